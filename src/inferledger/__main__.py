@@ -1,0 +1,3 @@
+from inferledger.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,60 @@
+"""The `inferledger` command line: one module per verb, each a thin layer over the library.
+
+A verb module defines HELP (one line), add_arguments(parser) and run(args) -> exit status. Verb modules import
+only argparse-level things at the top; the library (and anything heavy) is imported inside run(), so
+`inferledger --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Order is the order shown in --help. A verb is listed here only once its module exists (no placeholders).
+VERBS = ["model", "models", "gpus", "request", "fit", "tokens", "diagnose"]
+
+
+def _verb_modules():
+    for verb in VERBS:
+        try:
+            yield verb, importlib.import_module(f"inferledger.cli.{verb}")
+        except ModuleNotFoundError as error:
+            if error.name != f"inferledger.cli.{verb}":
+                raise
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from inferledger import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="inferledger",
+        description="The ledger of an LLM inference request: parameters, bytes, FLOPs and seconds.",
+    )
+    parser.add_argument("--version", action="version", version=f"inferledger {__version__}")
+    sub = parser.add_subparsers(dest="verb", metavar="COMMAND")
+    for verb, module in _verb_modules():
+        verb_parser = sub.add_parser(verb, help=module.HELP, description=module.HELP)
+        module.add_arguments(verb_parser)
+        verb_parser.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from inferledger.errors import InferledgerError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 0
+    try:
+        return args._run(args) or 0
+    except InferledgerError as error:
+        print(f"inferledger {args.verb}: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"inferledger {args.verb}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,58 @@
+"""The parser registry: one module per log format, each turning cleaned lines into Records.
+
+A parser module defines
+    NAME = "vllm"                         # short format name shown to the user
+    def sniff(head: str) -> float         # 0..1: how sure it is that this file (first ~64 KB, cleaned) is its format
+    def parse(lines) -> Iterator[Record]  # lines: iterator of (line_number, cleaned_text) for the whole file
+A line a parser recognises as its format but cannot read yields `records.Skipped(line_number, reason, source)`
+instead of a Record (the reader counts and reports those); a parser never raises on the input text.
+Speed: test a cheap substring before any regex (§ "skip lines cheaply").
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_BUILTIN = ["vllm", "sglang", "tgi", "prometheus", "trtllm_metrics"]
+_OPTIONAL = ["bench_clients", "llamacpp", "ollama", "trtllm_bench"]
+
+
+def _load():
+    modules = []
+    for name in _BUILTIN + _OPTIONAL:
+        qualified = f"{__name__}.{name}"
+        try:
+            modules.append(importlib.import_module(qualified))
+        except ModuleNotFoundError as error:
+            # Only a module that is not written yet is tolerated; a broken import inside it is a bug to see.
+            if error.name != qualified:
+                raise
+    return modules
+
+
+PARSERS = _load()
+
+# A sniff score at or above this means "this file contains that format"; several can pass for mixed logs.
+DETECT_THRESHOLD = 0.3
+
+
+def detect(head: str) -> list:
+    """The parser modules that recognise `head`, best first; empty when no format is recognised."""
+    scored = []
+    for module in PARSERS:
+        try:
+            score = float(module.sniff(head))
+        except Exception:  # a sniff must never stop detection of the other formats
+            score = 0.0
+        if score >= DETECT_THRESHOLD:
+            scored.append((score, module))
+    scored.sort(key=lambda pair: -pair[0])
+    return [module for _, module in scored]
+
+
+def by_name(name: str):
+    """The parser module called `name` (its NAME), or None."""
+    for module in PARSERS:
+        if module.NAME == name:
+            return module
+    return None

@@ -1,0 +1,69 @@
+"""Small helpers shared by the parsers: timestamps and unit conversion (base units out)."""
+
+from __future__ import annotations
+
+import calendar
+import re
+
+# vLLM prints `MM-DD HH:MM:SS` without a year (FORMATS.md §2.1, §1.13). The diagnosis only uses differences
+# between stamps, so a fixed leap year keeps 02-29 valid; the record says the year was assumed.
+ASSUMED_YEAR = 2000
+
+_DATE_TIME = re.compile(
+    r"(?:(\d{4})-)?(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?"
+)
+
+
+def epoch_seconds(year: int, month: int, day: int, hour: int, minute: int, second: int, fraction: str | None) -> float:
+    """UTC epoch seconds; the engine's local time is taken as UTC (no zone is printed, §1.13)."""
+    value = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
+    if fraction:
+        # Non-zero-padded milliseconds (`17:18:28.53`) read as a decimal fraction, which is what they mean.
+        value += float("0." + fraction)
+    return float(value)
+
+
+def find_timestamp(text: str) -> tuple[float | None, bool]:
+    """(epoch seconds, year_assumed) for the first `[YYYY-]MM-DD HH:MM:SS[.f]` in text, or (None, False)."""
+    match = _DATE_TIME.search(text)
+    if not match:
+        return None, False
+    year, month, day, hour, minute, second, fraction = match.groups()
+    try:
+        return (
+            epoch_seconds(int(year) if year else ASSUMED_YEAR, int(month), int(day), int(hour), int(minute),
+                          int(second), fraction),
+            year is None,
+        )
+    except (ValueError, OverflowError):
+        return None, False
+
+
+def number(text: str) -> float:
+    """A printed number with optional thousands separators (`1,131,008`)."""
+    return float(text.replace(",", ""))
+
+
+# Memory units as the engines print them. vLLM computes `bytes / 2**30` and printed it as "GB" before renaming
+# the label to "GiB" (§1.7: same quantity); SGLang divides by its GB constant 1 << 30. So GB/MB from these
+# engines are binary units.
+BINARY_MEMORY = {"KB": 2**10, "KiB": 2**10, "MB": 2**20, "MiB": 2**20, "GB": 2**30, "GiB": 2**30,
+                 "TB": 2**40, "TiB": 2**40}
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|µs|μs|us|ms|s|m|h)")
+_DURATION_SCALE = {"ns": 1e-9, "µs": 1e-6, "μs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def duration_seconds(text: str) -> float | None:
+    """Rust `Duration` debug (`466.15µs`, `3.764430077s`) or Go duration (`2m7.682s`) strings, in seconds."""
+    text = text.strip()
+    total = 0.0
+    position = 0
+    for match in _DURATION_PART.finditer(text):
+        if match.start() != position:
+            return None
+        total += float(match.group(1)) * _DURATION_SCALE[match.group(2)]
+        position = match.end()
+    if position == 0 or position != len(text):
+        return None
+    return total

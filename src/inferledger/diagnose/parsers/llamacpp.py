@@ -1,0 +1,271 @@
+"""llama.cpp output (FORMATS.md §2.8): timings of llama-server (mid-2024 key=value, 2025 `slot print_timing`,
+2026 per-line elapsed prefix) and of the CLI / library (`llama_print_timings:`, `llama_perf_context_print:`),
+llama-bench and llama-batched-bench markdown tables, and a few startup capacity lines.
+
+llama.cpp prints times in ms and rates in tokens/s; they become seconds here. "prompt eval" is prefill and "eval"
+is decode. Its prompt token count is the tokens actually processed: prompt-cache hits are not counted (§1.8), so
+a 104-token prompt eval can belong to a 19,740-token context.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from inferledger.diagnose.records import Record, Skipped
+
+NAME = "llamacpp"
+
+# "prompt eval time =     210.02 ms /   104 tokens (    2.02 ms per token,   495.19 tokens per second)"
+_TIMING = re.compile(
+    r"\b(prompt eval|generation eval|eval|load|sample|total) time\s*=\s*([\d.]+)\s*ms"
+    r"(?:\s*/\s*(\d+)\s*(?:tokens|runs))?"
+    r"(?:\s*\(\s*([\d.]+)\s*ms per token,\s*([\d.]+|inf|nan)\s*tokens per second\))?")
+_SLOT_TASK = re.compile(r"\bid\s+(\d+)\s*\|\s*task\s+(\d+)")
+_KEY_VALUE = re.compile(r"\b(timestamp|id_slot|id_task)=(\d+)")
+_GRAPHS = re.compile(r"graphs reused\s*=\s*(\d+)")
+_DRAFT = re.compile(r"draft acceptance\s*=\s*([\d.]+)")
+_RELEASE_TOKENS = re.compile(r"n_tokens\s*=\s*(\d+)")
+# Startup capacity lines (llama.cpp prints MiB / GiB, binary units).
+_OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
+_N_CTX = re.compile(r"\bn_ctx\s*=\s*(\d+)")
+_N_SLOTS = re.compile(r"\bn_slots\s*=\s*(\d+)")
+_KV_SIZE = re.compile(r"(?:KV self size|KV buffer size|llama_kv_cache(?:_unified)?: size)\s*=\s*([\d.]+)\s*(MiB|GiB)")
+_MODEL_SIZE = re.compile(r"model size\s*=\s*([\d.]+)\s*(MiB|GiB)")
+_N_KV_MAX = re.compile(r"\bn_kv_max\s*=\s*(\d+)")
+_BINARY = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+
+# Which timing field fills which request metric; times are ms (llama.cpp's unit) and become seconds.
+_FIELD = {"prompt eval": ("prefill_seconds", "input_tokens", "prompt_tokens_per_second"),
+          "generation eval": ("decode_seconds", "output_tokens", "generation_tokens_per_second"),
+          "eval": ("decode_seconds", "output_tokens", "generation_tokens_per_second"),
+          "load": ("load_seconds", None, None),
+          "total": ("e2e_seconds", None, None)}
+_INPUT_NOTE = "processed prompt tokens only; prompt-cache hits are not counted (FORMATS.md §1.8)"
+
+
+def _variant(line: str) -> str:
+    if "print_timings]" in line:
+        return "server-2024"
+    if "print_timing" in line:
+        return "server"
+    if "llama_perf_" in line:
+        return "cli-perf"
+    if "llama_print_timings" in line:
+        return "cli-legacy"
+    return ""
+
+
+class _Request:
+    """Timing lines of one request, gathered until the next request starts or its slot is released."""
+
+    def __init__(self, line_number: int):
+        self.line_number = line_number
+        self.metrics: dict = {}
+        self.labels: dict = {"engine": "llama.cpp", "input_tokens_definition": _INPUT_NOTE}
+        self.timestamp: float | None = None
+        self.fields: set = set()
+        self.total_seen = False
+
+    def record(self) -> Record | None:
+        if not self.metrics:
+            return None
+        variant = self.labels.get("variant", "")
+        source = "llamacpp.server" if variant.startswith("server") else "llamacpp.cli"
+        return Record("request", source, self.line_number, self.metrics, self.timestamp, self.labels)
+
+
+def _table_cells(line: str) -> list:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
+def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped | None:
+    """One llama-bench row: `model | size | params | backend | ngl | … | test | t/s` (t/s = mean ± stddev)."""
+    row = dict(zip(columns, cells, strict=False))
+    test = row.get("test", "")
+    rate = re.match(r"\s*([\d.]+)(?:\s*±\s*([\d.]+))?", row.get("t/s", ""))
+    if not test or rate is None:
+        return Skipped(line_number, "llama-bench row without a 'test' and a 't/s' value", "llamacpp")
+    shape = test.split("@")[0].strip()
+    if "+" in shape:
+        metric = "total_tokens_per_second"  # pp<N>+tg<M>: one rate over both phases
+    elif shape.startswith("pp"):
+        metric = "prompt_tokens_per_second"
+    elif shape.startswith("tg"):
+        metric = "generation_tokens_per_second"
+    else:
+        return Skipped(line_number, f"llama-bench test {test!r} is neither pp<N> nor tg<N>", "llamacpp")
+    metrics = {metric: float(rate.group(1))}
+    if rate.group(2):
+        metrics[f"{metric}_std"] = float(rate.group(2))
+    size = re.match(r"([\d.]+)\s*(KiB|MiB|GiB|TiB)", row.get("size", ""))
+    if size:
+        metrics["weights_bytes"] = float(size.group(1)) * _BINARY[size.group(2)]
+    params = re.match(r"([\d.]+)\s*([KMBT])", row.get("params", ""))
+    if params:
+        metrics["parameters"] = float(params.group(1)) * {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}[params.group(2)]
+    labels = {"engine": "llama.cpp", "tool": "llama-bench", "test": test}
+    for key in ("model", "backend", "ngl", "threads", "n_batch", "n_ubatch", "fa"):
+        if row.get(key):
+            labels[key] = row[key]
+    return Record("interval", "llamacpp.bench", line_number, metrics, labels=labels)
+
+
+def _batched_row(line_number: int, columns: list, cells: list) -> Record | Skipped:
+    """One llama-batched-bench row: PP, TG, B, N_KV in tokens, T_* in seconds, S_* in tokens/s."""
+    values = {}
+    for column, cell in zip(columns, cells, strict=False):
+        try:
+            values[column.split()[0].lower()] = float(cell)
+        except (ValueError, IndexError):
+            continue
+    if "s_tg" not in values and "s_pp" not in values:
+        return Skipped(line_number, "llama-batched-bench row without S_PP / S_TG numbers", "llamacpp")
+    metrics = {}
+    for column, metric in (("s_pp", "prompt_tokens_per_second"), ("s_tg", "generation_tokens_per_second"),
+                           ("s", "total_tokens_per_second"), ("b", "running_requests"),
+                           ("t_pp", "prefill_seconds"), ("t_tg", "decode_seconds")):
+        if column in values:
+            metrics[metric] = values[column]
+    labels = {"engine": "llama.cpp", "tool": "llama-batched-bench"}
+    for column in ("pp", "tg", "b", "n_kv"):
+        if column in values:
+            labels[column] = str(int(values[column]))
+    return Record("interval", "llamacpp.batched-bench", line_number, metrics, labels=labels)
+
+
+def _capacity(line_number: int, line: str) -> Record | None:
+    metrics = {}
+    match = _OFFLOADED.search(line)
+    if match:
+        metrics["offloaded_layers"] = float(match.group(1))
+        metrics["model_layers"] = float(match.group(2))
+    match = _KV_SIZE.search(line)
+    if match:
+        metrics["kv_cache_bytes"] = float(match.group(1)) * _BINARY[match.group(2)]
+    match = _MODEL_SIZE.search(line)
+    if match:
+        metrics["weights_bytes"] = float(match.group(1)) * _BINARY[match.group(2)]
+    if "n_ctx" in line and "n_ctx_train" not in line and "n_ctx_per_seq" not in line:
+        match = _N_CTX.search(line)
+        if match:
+            metrics["context_tokens"] = float(match.group(1))
+    match = _N_SLOTS.search(line)
+    if match:
+        metrics["parallel_slots"] = float(match.group(1))
+    match = _N_KV_MAX.search(line)
+    if match:
+        metrics["kv_cache_tokens"] = float(match.group(1))  # batched-bench: KV cache size in tokens
+    if not metrics:
+        return None
+    return Record("capacity", "llamacpp.startup", line_number, metrics, labels={"engine": "llama.cpp"})
+
+
+def sniff(head: str) -> float:
+    if "print_timing" in head or "llama_print_timings" in head or "llama_perf_context_print" in head:
+        return 0.95
+    if "S_PP t/s" in head or ("| model" in head and "t/s" in head and "| test" in head):
+        return 0.95
+    if "prompt eval time" in head and " ms" in head:
+        return 0.8
+    if "llm_load_tensors" in head or "load_tensors:" in head or "llama_model_loader" in head:
+        return 0.6
+    return 0.0
+
+
+def parse(lines) -> Iterator:
+    request: _Request | None = None
+    table_kind = ""  # "bench" or "batched" while inside a markdown table
+    table_columns: list = []
+
+    def flush():
+        nonlocal request
+        finished, request = request, None
+        return finished.record() if finished is not None else None
+
+    for line_number, line in lines:
+        if table_kind:
+            if line.lstrip().startswith("|"):
+                cells = _table_cells(line)
+                if cells and set(cells[0]) <= set("-: "):
+                    continue  # |---|---| rule
+                row = (_bench_row if table_kind == "bench" else _batched_row)(line_number, table_columns, cells)
+                if row is not None:
+                    yield row
+                continue
+            table_kind = ""
+        if "time" in line and " ms" in line and "=" in line:
+            match = _TIMING.search(line)
+            if match is not None:
+                name = match.group(1)
+                if name == "sample":
+                    continue  # sampling time: neither prefill nor decode
+                seconds_metric, count_metric, rate_metric = _FIELD[name]
+                if request is not None and (name in request.fields or request.total_seen):
+                    record = flush()
+                    if record is not None:
+                        yield record
+                if request is None:
+                    request = _Request(line_number)
+                request.fields.add(name)
+                metrics = request.metrics
+                metrics[seconds_metric] = float(match.group(2)) / 1000.0  # llama.cpp prints ms
+                if count_metric and match.group(3):
+                    metrics[count_metric] = float(match.group(3))
+                if rate_metric and match.group(5) and match.group(5) not in ("inf", "nan"):
+                    metrics[rate_metric] = float(match.group(5))
+                if name in ("eval", "generation eval") and match.group(4):
+                    metrics["tpot_seconds"] = float(match.group(4)) / 1000.0  # decode ms per token
+                if name == "total":
+                    request.total_seen = True
+                variant = _variant(line)
+                if variant:
+                    request.labels.setdefault("variant", variant)
+                slot = _SLOT_TASK.search(line)
+                if slot:
+                    request.labels["slot"], request.labels["task"] = slot.group(1), slot.group(2)
+                if "timestamp=" in line:
+                    for key, value in _KEY_VALUE.findall(line):
+                        if key == "timestamp":
+                            request.timestamp = float(value)  # Unix seconds in the mid-2024 server tail
+                        else:
+                            request.labels[key.replace("id_", "")] = value
+                continue
+        if request is not None:
+            if "graphs reused" in line:
+                match = _GRAPHS.search(line)
+                if match:
+                    request.metrics["graphs_reused"] = float(match.group(1))
+                continue
+            if "draft acceptance" in line:
+                match = _DRAFT.search(line)
+                if match:
+                    request.metrics["spec_acceptance_fraction"] = float(match.group(1))
+                continue
+            if "release" in line and "n_tokens" in line:
+                slot = _SLOT_TASK.search(line)
+                if slot is None or request.labels.get("task") in (None, slot.group(2)):
+                    match = _RELEASE_TOKENS.search(line)
+                    if match:
+                        # Context held by the slot when it finished (cached + processed + generated).
+                        request.metrics["context_tokens"] = float(match.group(1))
+                    record = flush()
+                    if record is not None:
+                        yield record
+                continue
+        if line.lstrip().startswith("|"):
+            cells = _table_cells(line)
+            lowered = [cell.lower() for cell in cells]
+            if "test" in lowered and "t/s" in lowered:
+                table_kind, table_columns = "bench", lowered
+            elif "s_tg t/s" in lowered or "s_pp t/s" in lowered:
+                table_kind, table_columns = "batched", lowered
+            continue
+        if ("offloaded" in line or "n_ctx" in line or "n_slots" in line or "size =" in line
+                or "n_kv_max" in line):
+            record = _capacity(line_number, line)
+            if record is not None:
+                yield record
+    record = flush()
+    if record is not None:
+        yield record

@@ -1,0 +1,156 @@
+"""SGLang scheduler logs: Prefill/Decode batch lines, retraction and out-of-memory lines, startup capacity lines
+(FORMATS.md §2.5).
+
+Every line is printed once per TP rank (§1.10); records carry the rank so the diagnosis can keep one rank's
+view (TP0, or the first rank seen) and count an event once per timestamp, not once per rank.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from inferledger.diagnose.parsers._common import BINARY_MEMORY, epoch_seconds
+from inferledger.diagnose.records import Record, Skipped
+
+NAME = "sglang"
+
+_PREFIX = re.compile(r"\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]{2}\d+(?: [A-Z]{2}\d+)*))?\]")
+_FIELD = re.compile(r"(#?[A-Za-z][\w #-]*?(?: \([\w/]+\))?): (-?\d+(?:\.\d+)?|True|False)")
+
+# label as printed -> metric. `token usage` is already a fraction 0..1 in the log (§1.7).
+_BATCH_FIELDS = {
+    "#running-req": "running_requests",
+    "#queue-req": "waiting_requests",
+    "token usage": "kv_cache_usage_fraction",
+    "full token usage": "kv_cache_usage_fraction",  # hybrid SWA/mamba models: the full-attention pool
+    "#token": "kv_cache_used_tokens",  # KV tokens in use, not tokens generated (§1.8)
+    "#full token": "kv_cache_used_tokens",
+    "gen throughput (token/s)": "generation_tokens_per_second",
+    "input throughput (token/s)": "prompt_tokens_per_second",
+    "#new-seq": "new_requests",
+    "#new-token": "batch_tokens",
+    "#cached-token": "cached_tokens",
+    "cuda graph": "cuda_graph",
+    "cpu graph": "cuda_graph",
+    "npu graph": "cuda_graph",
+    "accept len": "spec_mean_acceptance_length",
+    "accept rate": "spec_acceptance_fraction",
+    "#retracted-req": "retracted_requests",
+    "#prealloc-req": "prealloc_requests",
+    "#transfer-req": "transfer_requests",
+    "#inflight-req": "inflight_requests",
+    "#pending-token": "pending_tokens",
+    "cache hit rate": "prefix_cache_hit_fraction",  # 2024 prefill lines print it as a percentage
+}
+
+_RETRACT = re.compile(r"#retracted_reqs: (\d+)")
+_KV_ALLOC = re.compile(r"KV Cache is allocated\. #tokens: (\d+), K size: ([\d.]+) GB, V size: ([\d.]+) GB")
+_MAX_TOTAL = re.compile(r"max_total_num_tokens=(\d+)")
+_KEY_VALUES = re.compile(r"(chunked_prefill_size|max_prefill_tokens|max_running_requests|context_len)=(-?\d+)")
+_AVAIL = re.compile(r"(?:available_gpu_mem|avail mem)=([\d.]+) ?GB")
+_WEIGHTS = re.compile(r"Load weight end\..*?mem usage=([\d.]+) ?GB")
+
+_KV_KEYS = {
+    "chunked_prefill_size": "chunked_prefill_tokens",
+    "max_prefill_tokens": "max_prefill_tokens",
+    "max_running_requests": "max_running_requests",
+    "context_len": "max_model_len_tokens",
+}
+
+_SNIFF_MARKERS = ("Decode batch", "Prefill batch", "#running-req", "max_total_num_tokens=", "KV Cache is allocated",
+                  "Decode out of memory", "#queue-req", "Load weight end.", "Memory pool end.")
+
+
+def sniff(head: str) -> float:
+    hits = sum(1 for marker in _SNIFF_MARKERS if marker in head)
+    if not hits:
+        return 0.0
+    return min(0.6 + 0.15 * hits, 0.95)
+
+
+def _prefix(line: str):
+    match = _PREFIX.search(line, 0, 64) if "[" in line[:40] else None
+    if not match:
+        return None, {"engine": "sglang"}
+    year, month, day, hour, minute, second, fraction, rank = match.groups()
+    labels = {"engine": "sglang"}
+    if rank:
+        labels["rank"] = rank
+    try:
+        timestamp = epoch_seconds(int(year), int(month), int(day), int(hour), int(minute), int(second), fraction)
+    except (ValueError, OverflowError):
+        timestamp = None
+    return timestamp, labels
+
+
+def _batch(line: str, line_number: int, kind: str) -> Record | Skipped:
+    start = line.find(kind)
+    metrics = {}
+    for label, value in _FIELD.findall(line, start + len(kind) + 1):
+        name = _BATCH_FIELDS.get(label.strip())
+        if name is None:
+            continue
+        if value in ("True", "False"):
+            metrics[name] = 1.0 if value == "True" else 0.0
+        elif label.strip() == "cache hit rate":
+            metrics[name] = float(value) / 100
+        elif name not in metrics:  # `token usage` before `swa token usage`: keep the first (full pool)
+            metrics[name] = float(value)
+    if "running_requests" not in metrics:
+        return Skipped(line_number, f"SGLang {kind} line without #running-req (cut?)", "sglang")
+    timestamp, labels = _prefix(line)
+    source = "sglang.decode" if kind == "Decode batch" else "sglang.prefill"
+    return Record("interval", source, line_number, metrics, timestamp, labels)
+
+
+def _capacity(line: str, line_number: int) -> Record | None:
+    metrics = {}
+    match = _KV_ALLOC.search(line)
+    if match:
+        metrics["kv_cache_tokens"] = float(match.group(1))
+        metrics["kv_cache_bytes"] = (float(match.group(2)) + float(match.group(3))) * BINARY_MEMORY["GB"]
+    match = _MAX_TOTAL.search(line)
+    if match:
+        # max_total_num_tokens is the KV pool size in tokens (§2.5, sglang#29575).
+        metrics["kv_cache_tokens"] = float(match.group(1))
+        for key, value in _KEY_VALUES.findall(line):
+            metrics[_KV_KEYS[key]] = float(value)
+    match = _WEIGHTS.search(line)
+    if match:
+        metrics["weights_bytes"] = float(match.group(1)) * BINARY_MEMORY["GB"]
+    elif "Memory pool end" in line or "available_gpu_mem" in line:
+        match = _AVAIL.search(line)
+        if match:
+            metrics["available_memory_bytes"] = float(match.group(1)) * BINARY_MEMORY["GB"]
+    if not metrics:
+        return None
+    timestamp, labels = _prefix(line)
+    return Record("capacity", "sglang.startup", line_number, metrics, timestamp, labels)
+
+
+def parse(lines) -> Iterator[Record | Skipped]:
+    for line_number, line in lines:
+        if "batch" in line:
+            if "Decode batch" in line:
+                yield _batch(line, line_number, "Decode batch")
+                continue
+            if "Prefill batch" in line:
+                yield _batch(line, line_number, "Prefill batch")
+                continue
+        if "retracted_reqs" in line or "Retract" in line or ("emory" in line and "out of memory" in line.lower()):
+            match = _RETRACT.search(line)
+            metrics = {}
+            if match:
+                metrics["retractions"] = float(match.group(1))
+            if "out of memory" in line.lower():
+                metrics["oom"] = 1.0
+            if metrics:
+                timestamp, labels = _prefix(line)
+                yield Record("event", "sglang.retract", line_number, metrics, timestamp, labels)
+            continue
+        if ("KV Cache is allocated" in line or "max_total_num_tokens=" in line or "Load weight end" in line
+                or "Memory pool end" in line):
+            record = _capacity(line, line_number)
+            if record is not None:
+                yield record

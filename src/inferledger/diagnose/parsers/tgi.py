@@ -1,0 +1,63 @@
+"""TGI router request lines: one `Success` span per request with total/validation/queue/inference time and
+time_per_token (FORMATS.md §2.7), in plain text or `--json-output` JSON.
+
+Durations are Rust `Duration` debug strings with unit suffixes ns/µs/ms/s (§1.7). time_per_token is
+inference_time ÷ generated tokens and inference_time spans prefill + decode (§1.6), so it is kept as TPOT with
+a label saying it includes prefill.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from inferledger.diagnose.parsers._common import duration_seconds
+from inferledger.diagnose.records import Record, Skipped
+
+NAME = "tgi"
+
+_SPANS = re.compile(r'"?(total_time|validation_time|queue_time|inference_time|time_per_token)"?[=:] ?"([^"]+)"')
+_MAX_NEW = re.compile(r"max_new_tokens: (?:Some\()?(\d+)")
+_ROUTE = re.compile(r"\}:(\w+)\{")
+
+_FIELDS = {
+    "total_time": "e2e_seconds",
+    "validation_time": "validation_seconds",
+    "queue_time": "queue_seconds",
+    "inference_time": "inference_seconds",
+    "time_per_token": "tpot_seconds",
+}
+
+
+def sniff(head: str) -> float:
+    if "text_generation_router" in head and "time_per_token" in head:
+        return 0.95
+    if 'inference_time="' in head and 'queue_time="' in head:
+        return 0.8
+    return 0.0
+
+
+def parse(lines) -> Iterator[Record | Skipped]:
+    for line_number, line in lines:
+        if "time_per_token" not in line or "inference_time" not in line:
+            continue
+        metrics = {}
+        for key, value in _SPANS.findall(line):
+            seconds = duration_seconds(value)
+            if seconds is not None:
+                metrics[_FIELDS[key]] = seconds
+        if "inference_seconds" not in metrics or "tpot_seconds" not in metrics:
+            yield Skipped(line_number, "TGI request line without inference_time/time_per_token durations", "tgi")
+            continue
+        labels = {"engine": "tgi", "tpot_includes_prefill": True}
+        if metrics["tpot_seconds"] > 0:
+            # Generated tokens are not printed (§2.7); time_per_token = inference_time / tokens gives them back.
+            metrics["output_tokens"] = float(round(metrics["inference_seconds"] / metrics["tpot_seconds"]))
+            labels["output_tokens_derived"] = True
+        match = _MAX_NEW.search(line)
+        if match:
+            labels["max_new_tokens"] = int(match.group(1))
+        match = _ROUTE.search(line)
+        if match:
+            labels["route"] = match.group(1)
+        yield Record("request", "tgi.request", line_number, metrics, None, labels)

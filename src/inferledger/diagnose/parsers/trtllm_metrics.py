@@ -1,0 +1,139 @@
+"""TensorRT-LLM executor iteration stats: the JSON objects `trtllm-serve` returns on `/metrics` for the TRT
+backend, one per iteration, as a JSON array, one object per line, or pasted with trailing commas
+(FORMATS.md §2.10).
+
+Objects are decoded one at a time as their braces close, so a long dump streams in constant memory; a cut
+object at the end is reported as a skipped line, never raised.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from inferledger.diagnose.parsers._common import epoch_seconds
+from inferledger.diagnose.records import Record, Skipped
+
+NAME = "trtllm-iteration-stats"
+
+_MAX_OBJECT_CHARS = 16 * 1024 * 1024
+_DECODER = json.JSONDecoder()
+
+
+def sniff(head: str) -> float:
+    if '"iterLatencyMS"' in head and ('"kvCacheStats"' in head or '"numActiveRequests"' in head):
+        return 0.95
+    if '"iterLatencyMS"' in head:
+        return 0.7
+    return 0.0
+
+
+def _timestamp(text) -> float | None:
+    # `MM-DD-YYYY HH:MM:SS.ffffff` (§2.10), local time of the server taken as UTC.
+    if not isinstance(text, str) or len(text) < 19:
+        return None
+    try:
+        month, day, year = int(text[0:2]), int(text[3:5]), int(text[6:10])
+        hour, minute, second = int(text[11:13]), int(text[14:16]), int(text[17:19])
+        fraction = text[20:] if len(text) > 20 and text[19] == "." else None
+        return epoch_seconds(year, month, day, hour, minute, second, fraction)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _number(mapping, key) -> float | None:
+    value = mapping.get(key) if isinstance(mapping, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _records(stats: dict, line_number: int) -> Iterator[Record]:
+    metrics = {}
+    latency_ms = _number(stats, "iterLatencyMS")
+    for key, metric in (("numActiveRequests", "running_requests"), ("numQueuedRequests", "waiting_requests")):
+        value = _number(stats, key)
+        if value is not None:
+            metrics[metric] = value
+    if latency_ms is not None:
+        metrics["iteration_seconds"] = latency_ms / 1000  # TRT-LLM reports milliseconds
+    kv = stats.get("kvCacheStats") if isinstance(stats.get("kvCacheStats"), dict) else {}
+    used, total = _number(kv, "usedNumBlocks"), _number(kv, "maxNumBlocks")
+    if used is not None and total:
+        metrics["kv_cache_usage_fraction"] = used / total
+    hit = _number(kv, "cacheHitRate")
+    if hit is not None:
+        metrics["prefix_cache_hit_fraction"] = hit
+    batching = stats.get("inflightBatchingStats") if isinstance(stats.get("inflightBatchingStats"), dict) else {}
+    context_tokens = _number(batching, "numCtxTokens")
+    generating = _number(batching, "numGenRequests")
+    per_iteration = _number(batching, "avgNumDecodedTokensPerIter") or 1.0
+    if latency_ms:
+        # One iteration computes the context tokens of new requests and one (or more, with speculation) token for
+        # each generating request; dividing by its latency gives the instantaneous rates.
+        if context_tokens is not None:
+            metrics["prompt_tokens_per_second"] = context_tokens / (latency_ms / 1000)
+        if generating is not None:
+            metrics["generation_tokens_per_second"] = generating * per_iteration / (latency_ms / 1000)
+    if context_tokens is not None:
+        metrics["batch_tokens"] = context_tokens
+    labels = {"engine": "tensorrt-llm"}
+    if isinstance(stats.get("iter"), int):
+        labels["iteration"] = stats["iter"]
+    timestamp = _timestamp(stats.get("timestamp"))
+    if metrics:
+        yield Record("interval", "trtllm.iteration", line_number, metrics, timestamp, labels)
+    capacity = {}
+    tokens_per_block = _number(kv, "tokensPerBlock")
+    if total is not None:
+        capacity["gpu_blocks"] = total
+        if tokens_per_block:
+            capacity["block_size_tokens"] = tokens_per_block
+            capacity["kv_cache_tokens"] = total * tokens_per_block
+    for key, metric in (("maxNumActiveRequests", "max_running_requests"), ("maxBatchSizeRuntime", "max_batch_size"),
+                        ("maxNumTokensRuntime", "max_batch_tokens")):
+        value = _number(stats, key)
+        if value is not None:
+            capacity[metric] = value
+    if capacity:
+        yield Record("capacity", "trtllm.iteration", line_number, capacity, timestamp, labels)
+
+
+def parse(lines) -> Iterator[Record | Skipped]:
+    buffer: list[str] = []
+    size = 0
+    depth = 0
+    start = 0
+    for line_number, line in lines:
+        if not buffer:
+            stripped = line.lstrip(" \t[,")
+            if not stripped.startswith("{"):
+                continue
+            start = line_number
+            line = stripped
+        buffer.append(line)
+        size += len(line)
+        depth += line.count("{") - line.count("}")
+        if depth > 0 and size < _MAX_OBJECT_CHARS:
+            continue
+        text = "\n".join(buffer)
+        buffer, size, depth = [], 0, 0
+        position = 0
+        length = len(text)
+        while position < length:
+            while position < length and text[position] in " \t\n,[]":
+                position += 1
+            if position >= length:
+                break
+            try:
+                value, position = _DECODER.raw_decode(text, position)
+            except json.JSONDecodeError:
+                yield Skipped(start, "TensorRT-LLM iteration stats: JSON object not readable (cut or damaged)",
+                              "trtllm.iteration")
+                break
+            items = value if isinstance(value, list) else [value]
+            for item in items:
+                if isinstance(item, dict) and "iterLatencyMS" in item:
+                    yield from _records(item, start)
+    if buffer:
+        yield Skipped(start, "TensorRT-LLM iteration stats: JSON cut before its closing brace", "trtllm.iteration")

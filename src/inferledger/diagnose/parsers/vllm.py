@@ -1,0 +1,224 @@
+"""vLLM server logs: the periodic stats line (V0 0.2–0.9, V1 with `Engine NNN:`), the spec-decoding line,
+V0 preemption warnings and the startup capacity lines (FORMATS.md §2.1–2.3).
+
+Fields are read by label, not by position, so the variants (Pending/Waiting, Swapped, trailing `.`,
+`MM cache hit rate`, engine prefixes) need no template each. Line numbers inside `[file.py:N]` change every
+release and are never matched (§2.1).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from inferledger.diagnose.parsers._common import BINARY_MEMORY, find_timestamp, number
+from inferledger.diagnose.records import Record, Skipped
+
+NAME = "vllm"
+
+_STATS = "Avg prompt throughput"
+_FIELD = re.compile(r"([A-Za-z][A-Za-z ]*): (-?\d+(?:\.\d+)?)")
+_ENGINE = re.compile(r"Engine (\d+): *$")
+_PROC = re.compile(r"\((\w+?)(?: pid=\d+)?\)")
+
+# label as printed (lower case) -> (metric, scale). Percentages become fractions (§1.7: the log line prints %).
+_STATS_FIELDS = {
+    "avg prompt throughput": ("prompt_tokens_per_second", 1.0),
+    "avg generation throughput": ("generation_tokens_per_second", 1.0),
+    "running": ("running_requests", 1.0),
+    "swapped": ("swapped_requests", 1.0),
+    # V0 `Pending` is the waiting queue, not swapped (§2.2); V1 calls it `Waiting`.
+    "pending": ("waiting_requests", 1.0),
+    "waiting": ("waiting_requests", 1.0),
+    "gpu kv cache usage": ("kv_cache_usage_fraction", 0.01),
+    "cpu kv cache usage": ("cpu_kv_cache_usage_fraction", 0.01),
+    "prefix cache hit rate": ("prefix_cache_hit_fraction", 0.01),
+    "mm cache hit rate": ("mm_cache_hit_fraction", 0.01),
+}
+_SPEC_FIELDS = {
+    "mean acceptance length": ("spec_mean_acceptance_length", 1.0),
+    "accepted throughput": ("spec_accepted_tokens_per_second", 1.0),
+    "drafted throughput": ("spec_drafted_tokens_per_second", 1.0),
+    "accepted": ("spec_accepted_tokens", 1.0),
+    "drafted": ("spec_drafted_tokens", 1.0),
+}
+
+_PREEMPT = re.compile(r"preempted by PreemptionMode\.(\w+).*?(?:total_num_cumulative_preemption=(\d+))?$")
+_WEIGHTS = re.compile(r"(?:Loading model weights took|Model loading took) ([\d.]+) ?(MB|GB|GiB|MiB)"
+                      r"(?: memory)?(?: and ([\d.]+) seconds)?")
+_BLOCKS = re.compile(r"# GPU blocks: ([\d,]+)(?:, # CPU blocks: ([\d,]+))?")
+_NUM_BLOCKS = re.compile(r"num_gpu_blocks is: ([\d,]+)")
+_KV_MEMORY = re.compile(r"Available KV cache memory: ([\d.]+) ?(GiB|GB|MiB|MB)")
+_KV_TOKENS = re.compile(r"GPU KV cache size: ([\d,]+) tokens")
+_MAX_CONC = re.compile(r"Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x")
+_PROFILE_KV = re.compile(r"kv_cache_size=([\d.]+)(GiB|GB)")
+_SEQ_ERROR = re.compile(r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored "
+                        r"in KV cache \((\d+)\)")
+_BLOCK_SIZE = re.compile(r"[Ss]etting attention block size to (\d+) tokens")
+_TP = re.compile(r"tensor_parallel_size=(\d+)")
+
+_CAPACITY_MARKERS = ("took", "blocks", "KV cache", "Maximum concurrency", "kv_cache_size=", "max seq len",
+                     "block size", "tensor_parallel_size=")
+
+_SNIFF_MARKERS = ("Avg prompt throughput", "Avg generation throughput", "is preempted by PreemptionMode",
+                  "# GPU blocks:", "Maximum concurrency for", "SpecDecoding metrics", "Speculative metrics:",
+                  "Model loading took", "Loading model weights took", "num_gpu_blocks is:", "GPU KV cache size:",
+                  "Available KV cache memory:")
+
+
+def sniff(head: str) -> float:
+    hits = sum(1 for marker in _SNIFF_MARKERS if marker in head)
+    if not hits:
+        return 0.0
+    return min(0.6 + 0.15 * hits, 0.95)
+
+
+def _labels(prefix: str, year_assumed: bool, extra: dict | None = None) -> dict:
+    labels = {"engine": "vllm"}
+    if year_assumed:
+        labels["timestamp_year_assumed"] = True
+    proc = _PROC.search(prefix)
+    if proc:
+        labels["process"] = proc.group(1)
+    if extra:
+        labels.update(extra)
+    return labels
+
+
+def _stats_record(segment: str, prefix: str, line_number: int) -> Record | None:
+    metrics = {}
+    for label, value in _FIELD.findall(segment):
+        known = _STATS_FIELDS.get(label.strip().lower())
+        if known:
+            metrics[known[0]] = float(value) * known[1]
+    # A stats line always ends with the GPU KV usage (V0: then CPU usage, V1: then prefix hit rate); without it
+    # the line was cut or wrapped.
+    if "kv_cache_usage_fraction" not in metrics or "generation_tokens_per_second" not in metrics:
+        return None
+    timestamp, year_assumed = find_timestamp(prefix)
+    extra = {"version": "v0" if ("Swapped" in segment or "Pending" in segment) else "v1"}
+    engine = _ENGINE.search(prefix)
+    if engine:
+        extra["engine_index"] = int(engine.group(1))
+    return Record("interval", "vllm.stats", line_number, metrics, timestamp, _labels(prefix, year_assumed, extra))
+
+
+def _spec_record(line: str, line_number: int) -> Record | None:
+    start = line.find("metrics:")
+    prefix, body = line[:start], line[start:]
+    metrics = {}
+    for label, value in _FIELD.findall(body):
+        label = label.strip().lower()
+        if label.endswith("draft acceptance rate"):
+            # V1 prints a percentage; V0 `Speculative metrics` prints a ratio 0..1 (§2.2).
+            ratio = float(value) / 100 if "%" in body.split(label, 1)[-1][:16] or "SpecDecoding" in line \
+                else float(value)
+            metrics["spec_acceptance_fraction"] = ratio
+        elif label in _SPEC_FIELDS:
+            name, scale = _SPEC_FIELDS[label]
+            metrics[name] = float(value) * scale
+    if not metrics:
+        return None
+    timestamp, year_assumed = find_timestamp(prefix)
+    return Record("interval", "vllm.spec", line_number, metrics, timestamp, _labels(prefix, year_assumed))
+
+
+def _capacity(line: str, line_number: int) -> Iterator[Record]:
+    metrics = {}
+    match = _WEIGHTS.search(line)
+    if match:
+        metrics["weights_bytes"] = float(match.group(1)) * BINARY_MEMORY[match.group(2)]
+        if match.group(3):
+            metrics["weights_load_seconds"] = float(match.group(3))
+    match = _BLOCKS.search(line)
+    if match:
+        metrics["gpu_blocks"] = number(match.group(1))
+        if match.group(2):
+            metrics["cpu_blocks"] = number(match.group(2))
+    match = _NUM_BLOCKS.search(line)
+    if match:
+        metrics["gpu_blocks"] = number(match.group(1))
+    match = _KV_MEMORY.search(line) or _PROFILE_KV.search(line)
+    if match:
+        metrics["kv_cache_bytes"] = float(match.group(1)) * BINARY_MEMORY[match.group(2)]
+    match = _KV_TOKENS.search(line)
+    if match:
+        metrics["kv_cache_tokens"] = number(match.group(1))
+    match = _MAX_CONC.search(line)
+    if match:
+        metrics["max_model_len_tokens"] = number(match.group(1))
+        metrics["max_concurrency_at_length"] = float(match.group(2))
+    match = _BLOCK_SIZE.search(line)
+    if match:
+        metrics["block_size_tokens"] = float(match.group(1))
+    match = _TP.search(line)
+    if match:
+        metrics["tensor_parallel_size"] = float(match.group(1))
+    match = _SEQ_ERROR.search(line)
+    if match:
+        metrics["max_model_len_tokens"] = float(match.group(1))
+        metrics["kv_cache_tokens"] = float(match.group(2))
+    if not metrics:
+        return
+    timestamp, year_assumed = find_timestamp(line[:80])
+    labels = _labels(line[:80], year_assumed)
+    yield Record("capacity", "vllm.startup", line_number, metrics, timestamp, labels)
+    if match:  # the max-seq-len error: the engine refused to start
+        yield Record("event", "vllm.startup", line_number, {"errors": 1.0}, timestamp,
+                     dict(labels, error="max_model_len larger than KV cache"))
+
+
+def _stats(line: str, line_number: int) -> Iterator[Record | Skipped]:
+    # Two records glued on one line (§1.13) split at each stats start; the text before each start is its prefix.
+    parts = line.split(_STATS)
+    prefix = parts[0]
+    for index, body in enumerate(parts[1:], 1):
+        record = _stats_record(_STATS + body, prefix, line_number)
+        if record is None:
+            yield Skipped(line_number, "vLLM stats line without the GPU KV cache usage field (cut or wrapped?)",
+                          "vllm.stats")
+        else:
+            yield record
+        # The tail of this segment may be the next glued line's prefix (`INFO 01-22 18:27:25 metrics.py:449]`).
+        prefix = body
+        del index
+
+
+def parse(lines) -> Iterator[Record | Skipped]:
+    pending = None  # (line_number, text) of a stats line that looked cut: try it joined with the next line
+    for line_number, line in lines:
+        if pending is not None:
+            first_number, first_text = pending
+            pending = None
+            # Terminal hard-wraps split words (`throug\nhput`, `r\neqs`): join without a separator (§1.13).
+            if _STATS not in line and "%" in line:
+                joined = list(_stats(first_text + line, first_number))
+                if joined and all(type(item) is Record for item in joined):
+                    yield from joined
+                    continue
+            yield Skipped(first_number, "vLLM stats line cut before the GPU KV cache usage field", "vllm.stats")
+        if _STATS in line:
+            if "KV cache usage" not in line.rsplit(_STATS, 1)[-1] or not line.rstrip(". ").endswith("%"):
+                pending = (line_number, line)
+                continue
+            yield from _stats(line, line_number)
+        elif "metrics:" in line and ("SpecDecoding metrics" in line or "Speculative metrics" in line):
+            record = _spec_record(line, line_number)
+            if record is None:
+                yield Skipped(line_number, "vLLM spec-decoding line without numbers", "vllm.spec")
+            else:
+                yield record
+        elif "preempted by PreemptionMode" in line:
+            match = _PREEMPT.search(line)
+            timestamp, year_assumed = find_timestamp(line[:80])
+            metrics = {"preemptions": 1.0}
+            labels = _labels(line[:80], year_assumed)
+            if match:
+                labels["mode"] = match.group(1).lower()
+                if match.group(2):
+                    metrics["preemptions_total"] = float(match.group(2))
+            yield Record("event", "vllm.preemption", line_number, metrics, timestamp, labels)
+        elif any(marker in line for marker in _CAPACITY_MARKERS):
+            yield from _capacity(line, line_number)
+    if pending is not None:
+        yield Skipped(pending[0], "vLLM stats line cut before the GPU KV cache usage field", "vllm.stats")

@@ -1,0 +1,196 @@
+"""Reading a log file: encoding, binary and empty-file checks, line cleaning, format detection and streaming.
+
+Everything a parser sees has been cleaned once here (FORMATS.md §1.13 "line-level damage seen in the wild"):
+ANSI colour codes (raw or rendered as `#033[2m`), Docker/compose/kubectl/journald prefixes, CR line ends and
+terminal redraws. The file is read line by line in binary (constant memory whatever its size) and decoded with
+replacement, so a stray bad byte costs one odd character, never the run.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from inferledger.errors import LogFormatError
+
+HEAD_BYTES = 64 * 1024
+MAX_SKIP_EXAMPLES = 20
+
+# ESC [ ... letter, and the same sequence after a log shipper rendered ESC as the text "#033" (TGI via CloudWatch).
+_ANSI = re.compile(r"(?:\x1b|#033)\[[0-9;?]*[A-Za-z]")
+# Outer prefixes added by the deployment, not the engine (FORMATS.md §1.13, §2.1):
+#   docker --timestamps:  2026-05-12T08:01:39.331095044Z <line>
+#   compose:              vllm-1  | <line>
+#   kubectl --prefix:     [pod/name/container] <line>
+#   journald:             May 12 08:01:39 host vllm[123]: <line>
+_DOCKER = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+")
+_COMPOSE = re.compile(r"[\w.-]+-\d+\s+\| ")
+_KUBECTL = re.compile(r"\[pod/[^\]]+\] ")
+_JOURNALD = re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@-]+(?:\[\d+\])?: ")
+_MONTHS = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+
+
+def clean_line(line: str) -> str:
+    """One raw line (without its newline) as the engine printed it. Cheap tests guard every regex."""
+    if "\r" in line:
+        # A terminal redraw (tqdm) or a Windows line end: keep what the terminal would finally show.
+        line = line.rstrip("\r")
+        if "\r" in line:
+            line = line.rsplit("\r", 1)[1]
+    if "\x1b" in line or "#033[" in line:
+        line = _ANSI.sub("", line)
+    if not line:
+        return line
+    first = line[0]
+    if first.isdigit() and line[10:11] == "T" and line[4:5] == "-":
+        match = _DOCKER.match(line)
+        if match:
+            line = line[match.end():]
+    elif first == "[" and line.startswith("[pod/"):
+        match = _KUBECTL.match(line)
+        if match:
+            line = line[match.end():]
+    elif line[:3] in _MONTHS:
+        match = _JOURNALD.match(line)
+        if match:
+            line = line[match.end():]
+    elif " | " in line[:40]:
+        match = _COMPOSE.match(line)
+        if match:
+            line = line[match.end():]
+    return line
+
+
+def _open_binary(path: str):
+    if path.endswith(".gz"):
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+def _encoding_of(head: bytes) -> str:
+    if head.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    return "utf-8"
+
+
+def _looks_binary(head: bytes, encoding: str) -> bool:
+    if encoding == "utf-16":
+        return False
+    if b"\x00" in head:
+        return True
+    sample = head[:8192]
+    controls = sum(1 for byte in sample if byte < 9 or 13 < byte < 32 and byte != 27)
+    return controls > len(sample) * 0.05
+
+
+@dataclass
+class LogFile:
+    """A log file opened for reading: its cleaned head (for detection) and a streamed line iterator."""
+
+    path: str
+    encoding: str = "utf-8"
+    size_bytes: int = 0
+    head: str = ""
+    skipped: int = 0  # lines a parser recognised but could not read
+    skipped_examples: list = field(default_factory=list)  # the first few Skipped, for the report
+    lines_read: int = 0
+    bytes_read: int = 0
+
+    @classmethod
+    def open(cls, path: str) -> LogFile:
+        """Check the file can be read as text; raise LogFormatError with one line otherwise."""
+        path = os.fspath(path)
+        if not os.path.exists(path):
+            raise LogFormatError(f"{path}: no such file")
+        if os.path.isdir(path):
+            raise LogFormatError(f"{path}: is a folder; expected a log file")
+        try:
+            with _open_binary(path) as handle:
+                raw_head = handle.read(HEAD_BYTES)
+        except (OSError, EOFError) as error:
+            raise LogFormatError(f"{path}: cannot be read ({error.__class__.__name__}: {error})") from None
+        if not raw_head.strip():
+            raise LogFormatError(f"{path}: the file is empty; expected a serving log or benchmark output")
+        encoding = _encoding_of(raw_head)
+        if _looks_binary(raw_head, encoding):
+            raise LogFormatError(f"{path}: looks like a binary file; expected a text log or benchmark output")
+        text = raw_head.decode(encoding, errors="replace")
+        if len(raw_head) == HEAD_BYTES and "\n" in text:
+            text = text[: text.rindex("\n")]  # a cut last line would mislead sniffing
+        head = "\n".join(clean_line(line) for line in text.split("\n"))
+        return cls(path=path, encoding=encoding, size_bytes=os.path.getsize(path), head=head)
+
+    def lines(self, progress=None) -> Iterator[tuple[int, str]]:
+        """(line_number, cleaned_text) for every line, streamed in constant memory."""
+        if self.encoding == "utf-16":
+            # UTF-16 cannot be split on b"\n"; decode as a text stream (rare: PowerShell redirects).
+            with open(self.path, encoding="utf-16", errors="replace", newline="") as handle:
+                for number, line in enumerate(handle, 1):
+                    self.lines_read = number
+                    yield number, clean_line(line.rstrip("\n"))
+            return
+        encoding = self.encoding
+        done = 0
+        next_update = 1 << 16
+        with _open_binary(self.path) as handle:
+            number = 0
+            for number, raw in enumerate(handle, 1):
+                done += len(raw)
+                if number >= next_update:
+                    next_update = number + (1 << 16)
+                    self.bytes_read = done
+                    if progress is not None:
+                        progress.update(done)
+                try:
+                    line = raw.decode(encoding)
+                except UnicodeDecodeError:
+                    line = raw.decode(encoding, errors="replace")
+                if line[-1:] == "\n":
+                    line = line[:-1]
+                if "\r" in line or "\x1b" in line or "#033[" in line or line[:1].isdigit() or " | " in line[:40] \
+                        or line[:3] in _MONTHS or line[:5] == "[pod/":
+                    line = clean_line(line)
+                yield number, line
+            self.lines_read = number
+            self.bytes_read = done
+
+    def note_skipped(self, skipped) -> None:
+        self.skipped += 1
+        if len(self.skipped_examples) < MAX_SKIP_EXAMPLES:
+            self.skipped_examples.append(skipped)
+
+
+def detect_formats(log: LogFile) -> list:
+    """The parser modules for this file, best first; LogFormatError with the list of known formats if none."""
+    from inferledger.diagnose.parsers import PARSERS, detect
+
+    found = detect(log.head)
+    if not found:
+        names = ", ".join(sorted({module.NAME for module in PARSERS}))
+        raise LogFormatError(
+            f"{log.path}: no known log format recognised in the first {min(log.size_bytes, HEAD_BYTES)} bytes; "
+            f"expected one of: {names}"
+        )
+    return found
+
+
+def iter_records(log: LogFile, parsers, progress=None) -> Iterator:
+    """Every Record the parsers read from the file; Skipped lines are counted on `log`, never raised.
+
+    Each parser reads the whole file in its own pass: a mixed log (a server log with a benchmark summary pasted
+    after it) costs one pass per format present, and each parser keeps its own state.
+    """
+    from inferledger.diagnose.records import Skipped
+
+    for index, module in enumerate(parsers):
+        lines = log.lines(progress if index == 0 else None)
+        for item in module.parse(lines):
+            if type(item) is Skipped:
+                log.note_skipped(item)
+            else:
+                yield item

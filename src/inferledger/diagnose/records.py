@@ -1,0 +1,120 @@
+"""The engine-neutral record stream that every log parser yields and the diagnosis reads.
+
+Base units only (seconds, bytes, tokens, fractions 0..1): each parser converts its tool's units at parse time
+(FORMATS.md §1 "units differ by tool"), so nothing downstream ever multiplies by 1000.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+KINDS = ("interval", "request", "summary", "capacity", "event")
+
+# The metric vocabulary, per kind. A parser stores only what the log states, under these names.
+INTERVAL_METRICS = {
+    "prompt_tokens_per_second": "prefill (prompt) throughput over the window",
+    "generation_tokens_per_second": "decode (generation) throughput over the window",
+    "running_requests": "requests in the running batch",
+    "waiting_requests": "requests queued, not yet admitted",
+    "swapped_requests": "requests swapped to CPU (vLLM V0)",
+    "kv_cache_usage_fraction": "GPU KV cache used, 0..1",
+    "prefix_cache_hit_fraction": "prefix cache hit rate, 0..1",
+    "batch_tokens": "tokens in the batch (SGLang #new-token / #token)",
+    "preemptions_total": "cumulative preemptions reported by the engine",
+    "spec_acceptance_fraction": "speculative decoding draft acceptance rate, 0..1",
+    "spec_mean_acceptance_length": "mean accepted tokens per speculative step",
+    "cpu_kv_cache_usage_fraction": "CPU (swap) KV cache used, 0..1 (vLLM V0)",
+    "cached_tokens": "tokens served from the prefix cache in the window (SGLang #cached-token)",
+    "cuda_graph": "1 when the decode step ran under a CUDA graph (SGLang)",
+    "requests_total": "cumulative finished requests (Prometheus counter)",
+    "prompt_tokens_total": "cumulative prompt tokens (Prometheus counter)",
+    "generation_tokens_total": "cumulative generation tokens (Prometheus counter)",
+}
+REQUEST_METRICS = {
+    "ttft_seconds": "time to first token, queue wait included unless labels say otherwise (§1)",
+    "tpot_seconds": "time per output token after the first",
+    "itl_seconds": "inter-token latency (gap between streamed chunks)",
+    "e2e_seconds": "end-to-end request latency",
+    "queue_seconds": "time waiting before admission",
+    "input_tokens": "prompt tokens",
+    "output_tokens": "generated tokens",
+    "prefill_seconds": "prompt processing time",
+    "decode_seconds": "generation time",
+    "prompt_tokens_per_second": "prompt processing rate for this request",
+    "generation_tokens_per_second": "generation rate for this request",
+    "load_seconds": "model load time charged to this request (ollama)",
+    "inference_seconds": "TGI inference_time (prefill + decode, no queue)",
+}
+SUMMARY_METRICS = {
+    "completed_requests": "requests that finished",
+    "failed_requests": "requests that failed",
+    "duration_seconds": "benchmark wall time",
+    "request_throughput_per_second": "finished requests per second",
+    "input_tokens_per_second": "prompt tokens per second",
+    "output_tokens_per_second": "generated tokens per second",
+    "max_concurrency": "client concurrency cap (hides overload, §1)",
+    "request_rate_per_second": "offered request rate (inf = all at once)",
+    "mean_input_tokens": "mean prompt length",
+    "mean_output_tokens": "mean output length",
+    "goodput_requests_per_second": "requests per second meeting the SLOs",
+    # plus <metric>_<stat> for metric in REQUEST_METRICS and stat in STATS, e.g. ttft_seconds_p99
+}
+STATS = ("mean", "median", "p50", "p90", "p95", "p99", "min", "max", "std")
+CAPACITY_METRICS = {
+    "weights_bytes": "memory taken by the weights",
+    "kv_cache_bytes": "memory given to the KV cache",
+    "kv_cache_tokens": "KV cache size in tokens",
+    "gpu_blocks": "KV cache blocks on the GPU",
+    "cpu_blocks": "KV cache blocks on the CPU (swap)",
+    "block_size_tokens": "tokens per KV block",
+    "max_concurrency_at_length": "engine-reported max concurrency at max_model_len",
+    "max_model_len_tokens": "longest sequence the engine accepts",
+    "max_running_requests": "cap on the running batch",
+    "chunked_prefill_tokens": "chunked prefill size",
+    "available_memory_bytes": "GPU memory free after loading",
+    "parallel_slots": "server slots (llama.cpp)",
+    "context_tokens": "context size (llama.cpp/ollama)",
+    "tensor_parallel_size": "tensor parallel ranks",
+    "data_parallel_size": "data parallel ranks",
+}
+EVENT_METRICS = {
+    "preemptions": "requests preempted (count)",
+    "retractions": "requests retracted (SGLang)",
+    "oom": "1 for an out-of-memory event",
+    "errors": "error count",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One fact from a log: a stats window, a request, a benchmark summary, startup capacity, or an event."""
+
+    kind: str  # one of KINDS
+    source: str  # the parser that made it, e.g. "vllm.stats", "sglang.decode", "bench.vllm"
+    line_number: int  # 1-based line (first line of a multi-line record) in its file
+    metrics: dict  # name -> float, names from the vocabulary above (base units), only what the log states
+    timestamp_seconds: float | None = None  # Unix epoch UTC when the line carries a time (time zone resolved)
+    labels: dict = field(default_factory=dict)  # engine, version, model, rank, definition notes
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "source": self.source,
+            "line_number": self.line_number,
+            "timestamp_seconds": self.timestamp_seconds,
+            "metrics": dict(self.metrics),
+            "labels": dict(self.labels),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A line a parser recognised as its format but could not read. Parsers yield it in place of a Record;
+    the reader counts it and reports it line by line (never raises on damaged input)."""
+
+    line_number: int
+    reason: str  # one short phrase: what was expected, e.g. "vLLM stats line without a number after 'Running:'"
+    source: str = ""
+
+    def to_dict(self) -> dict:
+        return {"line_number": self.line_number, "reason": self.reason, "source": self.source}

@@ -1,0 +1,253 @@
+"""The operator rows of one forward step: the single source of truth for every count the tool prints.
+
+rows(spec, step, weights, kv) lists, for each module of each distinct layer, the FLOPs it does, the bytes it moves
+(weights, activations, KV cache read and written) and the parameters it holds, for the tokens of one step:
+a prefill of `new_tokens` per sequence or a decode step of one token per sequence at a given cached context.
+Prefill and decode are two calls to the same functions. Parameters, weight bytes, decode bytes per step and
+prefill FLOPs are all sums over these rows, so they cannot disagree.
+
+Conventions: a matmul of [m, k]·[k, n] costs 2·m·k·n FLOP. Activations move in 2 bytes (bf16/fp16) unless the
+weights are fp32. Each weight is read once per step (no reuse across steps is assumed: it does not fit in cache).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from inferledger.model.spec import AttentionCore, Conv1d, Embedding, Experts, Linear, ModelSpec, StateCore, Vector
+from inferledger.precision import PRECISIONS, Precision
+
+
+@dataclass(frozen=True)
+class Step:
+    """One forward step: `batch` sequences, each adding `new_tokens` to `context_tokens` already cached."""
+
+    phase: str  # "prefill" | "decode"
+    batch: int
+    new_tokens: int
+    context_tokens: int = 0
+
+    @property
+    def tokens(self) -> int:
+        return self.batch * self.new_tokens
+
+    @staticmethod
+    def prefill(input_tokens: int, batch: int = 1, cached_tokens: int = 0) -> Step:
+        return Step("prefill", batch, input_tokens, cached_tokens)
+
+    @staticmethod
+    def decode(context_tokens: int, batch: int = 1) -> Step:
+        return Step("decode", batch, 1, context_tokens)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One operator of one distinct layer, `count` times in the model. Figures are per instance."""
+
+    block: str
+    name: str
+    component: str
+    count: int
+    kind: str  # linear | experts | attention | state | norm | conv | embedding
+    flops: float
+    weight_bytes: float
+    activation_bytes: float
+    kv_read_bytes: float
+    kv_write_bytes: float
+    weight_elements: int  # parameters held
+    active_weight_elements: float  # parameters one token uses (routed experts: top_k of E)
+    stored_weight_bytes: float = 0.0  # bytes the held parameters occupy in their format (scales included)
+    dequant_ops: float = 0.0  # vector ops to dequantize weight-only formats before the matmul
+    compute_dtype: str = "bf16"
+
+    @property
+    def bytes(self) -> float:
+        return self.weight_bytes + self.activation_bytes + self.kv_read_bytes + self.kv_write_bytes
+
+    @property
+    def intensity(self) -> float:
+        """FLOP per byte moved: below the accelerator's FLOPs:byte ratio the row is memory bound."""
+        return self.flops / self.bytes if self.bytes else float("inf")
+
+
+@dataclass(frozen=True)
+class Formats:
+    """Bytes per element for weights, the KV cache and activations."""
+
+    weights: Precision
+    kv: Precision
+    high: Precision  # what unquantized tensors (embeddings, norms, routers, modules_to_not_convert) are kept in
+
+    @property
+    def activation_bytes(self) -> float:
+        return 4.0 if self.weights.name == "fp32" else 2.0
+
+    @staticmethod
+    def of(weights: Precision, kv: Precision | None = None) -> Formats:
+        high = PRECISIONS["fp32"] if weights.name == "fp32" else PRECISIONS["bf16"]
+        if weights.bits >= 16:
+            high = weights
+        return Formats(weights, kv or (weights if weights.bits >= 16 else PRECISIONS["bf16"]), high)
+
+
+def expected_distinct_experts(num_experts: int, top_k: int, tokens: int) -> float:
+    """Experts a step touches when `tokens` tokens each pick top_k of num_experts uniformly:
+    E·(1 − (1 − k/E)^t). One token reads k experts; a large batch reads nearly all E (why MoE is cheap per
+    request and dear in a batch). Real routers are skewed, which touches fewer."""
+    if top_k >= num_experts:
+        return float(num_experts)
+    return num_experts * (1.0 - (1.0 - top_k / num_experts) ** tokens)
+
+
+def attended_keys(kind: str, window: int | None, context: int, new_tokens: int) -> int:
+    """Σ over the new tokens of how many keys each attends to (causal: itself and all before it).
+    full: position p sees p+1 keys; sliding: min(p+1, window); chunked: (p mod window)+1."""
+    first, last = context + 1, context + new_tokens  # keys seen by the first and last new token (full attention)
+    if kind == "full" or not window:
+        return (first + last) * new_tokens // 2
+    if kind == "sliding":
+        below = max(0, min(last, window) - first + 1)  # tokens that still see fewer than `window` keys
+        low_sum = (first + first + below - 1) * below // 2 if below else 0
+        return low_sum + (new_tokens - below) * window
+    # chunked: positions restart their key count at each chunk boundary
+    total, position = 0, context
+    while position < context + new_tokens:
+        in_chunk = position % window
+        run = min(window - in_chunk, context + new_tokens - position)
+        total += (in_chunk + 1 + in_chunk + run) * run // 2
+        position += run
+    return total
+
+
+def cached_keys(core: AttentionCore, context_tokens: int) -> int:
+    """Tokens this layer must keep in cache for one sequence at a given context (sliding/chunked layers cap)."""
+    if core.window_tokens and core.kind in ("sliding", "chunked"):
+        return min(context_tokens, core.window_tokens)
+    return context_tokens
+
+
+def _linear(block, m: Linear, count, step: Step, f: Formats, lm_head_last_only: bool) -> Row:
+    tokens = step.tokens
+    if lm_head_last_only and m.component == "lm_head" and step.phase == "prefill":
+        tokens = step.batch  # prefill needs logits for the last position only
+    fmt = f.weights if m.quantizable else f.high
+    dequant = m.weight_elements * fmt.dequant_ops_per_element if fmt.weight_only else 0.0
+    return Row(block, m.name, m.component, count, "linear",
+               flops=2.0 * tokens * m.in_features * m.out_features,
+               weight_bytes=m.weight_elements * fmt.bytes_per_element,
+               activation_bytes=tokens * (m.in_features + m.out_features) * f.activation_bytes,
+               kv_read_bytes=0.0, kv_write_bytes=0.0,
+               weight_elements=m.weight_elements, active_weight_elements=m.weight_elements,
+               stored_weight_bytes=m.weight_elements * fmt.bytes_per_element,
+               dequant_ops=dequant, compute_dtype=fmt.compute_dtype)
+
+
+def _experts(block, m: Experts, count, step: Step, f: Formats) -> Row:
+    tokens = step.tokens
+    touched = expected_distinct_experts(m.num_experts, m.top_k, tokens)
+    fmt = f.weights if m.quantizable else f.high
+    per_expert_matmul = m.matrices * m.hidden * m.intermediate
+    routed = tokens * m.top_k  # token-expert pairs
+    dequant = touched * m.elements_per_expert * fmt.dequant_ops_per_element if fmt.weight_only else 0.0
+    return Row(block, m.name, m.component, count, "experts",
+               flops=2.0 * routed * per_expert_matmul,
+               weight_bytes=touched * m.elements_per_expert * fmt.bytes_per_element,
+               activation_bytes=routed * (2 * m.hidden + m.matrices * m.intermediate) * f.activation_bytes,
+               kv_read_bytes=0.0, kv_write_bytes=0.0,
+               weight_elements=m.weight_elements, active_weight_elements=m.top_k * m.elements_per_expert,
+               stored_weight_bytes=m.weight_elements * fmt.bytes_per_element, dequant_ops=dequant, compute_dtype=fmt.compute_dtype)
+
+
+def _attention(block, m: AttentionCore, count, step: Step, f: Formats) -> Row:
+    visits = step.batch * attended_keys(m.kind, m.window_tokens, step.context_tokens, step.new_tokens)
+    if m.kind == "mla" and step.phase == "decode":
+        # Absorbed MLA: scores over the latent + rope key, values over the latent, for every head.
+        score_dim, value_dim = m.kv_lora_rank + m.qk_rope_head_dim, m.kv_lora_rank
+    else:
+        score_dim, value_dim = m.qk_head_dim, m.v_head_dim
+    cache_bytes_per_token = m.cache_elements_per_token * f.kv.bytes_per_element
+    # Decode reads every cached key it attends to; prefill (flash attention) streams the context once.
+    read_tokens = step.batch * (cached_keys(m, step.context_tokens + step.new_tokens))
+    return Row(block, m.name, m.component, count, "attention",
+               flops=2.0 * visits * m.num_heads * (score_dim + value_dim),
+               weight_bytes=0.0,
+               activation_bytes=step.tokens * m.num_heads * (score_dim + value_dim) * f.activation_bytes,
+               kv_read_bytes=read_tokens * cache_bytes_per_token,
+               kv_write_bytes=step.tokens * cache_bytes_per_token,
+               weight_elements=0, active_weight_elements=0,
+               compute_dtype=f.kv.compute_dtype if f.kv.bits < 16 else "bf16")
+
+
+def _state(block, m: StateCore, count, step: Step, f: Formats) -> Row:
+    # A recurrent update touches every state element a few times per token (decay, rank-1 update, readout).
+    state_bytes = (m.state_elements + m.conv_elements) * f.kv.bytes_per_element
+    return Row(block, m.name, m.component, count, "state",
+               flops=8.0 * step.tokens * m.state_elements,
+               weight_bytes=0.0, activation_bytes=0.0,
+               kv_read_bytes=step.batch * state_bytes, kv_write_bytes=step.batch * state_bytes,
+               weight_elements=0, active_weight_elements=0, compute_dtype="fp32")
+
+
+def _small(block, m, count, step: Step, f: Formats) -> Row:
+    tokens = step.tokens
+    if isinstance(m, Embedding):
+        # A lookup reads one row per token, never the whole table (gpt-fast leaves it out of decode bytes too).
+        # Active parameters count the whole table, as model cards do (Mixtral "12.9B active").
+        rows_read = min(tokens, m.rows)
+        return Row(block, m.name, m.component, count, "embedding", 0.0, rows_read * m.dim * f.high.bytes_per_element,
+                   tokens * m.dim * f.activation_bytes, 0.0, 0.0, m.weight_elements, m.weight_elements,
+                   m.weight_elements * f.high.bytes_per_element)
+    if isinstance(m, Conv1d):
+        return Row(block, m.name, m.component, count, "conv", 2.0 * tokens * m.channels * m.kernel,
+                   m.weight_elements * f.high.bytes_per_element, 2 * tokens * m.channels * f.activation_bytes,
+                   0.0, 0.0, m.weight_elements, m.weight_elements, m.weight_elements * f.high.bytes_per_element,
+                   compute_dtype="fp32")
+    # Vector: norms, biases, sinks, SSM scalars.
+    return Row(block, m.name, m.component, count, "norm", float(m.flops_per_element * tokens * m.width),
+               m.elements * f.high.bytes_per_element, 2 * tokens * m.width * f.activation_bytes, 0.0, 0.0,
+               m.elements, m.elements, m.elements * f.high.bytes_per_element, compute_dtype="fp32")
+
+
+def rows(spec: ModelSpec, step: Step, formats: Formats, lm_head_last_only: bool = True) -> list[Row]:
+    """The operator rows of one step, one per module of each distinct layer (its `count` says how many)."""
+    out = []
+    for block in spec.blocks:
+        for m in block.modules:
+            if isinstance(m, Linear):
+                row = _linear(block.kind, m, block.count, step, formats, lm_head_last_only)
+                if m.component == "lm_head" and spec.tied_embeddings:
+                    # Tied head: its weights are the embedding's (counted there), but the matmul reads them again.
+                    row = replace(row, weight_elements=0, active_weight_elements=0, stored_weight_bytes=0.0)
+            elif isinstance(m, Experts):
+                row = _experts(block.kind, m, block.count, step, formats)
+            elif isinstance(m, AttentionCore):
+                row = _attention(block.kind, m, block.count, step, formats)
+            elif isinstance(m, StateCore):
+                row = _state(block.kind, m, block.count, step, formats)
+            else:
+                row = _small(block.kind, m, block.count, step, formats)
+            out.append(row)
+    return out
+
+
+def total(rows_: list[Row], field: str) -> float:
+    """Σ field × count over the rows."""
+    return sum(getattr(r, field) * r.count for r in rows_)
+
+
+def kv_bytes_per_token(spec: ModelSpec, kv: Precision) -> float:
+    """Cache bytes one more token of context costs (before any sliding-window cap): Σ over attention layers."""
+    return sum(m.cache_elements_per_token * kv.bytes_per_element * b.count
+               for b, m in spec.modules() if isinstance(m, AttentionCore))
+
+
+def kv_bytes_per_sequence(spec: ModelSpec, kv: Precision, context_tokens: int) -> float:
+    """Cache bytes one sequence holds at a context: growing layers × context, sliding layers capped at their
+    window, recurrent layers a constant state."""
+    out = 0.0
+    for block, m in spec.modules():
+        if isinstance(m, AttentionCore):
+            out += cached_keys(m, context_tokens) * m.cache_elements_per_token * kv.bytes_per_element * block.count
+        elif isinstance(m, StateCore):
+            out += (m.state_elements + m.conv_elements) * kv.bytes_per_element * block.count
+    return out

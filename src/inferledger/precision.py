@@ -1,0 +1,123 @@
+"""Number formats and what they really cost in bytes, scales and zero points included.
+
+A format stores `bits` per element plus, per group of `group_size` elements, a scale (and for asymmetric integer
+schemes a zero point). So "int4" with group 128 and fp16 scale + fp16 zero is 0.5 + 4/128 = 0.53125 bytes per
+weight, not 0.5 (gpt-fast's quantize.py stores exactly that pair per group). `compute_dtype` is the arithmetic the
+matmul runs in: weight-only formats (int4, and fp4 on parts without fp4 tensor cores) dequantize to bf16 first,
+which costs `dequant_ops_per_element` vector operations per weight (unpack, convert, subtract zero, scale).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from inferledger.errors import UnknownPrecision
+
+
+@dataclass(frozen=True)
+class Precision:
+    name: str
+    bits: float  # payload bits per element
+    group_size: int | None = None  # elements that share one scale (None: per-tensor/per-channel, negligible)
+    scale_bytes: float = 0.0  # bytes per scale
+    zero_bytes: float = 0.0  # bytes per zero point (asymmetric integer schemes)
+    compute_dtype: str = "bf16"  # the dtype whose tensor-core peak the matmul runs at
+    weight_only: bool = False  # dequantized to compute_dtype before the matmul
+    dequant_ops_per_element: int = 0
+
+    @property
+    def bytes_per_element(self) -> float:
+        overhead = (self.scale_bytes + self.zero_bytes) / self.group_size if self.group_size else 0.0
+        return self.bits / 8 + overhead
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "bits": self.bits,
+            "group_size": self.group_size,
+            "scale_bytes": self.scale_bytes,
+            "zero_bytes": self.zero_bytes,
+            "bytes_per_element": self.bytes_per_element,
+            "compute_dtype": self.compute_dtype,
+            "weight_only": self.weight_only,
+        }
+
+
+# Unpack a nibble (shift, mask), convert to float, subtract the zero, multiply by the scale: about four vector
+# operations per weight. An assumption, stated so it can be changed; it is what makes int4 2-3x, not 4x.
+_DEQUANT_OPS = 4
+
+PRECISIONS: dict[str, Precision] = {
+    "fp32": Precision("fp32", 32, compute_dtype="fp32"),
+    "fp16": Precision("fp16", 16, compute_dtype="fp16"),
+    "bf16": Precision("bf16", 16, compute_dtype="bf16"),
+    # fp8 with a per-tensor scale (the usual KV-cache and W8A8 case).
+    "fp8": Precision("fp8", 8, compute_dtype="fp8"),
+    "fp8_e5m2": Precision("fp8_e5m2", 8, compute_dtype="fp8"),
+    # DeepSeek-V3 / Qwen3-FP8 checkpoints: one fp32 scale per 128x128 weight block.
+    "fp8_block128": Precision("fp8_block128", 8, group_size=128 * 128, scale_bytes=4, compute_dtype="fp8"),
+    # W8A8 with per-channel scales (negligible per element).
+    "int8": Precision("int8", 8, compute_dtype="int8"),
+    # Weight-only, group 128, fp16 scale and fp16 zero per group (GPTQ/AWQ layout).
+    "int4": Precision("int4", 4, group_size=128, scale_bytes=2, zero_bytes=2, compute_dtype="bf16",
+                      weight_only=True, dequant_ops_per_element=_DEQUANT_OPS),
+    # NVIDIA NVFP4: e2m1 values, one fp8 (e4m3) scale per 16 elements (plus a per-tensor fp32, negligible).
+    "nvfp4": Precision("nvfp4", 4, group_size=16, scale_bytes=1, compute_dtype="fp4"),
+    # OCP MXFP4: e2m1 values, one e8m0 scale per 32 elements.
+    "mxfp4": Precision("mxfp4", 4, group_size=32, scale_bytes=1, compute_dtype="fp4"),
+}
+
+_ALIASES = {
+    "float32": "fp32", "f32": "fp32",
+    "float16": "fp16", "half": "fp16", "f16": "fp16",
+    "bfloat16": "bf16",
+    "fp8_e4m3": "fp8", "e4m3": "fp8", "float8_e4m3fn": "fp8", "float8": "fp8",
+    "e5m2": "fp8_e5m2", "float8_e5m2": "fp8_e5m2",
+    "w8a8": "int8",
+    "w4a16": "int4", "gptq": "int4", "awq": "int4", "int4_g128": "int4",
+}
+
+# The formats users pick on the command line (the table of weight bytes per precision shows these).
+COMMON = ("fp32", "bf16", "fp8", "int8", "int4", "nvfp4", "mxfp4")
+
+
+def get_precision(name: str) -> Precision:
+    """A precision by name ("bf16", "fp8", "int4", "int4-g64" for another group size)."""
+    key = name.strip().lower().replace("-", "_")
+    group = None
+    if key.startswith("int4_g") and key[6:].isdigit():
+        key, group = "int4", int(key[6:])
+    key = _ALIASES.get(key, key)
+    if key not in PRECISIONS:
+        raise UnknownPrecision(f"unknown precision {name!r}; known: {', '.join(PRECISIONS)} (and int4-gN)")
+    precision = PRECISIONS[key]
+    if group:
+        precision = replace(precision, name=f"int4-g{group}", group_size=group)
+    return precision
+
+
+def precision_from_quantization_config(quantization: dict | None, default: str) -> Precision:
+    """The weight format a checkpoint declares in config.json's quantization_config, else `default`."""
+    if not quantization:
+        return get_precision(default)
+    method = str(quantization.get("quant_method", "")).lower()
+    if method == "fp8":
+        block = quantization.get("weight_block_size")
+        if block:
+            rows, cols = block
+            return replace(PRECISIONS["fp8_block128"], name=f"fp8 (block {rows}x{cols})", group_size=rows * cols)
+        return PRECISIONS["fp8"]
+    if method == "mxfp4":
+        return PRECISIONS["mxfp4"]
+    if method in ("gptq", "awq"):
+        bits = quantization.get("bits", quantization.get("w_bit", 4))
+        group = quantization.get("group_size", quantization.get("q_group_size", 128))
+        if bits == 4:
+            precision = get_precision("int4")
+            return replace(precision, name=f"int4-g{group}", group_size=group if group and group > 0 else None)
+        if bits == 8:
+            return replace(PRECISIONS["int8"], weight_only=True, compute_dtype="bf16")
+    if method in ("modelopt", "nvfp4") or "fp4" in str(quantization.get("quant_algo", "")).lower():
+        return PRECISIONS["nvfp4"]
+    # compressed-tensors and others: fall back to the default, and the caller notes it.
+    return get_precision(default)
