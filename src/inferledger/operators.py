@@ -14,7 +14,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from inferledger.model.spec import AttentionCore, Conv1d, Embedding, Experts, Linear, ModelSpec, StateCore, Vector
+from inferledger.model.spec import (
+    AttentionCore,
+    Conv1d,
+    Embedding,
+    Experts,
+    Linear,
+    ModelSpec,
+    StateCore,
+)
 from inferledger.precision import PRECISIONS, Precision
 
 

@@ -1,0 +1,119 @@
+"""Diagnose serving logs and benchmark outputs: where does the time go?
+
+    from inferledger.diagnose import diagnose_files
+    diagnosis = diagnose_files(["server.log"], model="meta-llama/Llama-3.1-8B", gpu="H100")
+    diagnosis.verdict, diagnosis.evidence, diagnosis.to_dict()
+
+Pipeline: read.py (clean, detect, stream) -> parsers/* (Records) -> diagnosis.Accumulator (constant memory)
+-> diagnosis.build (verdict, evidence, confidence) [-> roofline.compare with --model/--gpu].
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+from inferledger.errors import LogFormatError
+
+
+def _read_into(acc, path: str, progress: bool) -> dict:
+    from inferledger.diagnose.read import LogFile, detect_formats, iter_records
+
+    log = LogFile.open(path)
+    parsers = detect_formats(log)
+    bar = None
+    if progress:
+        from inferledger.report.progress import Progress
+
+        bar = Progress(log.size_bytes, label=os.path.basename(path)[:30])
+    before = acc.records
+    try:
+        for record in iter_records(log, parsers, bar):
+            acc.add(record, path)
+    finally:
+        if bar is not None:
+            bar.close()
+    records = acc.records - before
+    info = {"path": path, "formats": [module.NAME for module in parsers], "lines": log.lines_read,
+            "bytes": log.bytes_read, "records": records, "skipped_lines": log.skipped,
+            "skipped_examples": [item.to_dict() for item in log.skipped_examples]}
+    if records == 0:
+        names = "/".join(info["formats"])
+        detail = ""
+        if log.skipped_examples:
+            first = log.skipped_examples[0]
+            detail = f"; line {first.line_number}: {first.reason}"
+        raise LogFormatError(f"{path}: looks like {names} output but no line could be read "
+                             f"({log.skipped} damaged line(s){detail})")
+    return info
+
+
+def diagnose_files(paths, model: str | None = None, gpu: str | None = None, precision: str = "bf16",
+                   kv_precision: str | None = None, progress: bool = False):
+    """Read every file, fold their records together and return a Diagnosis.
+
+    A file that cannot be read is listed with its error when others could; LogFormatError when none could.
+    """
+    from inferledger.diagnose.diagnosis import Accumulator, build
+
+    paths = [os.fspath(path) for path in paths]
+    if not paths:
+        raise LogFormatError("no log file given")
+    acc = Accumulator()
+    files = []
+    errors = []
+    for path in paths:
+        try:
+            files.append(_read_into(acc, path, progress))
+        except LogFormatError as error:
+            errors.append(str(error))
+            files.append({"path": path, "error": str(error)})
+    if not acc.records:
+        if len(errors) == 1:
+            raise LogFormatError(errors[0])
+        raise LogFormatError(f"none of the {len(paths)} files could be read; first: {errors[0]}")
+    roofline = roofline_findings = advice = None
+    if model or gpu:
+        from inferledger.diagnose.roofline import compare
+
+        roofline, roofline_findings, advice = compare(acc, model=model, gpu=gpu, precision=precision,
+                                                      kv_precision=kv_precision)
+    diagnosis = build(acc, files, roofline, roofline_findings, advice)
+    for error in errors:
+        diagnosis.notes.append("not read: " + error)
+    return diagnosis
+
+
+def scrape(url: str, timeout_seconds: float = 10.0) -> str:
+    """The text of a Prometheus endpoint (`http://host:port/metrics`), fetched with the standard library."""
+    import urllib.error
+    import urllib.request
+
+    if not url.startswith(("http://", "https://")):
+        raise LogFormatError(f"{url}: expected an http:// or https:// metrics URL")
+    try:
+        with urllib.request.urlopen(url, timeout=timeout_seconds) as response:  # noqa: S310 (user-given URL)
+            body = response.read(64 * 1024 * 1024)
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        reason = getattr(error, "reason", error)
+        raise LogFormatError(f"{url}: could not fetch metrics ({reason})") from None
+    return body.decode("utf-8", errors="replace")
+
+
+def diagnose_url(url: str, **options):
+    """Scrape a live `/metrics` endpoint once and diagnose it like a file."""
+    text = scrape(url, options.pop("timeout_seconds", 10.0))
+    handle, path = tempfile.mkstemp(prefix="inferledger-scrape-", suffix=".prom")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        diagnosis = diagnose_files([path], **options)
+    finally:
+        os.unlink(path)
+    for info in diagnosis.files:
+        if info.get("path") == path:
+            info["path"] = url
+    return diagnosis
+
+
+__all__ = ["diagnose_files", "diagnose_url", "scrape"]

@@ -124,14 +124,15 @@ class TokenCountReport:
         return document
 
 
-def count_pieces(pieces: Iterable[tuple[str, int]], tokenizers: list[Tokenizer], name: str = "<text>",
+def count_pieces(pieces: Iterable[tuple[str, int] | tuple[str, int, str]], tokenizers: list[Tokenizer], name: str = "<text>",
                  per_record: bool = False, batch_chars: int = 1 << 21,
                  batch_pieces: int = 1024,
                  on_progress: Callable[[int], None] | None = None) -> TokenCountReport:
-    """Count (text, byte count) pieces under each tokenizer, encoding batch_pieces pieces per library call.
+    """Count (text, byte count[, context]) pieces under each tokenizer, encoding batch_pieces pieces per library call.
 
     per_record: the pieces are records (JSONL/CSV), so keep each one's count; otherwise they are parts of one
-    text cut at safe points (reading.iter_pieces) and only the sums matter. A batch goes to the library when it
+    text cut at safe points (reading.iter_pieces), each counted as count(context + text) − count(context), and
+    only the sums matter. A batch goes to the library when it
     holds batch_chars characters or batch_pieces pieces, so memory is one batch whatever the input size.
     """
     stats = TextStats()
@@ -139,6 +140,8 @@ def count_pieces(pieces: Iterable[tuple[str, int]], tokenizers: list[Tokenizer],
     records: list[list[int]] | None = [[] for _ in tokenizers] if per_record else None
     done_bytes = 0
     batch: list[str] = []
+    contexts: list[str] = []
+    context_counts: list[dict[str, int]] = [{"": 0} for _ in tokenizers]
     batch_size = 0
     record_count = 0
 
@@ -146,19 +149,29 @@ def count_pieces(pieces: Iterable[tuple[str, int]], tokenizers: list[Tokenizer],
         nonlocal batch_size
         batch_size = 0
         for index, tokenizer in enumerate(tokenizers):
+            known = context_counts[index]
+            for context in contexts:
+                if context not in known:
+                    known[context] = tokenizer.count(context)
             counts = tokenizer.count_batch(batch)
+            if any(contexts):
+                counts = [n - known[c] for n, c in zip(counts, contexts, strict=True)]
             totals[index] += sum(counts)
             if records is not None:
                 records[index].extend(counts)
         batch.clear()
+        contexts.clear()
         if on_progress:
             on_progress(done_bytes)
 
-    for text, byte_count in pieces:
+    for item in pieces:
+        text, byte_count = item[0], item[1]
+        context = item[2] if len(item) > 2 else ""
         stats.add(text, byte_count)
         done_bytes += byte_count
         record_count += 1
-        batch.append(text)
+        batch.append(context + text if context else text)
+        contexts.append(context)
         batch_size += len(text)
         if batch_size >= batch_chars or len(batch) >= batch_pieces:
             flush()

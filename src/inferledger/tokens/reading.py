@@ -1,11 +1,13 @@
 """Read text for counting without holding it whole: a file or stdin in pieces, or the records of a JSONL/CSV.
 
 Memory stays flat: bytes are read in blocks, decoded incrementally, and cut into pieces of about piece_chars
-characters. A cut is made only just after a newline that is followed by a letter: every regex-split BPE
-(GPT-2, cl100k, o200k, Llama 3, Qwen, Tekken) ends a pre-token there, because their patterns never join a
-newline with a following letter, and BPE merges never cross pre-tokens, so counts add up exactly across pieces.
-SentencePiece adds its dummy '▁' to each piece, which can move its count by at most one token per cut
-(one cut per piece_chars characters: ~1e-6 relative at the default size).
+characters. Counts must add up across cuts exactly, so each piece after the first carries a context: the short
+text just before its cut, chosen so that the cut is a pre-token boundary (a newline followed by a letter; if a
+line runs on for 4 pieces, a single space between two letters). The counter encodes context + piece and takes
+away the count of the context alone. Regex-split BPEs (GPT-2, cl100k, o200k, Llama 3, Tekken) end a pre-token
+at both kinds of cut, and SentencePiece starts a new word at a space and cannot merge across a newline (its
+vocabularies hold no piece with a newline in it), so the context stands in for the text before the cut and the
+dummy '▁' SentencePiece puts in front of every call falls on the context, not the piece.
 
 Bad input stops with one line: a NUL byte (binary file), a UTF-16/32 byte-order mark, or the byte offset of the
 first byte that is not UTF-8 — never silently dropped or replaced.
@@ -35,6 +37,7 @@ class Piece:
 
     text: str
     byte_count: int
+    context: str = ""  # text just before the cut, encoded with the piece and then taken away (see above)
 
 
 class _Decoder:
@@ -75,16 +78,39 @@ class _Decoder:
         return text
 
 
-def _cut_point(text: str) -> int:
-    """Index just after the last newline that is followed by a letter; 0 when there is none."""
-    end = len(text) - 1
+def _cut_point(text: str, limit: int) -> tuple[int, str]:
+    """(index, context) of the last cut at or before limit: just after a newline followed by a letter;
+    (0, "") when there is none."""
+    end = min(limit, len(text) - 1)
     while True:
         newline = text.rfind("\n", 0, end)
         if newline < 0:
-            return 0
+            return 0, ""
         if text[newline + 1].isalpha():
-            return newline + 1
+            return newline + 1, "\n"
         end = newline
+
+
+def _space_cut(text: str, limit: int) -> tuple[int, str]:
+    """(index, context) just before a single space between two letters ('a| b'); (0, "") when there is none."""
+    end = min(limit, len(text) - 1)
+    while True:
+        space = text.rfind(" ", 1, end)
+        if space < 1:
+            return 0, ""
+        if text[space - 1].isalpha() and text[space + 1].isalpha():
+            return space, text[space - 1]
+        end = space
+
+
+def _symbol_cut(text: str, limit: int) -> tuple[int, str]:
+    """(index, context) between a letter and a following symbol ('文|。'), for long lines with no spaces (Chinese):
+    a pre-token boundary for the regex BPEs; SentencePiece may differ there by a token. Last resort: limit."""
+    for index in range(min(limit, len(text) - 1), max(limit - 4096, 1), -1):
+        char = text[index]
+        if text[index - 1].isalpha() and not (char.isalnum() or char.isspace()):
+            return index, text[index - 1]
+    return limit, ""
 
 
 def iter_pieces(stream: BinaryIO, name: str = "<stdin>", encoding: str = "utf-8", piece_chars: int = PIECE_CHARS,
@@ -93,26 +119,26 @@ def iter_pieces(stream: BinaryIO, name: str = "<stdin>", encoding: str = "utf-8"
     decoder = _Decoder(name, encoding)
     carry = ""
     carry_bytes = 0
+    context = ""
     while True:
         data = stream.read(block_bytes)
         final = not data
         carry += decoder.decode(data, final=final)
         carry_bytes += len(data)
-        while len(carry) >= piece_chars or (final and carry):
-            if final and len(carry) < piece_chars:
-                cut = len(carry)
-            else:
-                cut = _cut_point(carry[:piece_chars * 2]) or (len(carry) if final else 0)
-                if not cut:
-                    if len(carry) < piece_chars * 4:
-                        break  # read more, hoping for a newline
-                    # No newline before a letter in 4 pieces' worth: cut after whitespace (±1 token per cut).
-                    cut = max(carry.rfind(" ", 0, piece_chars), carry.rfind("\n", 0, piece_chars)) + 1 or piece_chars
+        while len(carry) > piece_chars or (final and carry):
+            cut, next_context = (len(carry), "") if len(carry) <= piece_chars else _cut_point(carry, piece_chars * 2)
+            if not cut:
+                if len(carry) < piece_chars * 4 and not final:
+                    break  # read more, hoping for a newline
+                cut, next_context = _space_cut(carry, piece_chars)
+                if not cut:  # no space between letters either (a line of Chinese): keep memory flat anyway
+                    cut, next_context = _symbol_cut(carry, piece_chars)
             piece, carry = carry[:cut], carry[cut:]
-            # Bytes of this piece: exact for the last one; for others, apportioned by characters (progress only).
+            # Bytes of this piece, for progress and the byte total: the last piece takes what is left.
             piece_bytes = carry_bytes if not carry else min(carry_bytes, len(piece.encode(encoding, "surrogatepass")))
             carry_bytes -= piece_bytes
-            yield Piece(piece, piece_bytes)
+            yield Piece(piece, piece_bytes, context)
+            context = next_context
         if final:
             return
 
@@ -149,7 +175,7 @@ def iter_jsonl_records(stream: BinaryIO, name: str, field: str | None = None,
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
-            raise TokenizerError(f"{name}: line {number} is not JSON ({error.msg}); give one JSON object per line")
+            raise TokenizerError(f"{name}: line {number} is not JSON ({error.msg}); give one JSON object per line") from None
         if isinstance(record, str):
             yield record, len(line.encode(encoding, "surrogatepass"))
             continue

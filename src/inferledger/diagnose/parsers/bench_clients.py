@@ -509,7 +509,10 @@ def _json_records(line_number: int, value, truncated: bool) -> Iterator:
         return
     base_labels = {"truncated": "true"} if truncated else {}
     if isinstance(value, list):
-        if value and all(isinstance(item, dict) and "ttft_s" in item for item in value[:5]):
+        if truncated and len(value) > 1 and isinstance(value[-1], dict) and isinstance(value[0], dict) \
+                and set(value[-1]) != set(value[0]):
+            value = value[:-1]  # the element the cut went through: its missing fields would mislead
+        if value and any(isinstance(item, dict) and "ttft_s" in item for item in value[:5]):
             yield from _llmperf_requests(line_number, value, base_labels)
         return
     if not isinstance(value, dict):
@@ -523,7 +526,9 @@ def _json_records(line_number: int, value, truncated: bool) -> Iterator:
 
 
 def _serving_json(line_number: int, value: dict, labels: dict) -> Iterator:
-    sglang = any("e2e_latency" in key for key in value) or "total_output_tokens_retokenized" in value
+    # SGLang names E2E `e2e_latency` and writes its dataset knobs; vLLM writes model_id / endpoint_type (§2.4, §2.6).
+    sglang = (any("e2e_latency" in key for key in value) or "total_output_tokens_retokenized" in value
+              or "random_input_len" in value)
     labels = dict(labels, tool="sglang-bench" if sglang else "vllm-bench")
     for key in ("backend", "model_id", "date", "dataset_name"):
         if isinstance(value.get(key), str):

@@ -131,7 +131,7 @@ def _capacity(line: str, line_number: int) -> Record | None:
 
 def parse(lines) -> Iterator[Record | Skipped]:
     for line_number, line in lines:
-        if "batch" in line:
+        if "batch" in line and "#running-req" in line:
             if "Decode batch" in line:
                 yield _batch(line, line_number, "Decode batch")
                 continue

@@ -16,7 +16,7 @@ from inferledger.diagnose.records import Record, Skipped
 
 NAME = "vllm"
 
-_STATS = "Avg prompt throughput"
+_STATS = "Avg prompt throughput:"
 _FIELD = re.compile(r"([A-Za-z][A-Za-z ]*): (-?\d+(?:\.\d+)?)")
 _ENGINE = re.compile(r"Engine (\d+): *$")
 _PROC = re.compile(r"\((\w+?)(?: pid=\d+)?\)")

@@ -1,0 +1,35 @@
+"""`inferledger model MODEL`: where the parameters live, what they weigh, and what each token of context costs."""
+
+from __future__ import annotations
+
+HELP = "count a model from its config.json: parameters by component, weight bytes, KV cache per token"
+
+
+def add_arguments(parser) -> None:
+    from inferledger.cli._output import add_json_flag
+
+    parser.add_argument("model", metavar="MODEL",
+                        help="path to config.json, a folder holding one, a catalog name, or a hub id")
+    parser.add_argument("--precision", metavar="P", help="weight format (default: what the checkpoint declares)")
+    parser.add_argument("--kv-precision", metavar="P", help="KV-cache format (default: bf16, or the weights' if 16+ bits)")
+    parser.add_argument("--context", type=int, default=8192, metavar="TOKENS",
+                        help="context for the per-request KV figure (default 8192)")
+    add_json_flag(parser)
+
+
+def run(args) -> int:
+    from inferledger.cli._output import print_json
+    from inferledger.errors import BadWorkload
+    from inferledger.ledger.model_ledger import model_ledger
+    from inferledger.model import load_model
+
+    if args.context < 1:
+        raise BadWorkload(f"--context must be at least 1 token, got {args.context}")
+    ledger = model_ledger(load_model(args.model), args.precision, args.kv_precision, args.context)
+    if args.json:
+        print_json(ledger)
+    else:
+        from inferledger.report.model_text import render_model
+
+        print(render_model(ledger))
+    return 0

@@ -1,0 +1,249 @@
+"""ollama output (FORMATS.md §2.9): the `ollama run --verbose` block, API JSON responses, and the server log
+(Go slog `key=value` lines with the scheduler's memory and offload figures, GIN access lines).
+
+Units differ by surface (§1.7): `--verbose` prints Go duration strings (`891.933µs`, `847ms`, `2m7.682s`), the API
+gives integer nanoseconds, GIN access lines Go durations truncated to whole seconds above a minute, and memory
+figures are binary units (`42.2 GiB`, `974.6 MiB`) or plain bytes (`available=84100120576`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import datetime
+
+from inferledger.diagnose.parsers.bench_clients import JsonCollector
+from inferledger.diagnose.records import Record, Skipped
+
+NAME = "ollama"
+
+_GO_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|μs|ms|h|m|s)")
+_GO_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_VERBOSE = re.compile(r"^\s*(total duration|load duration|prompt eval count|prompt eval duration|prompt eval rate|"
+                      r"eval count|eval duration|eval rate):\s*(\S+)")
+_SIZE = re.compile(r"([\d.]+)\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)\b")
+_SIZE_FACTOR = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "KB": 1e3, "MB": 1e6, "GB": 1e9,
+                "TB": 1e12}
+_PAIR = re.compile(r'([\w.]+)=("(?:[^"\\]|\\.)*"|\S+)')
+_GIN = re.compile(r"\[GIN\]\s*(\d{4}/\d\d/\d\d - \d\d:\d\d:\d\d)\s*\|\s*(\d{3})\s*\|\s*(\S+)\s*\|\s*(\S+)\s*\|"
+                  r"\s*(\w+)\s+\"?([^\"\s]+)")
+_FLAG = re.compile(r"--(ctx-size|parallel|n-gpu-layers)\s+(\d+)")
+
+
+def go_duration_seconds(text: str) -> float | None:
+    """A Go duration string in seconds: '2m7.682s' -> 127.682, '891.933µs' -> 0.000891933; None if unreadable."""
+    text = text.strip()
+    parts = _GO_PART.findall(text)
+    if not parts or "".join(number + unit for number, unit in parts) != text:
+        return None
+    return sum(float(number) * _GO_SECONDS[unit] for number, unit in parts)
+
+
+def _size_bytes(text: str) -> float | None:
+    match = _SIZE.search(text)
+    if match is None:
+        return None
+    return float(match.group(1)) * _SIZE_FACTOR[match.group(2)]
+
+
+def _timestamp(value: str) -> float | None:
+    """slog `time=2024-09-03T06:16:48.144Z` (RFC 3339 with offset) as Unix seconds."""
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+class _Verbose:
+    """The `--verbose` block: eight `label: value` lines, emitted when the block ends."""
+
+    def __init__(self, line_number: int):
+        self.line_number = line_number
+        self.metrics: dict = {}
+        self.seen: set = set()
+
+
+# `--verbose` label -> (metric, kind of value)
+_VERBOSE_FIELDS = {
+    "total duration": ("e2e_seconds", "duration"),  # includes load_duration (ollama's total)
+    "load duration": ("load_seconds", "duration"),
+    "prompt eval count": ("input_tokens", "count"),
+    "prompt eval duration": ("prefill_seconds", "duration"),
+    "prompt eval rate": ("prompt_tokens_per_second", "count"),
+    "eval count": ("output_tokens", "count"),
+    "eval duration": ("decode_seconds", "duration"),
+    "eval rate": ("generation_tokens_per_second", "count"),
+}
+_LABELS = {"engine": "ollama",
+           "e2e_definition": "total duration includes model load",
+           "input_tokens_definition": "prompt tokens evaluated; cached prompt tokens are not counted"}
+# API JSON keys (integer nanoseconds for durations, §2.9).
+_API_FIELDS = {"total_duration": ("e2e_seconds", 1e-9), "load_duration": ("load_seconds", 1e-9),
+               "prompt_eval_count": ("input_tokens", 1.0), "prompt_eval_duration": ("prefill_seconds", 1e-9),
+               "eval_count": ("output_tokens", 1.0), "eval_duration": ("decode_seconds", 1e-9),
+               "prompt_eval_cached_count": ("cached_tokens", 1.0)}
+
+
+def _api_record(line_number: int, value, truncated: bool) -> Iterator:
+    if value is None:
+        yield Skipped(line_number, "ollama API JSON that could not be read", "ollama")
+        return
+    items = value if isinstance(value, list) else [value]
+    for item in items:
+        if not isinstance(item, dict) or "eval_count" not in item and "total_duration" not in item:
+            continue  # a streamed chunk before the final one (done=false) carries no timings
+        metrics = {}
+        for key, (metric, factor) in _API_FIELDS.items():
+            number = item.get(key)
+            if isinstance(number, (int, float)) and not isinstance(number, bool):
+                metrics[metric] = float(number) * factor
+        _add_rates(metrics)
+        if not metrics:
+            continue
+        labels = dict(_LABELS, surface="api-json", rates="derived here: count ÷ duration")
+        if isinstance(item.get("model"), str):
+            labels["model"] = item["model"]
+        if truncated:
+            labels["truncated"] = "true"
+        timestamp = _timestamp(item["created_at"]) if isinstance(item.get("created_at"), str) else None
+        yield Record("request", "ollama.api", line_number, metrics, timestamp, labels)
+
+
+def _add_rates(metrics: dict) -> None:
+    """Rates as `ollama run --verbose` prints them (count ÷ duration), for the API, which gives only the parts."""
+    if metrics.get("prefill_seconds") and "input_tokens" in metrics and "prompt_tokens_per_second" not in metrics:
+        metrics["prompt_tokens_per_second"] = metrics["input_tokens"] / metrics["prefill_seconds"]
+    if metrics.get("decode_seconds") and "output_tokens" in metrics and "generation_tokens_per_second" not in metrics:
+        metrics["generation_tokens_per_second"] = metrics["output_tokens"] / metrics["decode_seconds"]
+
+
+def _slog(line_number: int, line: str) -> Record | None:
+    """A scheduler / memory slog line as a capacity Record (only the keys the diagnosis can use)."""
+    pairs = {key: value.strip('"') for key, value in _PAIR.findall(line)}
+    metrics = {}
+    for key, metric in (("memory.weights.total", "weights_bytes"), ("memory.required.kv", "kv_cache_bytes"),
+                        ("memory.required.full", "required_memory_bytes"),
+                        ("memory.graph.full", "graph_memory_bytes"), ("memory.available", "available_memory_bytes")):
+        if key in pairs:
+            size = _size_bytes(pairs[key])
+            if size is not None:
+                metrics[metric] = size
+    for key, metric in (("layers.model", "model_layers"), ("layers.offload", "offloaded_layers"),
+                        ("parallel", "parallel_slots")):
+        if pairs.get(key, "").isdigit():
+            metrics[metric] = float(pairs[key])
+    if pairs.get("available", "").isdigit() and "available_memory_bytes" not in metrics:
+        metrics["available_memory_bytes"] = float(pairs["available"])  # plain bytes on the scheduler line
+    if "cmd" in pairs:
+        for flag, value in _FLAG.findall(pairs["cmd"]):
+            metric = {"ctx-size": "context_tokens", "parallel": "parallel_slots",
+                      "n-gpu-layers": "offloaded_layers"}[flag]
+            metrics.setdefault(metric, float(value))
+    if not metrics:
+        return None
+    labels = {"engine": "ollama"}
+    if "msg" in pairs:
+        labels["msg"] = pairs["msg"]
+    if "library" in pairs:
+        labels["library"] = pairs["library"]
+    timestamp = _timestamp(pairs["time"]) if "time" in pairs else None
+    return Record("capacity", "ollama.server", line_number, metrics, timestamp, labels)
+
+
+def _gin(line_number: int, line: str) -> Record | Skipped | None:
+    """`[GIN] 2024/09/03 - 06:17:01 | 200 | 1m16s | 172.17.0.1 | POST "/api/chat"`: latency only (§2.9)."""
+    match = _GIN.search(line)
+    if match is None:
+        return Skipped(line_number, "GIN access line without date | status | latency | client | method path",
+                       "ollama")
+    if not match.group(6).startswith("/api/") and not match.group(6).startswith("/v1/"):
+        return None
+    seconds = go_duration_seconds(match.group(3))
+    if seconds is None:
+        return Skipped(line_number, f"GIN latency {match.group(3)!r} is not a Go duration", "ollama")
+    labels = {"engine": "ollama", "surface": "gin", "status": match.group(2), "path": match.group(6)}
+    if seconds >= 60:
+        labels["e2e_resolution"] = "whole seconds (GIN truncates above one minute)"
+    try:
+        timestamp = datetime.strptime(match.group(1), "%Y/%m/%d - %H:%M:%S").timestamp()
+    except ValueError:
+        timestamp = None  # server local time without a zone: kept as local
+    return Record("request", "ollama.gin", line_number, {"e2e_seconds": seconds}, timestamp, labels)
+
+
+def sniff(head: str) -> float:
+    if "prompt eval rate:" in head or "eval rate:" in head and "eval count:" in head:
+        return 0.95
+    if '"eval_count"' in head or '"prompt_eval_duration"' in head or '"total_duration"' in head:
+        return 0.9
+    if "msg=" in head and ("source=sched.go" in head or "source=memory.go" in head or "ollama" in head):
+        return 0.85
+    if "[GIN]" in head:
+        return 0.7
+    return 0.0
+
+
+def parse(lines) -> Iterator:
+    verbose: _Verbose | None = None
+    collector = JsonCollector(lambda text: "eval_count" in text or "total_duration" in text)
+
+    def flush():
+        nonlocal verbose
+        finished, verbose = verbose, None
+        if finished is None or not finished.metrics:
+            return None
+        return Record("request", "ollama.verbose", finished.line_number, finished.metrics,
+                      labels=dict(_LABELS, surface="run --verbose"))
+
+    for line_number, line in lines:
+        if collector.buffer or (line and line.lstrip()[:1] in ("{", "[")):
+            for start, value, truncated in collector.feed(line_number, line):
+                yield from _api_record(start, value, truncated)
+            if collector.buffer:
+                continue
+        if "duration:" in line or "count:" in line or "rate:" in line:
+            match = _VERBOSE.match(line)
+            if match is not None:
+                label, text = match.group(1), match.group(2)
+                if verbose is not None and label in verbose.seen:
+                    record = flush()  # the next --verbose block starts
+                    if record is not None:
+                        yield record
+                if verbose is None:
+                    verbose = _Verbose(line_number)
+                verbose.seen.add(label)
+                metric, kind = _VERBOSE_FIELDS[label]
+                value = go_duration_seconds(text) if kind == "duration" else _count(text)
+                if value is None:
+                    yield Skipped(line_number, f"ollama --verbose {label!r} without a readable value", "ollama")
+                else:
+                    verbose.metrics[metric] = value
+                if label == "eval rate":
+                    record = flush()
+                    if record is not None:
+                        yield record
+                continue
+        if "msg=" in line and "level=" in line:
+            if "memory." in line or "parallel=" in line or "layers." in line or "--ctx-size" in line:
+                record = _slog(line_number, line)
+                if record is not None:
+                    yield record
+            elif "out of memory" in line:
+                yield Record("event", "ollama.server", line_number, {"oom": 1.0}, labels={"engine": "ollama"})
+            continue
+        if "[GIN]" in line:
+            record = _gin(line_number, line)
+            if record is not None:
+                yield record
+    for start, value, truncated in collector.finish():
+        yield from _api_record(start, value, truncated)
+    record = flush()
+    if record is not None:
+        yield record
+
+
+def _count(text: str) -> float | None:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None

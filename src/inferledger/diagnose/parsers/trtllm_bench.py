@@ -1,0 +1,166 @@
+"""TensorRT-LLM benchmark reports (FORMATS.md §2.10): the `trtllm-bench throughput|latency` report (sections
+`= PYTORCH BACKEND` / `= ENGINE DETAILS`, `= REQUEST DETAILS`, `= WORLD + RUNTIME INFORMATION`,
+`= PERFORMANCE OVERVIEW`, `-- Request Latency Breakdown (ms)` …) and the legacy `benchmarks/python/benchmark.py`
+`[BENCHMARK] key value key value …` line.
+
+trtllm-bench prints latencies in ms ("(ms)" in the label) and Total Latency in ms; they become seconds here.
+`Issue Rate (req/sec)` around 1E+15 or more means every request was issued at once (§1.3): labelled, since the
+report is then a throughput test, not latency evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from inferledger.diagnose.records import Record, Skipped
+
+NAME = "trtllm-bench"
+
+_ROW = re.compile(r"^\s*([A-Za-z][^:]*?)\s*:\s*(\S.*?)\s*$")
+# "[Latency] P50     : 1234.5" / "[TTFT] AVERAGE : 12.3"
+_BREAKDOWN = re.compile(r"^\s*\[(\w+)\]\s*(P\d+|MINIMUM|MAXIMUM|AVERAGE|MEAN|MEDIAN)\s*:\s*([-\d.eE+]+)")
+_BREAKDOWN_METRIC = {"latency": "e2e_seconds", "ttft": "ttft_seconds", "tpot": "tpot_seconds",
+                     "itl": "itl_seconds"}
+_BREAKDOWN_STAT = {"p50": "median", "p90": "p90", "p95": "p95", "p99": "p99", "minimum": "min",
+                   "maximum": "max", "average": "mean", "mean": "mean", "median": "median"}
+ALL_AT_ONCE_RATE = 1e15  # req/s: the issue rate trtllm-bench prints when nothing paces the requests
+
+# Row label (lower case, unit suffix kept) -> (metric, divisor to base units: 1000 for ms, 100 for %)
+_ROWS = {
+    "number of requests": ("completed_requests", 1.0),
+    "number of concurrent requests": ("mean_concurrency", 1.0),  # average in flight, fractional
+    "average input length (tokens)": ("mean_input_tokens", 1.0),
+    "average output length (tokens)": ("mean_output_tokens", 1.0),
+    "max runtime batch size": ("max_running_requests", 1.0),
+    "max runtime tokens": ("max_batch_tokens", 1.0),
+    "kv memory percentage": ("kv_memory_fraction", 100.0),  # printed as "70.00%"
+    "issue rate (req/sec)": ("request_rate_per_second", 1.0),
+    "request throughput (req/sec)": ("request_throughput_per_second", 1.0),
+    "total output throughput (tokens/sec)": ("output_tokens_per_second", 1.0),
+    "total token throughput (tokens/sec)": ("total_tokens_per_second", 1.0),
+    "total latency (ms)": ("duration_seconds", 1000.0),
+    "average request latency (ms)": ("e2e_seconds_mean", 1000.0),
+    "per user output throughput [w/ ctx] (tps/user)": ("output_tokens_per_second_per_user_mean", 1.0),
+    "per user output speed (tps/user)": ("output_tokens_per_second_per_user_mean", 1.0),
+    "per gpu output throughput (tps/gpu)": ("output_tokens_per_second_per_gpu", 1.0),
+    "average time-to-first-token [ttft] (ms)": ("ttft_seconds_mean", 1000.0),
+    "average time-per-output-token [tpot] (ms)": ("tpot_seconds_mean", 1000.0),
+}
+_LABEL_ROWS = {"model": "model", "tensorrt-llm version": "version", "dtype": "dtype",
+               "kv cache dtype": "kv_cache_dtype", "quantization": "quantization", "tp size": "tp",
+               "pp size": "pp", "ep size": "ep", "scheduling policy": "scheduling_policy", "backend": "backend"}
+# Legacy benchmark.py keys -> (metric, factor): latency of one batch in ms, memory in GB (1e9).
+_LEGACY = {"latency(ms)": ("e2e_seconds_mean", 1e-3), "percentile95(ms)": ("e2e_seconds_p95", 1e-3),
+           "percentile99(ms)": ("e2e_seconds_p99", 1e-3), "tokens_per_sec": ("output_tokens_per_second", 1.0),
+           "generation_time(ms)": ("decode_seconds_mean", 1e-3),
+           "generation_tokens_per_second": ("generation_tokens_per_second", 1.0),
+           "gpu_peak_mem(gb)": ("peak_memory_bytes", 1e9), "batch_size": ("max_concurrency", 1.0),
+           "input_length": ("mean_input_tokens", 1.0), "output_length": ("mean_output_tokens", 1.0)}
+
+
+def _number(text: str) -> float | None:
+    match = re.match(r"\s*([-+]?[\d,]*\.?\d+(?:[eE][-+]?\d+)?)", text)
+    if match is None:
+        return None
+    try:
+        return float(match.group(1).replace(",", ""))
+    except ValueError:
+        return None
+
+
+class _Report:
+    def __init__(self, line_number: int):
+        self.line_number = line_number
+        self.metrics: dict = {}
+        self.labels: dict = {"engine": "tensorrt-llm", "tool": "trtllm-bench"}
+
+    def record(self) -> Record | None:
+        if not self.metrics:
+            return None
+        rate = self.metrics.get("request_rate_per_second")
+        if rate is not None and rate >= ALL_AT_ONCE_RATE:
+            del self.metrics["request_rate_per_second"]
+            self.labels["request_rate"] = "inf"  # all requests issued at once: a throughput test (§1.3)
+        return Record("summary", "trtllm.bench", self.line_number, self.metrics, labels=self.labels)
+
+
+def _legacy(line_number: int, line: str) -> Record | Skipped:
+    tokens = line.split("[BENCHMARK]", 1)[1].split()
+    pairs = dict(zip(tokens[0::2], tokens[1::2], strict=False))
+    metrics = {}
+    for key, (metric, factor) in _LEGACY.items():
+        number = _number(pairs.get(key, ""))
+        if number is not None:
+            metrics[metric] = number * factor
+    if not metrics:
+        return Skipped(line_number, "[BENCHMARK] line without latency(ms) / tokens_per_sec values", "trtllm-bench")
+    labels = {"engine": "tensorrt-llm", "tool": "benchmark.py"}
+    for key in ("model_name", "precision", "world_size", "compute_cap"):
+        if key in pairs:
+            labels[key.replace("model_name", "model")] = pairs[key]
+    return Record("summary", "trtllm.benchmark-py", line_number, metrics, labels=labels)
+
+
+def sniff(head: str) -> float:
+    if "= PERFORMANCE OVERVIEW" in head or "= REQUEST DETAILS" in head or "= WORLD + RUNTIME INFORMATION" in head:
+        return 0.95
+    if "= PYTORCH BACKEND" in head or "= ENGINE DETAILS" in head:
+        return 0.9
+    if "[BENCHMARK]" in head and "latency(ms)" in head:
+        return 0.9
+    return 0.0
+
+
+def parse(lines) -> Iterator:
+    report: _Report | None = None
+    section = ""
+    for line_number, line in lines:
+        if line.startswith("= ") or line.startswith("-- "):
+            title = line.strip("=- \t").upper()
+            if ("BACKEND" in title or "ENGINE DETAILS" in title) and report is not None and report.metrics:
+                record = report.record()  # a second report in the same file
+                if record is not None:
+                    yield record
+                report = None
+            if report is None:
+                report = _Report(line_number)
+            section = title
+            if "BACKEND" in title:
+                report.labels["backend"] = title.replace("BACKEND", "").strip().lower()
+            continue
+        if "[BENCHMARK]" in line:
+            yield _legacy(line_number, line)
+            continue
+        if report is None or ":" not in line:
+            continue
+        if "[" in line[:8]:
+            match = _BREAKDOWN.match(line)
+            if match is not None:
+                metric = _BREAKDOWN_METRIC.get(match.group(1).lower())
+                stat = _BREAKDOWN_STAT.get(match.group(2).lower())
+                if metric and stat:
+                    report.metrics[f"{metric}_{stat}"] = float(match.group(3)) / 1000.0  # breakdown is in ms
+                continue
+        if section.startswith("DATASET"):
+            continue  # dataset percentile table: the requested lengths, already in REQUEST DETAILS
+        match = _ROW.match(line)
+        if match is None:
+            continue
+        key = " ".join(match.group(1).lower().split())
+        value = match.group(2)
+        if key in _LABEL_ROWS:
+            report.labels[_LABEL_ROWS[key]] = value.strip()
+            continue
+        found = _ROWS.get(key)
+        if found is None:
+            continue
+        number = _number(value)
+        if number is None:
+            yield Skipped(line_number, f"trtllm-bench row {match.group(1)!r} without a number", "trtllm-bench")
+            continue
+        report.metrics[found[0]] = number / found[1]
+    if report is not None:
+        record = report.record()
+        if record is not None:
+            yield record

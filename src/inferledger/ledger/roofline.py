@@ -1,0 +1,97 @@
+"""The roofline over operator rows: each row's time is max(FLOPs / peak, bytes / bandwidth).
+
+A row whose arithmetic intensity (FLOP per byte) is BELOW the accelerator's FLOPs:byte ratio is memory
+(bandwidth) bound; above it, compute bound. (The seed chapter states this rule backwards in one sentence; its
+conclusions follow the correct rule — see DESIGN.md, errata 1.) Weight-only formats add their dequantization,
+done on the vector units, after the matmul's own roofline time: it is why int4 decodes 2-3x, not 4x, faster.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inferledger.operators import Row
+
+
+@dataclass(frozen=True)
+class TimedRow:
+    row: Row
+    peak_flops_per_second: float
+    compute_seconds: float
+    memory_seconds: float
+    dequant_seconds: float
+
+    @property
+    def seconds(self) -> float:
+        return max(self.compute_seconds, self.memory_seconds) + self.dequant_seconds
+
+    @property
+    def bound(self) -> str:
+        return "compute" if self.compute_seconds > self.memory_seconds else "memory"
+
+
+def peak_for(accelerator, dtype: str) -> float:
+    """Dense peak for a dtype; a part without it (fp8 on an A100, fp4 before Blackwell) runs the math in bf16
+    after converting the weights, as weight-only kernels do."""
+    for candidate in (dtype, "bf16", "fp16", "fp32"):
+        peak = accelerator.peak_flops_per_second(candidate)
+        if peak:
+            return peak
+    from inferledger.errors import UnknownAccelerator
+
+    raise UnknownAccelerator(f"{accelerator.name}: no peak FLOP/s given for {dtype} or bf16/fp16/fp32")
+
+
+def time_rows(rows: list[Row], accelerator) -> list[TimedRow]:
+    bandwidth = accelerator.memory_bandwidth_bytes_per_second
+    vector_peak = peak_for(accelerator, "fp32")
+    timed = []
+    for row in rows:
+        peak = peak_for(accelerator, row.compute_dtype)
+        timed.append(TimedRow(row, peak, row.flops / peak, row.bytes / bandwidth, row.dequant_ops / vector_peak))
+    return timed
+
+
+@dataclass(frozen=True)
+class StepTime:
+    """One step: totals over its rows, the step time (Σ row times + a fixed per-step overhead) and its bound."""
+
+    flops: float
+    bytes: float
+    weight_bytes: float
+    kv_read_bytes: float
+    seconds: float
+    overhead_seconds: float
+    ridge_flops_per_byte: float  # the accelerator's FLOPs:byte ratio at the step's main compute dtype
+    rows: tuple  # TimedRow
+
+    @property
+    def intensity(self) -> float:
+        return self.flops / self.bytes if self.bytes else float("inf")
+
+    @property
+    def bound(self) -> str:
+        return "compute" if self.intensity > self.ridge_flops_per_byte else "memory"
+
+    def seconds_by(self, key: str) -> dict:
+        """Time per row attribute ('component' or 'kind'), rows × their count."""
+        out: dict = {}
+        for t in self.rows:
+            name = getattr(t.row, key)
+            out[name] = out.get(name, 0.0) + t.seconds * t.row.count
+        return out
+
+
+def time_step(rows: list[Row], accelerator, overhead_seconds: float = 0.0, main_dtype: str = "bf16") -> StepTime:
+    timed = time_rows(rows, accelerator)
+    ridge = peak_for(accelerator, main_dtype) / accelerator.memory_bandwidth_bytes_per_second
+    return StepTime(
+        flops=sum(t.row.flops * t.row.count for t in timed),
+        bytes=sum(t.row.bytes * t.row.count for t in timed),
+        weight_bytes=sum(t.row.weight_bytes * t.row.count for t in timed),
+        kv_read_bytes=sum(t.row.kv_read_bytes * t.row.count for t in timed),
+        seconds=sum(t.seconds * t.row.count for t in timed) + overhead_seconds,
+        overhead_seconds=overhead_seconds,
+        ridge_flops_per_byte=ridge,
+        rows=tuple(timed),
+    )

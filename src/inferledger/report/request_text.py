@@ -1,0 +1,51 @@
+"""The text form of `inferledger request`: the account line by line, then the seed's simplified account."""
+
+from __future__ import annotations
+
+from inferledger.report.table import render_table
+from inferledger.report.units import format_bytes, format_seconds
+
+
+def _shares(seconds_by_component: dict) -> str:
+    whole = sum(seconds_by_component.values()) or 1.0
+    top = sorted(seconds_by_component.items(), key=lambda kv: -kv[1])[:4]
+    return ", ".join(f"{name} {value / whole:.0%}" for name, value in top)
+
+
+def render_request(account) -> str:
+    w, p, d, s = account.workload, account.prefill, account.decode, account.simplified
+    out = [f"{account.model} on {account.accelerator}: weights {account.weights}, KV cache {account.kv}; "
+           f"ISL {w.isl:,}, OSL {w.osl:,}, batch {w.batch}", ""]
+    rows = [
+        ["prefill (TTFT floor)", format_seconds(p.seconds), f"{p.flops / 1e12:,.1f} TFLOP",
+         format_bytes(p.bytes), f"{p.intensity:,.0f}", p.bound],
+        ["decode, per token", format_seconds(d.seconds_per_token), f"{d.flops_per_step / 1e9:,.1f} GFLOP",
+         format_bytes(d.bytes_per_step), f"{d.intensity:,.1f}", d.bound],
+        [f"decode, {w.osl:,} tokens", format_seconds(d.seconds), "", "", "", ""],
+        ["end to end", format_seconds(account.total_seconds), "", "", "", ""],
+    ]
+    out.append(render_table(["phase", "time", "work", "bytes moved", "FLOP/byte", "bound"], rows))
+    out.append("")
+    out.append(f"decode grows with context: {format_seconds(d.first_token_seconds)} for the first token, "
+               f"{format_seconds(d.last_token_seconds)} for the last (each step reads "
+               f"{format_bytes(d.kv_read_bytes_per_step)} of KV cache at the middle context, "
+               f"weights {format_bytes(d.weight_bytes_per_step)})")
+    out.append(f"throughput: {d.tokens_per_second:,.0f} output tokens/s in decode; "
+               f"{w.batch * w.osl / account.total_seconds:,.0f} tokens/s end to end")
+    out.append(f"where prefill time goes: {_shares(p.seconds_by_component)}")
+    out.append(f"where decode time goes:  {_shares(d.seconds_by_component)}")
+    if account.memory is not None:
+        m = account.memory
+        out.append(f"memory: weights {format_bytes(m.weight_bytes)}, KV {m.kv_bytes_per_token / 1024:,.1f} KiB/token "
+                   f"= {format_bytes(m.kv_bytes_per_request)} per request at {m.context_tokens:,} tokens; "
+                   f"{m.max_concurrency:,} such requests fit in {format_bytes(m.kv_budget_bytes)} of KV budget")
+    out.append("")
+    out.append("the seed's simplified account (prefill = 2·P·ISL / peak, decode = weight bytes / bandwidth):")
+    out.append(f"  prefill {format_seconds(s.prefill_seconds)}, decode {format_seconds(s.decode_seconds_per_token)}"
+               f"/token, total {format_seconds(s.total_seconds)}; one decode token costs "
+               f"{s.decode_token_over_prefill_token:,.0f} prefill tokens")
+    for line in account.differences:
+        out.append(f"  {line}")
+    for line in account.warnings:
+        out.append(f"warning: {line}")
+    return "\n".join(out)
