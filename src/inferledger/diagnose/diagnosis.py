@@ -838,7 +838,10 @@ def build(acc: Accumulator, files: list, roofline: dict | None = None, roofline_
     events = {name: total for name, total in acc.events.items()}
     if acc.preemptions_total.count:
         events["preemptions_total_reported"] = acc.preemptions_total.high
+    from inferledger.diagnose.roofline import advice_for
+
+    advice = list(advice or []) + advice_for(verdict, roofline)
     return Diagnosis(
         verdict=verdict, confidence=confidence, headline=_HEADLINES[verdict], evidence=evidence,
         alternatives=alternatives, metrics=_metrics(acc), timeline=acc.timeline.to_list(), capacity=capacity,
-        events=events, checks=checks, files=files, notes=notes, advice=list(advice or []), roofline=roofline)
+        events=events, checks=checks, files=files, notes=notes, advice=advice, roofline=roofline)

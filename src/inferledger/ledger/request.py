@@ -40,6 +40,7 @@ class PrefillAccount:
     bound: str
     seconds: float
     tokens: int
+    attention_flops: float  # softmax(QK^T)V over the context: quadratic in ISL (the rest is linear)
     seconds_by_component: dict
 
     def to_dict(self) -> dict:
@@ -164,8 +165,9 @@ def request_account(
                          main_dtype)
 
     prefill_step = step_time(Step.prefill(isl, batch))
+    attention_flops = sum(t.row.flops * t.row.count for t in prefill_step.rows if t.row.kind == "attention")
     prefill = PrefillAccount(prefill_step.flops, prefill_step.bytes, prefill_step.intensity, prefill_step.bound,
-                             prefill_step.seconds, isl * batch, prefill_step.seconds_by("component"))
+                             prefill_step.seconds, isl * batch, attention_flops, prefill_step.seconds_by("component"))
 
     first, middle, last = (step_time(Step.decode(c, batch)) for c in (isl, isl + (osl - 1) / 2, isl + osl - 1))
     decode_seconds = osl * (first.seconds + 4 * middle.seconds + last.seconds) / 6
@@ -186,7 +188,7 @@ def request_account(
         model=spec.name if spec is not None else f"{parameters:.3g} parameters",
         accelerator=accelerator.name, weights=weights.name, kv=formats.kv.name, workload=workload,
         prefill=prefill, decode=decode, total_seconds=full_total, memory=memory, simplified=simplified,
-        differences=tuple(_explain(prefill, decode, simplified, prefill_step, middle, spec is None)),
+        differences=tuple(_explain(prefill, decode, simplified, middle, spec is None)),
         warnings=tuple(notes),
     )
 
@@ -220,16 +222,16 @@ def simplified_account(spec, parameters, accelerator, weights: Precision, worklo
                              prefill_seconds + decode_seconds, per_token / prefill_per_token)
 
 
-def _explain(prefill, decode, simplified, prefill_step: StepTime, middle: StepTime, bare: bool) -> list[str]:
+def _explain(prefill, decode, simplified, middle: StepTime, bare: bool) -> list[str]:
     if bare:
         return ["bare parameter count: no attention FLOPs and no KV-cache reads are known; "
                 "give --model for the full account"]
     out = []
-    attention_flops = sum(t.row.flops * t.row.count for t in prefill_step.rows if t.row.kind == "attention")
-    out.append(f"prefill: attention adds {attention_flops / 1e12:.1f} TFLOP "
-               f"({attention_flops / prefill.flops:.0%} of the prefill) that 2·P·ISL leaves out; "
+    out.append(f"prefill: attention adds {prefill.attention_flops / 1e12:.1f} TFLOP "
+               f"({prefill.attention_flops / prefill.flops:.0%} of the prefill) that 2·P·ISL leaves out; "
                f"full {prefill.seconds * 1e3:.1f} ms vs simplified {simplified.prefill_seconds * 1e3:.1f} ms")
     out.append(f"decode: each step also reads {middle.kv_read_bytes / 1e9:.2f} GB of KV cache at the middle "
                f"context (weights {middle.weight_bytes / 1e9:.2f} GB); full {decode.seconds_per_token * 1e3:.2f} ms "
-               f"vs simplified {simplified.decode_seconds_per_token * 1e3:.2f} ms per token")
+               f"vs simplified {simplified.decode_seconds_per_token * 1e3:.2f} ms per token; the embedding table "
+               "is not read per step (a token reads one row), which the simplified count includes")
     return out

@@ -38,8 +38,9 @@ def spec_from_config(config: dict, name: str = "model", source: str = "config.js
     for key in _TEXT_CONFIG_KEYS:
         if isinstance(config.get(key), dict):
             inner = dict(config[key])
-            # Some wrappers keep quantization/dtype/tie flags on the outer config only.
-            for carried in ("quantization_config", "torch_dtype", "tie_word_embeddings"):
+            # Some wrappers keep quantization/dtype/tie flags on the outer config only; vision_config lets an
+            # adapter that can size the vision tower report it (extra_parameters["vision"]).
+            for carried in ("quantization_config", "torch_dtype", "tie_word_embeddings", "vision_config"):
                 if carried in outer and carried not in inner:
                     inner[carried] = outer[carried]
             config = inner

@@ -77,8 +77,8 @@ def qwen_hybrid(f: Fields, model_type: str, name: str) -> ModelSpec:
     kv_heads, head_dim = f.int(*KV_HEADS, default=heads), f.int("head_dim", default=hidden // heads)
     types = f.get("layer_types", default=None)
     if types:
-        if len(types) != layers:
-            raise_field(f, "layer_types", f"has {len(types)} entries for {layers} layers")
+        if not isinstance(types, list) or len(types) != layers:
+            raise_field(f, "layer_types", f"must list one entry for each of the {layers} layers")
         kinds = ["full" if t == "full_attention" else "linear" for t in types]
     else:  # Qwen3-Next: no layer_types, the last of every `full_attention_interval` layers is full attention
         interval = f.int("full_attention_interval")
@@ -157,7 +157,7 @@ def _nemotron_moe(f: Fields, hidden: int) -> tuple:
     experts, top_k = f.int("n_routed_experts"), f.int("num_experts_per_tok")
     latent = f.int("moe_latent_size", default=0, minimum=0)
     bias = f.flag("mlp_bias")
-    shared = f.int("moe_shared_expert_intermediate_size", default=0, minimum=0) * f.int("n_shared_experts", default=1)
+    shared = f.int("moe_shared_expert_intermediate_size", default=0, minimum=0)  # one shared expert of this width
     width = latent or hidden
     parts = [Linear("router", hidden, experts, "ffn.router", quantizable=False),
              _scalar("router.e_score_correction_bias", experts, "ffn.router")]
@@ -178,8 +178,8 @@ def nemotron_h(f: Fields, model_type: str, name: str) -> ModelSpec:
     single RMSNorm. MTP (mtp_hybrid_override_pattern) is reported apart."""
     hidden, layers = f.int(*HIDDEN), f.int(*LAYERS)
     pattern = f.get("hybrid_override_pattern")
-    if len(pattern) != layers:
-        raise_field(f, "hybrid_override_pattern", f"has {len(pattern)} letters for {layers} layers")
+    if not isinstance(pattern, str) or len(pattern) != layers:
+        raise_field(f, "hybrid_override_pattern", f"must be a string of one letter for each of the {layers} layers")
     heads = f.int(*HEADS)
     head_dim = f.int("attention_head_dim", "head_dim", default=hidden // heads)
     attn_bias = f.flag("attention_bias")
@@ -231,8 +231,8 @@ def nemotron_nas(f: Fields, model_type: str, name: str) -> ModelSpec:
     hidden, heads = f.int(*HIDDEN), f.int(*HEADS)
     head_dim = f.int("head_dim", default=hidden // heads)
     blocks = f.get("block_configs")
-    if len(blocks) != f.int(*LAYERS):
-        raise_field(f, "block_configs", f"has {len(blocks)} entries for {f.int(*LAYERS)} layers")
+    if not isinstance(blocks, list) or len(blocks) != f.int(*LAYERS) or not all(isinstance(b, dict) for b in blocks):
+        raise_field(f, "block_configs", f"must list one object for each of the {f.int(*LAYERS)} layers")
     bias = f.flag("attention_bias")
     out = []
     for i, block in enumerate(blocks):
@@ -258,7 +258,10 @@ def nemotron_nas(f: Fields, model_type: str, name: str) -> ModelSpec:
                 parts.append(Linear("linear_mlp", hidden, hidden, "ffn.dense"))
                 mlp_kind = "linear"
             else:
-                parts += ffn(hidden, _ffn_mult_to_intermediate(m["ffn_mult"], hidden), bias=f.flag("mlp_bias"))
+                mult = m.get("ffn_mult")
+                if not isinstance(mult, (int, float)) or isinstance(mult, bool) or mult <= 0:
+                    raise_field(f, f"block_configs[{i}].ffn.ffn_mult", f"must be a positive number, got {mult!r}")
+                parts += ffn(hidden, _ffn_mult_to_intermediate(mult, hidden), bias=f.flag("mlp_bias"))
                 mlp_kind = "dense"
         out.append((f"{kind}+{mlp_kind}", tuple(parts)))
     return assemble(name=name, model_type=model_type, hidden=hidden, vocab=f.int("vocab_size"), layers=out,
@@ -317,12 +320,11 @@ def gemma4(f: Fields, model_type: str, name: str) -> ModelSpec:
     attention_k_eq_v, num_global_key_value_heads heads whose one k_proj serves as K and V (no v_proj). q_norm and
     k_norm per head (v_norm has no weight). Each layer runs a dense GeGLU MLP and, with enable_moe_block, an MoE
     beside it (router: proj, a scale over hidden, a per-expert scale; its input norm has no weight), with four
-    norms around attention/MLP plus three around the MoE, and a layer_scalar (a one-element buffer the checkpoint
-    stores). Tied head."""
+    norms around attention/MLP plus three around the MoE. Tied head."""
     hidden, layers, heads = f.int(*HIDDEN), f.int(*LAYERS), f.int(*HEADS)
     types = f.get("layer_types")
-    if len(types) != layers:
-        raise_field(f, "layer_types", f"has {len(types)} entries for {layers} layers")
+    if not isinstance(types, list) or len(types) != layers:
+        raise_field(f, "layer_types", f"must list one entry for each of the {layers} layers")
     if f.int("num_kv_shared_layers", default=0, minimum=0) or f.int("hidden_size_per_layer_input", default=0,
                                                                       minimum=0):
         raise_field(f, "num_kv_shared_layers / hidden_size_per_layer_input",
@@ -351,8 +353,8 @@ def gemma4(f: Fields, model_type: str, name: str) -> ModelSpec:
                       Experts("experts", experts, f.int("top_k_experts", "num_experts_per_tok"), hidden,
                               f.int("moe_intermediate_size"), "ffn.routed_experts"),
                       norm("post_feedforward_layernorm_2", hidden)]
-        parts += [norm("post_feedforward_layernorm", hidden),
-                  Vector("layer_scalar", 1, "norm", width=hidden, flops_per_element=1)]
+        # layer_scalar (one element per layer) is a buffer, not a parameter: left out, as rotary tables are.
+        parts.append(norm("post_feedforward_layernorm", hidden))
         out.append((("sliding" if sliding else "full") + ("+dense+moe" if experts else "+dense"), tuple(parts)))
     return assemble(name=name, model_type=model_type, hidden=hidden, vocab=f.int("vocab_size"), layers=out,
                     tied=f.flag("tie_word_embeddings", default=True), max_context=f.int(*MAX_CONTEXT, default=None),

@@ -309,18 +309,40 @@ def _load_hub(repo_id: str, add_special_tokens: bool) -> Tokenizer:
         raise TokenizerError(f"unknown tokenizer {repo_id!r}: not bundled ({', '.join(BUNDLED)}), not a file; "
                              "for a hub id install huggingface_hub (pip install 'inferledger[hub]')") from None
     last_error = None
-    for filename in ("tokenizer.json", "tekken.json", "tokenizer.model"):
-        try:
-            path = hf_hub_download(repo_id, filename)
-        except Exception as error:  # offline, gated, missing file: try the next file, then report
-            last_error = error
-            continue
-        tokenizer = load_tokenizer_file(Path(path), add_special_tokens)
-        tokenizer.name, tokenizer.source = repo_id, f"hub:{repo_id}/{filename}"
-        return tokenizer
+    # The local cache first (works offline), then the hub, only if its host resolves: offline, huggingface_hub
+    # would retry each file for about a minute before giving up.
+    for local_only in (True, False):
+        if not local_only and not _hub_reachable():
+            last_error = ConnectionError("hub unreachable")
+            break
+        for filename in ("tokenizer.json", "tekken.json", "tokenizer.model"):
+            try:
+                path = hf_hub_download(repo_id, filename, local_files_only=local_only)
+            except Exception as error:  # not cached, offline, gated, missing file: try the next, then report
+                last_error = error
+                continue
+            tokenizer = load_tokenizer_file(Path(path), add_special_tokens)
+            tokenizer.name, tokenizer.source = repo_id, f"hub:{repo_id}/{filename}"
+            return tokenizer
     reason = type(last_error).__name__ if last_error else "not found"
     raise TokenizerError(f"unknown tokenizer {repo_id!r}: not bundled ({', '.join(BUNDLED)}), not a file, and the "
                          f"hub gave no tokenizer file ({reason}); offline, pass a path to tokenizer.json")
+
+
+def _hub_reachable() -> bool:
+    import socket
+    from urllib.parse import urlparse
+
+    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
+        return False
+    try:
+        from huggingface_hub import constants
+
+        host = urlparse(constants.ENDPOINT).hostname or "huggingface.co"
+        socket.getaddrinfo(host, 443)
+        return True
+    except (OSError, ImportError, AttributeError):
+        return False
 
 
 @functools.lru_cache(maxsize=16)

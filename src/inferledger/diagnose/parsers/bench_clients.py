@@ -422,6 +422,10 @@ class JsonCollector:
         stripped = line.strip()
         if not stripped or stripped[0] not in "{[":
             return out
+        # '[' opens a document only as a bare '[' or before an object/array/string: '[GIN] …', '[2025-01-01 …]'
+        # and '[pid 12]' are log prefixes, not JSON.
+        if stripped[0] == "[" and len(stripped) > 1 and stripped[1:].lstrip()[:1] not in ("{", "[", '"'):
+            return out
         if (stripped[-1] in "}]" and len(stripped) > 1) and (self.wanted is None or self.wanted(stripped)):
             try:
                 out.append((line_number, json.loads(stripped), False))

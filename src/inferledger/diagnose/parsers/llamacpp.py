@@ -45,14 +45,14 @@ _INPUT_NOTE = "processed prompt tokens only; prompt-cache hits are not counted (
 
 
 def _variant(line: str) -> str:
-    if "print_timings]" in line:
-        return "server-2024"
-    if "print_timing" in line:
-        return "server"
     if "llama_perf_" in line:
         return "cli-perf"
     if "llama_print_timings" in line:
         return "cli-legacy"
+    if "print_timings]" in line:
+        return "server-2024"
+    if "print_timing" in line:
+        return "server"
     return ""
 
 
@@ -183,6 +183,8 @@ def parse(lines) -> Iterator:
         finished, request = request, None
         return finished.record() if finished is not None else None
 
+    header_labels: dict = {}  # a bare `slot print_timing: id N | task N |` line names the request that follows
+
     for line_number, line in lines:
         if table_kind:
             if line.lstrip().startswith("|"):
@@ -207,6 +209,8 @@ def parse(lines) -> Iterator:
                         yield record
                 if request is None:
                     request = _Request(line_number)
+                    request.labels.update(header_labels)
+                    header_labels = {}
                 request.fields.add(name)
                 metrics = request.metrics
                 metrics[seconds_metric] = float(match.group(2)) / 1000.0  # llama.cpp prints ms
@@ -231,6 +235,11 @@ def parse(lines) -> Iterator:
                         else:
                             request.labels[key.replace("id_", "")] = value
                 continue
+        if "print_timing" in line and line.rstrip().endswith("|"):
+            slot = _SLOT_TASK.search(line)
+            if slot:  # the timing lines that follow come unprefixed (late 2024-2025 server, §2.8)
+                header_labels = {"variant": "server", "slot": slot.group(1), "task": slot.group(2)}
+            continue
         if request is not None:
             if "graphs reused" in line:
                 match = _GRAPHS.search(line)

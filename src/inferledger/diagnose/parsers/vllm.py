@@ -46,11 +46,11 @@ _SPEC_FIELDS = {
 _PREEMPT = re.compile(r"preempted by PreemptionMode\.(\w+).*?(?:total_num_cumulative_preemption=(\d+))?$")
 _WEIGHTS = re.compile(r"(?:Loading model weights took|Model loading took) ([\d.]+) ?(MB|GB|GiB|MiB)"
                       r"(?: memory)?(?: and ([\d.]+) seconds)?")
-_BLOCKS = re.compile(r"# GPU blocks: ([\d,]+)(?:, # CPU blocks: ([\d,]+))?")
-_NUM_BLOCKS = re.compile(r"num_gpu_blocks is: ([\d,]+)")
+_BLOCKS = re.compile(r"# GPU blocks: ([\d,]*\d)(?:, # CPU blocks: ([\d,]*\d))?")
+_NUM_BLOCKS = re.compile(r"num_gpu_blocks is: ([\d,]*\d)")
 _KV_MEMORY = re.compile(r"Available KV cache memory: ([\d.]+) ?(GiB|GB|MiB|MB)")
-_KV_TOKENS = re.compile(r"GPU KV cache size: ([\d,]+) tokens")
-_MAX_CONC = re.compile(r"Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x")
+_KV_TOKENS = re.compile(r"GPU KV cache size: ([\d,]*\d) tokens")
+_MAX_CONC = re.compile(r"Maximum concurrency for ([\d,]*\d) tokens per request: ([\d.]+)x")
 _PROFILE_KV = re.compile(r"kv_cache_size=([\d.]+)(GiB|GB)")
 _SEQ_ERROR = re.compile(r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored "
                         r"in KV cache \((\d+)\)")

@@ -1,0 +1,187 @@
+"""Throughput and memory of `inferledger diagnose` on a big synthetic serving log.
+
+Builds a log in a temporary folder from the real line shapes of the samples (vLLM V0 and V1 stats lines, SGLang
+prefill/decode batch lines, each with its own timestamp advancing, plus noise lines no parser reads: access logs,
+'Added request', SGLang request dumps, Python warnings), then times the whole read + parse + diagnose path
+(`inferledger.diagnose.diagnose_files`) in a fresh process per size and reports lines/s, MB/s and peak RSS.
+Peak RSS at a quarter of the size and at the full size shows whether memory stays flat. Target: >= 100 MB/s.
+
+    python benchmarks/bench_diagnose.py                 # 1 GB (1024 MiB) and 256 MiB
+    python benchmarks/bench_diagnose.py --size-mb 64    # a quick run
+    python benchmarks/bench_diagnose.py --size-mb 64 --profile-mb 50   # plus cProfile of the full path
+
+The log is deleted when the run ends. MB here is 1e6 bytes; sizes asked for in MiB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+MiB = 2**20
+
+# Line shapes copied from the samples (FORMATS.md §2.2, §2.5); numbers and times are filled in per line.
+VLLM_V0 = ("INFO {md} {hms} metrics.py:449] Avg prompt throughput: {prompt:.1f} tokens/s, Avg generation "
+           "throughput: {gen:.1f} tokens/s, Running: {running} reqs, Swapped: 0 reqs, Pending: {waiting} reqs, "
+           "GPU KV cache usage: {kv:.1f}%, CPU KV cache usage: 0.0%.")
+VLLM_V1 = ("(APIServer pid=92107) INFO {md} {hms} [loggers.py:271] Engine 000: Avg prompt throughput: {prompt:.1f} "
+           "tokens/s, Avg generation throughput: {gen:.1f} tokens/s, Running: {running} reqs, Waiting: {waiting} "
+           "reqs, GPU KV cache usage: {kv:.1f}%, Prefix cache hit rate: {hit:.1f}%")
+SGLANG_DECODE = ("[{ymd} {hms} TP0] Decode batch, #running-req: {running}, #token: {tokens}, token usage: "
+                 "{usage:.2f}, cuda graph: True, gen throughput (token/s): {gen:.2f}, #queue-req: {waiting}")
+SGLANG_PREFILL = ("[{ymd} {hms} TP0] Prefill batch, #new-seq: 1, #new-token: {new}, #cached-token: {cached}, "
+                  "token usage: {usage:.2f}, #running-req: {running}, #queue-req: {waiting}")
+NOISE = (
+    'INFO:     10.0.0.{a}:{port} - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+    "INFO {md} {hms} engine.py:267] Added request chatcmpl-{hexid}.",
+    "[{ymd} {hms} TP0] Receive: obj=GenerateReqInput(rid='{hexid}', text=None, input_ids=[1, 2, 3], stream=True)",
+    "DEBUG {md} {hms} [core.py:431] EngineCore loop iteration {a} took {port} us",
+    "/usr/lib/python3/site-packages/torch/cuda/__init__.py:{a}: UserWarning: something about TF32 ({hexid})",
+)
+
+
+def build_log(path: str, size_bytes: int, seed: int = 0) -> int:
+    """Write about `size_bytes` of log to `path` (in 4 MiB chunks, constant memory); return the line count."""
+    rng = random.Random(seed)
+    start = time.mktime((2025, 3, 14, 2, 0, 0, 0, 0, -1))
+    written = lines = 0
+    second = 0.0
+    with open(path, "w", encoding="utf-8") as handle:
+        chunk: list = []
+        chunk_bytes = 0
+        while written < size_bytes:
+            second += 0.5
+            moment = time.localtime(start + second)
+            hms = time.strftime("%H:%M:%S", moment)
+            md = time.strftime("%m-%d", moment)
+            ymd = time.strftime("%Y-%m-%d", moment)
+            running = rng.randint(1, 512)
+            waiting = rng.choice((0, 0, 0, rng.randint(1, 100)))
+            roll = rng.random()
+            if roll < 0.2:
+                line = VLLM_V0.format(md=md, hms=hms, prompt=rng.uniform(0, 5000), gen=rng.uniform(0, 9000),
+                                      running=running, waiting=waiting, kv=rng.uniform(0, 99))
+            elif roll < 0.4:
+                line = VLLM_V1.format(md=md, hms=hms, prompt=rng.uniform(0, 5000), gen=rng.uniform(0, 9000),
+                                      running=running, waiting=waiting, kv=rng.uniform(0, 99),
+                                      hit=rng.uniform(0, 90))
+            elif roll < 0.55:
+                line = SGLANG_DECODE.format(ymd=ymd, hms=hms, running=running, tokens=running * 400,
+                                            usage=rng.random(), gen=rng.uniform(100, 9000), waiting=waiting)
+            elif roll < 0.6:
+                line = SGLANG_PREFILL.format(ymd=ymd, hms=hms, new=rng.randint(1, 8192),
+                                             cached=rng.randint(0, 8192), usage=rng.random(), running=running,
+                                             waiting=waiting)
+            else:
+                line = rng.choice(NOISE).format(a=rng.randint(1, 254), port=rng.randint(1024, 65535), md=md,
+                                                hms=hms, ymd=ymd, hexid=f"{rng.getrandbits(64):016x}")
+            chunk.append(line)
+            chunk_bytes += len(line) + 1
+            if chunk_bytes >= 4 * MiB:
+                handle.write("\n".join(chunk) + "\n")
+                written += chunk_bytes
+                lines += len(chunk)
+                chunk, chunk_bytes = [], 0
+        if chunk:
+            handle.write("\n".join(chunk) + "\n")
+            lines += len(chunk)
+    return lines
+
+
+def worker(path: str, profile: bool) -> dict:
+    """Run the full diagnose path once on `path` in this (fresh) process; report time and peak RSS."""
+    from inferledger.diagnose import diagnose_files
+
+    size = os.path.getsize(path)
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+    began = time.perf_counter()
+    diagnosis = diagnose_files([path])
+    seconds = time.perf_counter() - began
+    if profiler is not None:
+        import io
+        import pstats
+
+        profiler.disable()
+        text = io.StringIO()
+        pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(18)
+        sys.stderr.write(text.getvalue())
+    # ru_maxrss is KiB on Linux, bytes on macOS.
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+    document = diagnosis.to_dict() if hasattr(diagnosis, "to_dict") else {}
+    return {"bytes": size, "seconds": seconds, "peak_rss_bytes": peak, "verdict": document.get("verdict")}
+
+
+def run_worker(path: str, profile: bool = False) -> dict:
+    command = [sys.executable, __file__, "--worker", path] + (["--profile"] if profile else [])
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise SystemExit(f"worker failed on {path}:\n{result.stderr[-2000:]}")
+    if profile:
+        sys.stdout.write(result.stderr)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size-mb", type=int, default=1024, help="log size in MiB (default 1024 = 1 GiB)")
+    parser.add_argument("--small-mb", type=int, default=0,
+                        help="second, smaller size for the memory comparison (default: a quarter of --size-mb)")
+    parser.add_argument("--profile-mb", type=int, default=0, help="also cProfile the full path on a log this big")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.profile)))
+        return 0
+
+    small_mb = args.small_mb or max(args.size_mb // 4, 1)
+    folder = tempfile.mkdtemp(prefix="inferledger-bench-")
+    try:
+        print(f"machine: {platform.machine()} {platform.processor() or ''} {os.cpu_count()} CPUs, "
+              f"Python {platform.python_version()}")
+        rows = []
+        for size_mb in (small_mb, args.size_mb):
+            path = os.path.join(folder, f"synthetic-{size_mb}MiB.log")
+            began = time.perf_counter()
+            lines = build_log(path, size_mb * MiB)
+            built = time.perf_counter() - began
+            result = run_worker(path)
+            result["lines"] = lines
+            rows.append(result)
+            print(f"{result['bytes'] / 1e6:9.1f} MB  {lines:>11,} lines  built in {built:5.1f} s  "
+                  f"diagnosed in {result['seconds']:6.2f} s  {result['bytes'] / 1e6 / result['seconds']:7.1f} MB/s  "
+                  f"{lines / result['seconds']:>10,.0f} lines/s  peak RSS {result['peak_rss_bytes'] / 1e6:7.1f} MB  "
+                  f"verdict {result['verdict']}")
+            os.remove(path)
+        small, big = rows
+        print(f"size ratio {big['bytes'] / small['bytes']:.2f}x -> peak RSS ratio "
+              f"{big['peak_rss_bytes'] / small['peak_rss_bytes']:.2f}x (1.00 = flat memory)")
+        speed = big["bytes"] / 1e6 / big["seconds"]
+        print(f"throughput {speed:.1f} MB/s vs target 100 MB/s: ratio {speed / 100:.2f}")
+        if args.profile_mb:
+            path = os.path.join(folder, f"profile-{args.profile_mb}MiB.log")
+            build_log(path, args.profile_mb * MiB, seed=1)
+            print(f"\ncProfile of the full path on {args.profile_mb} MiB (top functions by own time):")
+            run_worker(path, profile=True)
+            os.remove(path)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,227 @@
+"""The log against the request ledger (item 3): what the hardware could do for this model and workload, what the
+log shows, and what to change with the expected gain.
+
+* decode: achieved bandwidth = ledger bytes per decode step ÷ observed seconds per step, as a fraction of the
+  card's bandwidth (FORMATS.md §4.2: decode step ≥ (weights + KV read) ÷ bandwidth);
+* prefill: achieved FLOP/s = observed prompt tokens/s × ledger FLOPs per prompt token, as a fraction of the dense
+  peak; above the peak is impossible and is flagged as a measurement artefact (§1.12), not diagnosed;
+* KV capacity: the tokens the log says the cache holds vs what the ledger's memory account computes.
+
+The workload shape (ISL, OSL, batch) comes from the log when it says (request token counts, benchmark means,
+running requests); otherwise ISL 1024 / OSL 256 is assumed and said so.
+"""
+
+from __future__ import annotations
+
+from inferledger.diagnose.diagnosis import Accumulator, Evidence, Finding
+
+DEFAULT_ISL = 1024
+DEFAULT_OSL = 256
+IMPOSSIBLE_FRACTION = 1.2  # above 120 % of peak is a measurement artefact, not fast hardware (margin for peaks)
+LOW_FRACTION = 0.3  # below 30 % of the bandwidth roofline the engine, not the hardware, limits decode
+
+
+def _shape(acc: Accumulator) -> tuple[int, int, int, list[str]]:
+    """ISL, OSL, batch and notes on where each came from."""
+    notes = []
+    isl = osl = None
+    batch = None
+    requests = acc.requests
+    if "input_tokens" in requests and requests["input_tokens"].count:
+        isl = requests["input_tokens"].mean
+    if "output_tokens" in requests and requests["output_tokens"].count:
+        osl = requests["output_tokens"].mean
+    for record, _file in acc.summaries:
+        metrics = record.metrics
+        completed = metrics.get("completed_requests")
+        if isl is None:
+            isl = metrics.get("mean_input_tokens") or (
+                metrics["total_input_tokens"] / completed if completed and metrics.get("total_input_tokens") else None)
+        if osl is None:
+            osl = metrics.get("mean_output_tokens") or (
+                metrics["total_output_tokens"] / completed if completed and metrics.get("total_output_tokens")
+                else None)
+        if batch is None:
+            batch = metrics.get("max_concurrency") or metrics.get("mean_concurrency")
+    running = acc.interval.get("running_requests")
+    if batch is None and running is not None and running.count and running.high > 0:
+        busy = [value for value in (running.mean,) if value]
+        batch = busy[0] if busy else running.high
+        used = acc.interval.get("kv_cache_used_tokens")
+        if isl is None and used is not None and used.count and running.mean:
+            # SGLang #token is KV tokens in use: ÷ running requests = the mean context per request.
+            isl = used.mean / running.mean
+            notes.append(f"context per request {isl:,.0f} tokens from KV tokens in use ÷ running requests")
+    if isl is None:
+        isl = DEFAULT_ISL
+        notes.append(f"input length not in the log: ISL {DEFAULT_ISL} assumed")
+    if osl is None:
+        osl = DEFAULT_OSL
+        notes.append(f"output length not in the log: OSL {DEFAULT_OSL} assumed")
+    if batch is None:
+        batch = 1
+        notes.append("batch 1 assumed (the log shows no concurrency)")
+    return max(1, round(isl)), max(1, round(osl)), max(1, round(batch)), notes
+
+
+def _observed_decode(acc: Accumulator) -> tuple[float | None, str]:
+    """Observed seconds per decode step (one token per running stream) and where it came from."""
+    tpot = acc.requests.get("tpot_seconds")
+    if tpot is not None and tpot.count and not acc.labels.get("tpot_includes_prefill"):
+        return tpot.mean, "mean TPOT of the requests"
+    for record, _file in acc.summaries:
+        value = record.metrics.get("tpot_seconds_mean") or record.metrics.get("tpot_seconds_median")
+        if value:
+            return value, f"mean TPOT of {record.labels.get('tool', record.source)}"
+    if acc.per_stream.count and acc.per_stream.mean:
+        return 1 / acc.per_stream.mean, "generation tok/s ÷ running requests in the stats windows"
+    generation = acc.requests.get("generation_tokens_per_second")
+    if generation is not None and generation.count and generation.mean:
+        return 1 / generation.mean, "request generation rate"
+    if tpot is not None and tpot.count:
+        return tpot.mean, "time_per_token (includes prefill, §1.6)"
+    return None, ""
+
+
+def _observed_prefill(acc: Accumulator) -> tuple[float | None, str]:
+    """Observed prompt tokens per second while prefilling, and where it came from."""
+    rate = acc.requests.get("prompt_tokens_per_second")
+    tokens = acc.requests.get("input_tokens")
+    if rate is not None and rate.count and (tokens is None or tokens.mean > 20):
+        return rate.high, "request prompt-eval rate (highest)"
+    prompt = acc.interval.get("prompt_tokens_per_second")
+    if prompt is not None and prompt.count and prompt.high > 0:
+        return prompt.high, "highest prompt throughput of the stats windows (an average over the window)"
+    return None, ""
+
+
+def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str = "bf16",
+            kv_precision: str | None = None) -> tuple[dict, list, list]:
+    """(roofline section, extra findings, advice) for the diagnosis."""
+    if not model or not gpu:
+        missing = "--gpu" if model else "--model"
+        return {"error": f"the roofline comparison needs both --model and --gpu ({missing} missing)",
+                "lines": [f"skipped: {missing} missing"]}, [], []
+    from inferledger.hardware import find_accelerator
+    from inferledger.ledger.request import request_account
+    from inferledger.model import load_model
+
+    spec = load_model(model)
+    accelerator = find_accelerator(gpu)
+    isl, osl, batch, notes = _shape(acc)
+    account = request_account(spec, accelerator, isl=isl, osl=osl, batch=batch, precision=precision,
+                              kv_precision=kv_precision)
+    bandwidth = accelerator.memory_bandwidth_bytes_per_second
+    dtype = precision if accelerator.peak_flops_per_second(precision) else "bf16"
+    peak = accelerator.peak_flops_per_second(dtype) or accelerator.peak_flops_per_second("bf16")
+    section = {"model": account.model, "accelerator": account.accelerator, "precision": account.weights,
+               "kv_precision": account.kv, "isl": isl, "osl": osl, "batch": batch, "assumptions": notes,
+               "ledger_decode_seconds_per_token": account.decode.seconds_per_token,
+               "ledger_decode_bytes_per_step": account.decode.bytes_per_step,
+               "ledger_prefill_seconds": account.prefill.seconds,
+               "card_bandwidth_bytes_per_second": bandwidth, "card_peak_flops_per_second": peak}
+    lines = [f"{account.model} on {account.accelerator} ({account.weights} weights, {account.kv} KV), "
+             f"ISL {isl}, OSL {osl}, batch {batch}" + (f" [{'; '.join(notes)}]" if notes else "")]
+    findings: list[Finding] = []
+    advice: list[str] = []
+
+    step, step_source = _observed_decode(acc)
+    if step:
+        achieved = account.decode.bytes_per_step / step
+        fraction = achieved / bandwidth
+        speed_fraction = account.decode.seconds_per_token / step
+        section.update(observed_decode_seconds_per_token=step, decode_source=step_source,
+                       achieved_decode_bandwidth_bytes_per_second=achieved, decode_bandwidth_fraction=fraction,
+                       decode_roofline_fraction=speed_fraction)
+        lines.append(f"decode: {step * 1e3:.2f} ms/token observed ({step_source}) vs {account.decode.seconds_per_token * 1e3:.2f} "
+                     f"ms ledger floor ({account.decode.bound}-bound); {account.decode.bytes_per_step / 1e9:.2f} GB "
+                     f"per step → {achieved / 1e9:.0f} GB/s = {fraction:.0%} of {bandwidth / 1e9:.0f} GB/s")
+        if speed_fraction > IMPOSSIBLE_FRACTION:
+            findings.append(Finding("measurement-artifact", 0.7, [Evidence(
+                "measurement-artifact", f"decode {step * 1e3:.2f} ms/token is faster than the ledger's floor "
+                f"{account.decode.seconds_per_token * 1e3:.2f} ms for {account.model} on {account.accelerator}: "
+                "wrong model/GPU, speculative decoding, or a broken measurement", {"decode_roofline_fraction":
+                                                                                    speed_fraction})]))
+        elif speed_fraction < LOW_FRACTION:
+            advice.append(f"decode runs at {speed_fraction:.0%} of the roofline: the engine, not the memory "
+                          "bandwidth, limits it (CUDA graphs off, CPU offload, small kernels, or host overhead)")
+        else:
+            faster = request_account(spec, accelerator, isl=isl, osl=osl, batch=batch, precision="fp8",
+                                     kv_precision=kv_precision or account.kv)
+            gain = account.decode.seconds_per_token / faster.decode.seconds_per_token
+            advice.append(f"decode is near the bandwidth roofline ({speed_fraction:.0%}); fp8 weights would cut the "
+                          f"floor to {faster.decode.seconds_per_token * 1e3:.2f} ms/token (×{gain:.2f} faster); "
+                          "speculative decoding or a higher-bandwidth GPU are the other levers")
+
+    rate, rate_source = _observed_prefill(acc)
+    if rate:
+        flops_per_token = account.prefill.flops / max(1, isl * batch)
+        achieved_flops = rate * flops_per_token
+        fraction = achieved_flops / peak if peak else None
+        section.update(observed_prompt_tokens_per_second=rate, prefill_source=rate_source,
+                       achieved_prefill_flops_per_second=achieved_flops, prefill_peak_fraction=fraction)
+        if fraction is not None:
+            lines.append(f"prefill: {rate:,.0f} prompt tok/s ({rate_source}) × {flops_per_token / 1e9:.1f} GFLOP/token "
+                         f"= {achieved_flops / 1e12:.1f} TFLOP/s = {fraction:.0%} of the {dtype} peak "
+                         f"{peak / 1e12:.0f} TFLOP/s")
+            if fraction > IMPOSSIBLE_FRACTION:
+                findings.append(Finding("measurement-artifact", 0.85, [Evidence(
+                    "measurement-artifact", f"prompt rate {rate:,.0f} tok/s needs {achieved_flops / 1e12:.0f} TFLOP/s, "
+                    f"{fraction:.1f}× the card's peak: impossible, so the prompt was not all computed (prefix cache) "
+                    "or not all timed (§1.12)", {"prefill_peak_fraction": fraction})]))
+
+    memory = account.memory
+    if memory is not None:
+        section.update(ledger_kv_tokens_capacity=memory.kv_tokens_capacity,
+                       ledger_kv_bytes_per_token=memory.kv_bytes_per_token,
+                       ledger_max_concurrency=memory.max_concurrency, ledger_context_tokens=memory.context_tokens)
+        logged = acc.capacity.get("kv_cache_tokens")
+        if logged is None and "gpu_blocks" in acc.capacity:
+            logged = (acc.capacity["gpu_blocks"][0] * acc.capacity.get("block_size_tokens", (16,))[0],)
+        text = (f"KV: ledger {memory.kv_bytes_per_token / 1e3:.1f} kB/token, {memory.kv_tokens_capacity:,} tokens fit "
+                f"({memory.max_concurrency} requests of {memory.context_tokens} tokens)")
+        if logged:
+            section["log_kv_tokens"] = logged[0]
+            ratio = logged[0] / memory.kv_tokens_capacity if memory.kv_tokens_capacity else None
+            section["log_vs_ledger_kv_ratio"] = ratio
+            text += f"; the log says {logged[0]:,.0f} tokens"
+            if ratio is not None:
+                text += f" ({ratio:.0%} of the ledger's)"
+        lines.append(text)
+        if memory.kv_bytes_per_token:
+            cheaper = request_account(spec, accelerator, isl=isl, osl=osl, batch=batch, precision=precision,
+                                      kv_precision="fp8")
+            if cheaper.memory is not None and cheaper.memory.kv_tokens_capacity > memory.kv_tokens_capacity:
+                section["ledger_kv_tokens_capacity_fp8_kv"] = cheaper.memory.kv_tokens_capacity
+                kv_advice = (f"fp8 KV cache: {cheaper.memory.kv_tokens_capacity:,} tokens instead of "
+                             f"{memory.kv_tokens_capacity:,} (×{cheaper.memory.kv_tokens_capacity / max(1, memory.kv_tokens_capacity):.2f}), "
+                             f"{cheaper.memory.max_concurrency} requests of {memory.context_tokens} tokens instead of "
+                             f"{memory.max_concurrency}")
+                section["kv_advice"] = kv_advice
+    section["lines"] = lines
+    return section, findings, advice
+
+
+def advice_for(verdict: str, section: dict | None) -> list[str]:
+    """What to change for a verdict, with the ledger's expected gain where the section has it."""
+    kv_advice = (section or {}).get("kv_advice")
+    if verdict == "kv-capacity":
+        tips = ["give the KV cache more memory (raise gpu_memory_utilization / --mem-fraction-static, shorter "
+                "max_model_len) or shard the model over more GPUs (tensor parallel frees weight memory for KV)"]
+        if kv_advice:
+            tips.insert(0, "lower KV precision — " + kv_advice)
+        return tips
+    if verdict == "queueing":
+        tips = ["add replicas (or cap the request rate): the queue grows because arrivals exceed what one server "
+                "completes"]
+        if kv_advice:
+            tips.append("if the queue forms at high KV usage, fp8 KV admits more requests — " + kv_advice)
+        return tips
+    if verdict == "prefill-bound":
+        return ["enable chunked prefill / lower the per-step token budget (vLLM --max-num-batched-tokens, SGLang "
+                "--chunked-prefill-size) so prefills stop starving decode",
+                "enable prefix caching for shared prompts, or separate prefill and decode (disaggregated serving)"]
+    if verdict == "decode-bound":
+        return ["batch more requests per step (decode reads the weights once per step for the whole batch)",
+                "lower weight precision (fp8/int4) or use speculative decoding to cut bytes per generated token"]
+    return []

@@ -1,0 +1,105 @@
+"""Bad input gets one clear line on stderr, exit status 1 and no traceback; nothing the user gave is changed.
+Each case names what is wrong; the expected fragments are the facts of the input (the file, the field)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inferledger.errors import InferledgerError
+from inferledger.model import spec_from_config
+
+
+def cli(*args):
+    result = subprocess.run([sys.executable, "-m", "inferledger", *map(str, args)], capture_output=True, text=True)
+    return result.returncode, result.stdout, result.stderr
+
+
+def one_line_error(code, stderr, *fragments):
+    assert code == 1
+    assert "Traceback" not in stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_missing_file(tmp_path):
+    code, _, err = cli("model", tmp_path / "nope.json")
+    one_line_error(code, err, "no such file")
+
+
+def test_malformed_json(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text('{"model_type": "llama", ')
+    before = path.read_bytes()
+    code, _, err = cli("model", path)
+    one_line_error(code, err, "malformed JSON", "line 1")
+    assert path.read_bytes() == before
+
+
+def test_unknown_model_type_lists_supported(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "t5"}))
+    code, _, err = cli("model", tmp_path)
+    one_line_error(code, err, "unsupported model_type 't5'", "llama")
+
+
+def test_missing_field_is_named(tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4}))
+    code, _, err = cli("model", path)
+    one_line_error(code, err, "num_hidden_layers", str(path))
+
+
+def test_absurd_value(tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"model_type": "llama", "hidden_size": -64, "num_attention_heads": 4,
+                                "num_hidden_layers": 2, "vocab_size": 10, "intermediate_size": 8}))
+    code, _, err = cli("model", path)
+    one_line_error(code, err, "hidden_size", "out of range")
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("--isl", "0"), "--isl"), (("--osl", "-5"), "--osl"), (("--batch", "0"), "--batch"),
+])
+def test_bad_workload(args, fragment):
+    code, _, err = cli("request", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100", *args)
+    one_line_error(code, err, fragment)
+
+
+def test_unknown_accelerator_lists_close_names():
+    code, _, err = cli("request", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "h1000")
+    one_line_error(code, err, "h1")
+
+
+def test_context_beyond_the_models_maximum_warns_not_crashes():
+    code, out, err = cli("request", "--model", "meta-llama/Llama-2-7b-hf", "--gpu", "a100-sxm-80gb",
+                         "--isl", "8192", "--osl", "128", "--json")
+    assert code == 0
+    assert "exceeds the model's maximum 4096" in json.loads(out)["warnings"][0]
+
+
+def test_unknown_precision():
+    code, _, err = cli("model", "meta-llama/Llama-3.1-8B", "--precision", "int3")
+    one_line_error(code, err, "unknown precision 'int3'")
+
+
+VALUES = st.one_of(st.none(), st.booleans(), st.integers(-10, 10**12), st.floats(allow_nan=True),
+                   st.text(max_size=5), st.lists(st.integers(-2, 5), max_size=4))
+KEYS = ["hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim",
+        "intermediate_size", "vocab_size", "num_local_experts", "num_experts_per_tok", "sliding_window",
+        "layer_types", "tie_word_embeddings", "max_position_embeddings", "kv_lora_rank", "q_lora_rank"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["llama", "mixtral", "qwen3_moe", "gpt2", "falcon", "deepseek_v3", "gemma2", "gpt_oss",
+                        "phi3"]), st.dictionaries(st.sampled_from(KEYS), VALUES))
+def test_fuzzed_configs_raise_only_typed_errors(model_type, fields):
+    try:
+        spec_from_config({"model_type": model_type, **fields})
+    except InferledgerError:
+        pass
