@@ -3,10 +3,9 @@ more context never costs less; batch raises decode throughput while the step sta
 precision never reads more bytes. These follow from the roofline (every row's time is non-decreasing in its
 FLOPs and bytes), so a counter-example is a bug in the rows."""
 
-from functools import lru_cache
+from functools import cache
 
 import pytest
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +20,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:context .* exceeds")
 GPUS = ["h100-sxm", "a100-sxm-80gb", "l40s"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def spec(name):
     return load_model(name)
 
