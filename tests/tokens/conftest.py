@@ -21,14 +21,8 @@ def english_text() -> str:
 
 @pytest.fixture(scope="session")
 def bundled():
-    """bundled(name): the bundled tokenizer, or skip when the [tokens] extra is not installed."""
-    from inferledger.errors import TokenizerError
+    """bundled(name): a bundled tokenizer. No skip when the [tokens] extra is missing: the test extra installs it,
+    and offline bundled tokenizers are a promise of the README's install, so their absence must fail."""
     from inferledger.tokens.loading import load_tokenizer
 
-    def load(name: str):
-        try:
-            return load_tokenizer(name)
-        except TokenizerError as error:
-            pytest.skip(f"{name}: {error}")
-
-    return load
+    return load_tokenizer

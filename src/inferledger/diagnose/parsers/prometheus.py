@@ -80,7 +80,10 @@ _HISTOGRAMS = {
 
 
 def _is_sample(line: str) -> bool:
-    return bool(line) and line[0] != "#" and _SAMPLE.match(line) is not None
+    if not line or line[0] == "#":
+        return False
+    match = _SAMPLE.match(line)
+    return match is not None and _value(match.group(3)) is not None
 
 
 def sniff(head: str) -> float:
@@ -101,7 +104,8 @@ def sniff(head: str) -> float:
     if samples == 0:
         return 0.0
     share = (samples + known) / (2 * considered)
-    return min(0.95, 0.3 + share) if known else min(0.5, share)
+    # Without a HELP/TYPE line or a known engine prefix, `name value` lines are too common to claim the file.
+    return min(0.95, 0.3 + share) if known else min(0.25, share)
 
 
 def _base_name(name: str) -> str:

@@ -1,0 +1,221 @@
+"""Reading damaged and bad input (FORMATS.md §1.13): cleaning, detection, line-by-line reports, never a crash.
+
+Each damaged variant is built in the test from a real sample line (tests/fixtures/logs) with the damage the
+section lists: ANSI colour codes (raw and rendered `#033[..m`), Docker RFC3339 / compose / journald prefixes,
+CR line ends, terminal hard-wraps inside a word, two records glued on one line, a `$`-truncated line, gzip.
+Bad input (binary, empty, unknown format, truncated JSON) raises LogFormatError with one line.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from inferledger.diagnose import diagnose_files
+from inferledger.diagnose.parsers import prometheus, sglang, trtllm_metrics, vllm
+from inferledger.diagnose.read import LogFile, clean_line, detect_formats, iter_records
+from inferledger.diagnose.records import Record, Skipped
+from inferledger.errors import LogFormatError
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
+
+
+def sample_lines(name: str) -> list[str]:
+    # Line 1 of every sample is its `# source:` note; the log starts on line 2.
+    return (FIXTURES / name).read_text(encoding="utf-8").split("\n")[1:]
+
+
+V0_LINE = sample_lines("vllm__v06-single-request-decode.txt")[0]
+V1_LINE = sample_lines("vllm__v1-single-line-prefill-heavy.txt")[0]
+SGLANG_LINE = sample_lines("sglang__2026-decode-cuda-graph-small-batch.txt")[0]
+
+
+def parse(module, lines):
+    items = list(module.parse(enumerate(lines, 1)))
+    return ([item for item in items if isinstance(item, Record)], [item for item in items if isinstance(item, Skipped)])
+
+
+def read(path):
+    log = LogFile.open(path)
+    records = list(iter_records(log, detect_formats(log)))
+    return log, records
+
+
+# -- cleaning ------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("damaged", [
+    "\x1b[32mINFO\x1b[0m " + V0_LINE[5:],  # raw ANSI colour
+    "#033[2m" + V0_LINE + "#033[0m",  # ANSI rendered by a log shipper (TGI via CloudWatch)
+    "2026-05-12T08:01:39.331095044Z " + V0_LINE,  # docker --timestamps
+    "vllm-1  | " + V0_LINE,  # docker compose
+    "May 12 08:01:39 gpu-host vllm[1234]: " + V0_LINE,  # journald
+    "[pod/vllm-0/vllm] " + V0_LINE,  # kubectl logs --prefix
+    V0_LINE + "\r",  # CRLF
+])
+def test_prefixes_and_colour_are_cleaned(damaged):
+    assert clean_line(damaged) == V0_LINE
+
+
+def test_sglang_timestamp_is_not_mistaken_for_a_prefix():
+    assert clean_line(SGLANG_LINE) == SGLANG_LINE
+    assert clean_line("| model | size | params |") == "| model | size | params |"
+
+
+def test_damaged_vllm_file_reads_like_the_clean_one(tmp_path):
+    path = tmp_path / "damaged.log"
+    path.write_bytes(("\x1b[32m2026-05-12T08:01:39Z " + V0_LINE + "\x1b[0m\r\n" + "garbage line\r\n"
+                      + "2026-05-12T08:01:44Z " + V0_LINE + "\r\n").encode())
+    log, records = read(path)
+    assert [record.metrics["generation_tokens_per_second"] for record in records] == [41.7, 41.7]
+    assert log.skipped == 0
+
+
+# -- line damage ------------------------------------------------------------------------------------------------------
+def test_hard_wrapped_stats_line_is_joined():
+    cut = V1_LINE.index("Waiting") + 3  # `Wai\nting: 4 reqs` : a terminal wrap inside a word
+    records, skipped = parse(vllm, [V1_LINE[:cut], V1_LINE[cut:]])
+    assert not skipped
+    (record,) = records
+    assert record.metrics["waiting_requests"] == 4
+    assert record.metrics["kv_cache_usage_fraction"] == pytest.approx(0.579)
+
+
+def test_glued_stats_lines_give_two_records():
+    second = V0_LINE.replace("41.7 tokens/s", "12.5 tokens/s")
+    records, skipped = parse(vllm, [V0_LINE + second])
+    assert [record.metrics["generation_tokens_per_second"] for record in records] == [41.7, 12.5]
+    assert not skipped
+
+
+def test_truncated_stats_line_is_reported_not_raised():
+    cut = V0_LINE[: V0_LINE.index("GPU KV cache")] + "GPU KV ca$"
+    records, skipped = parse(vllm, [cut, V0_LINE])
+    assert len(records) == 1
+    assert [item.line_number for item in skipped] == [1]
+    assert "KV cache" in skipped[0].reason
+
+
+def test_truncated_sglang_line_is_reported():
+    records, skipped = parse(sglang, ["[2026-04-08 14:05:21 TP0] Decode batch, #running-req: $", SGLANG_LINE])
+    assert len(records) == 1 and len(skipped) == 1
+
+
+def test_per_rank_duplicate_events_count_once(tmp_path):
+    # §1.10: the same OOM printed by every TP rank is one event.
+    lines = [f"[2025-03-14 02:16:14 TP{rank}] Decode out of memory happened. #retracted_reqs: 3, "
+             "#new_token_ratio: 0.5 -> 0.8" for rank in range(8)]
+    path = tmp_path / "oom.log"
+    path.write_text("\n".join(lines) + "\n" + SGLANG_LINE + "\n")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "kv-capacity"
+    assert diagnosis.events["retractions"] == 3
+    assert diagnosis.events["oom"] == 1
+
+
+def test_vllm_timestamps_without_year_and_custom_format():
+    records, _ = parse(vllm, [V0_LINE, "INFO 2025-11-07 17:18:00.203 metrics.py:278] " + V0_LINE.split("] ", 1)[1]])
+    assert records[0].labels["timestamp_year_assumed"] is True
+    assert "timestamp_year_assumed" not in records[1].labels
+    # 2025-11-07 17:18:00.203 UTC
+    assert records[1].timestamp_seconds == pytest.approx(1762535880.203)
+
+
+def test_gzip_log_is_read(tmp_path):
+    path = tmp_path / "server.log.gz"
+    with gzip.open(path, "wt") as handle:
+        handle.write("\n".join(sample_lines("vllm__v06-single-request-decode.txt")))
+    _, records = read(path)
+    assert len(records) == 6
+
+
+# -- bad input ------------------------------------------------------------------------------------------------------
+def one_line_error(path) -> str:
+    with pytest.raises(LogFormatError) as caught:
+        diagnose_files([path])
+    message = str(caught.value)
+    assert "\n" not in message
+    return message
+
+
+def test_empty_file(tmp_path):
+    path = tmp_path / "empty.log"
+    path.write_text("\n\n  \n")
+    assert "empty" in one_line_error(path)
+
+
+def test_binary_file(tmp_path):
+    path = tmp_path / "model.bin"
+    path.write_bytes(bytes(range(256)) * 64)
+    assert "binary" in one_line_error(path)
+
+
+def test_unknown_format_lists_what_was_expected(tmp_path):
+    path = tmp_path / "app.log"
+    path.write_text("hello world\nGET /health 200\n" * 10)
+    message = one_line_error(path)
+    assert "no known log format" in message and "vllm" in message and "sglang" in message
+
+
+def test_missing_file_and_folder(tmp_path):
+    assert "no such file" in one_line_error(tmp_path / "nope.log")
+    assert "folder" in one_line_error(tmp_path)
+
+
+def test_truncated_trtllm_json(tmp_path):
+    text = (FIXTURES / "trtllm__serve-metrics-endpoint-trt-backend-json.txt").read_text().split("\n")[1]
+    path = tmp_path / "metrics.json"
+    path.write_text(text[: len(text) // 2])
+    message = one_line_error(path)
+    assert "no line could be read" in message and "JSON" in message
+
+
+def test_trtllm_json_array_over_several_lines():
+    text = (FIXTURES / "trtllm__serve-metrics-endpoint-trt-backend-json.txt").read_text().split("\n")[1]
+    obj = text.rstrip(",")
+    records, skipped = parse(trtllm_metrics, ["[", obj + ",", obj.replace('"iter":60', '"iter":61'), "]"])
+    assert [record.labels["iteration"] for record in records if record.kind == "interval"] == [60, 61]
+    assert not skipped
+
+
+def test_some_files_unreadable_others_fine(tmp_path):
+    empty = tmp_path / "empty.log"
+    empty.write_text("")
+    diagnosis = diagnose_files([empty, FIXTURES / "vllm__v06-single-request-decode.txt"])
+    assert diagnosis.verdict == "healthy"
+    assert any("empty" in note for note in diagnosis.notes)
+
+
+def test_prometheus_bad_value_is_skipped():
+    records, skipped = parse(prometheus, ["vllm:num_requests_running{model_name=\"m\"} 3",
+                                          "vllm:num_requests_waiting{model_name=\"m\"} abc"])
+    assert records[0].metrics["running_requests"] == 3
+    assert len(skipped) == 1
+
+
+def test_prometheus_histogram_quantiles_and_mean():
+    lines = ['vllm:time_to_first_token_seconds_bucket{le="0.1"} 50',
+             'vllm:time_to_first_token_seconds_bucket{le="1.0"} 90',
+             'vllm:time_to_first_token_seconds_bucket{le="+Inf"} 100',
+             "vllm:time_to_first_token_seconds_sum 30.0", "vllm:time_to_first_token_seconds_count 100",
+             'vllm:num_requests_waiting{engine="0"} 2', 'vllm:num_requests_waiting{engine="1"} 3']
+    records, _ = parse(prometheus, lines)
+    summary = next(record for record in records if record.kind == "summary")
+    assert summary.metrics["ttft_seconds_mean"] == pytest.approx(0.3)  # 30 s / 100 requests
+    assert summary.metrics["ttft_seconds_median"] == pytest.approx(0.1)  # rank 50 is the top of the first bucket
+    # rank 90 is the top of the 1.0 bucket
+    assert summary.metrics["ttft_seconds_p90"] == pytest.approx(1.0)
+    gauges = next(record for record in records if record.kind == "interval")
+    assert gauges.metrics["waiting_requests"] == 5  # two data-parallel engines add up
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(max_size=200), max_size=20))
+def test_parsers_never_raise_on_arbitrary_lines(lines):
+    mutated = lines + [V0_LINE[: len(V0_LINE) // 2], SGLANG_LINE[:40], '{"iterLatencyMS": ', "vllm:x{le=\"a\"} 1"]
+    for module in (vllm, sglang, prometheus, trtllm_metrics):
+        list(module.parse(enumerate(mutated, 1)))
+    for line in mutated:
+        clean_line(line)
