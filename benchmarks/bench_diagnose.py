@@ -49,8 +49,12 @@ NOISE = (
 )
 
 
-def build_log(path: str, size_bytes: int, seed: int = 0) -> int:
-    """Write about `size_bytes` of log to `path` (in 4 MiB chunks, constant memory); return the line count."""
+def build_log(path: str, size_bytes: int, seed: int = 0, stats_share: float = 0.1) -> int:
+    """Write about `size_bytes` of log to `path` (in 4 MiB chunks, constant memory); return the line count.
+
+    `stats_share` of the lines are engine stats lines (a third each vLLM V0, vLLM V1, SGLang decode/prefill),
+    the rest noise. Real logs range from ~0.1 % (a vLLM server behind a busy access log: one stats line per
+    5-10 s) to over half (SGLang logs a Prefill line per prefill batch and a Decode line per 40 steps)."""
     rng = random.Random(seed)
     start = time.mktime((2025, 3, 14, 2, 0, 0, 0, 0, -1))
     written = lines = 0
@@ -66,18 +70,18 @@ def build_log(path: str, size_bytes: int, seed: int = 0) -> int:
             ymd = time.strftime("%Y-%m-%d", moment)
             running = rng.randint(1, 512)
             waiting = rng.choice((0, 0, 0, rng.randint(1, 100)))
-            roll = rng.random()
-            if roll < 0.2:
+            roll = rng.random() / stats_share  # < 1 for a stats line: [0, 1/3) V0, [1/3, 2/3) V1, then SGLang
+            if roll < 1 / 3:
                 line = VLLM_V0.format(md=md, hms=hms, prompt=rng.uniform(0, 5000), gen=rng.uniform(0, 9000),
                                       running=running, waiting=waiting, kv=rng.uniform(0, 99))
-            elif roll < 0.4:
+            elif roll < 2 / 3:
                 line = VLLM_V1.format(md=md, hms=hms, prompt=rng.uniform(0, 5000), gen=rng.uniform(0, 9000),
                                       running=running, waiting=waiting, kv=rng.uniform(0, 99),
                                       hit=rng.uniform(0, 90))
-            elif roll < 0.55:
+            elif roll < 0.92:
                 line = SGLANG_DECODE.format(ymd=ymd, hms=hms, running=running, tokens=running * 400,
                                             usage=rng.random(), gen=rng.uniform(100, 9000), waiting=waiting)
-            elif roll < 0.6:
+            elif roll < 1:
                 line = SGLANG_PREFILL.format(ymd=ymd, hms=hms, new=rng.randint(1, 8192),
                                              cached=rng.randint(0, 8192), usage=rng.random(), running=running,
                                              waiting=waiting)
@@ -141,6 +145,8 @@ def main() -> int:
     parser.add_argument("--small-mb", type=int, default=0,
                         help="second, smaller size for the memory comparison (default: a quarter of --size-mb)")
     parser.add_argument("--profile-mb", type=int, default=0, help="also cProfile the full path on a log this big")
+    parser.add_argument("--stats-share", type=float, default=0.1,
+                        help="fraction of lines that are engine stats lines, the rest noise (default 0.1)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -152,12 +158,12 @@ def main() -> int:
     folder = tempfile.mkdtemp(prefix="inferledger-bench-")
     try:
         print(f"machine: {platform.machine()} {platform.processor() or ''} {os.cpu_count()} CPUs, "
-              f"Python {platform.python_version()}")
+              f"Python {platform.python_version()}; stats lines {args.stats_share:.0%} of all lines")
         rows = []
         for size_mb in (small_mb, args.size_mb):
             path = os.path.join(folder, f"synthetic-{size_mb}MiB.log")
             began = time.perf_counter()
-            lines = build_log(path, size_mb * MiB)
+            lines = build_log(path, size_mb * MiB, stats_share=args.stats_share)
             built = time.perf_counter() - began
             result = run_worker(path)
             result["lines"] = lines
@@ -174,7 +180,7 @@ def main() -> int:
         print(f"throughput {speed:.1f} MB/s vs target 100 MB/s: ratio {speed / 100:.2f}")
         if args.profile_mb:
             path = os.path.join(folder, f"profile-{args.profile_mb}MiB.log")
-            build_log(path, args.profile_mb * MiB, seed=1)
+            build_log(path, args.profile_mb * MiB, seed=1, stats_share=args.stats_share)
             print(f"\ncProfile of the full path on {args.profile_mb} MiB (top functions by own time):")
             run_worker(path, profile=True)
             os.remove(path)

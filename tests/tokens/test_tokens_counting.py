@@ -58,9 +58,11 @@ def test_records_keep_per_record_counts():
 
 
 def test_contexts_are_taken_away():
-    # Piece "b c" after context "a": count("a b c") − count("a") = 3 − 1 = 2 words.
-    report = count_pieces([("a", 1), ("b c", 3, "a")], [WORDS])
+    # Text "a b c" cut as "a" | " b c" (context "a", the letter before the cut):
+    # count("a") + count("a b c") − count("a") = 1 + 3 − 1 = 3 words, as for the whole text.
+    report = count_pieces([("a", 1), (" b c", 4, "a")], [WORDS])
     assert report.results[0].tokens == 3
+    assert report.text.characters == 5
 
 
 def test_empty_input():

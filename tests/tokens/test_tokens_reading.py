@@ -96,7 +96,7 @@ def test_jsonl_errors_name_the_line():
 
 
 def test_csv_records():
-    data = 'id,text\n1,"hello, world"\n2,"two\nlines"\n'.encode()
+    data = b'id,text\n1,"hello, world"\n2,"two\nlines"\n'
     assert [t for t, _ in iter_csv_records(io.BytesIO(data), "d.csv")] == ["hello, world", "two\nlines"]
     with pytest.raises(TokenizerError, match="no column 'body'"):
         list(iter_csv_records(io.BytesIO(data), "d.csv", column="body"))

@@ -15,6 +15,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--batch", type=int, default=1, metavar="N", help="requests running together (default 1)")
     parser.add_argument("--overhead-ms", type=float, default=0.0, metavar="MS",
                         help="fixed time per forward step (kernel launches, scheduling); default 0: the ideal roofline")
+    parser.add_argument("--operators", action="store_true",
+                        help="also print the operator-level roofline of prefill and of a decode step")
     add_json_flag(parser)
 
 
@@ -38,4 +40,9 @@ def run(args) -> int:
         from inferledger.report.request_text import render_request
 
         print(render_request(account))
+        if args.operators:
+            from inferledger.report.request_text import render_operators
+
+            print()
+            print(render_operators(account))
     return 0

@@ -96,6 +96,7 @@ class RequestAccount:
     simplified: SimplifiedAccount
     differences: tuple  # sentences explaining full vs simplified
     warnings: tuple = field(default=())
+    operators: dict = field(default_factory=dict)  # {"prefill": [...], "decode": [...]}: the rows, timed
 
     @property
     def ttft_seconds(self) -> float:
@@ -111,7 +112,7 @@ class RequestAccount:
             "tokens_per_second": self.workload.batch * self.workload.osl / self.total_seconds,
             "memory": self.memory.to_dict() if self.memory else None,
             "simplified": self.simplified.to_dict(), "differences": list(self.differences),
-            "warnings": list(self.warnings),
+            "warnings": list(self.warnings), "operators": self.operators,
         }
 
 
@@ -190,6 +191,7 @@ def request_account(
         prefill=prefill, decode=decode, total_seconds=full_total, memory=memory, simplified=simplified,
         differences=tuple(_explain(prefill, decode, simplified, middle, spec is None)),
         warnings=tuple(notes),
+        operators={"prefill": prefill_step.operator_table(), "decode": middle.operator_table()},
     )
 
 

@@ -73,6 +73,16 @@ class StepTime:
     def bound(self) -> str:
         return "compute" if self.intensity > self.ridge_flops_per_byte else "memory"
 
+    def operator_table(self) -> list[dict]:
+        """One dict per row: per-instance figures, its bound, and its time × count in the step."""
+        return [{
+            "block": t.row.block, "operator": t.row.name, "component": t.row.component, "count": t.row.count,
+            "flops": t.row.flops, "weight_bytes": t.row.weight_bytes, "activation_bytes": t.row.activation_bytes,
+            "kv_read_bytes": t.row.kv_read_bytes, "kv_write_bytes": t.row.kv_write_bytes,
+            "intensity": t.row.intensity if t.row.bytes else None, "bound": t.bound,
+            "seconds": t.seconds * t.row.count,
+        } for t in self.rows]
+
     def seconds_by(self, key: str) -> dict:
         """Time per row attribute ('component' or 'kind'), rows × their count."""
         out: dict = {}

@@ -49,3 +49,18 @@ def render_request(account) -> str:
     for line in account.warnings:
         out.append(f"warning: {line}")
     return "\n".join(out)
+
+
+def render_operators(account) -> str:
+    """Per-operator roofline of the prefill and of the middle decode step (figures per layer instance)."""
+    out = []
+    for phase, title in (("prefill", f"prefill of {account.workload.isl:,} tokens"),
+                         ("decode", "decode step at the middle context")):
+        rows = [[f"{r['block']}/{r['operator']}", str(r["count"]), f"{r['flops'] / 1e9:,.2f}",
+                 format_bytes(r["weight_bytes"] + r["activation_bytes"] + r["kv_read_bytes"] + r["kv_write_bytes"]),
+                 "-" if r["intensity"] is None else f"{r['intensity']:,.1f}", r["bound"], format_seconds(r["seconds"])]
+                for r in account.operators[phase]]
+        out.append(f"{title} (per layer; time is x count):")
+        out.append(render_table(["operator", "x", "GFLOP", "bytes", "FLOP/byte", "bound", "time"], rows))
+        out.append("")
+    return "\n".join(out).rstrip()
