@@ -156,14 +156,16 @@ def _experts(block, m: Experts, count, step: Step, f: Formats) -> Row:
     fmt = f.weights if m.quantizable else f.high
     per_expert_matmul = m.matrices * m.hidden * m.intermediate
     routed = tokens * m.top_k  # token-expert pairs
-    dequant = touched * m.elements_per_expert * fmt.dequant_ops_per_element if fmt.weight_only else 0.0
+    dequant = touched * per_expert_matmul * fmt.dequant_ops_per_element if fmt.weight_only else 0.0
+    # Quantized formats cover the matrices; expert biases stay 16-bit (gpt-oss keeps them bf16 beside mxfp4).
+    expert_bytes = per_expert_matmul * fmt.bytes_per_element + m.bias_elements_per_expert * f.high.bytes_per_element
     return Row(block, m.name, m.component, count, "experts",
                flops=2.0 * routed * per_expert_matmul,
-               weight_bytes=touched * m.elements_per_expert * fmt.bytes_per_element,
+               weight_bytes=touched * expert_bytes,
                activation_bytes=routed * (2 * m.hidden + m.matrices * m.intermediate) * f.activation_bytes,
                kv_read_bytes=0.0, kv_write_bytes=0.0,
                weight_elements=m.weight_elements, active_weight_elements=m.top_k * m.elements_per_expert,
-               stored_weight_bytes=m.weight_elements * fmt.bytes_per_element, dequant_ops=dequant, compute_dtype=fmt.compute_dtype)
+               stored_weight_bytes=m.num_experts * expert_bytes, dequant_ops=dequant, compute_dtype=fmt.compute_dtype)
 
 
 def _attention(block, m: AttentionCore, count, step: Step, f: Formats) -> Row:

@@ -96,10 +96,12 @@ class Experts:
         return 3 if self.gated else 2
 
     @property
+    def bias_elements_per_expert(self) -> int:
+        return ((2 if self.gated else 1) * self.intermediate + self.hidden) if self.bias else 0
+
+    @property
     def elements_per_expert(self) -> int:
-        weights = self.matrices * self.hidden * self.intermediate
-        biases = ((2 if self.gated else 1) * self.intermediate + self.hidden) if self.bias else 0
-        return weights + biases
+        return self.matrices * self.hidden * self.intermediate + self.bias_elements_per_expert
 
     @property
     def weight_elements(self) -> int:
