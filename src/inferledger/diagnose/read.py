@@ -64,6 +64,23 @@ def clean_line(line: str) -> str:
     return line
 
 
+READ_BLOCK_BYTES = 4 * 1024 * 1024
+# Any line start that clean_line might strip: a digit (Docker/RFC 3339 stamps), "[pod/" (kubectl), a month name
+# (journald); " | " anywhere may be a compose prefix. Tested once per block, with C-speed substring searches.
+_LINE_STARTS = tuple(f"\n{digit}" for digit in "0123456789") + tuple(f"\n{month} " for month in sorted(_MONTHS)) \
+    + ("\n[pod/",)
+
+
+def _block_is_clean(text: str) -> bool:
+    """True when no line of the block needs clean_line (no CR, ANSI, or deployment prefix anywhere)."""
+    if "\r" in text or "\x1b" in text or "#033[" in text or " | " in text:
+        return False
+    first = text[:5]
+    if first[:1].isdigit() or first[:3] in _MONTHS or first == "[pod/":
+        return False
+    return not any(start in text for start in _LINE_STARTS)
+
+
 def _open_binary(path: str):
     if path.endswith(".gz"):
         return gzip.open(path, "rb")
@@ -134,28 +151,44 @@ class LogFile:
                     self.lines_read = number
                     yield number, clean_line(line.rstrip("\n"))
             return
+        # Read 4 MiB blocks cut at their last newline and decode each block once: per-line decoding and the
+        # per-line cleaning tests cost more than parsing a noise line (benchmarks/bench_diagnose.py). A block
+        # boundary is always a newline, so a multi-byte character is never split.
         encoding = self.encoding
         done = 0
-        next_update = 1 << 16
+        number = 0
+        tail = b""
         with _open_binary(self.path) as handle:
-            number = 0
-            for number, raw in enumerate(handle, 1):
-                done += len(raw)
-                if number >= next_update:
-                    next_update = number + (1 << 16)
-                    self.bytes_read = done
-                    if progress is not None:
-                        progress.update(done)
-                try:
-                    line = raw.decode(encoding)
-                except UnicodeDecodeError:
-                    line = raw.decode(encoding, errors="replace")
-                if line[-1:] == "\n":
-                    line = line[:-1]
-                if "\r" in line or "\x1b" in line or "#033[" in line or line[:1].isdigit() or " | " in line[:40] \
-                        or line[:3] in _MONTHS or line[:5] == "[pod/":
-                    line = clean_line(line)
-                yield number, line
+            while True:
+                data = handle.read(READ_BLOCK_BYTES)
+                if not data:
+                    break
+                done += len(data)
+                if tail:
+                    data = tail + data
+                cut = data.rfind(b"\n") + 1
+                tail = data[cut:]
+                if not cut:
+                    continue  # one line longer than a block: keep reading until it ends
+                text = data[:cut].decode(encoding, errors="replace")
+                pieces = text.split("\n")
+                pieces.pop()  # the empty piece after the final newline
+                if _block_is_clean(text):
+                    yield from enumerate(pieces, number + 1)
+                else:
+                    for index, line in enumerate(pieces, number + 1):
+                        if "\r" in line or "\x1b" in line or "#033[" in line or line[:1].isdigit() \
+                                or " | " in line[:40] or line[:3] in _MONTHS or line[:5] == "[pod/":
+                            line = clean_line(line)
+                        yield index, line
+                number += len(pieces)
+                self.lines_read = number
+                self.bytes_read = done - len(tail)
+                if progress is not None:
+                    progress.update(self.bytes_read)
+            if tail:
+                number += 1
+                yield number, clean_line(tail.decode(encoding, errors="replace"))
             self.lines_read = number
             self.bytes_read = done
 

@@ -54,11 +54,28 @@ def spec_from_config(config: dict, name: str = "model", source: str = "config.js
             f"{source}: unsupported model_type {model_type!r}; supported: {', '.join(sorted(ADAPTERS))}")
     spec = adapter(Fields(config, source), model_type, name)
     vision = outer.get("vision_config")
-    if isinstance(vision, dict) and vision:
+    if isinstance(vision, dict) and vision and "vision" not in spec.extra_parameters:
         from dataclasses import replace
 
-        spec = replace(spec, notes=spec.notes + ("a vision tower is configured; it is not counted in the total",))
+        if vision.get("model_type") == "siglip_vision_model":
+            extra = {**spec.extra_parameters, "vision": siglip_parameters(vision, spec.hidden_size)}
+            spec = replace(spec, extra_parameters=extra)
+        else:
+            spec = replace(spec, notes=spec.notes + ("a vision tower is configured but not sized; "
+                                                     "it is not counted in the total",))
     return spec
+
+
+def siglip_parameters(v: dict, text_hidden: int) -> int:
+    """A SigLIP vision tower (Gemma 3, PaliGemma) and Gemma 3's projector into the text model: a patch conv with
+    bias, learned positions, pre-LN encoder layers (q/k/v/out with biases, a 2-matrix GELU MLP with biases, two
+    LayerNorms), a final LayerNorm; projector = one hidden×text_hidden matrix + an RMSNorm over the vision width."""
+    hidden, inter, layers = v["hidden_size"], v["intermediate_size"], v["num_hidden_layers"]
+    patch, image = v.get("patch_size", 14), v.get("image_size", 896)
+    channels = v.get("num_channels", 3)
+    per_layer = 4 * (hidden * hidden + hidden) + 2 * hidden * inter + inter + hidden + 2 * 2 * hidden
+    tower = channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden + layers * per_layer
+    return tower + 2 * hidden + hidden * text_hidden + hidden
 
 
 def load_model(name: str | os.PathLike) -> ModelSpec:

