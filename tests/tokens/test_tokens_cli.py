@@ -72,7 +72,7 @@ def test_stdin_and_text(capsys, monkeypatch):
     import io
     import sys
 
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO("hello world".encode())))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"hello world")))
     status, out, _ = _run(capsys, "-", "-t", "cl100k_base", "--json")
     assert json.loads(out)["results"][0]["tokens"] == 2  # "hello", " world"
     status, out, _ = _run(capsys, "--text", "hello world", "-t", "cl100k_base", "--json")

@@ -13,6 +13,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--isl", type=int, default=1024, metavar="TOKENS", help="input tokens (default 1024)")
     parser.add_argument("--osl", type=int, default=256, metavar="TOKENS", help="output tokens (default 256)")
     parser.add_argument("--batch", type=int, default=1, metavar="N", help="requests running together (default 1)")
+    parser.add_argument("--context", type=int, metavar="TOKENS",
+                        help="context per request for the memory account (default ISL + OSL)")
     parser.add_argument("--overhead-ms", type=float, default=0.0, metavar="MS",
                         help="fixed time per forward step (kernel launches, scheduling); default 0: the ideal roofline")
     parser.add_argument("--operators", action="store_true",
@@ -33,7 +35,7 @@ def run(args) -> int:
         account = request_account(spec, accelerator, isl=args.isl, osl=args.osl, batch=args.batch,
                                   precision=args.precision, kv_precision=args.kv_precision,
                                   parameters=args.params, overhead_seconds_per_step=args.overhead_ms / 1e3,
-                                  gpu_memory_utilization=args.gpu_memory_utilization)
+                                  gpu_memory_utilization=args.gpu_memory_utilization, context_tokens=args.context)
     if args.json:
         print_json(account)
     else:

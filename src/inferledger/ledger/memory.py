@@ -111,3 +111,16 @@ def longest_context(spec: ModelSpec, account: MemoryAccount, kv: Precision, conc
         else:
             high = mid - 1
     return low
+
+
+def weights_only_account(parameters: float, accelerator, weights: Precision, *, gpu_memory_utilization: float = 0.9,
+                         runtime_overhead_bytes: float = DEFAULT_RUNTIME_OVERHEAD_BYTES, num_gpus: int = 1) -> dict:
+    """For a bare parameter count: do the weights fit, and what is left (no architecture, so no KV per token)."""
+    if parameters is None or parameters <= 0:
+        raise BadWorkload(f"--params must be positive, got {parameters}")
+    usable = accelerator.memory_bytes * num_gpus * gpu_memory_utilization
+    weight_total = parameters * weights.bytes_per_element
+    left = usable - weight_total - runtime_overhead_bytes * num_gpus
+    return {"parameters": parameters, "precision": weights.name, "accelerator": accelerator.name,
+            "usable_bytes": usable, "weight_bytes": weight_total, "runtime_overhead_bytes": runtime_overhead_bytes,
+            "kv_budget_bytes": left, "fits": left > 0, "max_concurrency": None}

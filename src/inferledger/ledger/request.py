@@ -143,9 +143,11 @@ def request_account(
     parameters: float | None = None,
     overhead_seconds_per_step: float = 0.0,
     gpu_memory_utilization: float = 0.9,
+    context_tokens: int | None = None,
 ) -> RequestAccount:
     """The account of `batch` requests of ISL in / OSL out on one accelerator. Give a ModelSpec, or only a
-    parameter count (`parameters=7e9`) for the seed's bare estimate."""
+    parameter count (`parameters=7e9`) for the seed's bare estimate. context_tokens: the per-request context the
+    memory account sizes concurrency for (default ISL + OSL)."""
     workload = Workload(isl, osl, batch)
     if spec is None and not parameters:
         raise BadWorkload("give a model (--model) or a parameter count (--params)")
@@ -181,7 +183,9 @@ def request_account(
     )
     memory = None
     if spec is not None:
-        memory = memory_account(spec, accelerator, weights, formats.kv, isl + osl,
+        if context_tokens is not None and context_tokens < 1:
+            raise BadWorkload(f"--context must be at least 1 token, got {context_tokens}")
+        memory = memory_account(spec, accelerator, weights, formats.kv, context_tokens or isl + osl,
                                 gpu_memory_utilization=gpu_memory_utilization)
     simplified = simplified_account(spec, parameters, accelerator, weights, workload, main_dtype)
     full_total = prefill.seconds + decode.seconds
