@@ -190,7 +190,7 @@ def _attention(block, m: AttentionCore, count, step: Step, f: Formats) -> Row:
 
 def _state(block, m: StateCore, count, step: Step, f: Formats) -> Row:
     # A recurrent update touches every state element a few times per token (decay, rank-1 update, readout).
-    state_bytes = (m.state_elements + m.conv_elements) * f.kv.bytes_per_element
+    state_bytes = state_bytes_per_sequence(m, f.kv)
     return Row(block, m.name, m.component, count, "state",
                flops=8.0 * step.tokens * m.state_elements,
                weight_bytes=0.0, activation_bytes=0.0,
@@ -259,5 +259,12 @@ def kv_bytes_per_sequence(spec: ModelSpec, kv: Precision, context_tokens: int) -
         if isinstance(m, AttentionCore):
             out += cached_keys(m, context_tokens) * m.cache_elements_per_token * kv.bytes_per_element * block.count
         elif isinstance(m, StateCore):
-            out += (m.state_elements + m.conv_elements) * kv.bytes_per_element * block.count
+            out += state_bytes_per_sequence(m, kv) * block.count
     return out
+
+
+def state_bytes_per_sequence(m: StateCore, kv: Precision) -> float:
+    """A recurrent layer's constant per-sequence state: SSM/delta-rule state (in the dtype the config pins, e.g.
+    Nemotron-3's float32 mamba_ssm_cache_dtype) plus the conv tail (in the cache format)."""
+    return m.state_elements * (m.state_bytes_per_element or kv.bytes_per_element) + \
+        m.conv_elements * kv.bytes_per_element

@@ -7,7 +7,12 @@ from dataclasses import dataclass
 
 from inferledger.ledger.params import ParameterCount, count_parameters, weight_bytes
 from inferledger.model.spec import AttentionCore, ModelSpec, StateCore
-from inferledger.operators import cached_keys, kv_bytes_per_sequence, kv_bytes_per_token
+from inferledger.operators import (
+    cached_keys,
+    kv_bytes_per_sequence,
+    kv_bytes_per_token,
+    state_bytes_per_sequence,
+)
 from inferledger.precision import COMMON, Precision, get_precision, precision_from_quantization_config
 
 
@@ -61,7 +66,7 @@ def kv_by_layer_kind(spec: ModelSpec, kv: Precision, context_tokens: int) -> lis
         elif isinstance(m, StateCore):
             entry = out.setdefault(m.kind, {"kind": m.kind, "layers": 0, "bytes_per_token": 0.0,
                                             "bytes_per_request": 0.0, "window_tokens": None})
-            entry["bytes_per_request"] += (m.state_elements + m.conv_elements) * kv.bytes_per_element * block.count
+            entry["bytes_per_request"] += state_bytes_per_sequence(m, kv) * block.count
         else:
             continue
         entry["layers"] += block.count

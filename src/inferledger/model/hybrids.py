@@ -61,9 +61,13 @@ def mamba2(f: Fields, hidden: int) -> tuple:
             Conv1d("conv1d", conv_channels, kernel, c, bias=f.flag("use_conv_bias", default=True)),
             _scalar("A_log", heads, c), _scalar("D", heads, c), _scalar("dt_bias", heads, c),
             StateCore("ssm", "mamba", state_elements=heads * head_dim * d_state,
-                      conv_elements=conv_channels * (kernel - 1), component=c),
+                      conv_elements=conv_channels * (kernel - 1), component=c,
+                      state_bytes_per_element=_STATE_DTYPE_BYTES.get(f.get("mamba_ssm_cache_dtype", default=None))),
             Vector("norm", d_inner, c, width=d_inner),
             Linear("out_proj", d_inner, hidden, c, bias))
+
+
+_STATE_DTYPE_BYTES = {"float32": 4.0, "bfloat16": 2.0, "float16": 2.0}
 
 
 # ---- Qwen3-Next, Qwen3.5 ----

@@ -150,6 +150,7 @@ class StateCore:
     state_elements: int
     conv_elements: int
     component: str
+    state_bytes_per_element: float | None = None  # the config pins the state dtype (mamba_ssm_cache_dtype); else the KV format's
 
     @property
     def weight_elements(self) -> int:

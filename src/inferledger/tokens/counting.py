@@ -7,7 +7,6 @@ different tokenizers (more for Chinese), and the usual words × 1.3 estimate is 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -21,9 +20,34 @@ TOKENS_PER_WORD_RULE = 1.3
 
 # Han ideographs (with extension A and compatibility), kana and Hangul syllables: each counts as one CJK
 # character. CJK punctuation and full-width forms separate words but are not counted as CJK characters.
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-_CJK_RE = re.compile(f"[{_CJK}]")
-_SEPARATOR_RE = re.compile(f"[{_CJK}\u3000-\u303f\uff00-\uffef]+")
+_CJK_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x3040, 0x30FF), (0xAC00, 0xD7AF))
+_CJK_PUNCTUATION_RANGES = ((0x3000, 0x303F), (0xFF00, 0xFFEF))
+
+
+def _tables() -> tuple[np.ndarray, np.ndarray]:
+    """Lookup tables over the Basic Multilingual Plane: is CJK; separates words (whitespace as str.split sees
+    it, CJK, CJK punctuation). A table lookup over a piece's code points is ~20× faster than a regex findall."""
+    cjk = np.zeros(0x10000, dtype=bool)
+    for low, high in _CJK_RANGES:
+        cjk[low:high + 1] = True
+    separator = cjk.copy()
+    for low, high in _CJK_PUNCTUATION_RANGES:
+        separator[low:high + 1] = True
+    separator[[ord(c) for c in map(chr, range(0x10000)) if c.isspace()]] = True
+    return cjk, separator
+
+
+_CJK_TABLE, _SEPARATOR_TABLE = _tables()
+
+
+def _cjk_and_words(text: str) -> tuple[int, int]:
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    in_plane = codes < 0x10000
+    index = np.where(in_plane, codes, 0)
+    cjk = _CJK_TABLE[index] & in_plane
+    word_char = ~(_SEPARATOR_TABLE[index] & in_plane)  # characters outside the plane (emoji…) are word characters
+    starts = int(word_char[0]) + int(np.count_nonzero(word_char[1:] & ~word_char[:-1])) if codes.size else 0
+    return int(np.count_nonzero(cjk)), starts
 
 
 @dataclass
@@ -41,9 +65,12 @@ class TextStats:
         self.bytes += byte_count
         self.characters += len(text)
         self.lines += text.count("\n")
-        cjk = len(_CJK_RE.findall(text)) if not text.isascii() else 0
-        self.cjk_characters += cjk
-        self.words += len(_SEPARATOR_RE.sub(" ", text).split()) if cjk or not text.isascii() else len(text.split())
+        if text.isascii():
+            self.words += len(text.split())
+        else:
+            cjk, words = _cjk_and_words(text)
+            self.cjk_characters += cjk
+            self.words += words
 
     @property
     def words_estimate_tokens(self) -> float:
