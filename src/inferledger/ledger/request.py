@@ -9,7 +9,7 @@ rule over the first, middle and last step (exact for linear rows, close where a 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from inferledger.errors import BadWorkload
 from inferledger.ledger.memory import MemoryAccount, memory_account
@@ -43,8 +43,7 @@ class PrefillAccount:
     attention_flops: float  # softmax(QK^T)V over the context: quadratic in ISL (the rest is linear)
     seconds_by_component: dict
 
-    def to_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+    to_dict = asdict
 
 
 @dataclass(frozen=True)
@@ -62,8 +61,7 @@ class DecodeAccount:
     kv_read_bytes_per_step: float
     seconds_by_component: dict
 
-    def to_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+    to_dict = asdict
 
 
 @dataclass(frozen=True)
@@ -78,8 +76,7 @@ class SimplifiedAccount:
     total_seconds: float
     decode_token_over_prefill_token: float  # how many prefill tokens one decode token costs
 
-    def to_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+    to_dict = asdict
 
 
 @dataclass(frozen=True)

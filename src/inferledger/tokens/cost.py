@@ -86,9 +86,10 @@ def token_cost(report: TokenCountReport, model: str, gpu: str, output_tokens: in
             raise BadWorkload(f"{result.tokenizer} counted no tokens in the input; nothing to cost")
         account = request_account(spec, accelerator, isl=isl, osl=output_tokens, batch=batch,
                                   precision=precision, kv_precision=kv_precision)
+        memory = account.memory  # None when the ledger could not size memory (no spec)
         rows.append(TokenizerCost(
             result.tokenizer, isl, account.prefill.seconds, account.prefill.flops,
-            account.memory.kv_bytes_per_request, account.decode.seconds_per_token, account.total_seconds,
-            account.to_dict()))
+            memory.kv_bytes_per_request if memory is not None else float("nan"),
+            account.decode.seconds_per_token, account.total_seconds, account.to_dict()))
     return TokenCost(getattr(spec, "name", model), getattr(accelerator, "name", gpu), precision, output_tokens,
                      batch, report.records is not None, rows)
