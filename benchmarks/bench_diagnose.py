@@ -129,6 +129,22 @@ def worker(path: str, profile: bool) -> dict:
     return {"bytes": size, "seconds": seconds, "peak_rss_bytes": peak, "verdict": document.get("verdict")}
 
 
+def stages(path: str) -> list:
+    """Seconds for the reader alone and for reader + each detected parser: where the full path spends its time."""
+    from inferledger.diagnose.parsers import detect
+    from inferledger.diagnose.read import LogFile
+
+    rows = []
+    began = time.perf_counter()
+    count = sum(1 for _ in LogFile.open(path).lines())
+    rows.append(("read and clean lines", time.perf_counter() - began, count))
+    for module in detect(LogFile.open(path).head):
+        began = time.perf_counter()
+        count = sum(1 for _ in module.parse(LogFile.open(path).lines()))
+        rows.append((f"read + parser {module.NAME}", time.perf_counter() - began, count))
+    return rows
+
+
 def run_worker(path: str, profile: bool = False) -> dict:
     command = [sys.executable, __file__, "--worker", path] + (["--profile"] if profile else [])
     result = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -172,6 +188,10 @@ def main() -> int:
                   f"diagnosed in {result['seconds']:6.2f} s  {result['bytes'] / 1e6 / result['seconds']:7.1f} MB/s  "
                   f"{lines / result['seconds']:>10,.0f} lines/s  peak RSS {result['peak_rss_bytes'] / 1e6:7.1f} MB  "
                   f"verdict {result['verdict']}")
+                if size_mb == small_mb:
+                size = os.path.getsize(path) / 1e6
+                for name, seconds, count in stages(path):
+                    print(f"    {name:28s} {seconds:6.2f} s  {size / seconds:7.1f} MB/s  ({count:,} items)")
             os.remove(path)
         small, big = rows
         print(f"size ratio {big['bytes'] / small['bytes']:.2f}x -> peak RSS ratio "
