@@ -188,7 +188,7 @@ def main() -> int:
                   f"diagnosed in {result['seconds']:6.2f} s  {result['bytes'] / 1e6 / result['seconds']:7.1f} MB/s  "
                   f"{lines / result['seconds']:>10,.0f} lines/s  peak RSS {result['peak_rss_bytes'] / 1e6:7.1f} MB  "
                   f"verdict {result['verdict']}")
-                if size_mb == small_mb:
+            if size_mb == small_mb:  # where the time goes, on the smaller log
                 size = os.path.getsize(path) / 1e6
                 for name, seconds, count in stages(path):
                     print(f"    {name:28s} {seconds:6.2f} s  {size / seconds:7.1f} MB/s  ({count:,} items)")

@@ -94,6 +94,44 @@ def test_genai_perf_table_ms_with_reasoning_ttft():
     assert "reasoning" in record.labels["ttft_definition"]
 
 
+OLD_GENAI_PERF = """                                  LLM Metrics
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓
+┃                  Statistic ┃           avg ┃           min ┃           max ┃           p99 ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩
+│   Time to first token (ns) │    46,102,583 │    23,409,473 │   186,339,530 │   172,574,108 │
+│   Inter token latency (ns) │    18,581,818 │     3,976,880 │    44,118,584 │    31,577,232 │
+│       Request latency (ns) │ 4,110,623,430 │ 1,398,906,089 │ 5,011,434,118 │ 4,988,426,453 │
+│           Num output token │           231 │            74 │           270 │           266 │
+└────────────────────────────┴───────────────┴───────────────┴───────────────┴───────────────┘
+Output token throughput (per sec): 2023.92
+Request throughput (per sec): 8.76
+"""
+
+
+def test_old_genai_perf_table_in_nanoseconds(tmp_path):
+    # Old genai-perf (§1.7, §2.11): ns with thousands separators, lower-case labels, aggregates under the table.
+    path = tmp_path / "genai-perf-old.txt"
+    path.write_text(OLD_GENAI_PERF)
+    records, _ = read(path)
+    table, output_rate, request_rate = records
+    assert table.metrics["ttft_seconds_mean"] == pytest.approx(46_102_583 / 1e9)
+    assert table.metrics["e2e_seconds_p99"] == pytest.approx(4_988_426_453 / 1e9)
+    assert table.metrics["itl_seconds_min"] == pytest.approx(3_976_880 / 1e9)
+    assert table.metrics["output_tokens_mean"] == 231  # a count: no unit conversion
+    assert output_rate.metrics == {"output_tokens_per_second": 2023.92}
+    assert request_rate.metrics == {"request_throughput_per_second": 8.76}
+
+
+def test_aiperf_console_table(tmp_path):
+    text = OLD_GENAI_PERF.replace("LLM Metrics", "NVIDIA AIPerf | LLM Metrics").replace("Statistic", "   Metric")
+    text = text.replace("(ns)", "(ms)")
+    path = tmp_path / "aiperf.txt"
+    path.write_text(text)
+    records, _ = read(path)
+    assert records[0].source == "bench.aiperf"
+    assert records[0].metrics["ttft_seconds_mean"] == pytest.approx(46_102_583 / 1e3)
+
+
 def test_aiperf_profile_export_truncated():
     # §5 #89: request_throughput 0.1497 req/s, request_latency avg 6655.52 ms, request_count 80,
     # TTFT avg 44.17 ms (p99 48.17), time_to_second_token avg 0.251 ms. The excerpt is cut inside
@@ -263,12 +301,21 @@ def test_truncated_llmperf_array_keeps_complete_requests(tmp_path):
     assert requests[0].labels["truncated"] == "true"
 
 
+def test_json_cut_inside_a_number_drops_that_number(tmp_path):
+    # '14.60' cut to '1': the cut line is dropped, the complete rows before it are kept.
+    path = tmp_path / "cut.json"
+    path.write_text('{\n  "completed": 100,\n  "mean_ttft_ms": 154.82,\n  "mean_tpot_ms": 1')
+    record = only_summary(path)
+    assert record.metrics["ttft_seconds_mean"] == pytest.approx(0.15482)
+    assert "tpot_seconds_mean" not in record.metrics and record.labels["truncated"] == "true"
+
+
 def test_json_cut_before_any_value_is_skipped_not_raised(tmp_path):
     path = tmp_path / "cut.json"
     path.write_text('{\n  "mean_ttft_ms": 1')  # 'mean_ttft_ms' makes it a vLLM result; the value is cut
     log = LogFile.open(path)
     items = list(bench_clients.parse(log.lines()))
-    assert all(isinstance(item, (Record, Skipped)) for item in items)
+    assert [type(item) for item in items] == [Skipped] and items[0].line_number == 1
 
 
 def test_console_with_wrapped_row_and_noise(tmp_path):

@@ -116,3 +116,18 @@ def test_list(capsys):
     status, out, _ = _run(capsys, "--list", "--json")
     names = [t["tokenizer"] for t in json.loads(out)["tokenizers"]]
     assert {"cl100k_base", "o200k_base", "mistral-v1", "tekken"} <= set(names)
+
+
+def test_model_and_gpu_add_the_cost(capsys):
+    pytest.importorskip("inferledger.ledger.request")
+    status, out, _ = _run(capsys, ENGLISH, "-t", "cl100k_base,mistral-v1", "--model", "Qwen/Qwen2.5-7B",
+                          "--gpu", "h100-sxm", "--output-tokens", "64", "--json")
+    assert status == 0
+    document = json.loads(out)
+    counts = [r["tokens"] for r in document["results"]]
+    rows = document["cost"]["rows"]
+    assert [row["input_tokens"] for row in rows] == counts
+    # 28 layers × 4 KV heads × 128 × (K, V) × 2 bytes = 57,344 bytes per token of context.
+    assert document["cost"]["kv_bytes_per_request_gap"] == pytest.approx(abs(counts[0] - counts[1]) * 57344)
+    status, out, _ = _run(capsys, ENGLISH, "-t", "cl100k_base", "--model", "Qwen/Qwen2.5-7B", "--gpu", "h100-sxm")
+    assert status == 0 and "prefill" in out

@@ -160,7 +160,7 @@ def _render(report) -> str:
         cheapest = min(row.total_seconds for row in cost.rows)
         cost_rows = [[row.tokenizer, f"{row.input_tokens:,}", format_seconds(row.prefill_seconds),
                       format_bytes(row.kv_bytes_per_request), format_seconds(row.total_seconds),
-                      f"+{format_seconds(row.total_seconds - cheapest)}",
+                      f"+{format_seconds(row.total_seconds - cheapest)}" if row.total_seconds > cheapest else "0",
                       f"{row.prefill_tokens_per_second:,.0f}"] for row in cost.rows]
         what = "mean record" if cost.input_is_mean_record else "whole input"
         lines += ["", f"as one request ({what} in, {cost.output_tokens} out) on {cost.model}, {cost.accelerator}, "

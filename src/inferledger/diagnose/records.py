@@ -29,6 +29,10 @@ INTERVAL_METRICS = {
     "requests_total": "cumulative finished requests (Prometheus counter)",
     "prompt_tokens_total": "cumulative prompt tokens (Prometheus counter)",
     "generation_tokens_total": "cumulative generation tokens (Prometheus counter)",
+    "total_tokens_per_second": "prompt + generated tokens per second (llama-bench pp+tg, batched-bench S)",
+    "prefill_seconds": "prompt phase time of a bench row (llama-batched-bench T_PP)",
+    "decode_seconds": "generation phase time of a bench row (llama-batched-bench T_TG)",
+    "parameters": "model parameter count a bench row states (llama-bench params)",
 }
 REQUEST_METRICS = {
     "ttft_seconds": "time to first token, queue wait included unless labels say otherwise (§1)",
@@ -44,6 +48,11 @@ REQUEST_METRICS = {
     "generation_tokens_per_second": "generation rate for this request",
     "load_seconds": "model load time charged to this request (ollama)",
     "inference_seconds": "TGI inference_time (prefill + decode, no queue)",
+    "ttst_seconds": "time to second token (genai-perf / AIPerf); ~0 means tokens arrive in chunks",
+    "cached_tokens": "prompt tokens served from a cache (ollama prompt_eval_cached_count)",
+    "context_tokens": "context held when the request ended (llama-server n_tokens: cached + processed + generated)",
+    "graphs_reused": "compute graphs reused during the request (llama-server 2026)",
+    "output_tokens_per_second_per_request": "llmperf per-request throughput, tool-defined (not recomputable)",
 }
 SUMMARY_METRICS = {
     "completed_requests": "requests that finished",
@@ -57,6 +66,21 @@ SUMMARY_METRICS = {
     "mean_input_tokens": "mean prompt length",
     "mean_output_tokens": "mean output length",
     "goodput_requests_per_second": "requests per second meeting the SLOs",
+    "incomplete_requests": "requests cut off when the benchmark ended (guidellm Inc)",
+    "total_input_tokens": "prompt tokens over the run",
+    "total_output_tokens": "generated tokens over the run",
+    "total_tokens_per_second": "prompt + generated tokens per second",
+    "peak_output_tokens_per_second": "most generated tokens in any 1-s bucket (vLLM/SGLang bench)",
+    "peak_concurrent_requests": "most requests in flight in any 1-s bucket",
+    "mean_concurrency": "mean requests in flight (SGLang Concurrency, trtllm-bench concurrent requests)",
+    "output_tokens_per_second_per_user": "per-stream generation rate (genai-perf, trtllm-bench), with _<stat>",
+    "output_tokens_per_second_per_gpu": "generated tokens per second per GPU (trtllm-bench)",
+    "kv_memory_fraction": "share of free GPU memory given to the KV cache (trtllm-bench), 0..1",
+    "max_batch_tokens": "cap on tokens per engine step (trtllm-bench Max Runtime Tokens)",
+    "max_running_requests": "cap on the running batch (trtllm-bench Max Runtime Batch Size)",
+    "peak_memory_bytes": "peak GPU memory of the run (trtllm benchmark.py, GB = 1e9)",
+    "spec_acceptance_fraction": "speculative decoding acceptance rate, 0..1",
+    "spec_mean_acceptance_length": "mean accepted tokens per speculative step",
     # plus <metric>_<stat> for metric in REQUEST_METRICS and stat in STATS, e.g. ttft_seconds_p99
 }
 STATS = ("mean", "median", "p50", "p90", "p95", "p99", "min", "max", "std")
@@ -76,6 +100,10 @@ CAPACITY_METRICS = {
     "context_tokens": "context size (llama.cpp/ollama)",
     "tensor_parallel_size": "tensor parallel ranks",
     "data_parallel_size": "data parallel ranks",
+    "model_layers": "layers in the model (ollama layers.model, llama.cpp offload line)",
+    "offloaded_layers": "layers placed on the GPU; fewer than model_layers = partial offload",
+    "required_memory_bytes": "memory the runner needs for full offload (ollama memory.required.full)",
+    "graph_memory_bytes": "compute-graph scratch memory (ollama memory.graph.full)",
 }
 EVENT_METRICS = {
     "preemptions": "requests preempted (count)",

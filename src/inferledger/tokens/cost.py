@@ -90,6 +90,8 @@ def token_cost(report: TokenCountReport, model: str, gpu: str, output_tokens: in
         rows.append(TokenizerCost(
             result.tokenizer, isl, account.prefill.seconds, account.prefill.flops,
             memory.kv_bytes_per_request if memory is not None else float("nan"),
-            account.decode.seconds_per_token, account.total_seconds, account.to_dict()))
+            account.decode.seconds_per_token, account.total_seconds,
+            # The per-operator rows are the request verb's business; here they would repeat per tokenizer.
+            {k: v for k, v in account.to_dict().items() if k != "operators"}))
     return TokenCost(getattr(spec, "name", model), getattr(accelerator, "name", gpu), precision, output_tokens,
                      batch, report.records is not None, rows)

@@ -39,9 +39,10 @@ def _number(text: str) -> float | None:
         return None
     token = match.group().replace(",", "")
     try:
-        return float(token)
+        value = float(token)
     except ValueError:
         return None
+    return value if math.isfinite(value) else None  # 'inf' rates are handled as labels before this
 
 
 def _stat(name: str) -> str | None:
@@ -84,6 +85,7 @@ _CONSOLE_ROWS = {
     "total token throughput (tok/s)": "total_tokens_per_second",
     "concurrency": "mean_concurrency",  # SGLang: sum of latencies / duration = mean requests in flight
     "acceptance length": "spec_mean_acceptance_length",
+    "accept length": "spec_mean_acceptance_length",  # SGLang with speculative decoding
 }
 # Rows that only say which client printed the block (SGLang-only labels, §2.6).
 _SGLANG_ROWS = ("backend", "max request concurrency", "concurrency", "total generated tokens (retokenized)",
@@ -161,7 +163,8 @@ _GENAI_ROWS = (  # label prefix (lower case, longest first) -> metric; the unit 
     ("inter token latency", "itl_seconds"),
     ("output sequence length", "output_tokens"),
     ("input sequence length", "input_tokens"),
-    ("num output token", "output_tokens"),
+    ("num output token", "output_tokens"),  # old releases (ns units, §2.11)
+    ("num input token", "input_tokens"),
     ("request throughput", "request_throughput_per_second"),
     ("request count", "completed_requests"),
 )
@@ -173,9 +176,10 @@ _BOX_BARS = ("│", "┃", "|")
 class _GenaiTable:
     """A rich table `Statistic ┃ avg ┃ min ┃ …`; a row label may wrap onto the next row with empty cells."""
 
-    def __init__(self, line_number: int, columns: list):
+    def __init__(self, line_number: int, columns: list, tool: str = "genai-perf"):
         self.line_number = line_number
-        self.columns = columns  # statistic names after "Statistic"
+        self.columns = columns  # statistic names after "Statistic" (genai-perf) / "Metric" (AIPerf console)
+        self.tool = tool
         self.rows: list = []  # [label, values, line_number]
 
     def feed(self, line_number: int, line: str) -> bool:
@@ -221,12 +225,12 @@ class _GenaiTable:
                     metrics[f"{metric}_{stat}"] = number * factor
         if not metrics:
             return None
-        labels = {"tool": "genai-perf",
+        labels = {"tool": self.tool,
                   # genai-perf changed whether reasoning tokens count as the first token (perf_analyzer#433):
                   # the TTFT here may include the whole reasoning phase (FORMATS.md §5 #88).
                   "ttft_definition": "first token may be a reasoning token or the first answer token, "
                                      "depending on the genai-perf release"}
-        return Record("summary", "bench.genai-perf", self.line_number, metrics, labels=labels)
+        return Record("summary", f"bench.{self.tool}", self.line_number, metrics, labels=labels)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -359,15 +363,23 @@ def _scan(text: str, state: tuple) -> tuple:
     return stack, in_string, escaped
 
 
-def repair_truncated_json(lines: list):
-    """The value a truncated JSON document held, or None: drop cut lines from the end and close the brackets."""
+def repair_truncated_json(lines: list) -> tuple:
+    """(value, depth) for a truncated JSON document: drop cut lines from the end and close the brackets.
+
+    The last line is dropped unless it ends at a value boundary (',' or a bracket): a cut line's last number may
+    itself be cut ('154.82' -> '1'). depth is how many containers were open at the cut (1 = only the document
+    itself, 2 = inside one of its elements); value is None when nothing could be read.
+    """
     keep = max(len(lines) - 20, 1)
     state = _scan("\n".join(lines[:keep]) + "\n", ([], False, False))
     states = [state]
     for line in lines[keep:]:
         state = _scan(line + "\n", state)
         states.append(state)
-    for end in range(len(lines), keep - 1, -1):
+    last = len(lines)
+    if last > 1 and not lines[-1].rstrip().endswith((",", "{", "[", "}", "]")):
+        last -= 1
+    for end in range(last, keep - 1, -1):
         stack, in_string, _ = states[end - keep]
         if in_string:
             continue
@@ -376,10 +388,10 @@ def repair_truncated_json(lines: list):
             continue
         closers = "".join("}" if opener == "{" else "]" for opener in reversed(stack))
         try:
-            return json.loads(text + closers)
+            return json.loads(text + closers), len(stack)
         except ValueError:
             continue
-    return None
+    return None, 1
 
 
 class JsonCollector:
@@ -396,7 +408,8 @@ class JsonCollector:
         self.chars = 0
 
     def feed(self, line_number: int, line: str) -> list:
-        """(line_number, value, truncated) for each document completed by this line (usually none)."""
+        """(line_number, value, truncated) for each document completed by this line (usually none); truncated is
+        0 for a whole document, else the depth at the cut (see repair_truncated_json)."""
         out: list = []
         if self.buffer:
             stripped = line.lstrip()
@@ -404,10 +417,10 @@ class JsonCollector:
             if stripped.startswith(self.closer) and indent == self.indent:
                 self.buffer.append(line)
                 try:
-                    out.append((self.start, json.loads("\n".join(self.buffer)), False))
+                    out.append((self.start, json.loads("\n".join(self.buffer)), 0))
                 except ValueError:
-                    value = repair_truncated_json(self.buffer)
-                    out.append((self.start, value, True))
+                    value, depth = repair_truncated_json(self.buffer)
+                    out.append((self.start, value, depth))
                 self._reset()
                 return out
             if stripped and indent <= self.indent and stripped[0] not in "\"]}0123456789-tfn":
@@ -416,7 +429,7 @@ class JsonCollector:
                 self.buffer.append(line)
                 self.chars += len(line)
                 if self.chars > MAX_JSON_CHARS:
-                    out.append((self.start, None, True))
+                    out.append((self.start, None, 1))
                     self._reset()
                 return out
         stripped = line.strip()
@@ -428,11 +441,11 @@ class JsonCollector:
             return out
         if (stripped[-1] in "}]" and len(stripped) > 1) and (self.wanted is None or self.wanted(stripped)):
             try:
-                out.append((line_number, json.loads(stripped), False))
+                out.append((line_number, json.loads(stripped), 0))
                 return out
             except ValueError:
                 if stripped[0] == "{" and stripped.count("{") == stripped.count("}"):
-                    out.append((line_number, None, True))
+                    out.append((line_number, None, 1))
                     return out
         self.buffer = [line]
         self.start = line_number
@@ -444,10 +457,10 @@ class JsonCollector:
     def finish(self) -> list:
         if not self.buffer:
             return []
-        value = repair_truncated_json(self.buffer)
+        value, depth = repair_truncated_json(self.buffer)
         start = self.start
         self._reset()
-        return [(start, value, True)]
+        return [(start, value, depth)]
 
     def _reset(self) -> None:
         self.buffer = []
@@ -506,15 +519,23 @@ def _float(value) -> float | None:
     return None
 
 
-def _json_records(line_number: int, value, truncated: bool) -> Iterator:
+def _json_records(line_number: int, value, truncated: int) -> Iterator:
+    produced = False
+    for item in _json_items(line_number, value, truncated):
+        produced = True
+        yield item
+    if truncated and not produced:
+        yield Skipped(line_number, "JSON document cut before any complete benchmark value", "bench")
+
+
+def _json_items(line_number: int, value, truncated: int) -> Iterator:
     if value is None:
         yield Skipped(line_number, "JSON document that could not be read (damaged or cut before any value)",
                       "bench")
         return
     base_labels = {"truncated": "true"} if truncated else {}
     if isinstance(value, list):
-        if truncated and len(value) > 1 and isinstance(value[-1], dict) and isinstance(value[0], dict) \
-                and set(value[-1]) != set(value[0]):
+        if truncated > 1 and value:
             value = value[:-1]  # the element the cut went through: its missing fields would mislead
         if value and any(isinstance(item, dict) and "ttft_s" in item for item in value[:5]):
             yield from _llmperf_requests(line_number, value, base_labels)
@@ -667,6 +688,7 @@ def _wanted_json(text: str) -> bool:
 _SNIFF_MARKERS = (
     (_BANNER, 0.95),
     ("GenAI-Perf", 0.95),
+    ("AIPerf | LLM Metrics", 0.95),
     ('"results_ttft_s_mean"', 0.95),
     ('"ttft_s"', 0.9),
     ('"mean_ttft_ms"', 0.95),
@@ -682,8 +704,9 @@ _SNIFF_MARKERS = (
 
 def sniff(head: str) -> float:
     best = 0.0
+    lowered = head.lower()  # genai-perf changed 'Time to first token' to 'Time To First Token'
     for marker, score in _SNIFF_MARKERS:
-        if score > best and marker in head:
+        if score > best and marker.lower() in lowered:
             best = score
     return best
 
@@ -696,6 +719,7 @@ def parse(lines) -> Iterator:
     guidellm_title = 0
     guidellm_lines: list = []
     collector = JsonCollector(_wanted_json)
+    table_tool = "genai-perf"
 
     def close_block():
         nonlocal block
@@ -748,10 +772,22 @@ def parse(lines) -> Iterator:
             block = _ConsoleBlock(line_number, preamble_metrics, preamble_labels)
             preamble_metrics, preamble_labels = {}, {}
             continue
-        if "Statistic" in line and any(bar in line for bar in _BOX_BARS):
+        if "GenAI-Perf" in line or "AIPerf" in line:
+            table_tool = "aiperf" if "AIPerf" in line else "genai-perf"  # the title above the rich table
+        if ("Statistic" in line or "Metric" in line) and any(bar in line for bar in _BOX_BARS):
             cells = [cell.strip() for cell in re.split(r"[│┃|]", line) if cell.strip()]
-            if cells and cells[0] == "Statistic":
-                genai = _GenaiTable(line_number, cells[1:])
+            if len(cells) > 1 and cells[0] in ("Statistic", "Metric") and _stat(cells[1]) is not None:
+                genai = _GenaiTable(line_number, cells[1:], table_tool)
+            continue
+        # Old genai-perf prints the run's aggregates as plain lines under the table (§2.11).
+        if "throughput (per sec):" in line:
+            match = _ROW.match(line)
+            number = _number(match.group(2)) if match else None
+            if number is not None:
+                metric = ("output_tokens_per_second" if match.group(1).lower().startswith("output token")
+                          else "request_throughput_per_second")
+                yield Record("summary", f"bench.{table_tool}", line_number, {metric: number},
+                             labels={"tool": table_tool})
             continue
         if "Benchmarks" in line and _GUIDELLM_TITLE.match(line):
             guidellm_title = line_number

@@ -129,15 +129,15 @@ def _capacity(line: str, line_number: int) -> Record | None:
     return Record("capacity", "sglang.startup", line_number, metrics, timestamp, labels)
 
 
-def parse(lines) -> Iterator[Record | Skipped]:
-    for line_number, line in lines:
+class LineParser:
+    """Push-style parser fed only the lines that hold one of MARKERS (see read.py)."""
+
+    def feed(self, line_number: int, line: str) -> list:
         if "batch" in line and "#running-req" in line:
             if "Decode batch" in line:
-                yield _batch(line, line_number, "Decode batch")
-                continue
+                return [_batch(line, line_number, "Decode batch")]
             if "Prefill batch" in line:
-                yield _batch(line, line_number, "Prefill batch")
-                continue
+                return [_batch(line, line_number, "Prefill batch")]
         if "retracted_reqs" in line or "Retract" in line or ("emory" in line and "out of memory" in line.lower()):
             match = _RETRACT.search(line)
             metrics = {}
@@ -147,10 +147,25 @@ def parse(lines) -> Iterator[Record | Skipped]:
                 metrics["oom"] = 1.0
             if metrics:
                 timestamp, labels = _prefix(line)
-                yield Record("event", "sglang.retract", line_number, metrics, timestamp, labels)
-            continue
+                return [Record("event", "sglang.retract", line_number, metrics, timestamp, labels)]
+            return []
         if ("KV Cache is allocated" in line or "max_total_num_tokens=" in line or "Load weight end" in line
                 or "Memory pool end" in line):
             record = _capacity(line, line_number)
             if record is not None:
-                yield record
+                return [record]
+        return []
+
+    def finish(self) -> list:
+        return []
+
+
+MARKERS = (b"#running-req", b"#retracted", b"Retract", b"Decode out of memory", b"CUDA out of memory",
+           b"KV Cache is allocated", b"_total_num_tokens=", b"Memory pool end", b"Load weight end")
+
+
+def parse(lines) -> Iterator[Record | Skipped]:
+    parser = LineParser()
+    for line_number, line in lines:
+        yield from parser.feed(line_number, line)
+    yield from parser.finish()

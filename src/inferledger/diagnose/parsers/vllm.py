@@ -184,31 +184,35 @@ def _stats(line: str, line_number: int) -> Iterator[Record | Skipped]:
         del index
 
 
-def parse(lines) -> Iterator[Record | Skipped]:
-    pending = None  # (line_number, text) of a stats line that looked cut: try it joined with the next line
-    for line_number, line in lines:
-        if pending is not None:
-            first_number, first_text = pending
-            pending = None
+class LineParser:
+    """Push-style parser: the reader feeds it only the lines holding one of MARKERS (plus the line after one
+    that wants_next), so a multi-GB log costs one C-speed scan, not a Python loop per line."""
+
+    def __init__(self):
+        self.pending = None  # (line_number, text) of a stats line that looked cut: try it joined with the next
+
+    def feed(self, line_number: int, line: str) -> list:
+        out = []
+        if self.pending is not None:
+            first_number, first_text = self.pending
+            self.pending = None
             # Terminal hard-wraps split words (`throug\nhput`, `r\neqs`): join without a separator (§1.13).
-            if _STATS not in line and "%" in line:
+            if line_number == first_number + 1 and _STATS not in line and "%" in line:
                 joined = list(_stats(first_text + line, first_number))
                 if joined and all(type(item) is Record for item in joined):
-                    yield from joined
-                    continue
-            yield Skipped(first_number, "vLLM stats line cut before the GPU KV cache usage field", "vllm.stats")
+                    return joined
+            out.append(Skipped(first_number, "vLLM stats line cut before the GPU KV cache usage field",
+                               "vllm.stats"))
         if _STATS in line:
-            if "KV cache usage" not in line.rsplit(_STATS, 1)[-1] or not line.rstrip(". ").endswith("%"):
-                pending = (line_number, line)
-                continue
-            yield from _stats(line, line_number)
+            if wants_next(line):
+                self.pending = (line_number, line)
+                return out
+            out.extend(_stats(line, line_number))
         elif "metrics:" in line and ("SpecDecoding metrics" in line or "Speculative metrics" in line):
             record = _spec_record(line, line_number)
-            if record is None:
-                yield Skipped(line_number, "vLLM spec-decoding line without numbers", "vllm.spec")
-            else:
-                yield record
-        elif "preempted by PreemptionMode" in line:
+            out.append(record if record is not None else
+                       Skipped(line_number, "vLLM spec-decoding line without numbers", "vllm.spec"))
+        elif "PreemptionMode" in line and "preempted" in line:
             match = _PREEMPT.search(line)
             timestamp, year_assumed = find_timestamp(line[:80])
             metrics = {"preemptions": 1.0}
@@ -217,8 +221,39 @@ def parse(lines) -> Iterator[Record | Skipped]:
                 labels["mode"] = match.group(1).lower()
                 if match.group(2):
                     metrics["preemptions_total"] = float(match.group(2))
-            yield Record("event", "vllm.preemption", line_number, metrics, timestamp, labels)
-        elif any(marker in line for marker in _CAPACITY_MARKERS):
-            yield from _capacity(line, line_number)
-    if pending is not None:
-        yield Skipped(pending[0], "vLLM stats line cut before the GPU KV cache usage field", "vllm.stats")
+            out.append(Record("event", "vllm.preemption", line_number, metrics, timestamp, labels))
+        elif ("took" in line or "blocks" in line or "KV cache" in line or "concurrency" in line
+              or "kv_cache_size=" in line or "max seq len" in line or "block size" in line
+              or "tensor_parallel_size=" in line):
+            out.extend(_capacity(line, line_number))
+        return out
+
+    def finish(self) -> list:
+        if self.pending is not None:
+            number = self.pending[0]
+            self.pending = None
+            return [Skipped(number, "vLLM stats line cut before the GPU KV cache usage field", "vllm.stats")]
+        return []
+
+
+def wants_next(line: str) -> bool:
+    """A stats line that stops before its last field was probably wrapped: the reader also sends the next line."""
+    if _STATS not in line:
+        return False
+    tail = line.rsplit(_STATS, 1)[-1]
+    return "KV cache usage" not in tail or not line.rstrip(". ").endswith("%")
+
+
+# Every line this parser reads holds one of these (bytes, matched before decoding). Markers start with rare
+# characters (capitals, `#`, `_`) so the reader's scan skips most of a line at C speed.
+MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"Speculative metrics", b"PreemptionMode",
+           b"# GPU blocks", b"_gpu_blocks", b"GPU KV cache size", b"Available KV cache", b"Maximum concurrency",
+           b"Model loading took", b"Loading model weights took", b"KV cache (", b"Memory profiling",
+           b"Setting attention block size", b"Initializing a")
+
+
+def parse(lines) -> Iterator[Record | Skipped]:
+    parser = LineParser()
+    for line_number, line in lines:
+        yield from parser.feed(line_number, line)
+    yield from parser.finish()
