@@ -201,6 +201,44 @@ def test_guidellm_unwrapped_table_reads_the_same(tmp_path):
     assert by_name["synchronous"]["mean_output_tokens"] == 162.7
 
 
+GUIDELLM_STATS = """Benchmarks Stats:
+=======================================================================================================================================================
+Metadata   | Request Stats         || Out Tok/sec| Tot Tok/sec| Req Latency (sec)   ||| TTFT (ms)              ||| ITL (ms)          ||| TPOT (ms)          ||
+  Benchmark| Per Second| Concurrency|        mean|        mean|  mean| median|    p99|   mean| median|     p99|  mean| median|   p99|  mean| median|   p99
+-----------|-----------|------------|------------|------------|------|-------|-------|-------|-------|--------|------|-------|------|------|-------|------
+synchronous|       0.77|        1.00|       125.5|       865.9|  1.30|   1.30|   1.40|   52.6|   48.1|   108.3|  7.74|   7.74|  7.95|  7.70|   7.69|  7.91
+ throughput|     204.40|      189.71|     33477.2|    227153.1|  0.93|   0.92|   1.60|  401.2|  388.0|   890.1|  3.31|   3.20|  6.02|  3.29|   3.18|  5.98
+"""
+
+
+def terminal_wrap(text: str, width: int = 80) -> str:
+    """Hard-wrap every line at `width` and pad the last piece with spaces, as a narrow terminal pastes it."""
+    out = []
+    for line in text.splitlines():
+        pieces = [line[i:i + width] for i in range(0, max(len(line), 1), width)]
+        pieces[-1] = pieces[-1].ljust(width)
+        out.extend(pieces)
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_guidellm_stats_table_groups_and_units(tmp_path, wrapped):
+    # Column groups: a title followed by k pipes spans k columns (the last group takes the rest). Request latency
+    # is in sec, TTFT/ITL/TPOT in ms in the same table (§1.7).
+    path = tmp_path / "stats.txt"
+    path.write_text(terminal_wrap(GUIDELLM_STATS) if wrapped else GUIDELLM_STATS)
+    records, _ = read(path)
+    by_name = {record.labels["benchmark"]: record.metrics for record in records}
+    assert set(by_name) == {"synchronous", "throughput"}
+    through = by_name["throughput"]
+    assert through["request_throughput_per_second"] == 204.40 and through["mean_concurrency"] == 189.71
+    assert through["output_tokens_per_second"] == 33477.2 and through["total_tokens_per_second"] == 227153.1
+    assert through["e2e_seconds_mean"] == 0.93 and through["e2e_seconds_p99"] == 1.60  # sec: no conversion
+    assert through["ttft_seconds_mean"] == pytest.approx(401.2 / 1000)
+    assert through["itl_seconds_p99"] == pytest.approx(6.02 / 1000)
+    assert by_name["synchronous"]["tpot_seconds_median"] == pytest.approx(7.69 / 1000)
+
+
 def test_vllm_save_result_json(tmp_path):
     # A --save-result document (§2.4): ms keys end in _ms, duration in s, request_rate may be the string "inf",
     # detailed arrays (ttfts, latencies) are seconds. Values chosen so the conversions are visible.

@@ -213,6 +213,21 @@ def test_ollama_scheduler_offload_memory():
     assert records[0].timestamp_seconds == pytest.approx(1725344208.144)  # 2024-09-03T06:16:48.144Z
 
 
+def test_ollama_2025_engine_memory_lines():
+    text = "\n".join([
+        'time=2025-05-01T10:00:00.000Z level=INFO source=server.go:405 msg=load request="{Operation:commit '
+        'Parallel:2 BatchSize:512 FlashAttention:false KvSize:8192 KvCacheType: NumThreads:8}"',
+        'time=2025-05-01T10:00:01.000Z level=INFO source=ggml.go:483 msg="model weights" device=CUDA0 size="7.6 GiB"',
+        'time=2025-05-01T10:00:01.000Z level=INFO source=ggml.go:483 msg="model weights" device=CPU size="417.7 MiB"',
+        'time=2025-05-01T10:00:01.000Z level=INFO source=ggml.go:494 msg="kv cache" device=CUDA0 size="1.1 GiB"',
+    ])
+    load, gpu_weights, cpu_weights, kv = parse_text(ollama, text)
+    assert load.metrics == {"context_tokens": 8192, "parallel_slots": 2}
+    assert gpu_weights.metrics["weights_bytes"] == pytest.approx(7.6 * GiB) and gpu_weights.labels["device"] == "CUDA0"
+    assert cpu_weights.metrics["weights_bytes"] == pytest.approx(417.7 * 2**20) and cpu_weights.labels["device"] == "CPU"
+    assert kv.metrics["kv_cache_bytes"] == pytest.approx(1.1 * GiB)
+
+
 def test_ollama_streamed_ndjson_and_gin_lines():
     text = "\n".join([
         '{"model":"llama3","created_at":"2024-05-01T10:00:00Z","response":"Hi","done":false}',
@@ -229,6 +244,7 @@ def test_ollama_streamed_ndjson_and_gin_lines():
     assert api.metrics["output_tokens"] == 50 and api.metrics["decode_seconds"] == 1.0
     assert api.metrics["generation_tokens_per_second"] == 50.0
     assert chat.metrics["e2e_seconds"] == 76 and "whole seconds" in chat.labels["e2e_resolution"]
+    assert chat.timestamp_seconds == 1725344221  # 2024-09-03 06:17:01 read as UTC (no zone printed)
     assert tags.metrics["e2e_seconds"] == pytest.approx(3.251209e-3)
     assert [i.line_number for i in items if isinstance(i, Skipped)] == [5]
 

@@ -219,3 +219,49 @@ def test_parsers_never_raise_on_arbitrary_lines(lines):
         list(module.parse(enumerate(mutated, 1)))
     for line in mutated:
         clean_line(line)
+
+
+def test_streamed_scan_matches_the_line_by_line_reading(tmp_path):
+    # The reader scans blocks for the parsers' markers instead of looping over every line; line numbers and
+    # records must be the same as reading every line, across block boundaries and with a wrapped line.
+    noise = 'INFO:     10.0.0.1:5555 - "POST /v1/completions HTTP/1.1" 200 OK'
+    cut = V1_LINE.index("Waiting") + 3
+    lines = []
+    for index in range(300):
+        lines.append(noise)
+        lines.append(V0_LINE if index % 3 else SGLANG_LINE)
+    lines[101:101] = [V1_LINE[:cut], V1_LINE[cut:]]
+    path = tmp_path / "mixed.log"
+    path.write_text("\n".join(lines))  # no newline at the end: the last line still counts
+    log = LogFile.open(path)
+    markers = vllm.MARKERS + sglang.MARKERS
+    streamed = list(log.candidate_lines(markers, vllm.wants_next, block_bytes=4096))
+    expected = [(number, text) for number, text in enumerate(lines, 1)
+                if "Avg prompt throughput:" in text or "#running-req" in text or text == V1_LINE[cut:]]
+    assert streamed == expected
+    records = list(iter_records(log, [vllm, sglang]))
+    pulled = [record for module in (vllm, sglang) for record in module.parse(enumerate(lines, 1))]
+    key = lambda record: (record.line_number, record.source)  # noqa: E731
+    assert sorted(records, key=key) == sorted(pulled, key=key)
+    assert len(records) == 301  # 300 stats lines + the wrapped one joined
+
+
+def test_sglang_line_variants_of_section_2_5():
+    lines = [
+        # 2024 prefill with `cache hit rate` as a percentage and the `.` separator
+        "[2024-11-03 10:00:00 TP0] Prefill batch. #new-seq: 1, #new-token: 32, #cached-token: 0, "
+        "cache hit rate: 12.50%, token usage: 0.05, #running-req: 3, #queue-req: 7",
+        # hybrid SWA model: the full-attention pool's usage is the KV usage
+        "[2026-01-01 00:00:01 TP0] Decode batch, #running-req: 4, #full token: 900, full token usage: 0.81, "
+        "#swa token: 100, swa token usage: 0.10, accept len: 2.50, accept rate: 0.75, cuda graph: False, "
+        "gen throughput (token/s): 210.5, #queue-req: 0, ",
+    ]
+    records, skipped = parse(sglang, lines)
+    assert not skipped
+    prefill, decode = records
+    assert prefill.source == "sglang.prefill"
+    assert prefill.metrics["prefix_cache_hit_fraction"] == pytest.approx(12.50 / 100)
+    assert prefill.metrics["waiting_requests"] == 7 and prefill.metrics["batch_tokens"] == 32
+    assert decode.metrics["kv_cache_usage_fraction"] == 0.81
+    assert decode.metrics["spec_mean_acceptance_length"] == 2.5 and decode.metrics["cuda_graph"] == 0.0
+    assert decode.metrics["generation_tokens_per_second"] == 210.5

@@ -65,6 +65,8 @@ class Running:
     def add(self, value: float, line: int | None = None) -> None:
         if value != value:  # NaN carries no information
             return
+        if not self.count:
+            self.first = value
         self.count += 1
         self.total += value
         if value < self.low:
@@ -72,8 +74,6 @@ class Running:
         if value > self.high:
             self.high = value
             self.high_line = line
-        if self.first is None:
-            self.first = value
         self.last = value
 
     @property
@@ -92,63 +92,72 @@ _TIMELINE_METRICS = ("prompt_tokens_per_second", "generation_tokens_per_second",
 
 
 class Timeline:
-    """Interval records folded into at most TIMELINE_BUCKETS buckets; when full, neighbours merge pairwise."""
+    """Interval records folded into at most TIMELINE_BUCKETS buckets; when full, neighbours merge pairwise.
+
+    A bucket is a list [records, first_line, last_line, start_seconds, end_seconds, sums, counts, maxes] with one
+    slot per _TIMELINE_METRICS entry (lists, not dicts: this runs once per stats line of a multi-GB log)."""
 
     def __init__(self):
         self.width = 1  # records per bucket
-        self.buckets: list[dict] = []
+        self.buckets: list[list] = []
 
     def add(self, record) -> None:
-        if not self.buckets or self.buckets[-1]["records"] >= self.width:
-            if len(self.buckets) >= TIMELINE_BUCKETS:
+        buckets = self.buckets
+        if not buckets or buckets[-1][0] >= self.width:
+            if len(buckets) >= TIMELINE_BUCKETS:
                 self._halve()
-            if not self.buckets or self.buckets[-1]["records"] >= self.width:
-                self.buckets.append({"records": 0, "first_line": record.line_number, "last_line": record.line_number,
-                                     "start_seconds": record.timestamp_seconds, "end_seconds": record.timestamp_seconds,
-                                     "sums": {}, "counts": {}, "max": {}})
-        bucket = self.buckets[-1]
-        bucket["records"] += 1
-        bucket["last_line"] = record.line_number
-        if record.timestamp_seconds is not None:
-            if bucket["start_seconds"] is None:
-                bucket["start_seconds"] = record.timestamp_seconds
-            bucket["end_seconds"] = record.timestamp_seconds
-        for name in _TIMELINE_METRICS:
-            value = record.metrics.get(name)
+                buckets = self.buckets
+            if not buckets or buckets[-1][0] >= self.width:
+                buckets.append([0, record.line_number, record.line_number, record.timestamp_seconds,
+                                record.timestamp_seconds, [0.0] * 5, [0] * 5, [-math.inf] * 5])
+        bucket = buckets[-1]
+        bucket[0] += 1
+        bucket[2] = record.line_number
+        timestamp = record.timestamp_seconds
+        if timestamp is not None:
+            if bucket[3] is None:
+                bucket[3] = timestamp
+            bucket[4] = timestamp
+        metrics = record.metrics
+        sums, counts, maxes = bucket[5], bucket[6], bucket[7]
+        for index, name in enumerate(_TIMELINE_METRICS):
+            value = metrics.get(name)
             if value is not None:
-                bucket["sums"][name] = bucket["sums"].get(name, 0.0) + value
-                bucket["counts"][name] = bucket["counts"].get(name, 0) + 1
-                bucket["max"][name] = max(bucket["max"].get(name, value), value)
+                sums[index] += value
+                counts[index] += 1
+                if value > maxes[index]:
+                    maxes[index] = value
 
     def _halve(self) -> None:
         merged = []
         for index in range(0, len(self.buckets), 2):
             pair = self.buckets[index:index + 2]
-            first = dict(pair[0])
-            first["sums"], first["counts"], first["max"] = dict(first["sums"]), dict(first["counts"]), dict(first["max"])
+            first = [pair[0][0], pair[0][1], pair[0][2], pair[0][3], pair[0][4], list(pair[0][5]), list(pair[0][6]),
+                     list(pair[0][7])]
             for other in pair[1:]:
-                first["records"] += other["records"]
-                first["last_line"] = other["last_line"]
-                if other["end_seconds"] is not None:
-                    first["end_seconds"] = other["end_seconds"]
-                    if first["start_seconds"] is None:
-                        first["start_seconds"] = other["start_seconds"]
-                for name, value in other["sums"].items():
-                    first["sums"][name] = first["sums"].get(name, 0.0) + value
-                    first["counts"][name] = first["counts"].get(name, 0) + other["counts"][name]
-                    first["max"][name] = max(first["max"].get(name, value), other["max"][name])
+                first[0] += other[0]
+                first[2] = other[2]
+                if other[4] is not None:
+                    first[4] = other[4]
+                    if first[3] is None:
+                        first[3] = other[3]
+                for slot in range(5):
+                    first[5][slot] += other[5][slot]
+                    first[6][slot] += other[6][slot]
+                    first[7][slot] = max(first[7][slot], other[7][slot])
             merged.append(first)
         self.buckets = merged
         self.width *= 2
 
     def to_list(self) -> list[dict]:
         rows = []
-        for bucket in self.buckets:
-            row = {"records": bucket["records"], "first_line": bucket["first_line"], "last_line": bucket["last_line"],
-                   "start_seconds": bucket["start_seconds"], "end_seconds": bucket["end_seconds"]}
-            for name, total in bucket["sums"].items():
-                row[f"{name}_mean"] = total / bucket["counts"][name]
-                row[f"{name}_max"] = bucket["max"][name]
+        for records, first_line, last_line, start, end, sums, counts, maxes in self.buckets:
+            row = {"records": records, "first_line": first_line, "last_line": last_line, "start_seconds": start,
+                   "end_seconds": end}
+            for index, name in enumerate(_TIMELINE_METRICS):
+                if counts[index]:
+                    row[f"{name}_mean"] = sums[index] / counts[index]
+                    row[f"{name}_max"] = maxes[index]
             rows.append(row)
         return rows
 
@@ -184,6 +193,7 @@ class Accumulator:
         self.events = {}  # metric -> total (deduplicated)
         self.event_lines = {}  # metric -> _Lines
         self._event_keys = set()
+        self._event_second = None
         self.preemptions_total = Running()
         self.flags = {name: _Lines() for name in (
             "waiting", "kv_full", "kv_full_waiting", "swapped", "prefill_heavy", "slow_small_batch", "starved",
@@ -201,11 +211,14 @@ class Accumulator:
     # -- folding -------------------------------------------------------------------------------------------------
     def add(self, record, file: str = "") -> None:
         self.records += 1
-        self.sources[record.source] = self.sources.get(record.source, 0) + 1
-        for key in ("engine", "tool", "ttft_definition", "ttft_includes_reasoning", "tpot_includes_prefill",
-                    "throughput_definition", "input_tokens_definition", "model"):
-            if key in record.labels and key not in self.labels:
-                self.labels[key] = record.labels[key]
+        source = record.source
+        seen = self.sources.get(source)
+        self.sources[source] = 1 if seen is None else seen + 1
+        if seen is None or record.kind != "interval":
+            for key in ("engine", "tool", "ttft_definition", "ttft_includes_reasoning", "tpot_includes_prefill",
+                        "throughput_definition", "input_tokens_definition", "model"):
+                if key in record.labels and key not in self.labels:
+                    self.labels[key] = record.labels[key]
         kind = record.kind
         if kind == "interval":
             self._interval(record, file)
@@ -225,8 +238,7 @@ class Accumulator:
         rank = record.labels.get("rank")
         if rank is None:
             return True
-        kept = self.rank.setdefault(record.source, rank)
-        return kept == rank
+        return self.rank.setdefault(record.source, rank) == rank
 
     def _interval(self, record, file: str) -> None:
         if not self._keep_rank(record):
@@ -234,17 +246,37 @@ class Accumulator:
         metrics = record.metrics
         if record.labels.get("snapshot"):
             for name, value in metrics.items():
-                self.snapshot.setdefault(name, Running()).add(value, record.line_number)
+                if name not in self.snapshot:
+                    self.snapshot[name] = Running()
+                self.snapshot[name].add(value, record.line_number)
             return
         if "running_requests" not in metrics and "generation_tokens_per_second" not in metrics:
             # Spec-decoding lines and the like: statistics only, not a stats window.
             for name, value in metrics.items():
-                self.interval.setdefault(name, Running()).add(value, record.line_number)
+                if name not in self.interval:
+                    self.interval[name] = Running()
+                self.interval[name].add(value, record.line_number)
             return
         self.interval_count += 1
         line = record.line_number
+        stats = self.interval
         for name, value in metrics.items():
-            self.interval.setdefault(name, Running()).add(value, line)
+            # Running.add inlined: this loop runs for every field of every stats line of a multi-GB log.
+            held = stats.get(name)
+            if held is None:
+                held = stats[name] = Running()
+            if value != value:
+                continue
+            if not held.count:
+                held.first = value
+            held.count += 1
+            held.total += value
+            if value < held.low:
+                held.low = value
+            if value > held.high:
+                held.high = value
+                held.high_line = line
+            held.last = value
         self.timeline.add(record)
         running = metrics.get("running_requests", 0.0)
         waiting = metrics.get("waiting_requests", 0.0)
@@ -276,7 +308,9 @@ class Accumulator:
         metrics = record.metrics
         line = record.line_number
         for name, value in metrics.items():
-            self.requests.setdefault(name, Running()).add(value, line)
+            if name not in self.requests:
+                self.requests[name] = Running()
+            self.requests[name].add(value, line)
         ttft = metrics.get("ttft_seconds")
         e2e = metrics.get("e2e_seconds")
         output = metrics.get("output_tokens")
@@ -307,11 +341,14 @@ class Accumulator:
                 self.preemptions_total.add(value, record.line_number)
                 continue
             if record.labels.get("rank") is not None and record.timestamp_seconds is not None:
-                key = (record.source, int(record.timestamp_seconds), name)
+                second = int(record.timestamp_seconds)
+                if second != self._event_second:  # ranks print the same event within a second: keep one second
+                    self._event_keys.clear()
+                    self._event_second = second
+                key = (record.source, name)
                 if key in self._event_keys:
                     continue
-                if len(self._event_keys) < 100_000:
-                    self._event_keys.add(key)
+                self._event_keys.add(key)
             self.events[name] = self.events.get(name, 0.0) + value
             self.event_lines.setdefault(name, _Lines()).add(record.line_number, file)
 
@@ -690,7 +727,7 @@ def _request_findings(acc: Accumulator, findings: list, notes: list) -> None:
     itl = acc.request_value("itl_seconds")
     if itl is not None and tpot is None:
         bits.append(f"ITL {itl.mean * 1e3:.1f} ms")
-    if bits:
+    if bits and not (flags["slow_tpot"].count or flags["queue_dominant"].count):
         findings.append(Finding("healthy", 0.55 + min(0.2, 0.05 * count), [Evidence(
             "healthy", f"{count} request(s): " + ", ".join(bits), {}, lines=[], file="")]))
 

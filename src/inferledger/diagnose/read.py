@@ -191,7 +191,8 @@ class LogFile:
             self.lines_read = number
             self.bytes_read = done
 
-    def candidate_lines(self, markers, wants_next=None, progress=None) -> Iterator[tuple[int, str]]:
+    def candidate_lines(self, markers, wants_next=None, progress=None,
+                        block_bytes: int = 8 << 20) -> Iterator[tuple[int, str]]:
         """(line_number, cleaned_text) for only the lines holding one of `markers` (bytes), plus the line after
         one for which wants_next(text) is true. The file is scanned in blocks by one compiled pattern at C speed
         (the "skip lines cheaply before regex work" of the issue); line numbers come from counting newlines."""
@@ -199,7 +200,6 @@ class LogFile:
 
         pattern = re.compile(b"|".join(re.escape(marker) for marker in sorted(set(markers), key=len, reverse=True)))
         search = pattern.search
-        block_bytes = 8 << 20
         number_at = 1  # line number of the first line in `block`
         done = 0
         carry = b""
@@ -234,7 +234,8 @@ class LogFile:
                         match = search(block, position)
                         if match is None:
                             break
-                        start = block.rfind(b"\n", position, match.start()) + 1
+                        newline = block.rfind(b"\n", position, match.start())
+                        start = newline + 1 if newline >= 0 else position
                     end = find(b"\n", start)
                     line_number += count(b"\n", counted_to, start)
                     counted_to = start
@@ -244,7 +245,10 @@ class LogFile:
                         text = raw.decode(self.encoding)
                     except UnicodeDecodeError:
                         text = raw.decode(self.encoding, errors="replace")
-                    text = clean_line(text)
+                    first = text[:1]
+                    if "\r" in text or "\x1b" in text or "#033[" in text or first.isdigit() or first == "[" \
+                            or first in "ADFJMNOS" or " | " in text[:40]:
+                        text = clean_line(text)
                     yield line_number, text
                     if wants_next is not None and wants_next(text):
                         send_next = True

@@ -23,20 +23,62 @@ def epoch_seconds(year: int, month: int, day: int, hour: int, minute: int, secon
     return float(value)
 
 
+_MINUTES: dict = {}
+
+
+_DIGITS = "0123456789"
+
+
+def _fast_parts(text: str):
+    """The stamp's parts located from the first `:` (the hour's), without a regex; None when that is not a stamp."""
+    colon = text.find(":")
+    if colon < 8 or len(text) < colon + 6:
+        return None
+    stamp = text[colon - 8: colon + 6]  # MM-DD HH:MM:SS
+    month, day, hour, minute, second = stamp[0:2], stamp[3:5], stamp[6:8], stamp[9:11], stamp[12:14]
+    if stamp[2] != "-" or stamp[5] not in " T" or stamp[11] != ":" or not (
+            (month + day + hour + minute + second).isdigit() and (month + day + hour + minute + second).isascii()):
+        return None
+    year = None
+    if colon >= 13 and text[colon - 9] == "-":
+        year = text[colon - 13: colon - 9]
+        if not (year.isdigit() and year.isascii()):
+            year = None
+    fraction = None
+    end = colon + 6
+    if end < len(text) and text[end] in ".,":
+        stop = end + 1
+        while stop < len(text) and text[stop] in _DIGITS:
+            stop += 1
+        fraction = text[end + 1: stop] or None
+    return year, month, day, hour, minute, second, fraction
+
+
 def find_timestamp(text: str) -> tuple[float | None, bool]:
     """(epoch seconds, year_assumed) for the first `[YYYY-]MM-DD HH:MM:SS[.f]` in text, or (None, False)."""
-    match = _DATE_TIME.search(text)
-    if not match:
-        return None, False
-    year, month, day, hour, minute, second, fraction = match.groups()
-    try:
-        return (
-            epoch_seconds(int(year) if year else ASSUMED_YEAR, int(month), int(day), int(hour), int(minute),
-                          int(second), fraction),
-            year is None,
-        )
-    except (ValueError, OverflowError):
-        return None, False
+    parts = _fast_parts(text)
+    if parts is None:
+        match = _DATE_TIME.search(text)
+        if not match:
+            return None, False
+        parts = match.groups()
+    year, month, day, hour, minute, second, fraction = parts
+    # Consecutive lines share their minute: compute its epoch once (a log is millions of lines).
+    key = (year, month, day, hour, minute)
+    base = _MINUTES.get(key)
+    if base is None:
+        try:
+            base = epoch_seconds(int(year) if year else ASSUMED_YEAR, int(month), int(day), int(hour), int(minute),
+                                 0, None)
+        except (ValueError, OverflowError):
+            return None, False
+        if len(_MINUTES) > 4096:  # bounded: constant memory on any log length
+            _MINUTES.clear()
+        _MINUTES[key] = base
+    value = base + int(second)
+    if fraction:
+        value += float("0." + fraction)
+    return value, year is None
 
 
 def number(text: str) -> float:

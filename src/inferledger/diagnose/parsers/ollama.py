@@ -8,6 +8,7 @@ figures are binary units (`42.2 GiB`, `974.6 MiB`) or plain bytes (`available=84
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Iterator
 from datetime import datetime
@@ -134,6 +135,18 @@ def _slog(line_number: int, line: str) -> Record | None:
             metrics[metric] = float(pairs[key])
     if pairs.get("available", "").isdigit() and "available_memory_bytes" not in metrics:
         metrics["available_memory_bytes"] = float(pairs["available"])  # plain bytes on the scheduler line
+    # 2025 engine: one line per device and buffer, `msg="model weights" device=CUDA0 size="7.6 GiB"`.
+    per_device = {"model weights": "weights_bytes", "kv cache": "kv_cache_bytes", "compute graph": "graph_memory_bytes"}
+    if pairs.get("msg") in per_device and "size" in pairs:
+        size = _size_bytes(pairs["size"])
+        if size is not None:
+            metrics[per_device[pairs["msg"]]] = size
+    # 2025 `msg=load request="{… Parallel:1 … KvSize:4096 …}"`: context for all slots and the slot count.
+    if "KvSize:" in line:
+        for key, metric in (("KvSize", "context_tokens"), ("Parallel", "parallel_slots")):
+            match = re.search(key + r":(\d+)", line)
+            if match:
+                metrics[metric] = float(match.group(1))
     if "cmd" in pairs:
         for flag, value in _FLAG.findall(pairs["cmd"]):
             metric = {"ctx-size": "context_tokens", "parallel": "parallel_slots",
@@ -144,8 +157,9 @@ def _slog(line_number: int, line: str) -> Record | None:
     labels = {"engine": "ollama"}
     if "msg" in pairs:
         labels["msg"] = pairs["msg"]
-    if "library" in pairs:
-        labels["library"] = pairs["library"]
+    for key in ("library", "device"):
+        if key in pairs:
+            labels[key] = pairs[key]
     timestamp = _timestamp(pairs["time"]) if "time" in pairs else None
     return Record("capacity", "ollama.server", line_number, metrics, timestamp, labels)
 
@@ -165,10 +179,19 @@ def _gin(line_number: int, line: str) -> Record | Skipped | None:
     if seconds >= 60:
         labels["e2e_resolution"] = "whole seconds (GIN truncates above one minute)"
     try:
-        timestamp = datetime.strptime(match.group(1), "%Y/%m/%d - %H:%M:%S").timestamp()
+        # Server local time without a zone: read as UTC, like the engines' zone-less stamps (the diagnosis only
+        # uses differences), and said so in the labels.
+        moment = datetime.strptime(match.group(1), "%Y/%m/%d - %H:%M:%S")
+        timestamp = float(calendar.timegm(moment.timetuple()))
+        labels["timestamp_zone_assumed"] = "UTC"
     except ValueError:
-        timestamp = None  # server local time without a zone: kept as local
+        timestamp = None
     return Record("request", "ollama.gin", line_number, {"e2e_seconds": seconds}, timestamp, labels)
+
+
+# Go source files of the ollama server that log the scheduler, memory and runner lines (2024-2025 builds).
+_SLOG_MARKERS = ("source=sched.go", "source=memory.go", "source=ggml.go", "source=routes.go", "source=server.go",
+                 "source=runner.go", "ollama")
 
 
 def sniff(head: str) -> float:
@@ -176,7 +199,7 @@ def sniff(head: str) -> float:
         return 0.95
     if '"eval_count"' in head or '"prompt_eval_duration"' in head or '"total_duration"' in head:
         return 0.9
-    if "msg=" in head and ("source=sched.go" in head or "source=memory.go" in head or "ollama" in head):
+    if "msg=" in head and "level=" in head and any(marker in head for marker in _SLOG_MARKERS):
         return 0.85
     if "[GIN]" in head:
         return 0.7
@@ -224,7 +247,8 @@ def parse(lines) -> Iterator:
                         yield record
                 continue
         if "msg=" in line and "level=" in line:
-            if "memory." in line or "parallel=" in line or "layers." in line or "--ctx-size" in line:
+            if ("memory." in line or "parallel=" in line or "layers." in line or "--ctx-size" in line
+                    or "size=" in line or "KvSize:" in line):
                 record = _slog(line_number, line)
                 if record is not None:
                     yield record

@@ -16,7 +16,6 @@ from inferledger.diagnose.records import Record, Skipped
 NAME = "sglang"
 
 _PREFIX = re.compile(r"\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]{2}\d+(?: [A-Z]{2}\d+)*))?\]")
-_FIELD = re.compile(r"(#?[A-Za-z][\w #-]*?(?: \([\w/]+\))?): (-?\d+(?:\.\d+)?|True|False)")
 
 # label as printed -> metric. `token usage` is already a fraction 0..1 in the log (§1.7).
 _BATCH_FIELDS = {
@@ -87,16 +86,21 @@ def _prefix(line: str):
 def _batch(line: str, line_number: int, kind: str) -> Record | Skipped:
     start = line.find(kind)
     metrics = {}
-    for label, value in _FIELD.findall(line, start + len(kind) + 1):
-        name = _BATCH_FIELDS.get(label.strip())
-        if name is None:
+    # `label: value` pairs separated by ", " (a `.` after `batch` in 2024-early 2025 builds, §2.5).
+    for part in line[start + len(kind) + 1:].split(", "):
+        label, _sep, value = part.partition(": ")
+        name = _BATCH_FIELDS.get(label.strip(" .,"))
+        if name is None or name in metrics:  # `token usage` before `swa token usage`: keep the first (full pool)
             continue
-        if value in ("True", "False"):
+        value = value.strip(" ,.%") if value[-1:] in " ,.%" else value
+        if value == "True" or value == "False":
             metrics[name] = 1.0 if value == "True" else 0.0
-        elif label.strip() == "cache hit rate":
-            metrics[name] = float(value) / 100
-        elif name not in metrics:  # `token usage` before `swa token usage`: keep the first (full pool)
-            metrics[name] = float(value)
+            continue
+        try:
+            number = float(value)
+        except ValueError:
+            continue
+        metrics[name] = number / 100 if name == "prefix_cache_hit_fraction" else number
     if "running_requests" not in metrics:
         return Skipped(line_number, f"SGLang {kind} line without #running-req (cut?)", "sglang")
     timestamp, labels = _prefix(line)
@@ -160,8 +164,11 @@ class LineParser:
         return []
 
 
-MARKERS = (b"#running-req", b"#retracted", b"Retract", b"Decode out of memory", b"CUDA out of memory",
-           b"KV Cache is allocated", b"_total_num_tokens=", b"Memory pool end", b"Load weight end")
+# Every line this parser reads in a streamed scan holds one of these (see read.py). `#retracted` covers both
+# "Decode out of memory happened. #retracted_reqs" and "KV cache pool is full. Retract requests.
+# #retracted_reqs" (§2.5).
+MARKERS = (b"#running-req", b"#retracted", b"CUDA out of memory", b"KV Cache is allocated", b"_total_num_tokens=",
+           b"Memory pool end", b"Load weight end")
 
 
 def parse(lines) -> Iterator[Record | Skipped]:

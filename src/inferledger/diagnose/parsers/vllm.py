@@ -57,9 +57,6 @@ _SEQ_ERROR = re.compile(r"max seq len \((\d+)\) is larger than the maximum numbe
 _BLOCK_SIZE = re.compile(r"[Ss]etting attention block size to (\d+) tokens")
 _TP = re.compile(r"tensor_parallel_size=(\d+)")
 
-_CAPACITY_MARKERS = ("took", "blocks", "KV cache", "Maximum concurrency", "kv_cache_size=", "max seq len",
-                     "block size", "tensor_parallel_size=")
-
 _SNIFF_MARKERS = ("Avg prompt throughput", "Avg generation throughput", "is preempted by PreemptionMode",
                   "# GPU blocks:", "Maximum concurrency for", "SpecDecoding metrics", "Speculative metrics:",
                   "Model loading took", "Loading model weights took", "num_gpu_blocks is:", "GPU KV cache size:",
@@ -85,7 +82,53 @@ def _labels(prefix: str, year_assumed: bool, extra: dict | None = None) -> dict:
     return labels
 
 
+# The shapes every release since 0.2 prints (§2.2), read by one match; anything else goes the generic way.
+_FAST = re.compile(
+    r"Avg prompt throughput: (\d+(?:\.\d+)?) tokens/s, Avg generation throughput: (\d+(?:\.\d+)?) tokens/s, "
+    r"Running: (\d+) reqs, (?:Swapped: (\d+) reqs, Pending|Waiting): (\d+) reqs, "
+    r"GPU KV cache usage: (\d+(?:\.\d+)?)%(?:, CPU KV cache usage: (\d+(?:\.\d+)?)%"
+    r"|, Prefix cache hit rate: (\d+(?:\.\d+)?)%(?:, MM cache hit rate: (\d+(?:\.\d+)?)%)?)?"
+)
+_LABEL_CACHE: dict = {}
+
+
+def _stats_labels(prefix: str, year_assumed: bool, version: str) -> dict:
+    # Labels repeat line after line: build each distinct set once and share it (records never mutate labels).
+    proc = _PROC.search(prefix) if "(" in prefix else None
+    engine = _ENGINE.search(prefix) if "Engine" in prefix else None
+    key = (proc.group(1) if proc else None, engine.group(1) if engine else None, year_assumed, version)
+    labels = _LABEL_CACHE.get(key)
+    if labels is None:
+        labels = {"engine": "vllm", "version": version}
+        if year_assumed:
+            labels["timestamp_year_assumed"] = True
+        if key[0]:
+            labels["process"] = key[0]
+        if key[1] is not None:
+            labels["engine_index"] = int(key[1])
+        if len(_LABEL_CACHE) < 4096:
+            _LABEL_CACHE[key] = labels
+    return labels
+
+
 def _stats_record(segment: str, prefix: str, line_number: int) -> Record | None:
+    match = _FAST.match(segment)
+    if match is not None:
+        prompt, generation, running, swapped, waiting, kv, cpu_kv, prefix_hit, mm_hit = match.groups()
+        metrics = {"prompt_tokens_per_second": float(prompt), "generation_tokens_per_second": float(generation),
+                   "running_requests": float(running), "waiting_requests": float(waiting),
+                   "kv_cache_usage_fraction": float(kv) * 0.01}
+        if swapped is not None:
+            metrics["swapped_requests"] = float(swapped)
+        if cpu_kv is not None:
+            metrics["cpu_kv_cache_usage_fraction"] = float(cpu_kv) * 0.01
+        if prefix_hit is not None:
+            metrics["prefix_cache_hit_fraction"] = float(prefix_hit) * 0.01
+        if mm_hit is not None:
+            metrics["mm_cache_hit_fraction"] = float(mm_hit) * 0.01
+        timestamp, year_assumed = find_timestamp(prefix)
+        labels = _stats_labels(prefix, year_assumed, "v0" if swapped is not None else "v1")
+        return Record("interval", "vllm.stats", line_number, metrics, timestamp, labels)
     metrics = {}
     for label, value in _FIELD.findall(segment):
         known = _STATS_FIELDS.get(label.strip().lower())
@@ -96,11 +139,8 @@ def _stats_record(segment: str, prefix: str, line_number: int) -> Record | None:
     if "kv_cache_usage_fraction" not in metrics or "generation_tokens_per_second" not in metrics:
         return None
     timestamp, year_assumed = find_timestamp(prefix)
-    extra = {"version": "v0" if ("Swapped" in segment or "Pending" in segment) else "v1"}
-    engine = _ENGINE.search(prefix)
-    if engine:
-        extra["engine_index"] = int(engine.group(1))
-    return Record("interval", "vllm.stats", line_number, metrics, timestamp, _labels(prefix, year_assumed, extra))
+    labels = _stats_labels(prefix, year_assumed, "v0" if ("Swapped" in segment or "Pending" in segment) else "v1")
+    return Record("interval", "vllm.stats", line_number, metrics, timestamp, labels)
 
 
 def _spec_record(line: str, line_number: int) -> Record | None:
@@ -111,9 +151,7 @@ def _spec_record(line: str, line_number: int) -> Record | None:
         label = label.strip().lower()
         if label.endswith("draft acceptance rate"):
             # V1 prints a percentage; V0 `Speculative metrics` prints a ratio 0..1 (§2.2).
-            ratio = float(value) / 100 if "%" in body.split(label, 1)[-1][:16] or "SpecDecoding" in line \
-                else float(value)
-            metrics["spec_acceptance_fraction"] = ratio
+            metrics["spec_acceptance_fraction"] = float(value) / 100 if "SpecDecoding" in line else float(value)
         elif label in _SPEC_FIELDS:
             name, scale = _SPEC_FIELDS[label]
             metrics[name] = float(value) * scale
@@ -172,7 +210,7 @@ def _stats(line: str, line_number: int) -> Iterator[Record | Skipped]:
     # Two records glued on one line (§1.13) split at each stats start; the text before each start is its prefix.
     parts = line.split(_STATS)
     prefix = parts[0]
-    for index, body in enumerate(parts[1:], 1):
+    for body in parts[1:]:
         record = _stats_record(_STATS + body, prefix, line_number)
         if record is None:
             yield Skipped(line_number, "vLLM stats line without the GPU KV cache usage field (cut or wrapped?)",
@@ -181,7 +219,6 @@ def _stats(line: str, line_number: int) -> Iterator[Record | Skipped]:
             yield record
         # The tail of this segment may be the next glued line's prefix (`INFO 01-22 18:27:25 metrics.py:449]`).
         prefix = body
-        del index
 
 
 class LineParser:
@@ -204,10 +241,17 @@ class LineParser:
             out.append(Skipped(first_number, "vLLM stats line cut before the GPU KV cache usage field",
                                "vllm.stats"))
         if _STATS in line:
-            if wants_next(line):
+            if not (line[-1:] == "%" and "KV cache usage" in line) and wants_next(line):
                 self.pending = (line_number, line)
                 return out
-            out.extend(_stats(line, line_number))
+            if line.count(_STATS) == 1:  # the usual case: no glued records, no generator
+                start = line.find(_STATS)
+                record = _stats_record(line[start:], line[:start], line_number)
+                out.append(record if record is not None else Skipped(
+                    line_number, "vLLM stats line without the GPU KV cache usage field (cut or wrapped?)",
+                    "vllm.stats"))
+            else:
+                out.extend(_stats(line, line_number))
         elif "metrics:" in line and ("SpecDecoding metrics" in line or "Speculative metrics" in line):
             record = _spec_record(line, line_number)
             out.append(record if record is not None else
@@ -240,16 +284,19 @@ def wants_next(line: str) -> bool:
     """A stats line that stops before its last field was probably wrapped: the reader also sends the next line."""
     if _STATS not in line:
         return False
+    if line[-1:] == "%" and "KV cache usage" in line:
+        return False
     tail = line.rsplit(_STATS, 1)[-1]
     return "KV cache usage" not in tail or not line.rstrip(". ").endswith("%")
 
 
-# Every line this parser reads holds one of these (bytes, matched before decoding). Markers start with rare
-# characters (capitals, `#`, `_`) so the reader's scan skips most of a line at C speed.
+# Every line this parser reads in a streamed scan holds one of these (bytes, matched before decoding); the
+# reader's single compiled pattern skips everything else at C speed. Lines outside them (e.g. the engine config
+# line with tensor_parallel_size) are read only when a pull-style pass gives every line.
 MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"Speculative metrics", b"PreemptionMode",
-           b"# GPU blocks", b"_gpu_blocks", b"GPU KV cache size", b"Available KV cache", b"Maximum concurrency",
-           b"Model loading took", b"Loading model weights took", b"KV cache (", b"Memory profiling",
-           b"Setting attention block size", b"Initializing a")
+           b"# GPU blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
+           b"Maximum concurrency", b"Model loading took", b"Loading model weights took", b"Memory profiling",
+           b"Setting attention block size")
 
 
 def parse(lines) -> Iterator[Record | Skipped]:
