@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import reduce
+from operator import add as _add
 
 VERDICTS = ("queueing", "kv-capacity", "prefill-bound", "decode-bound", "healthy", "measurement-artifact",
             "insufficient-data")
@@ -89,6 +91,7 @@ class Running:
 
 _TIMELINE_METRICS = ("prompt_tokens_per_second", "generation_tokens_per_second", "running_requests",
                      "waiting_requests", "kv_cache_usage_fraction")
+_TIMELINE_SLOTS = tuple(enumerate(_TIMELINE_METRICS))
 
 
 class Timeline:
@@ -118,10 +121,10 @@ class Timeline:
             if bucket[3] is None:
                 bucket[3] = timestamp
             bucket[4] = timestamp
-        metrics = record.metrics
+        get = record.metrics.get
         sums, counts, maxes = bucket[5], bucket[6], bucket[7]
-        for index, name in enumerate(_TIMELINE_METRICS):
-            value = metrics.get(name)
+        for index, name in _TIMELINE_SLOTS:
+            value = get(name)
             if value is not None:
                 sums[index] += value
                 counts[index] += 1
@@ -183,7 +186,9 @@ class Accumulator:
     """Folds Records from one or more files into the statistics the verdict rules read."""
 
     def __init__(self):
-        self.interval = {}  # metric -> Running, over server-stats windows (live, not snapshots)
+        self._interval = {}  # metric -> Running, over server-stats windows (live, not snapshots); see `interval`
+        self._pending = {}  # metric -> ([values], [lines]) not yet folded into its Running (_flush)
+        self._pending_records = 0
         self.snapshot = {}  # metric -> Running, over Prometheus gauge snapshots
         self.per_stream = Running()  # generation tok/s per running request, windows with running > 0
         self.timeline = Timeline()
@@ -209,6 +214,40 @@ class Accumulator:
         self.last_interval_timestamp = {}
 
     # -- folding -------------------------------------------------------------------------------------------------
+    @property
+    def interval(self) -> dict:
+        """metric -> Running over the stats windows, every value folded in."""
+        if self._pending_records:
+            self._flush()
+        return self._interval
+
+    def _flush(self) -> None:
+        """Fold the pending values of each metric into its Running: the same result as Running.add value by value
+        (sequential float sums by reduce, min/max keep the first of equal values like the strict comparisons),
+        at C speed; a batch holding a NaN (a NaN total) is redone value by value, which skips NaN."""
+        stats = self._interval
+        for name, (values, lines) in self._pending.items():
+            held = stats[name]
+            total = reduce(_add, values, held.total)
+            if total != total:
+                for value, line in zip(values, lines):
+                    held.add(value, line)
+                continue
+            if not held.count:
+                held.first = values[0]
+            held.count += len(values)
+            held.total = total
+            low = min(values)
+            if low < held.low:
+                held.low = low
+            high = max(values)
+            if high > held.high:
+                held.high = high
+                held.high_line = lines[values.index(high)]
+            held.last = values[-1]
+        self._pending = {}
+        self._pending_records = 0
+
     def add(self, record, file: str = "") -> None:
         self.records += 1
         source = record.source
@@ -241,10 +280,11 @@ class Accumulator:
         return self.rank.setdefault(record.source, rank) == rank
 
     def _interval(self, record, file: str) -> None:
-        if not self._keep_rank(record):
+        labels = record.labels
+        if "rank" in labels and not self._keep_rank(record):
             return
         metrics = record.metrics
-        if record.labels.get("snapshot"):
+        if "snapshot" in labels and labels["snapshot"]:
             for name, value in metrics.items():
                 if name not in self.snapshot:
                     self.snapshot[name] = Running()
@@ -252,31 +292,11 @@ class Accumulator:
             return
         if "running_requests" not in metrics and "generation_tokens_per_second" not in metrics:
             # Spec-decoding lines and the like: statistics only, not a stats window.
-            for name, value in metrics.items():
-                if name not in self.interval:
-                    self.interval[name] = Running()
-                self.interval[name].add(value, record.line_number)
+            self._fold(metrics, record.line_number)
             return
         self.interval_count += 1
         line = record.line_number
-        stats = self.interval
-        for name, value in metrics.items():
-            # Running.add inlined: this loop runs for every field of every stats line of a multi-GB log.
-            held = stats.get(name)
-            if held is None:
-                held = stats[name] = Running()
-            if value != value:
-                continue
-            if not held.count:
-                held.first = value
-            held.count += 1
-            held.total += value
-            if value < held.low:
-                held.low = value
-            if value > held.high:
-                held.high = value
-                held.high_line = line
-            held.last = value
+        self._fold(metrics, line)
         self.timeline.add(record)
         running = metrics.get("running_requests", 0.0)
         waiting = metrics.get("waiting_requests", 0.0)
@@ -284,7 +304,11 @@ class Accumulator:
         prompt = metrics.get("prompt_tokens_per_second", 0.0)
         generation = metrics.get("generation_tokens_per_second")
         if running > 0 or waiting > 0:
-            self.flags["busy"].add(line, file)
+            busy = self.flags["busy"]  # _Lines.add inlined: nearly every stats window is busy
+            busy.count += 1
+            if len(busy.lines) < MAX_LINES:
+                busy.lines.append(line)
+                busy.file = busy.file or file
         if waiting > 0:
             self.flags["waiting"].add(line, file)
         if kv is not None and kv >= KV_FULL_FRACTION:
@@ -295,13 +319,41 @@ class Accumulator:
             self.flags["swapped"].add(line, file)
         if running > 0 and generation is not None and record.source != "llamacpp.batched-bench":
             per_stream = generation / running
-            self.per_stream.add(per_stream, line)
+            held = self.per_stream  # Running.add inlined
+            if per_stream == per_stream:
+                if not held.count:
+                    held.first = per_stream
+                held.count += 1
+                held.total += per_stream
+                if per_stream < held.low:
+                    held.low = per_stream
+                if per_stream > held.high:
+                    held.high = per_stream
+                    held.high_line = line
+                held.last = per_stream
             if prompt >= 5 * max(generation, 1.0) and per_stream < SLOW_STREAM_TOKENS_PER_SECOND:
                 self.flags["prefill_heavy"].add(line, file)
             elif prompt < generation and per_stream < SLOW_STREAM_TOKENS_PER_SECOND and running <= SMALL_BATCH:
                 self.flags["slow_small_batch"].add(line, file)
             elif prompt < generation and per_stream < STARVED_TOKENS_PER_SECOND:
                 self.flags["starved"].add(line, file)
+
+    def _fold(self, metrics: dict, line: int) -> None:
+        # Running.add deferred: this runs for every field of every stats line of a multi-GB log, so the values
+        # wait in lists (constant memory: flushed every 4096 records) and are folded by _flush. The Running of a
+        # new metric is made here, so the metrics keep the order they were first seen in.
+        pending = self._pending
+        for name, value in metrics.items():
+            slot = pending.get(name)
+            if slot is None:
+                if name not in self._interval:
+                    self._interval[name] = Running()
+                slot = pending[name] = ([], [])
+            slot[0].append(value)
+            slot[1].append(line)
+        self._pending_records += 1
+        if self._pending_records >= 4096:
+            self._flush()
 
     def _request(self, record, file: str) -> None:
         self.request_count += 1
@@ -877,8 +929,15 @@ def build(acc: Accumulator, files: list, roofline: dict | None = None, roofline_
         events["preemptions_total_reported"] = acc.preemptions_total.high
     from inferledger.diagnose.roofline import advice_for
 
-    advice = list(advice or []) + advice_for(verdict, roofline)
+    # A queue that the test itself built (every request sent at t=0) is not overload: say so instead.
+    throughput_test = verdict == "queueing" and all(
+        (item.numbers.get("request_rate_per_second") or 0) >= ALL_AT_ONCE_RATE for item in best.evidence)
+    advice = list(advice or []) + advice_for(verdict, roofline, throughput_test=throughput_test)
+    headline = _HEADLINES[verdict]
+    if throughput_test:
+        headline = ("a throughput test: every request was sent at once, so requests queue by design; its TTFT is "
+                    "queue wait, not serving latency")
     return Diagnosis(
-        verdict=verdict, confidence=confidence, headline=_HEADLINES[verdict], evidence=evidence,
+        verdict=verdict, confidence=confidence, headline=headline, evidence=evidence,
         alternatives=alternatives, metrics=_metrics(acc), timeline=acc.timeline.to_list(), capacity=capacity,
         events=events, checks=checks, files=files, notes=notes, advice=advice, roofline=roofline)

@@ -207,8 +207,11 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     return section, findings, advice
 
 
-def advice_for(verdict: str, section: dict | None) -> list[str]:
+def advice_for(verdict: str, section: dict | None, throughput_test: bool = False) -> list[str]:
     """What to change for a verdict, with the ledger's expected gain where the section has it."""
+    if throughput_test:
+        return ["to measure latency, rerun at finite request rates (a sweep up to the throughput this test found) "
+                "with the real ISL/OSL distribution; use this run for capacity only"]
     kv_advice = (section or {}).get("kv_advice")
     if verdict == "kv-capacity":
         tips = ["give the KV cache more memory (raise gpu_memory_utilization / --mem-fraction-static, shorter "
