@@ -8,52 +8,24 @@ genai-perf carry a "unit" per metric (ms, or ns in old releases), llmperf is sec
 the column-group title.
 """
 
+
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterator
 
+from inferledger.diagnose.parsers.bench_common import (
+    LATENCY_METRIC,
+    TIME_UNITS,
+    canonical_stat,
+    to_number,
+)
+from inferledger.diagnose.parsers.bench_json import json_records, wanted_json
+from inferledger.diagnose.parsers.json_stream import JsonCollector
 from inferledger.diagnose.records import Record, Skipped
 
 NAME = "bench"
-
-# ---------------------------------------------------------------------------------------------------------------
-# Shared: numbers, units, statistics
-
-_NUMBER = re.compile(r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf(?:inity)?", re.IGNORECASE)
-# Seconds per unit, for the unit words the tools print.
-_TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0,
-               "seconds": 1.0}
-# The statistic spellings of the tools, mapped onto records.STATS (p50 is the median everywhere).
-_STAT_NAMES = {"mean": "mean", "avg": "mean", "average": "mean", "median": "median", "p50": "median",
-               "p90": "p90", "p95": "p95", "p99": "p99", "min": "min", "minimum": "min", "max": "max",
-               "maximum": "max", "std": "std", "stddev": "std"}
-
-
-def _number(text: str) -> float | None:
-    """The first number in a cell ('1,764.61', '--->  1,764.61', '15.0 RPS.'), or None ('N/A', 'not set')."""
-    match = _NUMBER.search(text)
-    if match is None:
-        return None
-    token = match.group().replace(",", "")
-    try:
-        value = float(token)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None  # 'inf' rates are handled as labels before this
-
-
-def _stat(name: str) -> str | None:
-    """A tool's statistic name ('Mean', 'P99', 'quantiles_p95', 'p99.9') as a records.STATS name, or None."""
-    name = name.lower().replace("quantiles_", "")
-    if name in _STAT_NAMES:
-        return _STAT_NAMES[name]
-    if re.fullmatch(r"p9\d\.\d+", name):
-        return name.replace(".", "_")  # p99.9 -> p99_9: a tail percentile records.STATS does not list
-    return None  # p1..p75: not used by the diagnosis, left out to keep the metric names to records.STATS
-
 
 # ---------------------------------------------------------------------------------------------------------------
 # vLLM / SGLang console summary (§2.4, §2.6)
@@ -63,8 +35,6 @@ _ROW = re.compile(r"^\s*([A-Za-z][^:]*?)\s*:\s*(\S.*?)\s*$")
 # "Mean TTFT (ms)", "P99 ITL (ms)", "Median E2E Latency (ms)", "P99.9 E2EL (ms)"
 _LATENCY_ROW = re.compile(r"^(Mean|Median|Std|Max|Min|P\d+(?:\.\d+)?)\s+(TTFT|TPOT|ITL|E2EL|E2E Latency)\s*"
                           r"\((ms|s)\)$", re.IGNORECASE)
-_LATENCY_METRIC = {"ttft": "ttft_seconds", "tpot": "tpot_seconds", "itl": "itl_seconds", "e2el": "e2e_seconds",
-                   "e2e latency": "e2e_seconds"}
 # Row label (lower case, as printed by either client) -> metric. Both clients print ms for latencies, s for duration.
 _CONSOLE_ROWS = {
     "successful requests": "completed_requests",
@@ -118,15 +88,15 @@ class _ConsoleBlock:
             return None
         latency = _LATENCY_ROW.match(label)
         if latency is not None:
-            number = _number(value)
-            stat = _stat(latency.group(1))
+            number = to_number(value)
+            stat = canonical_stat(latency.group(1))
             if number is None or stat is None:
                 return Skipped(line_number, f"benchmark latency row without a number: {label!r}", "bench")
-            unit = _TIME_UNITS[latency.group(3).lower()]
-            self.metrics[f"{_LATENCY_METRIC[latency.group(2).lower()]}_{stat}"] = number * unit
+            unit = TIME_UNITS[latency.group(3).lower()]
+            self.metrics[f"{LATENCY_METRIC[latency.group(2).lower()]}_{stat}"] = number * unit
             return None
         if key == "acceptance rate (%)":
-            number = _number(value)
+            number = to_number(value)
             if number is not None:
                 self.metrics["spec_acceptance_fraction"] = number / 100.0
             return None
@@ -146,7 +116,7 @@ def _store_rate_or_count(metrics: dict, labels: dict, metric: str, value: str) -
         return
     if metric == "max_concurrency" and (lowered.startswith("none") or lowered.startswith("not set")):
         return
-    number = _number(text)
+    number = to_number(text)
     if number is not None and math.isfinite(number):
         metrics[metric] = number
 
@@ -211,16 +181,16 @@ class _GenaiTable:
             metric = next((m for prefix, m in _GENAI_ROWS if name.lower().startswith(prefix)), None)
             if metric is None:
                 continue
-            factor = _TIME_UNITS.get(unit.strip().lower(), 1.0)
+            factor = TIME_UNITS.get(unit.strip().lower(), 1.0)
             for column, cell in zip(self.columns, values, strict=False):
-                number = _number(cell)
+                number = to_number(cell)
                 if number is None:
                     continue
                 if metric in _GENAI_SCALARS:
                     if column.lower() == "avg":
                         metrics[metric] = number * factor
                     continue
-                stat = _stat(column)
+                stat = canonical_stat(column)
                 if stat is not None:
                     metrics[f"{metric}_{stat}"] = number * factor
         if not metrics:
@@ -306,7 +276,7 @@ def _guidellm_metric(group: str, column: str) -> tuple[str, float] | None:
                 "outputtoktotal": ("total_output_tokens", 1.0)}.get(group)
     if column == "duration (s)":
         return "duration_seconds", 1.0
-    stat = _stat(column)
+    stat = canonical_stat(column)
     if stat is not None:
         for prefix, metric in (("ttft", "ttft_seconds"), ("itl", "itl_seconds"), ("tpot", "tpot_seconds"),
                                ("reqlatency", "e2e_seconds"), ("outtok/sec", "output_tokens_per_second"),
@@ -328,358 +298,13 @@ def _guidellm_row(line_number: int, columns: list, column_groups: list, row: lis
     metrics = {}
     for column, group, cell in zip(columns[1:], column_groups[1:], row[1:], strict=False):
         found = _guidellm_metric(group, column)
-        number = _number(cell)
+        number = to_number(cell)
         if found is None or number is None:
             continue
         metrics[found[0]] = number * found[1]
     if not metrics or not row[0]:
         return None
     return Record("summary", "bench.guidellm", line_number, metrics, labels=labels)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# JSON documents: pretty-printed or one per line, possibly truncated (a paste cut short, a killed run)
-
-MAX_JSON_CHARS = 256 * 1024 * 1024  # a bigger document is not a benchmark report; drop it rather than grow
-
-
-def _scan(text: str, state: tuple) -> tuple:
-    """Bracket stack and string state after `text`, continuing from `state` = (stack, in_string, escaped)."""
-    stack, in_string, escaped = list(state[0]), state[1], state[2]
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            stack.append(char)
-        elif char in "]}" and stack:
-            stack.pop()
-    return stack, in_string, escaped
-
-
-def repair_truncated_json(lines: list) -> tuple:
-    """(value, depth) for a truncated JSON document: drop cut lines from the end and close the brackets.
-
-    The last line is dropped unless it ends at a value boundary (',' or a bracket): a cut line's last number may
-    itself be cut ('154.82' -> '1'). depth is how many containers were open at the cut (1 = only the document
-    itself, 2 = inside one of its elements); value is None when nothing could be read.
-    """
-    keep = max(len(lines) - 20, 1)
-    state = _scan("\n".join(lines[:keep]) + "\n", ([], False, False))
-    states = [state]
-    for line in lines[keep:]:
-        state = _scan(line + "\n", state)
-        states.append(state)
-    last = len(lines)
-    if last > 1 and not lines[-1].rstrip().endswith((",", "{", "[", "}", "]")):
-        last -= 1
-    for end in range(last, keep - 1, -1):
-        stack, in_string, _ = states[end - keep]
-        if in_string:
-            continue
-        text = "\n".join(lines[:end]).rstrip().rstrip(",")
-        if text.endswith(":"):
-            continue
-        closers = "".join("}" if opener == "{" else "]" for opener in reversed(stack))
-        try:
-            return json.loads(text + closers), len(stack)
-        except ValueError:
-            continue
-    return None, 1
-
-
-class JsonCollector:
-    """Finds JSON documents in a line stream: one-line objects (JSONL) and pretty-printed blocks that start
-    with '{' or '[' and end with the matching bracket at the same indent. A document cut short (EOF, or a log line
-    at column 0 inside it) is repaired to what can be read and marked truncated."""
-
-    def __init__(self, wanted=None):
-        self.wanted = wanted  # cheap substring test on a one-line document, or None for all
-        self.buffer: list = []
-        self.start = 0
-        self.indent = 0
-        self.closer = ""
-        self.chars = 0
-
-    def feed(self, line_number: int, line: str) -> list:
-        """(line_number, value, truncated) for each document completed by this line (usually none); truncated is
-        0 for a whole document, else the depth at the cut (see repair_truncated_json)."""
-        out: list = []
-        if self.buffer:
-            stripped = line.lstrip()
-            indent = len(line) - len(stripped)
-            if stripped.startswith(self.closer) and indent == self.indent:
-                self.buffer.append(line)
-                try:
-                    out.append((self.start, json.loads("\n".join(self.buffer)), 0))
-                except ValueError:
-                    value, depth = repair_truncated_json(self.buffer)
-                    out.append((self.start, value, depth))
-                self._reset()
-                return out
-            if stripped and indent <= self.indent and stripped[0] not in "\"]}0123456789-tfn":
-                out.extend(self.finish())  # the document was cut and the log goes on
-            else:
-                self.buffer.append(line)
-                self.chars += len(line)
-                if self.chars > MAX_JSON_CHARS:
-                    out.append((self.start, None, 1))
-                    self._reset()
-                return out
-        stripped = line.strip()
-        if not stripped or stripped[0] not in "{[":
-            return out
-        # '[' opens a document only as a bare '[' or before an object/array/string: '[GIN] …', '[2025-01-01 …]'
-        # and '[pid 12]' are log prefixes, not JSON.
-        if stripped[0] == "[" and len(stripped) > 1 and stripped[1:].lstrip()[:1] not in ("{", "[", '"'):
-            return out
-        if (stripped[-1] in "}]" and len(stripped) > 1) and (self.wanted is None or self.wanted(stripped)):
-            try:
-                out.append((line_number, json.loads(stripped), 0))
-                return out
-            except ValueError:
-                if stripped[0] == "{" and stripped.count("{") == stripped.count("}"):
-                    out.append((line_number, None, 1))
-                    return out
-        self.buffer = [line]
-        self.start = line_number
-        self.indent = len(line) - len(line.lstrip())
-        self.closer = "}" if stripped[0] == "{" else "]"
-        self.chars = len(line)
-        return out
-
-    def finish(self) -> list:
-        if not self.buffer:
-            return []
-        value, depth = repair_truncated_json(self.buffer)
-        start = self.start
-        self._reset()
-        return [(start, value, depth)]
-
-    def _reset(self) -> None:
-        self.buffer = []
-        self.chars = 0
-
-
-_MS_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|e2e_latency)_ms$")
-_JSON_SCALARS = {  # vLLM --save-result / SGLang --output-file keys -> metric (§2.4, §2.6); durations in s
-    "completed": "completed_requests",
-    "failed": "failed_requests",
-    "duration": "duration_seconds",
-    "total_input_tokens": "total_input_tokens",
-    "total_output_tokens": "total_output_tokens",
-    "request_throughput": "request_throughput_per_second",
-    "request_goodput": "goodput_requests_per_second",
-    "input_throughput": "input_tokens_per_second",
-    "output_throughput": "output_tokens_per_second",
-    "total_token_throughput": "total_tokens_per_second",
-    "max_output_tokens_per_s": "peak_output_tokens_per_second",
-    "max_concurrent_requests": "peak_concurrent_requests",
-    "max_concurrency": "max_concurrency",
-    "request_rate": "request_rate_per_second",
-    "concurrency": "mean_concurrency",
-    "accept_length": "spec_mean_acceptance_length",
-    "spec_decode_acceptance_length": "spec_mean_acceptance_length",
-}
-_EXPORT_METRICS = {  # AIPerf profile_export_aiperf.json / genai-perf profile_export_genai_perf.json names
-    "time_to_first_token": "ttft_seconds",
-    "time_to_second_token": "ttst_seconds",
-    "inter_token_latency": "itl_seconds",
-    "request_latency": "e2e_seconds",
-    "output_token_throughput_per_user": "output_tokens_per_second_per_user",
-    "output_sequence_length": "output_tokens",
-    "input_sequence_length": "input_tokens",
-}
-_EXPORT_SCALARS = {"request_throughput": "request_throughput_per_second", "request_count": "completed_requests",
-                   "output_token_throughput": "output_tokens_per_second", "error_request_count": "failed_requests",
-                   "benchmark_duration": "duration_seconds"}
-_LLMPERF_METRICS = {"ttft_s": "ttft_seconds", "inter_token_latency_s": "itl_seconds",
-                    "end_to_end_latency_s": "e2e_seconds", "number_input_tokens": "input_tokens",
-                    "number_output_tokens": "output_tokens",
-                    "request_output_throughput_token_per_s": "output_tokens_per_second_per_request"}
-# llmperf's per-request throughput cannot be recomputed from its other fields (FORMATS.md §5 #90).
-_LLMPERF_LABEL = {"tool": "llmperf", "throughput_definition": "request_output_throughput_token_per_s is "
-                                                              "tool-defined (not recomputable)"}
-
-
-def _float(value) -> float | None:
-    """A JSON number, or a number in a string (llmperf writes min/max token counts as strings)."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        return _number(value) if _NUMBER.fullmatch(value.strip()) else None
-    return None
-
-
-def _json_records(line_number: int, value, truncated: int) -> Iterator:
-    produced = False
-    for item in _json_items(line_number, value, truncated):
-        produced = True
-        yield item
-    if truncated and not produced:
-        yield Skipped(line_number, "JSON document cut before any complete benchmark value", "bench")
-
-
-def _json_items(line_number: int, value, truncated: int) -> Iterator:
-    if value is None:
-        yield Skipped(line_number, "JSON document that could not be read (damaged or cut before any value)",
-                      "bench")
-        return
-    base_labels = {"truncated": "true"} if truncated else {}
-    if isinstance(value, list):
-        if truncated > 1 and value:
-            value = value[:-1]  # the element the cut went through: its missing fields would mislead
-        if value and any(isinstance(item, dict) and "ttft_s" in item for item in value[:5]):
-            yield from _llmperf_requests(line_number, value, base_labels)
-        return
-    if not isinstance(value, dict):
-        return
-    if any(key.startswith("results_") for key in value):
-        yield from _llmperf_summary(line_number, value, base_labels)
-    elif any(isinstance(item, dict) and "unit" in item for item in value.values()):
-        yield from _export_summary(line_number, value, base_labels)
-    elif "request_throughput" in value or any(_MS_KEY.match(key) for key in value):
-        yield from _serving_json(line_number, value, base_labels)
-
-
-def _serving_json(line_number: int, value: dict, labels: dict) -> Iterator:
-    # SGLang names E2E `e2e_latency` and writes its dataset knobs; vLLM writes model_id / endpoint_type (§2.4, §2.6).
-    sglang = (any("e2e_latency" in key for key in value) or "total_output_tokens_retokenized" in value
-              or "random_input_len" in value)
-    labels = dict(labels, tool="sglang-bench" if sglang else "vllm-bench")
-    for key in ("backend", "model_id", "date", "dataset_name"):
-        if isinstance(value.get(key), str):
-            labels[key] = value[key]
-    metrics = {}
-    for key, item in value.items():
-        match = _MS_KEY.match(key)
-        if match is not None:
-            number, stat = _float(item), _stat(match.group(1))
-            if number is not None and stat is not None:
-                metrics[f"{_LATENCY_METRIC[match.group(2).replace('_', ' ')]}_{stat}"] = number / 1000.0
-            continue
-        metric = _JSON_SCALARS.get(key)
-        if metric is None:
-            continue
-        number = _float(item)
-        if number is None:
-            continue
-        if not math.isfinite(number):
-            if metric == "request_rate_per_second":
-                labels["request_rate"] = "inf"  # all requests at t=0 (§1.3); JSON "inf" / SGLang Infinity
-            continue
-        metrics[metric] = number
-    if isinstance(value.get("request_rate"), str) and value["request_rate"].lower().startswith("inf"):
-        labels["request_rate"] = "inf"
-    rate = _float(value.get("spec_decode_acceptance_rate"))
-    if rate is not None:
-        metrics["spec_acceptance_fraction"] = rate / 100.0  # vLLM reports it in % (console "Acceptance rate (%)")
-    source = "bench.sglang" if sglang else "bench.vllm"
-    if metrics:
-        yield Record("summary", source, line_number, metrics, labels=labels)
-    # --save-detailed arrays: ttfts and latencies in seconds (§1.7), one entry per request.
-    ttfts = value.get("ttfts")
-    if isinstance(ttfts, list):
-        errors = value.get("errors") or []
-        columns = {"ttft_seconds": ttfts, "e2e_seconds": value.get("latencies") or [],
-                   "input_tokens": value.get("input_lens") or [], "output_tokens": value.get("output_lens") or []}
-        for index in range(len(ttfts)):
-            if index < len(errors) and errors[index]:
-                continue  # a failed request has ttft 0 by construction
-            request = {}
-            for metric, column in columns.items():
-                number = _float(column[index]) if isinstance(column, list) and index < len(column) else None
-                if number is not None:
-                    request[metric] = number
-            if request:
-                yield Record("request", source, line_number, request, labels={"tool": labels["tool"]})
-
-
-def _export_summary(line_number: int, value: dict, labels: dict) -> Iterator:
-    tool = "genai-perf" if "input_config" in value else "aiperf"
-    labels = dict(labels, tool=tool)
-    metrics = {}
-    for key, item in value.items():
-        if not isinstance(item, dict):
-            continue
-        unit = str(item.get("unit", "")).strip().lower()
-        factor = _TIME_UNITS.get(unit, 1.0)
-        if key in _EXPORT_SCALARS:
-            number = _float(item.get("avg"))
-            if number is not None:
-                metrics[_EXPORT_SCALARS[key]] = number * factor
-            continue
-        metric = _EXPORT_METRICS.get(key)
-        if metric is None:
-            continue
-        for stat_name, stat_value in item.items():
-            stat = _stat(stat_name)
-            number = _float(stat_value)
-            if stat is not None and number is not None:
-                metrics[f"{metric}_{stat}"] = number * factor
-    if metrics:
-        yield Record("summary", f"bench.{tool}", line_number, metrics, labels=labels)
-
-
-def _llmperf_summary(line_number: int, value: dict, labels: dict) -> Iterator:
-    labels = dict(labels, **_LLMPERF_LABEL)
-    if isinstance(value.get("model"), str):
-        labels["model"] = value["model"]
-    metrics = {}
-    for key, item in value.items():
-        number = _float(item)
-        if number is None or not key.startswith("results_"):
-            continue
-        rest = key[len("results_"):]
-        for prefix, metric in _LLMPERF_METRICS.items():
-            if rest.startswith(prefix + "_"):
-                stat = _stat(rest[len(prefix) + 1:])
-                if stat is not None:
-                    metrics[f"{metric}_{stat}"] = number  # llmperf: seconds and token counts already
-                break
-    scalars = {"results_mean_output_throughput_token_per_s": ("output_tokens_per_second", 1.0),
-               "results_num_completed_requests": ("completed_requests", 1.0),
-               "results_number_errors": ("failed_requests", 1.0),
-               "results_num_completed_requests_per_min": ("request_throughput_per_second", 1 / 60.0),
-               "num_concurrent_requests": ("max_concurrency", 1.0),
-               "mean_input_tokens": ("mean_input_tokens", 1.0), "mean_output_tokens": ("mean_output_tokens", 1.0)}
-    for key, (metric, factor) in scalars.items():
-        number = _float(value.get(key))
-        if number is not None:
-            metrics[metric] = number * factor
-    if metrics:
-        yield Record("summary", "bench.llmperf", line_number, metrics, labels=labels)
-
-
-def _llmperf_requests(line_number: int, items: list, labels: dict) -> Iterator:
-    labels = dict(labels, **_LLMPERF_LABEL)
-    for item in items:
-        if not isinstance(item, dict):
-            continue
-        if item.get("error_code") not in (None, "", 0):
-            yield Record("event", "bench.llmperf", line_number, {"errors": 1.0},
-                         labels=dict(labels, error=str(item.get("error_msg", ""))[:200]))
-            continue
-        metrics = {}
-        for key, metric in _LLMPERF_METRICS.items():
-            number = _float(item.get(key))
-            if number is not None:
-                metrics[metric] = number  # seconds and token counts as llmperf writes them
-        if metrics:
-            yield Record("request", "bench.llmperf", line_number, metrics, labels=labels)
-
-
-def _wanted_json(text: str) -> bool:
-    return ("_ms" in text or "request_throughput" in text or "ttft_s" in text or "results_" in text
-            or '"unit"' in text)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -718,7 +343,7 @@ def parse(lines) -> Iterator:
     genai: _GenaiTable | None = None
     guidellm_title = 0
     guidellm_lines: list = []
-    collector = JsonCollector(_wanted_json)
+    collector = JsonCollector(wanted_json)
     table_tool = "genai-perf"
 
     def close_block():
@@ -734,7 +359,7 @@ def parse(lines) -> Iterator:
         # JSON documents first: a pretty-printed block swallows its own lines.
         if collector.buffer or (line and line.lstrip()[:1] in ("{", "[")):
             for start, value, truncated in collector.feed(line_number, line):
-                yield from _json_records(start, value, truncated)
+                yield from json_records(start, value, truncated)
             if collector.buffer:
                 continue
         if guidellm_title:
@@ -776,13 +401,13 @@ def parse(lines) -> Iterator:
             table_tool = "aiperf" if "AIPerf" in line else "genai-perf"  # the title above the rich table
         if ("Statistic" in line or "Metric" in line) and any(bar in line for bar in _BOX_BARS):
             cells = [cell.strip() for cell in re.split(r"[│┃|]", line) if cell.strip()]
-            if len(cells) > 1 and cells[0] in ("Statistic", "Metric") and _stat(cells[1]) is not None:
+            if len(cells) > 1 and cells[0] in ("Statistic", "Metric") and canonical_stat(cells[1]) is not None:
                 genai = _GenaiTable(line_number, cells[1:], table_tool)
             continue
         # Old genai-perf prints the run's aggregates as plain lines under the table (§2.11).
         if "throughput (per sec):" in line:
             match = _ROW.match(line)
-            number = _number(match.group(2)) if match else None
+            number = to_number(match.group(2)) if match else None
             if number is not None:
                 metric = ("output_tokens_per_second" if match.group(1).lower().startswith("output token")
                           else "request_throughput_per_second")
@@ -802,7 +427,7 @@ def parse(lines) -> Iterator:
                 elif key in _CONSOLE_ROWS:
                     _store_rate_or_count(preamble_metrics, preamble_labels, _CONSOLE_ROWS[key], match.group(2))
     for start, value, truncated in collector.finish():
-        yield from _json_records(start, value, truncated)
+        yield from json_records(start, value, truncated)
     if guidellm_title:
         yield from _guidellm_records(guidellm_title, guidellm_lines)
     if genai is not None:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from datetime import datetime
 
-from inferledger.diagnose.parsers.bench_clients import JsonCollector
+from inferledger.diagnose.parsers.json_stream import JsonCollector
 from inferledger.diagnose.records import Record, Skipped
 
 NAME = "ollama"

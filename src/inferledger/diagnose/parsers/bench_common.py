@@ -1,0 +1,42 @@
+"""Numbers, units and statistic names as the benchmark clients print them (FORMATS.md §2.4, §2.6, §2.11)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+NUMBER = re.compile(r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf(?:inity)?", re.IGNORECASE)
+# Seconds per unit, for the unit words the tools print.
+TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0,
+               "seconds": 1.0}
+# The statistic spellings of the tools, mapped onto records.STATS (p50 is the median everywhere).
+STAT_NAMES = {"mean": "mean", "avg": "mean", "average": "mean", "median": "median", "p50": "median",
+               "p90": "p90", "p95": "p95", "p99": "p99", "min": "min", "minimum": "min", "max": "max",
+               "maximum": "max", "std": "std", "stddev": "std"}
+
+
+def to_number(text: str) -> float | None:
+    """The first number in a cell ('1,764.61', '--->  1,764.61', '15.0 RPS.'), or None ('N/A', 'not set')."""
+    match = NUMBER.search(text)
+    if match is None:
+        return None
+    token = match.group().replace(",", "")
+    try:
+        value = float(token)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None  # 'inf' rates are handled as labels before this
+
+
+def canonical_stat(name: str) -> str | None:
+    """A tool's statistic name ('Mean', 'P99', 'quantiles_p95', 'p99.9') as a records.STATS name, or None."""
+    name = name.lower().replace("quantiles_", "")
+    if name in STAT_NAMES:
+        return STAT_NAMES[name]
+    if re.fullmatch(r"p9\d\.\d+", name):
+        return name.replace(".", "_")  # p99.9 -> p99_9: a tail percentile records.STATS does not list
+    return None  # p1..p75: not used by the diagnosis, left out to keep the metric names to records.STATS
+
+LATENCY_METRIC = {"ttft": "ttft_seconds", "tpot": "tpot_seconds", "itl": "itl_seconds", "e2el": "e2e_seconds",
+                   "e2e latency": "e2e_seconds"}
+

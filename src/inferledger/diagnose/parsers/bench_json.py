@@ -1,0 +1,233 @@
+"""Benchmark reports saved as JSON: vLLM --save-result, SGLang --output-file JSONL, AIPerf / genai-perf
+profile exports, llmperf summary and individual responses (FORMATS.md §2.4, §2.6, §2.11). Units: `_ms` keys are
+ms, detailed arrays seconds (§1.7); exports carry a unit per metric; llmperf is seconds."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+
+from inferledger.diagnose.parsers.bench_common import (
+    LATENCY_METRIC,
+    NUMBER,
+    TIME_UNITS,
+    canonical_stat,
+    to_number,
+)
+from inferledger.diagnose.records import Record, Skipped
+
+_MS_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|e2e_latency)_ms$")
+_JSON_SCALARS = {  # vLLM --save-result / SGLang --output-file keys -> metric (§2.4, §2.6); durations in s
+    "completed": "completed_requests",
+    "failed": "failed_requests",
+    "duration": "duration_seconds",
+    "total_input_tokens": "total_input_tokens",
+    "total_output_tokens": "total_output_tokens",
+    "request_throughput": "request_throughput_per_second",
+    "request_goodput": "goodput_requests_per_second",
+    "input_throughput": "input_tokens_per_second",
+    "output_throughput": "output_tokens_per_second",
+    "total_token_throughput": "total_tokens_per_second",
+    "max_output_tokens_per_s": "peak_output_tokens_per_second",
+    "max_concurrent_requests": "peak_concurrent_requests",
+    "max_concurrency": "max_concurrency",
+    "request_rate": "request_rate_per_second",
+    "concurrency": "mean_concurrency",
+    "accept_length": "spec_mean_acceptance_length",
+    "spec_decode_acceptance_length": "spec_mean_acceptance_length",
+}
+_EXPORT_METRICS = {  # AIPerf profile_export_aiperf.json / genai-perf profile_export_genai_perf.json names
+    "time_to_first_token": "ttft_seconds",
+    "time_to_second_token": "ttst_seconds",
+    "inter_token_latency": "itl_seconds",
+    "request_latency": "e2e_seconds",
+    "output_token_throughput_per_user": "output_tokens_per_second_per_user",
+    "output_sequence_length": "output_tokens",
+    "input_sequence_length": "input_tokens",
+}
+_EXPORT_SCALARS = {"request_throughput": "request_throughput_per_second", "request_count": "completed_requests",
+                   "output_token_throughput": "output_tokens_per_second", "error_request_count": "failed_requests",
+                   "benchmark_duration": "duration_seconds"}
+_LLMPERF_METRICS = {"ttft_s": "ttft_seconds", "inter_token_latency_s": "itl_seconds",
+                    "end_to_end_latency_s": "e2e_seconds", "number_input_tokens": "input_tokens",
+                    "number_output_tokens": "output_tokens",
+                    "request_output_throughput_token_per_s": "output_tokens_per_second_per_request"}
+# llmperf's per-request throughput cannot be recomputed from its other fields (FORMATS.md §5 #90).
+_LLMPERF_LABEL = {"tool": "llmperf", "throughput_definition": "request_output_throughput_token_per_s is "
+                                                              "tool-defined (not recomputable)"}
+
+
+def _float(value) -> float | None:
+    """A JSON number, or a number in a string (llmperf writes min/max token counts as strings)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        return to_number(value) if NUMBER.fullmatch(value.strip()) else None
+    return None
+
+
+def json_records(line_number: int, value, truncated: int) -> Iterator:
+    produced = False
+    for item in _json_items(line_number, value, truncated):
+        produced = True
+        yield item
+    if truncated and not produced:
+        yield Skipped(line_number, "JSON document cut before any complete benchmark value", "bench")
+
+
+def _json_items(line_number: int, value, truncated: int) -> Iterator:
+    if value is None:
+        yield Skipped(line_number, "JSON document that could not be read (damaged or cut before any value)",
+                      "bench")
+        return
+    base_labels = {"truncated": "true"} if truncated else {}
+    if isinstance(value, list):
+        if truncated > 1 and value:
+            value = value[:-1]  # the element the cut went through: its missing fields would mislead
+        if value and any(isinstance(item, dict) and "ttft_s" in item for item in value[:5]):
+            yield from _llmperf_requests(line_number, value, base_labels)
+        return
+    if not isinstance(value, dict):
+        return
+    if any(key.startswith("results_") for key in value):
+        yield from _llmperf_summary(line_number, value, base_labels)
+    elif any(isinstance(item, dict) and "unit" in item for item in value.values()):
+        yield from _export_summary(line_number, value, base_labels)
+    elif "request_throughput" in value or any(_MS_KEY.match(key) for key in value):
+        yield from _serving_json(line_number, value, base_labels)
+
+
+def _serving_json(line_number: int, value: dict, labels: dict) -> Iterator:
+    # SGLang names E2E `e2e_latency` and writes its dataset knobs; vLLM writes model_id / endpoint_type (§2.4, §2.6).
+    sglang = (any("e2e_latency" in key for key in value) or "total_output_tokens_retokenized" in value
+              or "random_input_len" in value)
+    labels = dict(labels, tool="sglang-bench" if sglang else "vllm-bench")
+    for key in ("backend", "model_id", "date", "dataset_name"):
+        if isinstance(value.get(key), str):
+            labels[key] = value[key]
+    metrics = {}
+    for key, item in value.items():
+        match = _MS_KEY.match(key)
+        if match is not None:
+            number, stat = _float(item), canonical_stat(match.group(1))
+            if number is not None and stat is not None:
+                metrics[f"{LATENCY_METRIC[match.group(2).replace('_', ' ')]}_{stat}"] = number / 1000.0
+            continue
+        metric = _JSON_SCALARS.get(key)
+        if metric is None:
+            continue
+        number = _float(item)
+        if number is None:
+            continue
+        if not math.isfinite(number):
+            if metric == "request_rate_per_second":
+                labels["request_rate"] = "inf"  # all requests at t=0 (§1.3); JSON "inf" / SGLang Infinity
+            continue
+        metrics[metric] = number
+    if isinstance(value.get("request_rate"), str) and value["request_rate"].lower().startswith("inf"):
+        labels["request_rate"] = "inf"
+    rate = _float(value.get("spec_decode_acceptance_rate"))
+    if rate is not None:
+        metrics["spec_acceptance_fraction"] = rate / 100.0  # vLLM reports it in % (console "Acceptance rate (%)")
+    source = "bench.sglang" if sglang else "bench.vllm"
+    if metrics:
+        yield Record("summary", source, line_number, metrics, labels=labels)
+    # --save-detailed arrays: ttfts and latencies in seconds (§1.7), one entry per request.
+    ttfts = value.get("ttfts")
+    if isinstance(ttfts, list):
+        errors = value.get("errors") or []
+        columns = {"ttft_seconds": ttfts, "e2e_seconds": value.get("latencies") or [],
+                   "input_tokens": value.get("input_lens") or [], "output_tokens": value.get("output_lens") or []}
+        for index in range(len(ttfts)):
+            if index < len(errors) and errors[index]:
+                continue  # a failed request has ttft 0 by construction
+            request = {}
+            for metric, column in columns.items():
+                number = _float(column[index]) if isinstance(column, list) and index < len(column) else None
+                if number is not None:
+                    request[metric] = number
+            if request:
+                yield Record("request", source, line_number, request, labels={"tool": labels["tool"]})
+
+
+def _export_summary(line_number: int, value: dict, labels: dict) -> Iterator:
+    tool = "genai-perf" if "input_config" in value else "aiperf"
+    labels = dict(labels, tool=tool)
+    metrics = {}
+    for key, item in value.items():
+        if not isinstance(item, dict):
+            continue
+        unit = str(item.get("unit", "")).strip().lower()
+        factor = TIME_UNITS.get(unit, 1.0)
+        if key in _EXPORT_SCALARS:
+            number = _float(item.get("avg"))
+            if number is not None:
+                metrics[_EXPORT_SCALARS[key]] = number * factor
+            continue
+        metric = _EXPORT_METRICS.get(key)
+        if metric is None:
+            continue
+        for stat_name, stat_value in item.items():
+            stat = canonical_stat(stat_name)
+            number = _float(stat_value)
+            if stat is not None and number is not None:
+                metrics[f"{metric}_{stat}"] = number * factor
+    if metrics:
+        yield Record("summary", f"bench.{tool}", line_number, metrics, labels=labels)
+
+
+def _llmperf_summary(line_number: int, value: dict, labels: dict) -> Iterator:
+    labels = dict(labels, **_LLMPERF_LABEL)
+    if isinstance(value.get("model"), str):
+        labels["model"] = value["model"]
+    metrics = {}
+    for key, item in value.items():
+        number = _float(item)
+        if number is None or not key.startswith("results_"):
+            continue
+        rest = key[len("results_"):]
+        for prefix, metric in _LLMPERF_METRICS.items():
+            if rest.startswith(prefix + "_"):
+                stat = canonical_stat(rest[len(prefix) + 1:])
+                if stat is not None:
+                    metrics[f"{metric}_{stat}"] = number  # llmperf: seconds and token counts already
+                break
+    scalars = {"results_mean_output_throughput_token_per_s": ("output_tokens_per_second", 1.0),
+               "results_num_completed_requests": ("completed_requests", 1.0),
+               "results_number_errors": ("failed_requests", 1.0),
+               "results_num_completed_requests_per_min": ("request_throughput_per_second", 1 / 60.0),
+               "num_concurrent_requests": ("max_concurrency", 1.0),
+               "mean_input_tokens": ("mean_input_tokens", 1.0), "mean_output_tokens": ("mean_output_tokens", 1.0)}
+    for key, (metric, factor) in scalars.items():
+        number = _float(value.get(key))
+        if number is not None:
+            metrics[metric] = number * factor
+    if metrics:
+        yield Record("summary", "bench.llmperf", line_number, metrics, labels=labels)
+
+
+def _llmperf_requests(line_number: int, items: list, labels: dict) -> Iterator:
+    labels = dict(labels, **_LLMPERF_LABEL)
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        if item.get("error_code") not in (None, "", 0):
+            yield Record("event", "bench.llmperf", line_number, {"errors": 1.0},
+                         labels=dict(labels, error=str(item.get("error_msg", ""))[:200]))
+            continue
+        metrics = {}
+        for key, metric in _LLMPERF_METRICS.items():
+            number = _float(item.get(key))
+            if number is not None:
+                metrics[metric] = number  # seconds and token counts as llmperf writes them
+        if metrics:
+            yield Record("request", "bench.llmperf", line_number, metrics, labels=labels)
+
+
+def wanted_json(text: str) -> bool:
+    return ("_ms" in text or "request_throughput" in text or "ttft_s" in text or "results_" in text
+            or '"unit"' in text)
+

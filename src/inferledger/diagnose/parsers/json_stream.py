@@ -1,0 +1,132 @@
+"""Streaming JSON documents out of a log: pretty-printed over many lines or one per line, possibly truncated
+(a paste cut short, a killed run). Used by the benchmark-client and ollama parsers."""
+
+from __future__ import annotations
+
+import json
+
+MAX_JSON_CHARS = 256 * 1024 * 1024  # a bigger document is not a benchmark report; drop it rather than grow
+
+
+def _scan(text: str, state: tuple) -> tuple:
+    """Bracket stack and string state after `text`, continuing from `state` = (stack, in_string, escaped)."""
+    stack, in_string, escaped = list(state[0]), state[1], state[2]
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            stack.append(char)
+        elif char in "]}" and stack:
+            stack.pop()
+    return stack, in_string, escaped
+
+
+def repair_truncated_json(lines: list) -> tuple:
+    """(value, depth) for a truncated JSON document: drop cut lines from the end and close the brackets.
+
+    The last line is dropped unless it ends at a value boundary (',' or a bracket): a cut line's last number may
+    itself be cut ('154.82' -> '1'). depth is how many containers were open at the cut (1 = only the document
+    itself, 2 = inside one of its elements); value is None when nothing could be read.
+    """
+    keep = max(len(lines) - 20, 1)
+    state = _scan("\n".join(lines[:keep]) + "\n", ([], False, False))
+    states = [state]
+    for line in lines[keep:]:
+        state = _scan(line + "\n", state)
+        states.append(state)
+    last = len(lines)
+    if last > 1 and not lines[-1].rstrip().endswith((",", "{", "[", "}", "]")):
+        last -= 1
+    for end in range(last, keep - 1, -1):
+        stack, in_string, _ = states[end - keep]
+        if in_string:
+            continue
+        text = "\n".join(lines[:end]).rstrip().rstrip(",")
+        if text.endswith(":"):
+            continue
+        closers = "".join("}" if opener == "{" else "]" for opener in reversed(stack))
+        try:
+            return json.loads(text + closers), len(stack)
+        except ValueError:
+            continue
+    return None, 1
+
+
+class JsonCollector:
+    """Finds JSON documents in a line stream: one-line objects (JSONL) and pretty-printed blocks that start
+    with '{' or '[' and end with the matching bracket at the same indent. A document cut short (EOF, or a log line
+    at column 0 inside it) is repaired to what can be read and marked truncated."""
+
+    def __init__(self, wanted=None):
+        self.wanted = wanted  # cheap substring test on a one-line document, or None for all
+        self.buffer: list = []
+        self.start = 0
+        self.indent = 0
+        self.closer = ""
+        self.chars = 0
+
+    def feed(self, line_number: int, line: str) -> list:
+        """(line_number, value, truncated) for each document completed by this line (usually none); truncated is
+        0 for a whole document, else the depth at the cut (see repair_truncated_json)."""
+        out: list = []
+        if self.buffer:
+            stripped = line.lstrip()
+            indent = len(line) - len(stripped)
+            if stripped.startswith(self.closer) and indent == self.indent:
+                self.buffer.append(line)
+                try:
+                    out.append((self.start, json.loads("\n".join(self.buffer)), 0))
+                except ValueError:
+                    value, depth = repair_truncated_json(self.buffer)
+                    out.append((self.start, value, depth))
+                self._reset()
+                return out
+            if stripped and indent <= self.indent and stripped[0] not in "\"]}0123456789-tfn":
+                out.extend(self.finish())  # the document was cut and the log goes on
+            else:
+                self.buffer.append(line)
+                self.chars += len(line)
+                if self.chars > MAX_JSON_CHARS:
+                    out.append((self.start, None, 1))
+                    self._reset()
+                return out
+        stripped = line.strip()
+        if not stripped or stripped[0] not in "{[":
+            return out
+        # '[' opens a document only as a bare '[' or before an object/array/string: '[GIN] …', '[2025-01-01 …]'
+        # and '[pid 12]' are log prefixes, not JSON.
+        if stripped[0] == "[" and len(stripped) > 1 and stripped[1:].lstrip()[:1] not in ("{", "[", '"'):
+            return out
+        if (stripped[-1] in "}]" and len(stripped) > 1) and (self.wanted is None or self.wanted(stripped)):
+            try:
+                out.append((line_number, json.loads(stripped), 0))
+                return out
+            except ValueError:
+                if stripped[0] == "{" and stripped.count("{") == stripped.count("}"):
+                    out.append((line_number, None, 1))
+                    return out
+        self.buffer = [line]
+        self.start = line_number
+        self.indent = len(line) - len(line.lstrip())
+        self.closer = "}" if stripped[0] == "{" else "]"
+        self.chars = len(line)
+        return out
+
+    def finish(self) -> list:
+        if not self.buffer:
+            return []
+        value, depth = repair_truncated_json(self.buffer)
+        start = self.start
+        self._reset()
+        return [(start, value, depth)]
+
+    def _reset(self) -> None:
+        self.buffer = []
+        self.chars = 0
