@@ -6,10 +6,14 @@ prefill/decode batch lines, each with its own timestamp advancing, plus noise li
 (`inferledger.diagnose.diagnose_files`) in a fresh process per size and reports lines/s, MB/s and peak RSS.
 Peak RSS at a quarter of the size and at the full size shows whether memory stays flat. Target: >= 100 MB/s.
 
-    python benchmarks/bench_diagnose.py                 # 1 GB (1024 MiB) and 256 MiB
+    python benchmarks/bench_diagnose.py                 # 1 GB (1024 MiB) and 256 MiB, then 1 % and 60 % stats lines
     python benchmarks/bench_diagnose.py --size-mb 64    # a quick run
     python benchmarks/bench_diagnose.py --size-mb 64 --profile-mb 50   # plus cProfile of the full path
+    python benchmarks/bench_diagnose.py --shares 0.1 --processes 1     # one share, one process
 
+The first of --shares gets the full report (two sizes, memory ratio, stages); each further share one run at
+--size-mb, so one run shows the spread from a quiet vLLM log to an SGLang log that is mostly batch lines. Big plain
+files are read by two processes (inferledger.diagnose.read, INFERLEDGER_DIAGNOSE_PROCESSES); --processes sets that.
 The log is deleted when the run ends. MB here is 1e6 bytes; sizes asked for in MiB.
 """
 
@@ -145,14 +149,44 @@ def stages(path: str) -> list:
     return rows
 
 
-def run_worker(path: str, profile: bool = False) -> dict:
+def run_worker(path: str, profile: bool = False, processes: int = 0) -> dict:
     command = [sys.executable, __file__, "--worker", path] + (["--profile"] if profile else [])
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    env = dict(os.environ)
+    if processes:
+        env["INFERLEDGER_DIAGNOSE_PROCESSES"] = str(processes)
+    result = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
     if result.returncode != 0:
         raise SystemExit(f"worker failed on {path}:\n{result.stderr[-2000:]}")
     if profile:
         sys.stdout.write(result.stderr)
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def machine() -> str:
+    """nproc, CPU model and load: the numbers below mean nothing without them."""
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    load = ""
+    if hasattr(os, "getloadavg"):
+        one, five, fifteen = os.getloadavg()
+        load = f" load average {one:.2f} {five:.2f} {fifteen:.2f};"
+    return (f"machine: {model}, nproc {usable} (cpu_count {os.cpu_count()});{load} "
+            f"Python {platform.python_version()} {platform.machine()}")
+
+
+def _row(result: dict, lines: int, built: float) -> str:
+    return (f"{result['bytes'] / 1e6:9.1f} MB  {lines:>11,} lines  built in {built:5.1f} s  "
+            f"diagnosed in {result['seconds']:6.2f} s  {result['bytes'] / 1e6 / result['seconds']:7.1f} MB/s  "
+            f"{lines / result['seconds']:>10,.0f} lines/s  peak RSS {result['peak_rss_bytes'] / 1e6:7.1f} MB  "
+            f"verdict {result['verdict']}")
 
 
 def main() -> int:
@@ -161,8 +195,13 @@ def main() -> int:
     parser.add_argument("--small-mb", type=int, default=0,
                         help="second, smaller size for the memory comparison (default: a quarter of --size-mb)")
     parser.add_argument("--profile-mb", type=int, default=0, help="also cProfile the full path on a log this big")
-    parser.add_argument("--stats-share", type=float, default=0.1,
-                        help="fraction of lines that are engine stats lines, the rest noise (default 0.1)")
+    parser.add_argument("--stats-share", type=float, default=None,
+                        help="only this fraction of stats lines (same as --shares with one value)")
+    parser.add_argument("--shares", default="0.1,0.01,0.6",
+                        help="comma-separated fractions of lines that are engine stats lines, the rest noise; the "
+                             "first gets the full report (default 0.1,0.01,0.6)")
+    parser.add_argument("--processes", type=int, default=0,
+                        help="processes for one big file (INFERLEDGER_DIAGNOSE_PROCESSES; default: the library's)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -170,24 +209,24 @@ def main() -> int:
         print(json.dumps(worker(args.worker, args.profile)))
         return 0
 
+    shares = [args.stats_share] if args.stats_share is not None else [float(x) for x in args.shares.split(",")]
     small_mb = args.small_mb or max(args.size_mb // 4, 1)
     folder = tempfile.mkdtemp(prefix="inferledger-bench-")
     try:
-        print(f"machine: {platform.machine()} {platform.processor() or ''} {os.cpu_count()} CPUs, "
-              f"Python {platform.python_version()}; stats lines {args.stats_share:.0%} of all lines")
+        print(machine())
+        print(f"processes per file: {args.processes or os.environ.get('INFERLEDGER_DIAGNOSE_PROCESSES') or 'default'}")
+        share = shares[0]
+        print(f"\nstats lines {share:.0%} of all lines")
         rows = []
         for size_mb in (small_mb, args.size_mb):
             path = os.path.join(folder, f"synthetic-{size_mb}MiB.log")
             began = time.perf_counter()
-            lines = build_log(path, size_mb * MiB, stats_share=args.stats_share)
+            lines = build_log(path, size_mb * MiB, stats_share=share)
             built = time.perf_counter() - began
-            result = run_worker(path)
+            result = run_worker(path, processes=args.processes)
             result["lines"] = lines
             rows.append(result)
-            print(f"{result['bytes'] / 1e6:9.1f} MB  {lines:>11,} lines  built in {built:5.1f} s  "
-                  f"diagnosed in {result['seconds']:6.2f} s  {result['bytes'] / 1e6 / result['seconds']:7.1f} MB/s  "
-                  f"{lines / result['seconds']:>10,.0f} lines/s  peak RSS {result['peak_rss_bytes'] / 1e6:7.1f} MB  "
-                  f"verdict {result['verdict']}")
+            print(_row(result, lines, built))
             if size_mb == small_mb:  # where the time goes, on the smaller log
                 size = os.path.getsize(path) / 1e6
                 for name, seconds, count in stages(path):
@@ -198,11 +237,25 @@ def main() -> int:
               f"{big['peak_rss_bytes'] / small['peak_rss_bytes']:.2f}x (1.00 = flat memory)")
         speed = big["bytes"] / 1e6 / big["seconds"]
         print(f"throughput {speed:.1f} MB/s vs target 100 MB/s: ratio {speed / 100:.2f}")
+        spread = [(share, speed)]
+        for other in shares[1:]:
+            path = os.path.join(folder, f"synthetic-{args.size_mb}MiB-{other}.log")
+            began = time.perf_counter()
+            lines = build_log(path, args.size_mb * MiB, stats_share=other)
+            built = time.perf_counter() - began
+            result = run_worker(path, processes=args.processes)
+            print(f"\nstats lines {other:.0%} of all lines")
+            print(_row(result, lines, built))
+            spread.append((other, result["bytes"] / 1e6 / result["seconds"]))
+            os.remove(path)
+        if len(spread) > 1:
+            print("\nMB/s by stats-line share at {} MiB: {}".format(
+                args.size_mb, ", ".join(f"{share:.0%}: {speed:.1f}" for share, speed in spread)))
         if args.profile_mb:
             path = os.path.join(folder, f"profile-{args.profile_mb}MiB.log")
-            build_log(path, args.profile_mb * MiB, seed=1, stats_share=args.stats_share)
+            build_log(path, args.profile_mb * MiB, seed=1, stats_share=share)
             print(f"\ncProfile of the full path on {args.profile_mb} MiB (top functions by own time):")
-            run_worker(path, profile=True)
+            run_worker(path, profile=True, processes=args.processes)
             os.remove(path)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import reduce
-from operator import add as _add
 
 VERDICTS = ("queueing", "kv-capacity", "prefill-bound", "decode-bound", "healthy", "measurement-artifact",
             "insufficient-data")
@@ -186,9 +184,7 @@ class Accumulator:
     """Folds Records from one or more files into the statistics the verdict rules read."""
 
     def __init__(self):
-        self._interval = {}  # metric -> Running, over server-stats windows (live, not snapshots); see `interval`
-        self._pending = {}  # metric -> ([values], [lines]) not yet folded into its Running (_flush)
-        self._pending_records = 0
+        self.interval = {}  # metric -> Running, over server-stats windows (live, not snapshots)
         self.snapshot = {}  # metric -> Running, over Prometheus gauge snapshots
         self.per_stream = Running()  # generation tok/s per running request, windows with running > 0
         self.timeline = Timeline()
@@ -214,40 +210,6 @@ class Accumulator:
         self.last_interval_timestamp = {}
 
     # -- folding -------------------------------------------------------------------------------------------------
-    @property
-    def interval(self) -> dict:
-        """metric -> Running over the stats windows, every value folded in."""
-        if self._pending_records:
-            self._flush()
-        return self._interval
-
-    def _flush(self) -> None:
-        """Fold the pending values of each metric into its Running: the same result as Running.add value by value
-        (sequential float sums by reduce, min/max keep the first of equal values like the strict comparisons),
-        at C speed; a batch holding a NaN (a NaN total) is redone value by value, which skips NaN."""
-        stats = self._interval
-        for name, (values, lines) in self._pending.items():
-            held = stats[name]
-            total = reduce(_add, values, held.total)
-            if total != total:
-                for value, line in zip(values, lines):
-                    held.add(value, line)
-                continue
-            if not held.count:
-                held.first = values[0]
-            held.count += len(values)
-            held.total = total
-            low = min(values)
-            if low < held.low:
-                held.low = low
-            high = max(values)
-            if high > held.high:
-                held.high = high
-                held.high_line = lines[values.index(high)]
-            held.last = values[-1]
-        self._pending = {}
-        self._pending_records = 0
-
     def add(self, record, file: str = "") -> None:
         self.records += 1
         source = record.source
@@ -292,11 +254,31 @@ class Accumulator:
             return
         if "running_requests" not in metrics and "generation_tokens_per_second" not in metrics:
             # Spec-decoding lines and the like: statistics only, not a stats window.
-            self._fold(metrics, record.line_number)
+            for name, value in metrics.items():
+                if name not in self.interval:
+                    self.interval[name] = Running()
+                self.interval[name].add(value, record.line_number)
             return
         self.interval_count += 1
         line = record.line_number
-        self._fold(metrics, line)
+        stats = self.interval
+        for name, value in metrics.items():
+            # Running.add inlined: this loop runs for every field of every stats line of a multi-GB log.
+            held = stats.get(name)
+            if held is None:
+                held = stats[name] = Running()
+            if value != value:
+                continue
+            if not held.count:
+                held.first = value
+            held.count += 1
+            held.total += value
+            if value < held.low:
+                held.low = value
+            if value > held.high:
+                held.high = value
+                held.high_line = line
+            held.last = value
         self.timeline.add(record)
         running = metrics.get("running_requests", 0.0)
         waiting = metrics.get("waiting_requests", 0.0)
@@ -337,23 +319,6 @@ class Accumulator:
                 self.flags["slow_small_batch"].add(line, file)
             elif prompt < generation and per_stream < STARVED_TOKENS_PER_SECOND:
                 self.flags["starved"].add(line, file)
-
-    def _fold(self, metrics: dict, line: int) -> None:
-        # Running.add deferred: this runs for every field of every stats line of a multi-GB log, so the values
-        # wait in lists (constant memory: flushed every 4096 records) and are folded by _flush. The Running of a
-        # new metric is made here, so the metrics keep the order they were first seen in.
-        pending = self._pending
-        for name, value in metrics.items():
-            slot = pending.get(name)
-            if slot is None:
-                if name not in self._interval:
-                    self._interval[name] = Running()
-                slot = pending[name] = ([], [])
-            slot[0].append(value)
-            slot[1].append(line)
-        self._pending_records += 1
-        if self._pending_records >= 4096:
-            self._flush()
 
     def _request(self, record, file: str) -> None:
         self.request_count += 1

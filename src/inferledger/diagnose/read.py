@@ -191,22 +191,30 @@ class LogFile:
             self.lines_read = number
             self.bytes_read = done
 
-    def candidate_lines(self, markers, wants_next=None, progress=None,
-                        block_bytes: int = 8 << 20) -> Iterator[tuple[int, str]]:
+    def candidate_lines(self, markers, wants_next=None, progress=None, block_bytes: int = 8 << 20,
+                        start: int = 0, stop: int | None = None) -> Iterator[tuple[int, str]]:
         """(line_number, cleaned_text) for only the lines holding one of `markers` (bytes), plus the line after
         one for which wants_next(text) is true. The file is scanned in blocks by one compiled pattern at C speed
-        (the "skip lines cheaply before regex work" of the issue); line numbers come from counting newlines."""
-        import re
+        (the "skip lines cheaply before regex work" of the issue); line numbers come from counting newlines.
 
+        `start`/`stop` (plain files only) read the byte range [start, stop), start being a line start; line
+        numbers then count from 1 at `start` and bytes_read is the absolute offset reached."""
         pattern = re.compile(b"|".join(re.escape(marker) for marker in sorted(set(markers), key=len, reverse=True)))
         search = pattern.search
+        encoding = self.encoding
         number_at = 1  # line number of the first line in `block`
-        done = 0
+        done = start
         carry = b""
         send_next = False
         with _open_binary(self.path) as handle:
+            if start:
+                handle.seek(start)
             while True:
-                data = handle.read(block_bytes)
+                if stop is None:
+                    data = handle.read(block_bytes)
+                else:
+                    data = handle.read(min(block_bytes, stop - done - len(carry))) if stop > done + len(carry) \
+                        else b""
                 if not data and not carry:
                     break
                 block = carry + data
@@ -224,7 +232,9 @@ class LogFile:
                 counted_to = 0
                 line_number = number_at
                 find = block.find
+                rfind = block.rfind
                 count = block.count
+                size = len(block)
                 while True:
                     if send_next:
                         # The line right after a cut line, whatever it holds (wrap joining).
@@ -234,25 +244,26 @@ class LogFile:
                         match = search(block, position)
                         if match is None:
                             break
-                        newline = block.rfind(b"\n", position, match.start())
-                        start = newline + 1 if newline >= 0 else position
+                        start = rfind(b"\n", position, match.start()) + 1 or position
                     end = find(b"\n", start)
                     line_number += count(b"\n", counted_to, start)
                     counted_to = start
                     raw = block[start:end]
                     position = end + 1
                     try:
-                        text = raw.decode(self.encoding)
+                        text = raw.decode(encoding)
                     except UnicodeDecodeError:
-                        text = raw.decode(self.encoding, errors="replace")
-                    first = text[:1]
-                    if "\r" in text or "\x1b" in text or "#033[" in text or first.isdigit() or first == "[" \
-                            or first in "ADFJMNOS" or " | " in text[:40]:
+                        text = raw.decode(encoding, errors="replace")
+                    # Exactly the lines clean_line could change (its own tests, cheapest first); it is idempotent
+                    # on the rest.
+                    if "\r" in text or "\x1b" in text or "#033[" in text or " | " in text[:40] \
+                            or (text[10:11] == "T" and text[4:5] == "-") or text[:5] == "[pod/" \
+                            or text[:3] in _MONTHS:
                         text = clean_line(text)
                     yield line_number, text
                     if wants_next is not None and wants_next(text):
                         send_next = True
-                    if position >= len(block):
+                    if position >= size:
                         break
                 number_at += count(b"\n")
                 done += len(block)
@@ -281,6 +292,189 @@ def detect_formats(log: LogFile) -> list:
     return found
 
 
+# The push-style scan of a big plain file is split in two at a line boundary and the second part read by a forked
+# process while this one reads the first (the box the issue names has 2 cores; per stats line the Python work,
+# not the I/O, is the cost). The child writes its items to a spool file; the parent folds them after its own part,
+# in file order, so the records, their order and every statistic are those of a single pass.
+PARALLEL_MIN_BYTES = 64 * 1024 * 1024
+# Share of the file the parent reads itself: it also folds every record into the diagnosis, the child only parses.
+PARALLEL_PARENT_SHARE = 0.44
+_SPOOL_BATCH = 4096
+
+
+def _push_scan(push):
+    markers = [marker for module in push for marker in module.MARKERS]
+    next_rules = [module.wants_next for module in push if hasattr(module, "wants_next")]
+    if not next_rules:
+        wants_next = None
+    elif len(next_rules) == 1:
+        wants_next = next_rules[0]
+    else:
+        def wants_next(text, rules=tuple(next_rules)):
+            return any(rule(text) for rule in rules)
+    return markers, wants_next
+
+
+def _push_items(log: LogFile, push, progress=None, start: int = 0, stop: int | None = None,
+                line_parsers=None, finish: bool = True) -> Iterator:
+    """Records and Skipped from one scan for all push-style parsers (vLLM and SGLang in one mixed log cost one
+    pass, not two), over the whole file or the byte range [start, stop)."""
+    markers, wants_next = _push_scan(push)
+    if line_parsers is None:
+        line_parsers = [module.LineParser() for module in push]
+    if len(line_parsers) == 1:
+        feed = line_parsers[0].feed
+        for line_number, text in log.candidate_lines(markers, wants_next, progress, start=start, stop=stop):
+            yield from feed(line_number, text)
+    else:
+        for line_number, text in log.candidate_lines(markers, wants_next, progress, start=start, stop=stop):
+            for parser in line_parsers:
+                yield from parser.feed(line_number, text)
+    if finish:
+        for parser in line_parsers:
+            yield from parser.finish()
+
+
+def _processes() -> int:
+    value = os.environ.get("INFERLEDGER_DIAGNOSE_PROCESSES", "")
+    if value.strip().isdigit():
+        return int(value)
+    return min(os.cpu_count() or 1, 2)
+
+
+def _split_point(log: LogFile, push, target: int) -> int | None:
+    """A byte offset near `target` that starts a line, such that the line before it does not ask for its next
+    line (a wrapped vLLM stats line is joined across it in a single pass); None when there is none."""
+    _, wants_next = _push_scan(push)
+    with open(log.path, "rb") as handle:
+        handle.seek(target)
+        handle.readline()  # the rest of the line `target` falls in
+        position = handle.tell()
+        for _ in range(1000):
+            line = handle.readline()
+            if not line.endswith(b"\n"):
+                return None
+            position += len(line)
+            if wants_next is None or not wants_next(clean_line(line[:-1].decode(log.encoding, errors="replace"))):
+                return position if position < log.size_bytes else None
+    return None
+
+
+def _spool_child(log: LogFile, push, cut: int, spool: str) -> None:
+    """In the forked child: parse [cut, end) and pickle its items, in order, to `spool`."""
+    import pickle
+
+    from inferledger.diagnose.records import Record
+
+    part = LogFile(path=log.path, encoding=log.encoding, size_bytes=log.size_bytes)
+    with open(spool, "wb") as out:
+        batch = []
+        append = batch.append
+        protocol = pickle.HIGHEST_PROTOCOL
+        for item in _push_items(part, push, start=cut):
+            if type(item) is Record:
+                append((item.line_number, item.kind, item.source, item.metrics, item.timestamp_seconds,
+                        item.labels))
+            else:
+                append((item.line_number, item.reason, item.source))
+            if len(batch) >= _SPOOL_BATCH:
+                pickle.dump(batch, out, protocol)  # one pickle per batch: shared label dicts stay shared
+                batch.clear()
+        pickle.dump(batch, out, protocol)
+        pickle.dump(("end", part.lines_read, part.bytes_read), out, protocol)
+
+
+def _read_spool(spool: str, offset: int) -> Iterator:
+    import pickle
+
+    from inferledger.diagnose.records import Skipped, new_record
+
+    with open(spool, "rb") as handle:
+        while True:
+            batch = pickle.load(handle)
+            if type(batch) is tuple:
+                yield batch
+                return
+            for item in batch:
+                if len(item) == 6:
+                    line, kind, source, metrics, timestamp, labels = item
+                    yield new_record(kind, source, line + offset, metrics, timestamp, labels)
+                else:
+                    yield Skipped(item[0] + offset, item[1], item[2])
+
+
+def _parallel_items(log: LogFile, push, progress=None) -> Iterator | None:
+    """The items of _push_items(log, push) read by two processes, or None when this file is not split."""
+    if (log.encoding != "utf-8" or log.path.endswith(".gz") or log.size_bytes < PARALLEL_MIN_BYTES
+            or _processes() < 2 or not all(getattr(module, "SPLITTABLE", False) for module in push)):
+        return None
+    import multiprocessing
+
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:  # no fork on this platform: one process
+        return None
+    cut = _split_point(log, push, int(log.size_bytes * PARALLEL_PARENT_SHARE))
+    if cut is None:
+        return None
+    return _parallel_run(log, push, progress, context, cut)
+
+
+def _parallel_run(log: LogFile, push, progress, context, cut: int) -> Iterator:
+    import tempfile
+
+    from inferledger.diagnose.records import Skipped
+
+    handle, spool = tempfile.mkstemp(prefix="inferledger-spool-", suffix=".pickle")
+    os.close(handle)
+    child = context.Process(target=_spool_child, args=(log, push, cut, spool), daemon=True)
+    try:
+        child.start()
+        line_parsers = [module.LineParser() for module in push]
+        # The parsers' state at `cut` is empty (no wrapped line pending: _split_point), so a fresh set in the child
+        # reads the second part exactly as these would have; they are finished after it.
+        yield from _push_items(log, push, progress, 0, cut, line_parsers, finish=False)
+        offset = log.lines_read
+        child.join()
+        if child.exitcode == 0:
+            for item in _read_spool(spool, offset):
+                if type(item) is tuple:
+                    _, lines, done = item
+                    log.lines_read = offset + lines
+                    log.bytes_read = done
+                else:
+                    yield item
+        else:  # the child failed (killed, out of memory): read the second part here
+            rest = LogFile(path=log.path, encoding=log.encoding, size_bytes=log.size_bytes)
+            for item in _push_items(rest, push, None, cut, None, line_parsers, finish=False):
+                if type(item) is not Skipped:
+                    item = _shifted(item, offset)
+                else:
+                    item = Skipped(item.line_number + offset, item.reason, item.source)
+                yield item
+            log.lines_read = offset + rest.lines_read
+            log.bytes_read = rest.bytes_read
+        for parser in line_parsers:
+            yield from parser.finish()
+        if progress is not None:
+            progress.update(log.bytes_read)
+    finally:
+        if child.is_alive():
+            child.terminate()
+            child.join()
+        try:
+            os.remove(spool)
+        except OSError:
+            pass
+
+
+def _shifted(record, offset: int):
+    from inferledger.diagnose.records import Record
+
+    return Record(record.kind, record.source, record.line_number + offset, record.metrics, record.timestamp_seconds,
+                  record.labels)
+
+
 def iter_records(log: LogFile, parsers, progress=None) -> Iterator:
     """Every Record the parsers read from the file; Skipped lines are counted on `log`, never raised.
 
@@ -295,30 +489,14 @@ def iter_records(log: LogFile, parsers, progress=None) -> Iterator:
         pull, push = parsers, []
     first = True
     if push:
-        # One scan for all push-style parsers (vLLM and SGLang in one mixed log cost one pass, not two).
-        markers = [marker for module in push for marker in module.MARKERS]
-        next_rules = [module.wants_next for module in push if hasattr(module, "wants_next")]
-        if not next_rules:
-            wants_next = None
-        elif len(next_rules) == 1:
-            wants_next = next_rules[0]
-        else:
-            def wants_next(text, rules=tuple(next_rules)):
-                return any(rule(text) for rule in rules)
-        line_parsers = [module.LineParser() for module in push]
-        for line_number, text in log.candidate_lines(markers, wants_next, progress):
-            for parser in line_parsers:
-                for item in parser.feed(line_number, text):
-                    if type(item) is Skipped:
-                        log.note_skipped(item)
-                    else:
-                        yield item
-        for parser in line_parsers:
-            for item in parser.finish():
-                if type(item) is Skipped:
-                    log.note_skipped(item)
-                else:
-                    yield item
+        items = _parallel_items(log, push, progress) if not pull else None
+        if items is None:
+            items = _push_items(log, push, progress)
+        for item in items:
+            if type(item) is Skipped:
+                log.note_skipped(item)
+            else:
+                yield item
         first = False
     for module in pull:
         lines = log.lines(progress if first else None)

@@ -8,7 +8,6 @@ genai-perf carry a "unit" per metric (ms, or ns in old releases), llmperf is sec
 the column-group title.
 """
 
-
 from __future__ import annotations
 
 import math

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from inferledger.diagnose.parsers._common import BINARY_MEMORY, epoch_seconds
-from inferledger.diagnose.records import Record, Skipped
+from inferledger.diagnose.records import Record, Skipped, new_record
 
 NAME = "sglang"
 
@@ -68,23 +68,101 @@ def sniff(head: str) -> float:
     return min(0.6 + 0.15 * hits, 0.95)
 
 
+_MINUTE_BASE: dict = {}  # (year, month, day, hour, minute) -> epoch of that minute; bounded below
+# rank (None: no rank printed) -> the labels dict, shared by the records of that rank (records never mutate labels)
+_RANK_LABELS: dict = {None: {"engine": "sglang"}}
+
+
+_MINUTE_TEXT: dict = {}  # "YYYY-MM-DD HH:MM" of a `[stamp` that _PREFIX matched at the line start -> its epoch
+
+
 def _prefix(line: str):
+    # The usual line starts `[YYYY-MM-DD HH:MM:SS TP0] ` or `[... SS] `: once _PREFIX has matched a line starting
+    # with this minute and (validated) rank, the same text needs no regex, only the seconds checked.
+    if line[:1] == "[" and line[17:18] == ":":
+        base = _MINUTE_TEXT.get(line[1:17])
+        second = line[18:20]
+        if base is not None and second.isdigit() and second.isascii():
+            after = line[20:21]
+            if after == "]":
+                return base + int(second), _RANK_LABELS[None]
+            if after == " ":
+                close = line.find("]", 21, 64)
+                labels = _RANK_LABELS.get(line[21:close]) if close > 21 else None
+                if labels is not None:
+                    return base + int(second), labels
     match = _PREFIX.search(line, 0, 64) if "[" in line[:40] else None
     if not match:
         return None, {"engine": "sglang"}
     year, month, day, hour, minute, second, fraction, rank = match.groups()
-    labels = {"engine": "sglang"}
-    if rank:
-        labels["rank"] = rank
-    try:
-        timestamp = epoch_seconds(int(year), int(month), int(day), int(hour), int(minute), int(second), fraction)
-    except (ValueError, OverflowError):
-        timestamp = None
+    labels = _RANK_LABELS.get(rank)
+    if labels is None:
+        labels = {"engine": "sglang"}
+        if rank:
+            labels["rank"] = rank
+        if len(_RANK_LABELS) < 256 and rank.isascii():
+            _RANK_LABELS[rank] = labels
+    # Consecutive lines share their minute: its epoch is computed once (timegm is linear in the seconds, so
+    # minute + seconds is exactly what epoch_seconds returns for the whole stamp).
+    key = (year, month, day, hour, minute)
+    base = _MINUTE_BASE.get(key)
+    if base is None:
+        try:
+            base = epoch_seconds(int(year), int(month), int(day), int(hour), int(minute), 0, None)
+        except (ValueError, OverflowError):
+            return None, labels
+        if len(_MINUTE_BASE) > 4096:
+            _MINUTE_BASE.clear()
+            _MINUTE_TEXT.clear()
+        _MINUTE_BASE[key] = base
+    if match.start() == 0 and line[17:18] == ":" and (year + month + day + hour + minute).isascii():
+        _MINUTE_TEXT[line[1:17]] = base
+    timestamp = base + int(second)
+    if fraction:
+        timestamp += float("0." + fraction)
     return timestamp, labels
 
 
-def _batch(line: str, line_number: int, kind: str) -> Record | Skipped:
-    start = line.find(kind)
+# The layouts SGLang prints (FORMATS.md §2.5, the samples), each read by one match of the whole rest of the line;
+# any other layout goes through the generic `label: value` loop below, which gives the same numbers for these.
+_NUM = r"(\d+(?:\.\d+)?)"
+_END = r"[, ]{0,2}"
+_DECODE_GRAPH = re.compile(
+    r"Decode batch[.,] #running-req: (\d+), #token: (\d+), token usage: " + _NUM + r", cuda graph: (True|False), "
+    r"gen throughput \(token/s\): " + _NUM + r", #queue-req: (\d+)" + _END)
+_DECODE_LARGEST = re.compile(
+    r"Decode batch[.,] #running-req: (\d+), #token: (\d+), token usage: " + _NUM + r", gen throughput "
+    r"\(token/s\): " + _NUM + r", largest-len: \d+, #queue-req: (\d+)" + _END)
+_PREFILL = re.compile(
+    r"Prefill batch[.,] #new-seq: (\d+), #new-token: (\d+), #cached-token: (\d+), token usage: " + _NUM
+    + r", #running-req: (\d+), #queue-req: (\d+)" + _END)
+
+
+def _fast_metrics(line: str, start: int, kind: str) -> dict | None:
+    if kind == "Decode batch":
+        match = _DECODE_GRAPH.fullmatch(line, start)
+        if match is not None:
+            running, tokens, usage, graph, generation, waiting = match.groups()
+            return {"running_requests": float(running), "kv_cache_used_tokens": float(tokens),
+                    "kv_cache_usage_fraction": float(usage), "cuda_graph": 1.0 if graph == "True" else 0.0,
+                    "generation_tokens_per_second": float(generation), "waiting_requests": float(waiting)}
+        match = _DECODE_LARGEST.fullmatch(line, start)
+        if match is not None:
+            running, tokens, usage, generation, waiting = match.groups()
+            return {"running_requests": float(running), "kv_cache_used_tokens": float(tokens),
+                    "kv_cache_usage_fraction": float(usage), "generation_tokens_per_second": float(generation),
+                    "waiting_requests": float(waiting)}
+        return None
+    match = _PREFILL.fullmatch(line, start)
+    if match is not None:
+        new, new_tokens, cached, usage, running, waiting = match.groups()
+        return {"new_requests": float(new), "batch_tokens": float(new_tokens), "cached_tokens": float(cached),
+                "kv_cache_usage_fraction": float(usage), "running_requests": float(running),
+                "waiting_requests": float(waiting)}
+    return None
+
+
+def _generic_metrics(line: str, start: int, kind: str) -> dict:
     metrics = {}
     # `label: value` pairs separated by ", " (a `.` after `batch` in 2024-early 2025 builds, §2.5).
     for part in line[start + len(kind) + 1:].split(", "):
@@ -101,11 +179,19 @@ def _batch(line: str, line_number: int, kind: str) -> Record | Skipped:
         except ValueError:
             continue
         metrics[name] = number / 100 if name == "prefix_cache_hit_fraction" else number
-    if "running_requests" not in metrics:
-        return Skipped(line_number, f"SGLang {kind} line without #running-req (cut?)", "sglang")
+    return metrics
+
+
+def _batch(line: str, line_number: int, kind: str) -> Record | Skipped:
+    start = line.find(kind)
+    metrics = _fast_metrics(line, start, kind)
+    if metrics is None:
+        metrics = _generic_metrics(line, start, kind)
+        if "running_requests" not in metrics:
+            return Skipped(line_number, f"SGLang {kind} line without #running-req (cut?)", "sglang")
     timestamp, labels = _prefix(line)
     source = "sglang.decode" if kind == "Decode batch" else "sglang.prefill"
-    return Record("interval", source, line_number, metrics, timestamp, labels)
+    return new_record("interval", source, line_number, metrics, timestamp, labels)
 
 
 def _capacity(line: str, line_number: int) -> Record | None:
@@ -170,6 +256,10 @@ class LineParser:
 MARKERS = (b"#running-req", b"#retracted", b"CUDA out of memory", b"KV Cache is allocated", b"_total_num_tokens=",
            b"Memory pool end", b"Load weight end")
 
+
+# A LineParser carries no state across a line that does not ask for its next one (wants_next), so a big plain file
+# may be read in two parts by two processes (read.py, _parallel_items) with the same result.
+SPLITTABLE = True
 
 def parse(lines) -> Iterator[Record | Skipped]:
     parser = LineParser()

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from inferledger.diagnose.parsers._common import BINARY_MEMORY, find_timestamp, number
-from inferledger.diagnose.records import Record, Skipped
+from inferledger.diagnose.parsers._common import BINARY_MEMORY, _fast_parts, find_timestamp, number
+from inferledger.diagnose.records import Record, Skipped, new_record
 
 NAME = "vllm"
 
@@ -111,6 +111,33 @@ def _stats_labels(prefix: str, year_assumed: bool, version: str) -> dict:
     return labels
 
 
+_STAMP_LABELS: dict = {}  # (prefix without its seconds, version) -> (epoch of the minute, labels)
+
+
+def _stamp_and_labels(prefix: str, version: str):
+    """find_timestamp(prefix) and _stats_labels(...) for a stats line's prefix. Consecutive prefixes differ only in
+    the two digits of the seconds (`INFO 03-14 02:00:01 metrics.py:449] `): those are cut out for a cache key, the
+    rest (minute, process, engine) is read once. Neither regex can match across `:SS`, so the key decides both."""
+    colon = prefix.find(":")
+    second = prefix[colon + 4: colon + 6]
+    if colon >= 8 and prefix[colon + 3: colon + 4] == ":" and second.isdigit() and second.isascii() \
+            and prefix[colon + 6: colon + 7] not in (".", ","):
+        key = (prefix[:colon + 3], prefix[colon + 6:], version)
+        hit = _STAMP_LABELS.get(key)
+        if hit is not None:
+            return hit[0] + int(second), hit[1]
+        if _fast_parts(prefix) is not None:  # the stamp is the one at `colon` (not one found further on)
+            timestamp, year_assumed = find_timestamp(prefix)
+            labels = _stats_labels(prefix, year_assumed, version)
+            if timestamp is not None:
+                if len(_STAMP_LABELS) > 4096:  # bounded: constant memory on any log length
+                    _STAMP_LABELS.clear()
+                _STAMP_LABELS[key] = (timestamp - int(second), labels)
+            return timestamp, labels
+    timestamp, year_assumed = find_timestamp(prefix)
+    return timestamp, _stats_labels(prefix, year_assumed, version)
+
+
 def _stats_record(segment: str, prefix: str, line_number: int) -> Record | None:
     match = _FAST.match(segment)
     if match is not None:
@@ -126,9 +153,8 @@ def _stats_record(segment: str, prefix: str, line_number: int) -> Record | None:
             metrics["prefix_cache_hit_fraction"] = float(prefix_hit) * 0.01
         if mm_hit is not None:
             metrics["mm_cache_hit_fraction"] = float(mm_hit) * 0.01
-        timestamp, year_assumed = find_timestamp(prefix)
-        labels = _stats_labels(prefix, year_assumed, "v0" if swapped is not None else "v1")
-        return Record("interval", "vllm.stats", line_number, metrics, timestamp, labels)
+        timestamp, labels = _stamp_and_labels(prefix, "v0" if swapped is not None else "v1")
+        return new_record("interval", "vllm.stats", line_number, metrics, timestamp, labels)
     metrics = {}
     for label, value in _FIELD.findall(segment):
         known = _STATS_FIELDS.get(label.strip().lower())
@@ -229,6 +255,13 @@ class LineParser:
         self.pending = None  # (line_number, text) of a stats line that looked cut: try it joined with the next
 
     def feed(self, line_number: int, line: str) -> list:
+        start = line.find(_STATS)
+        if start >= 0 and self.pending is None and line.find(_STATS, start + 1) < 0 \
+                and ((line[-1:] == "%" and "KV cache usage" in line) or not wants_next(line)):
+            # The usual case, first: one complete stats line, nothing pending (the same as the branch below).
+            record = _stats_record(line[start:], line[:start], line_number)
+            return [record if record is not None else Skipped(
+                line_number, "vLLM stats line without the GPU KV cache usage field (cut or wrapped?)", "vllm.stats")]
         out = []
         if self.pending is not None:
             first_number, first_text = self.pending
@@ -240,7 +273,7 @@ class LineParser:
                     return joined
             out.append(Skipped(first_number, "vLLM stats line cut before the GPU KV cache usage field",
                                "vllm.stats"))
-        if _STATS in line:
+        if start >= 0:
             if not (line[-1:] == "%" and "KV cache usage" in line) and wants_next(line):
                 self.pending = (line_number, line)
                 return out
@@ -298,6 +331,10 @@ MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"Speculative met
            b"Maximum concurrency", b"Model loading took", b"Loading model weights took", b"Memory profiling",
            b"Setting attention block size")
 
+
+# A LineParser carries no state across a line that does not ask for its next one (wants_next), so a big plain file
+# may be read in two parts by two processes (read.py, _parallel_items) with the same result.
+SPLITTABLE = True
 
 def parse(lines) -> Iterator[Record | Skipped]:
     parser = LineParser()
