@@ -192,17 +192,17 @@ class LogFile:
             self.bytes_read = done
 
     def candidate_lines(self, markers, wants_next=None, progress=None, block_bytes: int = 8 << 20,
-                        start: int = 0, stop: int | None = None) -> Iterator[tuple[int, str]]:
+                        start: int = 0, stop: int | None = None, first_line: int = 1) -> Iterator[tuple[int, str]]:
         """(line_number, cleaned_text) for only the lines holding one of `markers` (bytes), plus the line after
         one for which wants_next(text) is true. The file is scanned in blocks by one compiled pattern at C speed
         (the "skip lines cheaply before regex work" of the issue); line numbers come from counting newlines.
 
-        `start`/`stop` (plain files only) read the byte range [start, stop), start being a line start; line
-        numbers then count from 1 at `start` and bytes_read is the absolute offset reached."""
+        `start`/`stop` (plain files only) read the byte range [start, stop), start being a line start whose line
+        number is `first_line`; bytes_read is the absolute offset reached, lines_read the last line number."""
         pattern = re.compile(b"|".join(re.escape(marker) for marker in sorted(set(markers), key=len, reverse=True)))
         search = pattern.search
         encoding = self.encoding
-        number_at = 1  # line number of the first line in `block`
+        number_at = first_line  # line number of the first line in `block`
         done = start
         carry = b""
         send_next = False
@@ -292,14 +292,20 @@ def detect_formats(log: LogFile) -> list:
     return found
 
 
-# The push-style scan of a big plain file is split in two at a line boundary and the second part read by a forked
-# process while this one reads the first (the box the issue names has 2 cores; per stats line the Python work,
-# not the I/O, is the cost). The child writes its items to a spool file; the parent folds them after its own part,
-# in file order, so the records, their order and every statistic are those of a single pass.
+# The push-style scan of a big plain file is shared by two processes (the box the issue names has 2 cores, and per
+# stats line the Python work, not the I/O, is the cost). The file is cut at line boundaries into pairs of chunks;
+# this process reads the first chunk of each pair and a forked child the second, sending that chunk's items back
+# through a pipe in pickled batches. This process yields its own chunk, then the child's, and so on: the records,
+# their order, line numbers and every statistic folded from them are those of a single pass, and memory stays
+# bounded by one chunk whatever the file size. The child works on its next chunk while this one folds the last.
+# Off with INFERLEDGER_DIAGNOSE_PROCESSES=1; only plain UTF-8 files of PARALLEL_MIN_BYTES or more, and only when
+# every parser in the scan says its state is empty between lines that do not ask for the next (SPLITTABLE).
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
-# Share of the file the parent reads itself: it also folds every record into the diagnosis, the child only parses.
-PARALLEL_PARENT_SHARE = 0.44
-_SPOOL_BATCH = 4096
+PARALLEL_PAIR_BYTES = 32 * 1024 * 1024
+# Share of each pair this process reads itself: it also folds every record (its own and the child's) into the
+# diagnosis, so it takes the smaller part (balanced on bench_diagnose.py logs, 10 % to 60 % stats lines).
+PARALLEL_PARENT_SHARE = 0.37
+_BATCH_ITEMS = 4096
 
 
 def _push_scan(push):
@@ -316,23 +322,22 @@ def _push_scan(push):
 
 
 def _push_items(log: LogFile, push, progress=None, start: int = 0, stop: int | None = None,
-                line_parsers=None, finish: bool = True) -> Iterator:
+                first_line: int = 1) -> Iterator:
     """Records and Skipped from one scan for all push-style parsers (vLLM and SGLang in one mixed log cost one
-    pass, not two), over the whole file or the byte range [start, stop)."""
+    pass, not two), over the whole file or the byte range [start, stop) whose first line is `first_line`."""
     markers, wants_next = _push_scan(push)
-    if line_parsers is None:
-        line_parsers = [module.LineParser() for module in push]
+    line_parsers = [module.LineParser() for module in push]
+    lines = log.candidate_lines(markers, wants_next, progress, start=start, stop=stop, first_line=first_line)
     if len(line_parsers) == 1:
         feed = line_parsers[0].feed
-        for line_number, text in log.candidate_lines(markers, wants_next, progress, start=start, stop=stop):
+        for line_number, text in lines:
             yield from feed(line_number, text)
     else:
-        for line_number, text in log.candidate_lines(markers, wants_next, progress, start=start, stop=stop):
+        for line_number, text in lines:
             for parser in line_parsers:
                 yield from parser.feed(line_number, text)
-    if finish:
-        for parser in line_parsers:
-            yield from parser.finish()
+    for parser in line_parsers:
+        yield from parser.finish()
 
 
 def _processes() -> int:
@@ -342,10 +347,9 @@ def _processes() -> int:
     return min(os.cpu_count() or 1, 2)
 
 
-def _split_point(log: LogFile, push, target: int) -> int | None:
-    """A byte offset near `target` that starts a line, such that the line before it does not ask for its next
-    line (a wrapped vLLM stats line is joined across it in a single pass); None when there is none."""
-    _, wants_next = _push_scan(push)
+def _split_point(log: LogFile, wants_next, target: int) -> int | None:
+    """A byte offset at or after `target` that starts a line, such that the line before it does not ask for its
+    next line (a wrapped vLLM stats line is joined across it in a single pass); None when there is none."""
     with open(log.path, "rb") as handle:
         handle.seek(target)
         handle.readline()  # the rest of the line `target` falls in
@@ -360,47 +364,49 @@ def _split_point(log: LogFile, push, target: int) -> int | None:
     return None
 
 
-def _spool_child(log: LogFile, push, cut: int, spool: str) -> None:
-    """In the forked child: parse [cut, end) and pickle its items, in order, to `spool`."""
+def _chunks(log: LogFile, push) -> list:
+    """[(start, stop)] covering the file: alternately this process's chunk and the child's."""
+    _, wants_next = _push_scan(push)
+    bounds = [0]
+    pair = PARALLEL_PAIR_BYTES
+    while True:
+        base = bounds[-1] if len(bounds) % 2 else bounds[-2]  # the start of the current pair
+        share = PARALLEL_PARENT_SHARE if len(bounds) % 2 else 1.0
+        cut = _split_point(log, wants_next, max(int(base + pair * share), bounds[-1]))
+        if cut is None:
+            break
+        bounds.append(cut)
+    bounds.append(None)  # the last chunk reads to the end, as a single pass does (a log may still be growing)
+    return list(zip(bounds, bounds[1:], strict=False))
+
+
+def _child(log: LogFile, push, chunks, connection) -> None:
+    """In the forked child: each odd chunk's items, as tuples with line numbers counted from the chunk's start."""
     import pickle
 
     from inferledger.diagnose.records import Record
 
-    part = LogFile(path=log.path, encoding=log.encoding, size_bytes=log.size_bytes)
-    with open(spool, "wb") as out:
-        batch = []
-        append = batch.append
-        protocol = pickle.HIGHEST_PROTOCOL
-        for item in _push_items(part, push, start=cut):
-            if type(item) is Record:
-                append((item.line_number, item.kind, item.source, item.metrics, item.timestamp_seconds,
-                        item.labels))
-            else:
-                append((item.line_number, item.reason, item.source))
-            if len(batch) >= _SPOOL_BATCH:
-                pickle.dump(batch, out, protocol)  # one pickle per batch: shared label dicts stay shared
-                batch.clear()
-        pickle.dump(batch, out, protocol)
-        pickle.dump(("end", part.lines_read, part.bytes_read), out, protocol)
-
-
-def _read_spool(spool: str, offset: int) -> Iterator:
-    import pickle
-
-    from inferledger.diagnose.records import Skipped, new_record
-
-    with open(spool, "rb") as handle:
-        while True:
-            batch = pickle.load(handle)
-            if type(batch) is tuple:
-                yield batch
-                return
-            for item in batch:
-                if len(item) == 6:
-                    line, kind, source, metrics, timestamp, labels = item
-                    yield new_record(kind, source, line + offset, metrics, timestamp, labels)
-                else:
-                    yield Skipped(item[0] + offset, item[1], item[2])
+    protocol = pickle.HIGHEST_PROTOCOL
+    try:
+        for start, stop in chunks[1::2]:
+            part = LogFile(path=log.path, encoding=log.encoding, size_bytes=log.size_bytes)
+            # The chunk is parsed whole before any of it is sent (the parent reads it only after its own chunk),
+            # kept as pickled batches: compact bytes on both sides, and one batch of objects at a time.
+            batches = []
+            items = []
+            for item in _push_items(part, push, start=start, stop=stop):
+                items.append((item.line_number, item.kind, item.source, item.metrics, item.timestamp_seconds,
+                              item.labels) if type(item) is Record else (item.line_number, item.reason, item.source))
+                if len(items) >= _BATCH_ITEMS:
+                    batches.append(pickle.dumps(items, protocol))
+                    items = []
+            batches.append(pickle.dumps(items, protocol))
+            connection.send_bytes(pickle.dumps(len(batches), protocol))
+            for batch in batches:
+                connection.send_bytes(batch)
+            connection.send_bytes(pickle.dumps((part.lines_read, part.bytes_read), protocol))
+    finally:
+        connection.close()
 
 
 def _parallel_items(log: LogFile, push, progress=None) -> Iterator | None:
@@ -409,70 +415,67 @@ def _parallel_items(log: LogFile, push, progress=None) -> Iterator | None:
             or _processes() < 2 or not all(getattr(module, "SPLITTABLE", False) for module in push)):
         return None
     import multiprocessing
+    import threading
 
+    if threading.active_count() > 1:  # forking a threaded program is unsafe (and deprecated from Python 3.12)
+        return None
     try:
         context = multiprocessing.get_context("fork")
     except ValueError:  # no fork on this platform: one process
         return None
-    cut = _split_point(log, push, int(log.size_bytes * PARALLEL_PARENT_SHARE))
-    if cut is None:
+    chunks = _chunks(log, push)
+    if len(chunks) < 2:
         return None
-    return _parallel_run(log, push, progress, context, cut)
+    return _parallel_run(log, push, progress, context, chunks)
 
 
-def _parallel_run(log: LogFile, push, progress, context, cut: int) -> Iterator:
-    import tempfile
+def _parallel_run(log: LogFile, push, progress, context, chunks) -> Iterator:
+    import pickle
 
-    from inferledger.diagnose.records import Skipped
+    from inferledger.diagnose.records import Skipped, new_record
 
-    handle, spool = tempfile.mkstemp(prefix="inferledger-spool-", suffix=".pickle")
-    os.close(handle)
-    child = context.Process(target=_spool_child, args=(log, push, cut, spool), daemon=True)
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_child, args=(log, push, chunks, send), daemon=True)
+    child_ok = True
     try:
         child.start()
-        line_parsers = [module.LineParser() for module in push]
-        # The parsers' state at `cut` is empty (no wrapped line pending: _split_point), so a fresh set in the child
-        # reads the second part exactly as these would have; they are finished after it.
-        yield from _push_items(log, push, progress, 0, cut, line_parsers, finish=False)
-        offset = log.lines_read
-        child.join()
-        if child.exitcode == 0:
-            for item in _read_spool(spool, offset):
-                if type(item) is tuple:
-                    _, lines, done = item
-                    log.lines_read = offset + lines
+        send.close()
+        lines = 0  # lines before the current chunk
+        for index, (start, stop) in enumerate(chunks):
+            if index % 2 and child_ok:
+                # The whole chunk is received before any of it is folded, so the child (blocked until then) goes on
+                # to its next chunk while this process folds this one and reads its own next.
+                try:
+                    count = pickle.loads(receive.recv_bytes())
+                    blobs = [receive.recv_bytes() for _ in range(count)]
+                    lines_in_chunk, done = pickle.loads(receive.recv_bytes())
+                except (EOFError, OSError, pickle.UnpicklingError, TypeError, ValueError):
+                    child_ok = False  # the child died: this chunk and the rest are read here
+                else:
+                    for blob in blobs:
+                        for item in pickle.loads(blob):
+                            if len(item) == 6:
+                                line, kind, source, metrics, timestamp, labels = item
+                                yield new_record(kind, source, line + lines, metrics, timestamp, labels)
+                            else:
+                                yield Skipped(item[0] + lines, item[1], item[2])
+                    del blobs
+                    lines += lines_in_chunk
+                    log.lines_read = lines
                     log.bytes_read = done
-                else:
-                    yield item
-        else:  # the child failed (killed, out of memory): read the second part here
-            rest = LogFile(path=log.path, encoding=log.encoding, size_bytes=log.size_bytes)
-            for item in _push_items(rest, push, None, cut, None, line_parsers, finish=False):
-                if type(item) is not Skipped:
-                    item = _shifted(item, offset)
-                else:
-                    item = Skipped(item.line_number + offset, item.reason, item.source)
-                yield item
-            log.lines_read = offset + rest.lines_read
-            log.bytes_read = rest.bytes_read
-        for parser in line_parsers:
-            yield from parser.finish()
-        if progress is not None:
-            progress.update(log.bytes_read)
+                    if progress is not None:
+                        progress.update(done)
+                    continue
+            part = LogFile(path=log.path, encoding=log.encoding, size_bytes=log.size_bytes)
+            yield from _push_items(part, push, progress, start, stop, first_line=lines + 1)
+            lines = part.lines_read
+            log.lines_read = lines
+            log.bytes_read = part.bytes_read
     finally:
+        receive.close()
         if child.is_alive():
             child.terminate()
-            child.join()
-        try:
-            os.remove(spool)
-        except OSError:
-            pass
-
-
-def _shifted(record, offset: int):
-    from inferledger.diagnose.records import Record
-
-    return Record(record.kind, record.source, record.line_number + offset, record.metrics, record.timestamp_seconds,
-                  record.labels)
+        child.join()
 
 
 def iter_records(log: LogFile, parsers, progress=None) -> Iterator:

@@ -319,8 +319,12 @@ def wants_next(line: str) -> bool:
         return False
     if line[-1:] == "%" and "KV cache usage" in line:
         return False
-    tail = line.rsplit(_STATS, 1)[-1]
-    return "KV cache usage" not in tail or not line.rstrip(". ").endswith("%")
+    # "KV cache usage" after the last stats start, and the line ends with `%` before any `.`/` ` (V0 ends `%.`).
+    if line.find("KV cache usage", line.rfind(_STATS) + len(_STATS)) < 0:
+        return True
+    if line[-2:] == "%.":
+        return False
+    return not line.rstrip(". ").endswith("%")
 
 
 # Every line this parser reads in a streamed scan holds one of these (bytes, matched before decoding); the

@@ -1,0 +1,245 @@
+"""The fast paths of `diagnose` give what the plain paths give (benchmarks/bench_diagnose.py measures the speed).
+
+- a big plain file read by two processes (read._parallel_items) versus one pass: same records in the same order,
+  same damaged-line reports, line and byte counts and verdict, wherever and however often the file is cut;
+- SGLang batch lines read by one match of a known layout versus the generic `label: value` loop;
+- the cached SGLang prefix and vLLM stamp/labels versus the regex and strptime-free reading they shortcut.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from inferledger.diagnose import diagnose_files, read
+from inferledger.diagnose.parsers import sglang, vllm
+from inferledger.diagnose.parsers._common import epoch_seconds, find_timestamp
+from inferledger.diagnose.read import LogFile, detect_formats, iter_records
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
+NOISE = 'INFO:     10.0.0.1:5555 - "POST /v1/completions HTTP/1.1" 200 OK'
+
+
+def _sample_lines(prefix: str) -> list[str]:
+    lines = []
+    for path in sorted(FIXTURES.glob(prefix + "*.txt")):
+        if "prometheus" in path.name or "bench" in path.name:
+            continue
+        lines.extend(line for line in path.read_text(encoding="utf-8").split("\n")[1:] if line.strip())
+    return lines
+
+
+def _mixed_log(path: Path, repeats: int = 40, end: str = "\n") -> None:
+    """Every vLLM and SGLang sample line, noise between them, and damage: wrapped, glued and coloured lines."""
+    vllm_lines, sglang_lines = _sample_lines("vllm__"), _sample_lines("sglang__")
+    stats = next(line for line in vllm_lines if "Avg prompt throughput:" in line and line.endswith("%"))
+    cut = stats.index("Waiting") + 3 if "Waiting" in stats else len(stats) // 2
+    rng = random.Random(5)
+    lines = []
+    for index in range(repeats):
+        for line in vllm_lines + sglang_lines:
+            lines.append(line)
+            lines.extend([NOISE] * rng.randint(0, 3))
+        lines.extend([stats[:cut], stats[cut:]])  # a hard-wrapped stats line (joined in a single pass)
+        lines.append(stats[:cut])  # a cut one with nothing after it
+        lines.append(stats + " " + stats)  # two glued on one line
+        lines.append("\x1b[32m" + sglang_lines[index % len(sglang_lines)] + "\x1b[0m")
+        lines.append("2026-05-12T08:01:39.331095044Z " + vllm_lines[index % len(vllm_lines)])
+    path.write_text("\n".join(lines) + end, encoding="utf-8")
+
+
+def _read(path: Path):
+    log = LogFile.open(path)
+    records = list(iter_records(log, detect_formats(log)))
+    return records, log.skipped, [item.to_dict() for item in log.skipped_examples], log.lines_read, log.bytes_read
+
+
+@pytest.mark.parametrize(("share", "pair", "end"), [(0.05, 10**9, "\n"), (0.35, 10**9, ""), (0.8, 10**9, "\n"),
+                                                    (0.35, 20_000, "\n"), (0.5, 4096, "")])
+def test_two_processes_read_what_one_reads(tmp_path, monkeypatch, share, pair, end):
+    path = tmp_path / "mixed.log"
+    _mixed_log(path, end=end)
+    monkeypatch.setenv("INFERLEDGER_DIAGNOSE_PROCESSES", "1")
+    one = _read(path)
+    verdict_one = diagnose_files([path]).to_dict()
+    monkeypatch.setenv("INFERLEDGER_DIAGNOSE_PROCESSES", "2")
+    monkeypatch.setattr(read, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(read, "PARALLEL_PARENT_SHARE", share)
+    monkeypatch.setattr(read, "PARALLEL_PAIR_BYTES", min(pair, path.stat().st_size))
+    log = LogFile.open(path)
+    assert read._parallel_items(log, detect_formats(log)) is not None, "the two-process path was not taken"
+    two = _read(path)
+    assert len(one[0]) > 1000 and one[1] > 0  # records and damaged lines on both sides of the cut
+    assert two == one
+    verdict_two = diagnose_files([path]).to_dict()
+    assert verdict_two == verdict_one
+
+
+def test_a_failed_child_falls_back_to_one_process(tmp_path, monkeypatch):
+    path = tmp_path / "mixed.log"
+    _mixed_log(path, repeats=10)
+    monkeypatch.setenv("INFERLEDGER_DIAGNOSE_PROCESSES", "1")
+    one = _read(path)
+    monkeypatch.setenv("INFERLEDGER_DIAGNOSE_PROCESSES", "2")
+    monkeypatch.setattr(read, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(read, "PARALLEL_PAIR_BYTES", 30_000)
+    monkeypatch.setattr(read, "_child", lambda *args: os._exit(3))
+    assert _read(path) == one
+
+
+def _child_dying_after_one_batch(log, push, chunks, connection):
+    import pickle
+
+    from inferledger.diagnose.records import Record
+
+    start, stop = chunks[1]
+    part = LogFile(path=log.path, encoding=log.encoding, size_bytes=log.size_bytes)
+    items = []
+    for item in read._push_items(part, push, start=start, stop=stop):
+        items.append((item.line_number, item.kind, item.source, item.metrics, item.timestamp_seconds, item.labels)
+                     if type(item) is Record else (item.line_number, item.reason, item.source))
+        if len(items) == 7:
+            break
+    connection.send_bytes(pickle.dumps(3))  # three batches announced, one sent
+    connection.send_bytes(pickle.dumps(items))
+    os._exit(3)
+
+
+def test_a_child_dying_part_way_loses_nothing(tmp_path, monkeypatch):
+    path = tmp_path / "mixed.log"
+    _mixed_log(path, repeats=10)
+    monkeypatch.setenv("INFERLEDGER_DIAGNOSE_PROCESSES", "1")
+    one = _read(path)
+    monkeypatch.setenv("INFERLEDGER_DIAGNOSE_PROCESSES", "2")
+    monkeypatch.setattr(read, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(read, "PARALLEL_PAIR_BYTES", 30_000)
+    monkeypatch.setattr(read, "_child", _child_dying_after_one_batch)
+    assert _read(path) == one
+
+
+def test_gzip_and_small_files_stay_in_one_process(tmp_path, monkeypatch):
+    path = tmp_path / "mixed.log"
+    _mixed_log(path, repeats=2)
+    log = LogFile.open(path)
+    assert read._parallel_items(log, detect_formats(log)) is None  # below PARALLEL_MIN_BYTES
+    monkeypatch.setattr(read, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setenv("INFERLEDGER_DIAGNOSE_PROCESSES", "1")
+    assert read._parallel_items(log, detect_formats(log)) is None
+
+
+def _sglang_layout_lines() -> list[str]:
+    rng = random.Random(11)
+    lines = [line for line in _sample_lines("sglang__") if " batch" in line]
+    for _ in range(300):
+        stamp = f"[2025-0{rng.randint(1, 9)}-{rng.randint(10, 28)} {rng.randint(10, 23)}:{rng.randint(10, 59)}:" \
+                f"{rng.randint(10, 59)}{rng.choice(['', '.5', ',123'])}{rng.choice(['', ' TP0', ' TP3', ' DP1 TP2'])}]"
+        sep = rng.choice([",", "."])
+        tail = rng.choice(["", ", ", ",", " "])
+        decode = (f"{stamp} Decode batch{sep} #running-req: {rng.randint(0, 999)}, #token: {rng.randint(0, 10**6)}, "
+                  f"token usage: {rng.random():.2f}, cuda graph: {rng.choice(['True', 'False'])}, gen throughput "
+                  f"(token/s): {rng.uniform(0, 9000):.2f}, #queue-req: {rng.randint(0, 99)}{tail}")
+        largest = (f"{stamp} Decode batch{sep} #running-req: {rng.randint(0, 999)}, #token: {rng.randint(0, 9999)}, "
+                   f"token usage: {rng.random():.2f}, gen throughput (token/s): {rng.uniform(0, 9000):.2f}, "
+                   f"largest-len: {rng.randint(0, 9)}, #queue-req: {rng.randint(0, 99)}{tail}")
+        prefill = (f"{stamp} Prefill batch{sep} #new-seq: {rng.randint(1, 9)}, #new-token: {rng.randint(1, 8192)}, "
+                   f"#cached-token: {rng.randint(0, 8192)}, token usage: {rng.random():.2f}, #running-req: "
+                   f"{rng.randint(0, 999)}, #queue-req: {rng.randint(0, 99)}{tail}")
+        # Variants the layouts must not take: an extra field, a negative number, a missing field.
+        odd = decode.replace("#queue-req", "#prealloc-req: 2, #queue-req")
+        lines += [decode, largest, prefill, odd, decode.replace("#token: ", "#token: -"),
+                  prefill.replace(", #queue-req: ", ", #queue-reqs: ")]
+    return lines
+
+
+def test_sglang_layouts_read_what_the_generic_loop_reads():
+    taken = 0
+    for line in _sglang_layout_lines():
+        kind = "Decode batch" if "Decode batch" in line else "Prefill batch"
+        start = line.find(kind)
+        fast = sglang._fast_metrics(line, start, kind)
+        if fast is None:
+            continue
+        taken += 1
+        generic = sglang._generic_metrics(line, start, kind)
+        assert list(fast.items()) == list(generic.items()), line
+    assert taken > 600
+
+
+def _reference_prefix(line: str):
+    match = sglang._PREFIX.search(line, 0, 64) if "[" in line[:40] else None
+    if not match:
+        return None, {"engine": "sglang"}
+    year, month, day, hour, minute, second, fraction, rank = match.groups()
+    labels = {"engine": "sglang"}
+    if rank:
+        labels["rank"] = rank
+    try:
+        timestamp = epoch_seconds(int(year), int(month), int(day), int(hour), int(minute), int(second), fraction)
+    except (ValueError, OverflowError):
+        timestamp = None
+    return timestamp, labels
+
+
+def test_sglang_cached_prefix_matches_the_regex():
+    lines = _sglang_layout_lines()
+    lines += ["[2025-13-01 10:00:00 TP0] Decode batch, #running-req: 1",  # month 13: no timestamp
+              "noise [2025-03-01 10:00:07 TP1] Decode batch, #running-req: 1",
+              "[2025-03-01 10:00:7x TP0] Decode batch, #running-req: 1",
+              "[2025-03-01 10:00:08 tp0] Decode batch, #running-req: 1"]
+    for _ in range(2):  # the second round reads from the caches the first filled
+        for line in lines:
+            assert sglang._prefix(line) == _reference_prefix(line), line
+
+
+def test_vllm_cached_stamp_and_labels_match_the_plain_reading():
+    prefixes = []
+    for second in ("00", "07", "59", "5x"):
+        prefixes += [f"INFO 03-14 02:00:{second} metrics.py:449] ",
+                     f"(APIServer pid=92107) INFO 03-14 02:00:{second} [loggers.py:271] Engine 000: ",
+                     f"(EngineCore_DP0 pid=1) INFO 2026-01-02 23:59:{second} [loggers.py:271] Engine 003: ",
+                     f"INFO 03-14 02:00:{second}.123 metrics.py:449] ",
+                     f"INFO 13-40 02:00:{second} metrics.py:449] "]
+    for _ in range(2):
+        for prefix in prefixes:
+            for version in ("v0", "v1"):
+                timestamp, year_assumed = find_timestamp(prefix)
+                expected = (timestamp, vllm._stats_labels(prefix, year_assumed, version))
+                assert vllm._stamp_and_labels(prefix, version) == expected, prefix
+
+
+def test_stats_windows_fold_like_running_add_value_by_value():
+    # Accumulator folds window metrics a metric at a time (reduce/min/max); Running.add one value at a time is the
+    # reference: same sums bit for bit, same first/last/low/high and line of the high, same metric order, with NaN,
+    # infinities, -0.0, metrics missing from some windows and spec-decoding lines in between.
+    from inferledger.diagnose.diagnosis import Accumulator, Running
+    from inferledger.diagnose.records import Record
+
+    rng = random.Random(3)
+    odd = [0.0, -0.0, 1.0, 2.5, float("nan"), float("inf"), -float("inf"), 1e300, -1e300]
+    records = []
+    for index in range(9000):
+        if rng.random() < 0.05:
+            records.append(Record("interval", "vllm.spec", index + 1,
+                                  {"spec_acceptance_fraction": rng.choice(odd), "late_metric": 1.0}, None, {}))
+            continue
+        metrics = {"running_requests": rng.choice([1.0, 4.0, 0.0])}
+        for name in ("generation_tokens_per_second", "waiting_requests", "kv_cache_usage_fraction", "rare"):
+            if rng.random() < (0.01 if name == "rare" else 0.9):
+                metrics[name] = rng.choice(odd) if rng.random() < 0.2 else rng.uniform(-5, 5)
+        records.append(Record("interval", "vllm.stats", index + 1, metrics, float(index), {"engine": "vllm"}))
+
+    def state(stats):
+        return [(name, held.count, repr(held.total), repr(held.low), repr(held.high), repr(held.first),
+                 repr(held.last), held.high_line) for name, held in stats.items()]
+
+    for cut in (1, 5, 2047, 2048, 4100, 9000):
+        acc = Accumulator()
+        reference = {}
+        for record in records[:cut]:
+            acc.add(record)
+            for name, value in record.metrics.items():
+                reference.setdefault(name, Running()).add(value, record.line_number)
+        assert state(acc.interval) == state(reference), cut
