@@ -214,7 +214,7 @@ def test_stats_windows_fold_like_running_add_value_by_value():
     # Accumulator folds window metrics a metric at a time (reduce/min/max); Running.add one value at a time is the
     # reference: same sums bit for bit, same first/last/low/high and line of the high, same metric order, with NaN,
     # infinities, -0.0, metrics missing from some windows and spec-decoding lines in between.
-    from inferledger.diagnose.diagnosis import Accumulator, Running
+    from inferledger.diagnose.accumulate import Accumulator, Running
     from inferledger.diagnose.records import Record
 
     rng = random.Random(3)

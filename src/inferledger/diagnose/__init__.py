@@ -4,7 +4,7 @@
     diagnosis = diagnose_files(["server.log"], model="meta-llama/Llama-3.1-8B", gpu="H100")
     diagnosis.verdict, diagnosis.evidence, diagnosis.to_dict()
 
-Pipeline: read.py (clean, detect, stream) -> parsers/* (Records) -> diagnosis.Accumulator (constant memory)
+Pipeline: read.py (clean, detect, stream) -> parsers/* (Records) -> accumulate.Accumulator (constant memory)
 -> diagnosis.build (verdict, evidence, confidence) [-> roofline.compare with --model/--gpu].
 """
 
@@ -54,7 +54,8 @@ def diagnose_files(paths, model: str | None = None, gpu: str | None = None, prec
 
     A file that cannot be read is listed with its error when others could; LogFormatError when none could.
     """
-    from inferledger.diagnose.diagnosis import Accumulator, build
+    from inferledger.diagnose.accumulate import Accumulator
+    from inferledger.diagnose.diagnosis import build
 
     paths = [os.fspath(path) for path in paths]
     if not paths:

@@ -13,7 +13,8 @@ running requests); otherwise ISL 1024 / OSL 256 is assumed and said so.
 
 from __future__ import annotations
 
-from inferledger.diagnose.diagnosis import Accumulator, Evidence, Finding
+from inferledger.diagnose.accumulate import Accumulator
+from inferledger.diagnose.diagnosis import Evidence, Finding
 
 DEFAULT_ISL = 1024
 DEFAULT_OSL = 256

@@ -1,0 +1,389 @@
+"""Folding a stream of Records into constant memory: running statistics per metric, a timeline of at most
+TIMELINE_BUCKETS buckets, and the flags the verdict rules read (queue, KV full, slow streams), whatever the log
+length. The thresholds the flags use live here, each with its reason."""
+
+from __future__ import annotations
+
+import math
+from functools import reduce
+from itertools import chain
+from operator import add as _add
+
+TIMELINE_BUCKETS = 48
+MAX_SUMMARIES = 200
+MAX_LINES = 8  # line numbers kept per piece of evidence
+
+# Thresholds, each with its reason.
+KV_FULL_FRACTION = 0.90  # §4.1: "KV usage ≥ ~90 % with waiting > 0" is KV-bound
+SLOW_STREAM_TOKENS_PER_SECOND = 10.0  # below 10 tok/s per stream a small batch is slow on any GPU
+SMALL_BATCH = 8  # at or below this many running requests decode should be bandwidth-bound and fast
+STARVED_TOKENS_PER_SECOND = 5.0  # per running request, even a very large batch should do better
+SLOW_TPOT_SECONDS = 0.100  # ≥ 100 ms per token (≤ 10 tok/s per stream) with no queue: decode is the problem
+TINY_PROMPT_TOKENS = 20  # §1.11: prompt-eval rates on ≤ ~20 tokens are fixed overhead
+COLD_START_FRACTION = 0.5  # load time above half the request time: the request measured a cold start
+ALL_AT_ONCE_RATE = 1e6  # `inf` or trtllm Issue Rate ~1E+15 (§1.3)
+
+
+class Running:
+    """count, mean, min, max, first, last of a stream of numbers, plus where the max was."""
+
+    __slots__ = ("count", "total", "low", "high", "first", "last", "high_line")
+
+    def __init__(self):
+        self.count = 0
+        self.total = 0.0
+        self.low = math.inf
+        self.high = -math.inf
+        self.first = None
+        self.last = None
+        self.high_line = None
+
+    def add(self, value: float, line: int | None = None) -> None:
+        if value != value:  # NaN carries no information
+            return
+        if not self.count:
+            self.first = value
+        self.count += 1
+        self.total += value
+        if value < self.low:
+            self.low = value
+        if value > self.high:
+            self.high = value
+            self.high_line = line
+        self.last = value
+
+    @property
+    def mean(self) -> float | None:
+        return self.total / self.count if self.count else None
+
+    def to_dict(self) -> dict:
+        if not self.count:
+            return {"count": 0}
+        return {"count": self.count, "mean": self.mean, "min": self.low, "max": self.high, "first": self.first,
+                "last": self.last}
+
+
+_TIMELINE_METRICS = ("prompt_tokens_per_second", "generation_tokens_per_second", "running_requests",
+                     "waiting_requests", "kv_cache_usage_fraction")
+_TIMELINE_SLOTS = tuple(enumerate(_TIMELINE_METRICS))
+
+
+class Timeline:
+    """Interval records folded into at most TIMELINE_BUCKETS buckets; when full, neighbours merge pairwise.
+
+    A bucket is a list [records, first_line, last_line, start_seconds, end_seconds, sums, counts, maxes] with one
+    slot per _TIMELINE_METRICS entry (lists, not dicts: this runs once per stats line of a multi-GB log)."""
+
+    def __init__(self):
+        self.width = 1  # records per bucket
+        self.buckets: list[list] = []
+
+    def add(self, record) -> None:
+        buckets = self.buckets
+        if not buckets or buckets[-1][0] >= self.width:
+            if len(buckets) >= TIMELINE_BUCKETS:
+                self._halve()
+                buckets = self.buckets
+            if not buckets or buckets[-1][0] >= self.width:
+                buckets.append([0, record.line_number, record.line_number, record.timestamp_seconds,
+                                record.timestamp_seconds, [0.0] * 5, [0] * 5, [-math.inf] * 5])
+        bucket = buckets[-1]
+        bucket[0] += 1
+        bucket[2] = record.line_number
+        timestamp = record.timestamp_seconds
+        if timestamp is not None:
+            if bucket[3] is None:
+                bucket[3] = timestamp
+            bucket[4] = timestamp
+        get = record.metrics.get
+        sums, counts, maxes = bucket[5], bucket[6], bucket[7]
+        for index, name in _TIMELINE_SLOTS:
+            value = get(name)
+            if value is not None:
+                sums[index] += value
+                counts[index] += 1
+                if value > maxes[index]:
+                    maxes[index] = value
+
+    def _halve(self) -> None:
+        merged = []
+        for index in range(0, len(self.buckets), 2):
+            pair = self.buckets[index:index + 2]
+            first = [pair[0][0], pair[0][1], pair[0][2], pair[0][3], pair[0][4], list(pair[0][5]), list(pair[0][6]),
+                     list(pair[0][7])]
+            for other in pair[1:]:
+                first[0] += other[0]
+                first[2] = other[2]
+                if other[4] is not None:
+                    first[4] = other[4]
+                    if first[3] is None:
+                        first[3] = other[3]
+                for slot in range(5):
+                    first[5][slot] += other[5][slot]
+                    first[6][slot] += other[6][slot]
+                    first[7][slot] = max(first[7][slot], other[7][slot])
+            merged.append(first)
+        self.buckets = merged
+        self.width *= 2
+
+    def to_list(self) -> list[dict]:
+        rows = []
+        for records, first_line, last_line, start, end, sums, counts, maxes in self.buckets:
+            row = {"records": records, "first_line": first_line, "last_line": last_line, "start_seconds": start,
+                   "end_seconds": end}
+            for index, name in enumerate(_TIMELINE_METRICS):
+                if counts[index]:
+                    row[f"{name}_mean"] = sums[index] / counts[index]
+                    row[f"{name}_max"] = maxes[index]
+            rows.append(row)
+        return rows
+
+
+class _Lines:
+    """A count with the first few line numbers (and files) where something was seen."""
+
+    __slots__ = ("count", "lines", "file")
+
+    def __init__(self):
+        self.count = 0
+        self.lines: list[int] = []
+        self.file = ""
+
+    def add(self, line: int, file: str) -> None:
+        self.count += 1
+        if len(self.lines) < MAX_LINES:
+            self.lines.append(line)
+            self.file = self.file or file
+
+
+class Accumulator:
+    """Folds Records from one or more files into the statistics the verdict rules read."""
+
+    def __init__(self):
+        self._interval_stats = {}  # metric -> Running, over server-stats windows (live, not snapshots); `interval`
+        self._unfolded = []  # stats windows whose metrics are not yet in _interval_stats (_fold_windows)
+        self.snapshot = {}  # metric -> Running, over Prometheus gauge snapshots
+        self.per_stream = Running()  # generation tok/s per running request, windows with running > 0
+        self.timeline = Timeline()
+        self.requests = {}  # metric -> Running
+        self.summaries: list = []  # (record, file)
+        self.capacity = {}  # metric -> (value, line, file, source)
+        self.events = {}  # metric -> total (deduplicated)
+        self.event_lines = {}  # metric -> _Lines
+        self._event_keys = set()
+        self._event_second = None
+        self.preemptions_total = Running()
+        self.flags = {name: _Lines() for name in (
+            "waiting", "kv_full", "kv_full_waiting", "swapped", "prefill_heavy", "slow_small_batch", "starved",
+            "busy", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start", "tiny_prompt", "queue_dominant",
+            "slow_tpot")}
+        self.rank = {}  # source -> the rank kept (§1.10: one rank's view per source)
+        self.sources = {}  # source -> record count
+        self.labels = {}  # label notes worth showing (definitions, engines)
+        self.files = []
+        self.records = 0
+        self.interval_count = 0
+        self.request_count = 0
+        self.last_interval_timestamp = {}
+
+    # -- folding -------------------------------------------------------------------------------------------------
+    @property
+    def interval(self) -> dict:
+        """metric -> Running over the server-stats windows, every window read so far folded in."""
+        if self._unfolded:
+            self._fold_windows()
+        return self._interval_stats
+
+    def _fold_windows(self) -> None:
+        """Fold the waiting windows' metrics into their Running, a metric at a time at C speed: the same numbers as
+        Running.add window by window (reduce adds in the same order; min/max, like the strict comparisons, keep the
+        first of equal values; new metrics are made in the order first seen). A metric whose values hold a NaN (its
+        sum is NaN) is folded value by value instead, which skips NaN as Running.add does."""
+        windows = self._unfolded
+        self._unfolded = []
+        stats = self._interval_stats
+        every = [record.metrics for record in windows]
+        for name in dict.fromkeys(chain.from_iterable(every)):
+            held = stats.get(name)
+            if held is None:
+                held = stats[name] = Running()
+            try:
+                values = [metrics[name] for metrics in every]
+                holders = windows
+            except KeyError:
+                holders = [record for record in windows if name in record.metrics]
+                values = [record.metrics[name] for record in holders]
+            total = reduce(_add, values, held.total)
+            if total != total:
+                for value, record in zip(values, holders, strict=True):
+                    held.add(value, record.line_number)
+                continue
+            if not held.count:
+                held.first = values[0]
+            held.count += len(values)
+            held.total = total
+            low = min(values)
+            if low < held.low:
+                held.low = low
+            high = max(values)
+            if high > held.high:
+                held.high = high
+                held.high_line = holders[values.index(high)].line_number
+            held.last = values[-1]
+
+    def add(self, record, file: str = "") -> None:
+        self.records += 1
+        source = record.source
+        seen = self.sources.get(source)
+        self.sources[source] = 1 if seen is None else seen + 1
+        if seen is None or record.kind != "interval":
+            for key in ("engine", "tool", "ttft_definition", "ttft_includes_reasoning", "tpot_includes_prefill",
+                        "throughput_definition", "input_tokens_definition", "model"):
+                if key in record.labels and key not in self.labels:
+                    self.labels[key] = record.labels[key]
+        kind = record.kind
+        if kind == "interval":
+            self._interval(record, file)
+        elif kind == "request":
+            self._request(record, file)
+        elif kind == "summary":
+            if len(self.summaries) < MAX_SUMMARIES:
+                self.summaries.append((record, file))
+        elif kind == "capacity":
+            for name, value in record.metrics.items():
+                if name not in self.capacity:
+                    self.capacity[name] = (value, record.line_number, file, record.source)
+        elif kind == "event":
+            self._event(record, file)
+
+    def _keep_rank(self, record) -> bool:
+        rank = record.labels.get("rank")
+        if rank is None:
+            return True
+        return self.rank.setdefault(record.source, rank) == rank
+
+    def _interval(self, record, file: str) -> None:
+        labels = record.labels
+        if "rank" in labels and not self._keep_rank(record):
+            return
+        metrics = record.metrics
+        if "snapshot" in labels and labels["snapshot"]:
+            for name, value in metrics.items():
+                if name not in self.snapshot:
+                    self.snapshot[name] = Running()
+                self.snapshot[name].add(value, record.line_number)
+            return
+        if "running_requests" not in metrics and "generation_tokens_per_second" not in metrics:
+            # Spec-decoding lines and the like: statistics only, not a stats window.
+            stats = self.interval  # the windows before it first, so every Running sees its values in order
+            for name, value in metrics.items():
+                if name not in stats:
+                    stats[name] = Running()
+                stats[name].add(value, record.line_number)
+            return
+        self.interval_count += 1
+        line = record.line_number
+        # The metrics wait in a short list and are folded a metric at a time (_fold_windows): a per-value Python
+        # loop here was the largest cost of reading a log with many stats lines. Constant memory: 2048 at most.
+        unfolded = self._unfolded
+        unfolded.append(record)
+        if len(unfolded) >= 2048:
+            self._fold_windows()
+        self.timeline.add(record)
+        running = metrics.get("running_requests", 0.0)
+        waiting = metrics.get("waiting_requests", 0.0)
+        kv = metrics.get("kv_cache_usage_fraction")
+        prompt = metrics.get("prompt_tokens_per_second", 0.0)
+        generation = metrics.get("generation_tokens_per_second")
+        if running > 0 or waiting > 0:
+            busy = self.flags["busy"]  # _Lines.add inlined: nearly every stats window is busy
+            busy.count += 1
+            if len(busy.lines) < MAX_LINES:
+                busy.lines.append(line)
+                busy.file = busy.file or file
+        if waiting > 0:
+            self.flags["waiting"].add(line, file)
+        if kv is not None and kv >= KV_FULL_FRACTION:
+            self.flags["kv_full"].add(line, file)
+            if waiting > 0:
+                self.flags["kv_full_waiting"].add(line, file)
+        if metrics.get("swapped_requests", 0.0) > 0:
+            self.flags["swapped"].add(line, file)
+        if running > 0 and generation is not None and record.source != "llamacpp.batched-bench":
+            per_stream = generation / running
+            held = self.per_stream  # Running.add inlined
+            if per_stream == per_stream:
+                if not held.count:
+                    held.first = per_stream
+                held.count += 1
+                held.total += per_stream
+                if per_stream < held.low:
+                    held.low = per_stream
+                if per_stream > held.high:
+                    held.high = per_stream
+                    held.high_line = line
+                held.last = per_stream
+            if prompt >= 5 * max(generation, 1.0) and per_stream < SLOW_STREAM_TOKENS_PER_SECOND:
+                self.flags["prefill_heavy"].add(line, file)
+            elif prompt < generation and per_stream < SLOW_STREAM_TOKENS_PER_SECOND and running <= SMALL_BATCH:
+                self.flags["slow_small_batch"].add(line, file)
+            elif prompt < generation and per_stream < STARVED_TOKENS_PER_SECOND:
+                self.flags["starved"].add(line, file)
+
+    def _request(self, record, file: str) -> None:
+        self.request_count += 1
+        metrics = record.metrics
+        line = record.line_number
+        for name, value in metrics.items():
+            if name not in self.requests:
+                self.requests[name] = Running()
+            self.requests[name].add(value, line)
+        ttft = metrics.get("ttft_seconds")
+        e2e = metrics.get("e2e_seconds")
+        output = metrics.get("output_tokens")
+        if ttft is not None and ttft <= 0:
+            self.flags["ttft_zero"].add(line, file)
+        if ttft is not None and e2e is not None and ttft >= e2e > 0 and (output or 2) > 1:
+            self.flags["ttft_ge_e2e"].add(line, file)
+        if metrics.get("prefill_seconds") == 0 and metrics.get("input_tokens", 0) > 0:
+            self.flags["prefill_zero"].add(line, file)
+        load = metrics.get("load_seconds")
+        if load is not None and e2e and load >= COLD_START_FRACTION * e2e:
+            self.flags["cold_start"].add(line, file)
+        if metrics.get("input_tokens") is not None and metrics["input_tokens"] <= TINY_PROMPT_TOKENS:
+            self.flags["tiny_prompt"].add(line, file)
+        queue = metrics.get("queue_seconds")
+        busy = metrics.get("inference_seconds") or (e2e - queue if (e2e and queue is not None) else None)
+        if queue is not None and busy is not None and queue > busy and queue > 0.05:
+            self.flags["queue_dominant"].add(line, file)
+        tpot = metrics.get("tpot_seconds")
+        if tpot is not None and tpot >= SLOW_TPOT_SECONDS:
+            self.flags["slow_tpot"].add(line, file)
+
+    def _event(self, record, file: str) -> None:
+        # The same event printed by every TP rank (§1.10, e.g. 11 "Decode out of memory" lines ≈ 2 events):
+        # count it once per (source, second, metric).
+        for name, value in record.metrics.items():
+            if name == "preemptions_total":
+                self.preemptions_total.add(value, record.line_number)
+                continue
+            if record.labels.get("rank") is not None and record.timestamp_seconds is not None:
+                second = int(record.timestamp_seconds)
+                if second != self._event_second:  # ranks print the same event within a second: keep one second
+                    self._event_keys.clear()
+                    self._event_second = second
+                key = (record.source, name)
+                if key in self._event_keys:
+                    continue
+                self._event_keys.add(key)
+            self.events[name] = self.events.get(name, 0.0) + value
+            self.event_lines.setdefault(name, _Lines()).add(record.line_number, file)
+
+    # -- reading back --------------------------------------------------------------------------------------------
+    def interval_value(self, name: str) -> Running | None:
+        running = self.interval.get(name)
+        return running if running and running.count else None
+
+    def request_value(self, name: str) -> Running | None:
+        running = self.requests.get(name)
+        return running if running and running.count else None
