@@ -26,7 +26,6 @@ VERDICTS = ("queueing", "kv-capacity", "prefill-bound", "decode-bound", "healthy
             "insufficient-data")
 
 
-
 @dataclass
 class Evidence:
     """One observation that supports (or weighs on) a verdict: a sentence, its numbers and where they came from."""
