@@ -109,3 +109,10 @@ def duration_seconds(text: str) -> float | None:
     if position == 0 or position != len(text):
         return None
     return total
+
+
+def feed_all(parser, lines):
+    """Drive a push-style LineParser (feed per line, finish at the end) over (line_number, line) pairs."""
+    for line_number, line in lines:
+        yield from parser.feed(line_number, line)
+    yield from parser.finish()

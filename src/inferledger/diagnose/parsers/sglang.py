@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from inferledger.diagnose.parsers._common import BINARY_MEMORY, epoch_seconds
+from inferledger.diagnose.parsers._common import BINARY_MEMORY, epoch_seconds, feed_all
 from inferledger.diagnose.records import Record, Skipped, new_record
 
 NAME = "sglang"
@@ -261,8 +261,6 @@ MARKERS = (b"#running-req", b"#retracted", b"CUDA out of memory", b"KV Cache is 
 # may be read in two parts by two processes (read.py, _parallel_items) with the same result.
 SPLITTABLE = True
 
+
 def parse(lines) -> Iterator[Record | Skipped]:
-    parser = LineParser()
-    for line_number, line in lines:
-        yield from parser.feed(line_number, line)
-    yield from parser.finish()
+    return feed_all(LineParser(), lines)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from inferledger.diagnose.parsers._common import BINARY_MEMORY, _fast_parts, find_timestamp, number
+from inferledger.diagnose.parsers._common import BINARY_MEMORY, _fast_parts, feed_all, find_timestamp, number
 from inferledger.diagnose.records import Record, Skipped, new_record
 
 NAME = "vllm"
@@ -340,8 +340,6 @@ MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"Speculative met
 # may be read in two parts by two processes (read.py, _parallel_items) with the same result.
 SPLITTABLE = True
 
+
 def parse(lines) -> Iterator[Record | Skipped]:
-    parser = LineParser()
-    for line_number, line in lines:
-        yield from parser.feed(line_number, line)
-    yield from parser.finish()
+    return feed_all(LineParser(), lines)
