@@ -108,7 +108,9 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
                 "lines": [f"skipped: {missing} missing"]}, [], []
     from inferledger.hardware import find_accelerator
     from inferledger.ledger.request import request_account
+    from inferledger.ledger.roofline import runs_at
     from inferledger.model import load_model
+    from inferledger.precision import get_precision
 
     spec = load_model(model)
     accelerator = find_accelerator(gpu)
@@ -116,8 +118,7 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     account = request_account(spec, accelerator, isl=isl, osl=osl, batch=batch, precision=precision,
                               kv_precision=kv_precision)
     bandwidth = accelerator.memory_bandwidth_bytes_per_second
-    dtype = precision if accelerator.peak_flops_per_second(precision) else "bf16"
-    peak = accelerator.peak_flops_per_second(dtype) or accelerator.peak_flops_per_second("bf16")
+    dtype, peak = runs_at(accelerator, get_precision(precision).compute_dtype)
     section = {"model": account.model, "accelerator": account.accelerator, "precision": account.weights,
                "kv_precision": account.kv, "isl": isl, "osl": osl, "batch": batch, "assumptions": notes,
                "ledger_decode_seconds_per_token": account.decode.seconds_per_token,

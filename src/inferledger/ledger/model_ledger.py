@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from inferledger.ledger.params import ParameterCount, count_parameters, weight_bytes
 from inferledger.model.spec import AttentionCore, ModelSpec, StateCore
 from inferledger.operators import (
+    Formats,
     cached_keys,
     kv_bytes_per_sequence,
     kv_bytes_per_token,
@@ -76,7 +77,7 @@ def kv_by_layer_kind(spec: ModelSpec, kv: Precision, context_tokens: int) -> lis
 def model_ledger(spec: ModelSpec, precision: str | None = None, kv_precision: str | None = None,
                  context_tokens: int = 8192) -> ModelLedger:
     weights = get_precision(precision) if precision else default_precision(spec)
-    kv = get_precision(kv_precision) if kv_precision else (weights if weights.bits >= 16 else get_precision("bf16"))
+    kv = Formats.of(weights, get_precision(kv_precision) if kv_precision else None).kv
     params = count_parameters(spec)
     formats = {name: weight_bytes(spec, get_precision(name)) for name in COMMON}
     formats.setdefault(weights.name, weight_bytes(spec, weights))

@@ -13,10 +13,10 @@ from dataclasses import asdict, dataclass, field
 
 from inferledger.errors import BadWorkload
 from inferledger.ledger.memory import MemoryAccount, memory_account
-from inferledger.ledger.roofline import StepTime, peak_for, time_step
+from inferledger.ledger.roofline import StepTime, peak_for, runs_at, time_step
 from inferledger.model.spec import ModelSpec
 from inferledger.operators import Formats, Row, Step, rows
-from inferledger.precision import Precision, get_precision, precision_from_quantization_config
+from inferledger.precision import Precision, get_precision
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,7 @@ def request_account(
     weights = _resolve_weights(spec, precision)
     kv = get_precision(kv_precision) if isinstance(kv_precision, str) else kv_precision
     formats = Formats.of(weights, kv)
-    main_dtype = weights.compute_dtype if accelerator.peak_flops_per_second(weights.compute_dtype) else "bf16"
+    main_dtype = runs_at(accelerator, weights.compute_dtype)[0]
 
     def step_time(step: Step) -> StepTime:
         return time_step(_phase_rows(spec, parameters, step, formats), accelerator, overhead_seconds_per_step,
@@ -203,8 +203,9 @@ def _resolve_weights(spec: ModelSpec | None, precision) -> Precision:
         return get_precision(precision)
     if spec is None:
         return get_precision("bf16")
-    dtype = spec.config_dtype if spec.config_dtype in ("float16", "bfloat16", "float32") else "bfloat16"
-    return precision_from_quantization_config(spec.quantization, dtype)
+    from inferledger.ledger.model_ledger import default_precision
+
+    return default_precision(spec)
 
 
 def simplified_account(spec, parameters, accelerator, weights: Precision, workload: Workload,

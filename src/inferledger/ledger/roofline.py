@@ -30,16 +30,20 @@ class TimedRow:
         return "compute" if self.compute_seconds > self.memory_seconds else "memory"
 
 
-def peak_for(accelerator, dtype: str) -> float:
-    """Dense peak for a dtype; a part without it (fp8 on an A100, fp4 before Blackwell) runs the math in bf16
-    after converting the weights, as weight-only kernels do."""
+def runs_at(accelerator, dtype: str) -> tuple[str, float]:
+    """(dtype, dense peak) the part really runs `dtype` math at: a part without it (fp8 on an A100, fp4 before
+    Blackwell) runs the math in bf16 after converting the weights, as weight-only kernels do."""
     for candidate in (dtype, "bf16", "fp16", "fp32"):
         peak = accelerator.peak_flops_per_second(candidate)
         if peak:
-            return peak
+            return candidate, peak
     from inferledger.errors import UnknownAccelerator
 
     raise UnknownAccelerator(f"{accelerator.name}: no peak FLOP/s given for {dtype} or bf16/fp16/fp32")
+
+
+def peak_for(accelerator, dtype: str) -> float:
+    return runs_at(accelerator, dtype)[1]
 
 
 def time_rows(rows: list[Row], accelerator) -> list[TimedRow]:

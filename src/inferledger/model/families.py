@@ -8,6 +8,7 @@ Kimi K2, DeepSeek-V3.2, GLM-5) have adapters of their own. Facts no config key s
 
 from __future__ import annotations
 
+from inferledger.errors import ConfigError
 from inferledger.model.build import assemble, attention, ffn, moe, norm
 from inferledger.model.config import Fields
 from inferledger.model.spec import AttentionCore, Linear, ModelSpec
@@ -63,8 +64,6 @@ def _layer_kinds(f: Fields, model_type: str, layers: int) -> list[str]:
 
 
 def raise_field(f: Fields, field: str, problem: str):
-    from inferledger.errors import ConfigError
-
     raise ConfigError(f"{f.source}: field {field} {problem}")
 
 

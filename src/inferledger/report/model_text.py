@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inferledger.precision import get_precision
+from inferledger.precision import PRECISIONS, get_precision
 from inferledger.report.table import render_table
 from inferledger.report.units import format_bytes, format_count
 
@@ -57,7 +57,7 @@ def render_model(ledger) -> str:
               for b in p.by_block]
     out.append(render_table(["block", "layers", "params/layer", "params"], blocks))
     out.append("")
-    weights = [[name, f"{get_precision(name).bytes_per_element if name in _known() else value / p.total:.4g}",
+    weights = [[name, f"{get_precision(name).bytes_per_element if name in PRECISIONS else value / p.total:.4g}",
                 format_bytes(value), format_bytes(value, binary=True)] for name, value in ledger.weight_bytes.items()]
     out.append(render_table(["weights as", "bytes/param (quantized)", "GB", "GiB"], weights))
     out.append(f"  checkpoint format: {ledger.precision} = {format_bytes(ledger.weight_bytes_selected)}; "
@@ -76,8 +76,3 @@ def render_model(ledger) -> str:
         out.append(f"note: {note}")
     return "\n".join(out)
 
-
-def _known() -> set:
-    from inferledger.precision import PRECISIONS
-
-    return set(PRECISIONS)
