@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -45,7 +46,8 @@ class Fields:
         value = self.get(*names, default=default)
         if default is not _MISSING and value is default:
             return value
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or value != int(value):
             raise ConfigError(f"{self.source}: field {names[0]} must be an integer, got {value!r}")
         if value < minimum or value > 10**9:
             raise ConfigError(f"{self.source}: field {names[0]} = {value} is out of range")
