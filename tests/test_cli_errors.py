@@ -80,7 +80,7 @@ def test_context_beyond_the_models_maximum_warns_not_crashes():
     code, out, err = cli("request", "--model", "meta-llama/Llama-2-7b-hf", "--gpu", "a100-sxm-80gb",
                          "--isl", "8192", "--osl", "128", "--json")
     assert code == 0
-    assert "exceeds the model's maximum 4096" in json.loads(out)["warnings"][0]
+    assert "exceeds the model's maximum 4,096" in json.loads(out)["warnings"][0]
 
 
 def test_unknown_precision():

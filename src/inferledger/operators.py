@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from inferledger.defaults import HIGH_PRECISION
 from inferledger.model.spec import (
     AttentionCore,
     Conv1d,
@@ -22,8 +23,9 @@ from inferledger.model.spec import (
     Linear,
     ModelSpec,
     StateCore,
+    Weights,
 )
-from inferledger.precision import PRECISIONS, Precision
+from inferledger.precision import PRECISIONS, Precision, checkpoint_precision, get_precision
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,7 @@ class Row:
     stored_weight_bytes: float = 0.0  # bytes the held parameters occupy in their format (scales included)
     dequant_ops: float = 0.0  # vector ops to dequantize weight-only formats before the matmul
     compute_dtype: str = "bf16"
+    output_elements: float = 0.0  # activation elements the operator writes in this step (logits, projections)
 
     @property
     def bytes(self) -> float:
@@ -92,10 +95,25 @@ class Formats:
 
     @staticmethod
     def of(weights: Precision, kv: Precision | None = None) -> Formats:
-        high = PRECISIONS["fp32"] if weights.name == "fp32" else PRECISIONS["bf16"]
+        """The KV cache defaults to the weights' format when they are 16 bits or more (an fp32 model caches fp32),
+        else to bf16: a quantized checkpoint still computes and caches in 16 bits unless told otherwise."""
+        high = PRECISIONS["fp32"] if weights.name == "fp32" else PRECISIONS[HIGH_PRECISION]
         if weights.bits >= 16:
             high = weights
-        return Formats(weights, kv or (weights if weights.bits >= 16 else PRECISIONS["bf16"]), high)
+        return Formats(weights, kv or (weights if weights.bits >= 16 else PRECISIONS[HIGH_PRECISION]), high)
+
+    @staticmethod
+    def resolve(spec: ModelSpec | None, precision: str | Precision | None = None,
+                kv_precision: str | Precision | None = None) -> Formats:
+        """The formats every verb runs at: the ones asked for, else the checkpoint's own weight format (its
+        quantization_config, else its torch_dtype) and the KV rule of `of`."""
+        if precision is not None:
+            weights = get_precision(precision)
+        elif spec is not None:
+            weights = checkpoint_precision(spec.config_dtype, spec.quantization)
+        else:
+            weights = PRECISIONS[HIGH_PRECISION]
+        return Formats.of(weights, get_precision(kv_precision) if kv_precision is not None else None)
 
 
 def expected_distinct_experts(num_experts: int, top_k: int, tokens: int) -> float:
@@ -147,7 +165,7 @@ def _linear(block, m: Linear, count, step: Step, f: Formats, lm_head_last_only: 
                kv_read_bytes=0.0, kv_write_bytes=0.0,
                weight_elements=m.weight_elements, active_weight_elements=m.weight_elements,
                stored_weight_bytes=m.weight_elements * fmt.bytes_per_element,
-               dequant_ops=dequant, compute_dtype=fmt.compute_dtype)
+               dequant_ops=dequant, compute_dtype=fmt.compute_dtype, output_elements=tokens * m.out_features)
 
 
 def _experts(block, m: Experts, count, step: Step, f: Formats) -> Row:
@@ -165,7 +183,8 @@ def _experts(block, m: Experts, count, step: Step, f: Formats) -> Row:
                activation_bytes=routed * (2 * m.hidden + m.matrices * m.intermediate) * f.activation_bytes,
                kv_read_bytes=0.0, kv_write_bytes=0.0,
                weight_elements=m.weight_elements, active_weight_elements=m.top_k * m.elements_per_expert,
-               stored_weight_bytes=m.num_experts * expert_bytes, dequant_ops=dequant, compute_dtype=fmt.compute_dtype)
+               stored_weight_bytes=m.num_experts * expert_bytes, dequant_ops=dequant, compute_dtype=fmt.compute_dtype,
+               output_elements=routed * m.hidden)
 
 
 def _attention(block, m: AttentionCore, count, step: Step, f: Formats) -> Row:
@@ -185,7 +204,8 @@ def _attention(block, m: AttentionCore, count, step: Step, f: Formats) -> Row:
                kv_read_bytes=read_tokens * cache_bytes_per_token,
                kv_write_bytes=step.tokens * cache_bytes_per_token,
                weight_elements=0, active_weight_elements=0,
-               compute_dtype=f.kv.compute_dtype if f.kv.bits < 16 else "bf16")
+               compute_dtype=f.kv.compute_dtype if f.kv.bits < 16 else "bf16",
+               output_elements=step.tokens * m.num_heads * value_dim)
 
 
 def _state(block, m: StateCore, count, step: Step, f: Formats) -> Row:
@@ -196,6 +216,19 @@ def _state(block, m: StateCore, count, step: Step, f: Formats) -> Row:
                weight_bytes=0.0, activation_bytes=0.0,
                kv_read_bytes=step.batch * state_bytes, kv_write_bytes=step.batch * state_bytes,
                weight_elements=0, active_weight_elements=0, compute_dtype="fp32")
+
+
+def _weights(block, m: Weights, count, step: Step, f: Formats) -> Row:
+    # A bare parameter count: every weight takes part in one matmul per token (2 FLOP each) and is read once per
+    # step; with no architecture there is no attention, no cache and no activation shape to count.
+    fmt = f.weights
+    return Row(block, m.name, m.component, count, "linear",
+               flops=2.0 * step.tokens * m.elements, weight_bytes=m.elements * fmt.bytes_per_element,
+               activation_bytes=0.0, kv_read_bytes=0.0, kv_write_bytes=0.0,
+               weight_elements=m.weight_elements, active_weight_elements=m.elements,
+               stored_weight_bytes=m.elements * fmt.bytes_per_element,
+               dequant_ops=m.elements * fmt.dequant_ops_per_element if fmt.weight_only else 0.0,
+               compute_dtype=fmt.compute_dtype)
 
 
 def _small(block, m, count, step: Step, f: Formats) -> Row:
@@ -234,6 +267,8 @@ def rows(spec: ModelSpec, step: Step, formats: Formats, lm_head_last_only: bool 
                 row = _attention(block.kind, m, block.count, step, formats)
             elif isinstance(m, StateCore):
                 row = _state(block.kind, m, block.count, step, formats)
+            elif isinstance(m, Weights):
+                row = _weights(block.kind, m, block.count, step, formats)
             else:
                 row = _small(block.kind, m, block.count, step, formats)
             out.append(row)
@@ -245,22 +280,24 @@ def total(rows_: list[Row], field: str) -> float:
     return sum(getattr(r, field) * r.count for r in rows_)
 
 
-def kv_bytes_per_token(spec: ModelSpec, kv: Precision) -> float:
-    """Cache bytes one more token of context costs (before any sliding-window cap): Σ over attention layers."""
-    return sum(m.cache_elements_per_token * kv.bytes_per_element * b.count
-               for b, m in spec.modules() if isinstance(m, AttentionCore))
+def _kv_formats(kv: Precision | Formats) -> Formats:
+    return kv if isinstance(kv, Formats) else Formats.of(PRECISIONS[HIGH_PRECISION], kv)
 
 
-def kv_bytes_per_sequence(spec: ModelSpec, kv: Precision, context_tokens: int) -> float:
-    """Cache bytes one sequence holds at a context: growing layers × context, sliding layers capped at their
-    window, recurrent layers a constant state."""
-    out = 0.0
-    for block, m in spec.modules():
-        if isinstance(m, AttentionCore):
-            out += cached_keys(m, context_tokens) * m.cache_elements_per_token * kv.bytes_per_element * block.count
-        elif isinstance(m, StateCore):
-            out += state_bytes_per_sequence(m, kv) * block.count
-    return out
+def kv_bytes_per_token(spec: ModelSpec, kv: Precision | Formats) -> float:
+    """Cache bytes one more token of context costs (before any sliding-window cap): what a decode step writes
+    into the attention layers' cache. Recurrent layers rewrite a constant state instead and do not count here."""
+    step_rows = rows(spec, Step.decode(context_tokens=0), _kv_formats(kv))
+    return sum(r.kv_write_bytes * r.count for r in step_rows if r.kind == "attention")
+
+
+def kv_bytes_per_sequence(spec: ModelSpec, kv: Precision | Formats, context_tokens: int) -> float:
+    """Cache bytes one sequence holds at a context: exactly what the decode step that brings it to that context
+    reads (attention layers: every cached key, sliding layers capped at their window; recurrent layers: the
+    constant state)."""
+    if context_tokens < 1:
+        return 0.0
+    return total(rows(spec, Step.decode(context_tokens=context_tokens - 1), _kv_formats(kv)), "kv_read_bytes")
 
 
 def state_bytes_per_sequence(m: StateCore, kv: Precision) -> float:

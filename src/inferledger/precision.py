@@ -65,6 +65,9 @@ PRECISIONS: dict[str, Precision] = {
     "nvfp4": Precision("nvfp4", 4, group_size=16, scale_bytes=1, compute_dtype="fp4"),
     # OCP MXFP4: e2m1 values, one e8m0 scale per 32 elements.
     "mxfp4": Precision("mxfp4", 4, group_size=32, scale_bytes=1, compute_dtype="fp4"),
+    # bitsandbytes NF4: 4-bit values, one fp32 absmax per 64 weights, dequantized to bf16 before the matmul.
+    "nf4": Precision("nf4", 4, group_size=64, scale_bytes=4, compute_dtype="bf16", weight_only=True,
+                     dequant_ops_per_element=_DEQUANT_OPS),
 }
 
 _ALIASES = {
@@ -83,6 +86,10 @@ COMMON = ("fp32", "bf16", "fp8", "int8", "int4", "nvfp4", "mxfp4")
 
 def get_precision(name: str) -> Precision:
     """A precision by name ("bf16", "fp8", "int4", "int4-g64" for another group size)."""
+    if isinstance(name, Precision):
+        return name
+    if not isinstance(name, str):
+        raise UnknownPrecision(f"a precision is a name such as 'bf16' or 'int4', got {type(name).__name__} {name!r}")
     key = name.strip().lower().replace("-", "_")
     group = None
     if key.startswith("int4_g") and key[6:].isdigit():
@@ -96,28 +103,99 @@ def get_precision(name: str) -> Precision:
     return precision
 
 
+def _integer(bits: int, group: int | None, symmetric: bool, weight_only: bool = True) -> Precision:
+    """A GPTQ/AWQ-style integer format: `bits` per weight, an fp16 scale (and zero unless symmetric) per group."""
+    group = group if group and group > 0 else None
+    name = f"int{bits}" + (f"-g{group}" if group else "")
+    return Precision(name, bits, group_size=group, scale_bytes=2 if group else 0,
+                     zero_bytes=0 if symmetric or not group else 2, compute_dtype="bf16" if weight_only else "int8", weight_only=weight_only,
+                     dequant_ops_per_element=_DEQUANT_OPS if weight_only else 0)
+
+
+def _compressed_tensors(quantization: dict) -> Precision | None:
+    """llm-compressor's config_groups: the first group's weight scheme (num_bits, type, strategy)."""
+    groups = quantization.get("config_groups")
+    if not isinstance(groups, dict) or not groups:
+        return None
+    group = next(iter(groups.values()))
+    weights = group.get("weights") if isinstance(group, dict) else None
+    if not isinstance(weights, dict):
+        return None
+    bits, kind = weights.get("num_bits"), weights.get("type")
+    activations = isinstance(group.get("input_activations"), dict)
+    if kind == "float" and bits == 8:
+        block = weights.get("block_structure")
+        if weights.get("strategy") == "block" and isinstance(block, list) and len(block) == 2:
+            return replace(PRECISIONS["fp8_block128"], name=f"fp8 (block {block[0]}x{block[1]})",
+                           group_size=block[0] * block[1])
+        return PRECISIONS["fp8"]
+    if kind == "float" and bits == 4:
+        return PRECISIONS["nvfp4"]
+    if kind == "int" and bits in (2, 3, 4, 8):
+        if bits == 8 and activations:
+            return PRECISIONS["int8"]  # W8A8
+        return _integer(bits, weights.get("group_size"), bool(weights.get("symmetric", True)))
+    return None
+
+
 def precision_from_quantization_config(quantization: dict | None, default: str) -> Precision:
-    """The weight format a checkpoint declares in config.json's quantization_config, else `default`."""
+    """The weight format a checkpoint declares in config.json's quantization_config, else `default`.
+    A method or scheme this table does not know is an error (never a silent 16-bit guess): the caller can pass the
+    format explicitly instead."""
+    from inferledger.errors import ConfigError
+
     if not quantization:
         return get_precision(default)
-    method = str(quantization.get("quant_method", "")).lower()
-    if method == "fp8":
+    if not isinstance(quantization, dict):
+        raise ConfigError(f"quantization_config must be a JSON object, got {type(quantization).__name__}")
+    method = str(quantization.get("quant_method", "")).lower().replace("_", "-")
+    found: Precision | None = None
+    if method in ("fp8", "fbgemm-fp8"):
         block = quantization.get("weight_block_size")
-        if block:
-            rows, cols = block
-            return replace(PRECISIONS["fp8_block128"], name=f"fp8 (block {rows}x{cols})", group_size=rows * cols)
-        return PRECISIONS["fp8"]
-    if method == "mxfp4":
-        return PRECISIONS["mxfp4"]
-    if method in ("gptq", "awq"):
+        if isinstance(block, list) and len(block) == 2 and all(isinstance(b, int) and b > 0 for b in block):
+            found = replace(PRECISIONS["fp8_block128"], name=f"fp8 (block {block[0]}x{block[1]})",
+                            group_size=block[0] * block[1])
+        else:
+            found = PRECISIONS["fp8"]
+    elif method == "mxfp4":
+        found = PRECISIONS["mxfp4"]
+    elif method in ("gptq", "awq"):
         bits = quantization.get("bits", quantization.get("w_bit", 4))
         group = quantization.get("group_size", quantization.get("q_group_size", 128))
-        if bits == 4:
-            precision = get_precision("int4")
-            return replace(precision, name=f"int4-g{group}", group_size=group if group and group > 0 else None)
-        if bits == 8:
-            return replace(PRECISIONS["int8"], weight_only=True, compute_dtype="bf16")
-    if method in ("modelopt", "nvfp4") or "fp4" in str(quantization.get("quant_algo", "")).lower():
-        return PRECISIONS["nvfp4"]
-    # compressed-tensors and others: fall back to the default, and the caller notes it.
-    return get_precision(default)
+        if bits in (2, 3, 4, 8) and isinstance(group, int):
+            # GPTQ and AWQ store a zero point per group even when symmetric (packed); counted as fp16, as gpt-fast.
+            found = _integer(bits, group, symmetric=False)
+    elif method == "modelopt":
+        algo = str(quantization.get("quant_algo", "")).upper()
+        found = {"FP8": PRECISIONS["fp8"], "NVFP4": PRECISIONS["nvfp4"],
+                 "W4A16-AWQ": _integer(4, 128, symmetric=False)}.get(algo.replace("_", "-"))
+    elif method == "nvfp4":
+        found = PRECISIONS["nvfp4"]
+    elif method == "compressed-tensors":
+        found = _compressed_tensors(quantization)
+    elif method == "bitsandbytes":
+        if quantization.get("load_in_4bit"):
+            found = PRECISIONS["nf4"]
+        elif quantization.get("load_in_8bit"):
+            found = PRECISIONS["int8"]
+    if found is None:
+        raise ConfigError(
+            f"quantization_config {quantization.get('quant_method')!r} "
+            f"({', '.join(f'{k}={v}' for k, v in quantization.items() if k in ('bits', 'quant_algo', 'format'))}) "
+            "is not a weight format inferledger knows; pass --precision (e.g. int4, fp8) to state it")
+    return found
+
+
+def checkpoint_precision(config_dtype: str | None, quantization: dict | None) -> Precision:
+    """What a checkpoint ships in: its quantization_config, else its torch_dtype, else bf16 (the config states
+    none). A dtype or quantization method this table does not know is an error, never a silent bf16."""
+    from inferledger.defaults import HIGH_PRECISION
+    from inferledger.errors import ConfigError
+
+    try:
+        base = get_precision(config_dtype) if config_dtype else get_precision(HIGH_PRECISION)
+    except UnknownPrecision:
+        raise ConfigError(f"torch_dtype {config_dtype!r} is not a dtype inferledger knows "
+                          f"(float32, float16, bfloat16, float8_e4m3fn, ...); pass --precision to state the "
+                          "weight format") from None
+    return precision_from_quantization_config(quantization, base.name)

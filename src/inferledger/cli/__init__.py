@@ -53,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     except InferledgerError as error:
         print(f"inferledger {args.verb}: error: {error}", file=sys.stderr)
         return 1
+    except RecursionError:  # json/yaml on input nested thousands deep: bad input, not a bug
+        print(f"inferledger {args.verb}: error: the input is nested too deeply to read", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"inferledger {args.verb}: interrupted", file=sys.stderr)
         return 130

@@ -27,3 +27,9 @@ def print_json(document) -> None:
         document = document.to_dict()
     json.dump(_clean(document), sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
+
+
+def print_warnings(verb: str, warnings) -> None:
+    """Warnings go to stderr, one line each (the JSON carries them too, under `warnings`)."""
+    for warning in warnings:
+        print(f"inferledger {verb}: warning: {warning}", file=sys.stderr)

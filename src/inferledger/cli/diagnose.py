@@ -9,6 +9,7 @@ _TIMELINE_ROWS = 16
 
 def add_arguments(parser) -> None:
     from inferledger.cli._output import add_json_flag
+    from inferledger.cli._workload import add_format_options
 
     parser.add_argument("files", nargs="*", metavar="FILE",
                         help="log files (vLLM, SGLang, TGI, llama.cpp, ollama, TensorRT-LLM, benchmark clients, "
@@ -16,8 +17,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--url", metavar="URL", help="scrape a live Prometheus endpoint, e.g. http://host:8000/metrics")
     parser.add_argument("--model", metavar="M", help="model (name, config.json or folder) for the roofline comparison")
     parser.add_argument("--gpu", metavar="G", help="accelerator for the roofline comparison (h100, a100 80gb, ...)")
-    parser.add_argument("--precision", default="bf16", metavar="P", help="weight precision (default bf16)")
-    parser.add_argument("--kv-precision", metavar="P", help="KV cache precision (default: the weight precision)")
+    add_format_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     add_json_flag(parser)
 

@@ -6,14 +6,15 @@ HELP = "the memory account: how many requests of a context fit on a card, or the
 
 
 def add_arguments(parser) -> None:
+    from inferledger import defaults
     from inferledger.cli._output import add_json_flag
-    from inferledger.cli._workload import add_model_options
+    from inferledger.cli._workload import add_length_options, add_model_options
 
     add_model_options(parser)
     parser.add_argument("--context", type=int, metavar="TOKENS",
-                        help="tokens per request, prompt + output (default ISL + OSL, or 8192)")
-    parser.add_argument("--isl", type=int, metavar="TOKENS", help="input tokens per request")
-    parser.add_argument("--osl", type=int, metavar="TOKENS", help="output tokens per request")
+                        help=f"tokens per request, prompt + output (default ISL + OSL when either is given, "
+                             f"else {defaults.CONTEXT_TOKENS})")
+    add_length_options(parser, defaulted=False)
     parser.add_argument("--batch", "--concurrency", dest="concurrency", type=int, metavar="N",
                         help="also report whether N requests fit and the longest context at which they do")
     parser.add_argument("--gpus", type=int, default=1, metavar="N",
@@ -21,62 +22,44 @@ def add_arguments(parser) -> None:
     add_json_flag(parser)
 
 
-def _context(args) -> int:
-    from inferledger.errors import BadWorkload
-
-    for name in ("context", "isl", "osl", "concurrency"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise BadWorkload(f"--{name} must be at least 1, got {value}")
-    if args.context is not None:
-        return args.context
-    if args.isl is not None or args.osl is not None:
-        return (args.isl or 0) + (args.osl or 0)
-    return 8192
-
-
 def run(args) -> int:
-    from inferledger.cli._output import print_json
+    from inferledger import defaults
+    from inferledger.cli._output import print_json, print_warnings
     from inferledger.cli._workload import load
     from inferledger.errors import BadWorkload
-    from inferledger.ledger.memory import longest_context, memory_account, weights_only_account
-    from inferledger.ledger.model_ledger import default_precision
-    from inferledger.precision import get_precision
+    from inferledger.ledger.memory import longest_context, memory_account
+    from inferledger.operators import Formats
 
+    for name in ("context", "isl", "osl", "concurrency", "gpus"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise BadWorkload(f"--{'batch' if name == 'concurrency' else name} must be at least 1, got {value}")
     spec, accelerator = load(args)
-    if args.gpus < 1:
-        raise BadWorkload(f"--gpus must be at least 1, got {args.gpus}")
-    context = _context(args)
-    kv = get_precision(args.kv_precision or "bf16")
-    if spec is None:  # a bare parameter count: the weights are known, the cache is not
-        weights = get_precision(args.precision or "bf16")
-        document = weights_only_account(args.params, accelerator, weights,
-                                        gpu_memory_utilization=args.gpu_memory_utilization, num_gpus=args.gpus)
-        print_json(document) if args.json else print(_bare_text(document))
-        return 0
-    weights = get_precision(args.precision) if args.precision else default_precision(spec)
-    account = memory_account(spec, accelerator, weights, kv, context,
+    context = defaults.context_tokens(args.isl, args.osl, args.context)
+    formats = Formats.resolve(spec, args.precision, args.kv_precision)
+    account = memory_account(spec, accelerator, formats, context,
                              gpu_memory_utilization=args.gpu_memory_utilization, num_gpus=args.gpus)
-    document = {"model": spec.name, "precision": weights.name, "kv_precision": kv.name, **account.to_dict()}
+    # When nothing fits, the memory account's reason becomes the error line below rather than a warning too.
+    warnings = list(account.warnings[1:] if not account.fits else account.warnings)
+    document = {"model": spec.name, "precision": formats.weights.name, "kv_precision": formats.kv.name,
+                **account.to_dict()}
     if args.concurrency is not None:
         document["concurrency"] = args.concurrency
-        document["concurrency_fits"] = account.max_concurrency >= args.concurrency
-        document["longest_context_tokens"] = longest_context(spec, account, kv, args.concurrency)
+        document["concurrency_fits"] = bool(account.max_concurrency and account.max_concurrency >= args.concurrency)
+        document["longest_context_tokens"] = longest_context(spec, account, formats, args.concurrency)
+        if account.fits and not document["concurrency_fits"] and not spec.is_bare:
+            warnings.append(f"{args.concurrency:,} requests of {context:,} tokens do not fit: "
+                            f"{account.max_concurrency:,} do")
     if spec.max_context_tokens and context > spec.max_context_tokens:
-        document["warning"] = f"context {context:,} exceeds the model's maximum {spec.max_context_tokens:,}"
+        warnings.append(f"context {context:,} exceeds the model's maximum {spec.max_context_tokens:,}")
+    document["warnings"] = warnings
+    print_warnings("fit", warnings)
     if args.json:
         print_json(document)
     else:
         from inferledger.report.fit_text import render_fit
 
         print(render_fit(document))
+    if not account.fits:
+        raise BadWorkload(account.warnings[0])
     return 0
-
-
-def _bare_text(doc: dict) -> str:
-    from inferledger.report.units import format_bytes
-
-    verdict = "fit" if doc["fits"] else "do NOT fit"
-    return (f"{doc['parameters']:.3g} parameters in {doc['precision']} = {format_bytes(doc['weight_bytes'])} on "
-            f"{doc['accelerator']}: the weights {verdict}; {format_bytes(doc['kv_budget_bytes'])} left for KV cache "
-            "(give --model for the cache per token and the concurrency)")

@@ -6,14 +6,15 @@ HELP = "count a model from its config.json: parameters by component, weight byte
 
 
 def add_arguments(parser) -> None:
+    from inferledger import defaults
     from inferledger.cli._output import add_json_flag
+    from inferledger.cli._workload import add_format_options
 
     parser.add_argument("model", metavar="MODEL",
                         help="path to config.json, a folder holding one, a catalog name, or a hub id")
-    parser.add_argument("--precision", metavar="P", help="weight format (default: what the checkpoint declares)")
-    parser.add_argument("--kv-precision", metavar="P", help="KV-cache format (default: bf16, or the weights' if 16+ bits)")
-    parser.add_argument("--context", type=int, default=8192, metavar="TOKENS",
-                        help="context for the per-request KV figure (default 8192)")
+    add_format_options(parser)
+    parser.add_argument("--context", type=int, default=defaults.CONTEXT_TOKENS, metavar="TOKENS",
+                        help=f"context for the per-request KV figure (default {defaults.CONTEXT_TOKENS})")
     add_json_flag(parser)
 
 

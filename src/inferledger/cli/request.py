@@ -6,13 +6,14 @@ HELP = "account for one request: prefill (TTFT), decode per token, end to end, m
 
 
 def add_arguments(parser) -> None:
+    from inferledger import defaults
     from inferledger.cli._output import add_json_flag
-    from inferledger.cli._workload import add_model_options
+    from inferledger.cli._workload import add_length_options, add_model_options
 
     add_model_options(parser)
-    parser.add_argument("--isl", type=int, default=1024, metavar="TOKENS", help="input tokens (default 1024)")
-    parser.add_argument("--osl", type=int, default=256, metavar="TOKENS", help="output tokens (default 256)")
-    parser.add_argument("--batch", type=int, default=1, metavar="N", help="requests running together (default 1)")
+    add_length_options(parser, defaulted=True)
+    parser.add_argument("--batch", type=int, default=defaults.BATCH, metavar="N",
+                        help=f"requests running together (default {defaults.BATCH})")
     parser.add_argument("--context", type=int, metavar="TOKENS",
                         help="context per request for the memory account (default ISL + OSL)")
     parser.add_argument("--overhead-ms", type=float, default=0.0, metavar="MS",
@@ -23,28 +24,25 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    import warnings
-
-    from inferledger.cli._output import print_json
+    from inferledger.cli._output import print_json, print_warnings
     from inferledger.cli._workload import load
+    from inferledger.errors import positive_number
     from inferledger.ledger.request import request_account
 
     spec, accelerator = load(args)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # warnings travel in the account and are printed below
-        account = request_account(spec, accelerator, isl=args.isl, osl=args.osl, batch=args.batch,
-                                  precision=args.precision, kv_precision=args.kv_precision,
-                                  parameters=args.params, overhead_seconds_per_step=args.overhead_ms / 1e3,
-                                  gpu_memory_utilization=args.gpu_memory_utilization, context_tokens=args.context)
+    overhead_ms = positive_number(args.overhead_ms, "--overhead-ms", allow_zero=True)
+    account = request_account(spec, accelerator, isl=args.isl, osl=args.osl, batch=args.batch,
+                              precision=args.precision, kv_precision=args.kv_precision,
+                              overhead_seconds_per_step=overhead_ms / 1e3,
+                              gpu_memory_utilization=args.gpu_memory_utilization, context_tokens=args.context)
+    print_warnings("request", account.warnings)
     if args.json:
         print_json(account)
-    else:
-        from inferledger.report.request_text import render_request
+        return 0
+    from inferledger.report.request_text import render_operators, render_request
 
-        print(render_request(account))
-        if args.operators:
-            from inferledger.report.request_text import render_operators
-
-            print()
-            print(render_operators(account))
+    print(render_request(account))
+    if args.operators:
+        print()
+        print(render_operators(account))
     return 0

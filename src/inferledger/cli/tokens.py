@@ -9,7 +9,9 @@ HELP = "count tokens of a text under several tokenizers side by side (spread, wo
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from inferledger import defaults
     from inferledger.cli._output import add_json_flag
+    from inferledger.cli._workload import add_format_options
 
     parser.add_argument("input", nargs="?", default="-",
                         help="text, .jsonl or .csv file; '-' or nothing for stdin")
@@ -30,9 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     cost = parser.add_argument_group("cost (needs both --model and --gpu)")
     cost.add_argument("--model", help="model (catalog name, hub id, config.json or folder)")
     cost.add_argument("--gpu", help="accelerator name, e.g. h100-sxm")
-    cost.add_argument("--output-tokens", type=int, default=512, help="output length of the request (default 512)")
-    cost.add_argument("--precision", default="bf16", help="weight precision (default bf16)")
-    cost.add_argument("--batch", type=int, default=1, help="requests decoded together (default 1)")
+    cost.add_argument("--osl", "--output-tokens", dest="output_tokens", type=int, default=defaults.OSL_TOKENS,
+                      metavar="TOKENS", help=f"output tokens of the request (default {defaults.OSL_TOKENS})")
+    add_format_options(cost)
+    cost.add_argument("--batch", type=int, default=defaults.BATCH,
+                      help=f"requests decoded together (default {defaults.BATCH})")
     add_json_flag(parser)
 
 
@@ -120,7 +124,7 @@ def run(args) -> int:
         from inferledger.tokens.cost import token_cost
 
         report.cost = token_cost(report, args.model, args.gpu, args.output_tokens, args.precision,
-                                 batch=args.batch)
+                                 args.kv_precision, batch=args.batch)
 
     if args.json:
         print_json(report)

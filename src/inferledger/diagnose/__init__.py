@@ -48,7 +48,7 @@ def _read_into(acc, path: str, progress: bool) -> dict:
     return info
 
 
-def diagnose_files(paths, model: str | None = None, gpu: str | None = None, precision: str = "bf16",
+def diagnose_files(paths, model: str | None = None, gpu: str | None = None, precision: str | None = None,
                    kv_precision: str | None = None, progress: bool = False):
     """Read every file, fold their records together and return a Diagnosis.
 

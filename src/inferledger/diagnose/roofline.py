@@ -99,7 +99,7 @@ def _observed_prefill(acc: Accumulator) -> tuple[float | None, str]:
     return None, ""
 
 
-def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str = "bf16",
+def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str | None = None,
             kv_precision: str | None = None) -> tuple[dict, list, list]:
     """(roofline section, extra findings, advice) for the diagnosis."""
     if not model or not gpu:
@@ -110,7 +110,7 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     from inferledger.ledger.request import request_account
     from inferledger.ledger.roofline import runs_at
     from inferledger.model import load_model
-    from inferledger.precision import get_precision
+    from inferledger.operators import Formats
 
     spec = load_model(model)
     accelerator = find_accelerator(gpu)
@@ -118,7 +118,7 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     account = request_account(spec, accelerator, isl=isl, osl=osl, batch=batch, precision=precision,
                               kv_precision=kv_precision)
     bandwidth = accelerator.memory_bandwidth_bytes_per_second
-    dtype, peak = runs_at(accelerator, get_precision(precision).compute_dtype)
+    dtype, peak = runs_at(accelerator, Formats.resolve(spec, precision, kv_precision).weights.compute_dtype)
     section = {"model": account.model, "accelerator": account.accelerator, "precision": account.weights,
                "kv_precision": account.kv, "isl": isl, "osl": osl, "batch": batch, "assumptions": notes,
                "ledger_decode_seconds_per_token": account.decode.seconds_per_token,

@@ -5,16 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from inferledger import defaults
+from inferledger.errors import BadWorkload, require
 from inferledger.ledger.params import ParameterCount, count_parameters, weight_bytes
 from inferledger.model.spec import AttentionCore, ModelSpec, StateCore
-from inferledger.operators import (
-    Formats,
-    cached_keys,
-    kv_bytes_per_sequence,
-    kv_bytes_per_token,
-    state_bytes_per_sequence,
-)
-from inferledger.precision import COMMON, Precision, get_precision, precision_from_quantization_config
+from inferledger.operators import Formats, Step, kv_bytes_per_sequence, kv_bytes_per_token, rows
+from inferledger.precision import COMMON, Precision, get_precision
 
 
 @dataclass(frozen=True)
@@ -49,43 +45,42 @@ class ModelLedger:
         }
 
 
-def default_precision(spec: ModelSpec) -> Precision:
-    """What the checkpoint ships in: its quantization_config, else its dtype (bf16 when unstated)."""
-    dtype = spec.config_dtype if spec.config_dtype in ("float16", "bfloat16", "float32") else "bfloat16"
-    return precision_from_quantization_config(spec.quantization, dtype)
-
-
-def kv_by_layer_kind(spec: ModelSpec, kv: Precision, context_tokens: int) -> list[dict]:
+def kv_by_layer_kind(spec: ModelSpec, formats: Formats, context_tokens: int) -> list[dict]:
+    """The cache by layer kind, from the rows of one decode step: what it writes per token (the cost of one more
+    token of context) and what it reads at `context_tokens` (what one request holds)."""
+    writes = rows(spec, Step.decode(context_tokens=0), formats)
+    reads = rows(spec, Step.decode(context_tokens=max(0, context_tokens - 1)), formats)
     out: dict = {}
-    for block, m in spec.modules():
-        if isinstance(m, AttentionCore):
-            entry = out.setdefault(m.kind, {"kind": m.kind, "layers": 0, "bytes_per_token": 0.0,
-                                            "bytes_per_request": 0.0, "window_tokens": m.window_tokens})
-            per_token = m.cache_elements_per_token * kv.bytes_per_element * block.count
-            entry["bytes_per_token"] += per_token
-            entry["bytes_per_request"] += per_token * cached_keys(m, context_tokens)
-        elif isinstance(m, StateCore):
-            entry = out.setdefault(m.kind, {"kind": m.kind, "layers": 0, "bytes_per_token": 0.0,
-                                            "bytes_per_request": 0.0, "window_tokens": None})
-            entry["bytes_per_request"] += state_bytes_per_sequence(m, kv) * block.count
-        else:
+    for (block, module), write, read in zip(spec.modules(), writes, reads, strict=True):
+        if not isinstance(module, (AttentionCore, StateCore)):
             continue
+        window = module.window_tokens if isinstance(module, AttentionCore) else None
+        entry = out.setdefault(module.kind, {"kind": module.kind, "layers": 0, "bytes_per_token": 0.0,
+                                             "bytes_per_request": 0.0, "window_tokens": window})
         entry["layers"] += block.count
+        if isinstance(module, AttentionCore):  # a recurrent state is rewritten in place: no bytes per token
+            entry["bytes_per_token"] += write.kv_write_bytes * write.count
+        entry["bytes_per_request"] += read.kv_read_bytes * read.count
     return list(out.values())
 
 
-def model_ledger(spec: ModelSpec, precision: str | None = None, kv_precision: str | None = None,
-                 context_tokens: int = 8192) -> ModelLedger:
-    weights = get_precision(precision) if precision else default_precision(spec)
-    kv = Formats.of(weights, get_precision(kv_precision) if kv_precision else None).kv
+def model_ledger(spec: ModelSpec, precision: str | Precision | None = None,
+                 kv_precision: str | Precision | None = None,
+                 context_tokens: int = defaults.CONTEXT_TOKENS) -> ModelLedger:
+    """Everything `inferledger model` prints. Formats default to the checkpoint's (Formats.resolve)."""
+    require(spec, ModelSpec, "spec", "build one with inferledger.model.load_model(name)")
+    if not isinstance(context_tokens, int) or context_tokens < 1:
+        raise BadWorkload(f"context must be a whole number of at least 1 token, got {context_tokens!r}")
+    formats = Formats.resolve(spec, precision, kv_precision)
+    weights, kv = formats.weights, formats.kv
     params = count_parameters(spec)
-    formats = {name: weight_bytes(spec, get_precision(name)) for name in COMMON}
-    formats.setdefault(weights.name, weight_bytes(spec, weights))
+    by_format = {name: weight_bytes(spec, get_precision(name)) for name in COMMON}
+    by_format.setdefault(weights.name, weight_bytes(spec, weights))
     return ModelLedger(
         name=spec.name, model_type=spec.model_type, num_layers=spec.num_layers, hidden_size=spec.hidden_size,
         vocab_size=spec.vocab_size, max_context_tokens=spec.max_context_tokens, params=params,
-        precision=weights.name, weight_bytes_selected=formats[weights.name], weight_bytes=formats,
-        kv_precision=kv.name, kv_bytes_per_token=kv_bytes_per_token(spec, kv), context_tokens=context_tokens,
-        kv_bytes_per_request=kv_bytes_per_sequence(spec, kv, context_tokens),
-        kv_by_layer_kind=kv_by_layer_kind(spec, kv, context_tokens), notes=spec.notes,
+        precision=weights.name, weight_bytes_selected=by_format[weights.name], weight_bytes=by_format,
+        kv_precision=kv.name, kv_bytes_per_token=kv_bytes_per_token(spec, formats), context_tokens=context_tokens,
+        kv_bytes_per_request=kv_bytes_per_sequence(spec, formats, context_tokens),
+        kv_by_layer_kind=kv_by_layer_kind(spec, formats, context_tokens), notes=spec.notes,
     )

@@ -2,21 +2,22 @@
 memory, and next to it the seed chapter's simplified account with the difference explained.
 
 Prefill is one step over ISL tokens per sequence. Decode is OSL steps of one token each at contexts ISL, ISL+1,
-…, ISL+OSL−1; a step's cost is linear in context within each regime, so the sum is integrated with Simpson's
-rule over the first, middle and last step (exact for linear rows, close where a row crosses a sliding window).
+…, ISL+OSL−1. A step's cost is linear in context between the contexts where a sliding window fills or an
+attention chunk restarts, so the steps are summed piece by piece between those contexts, each piece exactly
+(n steps of a linear cost sum to n × the mean of the first and last).
 """
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import asdict, dataclass, field
 
-from inferledger.errors import BadWorkload
+from inferledger import defaults
+from inferledger.errors import BadWorkload, positive_number, require
 from inferledger.ledger.memory import MemoryAccount, memory_account
 from inferledger.ledger.roofline import StepTime, peak_for, runs_at, time_step
 from inferledger.model.spec import ModelSpec
-from inferledger.operators import Formats, Row, Step, rows
-from inferledger.precision import Precision, get_precision
+from inferledger.operators import Formats, Step, rows
+from inferledger.precision import Precision
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class Workload:
     def __post_init__(self):
         for name in ("isl", "osl", "batch"):
             value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise BadWorkload(f"--{name} must be a whole number of at least 1, got {value!r}")
 
 
@@ -89,7 +90,7 @@ class RequestAccount:
     prefill: PrefillAccount
     decode: DecodeAccount
     total_seconds: float
-    memory: MemoryAccount | None
+    memory: MemoryAccount
     simplified: SimplifiedAccount
     differences: tuple  # sentences explaining full vs simplified
     warnings: tuple = field(default=())
@@ -107,70 +108,58 @@ class RequestAccount:
             "prefill": self.prefill.to_dict(), "decode": self.decode.to_dict(),
             "ttft_seconds": self.ttft_seconds, "total_seconds": self.total_seconds,
             "tokens_per_second": self.workload.batch * self.workload.osl / self.total_seconds,
-            "memory": self.memory.to_dict() if self.memory else None,
+            "memory": self.memory.to_dict(),
             "simplified": self.simplified.to_dict(), "differences": list(self.differences),
             "warnings": list(self.warnings), "operators": self.operators,
         }
-
-
-def bare_rows(parameters: float, step: Step, formats: Formats) -> list[Row]:
-    """Rows for a bare parameter count (no architecture): one matmul over all weights; no attention, no cache."""
-    tokens = step.tokens
-    return [Row("model", "weights", "weights", 1, "linear", flops=2.0 * tokens * parameters,
-                weight_bytes=parameters * formats.weights.bytes_per_element, activation_bytes=0.0,
-                kv_read_bytes=0.0, kv_write_bytes=0.0, weight_elements=int(parameters),
-                active_weight_elements=parameters, stored_weight_bytes=parameters * formats.weights.bytes_per_element,
-                dequant_ops=parameters * formats.weights.dequant_ops_per_element if formats.weights.weight_only else 0,
-                compute_dtype=formats.weights.compute_dtype)]
-
-
-def _phase_rows(spec, parameters, step, formats):
-    return rows(spec, step, formats) if spec is not None else bare_rows(parameters, step, formats)
 
 
 def request_account(
     spec: ModelSpec | None,
     accelerator,
     *,
-    isl: int,
-    osl: int,
-    batch: int = 1,
+    isl: int = defaults.ISL_TOKENS,
+    osl: int = defaults.OSL_TOKENS,
+    batch: int = defaults.BATCH,
     precision: str | Precision | None = None,
     kv_precision: str | Precision | None = None,
     parameters: float | None = None,
     overhead_seconds_per_step: float = 0.0,
-    gpu_memory_utilization: float = 0.9,
+    gpu_memory_utilization: float = defaults.GPU_MEMORY_UTILIZATION,
     context_tokens: int | None = None,
 ) -> RequestAccount:
     """The account of `batch` requests of ISL in / OSL out on one accelerator. Give a ModelSpec, or only a
-    parameter count (`parameters=7e9`) for the seed's bare estimate. context_tokens: the per-request context the
-    memory account sizes concurrency for (default ISL + OSL)."""
+    parameter count (`parameters=7e9`) for the seed's bare estimate. Formats default to the checkpoint's.
+    context_tokens: the per-request context the memory account sizes concurrency for (default ISL + OSL)."""
+    from inferledger.hardware.catalog import Accelerator
+
     workload = Workload(isl, osl, batch)
-    if spec is None and not parameters:
-        raise BadWorkload("give a model (--model) or a parameter count (--params)")
-    if parameters is not None and parameters <= 0:
-        raise BadWorkload(f"--params must be positive, got {parameters}")
-    notes = []
-    if spec is not None and spec.max_context_tokens and isl + osl > spec.max_context_tokens:
-        notes.append(f"context {isl + osl} exceeds the model's maximum {spec.max_context_tokens}; "
-                     "the account is extrapolated")
-        warnings.warn(notes[-1], stacklevel=2)
-    weights = _resolve_weights(spec, precision)
-    kv = get_precision(kv_precision) if isinstance(kv_precision, str) else kv_precision
-    formats = Formats.of(weights, kv)
-    main_dtype = runs_at(accelerator, weights.compute_dtype)[0]
+    require(accelerator, Accelerator, "accelerator", "build one with inferledger.hardware.find_accelerator(name)")
+    if spec is None:
+        if parameters is None:
+            raise BadWorkload("give a model (--model) or a parameter count (--params)")
+        spec = ModelSpec.bare(positive_number(parameters, "the parameter count (--params)"))
+    elif parameters is not None:
+        raise BadWorkload("give a model or a parameter count, not both")
+    require(spec, ModelSpec, "spec", "build one with inferledger.model.load_model(name), or pass spec=None "
+                                     "and parameters=7e9")
+    overhead = positive_number(overhead_seconds_per_step, "the overhead per step (--overhead-ms)", allow_zero=True)
+    if context_tokens is not None and (not isinstance(context_tokens, int) or context_tokens < 1):
+        raise BadWorkload(f"--context must be a whole number of at least 1 token, got {context_tokens!r}")
+    formats = Formats.resolve(spec, precision, kv_precision)
+    main_dtype = runs_at(accelerator, formats.weights.compute_dtype)[0]
 
     def step_time(step: Step) -> StepTime:
-        return time_step(_phase_rows(spec, parameters, step, formats), accelerator, overhead_seconds_per_step,
-                         main_dtype)
+        return time_step(rows(spec, step, formats), accelerator, overhead, main_dtype)
 
     prefill_step = step_time(Step.prefill(isl, batch))
     attention_flops = sum(t.row.flops * t.row.count for t in prefill_step.rows if t.row.kind == "attention")
     prefill = PrefillAccount(prefill_step.flops, prefill_step.bytes, prefill_step.intensity, prefill_step.bound,
                              prefill_step.seconds, isl * batch, attention_flops, prefill_step.seconds_by("component"))
 
+    # The middle step (a fractional context) is the mean step: every row is linear in context between cuts.
     first, middle, last = (step_time(Step.decode(c, batch)) for c in (isl, isl + (osl - 1) / 2, isl + osl - 1))
-    decode_seconds = osl * (first.seconds + 4 * middle.seconds + last.seconds) / 6
+    decode_seconds = sum_decode_steps(spec, lambda c: step_time(Step.decode(c, batch)).seconds, isl, osl)
     decode = DecodeAccount(
         bytes_per_step=middle.bytes, flops_per_step=middle.flops, intensity=middle.intensity, bound=middle.bound,
         seconds_per_token=decode_seconds / osl, first_token_seconds=first.seconds, last_token_seconds=last.seconds,
@@ -178,44 +167,75 @@ def request_account(
         weight_bytes_per_step=middle.weight_bytes, kv_read_bytes_per_step=middle.kv_read_bytes,
         seconds_by_component=middle.seconds_by("component"),
     )
-    memory = None
-    if spec is not None:
-        if context_tokens is not None and context_tokens < 1:
-            raise BadWorkload(f"--context must be at least 1 token, got {context_tokens}")
-        memory = memory_account(spec, accelerator, weights, formats.kv, context_tokens or isl + osl,
-                                gpu_memory_utilization=gpu_memory_utilization)
-    simplified = simplified_account(spec, parameters, accelerator, weights, workload, main_dtype)
-    full_total = prefill.seconds + decode.seconds
+    memory = memory_account(spec, accelerator, formats, context_tokens or isl + osl,
+                            gpu_memory_utilization=gpu_memory_utilization)
+    simplified = simplified_account(spec, accelerator, formats.weights, workload, main_dtype)
     return RequestAccount(
-        model=spec.name if spec is not None else f"{parameters:.3g} parameters",
-        accelerator=accelerator.name, weights=weights.name, kv=formats.kv.name, workload=workload,
-        prefill=prefill, decode=decode, total_seconds=full_total, memory=memory, simplified=simplified,
-        differences=tuple(_explain(prefill, decode, simplified, middle, spec is None)),
-        warnings=tuple(notes),
+        model=spec.name, accelerator=accelerator.name, weights=formats.weights.name, kv=formats.kv.name,
+        workload=workload, prefill=prefill, decode=decode, total_seconds=prefill.seconds + decode.seconds,
+        memory=memory, simplified=simplified,
+        differences=tuple(_explain(prefill, decode, simplified, middle, spec.is_bare)),
+        warnings=tuple(request_warnings(spec, accelerator, formats, workload, memory)),
         operators={"prefill": prefill_step.operator_table(), "decode": middle.operator_table()},
     )
 
 
-def _resolve_weights(spec: ModelSpec | None, precision) -> Precision:
-    if isinstance(precision, Precision):
-        return precision
-    if precision:
-        return get_precision(precision)
-    if spec is None:
-        return get_precision("bf16")
-    from inferledger.ledger.model_ledger import default_precision
+def decode_pieces(spec: ModelSpec, isl: int, osl: int) -> list[tuple[int, int]]:
+    """The decode contexts ISL … ISL+OSL−1 cut into runs over which every row's cost is linear in context:
+    a sliding layer stops growing once its window is full; a chunked layer restarts at each chunk boundary."""
+    first, last = isl, isl + osl - 1
+    cuts = set()  # a piece ends at each of these contexts
+    for _, module in spec.modules():
+        window = getattr(module, "window_tokens", None)
+        if not window or module.kind not in ("sliding", "chunked"):
+            continue
+        if module.kind == "sliding":
+            cuts.add(window - 1)  # contexts ≥ window − 1 read a full window
+        else:
+            cuts.update(range(first - first % window + window - 1, last, window))
+    pieces, start = [], first
+    for cut in sorted(c for c in cuts if first <= c < last):
+        pieces.append((start, cut))
+        start = cut + 1
+    pieces.append((start, last))
+    return pieces
 
-    return default_precision(spec)
+
+def sum_decode_steps(spec: ModelSpec, seconds_at, isl: int, osl: int) -> float:
+    """Σ over the OSL decode steps of seconds_at(context), exact for costs linear in context on each piece."""
+    total_seconds = 0.0
+    for start, end in decode_pieces(spec, isl, osl):
+        ends = seconds_at(start) + (seconds_at(end) if end != start else seconds_at(start))
+        total_seconds += (end - start + 1) * ends / 2
+    return total_seconds
 
 
-def simplified_account(spec, parameters, accelerator, weights: Precision, workload: Workload,
+def request_warnings(spec: ModelSpec, accelerator, formats: Formats, workload: Workload,
+                     memory: MemoryAccount) -> list[str]:
+    """What is possible but absurd about this request, each in one line that names the problem."""
+    out = list(memory.warnings)
+    context = workload.isl + workload.osl
+    if spec.max_context_tokens and context > spec.max_context_tokens:
+        out.append(f"context {context:,} exceeds the model's maximum {spec.max_context_tokens:,}; "
+                   "the account is extrapolated")
+    if memory.fits and memory.max_concurrency is not None and workload.batch > memory.max_concurrency:
+        out.append(f"batch {workload.batch:,} exceeds the {memory.max_concurrency:,} requests of "
+                   f"{memory.context_tokens:,} tokens that fit in the KV cache; the engine would queue or preempt")
+    for what, precision in (("weights", formats.weights), ("KV cache", formats.kv)):
+        ran = runs_at(accelerator, precision.compute_dtype)[0]
+        if ran != precision.compute_dtype and not precision.weight_only:
+            out.append(f"{accelerator.name} has no {precision.compute_dtype} tensor cores: {precision.name} "
+                       f"{what} are converted and multiplied in {ran} (timed at the {ran} peak)")
+    return out
+
+
+def simplified_account(spec: ModelSpec, accelerator, weights: Precision, workload: Workload,
                        main_dtype: str) -> SimplifiedAccount:
     """2·P·ISL FLOP at peak for prefill; P × bytes per parameter at full bandwidth per decode token. P is the
     active parameter count (for MoE, what one token uses), from the same rows as everything else."""
-    if spec is not None:
-        from inferledger.ledger.params import count_parameters
+    from inferledger.ledger.params import count_parameters
 
-        parameters = count_parameters(spec).active
+    parameters = count_parameters(spec).active
     peak = peak_for(accelerator, main_dtype)
     prefill_flops = 2.0 * parameters * workload.isl * workload.batch
     prefill_seconds = prefill_flops / peak

@@ -52,7 +52,9 @@ def spec_from_config(config: dict, name: str = "model", source: str = "config.js
     if adapter is None:
         raise UnsupportedModelType(
             f"{source}: unsupported model_type {model_type!r}; supported: {', '.join(sorted(ADAPTERS))}")
+    _check_formats(config, source)
     spec = adapter(Fields(config, source), model_type, name)
+    check_spec(spec, source)
     vision = outer.get("vision_config")
     if isinstance(vision, dict) and vision and "vision" not in spec.extra_parameters:
         from dataclasses import replace
@@ -64,6 +66,40 @@ def spec_from_config(config: dict, name: str = "model", source: str = "config.js
             spec = replace(spec, notes=spec.notes + ("a vision tower is configured but not sized; "
                                                      "it is not counted in the total",))
     return spec
+
+
+def _check_formats(config: dict, source: str) -> None:
+    """A quantization_config must be an object and a torch_dtype a dtype: say so here rather than guess bf16."""
+    from inferledger.errors import ConfigError, UnknownPrecision
+    from inferledger.precision import get_precision
+
+    quantization = config.get("quantization_config")
+    if quantization is not None and not isinstance(quantization, dict):
+        raise ConfigError(f"{source}: quantization_config must be a JSON object, got {type(quantization).__name__}")
+    dtype = config.get("torch_dtype") or config.get("dtype")
+    if dtype is not None:
+        try:
+            get_precision(str(dtype).removeprefix("torch."))
+        except UnknownPrecision:
+            raise ConfigError(f"{source}: torch_dtype {dtype!r} is not a dtype inferledger knows (float32, float16, "
+                              "bfloat16, float8_e4m3fn, ...)") from None
+
+
+def check_spec(spec: ModelSpec, source: str) -> None:
+    """Shapes no real model can have are errors, not numbers."""
+    from inferledger.errors import ConfigError
+    from inferledger.model.spec import AttentionCore, Experts
+
+    for block, module in spec.modules():
+        where = f"{source}: layer {block.layers[0] if block.layers else block.kind}"
+        if isinstance(module, AttentionCore) and module.kind != "mla":
+            heads, kv_heads = module.num_heads, module.num_kv_heads
+            if kv_heads > heads or heads % kv_heads:
+                raise ConfigError(f"{where}: {kv_heads} key/value heads must divide the {heads} attention heads "
+                                  "(grouped-query attention shares each KV head among a whole group)")
+        if isinstance(module, Experts) and not 1 <= module.top_k <= module.num_experts:
+            raise ConfigError(f"{where}: {module.top_k} experts per token out of {module.num_experts} experts; "
+                              "it must be between 1 and the number of experts")
 
 
 def siglip_parameters(v: dict, text_hidden: int) -> int:

@@ -53,6 +53,17 @@ class Fields:
             raise ConfigError(f"{self.source}: field {names[0]} = {value} is out of range")
         return int(value)
 
+    def head_dim(self, hidden: int, heads: int, *names: str) -> int:
+        """head_dim as given (it need not be hidden/heads: Qwen3-0.6B has 16 heads of 128 over 1024), else
+        hidden/heads, which must then divide exactly."""
+        names = names or ("head_dim",)
+        if self.has(*names):
+            return self.int(*names)
+        if hidden % heads:
+            raise ConfigError(f"{self.source}: {heads} attention heads do not divide hidden_size {hidden} and no "
+                              f"{names[0]} is given; add {names[0]} to the config")
+        return hidden // heads
+
     def flag(self, *names: str, default: bool = False) -> bool:
         return bool(self.get(*names, default=default))
 
@@ -69,6 +80,8 @@ def read_config_file(path: Path) -> dict:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise ConfigError(f"{path}: malformed JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: JSON nested too deeply to be a config") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a config.json holds a JSON object, this holds a {type(data).__name__}")
     return data

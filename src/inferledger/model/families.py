@@ -31,7 +31,7 @@ def _common(f: Fields) -> dict:
         "heads": heads,
         "kv_heads": f.int(*KV_HEADS, default=heads),
         # head_dim is explicit in newer configs and need not be hidden/heads (Qwen3-0.6B: 128 with 16 heads of 1024).
-        "head_dim": f.int("head_dim", default=hidden // heads),
+        "head_dim": f.head_dim(hidden, heads),
         "vocab": f.int("vocab_size"),
         "max_context": f.int(*MAX_CONTEXT, default=None),
     }

@@ -78,7 +78,7 @@ def qwen_hybrid(f: Fields, model_type: str, name: str) -> ModelSpec:
     27B) or 512/256 routed experts + one shared expert scaled by a sigmoid gate. MTP layers are reported apart."""
     hidden, layers = f.int(*HIDDEN), f.int(*LAYERS)
     heads = f.int(*HEADS)
-    kv_heads, head_dim = f.int(*KV_HEADS, default=heads), f.int("head_dim", default=hidden // heads)
+    kv_heads, head_dim = f.int(*KV_HEADS, default=heads), f.head_dim(hidden, heads)
     types = f.get("layer_types", default=None)
     if types:
         if not isinstance(types, list) or len(types) != layers:
@@ -185,7 +185,7 @@ def nemotron_h(f: Fields, model_type: str, name: str) -> ModelSpec:
     if not isinstance(pattern, str) or len(pattern) != layers:
         raise_field(f, "hybrid_override_pattern", f"must be a string of one letter for each of the {layers} layers")
     heads = f.int(*HEADS)
-    head_dim = f.int("attention_head_dim", "head_dim", default=hidden // heads)
+    head_dim = f.head_dim(hidden, heads, "attention_head_dim", "head_dim")
     attn_bias = f.flag("attention_bias")
 
     def mixer(letter: str) -> tuple[str, tuple]:
@@ -233,7 +233,7 @@ def nemotron_nas(f: Fields, model_type: str, name: str) -> ModelSpec:
     linear). FFN: SwiGLU with intermediate from ffn_mult, or no_op, or replace_with_linear. The input norm exists
     only with attention and the post-attention norm only with an FFN."""
     hidden, heads = f.int(*HIDDEN), f.int(*HEADS)
-    head_dim = f.int("head_dim", default=hidden // heads)
+    head_dim = f.head_dim(hidden, heads)
     blocks = f.get("block_configs")
     if not isinstance(blocks, list) or len(blocks) != f.int(*LAYERS) or not all(isinstance(b, dict) for b in blocks):
         raise_field(f, "block_configs", f"must list one object for each of the {f.int(*LAYERS)} layers")

@@ -157,7 +157,21 @@ class StateCore:
         return 0
 
 
-Module = Linear | Vector | Conv1d | Embedding | Experts | AttentionCore | StateCore
+@dataclass(frozen=True)
+class Weights:
+    """A bare parameter count with no architecture (the seed's back-of-envelope): each weight does one multiply-add
+    per token. No attention, no cache: a spec made of this alone cannot say how many requests fit."""
+
+    name: str
+    elements: float
+    component: str = "weights"
+
+    @property
+    def weight_elements(self) -> int:
+        return int(self.elements)
+
+
+Module = Weights | Linear | Vector | Conv1d | Embedding | Experts | AttentionCore | StateCore
 
 
 @dataclass(frozen=True)
@@ -191,6 +205,20 @@ class ModelSpec:
     quantization: dict | None = None  # quantization_config as found
     extra_parameters: dict = field(default_factory=dict)  # {"mtp": n, "vision": n}: reported, not in total
     notes: tuple = ()  # accounting choices and facts no config key states
+
+    @property
+    def is_bare(self) -> bool:
+        """Only a parameter count: no attention, no cache, no shapes (KV per token and concurrency are unknown)."""
+        return self.model_type == "bare"
+
+    @staticmethod
+    def bare(parameters: float) -> ModelSpec:
+        """The seed's estimate from a parameter count alone (`--params 7e9`): one block of weights."""
+        return ModelSpec(name=f"{parameters:.3g} parameters", model_type="bare", hidden_size=0, vocab_size=0,
+                         num_layers=0, blocks=(Block("model", (Weights("weights", float(parameters)),)),),
+                         max_context_tokens=None,
+                         notes=("a bare parameter count: no attention FLOPs, no KV cache and no activation "
+                                "shapes are known; give a model for the full account",))
 
     def modules(self):
         """(block, module) for every module of every block."""

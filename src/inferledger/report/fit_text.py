@@ -7,14 +7,20 @@ from inferledger.report.units import format_bytes
 
 def render_fit(doc: dict) -> str:
     out = [f"{doc['model']} on {doc['accelerator']}: weights {doc['precision']}, KV cache {doc['kv_precision']}", ""]
-    out.append(f"  card memory                 {format_bytes(doc['memory_bytes']):>12}")
+    cards = f" ({doc['num_gpus']} cards)" if doc["num_gpus"] > 1 else ""
+    out.append(f"  {'card memory' + cards:<27} {format_bytes(doc['memory_bytes']):>12}")
     out.append(f"  × gpu_memory_utilization    {doc['gpu_memory_utilization']:>12}")
     out.append(f"  = usable                    {format_bytes(doc['usable_bytes']):>12}")
     out.append(f"  − weights                   {format_bytes(doc['weight_bytes']):>12}")
     out.append(f"  − activation workspace      {format_bytes(doc['activation_workspace_bytes']):>12}")
-    out.append(f"  − runtime overhead          {format_bytes(doc['runtime_overhead_bytes']):>12}")
+    out.append(f"  − runtime overhead{cards:<10} {format_bytes(doc['runtime_overhead_bytes']):>12}")
     out.append(f"  = KV-cache budget           {format_bytes(doc['kv_budget_bytes']):>12}")
     out.append("")
+    if doc["kv_bytes_per_token"] is None:
+        verdict = "fit" if doc["fits"] else "do NOT fit"
+        out.append(f"the weights {verdict}; a bare parameter count has no cache shape: give --model for the KV "
+                   "cache per token and how many requests fit")
+        return "\n".join(out)
     out.append(f"KV cache: {doc['kv_bytes_per_token'] / 1024:,.1f} KiB per token; "
                f"{format_bytes(doc['kv_bytes_per_request'])} per request of {doc['context_tokens']:,} tokens")
     if doc["fits"]:
@@ -29,6 +35,4 @@ def render_fit(doc: dict) -> str:
     if "longest_context_tokens" in doc:
         out.append(f"longest context for {doc['concurrency']:,} concurrent requests: "
                    f"{doc['longest_context_tokens']:,} tokens")
-    if doc.get("warning"):
-        out.append(f"warning: {doc['warning']}")
     return "\n".join(out)

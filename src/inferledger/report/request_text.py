@@ -34,8 +34,11 @@ def render_request(account) -> str:
                f"{w.batch * w.osl / account.total_seconds:,.0f} tokens/s end to end")
     out.append(f"where prefill time goes: {_shares(p.seconds_by_component)}")
     out.append(f"where decode time goes:  {_shares(d.seconds_by_component)}")
-    if account.memory is not None:
-        m = account.memory
+    m = account.memory
+    if m.kv_bytes_per_token is None:
+        out.append(f"memory: weights {format_bytes(m.weight_bytes)}; the KV cache is unknown for a bare parameter "
+                   "count")
+    else:
         out.append(f"memory: weights {format_bytes(m.weight_bytes)}, KV {m.kv_bytes_per_token / 1024:,.1f} KiB/token "
                    f"= {format_bytes(m.kv_bytes_per_request)} per request at {m.context_tokens:,} tokens; "
                    f"{m.max_concurrency:,} such requests fit in {format_bytes(m.kv_budget_bytes)} of KV budget")
@@ -46,8 +49,6 @@ def render_request(account) -> str:
                f"{s.decode_token_over_prefill_token:,.0f} prefill tokens")
     for line in account.differences:
         out.append(f"  {line}")
-    for line in account.warnings:
-        out.append(f"warning: {line}")
     return "\n".join(out)
 
 

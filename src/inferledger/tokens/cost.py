@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from inferledger import defaults
 from inferledger.errors import BadWorkload
 from inferledger.tokens.counting import TokenCountReport
 
@@ -67,15 +68,16 @@ class TokenCost:
                 "total_seconds_gap": self._gap("total_seconds")}
 
 
-def token_cost(report: TokenCountReport, model: str, gpu: str, output_tokens: int = 512, precision: str = "bf16",
-               kv_precision: str | None = None, batch: int = 1) -> TokenCost:
+def token_cost(report: TokenCountReport, model: str, gpu: str, output_tokens: int = defaults.OSL_TOKENS,
+               precision: str | None = None, kv_precision: str | None = None, batch: int = defaults.BATCH) -> TokenCost:
     """Run each tokenizer's count through the request ledger for model on gpu."""
     from inferledger.hardware import find_accelerator
     from inferledger.ledger.request import request_account
     from inferledger.model import load_model
+    from inferledger.operators import Formats
 
     if output_tokens < 1:
-        raise BadWorkload(f"--output-tokens must be ≥ 1, not {output_tokens}")
+        raise BadWorkload(f"--osl must be at least 1, got {output_tokens}")
     spec = load_model(model)
     accelerator = find_accelerator(gpu)
     rows = []
@@ -86,12 +88,11 @@ def token_cost(report: TokenCountReport, model: str, gpu: str, output_tokens: in
             raise BadWorkload(f"{result.tokenizer} counted no tokens in the input; nothing to cost")
         account = request_account(spec, accelerator, isl=isl, osl=output_tokens, batch=batch,
                                   precision=precision, kv_precision=kv_precision)
-        memory = account.memory  # None when the ledger could not size memory (no spec)
         rows.append(TokenizerCost(
-            result.tokenizer, isl, account.prefill.seconds, account.prefill.flops,
-            memory.kv_bytes_per_request if memory is not None else float("nan"),
+            result.tokenizer, isl, account.prefill.seconds, account.prefill.flops, account.memory.kv_bytes_per_request,
             account.decode.seconds_per_token, account.total_seconds,
             # The per-operator rows are the request verb's business; here they would repeat per tokenizer.
             {k: v for k, v in account.to_dict().items() if k != "operators"}))
-    return TokenCost(getattr(spec, "name", model), getattr(accelerator, "name", gpu), precision, output_tokens,
+    weights = Formats.resolve(spec, precision, kv_precision).weights.name
+    return TokenCost(spec.name, accelerator.name, weights, output_tokens,
                      batch, report.records is not None, rows)
