@@ -13,11 +13,12 @@ running requests); otherwise ISL 1024 / OSL 256 is assumed and said so.
 
 from __future__ import annotations
 
+from inferledger.defaults import ISL_TOKENS as DEFAULT_ISL
+from inferledger.defaults import KV_BLOCK_TOKENS
+from inferledger.defaults import OSL_TOKENS as DEFAULT_OSL
 from inferledger.diagnose.accumulate import Accumulator
 from inferledger.diagnose.diagnosis import Evidence, Finding
 
-DEFAULT_ISL = 1024
-DEFAULT_OSL = 256
 IMPOSSIBLE_FRACTION = 1.2  # above 120 % of peak is a measurement artefact, not fast hardware (margin for peaks)
 # Memory-bound GEMMs and decode attention reach 75-92 % of HBM bandwidth in engine measurements (aiconfigurator
 # collectors, A100/H100/L40S); well below that the engine, not the hardware, limits decode.
@@ -178,13 +179,13 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
                     "or not all timed (§1.12)", {"prefill_peak_fraction": fraction})]))
 
     memory = account.memory
-    if memory is not None:
+    if memory.kv_tokens_capacity is not None:
         section.update(ledger_kv_tokens_capacity=memory.kv_tokens_capacity,
                        ledger_kv_bytes_per_token=memory.kv_bytes_per_token,
                        ledger_max_concurrency=memory.max_concurrency, ledger_context_tokens=memory.context_tokens)
         logged = acc.capacity.get("kv_cache_tokens")
         if logged is None and "gpu_blocks" in acc.capacity:
-            logged = (acc.capacity["gpu_blocks"][0] * acc.capacity.get("block_size_tokens", (16,))[0],)
+            logged = (acc.capacity["gpu_blocks"][0] * acc.capacity.get("block_size_tokens", (KV_BLOCK_TOKENS,))[0],)
         text = (f"KV: ledger {memory.kv_bytes_per_token / 1e3:.1f} kB/token, {memory.kv_tokens_capacity:,} tokens fit "
                 f"({memory.max_concurrency} requests of {memory.context_tokens} tokens)")
         if logged:
