@@ -119,7 +119,6 @@ def test_list(capsys):
 
 
 def test_model_and_gpu_add_the_cost(capsys):
-    pytest.importorskip("inferledger.ledger.request")
     status, out, _ = _run(capsys, ENGLISH, "-t", "cl100k_base,mistral-v1", "--model", "Qwen/Qwen2.5-7B",
                           "--gpu", "h100-sxm", "--output-tokens", "64", "--json")
     assert status == 0

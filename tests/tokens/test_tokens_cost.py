@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("inferledger.ledger.request")
-
-from inferledger.tokens.cost import token_cost  # noqa: E402
-from inferledger.tokens.counting import count_pieces, count_text  # noqa: E402
-from inferledger.tokens.loading import Tokenizer  # noqa: E402
+from inferledger.tokens.cost import token_cost
+from inferledger.tokens.counting import count_pieces, count_text
+from inferledger.tokens.loading import Tokenizer
 
 CHARS = Tokenizer("chars", "fake", 0, "test", lambda texts: [len(t) for t in texts])
 WORDS = Tokenizer("words", "fake", 0, "test", lambda texts: [len(t.split()) for t in texts])
