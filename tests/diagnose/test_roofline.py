@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-
 from inferledger.diagnose import diagnose_files
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
