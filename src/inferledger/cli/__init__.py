@@ -24,7 +24,9 @@ def _verb_modules():
                 raise
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with `only`, the other verbs are listed (for --help) but their options are not built, which
+    keeps a single command's start-up short."""
     from inferledger import __version__
 
     parser = argparse.ArgumentParser(
@@ -35,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="verb", metavar="COMMAND")
     for verb, module in _verb_modules():
         verb_parser = sub.add_parser(verb, help=module.HELP, description=module.HELP)
-        module.add_arguments(verb_parser)
+        if only is None or verb == only:
+            module.add_arguments(verb_parser)
         verb_parser.set_defaults(_run=module.run)
     return parser
 
@@ -43,7 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from inferledger.errors import InferledgerError
 
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(only=argv[0] if argv and argv[0] in VERBS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()

@@ -16,7 +16,6 @@ import math
 import os
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
 from inferledger.errors import UnknownAccelerator, UnknownPrecision
 
@@ -40,6 +39,8 @@ _DTYPE_ALIASES = {
 
 def canonical_dtype(dtype: str) -> str:
     """'bfloat16' -> 'bf16', 'fp8_e4m3' -> 'fp8', 'nvfp4' -> 'fp4'. Unknown names raise UnknownPrecision."""
+    if dtype in DTYPES:  # the common case, asked once per operator row: no normalising
+        return dtype
     key = "".join(ch for ch in str(dtype).lower() if ch.isalnum())
     if key not in _DTYPE_ALIASES:
         raise UnknownPrecision(f"unknown dtype {dtype!r} for peak FLOP/s; use one of {', '.join(DTYPES)}")
@@ -227,7 +228,9 @@ def load_file(path: str) -> tuple[Accelerator, ...]:
 
 @lru_cache(maxsize=1)
 def _bundled() -> tuple[Accelerator, ...]:
-    text = resources.files("inferledger.hardware").joinpath("accelerators.json").read_text(encoding="utf-8")
+    # A plain file read: importlib.resources would cost more at start-up than the whole catalog.
+    with open(os.path.join(os.path.dirname(__file__), "accelerators.json"), encoding="utf-8") as file:
+        text = file.read()
     # The bundled file is ours: an invalid entry is a packaging bug, so let it raise loudly.
     return tuple(_entry_to_accelerator(entry, origin="bundled") for entry in json.loads(text)["accelerators"])
 

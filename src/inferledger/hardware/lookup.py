@@ -14,7 +14,6 @@ Rules, in order:
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from inferledger.errors import UnknownAccelerator
@@ -90,7 +89,9 @@ def find_accelerator(name, extra_files=()) -> Accelerator:
         for label in _labels(part):
             key_to_names.setdefault("".join(_tokens(label)), []).append(part.name)
     close: list[str] = []
-    for key in difflib.get_close_matches(query_key, list(key_to_names), n=8, cutoff=0.6):
+    from difflib import get_close_matches  # only on this error path: it is slow to import
+
+    for key in get_close_matches(query_key, list(key_to_names), n=8, cutoff=0.6):
         for part_name in key_to_names[key]:
             if part_name not in close:
                 close.append(part_name)

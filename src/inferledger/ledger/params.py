@@ -34,7 +34,8 @@ def parameter_rows(spec: ModelSpec) -> list[Row]:
 def count_parameters(spec: ModelSpec) -> ParameterCount:
     by_component: dict[str, int] = {}
     active_by_component: dict[str, float] = {}
-    for row in parameter_rows(spec):
+    held = parameter_rows(spec)
+    for row in held:
         by_component[row.component] = by_component.get(row.component, 0) + row.weight_elements * row.count
         active_by_component[row.component] = active_by_component.get(row.component, 0) + \
             row.active_weight_elements * row.count
@@ -42,7 +43,7 @@ def count_parameters(spec: ModelSpec) -> ParameterCount:
     active_by_component = {k: int(v) for k, v in active_by_component.items() if v}
     total = sum(by_component.values())
     # Rows come out block by block, module by module: regroup them per distinct layer.
-    remaining = iter(parameter_rows(spec))
+    remaining = iter(held)
     blocks = []
     for block in spec.blocks:
         per_layer = sum(next(remaining).weight_elements for _ in block.modules)

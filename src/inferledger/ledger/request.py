@@ -159,7 +159,14 @@ def request_account(
 
     # The middle step (a fractional context) is the mean step: every row is linear in context between cuts.
     first, middle, last = (step_time(Step.decode(c, batch)) for c in (isl, isl + (osl - 1) / 2, isl + osl - 1))
-    decode_seconds = sum_decode_steps(spec, lambda c: step_time(Step.decode(c, batch)).seconds, isl, osl)
+    known = {isl: first.seconds, isl + osl - 1: last.seconds}
+
+    def decode_seconds_at(context: int) -> float:
+        if context not in known:
+            known[context] = step_time(Step.decode(context, batch)).seconds
+        return known[context]
+
+    decode_seconds = sum_decode_steps(spec, decode_seconds_at, isl, osl)
     decode = DecodeAccount(
         bytes_per_step=middle.bytes, flops_per_step=middle.flops, intensity=middle.intensity, bound=middle.bound,
         seconds_per_token=decode_seconds / osl, first_token_seconds=first.seconds, last_token_seconds=last.seconds,

@@ -6,7 +6,6 @@ identity comes from the content of its config (model_type), never from its name 
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import os
@@ -125,7 +124,9 @@ def resolve_config(name: str | os.PathLike) -> tuple[dict, str]:
         return read_config_file(CATALOG_DIR / (match.replace("/", "--", 1) + ".json")), match
     if text.count("/") == 1 and " " not in text:
         return _from_hub(text), text
-    close = difflib.get_close_matches(text, catalog_names(), n=4, cutoff=0.4)
+    from difflib import get_close_matches  # only on this error path: it is slow to import
+
+    close = get_close_matches(text, catalog_names(), n=4, cutoff=0.4)
     hint = f"; close: {', '.join(close)}" if close else "; `inferledger models` lists the catalog"
     raise UnknownModel(f"unknown model {text!r}: not a file, a folder, a catalog name or a hub id{hint}")
 
