@@ -36,3 +36,7 @@ class TokenizerError(InferledgerError):
 
 class LogFormatError(InferledgerError):
     """A log file could not be read as any known format."""
+
+
+class BenchError(InferledgerError):
+    """A benchmark cannot run as asked (a missing optional backend, no CUDA device, an unknown size)."""
