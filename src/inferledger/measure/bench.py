@@ -34,6 +34,8 @@ class Size:
     repeats: int
 
 
+# The budget is a little over the multiple so that rounding the vocabulary and the layers down still leaves the
+# weights past it.
 SIZES = {"small": Size(4, 32, 12, 3), "medium": Size(8, 128, 32, 5)}
 
 
@@ -101,12 +103,12 @@ def run_bench(model: str = DEFAULT_MODEL, size: str = "small", backend: str = "n
     if size not in SIZES:
         raise BenchError(f"unknown size {size!r}; use {' or '.join(SIZES)}")
     plan = SIZES[size]
-    budget = plan.cache_multiple * last_level_cache_bytes()
+    budget = (plan.cache_multiple + 0.5) * last_level_cache_bytes()
     config, source = resolve_config(model)  # a bad model name fails here, before any measuring
     scaled = decode.scale_config(config, budget, source=source)
 
     progress("measuring ceilings (matmul, copy, read, tiny call)")
-    ceilings = measure_ceilings(backend, device, array_bytes=budget)
+    ceilings = measure_ceilings(backend, device, array_bytes=int(budget), repeats=plan.repeats)
     if backend != "numpy":
         return BenchResult(ceilings, {"source": source}, None, None, notes=(
             "the decode loop runs in NumPy on the CPU: it is compared against the numpy backend's ceilings only",))

@@ -1,8 +1,10 @@
 """The machine's ceilings, measured: peak FLOP/s per dtype (a large matmul), memory bandwidth (a large copy and a
 large read) and the time of one tiny call (the dispatch floor).
 
-Every timing burns in once, then takes the median of `repeats` runs, as nanoGPT's bench.py does. Arrays are sized
-well past the last-level cache (≥ 4× by default) so the bandwidth is DRAM's, not the cache's.
+Every timing burns in once (as nanoGPT's bench.py does), then keeps the fastest of `repeats` runs: a ceiling is
+the most the machine does, and on a shared machine noise only ever slows a run down (the model's own timings in
+bench.py are medians). Arrays are sized well past the last-level cache (≥ 4× by default) so the bandwidth is
+DRAM's, not the cache's.
 
 NumPy float16 is not measured: NumPy has no half-precision BLAS, its fp16 matmul is a generic loop that says
 nothing about the hardware. The torch backend measures fp16 and bf16 where the device has them.
@@ -11,7 +13,6 @@ nothing about the hardware. The torch backend measures fp16 and bf16 where the d
 from __future__ import annotations
 
 import os
-import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -49,8 +50,8 @@ def cpu_model_name() -> str:
     return platform.processor() or platform.machine() or "unknown CPU"
 
 
-def median_seconds(run, repeats: int = 5, sync=lambda: None) -> float:
-    """Burn in once (page faults, thread-pool start-up, BLAS dispatch), then the median of `repeats` timings."""
+def fastest_seconds(run, repeats: int = 5, sync=lambda: None) -> float:
+    """Burn in once (page faults, thread-pool start-up, BLAS dispatch), then the fastest of `repeats` timings."""
     run()
     sync()
     times = []
@@ -59,7 +60,7 @@ def median_seconds(run, repeats: int = 5, sync=lambda: None) -> float:
         run()
         sync()
         times.append(time.perf_counter() - begin)
-    return statistics.median(times)
+    return min(times)
 
 
 @dataclass(frozen=True)
@@ -94,11 +95,7 @@ class Ceilings:
         }
 
 
-def _matmul_side(array_bytes: int, itemsize: int) -> int:
-    # n×n operands of about array_bytes / 4 each, n a multiple of 256, at least 1024 (2·n³ FLOP: a second or less
-    # on a laptop core at n = 2048, and far past the point where BLAS reaches its peak).
-    n = int((array_bytes / 4 / itemsize) ** 0.5) // 256 * 256
-    return max(1024, min(n, 4096))
+MATMUL_SIDE = 2048  # 2·2048³ ≈ 17 GFLOP: a tenth of a second on two cores, far past where BLAS reaches its peak
 
 
 def measure_numpy(array_bytes: int, repeats: int = 5, llc_bytes: int | None = None) -> Ceilings:
@@ -107,9 +104,9 @@ def measure_numpy(array_bytes: int, repeats: int = 5, llc_bytes: int | None = No
     llc = llc_bytes or last_level_cache_bytes()
     flops = {}
     for dtype, key in ((np.float32, "fp32"), (np.float64, "fp64")):
-        n = _matmul_side(array_bytes, np.dtype(dtype).itemsize)
+        n = MATMUL_SIDE
         a, b = np.ones((n, n), dtype), np.ones((n, n), dtype)
-        flops[key] = 2.0 * n**3 / median_seconds(lambda a=a, b=b: a @ b, repeats)
+        flops[key] = 2.0 * n**3 / fastest_seconds(lambda a=a, b=b: a @ b, repeats)
 
     # Copy on every core: NumPy's copy is single-threaded but releases the GIL, so one thread per core.
     workers = os.cpu_count() or 1
@@ -117,17 +114,17 @@ def measure_numpy(array_bytes: int, repeats: int = 5, llc_bytes: int | None = No
     target = np.empty_like(source)
     pairs = list(zip(np.array_split(source, workers), np.array_split(target, workers), strict=True))
     with ThreadPoolExecutor(workers) as pool:
-        copy_seconds = median_seconds(lambda: list(pool.map(lambda p: np.copyto(p[1], p[0]), pairs)), repeats)
+        copy_seconds = fastest_seconds(lambda: list(pool.map(lambda p: np.copyto(p[1], p[0]), pairs)), repeats)
     copy = 2.0 * source.nbytes / copy_seconds
 
     # Read: a matrix-vector product streams the matrix once (BLAS spreads it over the cores), as decode does.
     matrix = np.ones((array_bytes // 4 // 4096, 4096), np.float32)
     vector = np.ones((1, 4096), np.float32)
-    read = matrix.nbytes / median_seconds(lambda: vector @ matrix.T, repeats)
+    read = matrix.nbytes / fastest_seconds(lambda: vector @ matrix.T, repeats)
 
     one = np.ones(1, np.float32)
     calls = 2000
-    tiny = median_seconds(lambda: [one + one for _ in range(calls)], repeats) / calls
+    tiny = fastest_seconds(lambda: [one + one for _ in range(calls)], repeats) / calls
     notes = ("fp16 not measured: NumPy has no half-precision BLAS (its fp16 matmul is a generic loop, not a "
              "hardware path); use --backend torch",)
     return Ceilings("numpy", "cpu", cpu_model_name(), flops, copy, read, tiny, llc, array_bytes, notes)
@@ -157,19 +154,19 @@ def measure_torch(array_bytes: int, device: str = "cpu", repeats: int = 5, llc_b
         dtypes.update(fp16=torch.float16, bf16=torch.bfloat16)
     flops = {}
     for key, dtype in dtypes.items():
-        n = 8192 if device == "cuda" else _matmul_side(array_bytes, dtype.itemsize)
+        n = 8192 if device == "cuda" else MATMUL_SIDE
         a = torch.ones((n, n), dtype=dtype, device=device)
         b = torch.ones((n, n), dtype=dtype, device=device)
-        flops[key] = 2.0 * n**3 / median_seconds(lambda a=a, b=b: a @ b, repeats, sync)
+        flops[key] = 2.0 * n**3 / fastest_seconds(lambda a=a, b=b: a @ b, repeats, sync)
     source = torch.ones(array_bytes // 4, dtype=torch.float32, device=device)
     target = torch.empty_like(source)
-    copy = 2.0 * array_bytes / median_seconds(lambda: target.copy_(source), repeats, sync)
+    copy = 2.0 * array_bytes / fastest_seconds(lambda: target.copy_(source), repeats, sync)
     matrix = torch.ones((array_bytes // 4 // 4096, 4096), dtype=torch.float32, device=device)
     vector = torch.ones((1, 4096), dtype=torch.float32, device=device)
-    read = matrix.numel() * 4 / median_seconds(lambda: vector @ matrix.T, repeats, sync)
+    read = matrix.numel() * 4 / fastest_seconds(lambda: vector @ matrix.T, repeats, sync)
     one = torch.ones(1, device=device)
     calls = 500
-    tiny = median_seconds(lambda: [one + one for _ in range(calls)], repeats, sync) / calls
+    tiny = fastest_seconds(lambda: [one + one for _ in range(calls)], repeats, sync) / calls
     notes = () if device == "cuda" else ("fp16/bf16 not measured on the torch CPU backend",)
     return Ceilings("torch", device, name, flops, copy, read, tiny, llc, array_bytes, notes)
 
