@@ -118,18 +118,23 @@ def run_bench(model: str = DEFAULT_MODEL, size: str = "small", backend: str = "n
     progress(f"building the scaled model ({shape.layers} layers × {shape.hidden} wide, seeded weights)")
     model_ = decode.Transformer(shape, decode.random_weights(shape, seed), plan.prompt_tokens + plan.new_tokens)
     prompt = list(np.random.default_rng(seed).integers(0, shape.vocab, plan.prompt_tokens))
-    prefill_runs, decode_runs = [], []
+    # The calibration's matrix products run between the model's runs, so that a shared machine's slow spells
+    # fall on both alike (measured minutes apart, the two can differ by 2x on a busy host).
+    probe = realistic_cpu.linear_probe(_linear_shapes(spec), plan.prompt_tokens, budget)
+    prefill_runs, decode_runs, memory_runs, compute_runs = [], [], [], []
     for run in range(plan.repeats + 1):  # run 0 is the burn-in
-        progress(f"decode loop, run {run}/{plan.repeats}")
+        progress(f"decode loop and calibration, run {run}/{plan.repeats}")
         _, prefill_seconds, steps = model_.generate(prompt, plan.new_tokens)
+        memory, compute = probe(1), probe(plan.prompt_tokens)
         if run:
             prefill_runs.append(prefill_seconds)
             decode_runs += steps
-    del model_
+            memory_runs.append(memory)
+            compute_runs.append(compute)
+    del model_, probe
+    compute_eff, memory_eff = realistic_cpu.efficiencies(memory_runs, compute_runs, ceilings)
 
-    progress("calibrating the realistic estimate (matrix products of the model's shapes, dispatch)")
-    linear_shapes = _linear_shapes(spec)
-    compute_eff, memory_eff = realistic_cpu.linear_efficiencies(linear_shapes, plan.prompt_tokens, budget, ceilings)
+    progress("calibrating the call latency (the same loop at a size where the arithmetic is nothing)")
     tiny_config = _tiny(scaled)
     tiny_shape = decode.Shape.of(tiny_config)
     tiny_rows = rows(spec_from_config(tiny_config), Step.decode(8), FORMATS)

@@ -70,28 +70,31 @@ def realistic_step(rows, accelerator, calibration: CpuCalibration, calls_of) -> 
 
 # ---------------------------------------------------------------- measuring the calibration
 
-def linear_efficiencies(shapes, tokens: int, stream_bytes: int, ceilings, repeats: int = 3) -> tuple[float, float]:
-    """(compute efficiency at `tokens` rows, memory efficiency at one row) of x @ W.T over matrices of the given
-    [out, in] shapes, repeated in turn until they fill `stream_bytes` (past the cache, as in the model)."""
+def linear_probe(shapes, tokens: int, stream_bytes: int):
+    """A function timing x @ W.T over matrices of the given [out, in] shapes, repeated in turn until they fill
+    `stream_bytes` (past the cache, as in the model): probe(rows) -> (seconds, bytes, FLOPs) of one pass."""
     rng = np.random.default_rng(1)
     one = sum(out * inp * 4 for out, inp in shapes)
-    copies = max(1, int(stream_bytes // one))
-    matrices = [rng.standard_normal(s, dtype=np.float32) for _ in range(copies) for s in shapes]
+    matrices = [rng.standard_normal(s, dtype=np.float32) for _ in range(max(1, int(stream_bytes // one)))
+                for s in shapes]
     inputs = {inp: rng.standard_normal((tokens, inp), dtype=np.float32) for _, inp in shapes}
 
-    def stream(rows: int) -> float:
-        times = []
-        for _ in range(repeats + 1):  # the first pass is the burn-in
-            begin = time.perf_counter()
-            for w in matrices:
-                inputs[w.shape[1]][:rows] @ w.T
-            times.append(time.perf_counter() - begin)
-        return statistics.median(times[1:])
+    def probe(rows: int) -> tuple[float, float, float]:
+        begin = time.perf_counter()
+        for w in matrices:
+            inputs[w.shape[1]][:rows] @ w.T
+        seconds = time.perf_counter() - begin
+        return seconds, sum(w.nbytes for w in matrices), sum(2.0 * rows * w.size for w in matrices)
 
-    total_bytes = sum(w.nbytes for w in matrices)
-    total_flops = sum(2.0 * tokens * w.size for w in matrices)
-    memory = total_bytes / stream(1) / ceilings.memory_bandwidth_bytes_per_second
-    compute = total_flops / stream(tokens) / ceilings.flops_per_second_by_dtype["fp32"]
+    return probe
+
+
+def efficiencies(memory_runs, compute_runs, ceilings) -> tuple[float, float]:
+    """(compute, memory) efficiency of the linear rows: the median probe run against the ceilings."""
+    seconds, _, flops = sorted(compute_runs)[len(compute_runs) // 2]
+    compute = flops / seconds / ceilings.flops_per_second_by_dtype["fp32"]
+    seconds, nbytes, _ = sorted(memory_runs)[len(memory_runs) // 2]
+    memory = nbytes / seconds / ceilings.memory_bandwidth_bytes_per_second
     return min(1.0, compute), min(1.0, memory)
 
 
