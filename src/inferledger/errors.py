@@ -44,6 +44,10 @@ class LogFormatError(InferledgerError, ValueError):
     """A log file could not be read as any known format."""
 
 
+class BenchError(InferledgerError, ValueError):
+    """A benchmark cannot run as asked (a missing optional backend, no CUDA device, an unknown size)."""
+
+
 def require(value, kind, argument: str, how: str = ""):
     """`value` if it is a `kind`, else BadArgument naming the argument and how to build a right one."""
     if isinstance(value, kind):
