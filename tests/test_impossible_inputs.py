@@ -158,3 +158,30 @@ def test_python_api_names_the_argument_not_the_flag():
         request_account(spec, h100, overhead_seconds_per_step=math.nan)
     with pytest.raises(InferledgerError):
         memory_account(spec, h100, Formats.resolve(spec), 0)
+
+
+def test_every_public_entry_point_checks_its_argument_types():
+    from inferledger.errors import BadArgument
+    from inferledger.hardware import find_accelerator
+    from inferledger.ledger.model_ledger import model_ledger
+    from inferledger.ledger.params import count_parameters
+    from inferledger.model import load_model
+    from inferledger.operators import Formats, Step, rows
+    from inferledger.precision import get_precision
+
+    spec = load_model("meta-llama/Llama-3.1-8B")
+    for call, argument in [
+        (lambda: rows("llama", Step.decode(0), Formats.resolve(spec)), "spec must be a ModelSpec"),
+        (lambda: rows(spec, 8192, Formats.resolve(spec)), "step must be a Step"),
+        (lambda: rows(spec, Step.decode(0), "bf16"), "formats must be a Formats"),
+        (lambda: count_parameters("llama"), "spec must be a ModelSpec"),
+        (lambda: model_ledger({"model_type": "llama"}), "spec must be a ModelSpec"),
+        (lambda: load_model(8), "name must be a str or PathLike"),
+        (lambda: find_accelerator(3.35e12), "name must be a str or PathLike"),
+    ]:
+        with pytest.raises(BadArgument, match=argument):
+            call()
+    from inferledger.errors import UnknownPrecision
+
+    with pytest.raises(UnknownPrecision, match="a precision is a name"):
+        get_precision(16)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from inferledger.defaults import HIGH_PRECISION
+from inferledger.errors import require
 from inferledger.model.spec import (
     AttentionCore,
     Conv1d,
@@ -253,6 +254,9 @@ def _small(block, m, count, step: Step, f: Formats) -> Row:
 
 def rows(spec: ModelSpec, step: Step, formats: Formats, lm_head_last_only: bool = True) -> list[Row]:
     """The operator rows of one step, one per module of each distinct layer (its `count` says how many)."""
+    require(spec, ModelSpec, "spec", "build one with inferledger.model.load_model(name)")
+    require(step, Step, "step", "build one with Step.prefill(tokens) or Step.decode(context)")
+    require(formats, Formats, "formats", "build one with Formats.resolve(spec, 'bf16')")
     out = []
     for block in spec.blocks:
         for m in block.modules:

@@ -14,9 +14,10 @@ Rules, in order:
 
 from __future__ import annotations
 
+import os
 import re
 
-from inferledger.errors import UnknownAccelerator
+from inferledger.errors import UnknownAccelerator, require
 from inferledger.hardware.catalog import Accelerator, load_catalog, load_file
 
 _FILE_SUFFIXES = (".json", ".yaml", ".yml")
@@ -53,6 +54,7 @@ def find_accelerator(name, extra_files=()) -> Accelerator:
     or from the file `name` itself. Raises UnknownAccelerator (one line) when nothing or several things match."""
     if isinstance(name, Accelerator):
         return name
+    require(name, (str, os.PathLike), "name", "an accelerator name such as 'h100-sxm' or a path to a .json/.yaml part")
     name = str(name).strip()
     if _is_file_name(name):
         parts = load_file(name)

@@ -116,6 +116,9 @@ def siglip_parameters(v: dict, text_hidden: int) -> int:
 
 def load_model(name: str | os.PathLike) -> ModelSpec:
     """A ModelSpec from a path to config.json, a folder holding one, a catalog name or a hub id."""
+    from inferledger.errors import require
+
+    require(name, (str, os.PathLike), "name", "a catalog name, a hub id or a path to config.json")
     config, source = resolve_config(name)
     label = source
     if source.endswith(".json"):  # a file: the folder's name for config.json, else the file's stem
