@@ -291,8 +291,12 @@ def _kv_formats(kv: Precision | Formats) -> Formats:
 def kv_bytes_per_token(spec: ModelSpec, kv: Precision | Formats) -> float:
     """Cache bytes one more token of context costs (before any sliding-window cap): what a decode step writes
     into the attention layers' cache. Recurrent layers rewrite a constant state instead and do not count here."""
-    step_rows = rows(spec, Step.decode(context_tokens=0), _kv_formats(kv))
-    return sum(r.kv_write_bytes * r.count for r in step_rows if r.kind == "attention")
+    return cache_bytes_written(rows(spec, Step.decode(context_tokens=0), _kv_formats(kv)))
+
+
+def cache_bytes_written(decode_rows: list[Row]) -> float:
+    """KV bytes one decode step of one sequence writes: the cost of one more token of context."""
+    return sum(r.kv_write_bytes * r.count for r in decode_rows if r.kind == "attention")
 
 
 def kv_bytes_per_sequence(spec: ModelSpec, kv: Precision | Formats, context_tokens: int) -> float:

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from inferledger import defaults
 from inferledger.errors import BadWorkload, require
 from inferledger.model.spec import ModelSpec
-from inferledger.operators import Formats, Step, kv_bytes_per_sequence, kv_bytes_per_token, rows, total
+from inferledger.operators import Formats, Step, cache_bytes_written, kv_bytes_per_sequence, rows, total
 
 GIB = 2**30
 UNLIMITED = 2**31 - 1  # requests that fit when a model keeps no cache at all
@@ -89,7 +89,8 @@ def memory_account(
         raise BadWorkload(f"the number of GPUs must be a whole number of at least 1, got {num_gpus!r}")
     memory = accelerator.memory_bytes * num_gpus
     usable = memory * gpu_memory_utilization
-    weights_total = total(rows(spec, Step.decode(context_tokens=0), formats), "stored_weight_bytes")
+    one_token = rows(spec, Step.decode(context_tokens=0), formats)  # holds every weight; writes one token of KV
+    weights_total = total(one_token, "stored_weight_bytes")
     activation = activation_workspace_bytes(spec, formats, max_batched_tokens)
     reserve = runtime_overhead_bytes * num_gpus
     budget = usable - weights_total - activation - reserve
@@ -106,7 +107,7 @@ def memory_account(
             shortfall_bytes=max(0.0, -budget),
             warnings=tuple(notes) + ("a bare parameter count has no cache or activation shape: the workspace is "
                                      "not counted and how many requests fit is unknown",))
-    per_token = kv_bytes_per_token(spec, formats)
+    per_token = cache_bytes_written(one_token)
     per_request = kv_bytes_per_sequence(spec, formats, context_tokens)
     if per_request > 0:
         concurrency = max(0, math.floor(budget / per_request))

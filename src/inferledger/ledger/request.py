@@ -176,7 +176,9 @@ def request_account(
     )
     memory = memory_account(spec, accelerator, formats, context_tokens or isl + osl,
                             gpu_memory_utilization=gpu_memory_utilization)
-    simplified = simplified_account(spec, accelerator, formats.weights, workload, main_dtype)
+    # Active parameters (what one token uses), from the same rows as everything else.
+    active = sum(t.row.active_weight_elements * t.row.count for t in middle.rows)
+    simplified = simplified_account(active, accelerator, formats.weights, workload, main_dtype)
     return RequestAccount(
         model=spec.name, accelerator=accelerator.name, weights=formats.weights.name, kv=formats.kv.name,
         workload=workload, prefill=prefill, decode=decode, total_seconds=prefill.seconds + decode.seconds,
@@ -236,13 +238,10 @@ def request_warnings(spec: ModelSpec, accelerator, formats: Formats, workload: W
     return out
 
 
-def simplified_account(spec: ModelSpec, accelerator, weights: Precision, workload: Workload,
+def simplified_account(parameters: float, accelerator, weights: Precision, workload: Workload,
                        main_dtype: str) -> SimplifiedAccount:
     """2·P·ISL FLOP at peak for prefill; P × bytes per parameter at full bandwidth per decode token. P is the
-    active parameter count (for MoE, what one token uses), from the same rows as everything else."""
-    from inferledger.ledger.params import count_parameters
-
-    parameters = count_parameters(spec).active
+    active parameter count (for MoE, what one token uses)."""
     peak = peak_for(accelerator, main_dtype)
     prefill_flops = 2.0 * parameters * workload.isl * workload.batch
     prefill_seconds = prefill_flops / peak
