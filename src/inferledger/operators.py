@@ -89,6 +89,17 @@ class Formats:
     weights: Precision
     kv: Precision
     high: Precision  # what unquantized tensors (embeddings, norms, routers, modules_to_not_convert) are kept in
+    # ((block index, module name), Precision): what a checkpoint file states for its own tensors (a GGUF's
+    # per-tensor quant types, mixed ones averaged over the block's layers). Such a module is stored and read in
+    # that format, whatever `weights` and `high` say; empty for every format asked for by name.
+    modules: tuple = ()
+
+    def for_module(self, block_index: int, name: str) -> Formats:
+        """The formats one module's row uses: its checkpoint's own format when the file stated one."""
+        for key, precision in self.modules:
+            if key == (block_index, name):
+                return replace(self, weights=precision, high=precision, modules=())
+        return self
 
     @property
     def activation_bytes(self) -> float:
@@ -114,7 +125,10 @@ class Formats:
             weights = checkpoint_precision(spec.config_dtype, spec.quantization)
         else:
             weights = PRECISIONS[HIGH_PRECISION]
-        return Formats.of(weights, get_precision(kv_precision) if kv_precision is not None else None)
+        formats = Formats.of(weights, get_precision(kv_precision) if kv_precision is not None else None)
+        if precision is None and spec is not None and spec.module_formats:
+            formats = replace(formats, modules=spec.module_formats)
+        return formats
 
 
 def expected_distinct_experts(num_experts: int, top_k: int, tokens: int) -> float:
@@ -258,23 +272,24 @@ def rows(spec: ModelSpec, step: Step, formats: Formats, lm_head_last_only: bool 
     require(step, Step, "step", "build one with Step.prefill(tokens) or Step.decode(context)")
     require(formats, Formats, "formats", "build one with Formats.resolve(spec, 'bf16')")
     out = []
-    for block in spec.blocks:
+    for index, block in enumerate(spec.blocks):
         for m in block.modules:
+            formats_ = formats.for_module(index, m.name) if formats.modules else formats
             if isinstance(m, Linear):
-                row = _linear(block.kind, m, block.count, step, formats, lm_head_last_only)
+                row = _linear(block.kind, m, block.count, step, formats_, lm_head_last_only)
                 if m.component == "lm_head" and spec.tied_embeddings:
                     # Tied head: its weights are the embedding's (counted there), but the matmul reads them again.
                     row = replace(row, weight_elements=0, active_weight_elements=0, stored_weight_bytes=0.0)
             elif isinstance(m, Experts):
-                row = _experts(block.kind, m, block.count, step, formats)
+                row = _experts(block.kind, m, block.count, step, formats_)
             elif isinstance(m, AttentionCore):
-                row = _attention(block.kind, m, block.count, step, formats)
+                row = _attention(block.kind, m, block.count, step, formats_)
             elif isinstance(m, StateCore):
-                row = _state(block.kind, m, block.count, step, formats)
+                row = _state(block.kind, m, block.count, step, formats_)
             elif isinstance(m, Weights):
-                row = _weights(block.kind, m, block.count, step, formats)
+                row = _weights(block.kind, m, block.count, step, formats_)
             else:
-                row = _small(block.kind, m, block.count, step, formats)
+                row = _small(block.kind, m, block.count, step, formats_)
             out.append(row)
     return out
 

@@ -1,0 +1,138 @@
+"""A llama.cpp / ollama .gguf file → ModelSpec, from its metadata and tensor table only (never the weights).
+
+The metadata becomes the config.json the family's adapter already reads (one adapter per family, whatever the
+file format), and the tensor table gives every tensor's GGML type. A quantized GGUF mixes types (Q4_K_M keeps most
+matrices in Q4_K but attn_v and ffn_down of some layers, and the output, in Q6_K), so each module of the spec gets
+the bits its own tensors take, block scales included, averaged over the layers of its block: the operator rows
+then sum to the file's exact tensor bytes. The reader is the `gguf` package maintained with llama.cpp, imported
+only here (pip install 'inferledger[gguf]'); it maps the file and parses the header, touching no tensor data.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from inferledger.errors import ConfigError, UnsupportedModelType
+from inferledger.model.checkpoint import Matcher, Tensor
+from inferledger.model.spec import ModelSpec
+from inferledger.precision import ggml_format
+
+GGUF_MAGIC = b"GGUF"
+
+# general.architecture → the model_type whose adapter reads the same shapes.
+ARCHITECTURES = {
+    "llama": "llama", "mistral": "mistral", "qwen2": "qwen2", "qwen2moe": "qwen2_moe", "qwen3": "qwen3",
+    "qwen3moe": "qwen3_moe", "gemma": "gemma", "gemma2": "gemma2", "gemma3": "gemma3_text", "phi3": "phi3",
+}
+
+# GGUF metadata key (after "<arch>.") → the config.json field the adapters read.
+_KEYS = {
+    "embedding_length": "hidden_size",
+    "block_count": "num_hidden_layers",
+    "attention.head_count": "num_attention_heads",
+    "attention.head_count_kv": "num_key_value_heads",
+    "attention.key_length": "head_dim",
+    "feed_forward_length": "intermediate_size",
+    "context_length": "max_position_embeddings",
+    "attention.sliding_window": "sliding_window",
+    "expert_count": "num_experts",
+    "expert_used_count": "num_experts_per_tok",
+    "expert_feed_forward_length": "moe_intermediate_size",
+    "expert_shared_feed_forward_length": "shared_expert_intermediate_size",
+}
+
+# GGUF tensor name (blk.N.<name> or <name>) → spec module names it may be, most specific first.
+_MODULES = {
+    "token_embd": ("embed_tokens",), "output_norm": ("final_norm",), "output": ("lm_head",),
+    "attn_norm": ("input_layernorm",),
+    "attn_q": ("q_proj",), "attn_k": ("k_proj",), "attn_v": ("v_proj",), "attn_qkv": ("qkv_proj",),
+    "attn_output": ("o_proj",), "attn_q_norm": ("q_norm",), "attn_k_norm": ("k_norm",), "attn_sinks": ("sinks",),
+    # Gemma 2/3 norm both sides of each sublayer: there ffn_norm is the pre-FFN norm; in Llama it is HF's
+    # post_attention_layernorm (the norm between attention and FFN).
+    "ffn_norm": ("pre_feedforward_layernorm", "post_attention_layernorm"),
+    "attn_post_norm": ("post_attention_layernorm",), "post_attention_norm": ("post_attention_layernorm",),
+    "ffn_post_norm": ("post_feedforward_layernorm",), "post_ffw_norm": ("post_feedforward_layernorm",),
+    "ffn_gate": ("mlp.gate_proj",), "ffn_down": ("mlp.down_proj",),
+    "ffn_up": ("mlp.up_proj", "mlp.gate_up_proj"),  # Phi-3 keeps gate and up in one ffn_up
+    "ffn_gate_inp": ("router",), "exp_probs_b": ("router.e_score_correction_bias",),
+    "ffn_gate_exps": ("experts",), "ffn_up_exps": ("experts",), "ffn_down_exps": ("experts",),
+    "ffn_gate_shexp": ("shared.gate_proj",), "ffn_up_shexp": ("shared.up_proj",),
+    "ffn_down_shexp": ("shared.down_proj",), "ffn_gate_inp_shexp": ("shared.gate",),
+}
+_TENSOR = re.compile(r"^(?:blk\.(\d+)\.)?(.+?)(?:\.(?:weight|bias))?$")
+
+
+def is_gguf(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == GGUF_MAGIC
+    except OSError:
+        return False
+
+
+def _reader(path: Path):
+    try:
+        import gguf
+    except ImportError:
+        raise ConfigError(f"{path}: reading a .gguf file needs the gguf package: pip install 'inferledger[gguf]'")\
+            from None
+    try:
+        return gguf, gguf.GGUFReader(path)
+    except (ValueError, KeyError, IndexError, OverflowError) as error:
+        raise ConfigError(f"{path}: not a readable GGUF file ({str(error)[:80]})") from None
+
+
+def _scalar(field):
+    """A metadata value; for arrays only their length matters here (the tokenizer's 128K strings are not read)."""
+    if field.types and field.types[0].name == "ARRAY":
+        return len(field.data)
+    return field.contents()
+
+
+def read_gguf(path: str | Path) -> ModelSpec:
+    """The ModelSpec of a .gguf file, each module carrying the bits its tensors are stored in."""
+    from inferledger.model import spec_from_config
+
+    path = Path(path)
+    gguf, reader = _reader(path)
+    meta = {name: _scalar(field) for name, field in reader.fields.items()}
+    arch = meta.get("general.architecture")
+    if arch not in ARCHITECTURES:
+        raise UnsupportedModelType(f"{path}: GGUF architecture {arch!r} is not one inferledger reads yet; "
+                                   f"supported: {', '.join(sorted(ARCHITECTURES))}; or pass the model's config.json")
+    config: dict = {"model_type": ARCHITECTURES[arch]}
+    for key, field in _KEYS.items():
+        value = meta.get(f"{arch}.{key}")
+        if value is not None:
+            config[field] = value
+    tensors = {t.name: t for t in reader.tensors}
+    if "token_embd.weight" not in tensors:
+        raise ConfigError(f"{path}: no token_embd.weight tensor; is this a language model GGUF?")
+    # GGUF lists dimensions innermost first: token_embd is [hidden, vocab].
+    config["vocab_size"] = int(tensors["token_embd.weight"].shape[-1])
+    config["tie_word_embeddings"] = "output.weight" not in tensors
+    if config.get("num_experts") and arch in ("llama", "mistral"):
+        config["num_local_experts"] = config.pop("num_experts")  # Mixtral's spelling for the llama adapter
+    file_type = meta.get("general.file_type")
+    try:
+        type_name = gguf.LlamaFileType(file_type).name.removeprefix("MOSTLY_").removeprefix("ALL_")
+    except ValueError:
+        type_name = "gguf"
+    label = str(meta.get("general.name") or path.stem)
+    stored_bytes = sum(int(t.n_bytes) for t in reader.tensors)
+    elements = sum(int(t.n_elements) for t in reader.tensors)
+    spec = spec_from_config(config, name=label, source=str(path))
+    # The file's own label (Q4_K_M) with its mean bits over all tensors: what `precision` shows, and the format
+    # a module with no tensor of its own is counted in.
+    spec = replace(spec, quantization={"quant_method": "gguf", "file_type": type_name,
+                                       "bits_per_weight": 8 * stored_bytes / elements if elements else 16.0})
+    matcher = Matcher(spec)
+    for t in reader.tensors:
+        # GGUF lists dimensions innermost first; the shape here reads like PyTorch's.
+        tensor = Tensor(t.name, t.tensor_type.name, tuple(int(d) for d in reversed(t.shape)), int(t.n_bytes))
+        match = _TENSOR.match(t.name)
+        layer = int(match.group(1)) if match.group(1) is not None else None
+        matcher.add(tensor, matcher.locate(layer, _MODULES.get(match.group(2), ())), layer)
+    return matcher.finish("gguf", (str(path),), ggml_format, header_bytes=int(reader.data_offset))
