@@ -305,46 +305,29 @@ def load_tokenizer_file(path: Path, add_special_tokens: bool = False) -> Tokeniz
 
 
 def _load_hub(repo_id: str, add_special_tokens: bool) -> Tokenizer:
-    try:
-        from huggingface_hub import hf_hub_download
-    except ImportError:
-        raise TokenizerError(f"unknown tokenizer {repo_id!r}: not bundled ({', '.join(BUNDLED)}), not a file; "
-                             "for a hub id install huggingface_hub (pip install 'inferledger[hub]')") from None
-    last_error = None
-    # The local cache first (works offline), then the hub, only if its host resolves: offline, huggingface_hub
-    # would retry each file for about a minute before giving up.
-    for local_only in (True, False):
-        if not local_only and not _hub_reachable():
-            last_error = ConnectionError("hub unreachable")
-            break
-        for filename in ("tokenizer.json", "tekken.json", "tokenizer.model"):
-            try:
-                path = hf_hub_download(repo_id, filename, local_files_only=local_only)
-            except Exception as error:  # not cached, offline, gated, missing file: try the next, then report
-                last_error = error
-                continue
-            tokenizer = load_tokenizer_file(Path(path), add_special_tokens)
-            tokenizer.name, tokenizer.source = repo_id, f"hub:{repo_id}/{filename}"
-            return tokenizer
-    reason = type(last_error).__name__ if last_error else "not found"
-    raise TokenizerError(f"unknown tokenizer {repo_id!r}: not bundled ({', '.join(BUNDLED)}), not a file, and the "
-                         f"hub gave no tokenizer file ({reason}); offline, pass a path to tokenizer.json")
+    """The repo's own tokenizer file, from the local hub cache or from the hub when it answers (inferledger.hub)."""
+    from inferledger.hub import HubUnavailable, download
+
+    reason = "not found"
+    for filename in HUB_TOKENIZER_FILES:
+        try:
+            path = download(repo_id, filename)
+        except HubUnavailable as error:  # not cached; keep looking in the cache for the other file names
+            reason = str(error)
+            continue
+        except Exception as error:  # the repo has no such file, or is gated: try the next name, then report
+            reason = type(error).__name__
+            continue
+        tokenizer = load_tokenizer_file(Path(path), add_special_tokens)
+        tokenizer.name, tokenizer.source = repo_id, f"hub:{repo_id}/{filename}"
+        return tokenizer
+    raise TokenizerError(f"unknown tokenizer {repo_id!r}: not bundled ({', '.join(BUNDLED)}), not a file, and no "
+                         f"tokenizer file of it is cached or could be fetched ({reason}); pass a local path instead: "
+                         "the model's folder or its tokenizer.json")
 
 
-def _hub_reachable() -> bool:
-    import socket
-    from urllib.parse import urlparse
-
-    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
-        return False
-    try:
-        from huggingface_hub import constants
-
-        host = urlparse(constants.ENDPOINT).hostname or "huggingface.co"
-        socket.getaddrinfo(host, 443)
-        return True
-    except (OSError, ImportError, AttributeError):
-        return False
+# The files a hub repo may keep its tokenizer in, most complete first.
+HUB_TOKENIZER_FILES = ("tokenizer.json", "tekken.json", "tokenizer.model")
 
 
 @functools.lru_cache(maxsize=16)
