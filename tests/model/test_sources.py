@@ -108,3 +108,36 @@ def test_a_cached_hub_config_is_read_offline(tmp_path, monkeypatch):
                           capture_output=True, text=True, env=environment, timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["params"]["total"] == 124_439_808  # GPT-2 small
+
+
+def test_hub_id_reads_safetensors_headers_when_the_hub_answers(tmp_path, monkeypatch):
+    """Online, a hub id's safetensors headers come through huggingface_hub's get_safetensors_metadata (range
+    requests for each shard's header); faked here with GPT-2 small's 148 tensors in F32."""
+    import inferledger.hub
+
+    config = tmp_path / "config.json"
+    config.write_bytes((CATALOG_DIR / "openai-community--gpt2.json").read_bytes())
+    shapes = {"wte.weight": [50257, 768], "wpe.weight": [1024, 768], "ln_f.weight": [768], "ln_f.bias": [768]}
+    for i in range(12):
+        p = f"h.{i}."
+        shapes.update({p + "ln_1.weight": [768], p + "ln_1.bias": [768], p + "ln_2.weight": [768],
+                       p + "ln_2.bias": [768], p + "attn.c_attn.weight": [768, 2304], p + "attn.c_attn.bias": [2304],
+                       p + "attn.c_proj.weight": [768, 768], p + "attn.c_proj.bias": [768],
+                       p + "mlp.c_fc.weight": [768, 3072], p + "mlp.c_fc.bias": [3072],
+                       p + "mlp.c_proj.weight": [3072, 768], p + "mlp.c_proj.bias": [768]})
+    tensors, offset = {}, 0
+    for name, shape in shapes.items():
+        size = 4 * (shape[0] * (shape[1] if len(shape) > 1 else 1))
+        tensors[name] = types.SimpleNamespace(dtype="F32", shape=shape, data_offsets=(offset, offset + size))
+        offset += size
+    metadata = types.SimpleNamespace(files_metadata={"model.safetensors": types.SimpleNamespace(tensors=tensors)})
+    fake = types.SimpleNamespace(hf_hub_download=lambda repo_id, filename, **kwargs: str(config),
+                                 get_safetensors_metadata=lambda repo_id: metadata)
+    monkeypatch.setitem(sys.modules, "huggingface_hub", fake)
+    monkeypatch.setattr(inferledger.hub, "reachable", lambda: True)
+    spec = load_model("someone/tiny-gpt2")
+    assert spec.checkpoint.files == ("hub:someone/tiny-gpt2/model.safetensors",)
+    assert spec.checkpoint.elements == count_parameters(spec).total == 124_439_808  # GPT-2 small
+    assert spec.checkpoint.stored_bytes == 4 * 124_439_808
+    assert spec.checkpoint.mismatches == () and spec.checkpoint.unexpected == ()
+    assert spec.checkpoint.matched_elements == 124_439_808

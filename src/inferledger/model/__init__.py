@@ -140,6 +140,10 @@ def load_model(name: str | os.PathLike) -> ModelSpec:
         from inferledger.model.safetensors import check_folder
 
         spec = check_folder(spec, Path(name))
+    elif source == str(name) and not Path(source).exists() and source not in catalog_names():
+        from inferledger.model.safetensors import check_hub  # a hub id: its headers, when the hub answers
+
+        spec = check_hub(spec, source)
     return spec
 
 

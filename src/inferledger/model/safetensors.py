@@ -28,7 +28,13 @@ INDEX_NAME = "model.safetensors.index.json"
 _DTYPES = {"F32": "fp32", "F16": "fp16", "BF16": "bf16", "F8_E4M3": "fp8", "F8_E5M2": "fp8_e5m2", "I8": "int8"}
 
 # A decoder layer's tensors, whatever wraps the language model (model., model.language_model., language_model.model.).
-_LAYER = re.compile(r"(?:^|\.)layers\.(\d+)\.(.+?)(?:\.(?:weight|bias))?$")
+# GPT-2 and Falcon number their layers h.N.
+_LAYER = re.compile(r"(?:^|\.)(?:layers|h)\.(\d+)\.(.+?)(?:\.(?:weight|bias))?$")
+# Layer tensor names that are not the spec's module names: GPT-2's Conv1D names, Falcon's.
+_LAYER_ALIASES = {"attn.c_attn": "qkv_proj", "attn.c_proj": "o_proj", "mlp.c_fc": "mlp.up_proj",
+                  "mlp.c_proj": "mlp.down_proj", "self_attention.query_key_value": "qkv_proj",
+                  "self_attention.dense": "o_proj", "mlp.dense_h_to_4h": "mlp.up_proj",
+                  "mlp.dense_4h_to_h": "mlp.down_proj"}
 _OUTER = {"embed_tokens": "embed_tokens", "wte": "embed_tokens", "word_embeddings": "embed_tokens",
           "tok_embeddings": "embed_tokens", "wpe": "embed_positions", "embed_positions": "embed_positions",
           "norm": "final_norm", "ln_f": "final_norm", "final_layernorm": "final_norm", "lm_head": "lm_head",
@@ -93,6 +99,8 @@ def shard_files(path: Path) -> list[Path]:
 def _candidates(rest: str) -> tuple:
     """Spec module names a layer tensor (its name after layers.N.) may be, most specific first."""
     last = rest.split(".")[-1]
+    if rest in _LAYER_ALIASES:
+        return (_LAYER_ALIASES[rest],)
     if "shared_expert_gate" in rest:  # Qwen2-MoE: the sigmoid gate of the shared expert
         return ("shared.gate",)
     if "shared_expert" in rest:  # shared_expert (Qwen) / shared_experts (DeepSeek)
@@ -174,3 +182,24 @@ def read_safetensors(path: str | Path) -> ModelSpec:
     for tensor in tensors:
         matcher.add(tensor, (0, "weights"))
     return matcher.finish("safetensors", tuple(str(f) for f in files), _stored_format, header_bytes=read)
+
+
+def check_hub(spec: ModelSpec, repo_id: str) -> ModelSpec:
+    """A hub id's spec checked against its safetensors headers, read by HTTP range requests (huggingface_hub's
+    get_safetensors_metadata: the first bytes of each shard, never the weights). Offline, or on any failure, the
+    spec stands as the config gives it, with a note saying the headers were not read."""
+    from inferledger import hub
+
+    if hub.offline_by_choice() or not hub.reachable():
+        return replace(spec, notes=spec.notes + ("safetensors headers not read (offline)",))
+    try:
+        from huggingface_hub import get_safetensors_metadata
+
+        metadata = get_safetensors_metadata(repo_id)
+    except Exception as error:  # no safetensors in the repo, gated, network: the config's account stands
+        return replace(spec, notes=spec.notes + (f"safetensors headers not read ({error.__class__.__name__})",))
+    files = [f"hub:{repo_id}/{name}" for name in metadata.files_metadata]
+    tensors = [Tensor(name, str(info.dtype), tuple(int(s) for s in info.shape),
+                      int(info.data_offsets[1]) - int(info.data_offsets[0]))
+               for file in metadata.files_metadata.values() for name, info in file.tensors.items()]
+    return _finish(spec, files, tensors, 0)

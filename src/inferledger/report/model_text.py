@@ -86,7 +86,8 @@ def render_checkpoint(checkpoint) -> str:
     """What the weight files hold, by stored type, and what the config's spec did not expect."""
     c = checkpoint
     files = c.files[0] if len(c.files) == 1 else f"{len(c.files)} files"
-    out = ["", f"{c.format} headers ({files}; {c.header_bytes:,} bytes read, no weights): {c.tensors:,} tensors, "
+    read = f"{c.header_bytes:,} bytes read, " if c.header_bytes else ""
+    out = ["", f"{c.format} headers ({files}; {read}no weights): {c.tensors:,} tensors, "
                f"{c.elements:,} elements, {format_bytes(c.stored_bytes)} stored"]
     rows = [[dtype, f"{v['tensors']:,}", f"{v['elements']:,}", f"{8 * v['stored_bytes'] / v['elements']:.4g}"
              if v["elements"] else "-", format_bytes(v["stored_bytes"])]
