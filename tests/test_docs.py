@@ -22,3 +22,15 @@ def test_two_command_quick_start():
     assert "inferledger request" in quick[0] and "pytest" in quick[1]
     ci = (Path(__file__).parent.parent / ".ci" / "run").read_text()
     assert "pytest" in ci
+
+
+def test_tokens_block_is_current():
+    """The README's count of the seed chapter under the Qwen and DeepSeek tokenizers (bundled, offline)."""
+    import os
+
+    command = ["tokens", "chapter2-prerequisites.zh.txt", "-t", "o200k_base,qwen2.5,qwen3.5,deepseek-v4"]
+    fixtures = Path(__file__).parent / "fixtures" / "tokens"
+    result = subprocess.run([sys.executable, "-m", "inferledger", *command], capture_output=True, text=True,
+                            cwd=fixtures, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert result.returncode == 0
+    assert "$ inferledger " + " ".join(command) + "\n" + result.stdout in README

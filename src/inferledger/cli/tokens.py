@@ -179,9 +179,10 @@ def _render(report) -> str:
     if report.tokenizer_choice is not None:
         choice = report.tokenizer_choice
         head += f"\ntokenizer of {choice.model}: {choice.tokenizer} from {choice.source} ({choice.why})"
+    spread = (f"spread between tokenizers: {report.spread_percent:.1f}% (largest count / smallest − 1); "
+              if len(report.results) > 1 else "")
     lines = [head, "", render_table(header, rows, align="ll" + "r" * (len(header) - 2)), "",
-             f"spread between tokenizers: {report.spread_percent:.1f}% (largest count / smallest − 1); "
-             f"words×1.3 estimate: {text.words_estimate_tokens:,.0f} tokens"]
+             f"{spread}words×1.3 estimate: {text.words_estimate_tokens:,.0f} tokens"]
     cost = report.cost
     if cost is not None:
         cheapest = min(row.total_seconds for row in cost.rows)
