@@ -204,3 +204,72 @@ def test_errors_are_one_line(tmp_path):
     write_gguf(other, "rwkv6", {"rwkv6.block_count": 1}, [("token_embd.weight", (16, 8), Q.F32)])
     with pytest.raises(UnsupportedModelType, match="GGUF architecture 'rwkv6'"):
         load_model(other)
+
+
+def test_deepseek_mla_moe_with_split_kv_b_and_an_mtp_layer(tmp_path):
+    """A scaled-down DeepSeek-V3 as llama.cpp writes it since 2025: MLA with q_lora, kv_b split into k_b and v_b,
+    one dense layer then MoE layers with a shared expert and the routing bias, and one MTP block (block_count 4 =
+    3 layers + 1 nextn) that is reported, not counted."""
+    hidden, heads, q_lora, kv_lora, nope, rope, v_dim = 64, 4, 32, 16, 8, 4, 8
+    experts, moe_inter, inter, vocab = 4, 16, 96, 128
+
+    def layer(i: int) -> list:
+        b = f"blk.{i}."
+        tensors = [(b + "attn_norm.weight", (hidden,), Q.F32), (b + "attn_q_a.weight", (q_lora, hidden), Q.F16),
+                   (b + "attn_q_a_norm.weight", (q_lora,), Q.F32),
+                   (b + "attn_q_b.weight", (heads * (nope + rope), q_lora), Q.F16),
+                   (b + "attn_kv_a_mqa.weight", (kv_lora + rope, hidden), Q.Q8_0),
+                   (b + "attn_kv_a_norm.weight", (kv_lora,), Q.F32),
+                   (b + "attn_k_b.weight", (heads, kv_lora, nope), Q.F16),
+                   (b + "attn_v_b.weight", (heads, v_dim, kv_lora), Q.F16),
+                   (b + "attn_output.weight", (hidden, heads * v_dim), Q.Q8_0),
+                   (b + "ffn_norm.weight", (hidden,), Q.F32)]
+        if i == 0:
+            return tensors + [(b + "ffn_gate.weight", (inter, hidden), Q.Q8_0),
+                              (b + "ffn_up.weight", (inter, hidden), Q.Q8_0),
+                              (b + "ffn_down.weight", (hidden, inter), Q.F16)]
+        return tensors + [(b + "ffn_gate_inp.weight", (experts, hidden), Q.F32),
+                          (b + "exp_probs_b.bias", (experts,), Q.F32),
+                          (b + "ffn_gate_exps.weight", (experts, moe_inter, hidden), Q.Q8_0),
+                          (b + "ffn_up_exps.weight", (experts, moe_inter, hidden), Q.Q8_0),
+                          (b + "ffn_down_exps.weight", (experts, hidden, moe_inter), Q.F16),
+                          (b + "ffn_gate_shexp.weight", (moe_inter, hidden), Q.Q8_0),
+                          (b + "ffn_up_shexp.weight", (moe_inter, hidden), Q.Q8_0),
+                          (b + "ffn_down_shexp.weight", (hidden, moe_inter), Q.F16)]
+
+    tensors = [("token_embd.weight", (vocab, hidden), Q.Q8_0), ("output_norm.weight", (hidden,), Q.F32),
+               ("output.weight", (vocab, hidden), Q.Q8_0)]
+    for i in range(4):
+        tensors += layer(i)
+    metadata = {"general.file_type": 7, "deepseek2.block_count": 4, "deepseek2.nextn_predict_layers": 1,
+                "deepseek2.embedding_length": hidden, "deepseek2.feed_forward_length": inter,
+                "deepseek2.attention.head_count": heads, "deepseek2.attention.head_count_kv": 1,
+                "deepseek2.attention.q_lora_rank": q_lora, "deepseek2.attention.kv_lora_rank": kv_lora,
+                "deepseek2.attention.key_length": kv_lora + rope, "deepseek2.attention.value_length": kv_lora,
+                "deepseek2.attention.key_length_mla": nope + rope, "deepseek2.attention.value_length_mla": v_dim,
+                "deepseek2.rope.dimension_count": rope, "deepseek2.expert_count": experts,
+                "deepseek2.expert_used_count": 2, "deepseek2.expert_shared_count": 1,
+                "deepseek2.expert_feed_forward_length": moe_inter, "deepseek2.leading_dense_block_count": 1,
+                "deepseek2.context_length": 4096}
+    write_gguf(tmp_path / "ds.gguf", "deepseek2", metadata, tensors)
+
+    spec = load_model(tmp_path / "ds.gguf")
+    ledger = model_ledger(spec)
+    in_layers = [t for t in tensors if not t[0].startswith("blk.3.")]
+    assert spec.model_type == "deepseek_v3" and spec.num_layers == 3
+    assert ledger.params.total == sum(int(np.prod(shape)) for _, shape, _ in in_layers)
+    assert ledger.weight_bytes_selected == pytest.approx(sum(tensor_bytes(s, q) for _, s, q in in_layers), rel=1e-12)
+    assert spec.checkpoint.mismatches == ()
+    (mtp,) = spec.checkpoint.unexpected
+    assert mtp["tensors"] == len(layer(3)) and mtp["what"].startswith("layers past")
+    # MLA caches the latent and the rope key: 3 layers × (16 + 4) × 2 bytes per token.
+    assert ledger.kv_bytes_per_token == 3 * (kv_lora + rope) * 2
+
+
+def test_a_folder_holding_one_gguf_reads_it(llama_gguf, tmp_path):
+    path, tensors = llama_gguf
+    assert model_ledger(load_model(path.parent)).params.total == 8_030_261_248
+    for name in ("a.gguf", "b.gguf"):
+        write_gguf(tmp_path / name, "llama", *llama_31_8b_q4_k_m())
+    with pytest.raises(ConfigError, match="2 .gguf files; pass one of them: a.gguf, b.gguf"):
+        load_model(tmp_path)

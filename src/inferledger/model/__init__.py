@@ -121,6 +121,14 @@ def load_model(name: str | os.PathLike) -> ModelSpec:
 
     require(name, (str, os.PathLike), "name", "a catalog name, a hub id or a path to config.json")
     path = Path(name)
+    if path.is_dir() and not (path / "config.json").is_file():
+        ggufs = sorted(path.glob("*.gguf"))  # an ollama/llama.cpp download: the folder holds the .gguf alone
+        if len(ggufs) > 1:
+            from inferledger.errors import UnknownModel
+
+            raise UnknownModel(f"{path}: no config.json and {len(ggufs)} .gguf files; pass one of them: "
+                               + ", ".join(g.name for g in ggufs[:4]))
+        path = ggufs[0] if ggufs else path
     if path.is_file():
         from inferledger.model import gguf
 

@@ -25,6 +25,7 @@ GGUF_MAGIC = b"GGUF"
 ARCHITECTURES = {
     "llama": "llama", "mistral": "mistral", "qwen2": "qwen2", "qwen2moe": "qwen2_moe", "qwen3": "qwen3",
     "qwen3moe": "qwen3_moe", "gemma": "gemma", "gemma2": "gemma2", "gemma3": "gemma3_text", "phi3": "phi3",
+    "deepseek2": "deepseek_v3",  # DeepSeek V2/V3/R1, Kimi-K2: MLA + MoE (V2 told apart by its missing exp_probs_b)
 }
 
 # GGUF metadata key (after "<arch>.") → the config.json field the adapters read.
@@ -60,6 +61,10 @@ _MODULES = {
     "ffn_gate_exps": ("experts",), "ffn_up_exps": ("experts",), "ffn_down_exps": ("experts",),
     "ffn_gate_shexp": ("shared.gate_proj",), "ffn_up_shexp": ("shared.up_proj",),
     "ffn_down_shexp": ("shared.down_proj",), "ffn_gate_inp_shexp": ("shared.gate",),
+    # MLA; llama.cpp since 2025 splits kv_b into k_b and v_b (the absorbed form), together HF's kv_b_proj.
+    "attn_q_a": ("q_a_proj",), "attn_q_a_norm": ("q_a_layernorm",), "attn_q_b": ("q_b_proj",),
+    "attn_kv_a_mqa": ("kv_a_proj_with_mqa",), "attn_kv_a_norm": ("kv_a_layernorm",),
+    "attn_kv_b": ("kv_b_proj",), "attn_k_b": ("kv_b_proj",), "attn_v_b": ("kv_b_proj",),
 }
 _TENSOR = re.compile(r"^(?:blk\.(\d+)\.)?(.+?)(?:\.(?:weight|bias))?$")
 
@@ -91,6 +96,30 @@ def _scalar(field):
     return field.contents()
 
 
+def _deepseek_config(config: dict, meta: dict, tensors: dict) -> None:
+    """MLA's shapes in DeepSeek's config spelling. key/value_length_mla (llama.cpp since 2025) are the per-head
+    q·k and v widths; older files state them as key_length/value_length."""
+    def get(key, default=None):
+        return meta.get(f"deepseek2.{key}", default)
+
+    rope = get("rope.dimension_count")
+    config.pop("head_dim", None)
+    config.update(qk_rope_head_dim=rope, kv_lora_rank=get("attention.kv_lora_rank"),
+                  qk_nope_head_dim=get("attention.key_length_mla", get("attention.key_length")) - rope,
+                  v_head_dim=get("attention.value_length_mla", get("attention.value_length")),
+                  n_routed_experts=config.pop("num_experts", 0), n_shared_experts=get("expert_shared_count", 0),
+                  first_k_dense_replace=get("leading_dense_block_count", 0),
+                  # V3's aux-loss-free routing bias; V2 has none.
+                  topk_method="noaux_tc" if any(n.endswith("exp_probs_b.bias") for n in tensors) else "greedy")
+    if get("attention.q_lora_rank"):
+        config["q_lora_rank"] = get("attention.q_lora_rank")
+    # Files with MTP count its layers in block_count (llama.cpp's nextn_predict_layers are the last blocks).
+    nextn = get("nextn_predict_layers", 0)
+    if nextn:
+        config["num_hidden_layers"] -= nextn
+        config["num_nextn_predict_layers"] = nextn
+
+
 def read_gguf(path: str | Path) -> ModelSpec:
     """The ModelSpec of a .gguf file, each module carrying the bits its tensors are stored in."""
     from inferledger.model import spec_from_config
@@ -115,6 +144,8 @@ def read_gguf(path: str | Path) -> ModelSpec:
     config["tie_word_embeddings"] = "output.weight" not in tensors
     if config.get("num_experts") and arch in ("llama", "mistral"):
         config["num_local_experts"] = config.pop("num_experts")  # Mixtral's spelling for the llama adapter
+    if arch == "deepseek2":
+        _deepseek_config(config, meta, tensors)
     file_type = meta.get("general.file_type")
     try:
         type_name = gguf.LlamaFileType(file_type).name.removeprefix("MOSTLY_").removeprefix("ALL_")
