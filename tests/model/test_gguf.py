@@ -273,3 +273,34 @@ def test_a_folder_holding_one_gguf_reads_it(llama_gguf, tmp_path):
         write_gguf(tmp_path / name, "llama", *llama_31_8b_q4_k_m())
     with pytest.raises(ConfigError, match="2 .gguf files; pass one of them: a.gguf, b.gguf"):
         load_model(tmp_path)
+
+
+def test_tokenizer_arrays_in_the_metadata_are_stepped_over(tmp_path):
+    """Real files carry the vocabulary, merges, scores and token types as metadata arrays; the reader steps over
+    them (strings by their lengths, numbers by their width) and lands exactly on the tensor table."""
+    writer = gguf.GGUFWriter(str(tmp_path / "tok.gguf"), "llama")
+    for key, value in {"block_count": 1, "embedding_length": 32, "feed_forward_length": 64,
+                       "attention.head_count": 2, "attention.head_count_kv": 2}.items():
+        writer.add_uint32(f"llama.{key}", value)
+    writer.add_tokenizer_model("gpt2")
+    writer.add_token_list([f"token-{i}" * (i % 5 + 1) for i in range(3000)])
+    writer.add_token_merges([f"a{i} b{i}" for i in range(2000)])
+    writer.add_token_scores([float(i) for i in range(3000)])
+    writer.add_token_types([1] * 3000)
+    shapes = {"token_embd.weight": (3000, 32), "output_norm.weight": (32,), "blk.0.attn_norm.weight": (32,),
+              "blk.0.attn_q.weight": (32, 32), "blk.0.attn_k.weight": (32, 32), "blk.0.attn_v.weight": (32, 32),
+              "blk.0.attn_output.weight": (32, 32), "blk.0.ffn_norm.weight": (32,),
+              "blk.0.ffn_gate.weight": (64, 32), "blk.0.ffn_up.weight": (64, 32), "blk.0.ffn_down.weight": (32, 64)}
+    for name, shape in shapes.items():
+        writer.add_tensor(name, np.zeros(shape, dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    spec = load_model(tmp_path / "tok.gguf")
+    elements = sum(int(np.prod(shape)) for shape in shapes.values())
+    assert model_ledger(spec).params.total == elements == 96_000 + 32 * 3 + 4 * 1024 + 3 * 2048
+    assert spec.checkpoint.stored_bytes == 4 * elements
+    # The data region starts where the header ends: what was read is the file less its tensor data.
+    assert spec.checkpoint.header_bytes + 4 * elements <= (tmp_path / "tok.gguf").stat().st_size
+    assert spec.vocab_size == 3000 and spec.tied_embeddings
