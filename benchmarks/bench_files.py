@@ -35,12 +35,13 @@ def write_gguf(path: Path) -> None:
     writer.add_token_merges([f"a{i} b{i}" for i in range(280_147)])
     writer.add_token_scores([0.0] * 128_256)
     writer.add_token_types([1] * 128_256)
-    shapes = {"token_embd.weight": (128_256, 64), "output_norm.weight": (64,), "blk.0.attn_norm.weight": (64,),
-              "blk.0.attn_q.weight": (64, 64), "blk.0.attn_k.weight": (64, 64), "blk.0.attn_v.weight": (64, 64),
-              "blk.0.attn_output.weight": (64, 64), "blk.0.ffn_norm.weight": (64,),
-              "blk.0.ffn_gate.weight": (128, 64), "blk.0.ffn_up.weight": (128, 64), "blk.0.ffn_down.weight": (64, 128)}
-    for name, shape in shapes.items():
-        writer.add_tensor(name, np.zeros(shape, dtype=np.float16))
+    hidden, ffn = 64, 128
+    tensors = [("token_embd", (128_256, hidden))]
+    tensors += [(name, (hidden,)) for name in ("output_norm", "blk.0.attn_norm", "blk.0.ffn_norm")]
+    tensors += [(f"blk.0.attn_{name}", (hidden, hidden)) for name in ("q", "k", "v", "output")]
+    tensors += [("blk.0.ffn_gate", (ffn, hidden)), ("blk.0.ffn_up", (ffn, hidden)), ("blk.0.ffn_down", (hidden, ffn))]
+    for name, shape in tensors:
+        writer.add_tensor(f"{name}.weight", np.zeros(shape, dtype=np.float16))
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
