@@ -13,6 +13,7 @@ weights are fp32. Each weight is read once per step (no reuse across steps is as
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from inferledger.defaults import HIGH_PRECISION
 from inferledger.errors import require
@@ -94,12 +95,13 @@ class Formats:
     # that format, whatever `weights` and `high` say; empty for every format asked for by name.
     modules: tuple = ()
 
+    @cached_property
+    def _by_module(self) -> dict:
+        return {key: replace(self, weights=p, high=p, modules=()) for key, p in self.modules}
+
     def for_module(self, block_index: int, name: str) -> Formats:
         """The formats one module's row uses: its checkpoint's own format when the file stated one."""
-        for key, precision in self.modules:
-            if key == (block_index, name):
-                return replace(self, weights=precision, high=precision, modules=())
-        return self
+        return self._by_module.get((block_index, name), self)
 
     @property
     def activation_bytes(self) -> float:
