@@ -304,3 +304,28 @@ def test_tokenizer_arrays_in_the_metadata_are_stepped_over(tmp_path):
     # The data region starts where the header ends: what was read is the file less its tensor data.
     assert spec.checkpoint.header_bytes + 4 * elements <= (tmp_path / "tok.gguf").stat().st_size
     assert spec.vocab_size == 3000 and spec.tied_embeddings
+
+
+def test_damaged_weight_files_are_one_error_never_a_traceback(tmp_path):
+    """Random damage to a real GGUF header and random safetensors headers: either a spec or a ConfigError."""
+    import random
+
+    metadata, tensors = llama_31_8b_q4_k_m()
+    write_gguf(tmp_path / "good.gguf", "llama", metadata, tensors[:12])
+    header = (tmp_path / "good.gguf").read_bytes()[:4096]
+    generator = random.Random(13)
+    for _ in range(60):
+        damaged = bytearray(header[:generator.randint(4, len(header))])
+        for _ in range(generator.randint(1, 4)):
+            damaged[generator.randrange(4, len(damaged))] = generator.randrange(256)
+        (tmp_path / "d.gguf").write_bytes(bytes(damaged))
+        length = generator.randint(0, 64)
+        (tmp_path / "d.safetensors").write_bytes(length.to_bytes(8, "little") + generator.randbytes(length))
+        for name in ("d.gguf", "d.safetensors"):
+            try:
+                load_model(tmp_path / name)
+            except ConfigError:
+                pass
+    (tmp_path / "json.gguf").write_text("{}")
+    with pytest.raises(ConfigError, match="not a GGUF file"):
+        load_model(tmp_path / "json.gguf")

@@ -134,6 +134,10 @@ def load_model(name: str | os.PathLike) -> ModelSpec:
 
         if gguf.is_gguf(path):
             return gguf.read_gguf(path)
+        if path.suffix.lower() == ".gguf":
+            from inferledger.errors import ConfigError
+
+            raise ConfigError(f"{path}: not a GGUF file (it does not start with the GGUF magic bytes)")
         if path.name.endswith((".safetensors", ".safetensors.index.json")):
             from inferledger.model.safetensors import read_safetensors
 
