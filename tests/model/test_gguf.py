@@ -34,8 +34,9 @@ def tensor_bytes(shape, qtype) -> int:
     return int(np.prod(shape)) // block * size
 
 
-def write_gguf(path, arch: str, metadata: dict, tensors: list, sparse: bool = True) -> None:
-    """tensors: (name, shape as PyTorch writes it, GGML type). sparse: no data, a hole of the data's length."""
+def write_gguf(path, arch: str, metadata: dict, tensors: list, data_region: bool = True) -> None:
+    """tensors: (name, shape as PyTorch writes it, GGML type). The data region is a hole of the data's length
+    (a sparse file), or with data_region=False absent: the header alone."""
     writer = gguf.GGUFWriter(str(path), arch)
     for key, value in metadata.items():
         if isinstance(value, str):
@@ -51,7 +52,8 @@ def write_gguf(path, arch: str, metadata: dict, tensors: list, sparse: bool = Tr
     writer.write_kv_data_to_file()
     writer.write_ti_data_to_file()
     writer.close()
-    os.truncate(path, gguf.GGUFWriter.ggml_pad(os.path.getsize(path), 32) + data_bytes)
+    if data_region:
+        os.truncate(path, gguf.GGUFWriter.ggml_pad(os.path.getsize(path), 32) + data_bytes)
 
 
 def q4_k_m_uses_q6_k(layer: int, layers: int) -> bool:
@@ -329,3 +331,18 @@ def test_damaged_weight_files_are_one_error_never_a_traceback(tmp_path):
     (tmp_path / "json.gguf").write_text("{}")
     with pytest.raises(ConfigError, match="not a GGUF file"):
         load_model(tmp_path / "json.gguf")
+
+
+def test_the_header_alone_reads_like_the_file(llama_gguf, tmp_path):
+    """No tensor data is mapped: the header cut from a file (or the first megabytes of a download) gives the same
+    account. examples/Llama-3.1-8B-Q4_K_M.header.gguf, which the README runs, is this header."""
+    from pathlib import Path
+
+    path, _ = llama_gguf
+    write_gguf(tmp_path / "header.gguf", "llama", *llama_31_8b_q4_k_m(), data_region=False)
+    example = Path(__file__).resolve().parents[2] / "examples" / "Llama-3.1-8B-Q4_K_M.header.gguf"
+    assert example.read_bytes() == (tmp_path / "header.gguf").read_bytes()
+    whole, header = model_ledger(load_model(path)), model_ledger(load_model(example))
+    assert header.params.total == whole.params.total == 8_030_261_248
+    assert header.weight_bytes_selected == whole.weight_bytes_selected
+    assert example.stat().st_size < 20_000
