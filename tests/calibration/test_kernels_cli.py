@@ -94,3 +94,10 @@ def test_calibrate_writes_a_file_that_loads_and_reports_held_out_error(tmp_path)
     assert realistic["extrapolated"]  # a GEMM-only file has no attention entries: said, not hidden
     refuse = run_cli("calibrate", GEMM, "-o", GEMM)
     assert refuse.returncode == 1 and "input" in refuse.stderr
+
+
+def test_the_readme_kernels_block_is_current():
+    readme = (Path(__file__).parent.parent.parent / "README.md").read_text()
+    out = subprocess.run([sys.executable, "-m", "inferledger", "kernels", "tests/fixtures/calibration/gemm_latency.csv"],
+                         capture_output=True, text=True, cwd=Path(__file__).parent.parent.parent, timeout=300)
+    assert "$ inferledger kernels tests/fixtures/calibration/gemm_latency.csv\n" + out.stdout in readme
