@@ -74,10 +74,11 @@ def generation_of(accelerator) -> str:
 def blend(compute, memory, serial, power):
     """max of the three terms (power None) or their p-norm; numbers or NumPy arrays alike."""
     if power is None:
-        import numpy as np
+        if not hasattr(compute, "shape"):
+            return max(compute, memory, serial)
+        import numpy as np  # arrays come only from the fit; a request never pays numpy's import
 
-        return np.maximum(np.maximum(compute, memory), serial) if hasattr(compute, "shape") else \
-            max(compute, memory, serial)
+        return np.maximum(np.maximum(compute, memory), serial)
     return (compute ** power + memory ** power + serial ** power) ** (1.0 / power)
 
 
@@ -100,21 +101,38 @@ class RowEstimate:
     note: str
 
 
-def estimate_row(row, accelerator, calibration: Calibration, shape: Character | None = None,
-                 floor_seconds: float | None = None) -> RowEstimate:
-    """One instance of `row`. `shape` overrides the keys read off the row (a measured kernel states its own)."""
-    shape = shape or character(row, accelerator)
+def _pricing(row, accelerator, calibration: Calibration, shape: Character) -> tuple:
+    """(entry, extrapolated, note, peak FLOP/s) for a row of this character: what estimate_row looks up."""
     kind = shape.kind or _STAND_IN_KIND
-    dtype = shape.dtype if shape.kind else "bf16"
-    entry, extrapolated, note = calibration.lookup(kind, generation_of(accelerator), dtype)
-    if floor_seconds is None:
-        floor_seconds = time_rows([row], accelerator)[0].seconds
+    entry, extrapolated, note = calibration.lookup(kind, generation_of(accelerator), shape.dtype if shape.kind
+                                                   else "bf16")
     if entry is None:
-        return RowEstimate(row, floor_seconds, floor_seconds, shape.kind, shape.dtype, None, True,
-                           note + ": the floor is used")
+        return None, True, note + ": the floor is used", 0.0
     if shape.kind is None:
         note = f"{row.kind} rows: no kernel measurements, priced with the GEMM's call latency and efficiencies"
     peak = accelerator.peak_flops_per_second(runs_at(accelerator, math_dtype(shape.dtype))[0])
+    return entry, extrapolated, note, peak
+
+
+def estimate_row(row, accelerator, calibration: Calibration, shape: Character | None = None,
+                 floor_seconds: float | None = None, _cache: dict | None = None) -> RowEstimate:
+    """One instance of `row`. `shape` overrides the keys read off the row (a measured kernel states its own)."""
+    if shape is None and _cache is not None:
+        # Rows of one step share a handful of characters: look each up once.
+        key = (row.kind, row.compute_dtype, row.phase, row.component.endswith("mla"), bool(row.dequant_ops))
+        if key not in _cache:
+            found = character(row, accelerator)
+            _cache[key] = (found, _pricing(row, accelerator, calibration, found))
+        shape, (entry, extrapolated, note, peak) = _cache[key]
+        if shape.keys_per_sequence or (row.phase == "decode" and row.kind == "attention"):
+            shape = character(row, accelerator)
+    else:
+        shape = shape or character(row, accelerator)
+        entry, extrapolated, note, peak = _pricing(row, accelerator, calibration, shape)
+    if floor_seconds is None:
+        floor_seconds = time_rows([row], accelerator)[0].seconds
+    if entry is None:
+        return RowEstimate(row, floor_seconds, floor_seconds, shape.kind, shape.dtype, None, True, note)
     seconds = entry_seconds(entry, row.flops / peak, row.bytes / accelerator.memory_bandwidth_bytes_per_second,
                             shape.keys_per_sequence)
     # A fitted efficiency can never make a row beat its own floor.
@@ -158,8 +176,16 @@ def realistic_step(rows, accelerator, calibration: Calibration | None = None,
     require(accelerator, Accelerator, "accelerator", "build one with inferledger.hardware.find_accelerator(name)")
     calibration = calibration if calibration is not None else load_calibration()
     require(calibration, Calibration, "calibration", "load one with inferledger.calibration.load_calibration()")
-    estimates = [estimate_row(t.row, accelerator, calibration, floor_seconds=t.seconds)
-                 for t in time_rows(list(rows), accelerator)]
+    return realistic_timed(time_rows(list(rows), accelerator), accelerator, calibration, extra_overhead_seconds)
+
+
+def realistic_timed(timed_rows, accelerator, calibration: Calibration, extra_overhead_seconds: float = 0.0,
+                    cache: dict | None = None) -> RealisticStep:
+    """realistic_step over rows whose floor is already timed (roofline.TimedRow): a caller that holds the floor
+    of a step does not time it twice. `cache` may be shared by steps of one accelerator and calibration."""
+    cache = {} if cache is None else cache
+    estimates = [estimate_row(t.row, accelerator, calibration, floor_seconds=t.seconds, _cache=cache)
+                 for t in timed_rows]
     by_component: dict = {}
     for e in estimates:
         by_component[e.row.component] = by_component.get(e.row.component, 0.0) + e.seconds * e.row.count
@@ -172,4 +198,4 @@ def realistic_step(rows, accelerator, calibration: Calibration | None = None,
 
 
 __all__ = ["Character", "RealisticStep", "RowEstimate", "character", "entry_seconds", "estimate_row",
-           "load_calibration", "realistic_step"]
+           "load_calibration", "realistic_step", "realistic_timed"]

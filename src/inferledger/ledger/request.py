@@ -181,8 +181,13 @@ def request_account(
     formats = Formats.resolve(spec, precision, kv_precision)
     main_dtype = runs_at(accelerator, formats.weights.compute_dtype)[0]
 
+    floors: dict = {}
+
     def step_time(step: Step) -> StepTime:
-        return time_step(rows(spec, step, formats), accelerator, overhead, main_dtype)
+        # Remembered: the realistic account below prices the same steps' rows.
+        if step not in floors:
+            floors[step] = time_step(rows(spec, step, formats), accelerator, overhead, main_dtype)
+        return floors[step]
 
     prefill_step = step_time(Step.prefill(isl, batch))
     attention_flops = sum(t.row.flops * t.row.count for t in prefill_step.rows if t.row.kind == "attention")
@@ -211,8 +216,8 @@ def request_account(
     # Active parameters (what one token uses), from the same rows as everything else.
     active = sum(t.row.active_weight_elements * t.row.count for t in middle.rows)
     simplified = simplified_account(active, accelerator, formats.weights, workload, main_dtype)
-    realistic_account = realistic_request(spec, accelerator, formats, workload, calibration, overhead) \
-        if realistic else None
+    realistic_account = realistic_request(spec, accelerator, formats, workload, calibration, overhead,
+                                          step_time) if realistic else None
     return RequestAccount(
         model=spec.name, accelerator=accelerator.name, weights=formats.weights.name, kv=formats.kv.name,
         workload=workload, prefill=prefill, decode=decode, total_seconds=prefill.seconds + decode.seconds,
@@ -225,17 +230,19 @@ def request_account(
 
 
 def realistic_request(spec: ModelSpec, accelerator, formats: Formats, workload: Workload,
-                      calibration=None, extra_overhead_seconds: float = 0.0) -> RealisticAccount:
+                      calibration=None, extra_overhead_seconds: float = 0.0, step_time=None) -> RealisticAccount:
     """Prefill and the OSL decode steps at the realistic time of each step (summed over the decode pieces as the
     floor is; a step's realistic time is close to linear in context between them). extra_overhead_seconds: the
     caller's own per-step overhead, added to the calibration's as it is added to the floor."""
-    from inferledger.ledger.realistic import load_calibration, realistic_step
+    from inferledger.ledger.realistic import load_calibration, realistic_timed
 
     calibration = calibration if calibration is not None else load_calibration()
     isl, osl, batch = workload.isl, workload.osl, workload.batch
+    step_time = step_time or (lambda s: time_step(rows(spec, s, formats), accelerator))
+    cache: dict = {}
 
     def step(s: Step):
-        return realistic_step(rows(spec, s, formats), accelerator, calibration, extra_overhead_seconds)
+        return realistic_timed(step_time(s).rows, accelerator, calibration, extra_overhead_seconds, cache)
 
     prefill = step(Step.prefill(isl, batch))
     known: dict = {}
