@@ -101,3 +101,24 @@ def test_the_readme_kernels_block_is_current():
     out = subprocess.run([sys.executable, "-m", "inferledger", "kernels", "tests/fixtures/calibration/gemm_latency.csv"],
                          capture_output=True, text=True, cwd=Path(__file__).parent.parent.parent, timeout=300)
     assert "$ inferledger kernels tests/fixtures/calibration/gemm_latency.csv\n" + out.stdout in readme
+
+
+def test_calibrate_fits_the_step_overhead_to_a_serving_log(tmp_path):
+    """vLLM 0.6 stats lines of one running request (tests/fixtures/logs/vllm__v06-single-request-decode.txt, from
+    vllm-project/vllm#12314): generation throughput 41.7, 41.7, 41.5, 41.8, 41.8, 41.7 tok/s, mean 41.7 -> 1/41.7 s
+    per step. Whatever the kernels take, the fitted overhead must make the realistic decode step exactly that."""
+    params = tmp_path / "params.json"
+    log = Path(__file__).parent.parent / "fixtures" / "logs" / "vllm__v06-single-request-decode.txt"
+    out = run_cli("calibrate", log, "--model", "meta-llama/Llama-3.1-8B", "--gpu", "a100-sxm-80gb", "-o", params,
+                  "--json")
+    assert out.returncode == 0, out.stderr
+    step = json.loads(out.stdout)["step_overhead"]
+    assert step["observed_seconds_per_token"] == pytest.approx(1 / 41.7, rel=1e-9)
+    assert step["step_overhead_seconds"] > 0
+    request = json.loads(run_cli("request", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "a100-sxm-80gb",
+                                 "--isl", step["isl"], "--osl", step["osl"], "--batch", step["batch"],
+                                 "--calibration", params, "--json").stdout)
+    assert request["realistic"]["decode"]["seconds_per_token"] == pytest.approx(1 / 41.7, rel=1e-6)
+    assert request["realistic"]["overhead_seconds_per_step"] == pytest.approx(step["step_overhead_seconds"])
+    missing = run_cli("calibrate", log, "-o", tmp_path / "x.json")
+    assert missing.returncode == 1 and "--model and --gpu" in missing.stderr
