@@ -74,7 +74,7 @@ class Calibration:
                 elif gen != generation:
                     why.append(f"no {kind} measurements on {generation} cards: {gen}'s fitted parameters stand in")
                 if dt != dtype:
-                    why.append(f"no {dtype} {kind} measurements: the bf16 efficiencies are used at the {dtype} peak")
+                    why.append(f"no {dtype} {kind} measurements: the bf16 entry's parameters stand in")
                 return entry, True, "; ".join(why)
         return None, True, f"no {kind} calibration at all"
 
