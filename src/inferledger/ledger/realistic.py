@@ -11,8 +11,10 @@ reach; seconds_per_key is the time a decode kernel spends per cached key of one 
 serially instead of splitting it across the chip (MLA decode on Ampere and Ada: time grows with context at batch 1
 while bandwidth idles). blend is the max of the terms (full overlap, as in the floor) or their p-norm (partial
 overlap), whichever fitted the measurements better. Every parameter is fitted per operator kind, architecture
-generation and dtype on measured kernels (calibration/fit.py); a generation or dtype without measurements takes the
-median of the measured generations, and the estimate says it is extrapolating. A step adds a per-step overhead.
+generation and dtype on measured kernels (calibration/fit.py). A generation without measurements borrows the
+parameters of the measured one its calibration names as stand-in (datacenter Blackwell: Hopper), else the median of
+the measured generations; a dtype without measurements borrows bf16's; either way the estimate says it is
+extrapolating. A step adds a per-step overhead.
 
 Keys: kinds gemm, moe, attention_prefill, attention_decode, mla_prefill, mla_decode. Dtypes: the math the kernel
 runs (bf16, fp8, int8, fp4), "wo" for weight-only formats multiplied in bf16, and "bf16_fp8kv" for attention over
@@ -124,8 +126,8 @@ def estimate_row(row, accelerator, calibration: Calibration, shape: Character | 
             found = character(row, accelerator)
             _cache[key] = (found, _pricing(row, accelerator, calibration, found))
         shape, (entry, extrapolated, note, peak) = _cache[key]
-        if shape.keys_per_sequence or (row.phase == "decode" and row.kind == "attention"):
-            shape = character(row, accelerator)
+        if row.phase == "decode" and row.kind == "attention":
+            shape = character(row, accelerator)  # the keys walked differ from row to row
     else:
         shape = shape or character(row, accelerator)
         entry, extrapolated, note, peak = _pricing(row, accelerator, calibration, shape)
