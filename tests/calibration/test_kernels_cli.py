@@ -96,13 +96,6 @@ def test_calibrate_writes_a_file_that_loads_and_reports_held_out_error(tmp_path)
     assert refuse.returncode == 1 and "input" in refuse.stderr
 
 
-def test_the_readme_kernels_block_is_current():
-    readme = (Path(__file__).parent.parent.parent / "README.md").read_text()
-    out = subprocess.run([sys.executable, "-m", "inferledger", "kernels", "tests/fixtures/calibration/gemm_latency.csv"],
-                         capture_output=True, text=True, cwd=Path(__file__).parent.parent.parent, timeout=300)
-    assert "$ inferledger kernels tests/fixtures/calibration/gemm_latency.csv\n" + out.stdout in readme
-
-
 def test_calibrate_fits_the_step_overhead_to_a_serving_log(tmp_path):
     """vLLM 0.6 stats lines of one running request (tests/fixtures/logs/vllm__v06-single-request-decode.txt, from
     vllm-project/vllm#12314): generation throughput 41.7, 41.7, 41.5, 41.8, 41.8, 41.7 tok/s, mean 41.7 -> 1/41.7 s

@@ -99,7 +99,7 @@ def render(diagnosis) -> str:
         out.append("capacity: " + ", ".join(_capacity_text(name, value) for name, value in diagnosis.capacity.items()))
     if diagnosis.checks:
         out.append("")
-        out.append("consistency checks (FORMATS.md §4.1):")
+        out.append("consistency checks:")
         for check in diagnosis.checks:
             out.append("  - " + _check_text(check))
     if diagnosis.roofline:

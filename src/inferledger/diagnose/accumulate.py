@@ -14,14 +14,14 @@ MAX_SUMMARIES = 200
 MAX_LINES = 8  # line numbers kept per piece of evidence
 
 # Thresholds, each with its reason.
-KV_FULL_FRACTION = 0.90  # §4.1: "KV usage ≥ ~90 % with waiting > 0" is KV-bound
+KV_FULL_FRACTION = 0.90  # "KV usage ≥ ~90 % with waiting > 0" is KV-bound
 SLOW_STREAM_TOKENS_PER_SECOND = 10.0  # below 10 tok/s per stream a small batch is slow on any GPU
 SMALL_BATCH = 8  # at or below this many running requests decode should be bandwidth-bound and fast
 STARVED_TOKENS_PER_SECOND = 5.0  # per running request, even a very large batch should do better
 SLOW_TPOT_SECONDS = 0.100  # ≥ 100 ms per token (≤ 10 tok/s per stream) with no queue: decode is the problem
-TINY_PROMPT_TOKENS = 20  # §1.11: prompt-eval rates on ≤ ~20 tokens are fixed overhead
+TINY_PROMPT_TOKENS = 20  # prompt-eval rates on ≤ ~20 tokens are fixed overhead
 COLD_START_FRACTION = 0.5  # load time above half the request time: the request measured a cold start
-ALL_AT_ONCE_RATE = 1e6  # `inf` or trtllm Issue Rate ~1E+15 (§1.3)
+ALL_AT_ONCE_RATE = 1e6  # `inf` or trtllm Issue Rate ~1E+15
 
 
 class Running:
@@ -177,7 +177,7 @@ class Accumulator:
             "waiting", "kv_full", "kv_full_waiting", "swapped", "prefill_heavy", "slow_small_batch", "starved",
             "busy", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start", "tiny_prompt", "queue_dominant",
             "slow_tpot")}
-        self.rank = {}  # source -> the rank kept (§1.10: one rank's view per source)
+        self.rank = {}  # source -> the rank kept (one rank's view per source)
         self.sources = {}  # source -> record count
         self.labels = {}  # label notes worth showing (definitions, engines)
         self.files = []
@@ -361,7 +361,7 @@ class Accumulator:
             self.flags["slow_tpot"].add(line, file)
 
     def _event(self, record, file: str) -> None:
-        # The same event printed by every TP rank (§1.10, e.g. 11 "Decode out of memory" lines ≈ 2 events):
+        # The same event printed by every TP rank (e.g. 11 "Decode out of memory" lines ≈ 2 events):
         # count it once per (source, second, metric).
         for name, value in record.metrics.items():
             if name == "preemptions_total":

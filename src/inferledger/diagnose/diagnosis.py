@@ -1,10 +1,10 @@
 """The engine-neutral diagnosis: from a stream of Records to a verdict, its evidence and a confidence.
 
 The seed's rule (slow first token + fast tokens -> prefill; slow tokens -> bandwidth; both -> queue first) is
-applied only after the pitfalls of FORMATS.md §1 are ruled out: queue evidence is checked before anything is
-called prefill-bound (§1.1), the achieved request rate is compared with the offered one (§1.2), all-at-once runs
-are throughput tests (§1.3), impossible numbers are artefacts, not diagnoses (§1.12), and the two consistency
-checks of §4.1 (Little's law, TTFT + TPOT·(n−1) ≈ E2E) are reported.
+applied only after the known pitfalls of serving measurements are ruled out: queue evidence is checked before anything is
+called prefill-bound, the achieved request rate is compared with the offered one, all-at-once runs
+are throughput tests, impossible numbers are artefacts, not diagnoses, and the two consistency
+checks (Little's law, TTFT + TPOT·(n−1) ≈ E2E) are reported.
 
 Records are folded in constant memory by accumulate.Accumulator; the rules here read its statistics and flags.
 """
@@ -132,10 +132,10 @@ def _summary_findings(acc: Accumulator, findings: list, checks: list, notes: lis
         concurrency = record.metrics.get("max_concurrency")
         per_token = tpot if tpot is not None else itl
 
-        # §1.12 measurement bugs: impossible numbers are flagged, not diagnosed.
+        # measurement bugs: impossible numbers are flagged, not diagnosed.
         if ttft is not None and ttft <= 0 and (completed or output_rate or e2e):
             findings.append(Finding("measurement-artifact", 0.9, [Evidence(
-                "measurement-artifact", f"{name}: mean TTFT is 0 ms: the first token was not timed (§1.12)",
+                "measurement-artifact", f"{name}: mean TTFT is 0 ms: the first token was not timed",
                 {"ttft_seconds_mean": ttft}, **where)]))
         if output_rate is not None and output_rate <= 0 and completed:
             findings.append(Finding("measurement-artifact", 0.9, [Evidence(
@@ -153,15 +153,15 @@ def _summary_findings(acc: Accumulator, findings: list, checks: list, notes: lis
                 "arrive in chunks, so TTFT depends on what the tool counts as the first token",
                 {"ttst_seconds_mean": ttst, "ttft_seconds_mean": ttft}, **where)]))
 
-        # §4.1 latency composition: TTFT + TPOT·(n−1) ≈ E2E.
+        # latency composition: TTFT + TPOT·(n−1) ≈ E2E.
         if ttft is not None and tpot is not None and e2e is not None and mean_output and mean_output > 1:
             predicted = ttft + tpot * (mean_output - 1)
             ratio = predicted / e2e if e2e > 0 else math.inf
             checks.append({"check": "latency composition", "source": name, "predicted_e2e_seconds": predicted,
                            "reported_e2e_seconds": e2e, "ratio": ratio, "ok": 0.85 <= ratio <= 1.15,
-                           "meaning": "TTFT + TPOT x (mean output - 1) vs mean E2E (§4.1); a mismatch means "
+                           "meaning": "TTFT + TPOT x (mean output - 1) vs mean E2E; a mismatch means "
                                       "chunked streaming, speculative decoding or a broken measurement"})
-        # §4.1 Little's law: output throughput × mean TPOT ≈ mean number of decoding requests.
+        # Little's law: output throughput × mean TPOT ≈ mean number of decoding requests.
         if output_rate and per_token:
             decoding = output_rate * per_token
             check = {"check": "Little's law", "source": name, "output_tokens_per_second": output_rate,
@@ -172,7 +172,7 @@ def _summary_findings(acc: Accumulator, findings: list, checks: list, notes: lis
                 check["ok"] = decoding <= cap * 1.2
             checks.append(check)
 
-        # §1.2: achieved vs offered request rate. A short run understates capacity: the last requests still run
+        # achieved vs offered request rate. A short run understates capacity: the last requests still run
         # after the arrivals end, so compare duration with (arrival window + one request's latency).
         if offered is not None and math.isfinite(offered) and offered > 0 and achieved is not None and completed:
             latency = e2e
@@ -183,19 +183,19 @@ def _summary_findings(acc: Accumulator, findings: list, checks: list, notes: lis
                 findings.append(Finding("queueing", 0.8, [Evidence(
                     "queueing",
                     f"{name}: achieved {achieved:.3g} req/s against {offered:.3g} req/s offered; the run took "
-                    f"{duration:.3g} s where ~{expected:.3g} s was expected: the server cannot keep up (§1.2)",
+                    f"{duration:.3g} s where ~{expected:.3g} s was expected: the server cannot keep up",
                     {"request_throughput_per_second": achieved, "request_rate_per_second": offered,
                      "duration_seconds": duration}, **where)]))
             elif achieved < 0.8 * offered:
                 notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered, but the run is short: "
                              f"{completed:.0f} requests arrive in {completed / offered:.3g} s and then drain "
-                             f"(expected ~{expected:.3g} s, took {duration or 0:.3g} s); not overload (§5, #34)")
+                             f"(expected ~{expected:.3g} s, took {duration or 0:.3g} s); not overload")
         all_at_once = offered is not None and offered >= ALL_AT_ONCE_RATE
         uncapped = concurrency is None or (completed is not None and concurrency >= completed)
         if all_at_once and uncapped and (concurrency is None or concurrency > 1):
             strength = 0.7
             text = (f"{name}: every request sent at t=0 (rate {'inf' if math.isinf(offered) else f'{offered:.2g}'}): "
-                    "a throughput test; TTFT is queue wait by construction (§1.3)")
+                    "a throughput test; TTFT is queue wait by construction")
             if ttft is not None and per_token and ttft > 20 * per_token:
                 strength = 0.75
                 text += f"; TTFT {ttft * 1e3:.0f} ms vs {per_token * 1e3:.1f} ms per token"
@@ -203,9 +203,9 @@ def _summary_findings(acc: Accumulator, findings: list, checks: list, notes: lis
                 "queueing", text, {"request_rate_per_second": offered, "ttft_seconds_mean": ttft}, **where)]))
         elif all_at_once:
             notes.append(f"{name}: request rate inf but client concurrency {concurrency:.0f}: "
-                         "latencies are measured behind the client's own queue (§1.2)")
+                         "latencies are measured behind the client's own queue")
 
-        # Per-token speed (TPOT for speed, ITL for stalls: §1.4).
+        # Per-token speed (TPOT for speed, ITL for stalls).
         if per_token is not None and per_token >= SLOW_TPOT_SECONDS:
             findings.append(Finding("decode-bound", 0.65, [Evidence(
                 "decode-bound", f"{name}: {per_token * 1e3:.0f} ms per output token (≤ {1 / per_token:.1f} tok/s "
@@ -215,7 +215,7 @@ def _summary_findings(acc: Accumulator, findings: list, checks: list, notes: lis
         if ttft is not None and ttft >= 1.0 and e2e and ttft >= 0.25 * e2e and not all_at_once:
             evidence = [Evidence(
                 "prefill-bound", f"{name}: TTFT {ttft:.2f} s is {ttft / e2e:.0%} of the request time with no "
-                "queue evidence in this summary (check server Waiting/queue before trusting this, §1.1)",
+                "queue evidence in this summary (check server Waiting/queue before trusting this)",
                 {"ttft_seconds_mean": ttft, "e2e_seconds_mean": e2e}, **where)]
             score = 0.5
             if itl_p99 and itl_median and itl_p99 > 10 * itl_median:
@@ -228,7 +228,7 @@ def _summary_findings(acc: Accumulator, findings: list, checks: list, notes: lis
         if failed and completed and failed > 0.05 * (failed + completed):
             notes.append(f"{name}: {failed:.0f} of {failed + completed:.0f} requests failed")
         if all_at_once and uncapped:
-            continue  # a throughput test says nothing about latency health (§1.3)
+            continue  # a throughput test says nothing about latency health
         if ttft is not None or per_token is not None or output_rate is not None or e2e is not None:
             latency_bits = []
             if ttft is not None:
@@ -364,7 +364,7 @@ def _request_findings(acc: Accumulator, findings: list, notes: list) -> None:
                        ("prefill_zero", "prompt eval time 0.00 ms for a non-empty prompt")):
         if flags[flag].count:
             findings.append(Finding("measurement-artifact", 0.85, [Evidence(
-                "measurement-artifact", f"{flags[flag].count} of {count} requests report {text} (§1.12)", {},
+                "measurement-artifact", f"{flags[flag].count} of {count} requests report {text}", {},
                 **_lines_evidence(acc, flag))]))
     if flags["cold_start"].count:
         load = acc.request_value("load_seconds")
@@ -376,7 +376,7 @@ def _request_findings(acc: Accumulator, findings: list, notes: list) -> None:
             **_lines_evidence(acc, "cold_start"))]))
     if flags["tiny_prompt"].count:
         notes.append(f"{flags['tiny_prompt'].count} request(s) with ≤ {TINY_PROMPT_TOKENS} prompt tokens: their "
-                     "prompt-eval rate is fixed overhead, not prefill speed (§1.11)")
+                     "prompt-eval rate is fixed overhead, not prefill speed")
     if flags["queue_dominant"].count:
         queue = acc.request_value("queue_seconds")
         findings.append(Finding("queueing", 0.6 + 0.3 * flags["queue_dominant"].count / count, [Evidence(
@@ -391,7 +391,7 @@ def _request_findings(acc: Accumulator, findings: list, notes: list) -> None:
         if queue is not None:
             text += f" with {queue.mean * 1e3:.2f} ms in the queue: no queueing"
         if acc.labels.get("tpot_includes_prefill"):
-            text += "; this time_per_token includes prefill (§1.6)"
+            text += "; this time_per_token includes prefill"
         findings.append(Finding("decode-bound", 0.55 + 0.3 * flags["slow_tpot"].count / count, [Evidence(
             "decode-bound", text, {"tpot_seconds_mean": tpot.mean}, **_lines_evidence(acc, "slow_tpot"))]))
     ttft = acc.request_value("ttft_seconds")
@@ -417,7 +417,7 @@ def _capacity_findings(acc: Accumulator, findings: list) -> None:
         return
     tokens = capacity.get("kv_cache_tokens")
     if tokens is None and capacity.get("gpu_blocks") is not None:
-        # vLLM default block size 16 (§2.3) unless the log printed another (hybrid models).
+        # vLLM default block size 16 unless the log printed another (hybrid models).
         tokens = capacity["gpu_blocks"] * capacity.get("block_size_tokens", 16)
     concurrency = capacity.get("max_concurrency_at_length")
     length = capacity.get("max_model_len_tokens")

@@ -1,6 +1,6 @@
 """Reading a log file: encoding, binary and empty-file checks, line cleaning, format detection and streaming.
 
-Everything a parser sees has been cleaned once here (FORMATS.md §1.13 "line-level damage seen in the wild"):
+Everything a parser sees has been cleaned once here:
 ANSI colour codes (raw or rendered as `#033[2m`), Docker/compose/kubectl/journald prefixes, CR line ends and
 terminal redraws. The file is read line by line in binary (constant memory whatever its size) and decoded with
 replacement, so a stray bad byte costs one odd character, never the run.
@@ -21,7 +21,7 @@ MAX_SKIP_EXAMPLES = 20
 
 # ESC [ ... letter, and the same sequence after a log shipper rendered ESC as the text "#033" (TGI via CloudWatch).
 _ANSI = re.compile(r"(?:\x1b|#033)\[[0-9;?]*[A-Za-z]")
-# Outer prefixes added by the deployment, not the engine (FORMATS.md §1.13, §2.1):
+# Outer prefixes added by the deployment, not the engine:
 #   docker --timestamps:  2026-05-12T08:01:39.331095044Z <line>
 #   compose:              vllm-1  | <line>
 #   kubectl --prefix:     [pod/name/container] <line>

@@ -1,7 +1,6 @@
 """The engine-neutral record stream that every log parser yields and the diagnosis reads.
 
-Base units only (seconds, bytes, tokens, fractions 0..1): each parser converts its tool's units at parse time
-(FORMATS.md §1 "units differ by tool"), so nothing downstream ever multiplies by 1000.
+Base units only (seconds, bytes, tokens, fractions 0..1): each parser converts its tool's units at parse time, so nothing downstream ever multiplies by 1000.
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ INTERVAL_METRICS = {
     "parameters": "model parameter count a bench row states (llama-bench params)",
 }
 REQUEST_METRICS = {
-    "ttft_seconds": "time to first token, queue wait included unless labels say otherwise (§1)",
+    "ttft_seconds": "time to first token, queue wait included unless labels say otherwise",
     "tpot_seconds": "time per output token after the first",
     "itl_seconds": "inter-token latency (gap between streamed chunks)",
     "e2e_seconds": "end-to-end request latency",
@@ -61,7 +60,7 @@ SUMMARY_METRICS = {
     "request_throughput_per_second": "finished requests per second",
     "input_tokens_per_second": "prompt tokens per second",
     "output_tokens_per_second": "generated tokens per second",
-    "max_concurrency": "client concurrency cap (hides overload, §1)",
+    "max_concurrency": "client concurrency cap (hides overload)",
     "request_rate_per_second": "offered request rate (inf = all at once)",
     "mean_input_tokens": "mean prompt length",
     "mean_output_tokens": "mean output length",

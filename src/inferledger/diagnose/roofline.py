@@ -2,9 +2,9 @@
 log shows, and what to change with the expected gain.
 
 * decode: achieved bandwidth = ledger bytes per decode step ÷ observed seconds per step, as a fraction of the
-  card's bandwidth (FORMATS.md §4.2: decode step ≥ (weights + KV read) ÷ bandwidth);
+  card's bandwidth (decode step ≥ (weights + KV read) ÷ bandwidth);
 * prefill: achieved FLOP/s = observed prompt tokens/s × ledger FLOPs per prompt token, as a fraction of the dense
-  peak; above the peak is impossible and is flagged as a measurement artefact (§1.12), not diagnosed;
+  peak; above the peak is impossible and is flagged as a measurement artefact, not diagnosed;
 * KV capacity: the tokens the log says the cache holds vs what the ledger's memory account computes.
 
 The workload shape (ISL, OSL, batch) comes from the log when it says (request token counts, benchmark means,
@@ -84,7 +84,7 @@ def _observed_decode(acc: Accumulator) -> tuple[float | None, str]:
     if generation is not None and generation.count and generation.mean:
         return 1 / generation.mean, "request generation rate"
     if tpot is not None and tpot.count:
-        return tpot.mean, "time_per_token (includes prefill, §1.6)"
+        return tpot.mean, "time_per_token (includes prefill)"
     return None, ""
 
 
@@ -176,7 +176,7 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
                 findings.append(Finding("measurement-artifact", 0.85, [Evidence(
                     "measurement-artifact", f"prompt rate {rate:,.0f} tok/s needs {achieved_flops / 1e12:.0f} TFLOP/s, "
                     f"{fraction:.1f}× the card's peak: impossible, so the prompt was not all computed (prefix cache) "
-                    "or not all timed (§1.12)", {"prefill_peak_fraction": fraction})]))
+                    "or not all timed", {"prefill_peak_fraction": fraction})]))
 
     memory = account.memory
     if memory.kv_tokens_capacity is not None:

@@ -1,9 +1,9 @@
-"""Benchmark client outputs (FORMATS.md §2.4, §2.6, §2.11): `vllm bench serve` / benchmark_serving.py console
+"""Benchmark client outputs: `vllm bench serve` / benchmark_serving.py console
 and --save-result JSON, `sglang.bench_serving` console and JSONL, genai-perf console table, AIPerf / genai-perf
 profile-export JSON, guidellm ~0.2 text tables (terminal-wrapped), ray llmperf summary and individual-responses JSON.
 
 Every aggregate becomes one "summary" Record, every llmperf / --save-detailed request one "request" Record. Units are
-converted here: the vLLM/SGLang consoles and `_ms` JSON keys are ms, their detailed arrays seconds (§1.7), AIPerf and
+converted here: the vLLM/SGLang consoles and `_ms` JSON keys are ms, their detailed arrays seconds, AIPerf and
 genai-perf carry a "unit" per metric (ms, or ns in old releases), llmperf is seconds, guidellm states the unit in
 the column-group title.
 """
@@ -27,7 +27,7 @@ from inferledger.diagnose.records import Record, Skipped
 NAME = "bench"
 
 # ---------------------------------------------------------------------------------------------------------------
-# vLLM / SGLang console summary (§2.4, §2.6)
+# vLLM / SGLang console summary
 
 _BANNER = "Serving Benchmark Result"
 _ROW = re.compile(r"^\s*([A-Za-z][^:]*?)\s*:\s*(\S.*?)\s*$")
@@ -56,13 +56,13 @@ _CONSOLE_ROWS = {
     "acceptance length": "spec_mean_acceptance_length",
     "accept length": "spec_mean_acceptance_length",  # SGLang with speculative decoding
 }
-# Rows that only say which client printed the block (SGLang-only labels, §2.6).
+# Rows that only say which client printed the block (SGLang-only labels).
 _SGLANG_ROWS = ("backend", "max request concurrency", "concurrency", "total generated tokens (retokenized)",
                 "total input text tokens")
 
 
 class _ConsoleBlock:
-    """One '=== Serving Benchmark Result ===' block, plus the pre-amble lines printed before it (§2.4)."""
+    """One '=== Serving Benchmark Result ===' block, plus the pre-amble lines printed before it."""
 
     def __init__(self, line_number: int, preamble_metrics: dict, preamble_labels: dict):
         self.line_number = line_number
@@ -107,7 +107,7 @@ class _ConsoleBlock:
 
 
 def _store_rate_or_count(metrics: dict, labels: dict, metric: str, value: str) -> None:
-    """Store one console value; 'inf' request rates and 'None'/'not set' concurrency become labels (§1.3)."""
+    """Store one console value; 'inf' request rates and 'None'/'not set' concurrency become labels."""
     text = value.strip()
     lowered = text.lower()
     if metric == "request_rate_per_second" and lowered.startswith("inf"):
@@ -121,7 +121,7 @@ def _store_rate_or_count(metrics: dict, labels: dict, metric: str, value: str) -
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# genai-perf console table (§2.11)
+# genai-perf console table
 
 _GENAI_ROWS = (  # label prefix (lower case, longest first) -> metric; the unit comes from the "(unit)" suffix
     ("output token throughput per user", "output_tokens_per_second_per_user"),
@@ -132,7 +132,7 @@ _GENAI_ROWS = (  # label prefix (lower case, longest first) -> metric; the unit 
     ("inter token latency", "itl_seconds"),
     ("output sequence length", "output_tokens"),
     ("input sequence length", "input_tokens"),
-    ("num output token", "output_tokens"),  # old releases (ns units, §2.11)
+    ("num output token", "output_tokens"),  # old releases (ns units)
     ("num input token", "input_tokens"),
     ("request throughput", "request_throughput_per_second"),
     ("request count", "completed_requests"),
@@ -196,14 +196,14 @@ class _GenaiTable:
             return None
         labels = {"tool": self.tool,
                   # genai-perf changed whether reasoning tokens count as the first token (perf_analyzer#433):
-                  # the TTFT here may include the whole reasoning phase (FORMATS.md §5 #88).
+                  # the TTFT here may include the whole reasoning phase.
                   "ttft_definition": "first token may be a reasoning token or the first answer token, "
                                      "depending on the genai-perf release"}
         return Record("summary", f"bench.{self.tool}", self.line_number, metrics, labels=labels)
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# guidellm ~0.2 text tables, hard-wrapped by the terminal (§2.11, guidellm#136)
+# guidellm ~0.2 text tables, hard-wrapped by the terminal (guidellm#136)
 
 _GUIDELLM_TITLE = re.compile(r"^\s*Benchmarks? [A-Z][\w ]*:\s*$")
 
@@ -263,7 +263,7 @@ def _guidellm_records(title_line: int, lines: list) -> Iterator:
 
 def _guidellm_metric(group: str, column: str) -> tuple[str, float] | None:
     """(metric, factor to base units) for one guidellm column, from its group title and column name."""
-    unit = 1e-3 if "(ms)" in group else 1.0  # guidellm states ms or sec in the group title (§1.7)
+    unit = 1e-3 if "(ms)" in group else 1.0  # guidellm states ms or sec in the group title
     if column in ("comp", "inc", "err"):
         kind = {"comp": "completed", "inc": "incomplete", "err": "failed"}[column]
         if group.startswith("requestsmade") or group.startswith("requests"):
@@ -403,7 +403,7 @@ def parse(lines) -> Iterator:
             if len(cells) > 1 and cells[0] in ("Statistic", "Metric") and canonical_stat(cells[1]) is not None:
                 genai = _GenaiTable(line_number, cells[1:], table_tool)
             continue
-        # Old genai-perf prints the run's aggregates as plain lines under the table (§2.11).
+        # Old genai-perf prints the run's aggregates as plain lines under the table.
         if "throughput (per sec):" in line:
             match = _ROW.match(line)
             number = to_number(match.group(2)) if match else None
@@ -416,7 +416,7 @@ def parse(lines) -> Iterator:
         if "Benchmarks" in line and _GUIDELLM_TITLE.match(line):
             guidellm_title = line_number
             continue
-        # Pre-amble of `vllm bench serve` (§2.4), printed before the result block.
+        # Pre-amble of `vllm bench serve`, printed before the result block.
         if "request rate:" in line or "request concurrency:" in line or "Burstiness factor:" in line:
             match = _ROW.match(line)
             if match is not None:

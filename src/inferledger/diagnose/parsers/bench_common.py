@@ -1,4 +1,4 @@
-"""Numbers, units and statistic names as the benchmark clients print them (FORMATS.md §2.4, §2.6, §2.11)."""
+"""Numbers, units and statistic names as the benchmark clients print them."""
 
 from __future__ import annotations
 

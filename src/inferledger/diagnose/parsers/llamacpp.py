@@ -1,9 +1,9 @@
-"""llama.cpp output (FORMATS.md §2.8): timings of llama-server (mid-2024 key=value, 2025 `slot print_timing`,
+"""llama.cpp output: timings of llama-server (mid-2024 key=value, 2025 `slot print_timing`,
 2026 per-line elapsed prefix) and of the CLI / library (`llama_print_timings:`, `llama_perf_context_print:`),
 llama-bench and llama-batched-bench markdown tables, and a few startup capacity lines.
 
 llama.cpp prints times in ms and rates in tokens/s; they become seconds here. "prompt eval" is prefill and "eval"
-is decode. Its prompt token count is the tokens actually processed: prompt-cache hits are not counted (§1.8), so
+is decode. Its prompt token count is the tokens actually processed: prompt-cache hits are not counted, so
 a 104-token prompt eval can belong to a 19,740-token context.
 """
 
@@ -41,7 +41,7 @@ _FIELD = {"prompt eval": ("prefill_seconds", "input_tokens", "prompt_tokens_per_
           "eval": ("decode_seconds", "output_tokens", "generation_tokens_per_second"),
           "load": ("load_seconds", None, None),
           "total": ("e2e_seconds", None, None)}
-_INPUT_NOTE = "processed prompt tokens only; prompt-cache hits are not counted (FORMATS.md §1.8)"
+_INPUT_NOTE = "processed prompt tokens only; prompt-cache hits are not counted"
 
 
 def _variant(line: str) -> str:
@@ -237,7 +237,7 @@ def parse(lines) -> Iterator:
                 continue
         if "print_timing" in line and line.rstrip().endswith("|"):
             slot = _SLOT_TASK.search(line)
-            if slot:  # the timing lines that follow come unprefixed (late 2024-2025 server, §2.8)
+            if slot:  # the timing lines that follow come unprefixed (late 2024-2025 server)
                 header_labels = {"variant": "server", "slot": slot.group(1), "task": slot.group(2)}
             continue
         if request is not None:

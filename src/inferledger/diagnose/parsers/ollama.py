@@ -1,7 +1,7 @@
-"""ollama output (FORMATS.md §2.9): the `ollama run --verbose` block, API JSON responses, and the server log
+"""ollama output: the `ollama run --verbose` block, API JSON responses, and the server log
 (Go slog `key=value` lines with the scheduler's memory and offload figures, GIN access lines).
 
-Units differ by surface (§1.7): `--verbose` prints Go duration strings (`891.933µs`, `847ms`, `2m7.682s`), the API
+Units differ by surface: `--verbose` prints Go duration strings (`891.933µs`, `847ms`, `2m7.682s`), the API
 gives integer nanoseconds, GIN access lines Go durations truncated to whole seconds above a minute, and memory
 figures are binary units (`42.2 GiB`, `974.6 MiB`) or plain bytes (`available=84100120576`).
 """
@@ -78,7 +78,7 @@ _VERBOSE_FIELDS = {
 _LABELS = {"engine": "ollama",
            "e2e_definition": "total duration includes model load",
            "input_tokens_definition": "prompt tokens evaluated; cached prompt tokens are not counted"}
-# API JSON keys (integer nanoseconds for durations, §2.9).
+# API JSON keys (integer nanoseconds for durations).
 _API_FIELDS = {"total_duration": ("e2e_seconds", 1e-9), "load_duration": ("load_seconds", 1e-9),
                "prompt_eval_count": ("input_tokens", 1.0), "prompt_eval_duration": ("prefill_seconds", 1e-9),
                "eval_count": ("output_tokens", 1.0), "eval_duration": ("decode_seconds", 1e-9),
@@ -165,7 +165,7 @@ def _slog(line_number: int, line: str) -> Record | None:
 
 
 def _gin(line_number: int, line: str) -> Record | Skipped | None:
-    """`[GIN] 2024/09/03 - 06:17:01 | 200 | 1m16s | 172.17.0.1 | POST "/api/chat"`: latency only (§2.9)."""
+    """`[GIN] 2024/09/03 - 06:17:01 | 200 | 1m16s | 172.17.0.1 | POST "/api/chat"`: latency only."""
     match = _GIN.search(line)
     if match is None:
         return Skipped(line_number, "GIN access line without date | status | latency | client | method path",

@@ -1,7 +1,6 @@
-"""SGLang scheduler logs: Prefill/Decode batch lines, retraction and out-of-memory lines, startup capacity lines
-(FORMATS.md §2.5).
+"""SGLang scheduler logs: Prefill/Decode batch lines, retraction and out-of-memory lines, startup capacity lines.
 
-Every line is printed once per TP rank (§1.10); records carry the rank so the diagnosis can keep one rank's
+Every line is printed once per TP rank; records carry the rank so the diagnosis can keep one rank's
 view (TP0, or the first rank seen) and count an event once per timestamp, not once per rank.
 """
 
@@ -17,13 +16,13 @@ NAME = "sglang"
 
 _PREFIX = re.compile(r"\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]{2}\d+(?: [A-Z]{2}\d+)*))?\]")
 
-# label as printed -> metric. `token usage` is already a fraction 0..1 in the log (§1.7).
+# label as printed -> metric. `token usage` is already a fraction 0..1 in the log.
 _BATCH_FIELDS = {
     "#running-req": "running_requests",
     "#queue-req": "waiting_requests",
     "token usage": "kv_cache_usage_fraction",
     "full token usage": "kv_cache_usage_fraction",  # hybrid SWA/mamba models: the full-attention pool
-    "#token": "kv_cache_used_tokens",  # KV tokens in use, not tokens generated (§1.8)
+    "#token": "kv_cache_used_tokens",  # KV tokens in use, not tokens generated
     "#full token": "kv_cache_used_tokens",
     "gen throughput (token/s)": "generation_tokens_per_second",
     "input throughput (token/s)": "prompt_tokens_per_second",
@@ -123,7 +122,7 @@ def _prefix(line: str):
     return timestamp, labels
 
 
-# The layouts SGLang prints (FORMATS.md §2.5, the samples), each read by one match of the whole rest of the line;
+# The layouts SGLang prints (the samples), each read by one match of the whole rest of the line;
 # any other layout goes through the generic `label: value` loop below, which gives the same numbers for these.
 _NUM = r"(\d+(?:\.\d+)?)"
 _END = r"[, ]{0,2}"
@@ -164,7 +163,7 @@ def _fast_metrics(line: str, start: int, kind: str) -> dict | None:
 
 def _generic_metrics(line: str, start: int, kind: str) -> dict:
     metrics = {}
-    # `label: value` pairs separated by ", " (a `.` after `batch` in 2024-early 2025 builds, §2.5).
+    # `label: value` pairs separated by ", " (a `.` after `batch` in 2024-early 2025 builds).
     for part in line[start + len(kind) + 1:].split(", "):
         label, _sep, value = part.partition(": ")
         name = _BATCH_FIELDS.get(label.strip(" .,"))
@@ -202,7 +201,7 @@ def _capacity(line: str, line_number: int) -> Record | None:
         metrics["kv_cache_bytes"] = (float(match.group(2)) + float(match.group(3))) * BINARY_MEMORY["GB"]
     match = _MAX_TOTAL.search(line)
     if match:
-        # max_total_num_tokens is the KV pool size in tokens (§2.5, sglang#29575).
+        # max_total_num_tokens is the KV pool size in tokens (sglang#29575).
         metrics["kv_cache_tokens"] = float(match.group(1))
         for key, value in _KEY_VALUES.findall(line):
             metrics[_KV_KEYS[key]] = float(value)
@@ -252,7 +251,7 @@ class LineParser:
 
 # Every line this parser reads in a streamed scan holds one of these (see read.py). `#retracted` covers both
 # "Decode out of memory happened. #retracted_reqs" and "KV cache pool is full. Retract requests.
-# #retracted_reqs" (§2.5).
+# #retracted_reqs".
 MARKERS = (b"#running-req", b"#retracted", b"CUDA out of memory", b"KV Cache is allocated", b"_total_num_tokens=",
            b"Memory pool end", b"Load weight end")
 

@@ -1,8 +1,8 @@
 """TGI router request lines: one `Success` span per request with total/validation/queue/inference time and
-time_per_token (FORMATS.md §2.7), in plain text or `--json-output` JSON.
+time_per_token, in plain text or `--json-output` JSON.
 
-Durations are Rust `Duration` debug strings with unit suffixes ns/µs/ms/s (§1.7). time_per_token is
-inference_time ÷ generated tokens and inference_time spans prefill + decode (§1.6), so it is kept as TPOT with
+Durations are Rust `Duration` debug strings with unit suffixes ns/µs/ms/s. time_per_token is
+inference_time ÷ generated tokens and inference_time spans prefill + decode, so it is kept as TPOT with
 a label saying it includes prefill.
 """
 
@@ -51,7 +51,7 @@ def parse(lines) -> Iterator[Record | Skipped]:
             continue
         labels = {"engine": "tgi", "tpot_includes_prefill": True}
         if metrics["tpot_seconds"] > 0:
-            # Generated tokens are not printed (§2.7); time_per_token = inference_time / tokens gives them back.
+            # Generated tokens are not printed; time_per_token = inference_time / tokens gives them back.
             metrics["output_tokens"] = float(round(metrics["inference_seconds"] / metrics["tpot_seconds"]))
             labels["output_tokens_derived"] = True
         match = _MAX_NEW.search(line)

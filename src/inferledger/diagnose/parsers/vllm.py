@@ -1,9 +1,9 @@
 """vLLM server logs: the periodic stats line (V0 0.2–0.9, V1 with `Engine NNN:`), the spec-decoding line,
-V0 preemption warnings and the startup capacity lines (FORMATS.md §2.1–2.3).
+V0 preemption warnings and the startup capacity lines.
 
 Fields are read by label, not by position, so the variants (Pending/Waiting, Swapped, trailing `.`,
 `MM cache hit rate`, engine prefixes) need no template each. Line numbers inside `[file.py:N]` change every
-release and are never matched (§2.1).
+release and are never matched.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ _FIELD = re.compile(r"([A-Za-z][A-Za-z ]*): (-?\d+(?:\.\d+)?)")
 _ENGINE = re.compile(r"Engine (\d+): *$")
 _PROC = re.compile(r"\((\w+?)(?: pid=\d+)?\)")
 
-# label as printed (lower case) -> (metric, scale). Percentages become fractions (§1.7: the log line prints %).
+# label as printed (lower case) -> (metric, scale). Percentages become fractions (the log line prints %).
 _STATS_FIELDS = {
     "avg prompt throughput": ("prompt_tokens_per_second", 1.0),
     "avg generation throughput": ("generation_tokens_per_second", 1.0),
     "running": ("running_requests", 1.0),
     "swapped": ("swapped_requests", 1.0),
-    # V0 `Pending` is the waiting queue, not swapped (§2.2); V1 calls it `Waiting`.
+    # V0 `Pending` is the waiting queue, not swapped; V1 calls it `Waiting`.
     "pending": ("waiting_requests", 1.0),
     "waiting": ("waiting_requests", 1.0),
     "gpu kv cache usage": ("kv_cache_usage_fraction", 0.01),
@@ -82,7 +82,7 @@ def _labels(prefix: str, year_assumed: bool, extra: dict | None = None) -> dict:
     return labels
 
 
-# The shapes every release since 0.2 prints (§2.2), read by one match; anything else goes the generic way.
+# The shapes every release since 0.2 prints, read by one match; anything else goes the generic way.
 _FAST = re.compile(
     r"Avg prompt throughput: (\d+(?:\.\d+)?) tokens/s, Avg generation throughput: (\d+(?:\.\d+)?) tokens/s, "
     r"Running: (\d+) reqs, (?:Swapped: (\d+) reqs, Pending|Waiting): (\d+) reqs, "
@@ -176,7 +176,7 @@ def _spec_record(line: str, line_number: int) -> Record | None:
     for label, value in _FIELD.findall(body):
         label = label.strip().lower()
         if label.endswith("draft acceptance rate"):
-            # V1 prints a percentage; V0 `Speculative metrics` prints a ratio 0..1 (§2.2).
+            # V1 prints a percentage; V0 `Speculative metrics` prints a ratio 0..1.
             metrics["spec_acceptance_fraction"] = float(value) / 100 if "SpecDecoding" in line else float(value)
         elif label in _SPEC_FIELDS:
             name, scale = _SPEC_FIELDS[label]
@@ -233,7 +233,7 @@ def _capacity(line: str, line_number: int) -> Iterator[Record]:
 
 
 def _stats(line: str, line_number: int) -> Iterator[Record | Skipped]:
-    # Two records glued on one line (§1.13) split at each stats start; the text before each start is its prefix.
+    # Two records glued on one line split at each stats start; the text before each start is its prefix.
     parts = line.split(_STATS)
     prefix = parts[0]
     for body in parts[1:]:
@@ -266,7 +266,7 @@ class LineParser:
         if self.pending is not None:
             first_number, first_text = self.pending
             self.pending = None
-            # Terminal hard-wraps split words (`throug\nhput`, `r\neqs`): join without a separator (§1.13).
+            # Terminal hard-wraps split words (`throug\nhput`, `r\neqs`): join without a separator.
             if line_number == first_number + 1 and _STATS not in line and "%" in line:
                 joined = list(_stats(first_text + line, first_number))
                 if joined and all(type(item) is Record for item in joined):
