@@ -72,6 +72,7 @@ class Row:
     dequant_ops: float = 0.0  # vector ops to dequantize weight-only formats before the matmul
     compute_dtype: str = "bf16"
     output_elements: float = 0.0  # activation elements the operator writes in this step (logits, projections)
+    phase: str = ""  # attention rows: the step's phase ("prefill" | "decode"), which decides how kernels run them
 
     @property
     def bytes(self) -> float:
@@ -186,11 +187,15 @@ def _linear(block, m: Linear, count, step: Step, f: Formats, lm_head_last_only: 
 
 
 def _experts(block, m: Experts, count, step: Step, f: Formats) -> Row:
-    tokens = step.tokens
-    touched = expected_distinct_experts(m.num_experts, m.top_k, tokens)
+    touched = expected_distinct_experts(m.num_experts, m.top_k, step.tokens)
+    return experts_row(block, m, count, step.tokens * m.top_k, touched, f)
+
+
+def experts_row(block, m: Experts, count, routed: float, touched: float, f: Formats) -> Row:
+    """The experts' row for `routed` token-expert pairs spread over `touched` distinct experts (a measured kernel
+    states both; a model step derives them from its tokens under uniform routing)."""
     fmt = f.weights if m.quantizable else f.high
     per_expert_matmul = m.matrices * m.hidden * m.intermediate
-    routed = tokens * m.top_k  # token-expert pairs
     dequant = touched * per_expert_matmul * fmt.dequant_ops_per_element if fmt.weight_only else 0.0
     # Quantized formats cover the matrices; expert biases stay 16-bit (gpt-oss keeps them bf16 beside mxfp4).
     expert_bytes = per_expert_matmul * fmt.bytes_per_element + m.bias_elements_per_expert * f.high.bytes_per_element
@@ -222,7 +227,7 @@ def _attention(block, m: AttentionCore, count, step: Step, f: Formats) -> Row:
                kv_write_bytes=step.tokens * cache_bytes_per_token,
                weight_elements=0, active_weight_elements=0,
                compute_dtype=f.kv.compute_dtype if f.kv.bits < 16 else "bf16",
-               output_elements=step.tokens * m.num_heads * value_dim)
+               output_elements=step.tokens * m.num_heads * value_dim, phase=step.phase)
 
 
 def _state(block, m: StateCore, count, step: Step, f: Formats) -> Row:
