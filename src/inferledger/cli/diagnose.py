@@ -19,6 +19,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--gpu", metavar="G", help="accelerator for the roofline comparison (h100, a100 80gb, ...)")
     add_format_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--rules", action="store_true",
+                        help="print the table of diagnosis rules (evidence, threshold, confidence, why) and exit")
     add_json_flag(parser)
 
 
@@ -27,6 +29,11 @@ def run(args) -> int:
     from inferledger.diagnose import diagnose_files, diagnose_url
     from inferledger.errors import LogFormatError
 
+    if args.rules:
+        from inferledger.diagnose.rules import rules_table
+
+        print(rules_table())
+        return 0
     if not args.files and not args.url:
         raise LogFormatError("give one or more log files, or --url http://host:port/metrics")
     options = {"model": args.model, "gpu": args.gpu, "precision": args.precision, "kv_precision": args.kv_precision}

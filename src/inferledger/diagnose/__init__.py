@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import tempfile
 
-from inferledger.errors import LogFormatError
+from inferledger.errors import InferledgerError, LogFormatError
 
 
 def _read_into(acc, path: str, progress: bool) -> dict:
@@ -55,7 +55,6 @@ def diagnose_files(paths, model: str | None = None, gpu: str | None = None, prec
     A file that cannot be read is listed with its error when others could; LogFormatError when none could.
     """
     from inferledger.diagnose.accumulate import Accumulator
-    from inferledger.diagnose.diagnosis import build
 
     paths = [os.fspath(path) for path in paths]
     if not paths:
@@ -73,15 +72,46 @@ def diagnose_files(paths, model: str | None = None, gpu: str | None = None, prec
         if len(errors) == 1:
             raise LogFormatError(errors[0])
         raise LogFormatError(f"none of the {len(paths)} files could be read; first: {errors[0]}")
-    roofline = roofline_findings = advice = None
-    if model or gpu:
-        from inferledger.diagnose.roofline import compare
-
-        roofline, roofline_findings, advice = compare(acc, model=model, gpu=gpu, precision=precision,
-                                                      kv_precision=kv_precision)
-    diagnosis = build(acc, files, roofline, roofline_findings, advice)
+    diagnosis = _diagnose(acc, files, model, gpu, precision, kv_precision)
     for error in errors:
         diagnosis.notes.append("not read: " + error)
+    return diagnosis
+
+
+def _diagnose(acc, files, model, gpu, precision, kv_precision):
+    """Rules, plus the hardware comparison with the model and GPU given, or named by the log itself."""
+    from inferledger.diagnose.diagnosis import build
+    from inferledger.diagnose.roofline import compare, log_hardware_findings
+
+    notes = []
+    named = {}
+    if not model and acc.labels.get("model"):
+        named["model"] = acc.labels["model"]
+    if not gpu and acc.labels.get("gpu"):
+        named["gpu"] = acc.labels["gpu"]
+    roofline, roofline_findings, advice = None, log_hardware_findings(acc), []
+    use_model, use_gpu = model or named.get("model"), gpu or named.get("gpu")
+    if use_model and use_gpu:
+        try:
+            roofline, found, advice = compare(acc, model=use_model, gpu=use_gpu, precision=precision,
+                                              kv_precision=kv_precision)
+            roofline_findings += found
+            if named:
+                roofline.setdefault("lines", []).insert(0, "named by the log: " + ", ".join(
+                    f"{key} {value}" for key, value in named.items()))
+        except InferledgerError as error:
+            if not named:
+                raise
+            notes.append(f"the log names {', '.join(f'{k} {v!r}' for k, v in named.items())} but the hardware "
+                         f"comparison could not use it ({error}); give --model and --gpu")
+    elif model or gpu:
+        roofline, _found, _advice = compare(acc, model=model, gpu=gpu)
+    else:
+        notes.append("no --model/--gpu: per-token speed is judged by fixed cutoffs, not against the hardware "
+                     "(the ledger's floor needs both)" + (f"; the log names {named}" if named else ""))
+    hardware_judged = bool(roofline and "observed_decode_seconds_per_token" in roofline)
+    diagnosis = build(acc, files, roofline, roofline_findings, advice, hardware_judged=hardware_judged)
+    diagnosis.notes.extend(notes)
     return diagnosis
 
 
