@@ -8,11 +8,11 @@ from inferledger.diagnose.accumulate import Accumulator
 
 def _prefix_cache_state(acc: Accumulator | None) -> str | None:
     """'on (hit rate …)' when the log shows a prefix cache at work, else None."""
-    if acc is None:
+    if acc is None or acc.labels.get("prefix_caching") == "off":
         return None
     for stats in (acc.interval, acc.snapshot):
         hit = stats.get("prefix_cache_hit_fraction")
-        if hit is not None and hit.count:
+        if hit is not None and hit.count and hit.high > 0:  # V1 prints 0.0 % with the cache off too
             return f"on (hit rate up to {hit.high:.0%})"
         cached = stats.get("cached_tokens")
         if cached is not None and cached.count and cached.high > 0:

@@ -56,6 +56,21 @@ _CONSOLE_ROWS = {
     "acceptance length": "spec_mean_acceptance_length",
     "accept length": "spec_mean_acceptance_length",  # SGLang with speculative decoding
 }
+# Rows that are printed before the result block too (the pre-amble): they do not start a cut block.
+_PREAMBLE_ROWS = ("traffic request rate", "maximum request concurrency", "max request concurrency")
+
+
+def _starts_result_rows(line: str) -> bool:
+    match = _ROW.match(line)
+    if match is None:
+        return False
+    label = match.group(1).strip()
+    key = " ".join(label.lower().split())
+    if key in _PREAMBLE_ROWS:
+        return False
+    return (key in _CONSOLE_ROWS and key != "concurrency") or _LATENCY_ROW.match(label) is not None
+
+
 # Rows that only say which client printed the block (SGLang-only labels, §2.6).
 _SGLANG_ROWS = ("backend", "max request concurrency", "concurrency", "total generated tokens (retokenized)",
                 "total input text tokens")
@@ -323,6 +338,8 @@ _SNIFF_MARKERS = (
     ("Benchmarks Stats:", 0.9),
     ("Time To First Token", 0.8),
     ("Mean TTFT (ms)", 0.8),
+    ("Request throughput (req/s)", 0.7),
+    ("Successful requests:", 0.5),
 )
 
 
@@ -425,6 +442,16 @@ def parse(lines) -> Iterator:
                     preamble_labels["burstiness"] = match.group(2).split()[0]
                 elif key in _CONSOLE_ROWS:
                     _store_rate_or_count(preamble_metrics, preamble_labels, _CONSOLE_ROWS[key], match.group(2))
+            continue
+        # A pasted excerpt that starts inside the result block: its rows come before any banner. Keep them as a
+        # block of their own, marked cut, rather than drop them.
+        if ":" in line and _starts_result_rows(line):
+            block = _ConsoleBlock(line_number, preamble_metrics, dict(preamble_labels, truncated="rows before the "
+                                                                                               "first banner"))
+            preamble_metrics, preamble_labels = {}, {}
+            skipped = block.feed(line_number, line)
+            if skipped is not None:
+                yield skipped
     for start, value, truncated in collector.finish():
         yield from json_records(start, value, truncated)
     if guidellm_title:
