@@ -126,7 +126,8 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision):
         roofline, _found, _advice = compare(acc, model=model, gpu=gpu)
     else:
         notes.append("no --model/--gpu: per-token speed is judged by fixed cutoffs, not against the hardware "
-                     "(the ledger's floor needs both)" + (f"; the log names {named}" if named else ""))
+                     "(the ledger's floor needs both)" + ("; the log names " + ", ".join(
+            f"{key} {value!r}" for key, value in named.items()) if named else ""))
     hardware_judged = bool(roofline and "observed_decode_seconds_per_token" in roofline)
     diagnosis = build(acc, files, roofline, roofline_findings, advice, hardware_judged=hardware_judged)
     diagnosis.notes.extend(notes)

@@ -4,6 +4,9 @@ rate is in the log), with the ledger's expected gain where the roofline section 
 from __future__ import annotations
 
 from inferledger.diagnose.accumulate import Accumulator
+from inferledger.diagnose.rules import threshold
+
+LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
 
 
 def _prefix_cache_state(acc: Accumulator | None) -> str | None:
@@ -66,6 +69,10 @@ def advice_for(verdict: str, section: dict | None, throughput_test: bool = False
         if spec is not None and spec.count:
             tips[1] = (f"speculative decoding is on (mean acceptance length {spec.mean:.2f}): a better-matched "
                        "draft, or lower weight precision (fp8/int4), cuts bytes per generated token")
+        reached = acc.effective_bandwidth if acc is not None else None
+        if reached is not None and reached.count and reached.high < LOW_BANDWIDTH:
+            tips = [f"the backend reaches {reached.high / 1e9:.2f} GB/s of weight reads: try another backend or "
+                    "build (CPU, Vulkan, CUDA, Metal) or driver; any memory system allows far more"] + tips[1:]
         if acc is not None and acc.labels.get("backend") == "cpu":
             tips.insert(0, "the log shows a CPU backend: offload the layers to a GPU (decode speed is DRAM "
                            "bandwidth ÷ weight bytes on a CPU)")

@@ -43,7 +43,8 @@ _TABLE = (
     _rule("summary-ttft-zero", "summary", "measurement-artifact", "mean TTFT = 0 with completed requests",
           0.0, "s", "§1.12: a real SGLang summary printed mean_ttft_ms 0.0; a first token is never free",
           0.9),
-    _rule("summary-zero-throughput", "summary", "measurement-artifact", "output throughput 0 with requests done",
+    _rule("summary-zero-throughput", "summary", "measurement-artifact",
+          "output throughput 0 with requests done or latencies measured",
           0.0, "tok/s", "§1.12: tgi-gaudi printed Throughput 0.0 tokens/s for a run that generated tokens", 0.9),
     _rule("summary-ttft-equals-e2e", "summary", "measurement-artifact", "mean TTFT ≥ this share of mean E2E",
           0.999, "ratio", "§1.12: LMDeploy's first-token latency equal to the full latency (not streamed)", 0.85),
@@ -65,6 +66,11 @@ _TABLE = (
           "no input rate in the summary: mean TTFT ≥ this × TPOT and ≥ 2 s", 100.0, "×",
           "a prompt of a few thousand tokens costs tens of decode steps on a GPU, not hundreds (prefill runs "
           "~100× more tokens per step at the same weight reads); weaker than the prompt-work test", 0.55),
+    _rule("summary-ttft-spread", "summary", "queueing",
+          "TTFT high percentile (p99 or max) ≥ this × its low one (p1 or min), TTFT ≥ 1 s, ITL/TPOT spread ≤ 2×",
+          5.0, "×", "prompts of one length prefill in about the same time; first tokens that spread from seconds to "
+          "tens of seconds while the per-token time stays flat waited in a queue that grew during the run", 0.6,
+          0.7),
     _rule("summary-ttft-share", "summary", "prefill-bound", "mean TTFT ≥ this share of mean E2E and ≥ 1 s",
           0.25, "of E2E", "the first token takes a quarter of the request: prompt work is a major part of the "
           "latency (queue evidence ruled out first, §1.1)", 0.5, 0.65),
@@ -129,6 +135,8 @@ _TABLE = (
     _rule("requests-slow-tpot-no-hardware", "requests", "decode-bound",
           "time per output token ≥ this with no model/GPU to judge against", 0.100, "s",
           "≤ 10 tok/s per stream; the hardware is unknown, so the cutoff is fixed and said so", 0.55, 0.85),
+    _rule("requests-no-speed", "requests", "insufficient-data", "requests with times but no per-token time or TTFT",
+          None, "", "a total or queue time alone cannot say where the time went", 0.5),
     _rule("requests-healthy", "requests", "healthy", "per-token time or TTFT present, no rule above fired", None,
           "", "the numbers are shown", 0.55, 0.75),
     # -- state: events, start-up capacity, /metrics snapshots ------------------------------------------------------

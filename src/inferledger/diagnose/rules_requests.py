@@ -105,3 +105,9 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
     if bits:
         findings.append(fire("requests-healthy", f"{count} request(s): " + ", ".join(bits), numbers,
                              min(1.0, count / 5)))
+        return
+    e2e = acc.request_value("e2e_seconds")
+    facts = [f"{label} {value.mean * 1e3:,.1f} ms" for label, value in (("total", e2e), ("queue", queue)) if value]
+    if facts:
+        findings.append(fire("requests-no-speed", f"{count} request(s): mean " + ", ".join(facts) + "; no TTFT or "
+                             "per-token time in the log", {"e2e_seconds_mean": e2e.mean if e2e else None}))

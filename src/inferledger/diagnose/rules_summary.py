@@ -75,7 +75,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         before = len(findings)
         _artefacts(run, record, where, findings)
         _consistency(run, record, checks)
-        queued = _queue(run, where, findings, notes)
+        queued = _queue(run, record, where, findings, notes)
         _prefill(run, record, where, findings, queued)
         if run.per_token is not None and run.per_token >= threshold("summary-slow-tpot-no-hardware") \
                 and not hardware_judged:
@@ -89,8 +89,9 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
             notes.append(f"{run.name}: {failed:.0f} of {failed + run.completed:.0f} requests failed")
         if run.all_at_once and run.uncapped:
             continue  # a throughput test says nothing about latency health (§1.3)
-        if any(finding.verdict in _BOTTLENECKS for finding in findings[before:]):
-            continue  # healthy only when no bottleneck rule read this run
+        if any(finding.verdict in _BOTTLENECKS or (finding.verdict == "measurement-artifact" and finding.score >= 0.8)
+               for finding in findings[before:]):
+            continue  # healthy only when no bottleneck (or a broken measurement) was read in this run
         _health(run, record, where, findings)
 
 
@@ -99,9 +100,10 @@ def _artefacts(run: _Run, record, where: dict, findings: list) -> None:
     if ttft is not None and ttft <= 0 and (run.completed or run.output_rate or e2e):
         findings.append(fire("summary-ttft-zero", f"{name}: mean TTFT is 0 ms: the first token was not timed "
                              "(§1.12)", {"ttft_seconds_mean": ttft}, **where))
-    if run.output_rate is not None and run.output_rate <= 0 and run.completed:
-        findings.append(fire("summary-zero-throughput", f"{name}: output throughput 0.0 tok/s with "
-                             f"{run.completed:.0f} requests done",
+    if run.output_rate is not None and run.output_rate <= 0 and (run.completed or ttft or run.per_token):
+        done = f"{run.completed:.0f} requests done" if run.completed else "latencies measured"
+        findings.append(fire("summary-zero-throughput", f"{name}: output throughput 0.0 tok/s with {done}: the "
+                             "throughput was not measured (§1.12)",
                              {"output_tokens_per_second": run.output_rate, "completed_requests": run.completed},
                              **where))
     if ttft is not None and e2e is not None and ttft > 0 and ttft >= threshold("summary-ttft-equals-e2e") * e2e \
@@ -136,7 +138,30 @@ def _consistency(run: _Run, record, checks: list) -> None:
         checks.append(check)
 
 
-def _queue(run: _Run, where: dict, findings: list, notes: list) -> bool:
+def _spread(record, metric: str) -> float | None:
+    metrics = record.metrics
+    low = metrics.get(f"{metric}_p1", metrics.get(f"{metric}_min"))
+    high = metrics.get(f"{metric}_p99", metrics.get(f"{metric}_max"))
+    return high / low if low and high and low > 0 else None
+
+
+def _ttft_spread(run: _Run, record, where: dict, findings: list) -> bool:
+    spread = _spread(record, "ttft_seconds")
+    if spread is None or run.ttft < 1.0 or spread < threshold("summary-ttft-spread"):
+        return False
+    steady = _spread(record, "itl_seconds") or _spread(record, "tpot_seconds")
+    text = f"{run.name}: first tokens spread {spread:.0f}× from the fastest to the slowest"
+    if steady is not None:
+        if steady > 2.0:
+            return False
+        text += f" while the per-token time spreads only {steady:.1f}×"
+    text += ": a queue that grew during the run"
+    findings.append(fire("summary-ttft-spread", text, {"ttft_spread": spread, "per_token_spread": steady},
+                         share=1.0 if steady is not None else 0.0, **where))
+    return True
+
+
+def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
     """Queue evidence of the run; True when some rule found it."""
     name, offered, achieved, completed = run.name, run.offered, run.achieved, run.completed
     found = False
@@ -179,6 +204,7 @@ def _queue(run: _Run, where: dict, findings: list, notes: list) -> bool:
                      "latencies are measured behind the client's own queue (§1.2)")
     if found or run.ttft is None or run.all_at_once:
         return found
+    found = _ttft_spread(run, record, where, findings)
     # TTFT far beyond the prompt's own work, with no offered-rate line to compare (§1.1, §4.1).
     if run.mean_input and run.input_rate and run.ttft >= 0.5:
         work = run.mean_input / run.input_rate
@@ -191,21 +217,22 @@ def _queue(run: _Run, where: dict, findings: list, notes: list) -> bool:
                 f"{work * 1e3:.0f} ms): requests wait before their prefill",
                 {"ttft_seconds_mean": run.ttft, "prompt_work_seconds": work}, **where))
             return True
-        return False
-    if run.per_token and run.ttft >= 2.0 and run.ttft >= threshold("summary-ttft-over-tpot") * run.per_token:
+        return found
+    if not found and run.per_token and run.ttft >= 2.0 \
+            and run.ttft >= threshold("summary-ttft-over-tpot") * run.per_token:
         findings.append(fire(
             "summary-ttft-over-tpot",
             f"{name}: mean TTFT {run.ttft:.3g} s is {run.ttft / run.per_token:.0f}× the {run.per_token * 1e3:.1f} ms "
             "per token, and the summary has no input rate to rule out a long prompt: queueing, or a very long "
             "prefill", {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token}, **where))
         return True
-    return False
+    return found
 
 
 def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> None:
     ttft, e2e = run.ttft, run.e2e
-    if ttft is None or run.all_at_once:
-        return
+    if ttft is None or run.all_at_once or (e2e and ttft >= threshold("summary-ttft-equals-e2e") * e2e):
+        return  # a first token "as late as the last" is the artefact above, not prefill
     note = "" if not queued else " (queue evidence above: part of it is waiting)"
     if ttft >= 1.0 and e2e and ttft >= threshold("summary-ttft-share") * e2e:
         itl_p99 = record.metrics.get("itl_seconds_p99")

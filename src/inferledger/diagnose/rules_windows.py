@@ -79,9 +79,11 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
             f"{flags['kv_full_no_queue'].count} of {windows} windows (max {kv.high:.0%}): the batch fills the KV "
             "pool; the next burst will queue or preempt", numbers, share("kv_full_no_queue"),
             **lines_of(acc, "kv_full_no_queue")))
-    if flags["busy"].count == 0:
+    if flags["busy"].count == 0 and running is not None:  # bench tables state no running count: not idle
         findings.append(fire("windows-idle", f"the server is idle in all {windows} windows (Running 0, Waiting 0): "
                              "nothing to diagnose", numbers))
+        return
+    if flags["busy"].count == 0:
         return
     if flags["waiting"].count or flags["kv_full"].count or flags["prefill_heavy"].count or slow \
             or flags["swapped"].count:
@@ -102,5 +104,6 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
         numbers["generation_per_request_mean"] = acc.per_stream.mean
     if not generation and not acc.per_stream.count:
         return  # no speed in the windows: healthy needs numbers that show it
-    findings.append(fire("windows-healthy", f"{windows} stats windows: " + ", ".join(bits) + "; no queue, KV cache "
-                         "not full", numbers, min(1.0, windows / 5)))
+    known = [text for value, text in ((waiting, "no queue"), (kv, "KV cache not full")) if value is not None]
+    findings.append(fire("windows-healthy", f"{windows} stats windows: " + ", ".join(bits)
+                         + (f"; {', '.join(known)}" if known else ""), numbers, min(1.0, windows / 5)))
