@@ -184,7 +184,8 @@ class Accumulator:
         self.flags = {name: _Lines() for name in (
             "waiting", "kv_full", "kv_full_waiting", "swapped", "prefill_heavy", "slow_small_batch", "starved",
             "busy", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start", "tiny_prompt", "queue_dominant",
-            "slow_tpot", "kv_full_no_queue", "prefill_share", "impossible_prompt_rate", "parts_mismatch")}
+            "slow_tpot", "kv_full_no_queue", "prefill_share", "impossible_prompt_rate", "parts_mismatch",
+            "troubled")}
         self.parts_gap = Running()  # total − (load + prefill + decode), per request that states all four
         self.effective_bandwidth = Running()  # llama-bench: weights bytes × tg tok/s (each step reads all weights)
         self.rank = {}  # source -> the rank kept (§1.10: one rank's view per source)
@@ -319,6 +320,7 @@ class Accumulator:
             if len(busy.lines) < MAX_LINES:
                 busy.lines.append(line)
                 busy.file = busy.file or file
+        troubled = waiting > 0 or (kv is not None and kv >= KV_FULL_FRACTION)
         if waiting > 0:
             self.flags["waiting"].add(line, file)
         if kv is not None and kv >= KV_FULL_FRACTION:
@@ -329,6 +331,7 @@ class Accumulator:
                 self.flags["kv_full_no_queue"].add(line, file)
         if metrics.get("swapped_requests", 0.0) > 0:
             self.flags["swapped"].add(line, file)
+            troubled = True
         if running > 0 and generation is not None and record.source != "llamacpp.batched-bench":
             per_stream = generation / running
             held = self.per_stream  # Running.add inlined
@@ -345,10 +348,15 @@ class Accumulator:
                 held.last = per_stream
             if prompt >= PREFILL_HEAVY_RATIO * max(generation, 1.0) and per_stream < SLOW_STREAM_TOKENS_PER_SECOND:
                 self.flags["prefill_heavy"].add(line, file)
+                troubled = True
             elif prompt < generation and per_stream < SLOW_STREAM_TOKENS_PER_SECOND and running <= SMALL_BATCH:
                 self.flags["slow_small_batch"].add(line, file)
+                troubled = True
             elif prompt < generation and per_stream < STARVED_TOKENS_PER_SECOND:
                 self.flags["starved"].add(line, file)
+                troubled = True
+        if troubled:
+            self.flags["troubled"].count += 1  # windows with any finding: the rest can support "healthy"
 
     def _request(self, record, file: str) -> None:
         self.request_count += 1

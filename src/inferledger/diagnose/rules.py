@@ -78,8 +78,9 @@ _TABLE = (
           "prompt tokens ÷ TTFT below this × the decode rate (1/TPOT), input ≥ 256 tokens", 2.0, "×",
           "prefill processes a whole prompt per step and should run many times faster per token than decode; long "
           "outputs hide a slow prefill from the TTFT share", 0.55),
-    _rule("summary-itl-stalls", "summary", "prefill-bound", "ITL P99 ≥ this × median ITL (raises summary-ttft-share)",
-          10.0, "×", "§4.1: prefills that stall the decode batch show as a long ITL tail", 0.65),
+    _rule("summary-itl-stalls", "summary", "prefill-bound", "ITL P99 ≥ this × median ITL (alone, or raising "
+          "summary-ttft-share)", 10.0, "×", "§4.1: prefills that stall the decode batch show as a long ITL tail; "
+          "the median gap is then the decode step, not the stall-inflated TPOT", 0.65),
     _rule("summary-slow-tpot-no-hardware", "summary", "decode-bound",
           "TPOT (or ITL) ≥ this with no model/GPU to judge against", 0.100, "s",
           "≤ 10 tok/s per stream is slow for any GPU serving a model that fits it; without --model/--gpu this "

@@ -64,6 +64,11 @@ class _Run:
         self.offered = offered_rate(record)
         self.concurrency = metrics.get("max_concurrency")
         self.per_token = self.tpot if self.tpot is not None else self.itl
+        # The decode step: TPOT, unless the median gap between tokens is far shorter (stalls inflate TPOT, §1.4).
+        itl_median = record.metrics.get("itl_seconds_median")
+        self.step = self.per_token
+        if self.per_token is not None and itl_median and itl_median < 0.5 * self.per_token:
+            self.step = itl_median
         self.all_at_once = self.offered is not None and self.offered >= ALL_AT_ONCE_RATE
         self.uncapped = self.concurrency is None or (self.completed is not None and self.concurrency >= self.completed)
 
@@ -77,13 +82,13 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         _consistency(run, record, checks)
         queued = _queue(run, record, where, findings, notes)
         _prefill(run, record, where, findings, queued)
-        if run.per_token is not None and run.per_token >= threshold("summary-slow-tpot-no-hardware") \
+        if run.step is not None and run.step >= threshold("summary-slow-tpot-no-hardware") \
                 and not hardware_judged:
             findings.append(fire(
                 "summary-slow-tpot-no-hardware",
-                f"{run.name}: {run.per_token * 1e3:.0f} ms per output token (≤ {1 / run.per_token:.1f} tok/s per "
+                f"{run.name}: {run.step * 1e3:.0f} ms per output token (≤ {1 / run.step:.1f} tok/s per "
                 "stream); judged by a fixed cutoff: give --model and --gpu to judge it against the hardware",
-                {"tpot_seconds_mean": run.per_token}, **where))
+                {"tpot_seconds_mean": run.step}, **where))
         failed = record.metrics.get("failed_requests")
         if failed and run.completed and failed > 0.05 * (failed + run.completed):
             notes.append(f"{run.name}: {failed:.0f} of {failed + run.completed:.0f} requests failed")
@@ -247,6 +252,13 @@ def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> No
             finding.score = max(finding.score, stall.score)
             finding.evidence.extend(stall.evidence)
         findings.append(finding)
+        return
+    itl_p99 = record.metrics.get("itl_seconds_p99")
+    itl_median = record.metrics.get("itl_seconds_median")
+    if itl_p99 and itl_median and itl_p99 > threshold("summary-itl-stalls") * itl_median:
+        findings.append(fire("summary-itl-stalls", f"{run.name}: ITL P99 {itl_p99 * 1e3:.0f} ms vs median "
+                             f"{itl_median * 1e3:.1f} ms: prefills stall the decode batch{note}",
+                             {"itl_seconds_p99": itl_p99, "itl_seconds_median": itl_median}, **where))
         return
     if run.mean_input and run.mean_input >= 256 and run.per_token and ttft > 0:
         prompt_rate = run.mean_input / ttft

@@ -85,8 +85,9 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
         return
     if flags["busy"].count == 0:
         return
-    if flags["waiting"].count or flags["kv_full"].count or flags["prefill_heavy"].count or slow \
-            or flags["swapped"].count:
+    # Healthy where most busy windows show no finding: a burst's first windows do not outweigh a steady run.
+    clean = flags["busy"].count - flags["troubled"].count
+    if clean <= flags["busy"].count / 2:
         return
     # What a healthy window looks like: busy, no queue, KV not full, per-stream speed shown.
     bits = []
@@ -105,5 +106,8 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
     if not generation and not acc.per_stream.count:
         return  # no speed in the windows: healthy needs numbers that show it
     known = [text for value, text in ((waiting, "no queue"), (kv, "KV cache not full")) if value is not None]
+    if clean < flags["busy"].count:
+        known = [f"{clean} of {flags['busy'].count} busy windows without a finding"]
     findings.append(fire("windows-healthy", f"{windows} stats windows: " + ", ".join(bits)
-                         + (f"; {', '.join(known)}" if known else ""), numbers, min(1.0, windows / 5)))
+                         + (f"; {', '.join(known)}" if known else ""), numbers,
+                         min(1.0, windows / 5) * clean / flags["busy"].count))
