@@ -390,8 +390,8 @@ class Accumulator:
             self.flags["slow_tpot"].add(line, file)
         prefill = metrics.get("prefill_seconds")
         decode = metrics.get("decode_seconds")
-        if prefill is not None and decode is not None and prefill + decode > 0 and (tokens or 0) > TINY_PROMPT_TOKENS \
-                and prefill >= PREFILL_SHARE * (prefill + decode):
+        if prefill is not None and decode is not None and prefill + decode > 0 \
+                and (tokens is None or tokens > TINY_PROMPT_TOKENS) and prefill >= PREFILL_SHARE * (prefill + decode):
             self.flags["prefill_share"].add(line, file)
         engine = record.labels.get("engine")
         rate = metrics.get("prompt_tokens_per_second")

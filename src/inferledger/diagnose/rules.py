@@ -107,6 +107,8 @@ _TABLE = (
           "fraction", "the batch already fills the KV pool: the next burst will queue or preempt", 0.4, 0.65),
     _rule("windows-idle", "windows", "insufficient-data", "Running 0 and Waiting 0 in every window", None, "",
           "an idle server says nothing about its speed", 0.6),
+    _rule("windows-no-speed", "windows", "insufficient-data", "busy windows, no queue, no generation rate", None,
+          "", "running counts and KV usage alone cannot show speed", 0.5),
     _rule("windows-healthy", "windows", "healthy", "busy windows, no queue, KV not full, streams not slow", None,
           "", "the rules above found nothing; the per-stream speed is shown", 0.55, 0.8),
     # -- per-request records (TGI, llama.cpp, ollama, llmperf, detailed bench JSON, TGI span fragments) --------

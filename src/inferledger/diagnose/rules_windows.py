@@ -104,7 +104,10 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
         bits.append(f"~{acc.per_stream.mean:.1f} tok/s per running request")
         numbers["generation_per_request_mean"] = acc.per_stream.mean
     if not generation and not acc.per_stream.count:
-        return  # no speed in the windows: healthy needs numbers that show it
+        # No speed in the windows: healthy needs numbers that show it; say what the windows do show.
+        findings.append(fire("windows-no-speed", f"{windows} stats windows: " + ", ".join(bits)
+                             + "; no generation rate to judge speed by", numbers))
+        return
     known = [text for value, text in ((waiting, "no queue"), (kv, "KV cache not full")) if value is not None]
     if clean < flags["busy"].count:
         known = [f"{clean} of {flags['busy'].count} busy windows without a finding"]

@@ -21,6 +21,9 @@ _TIMING = re.compile(
     r"\b(prompt eval|generation eval|eval|load|sample|total) time\s*=\s*([\d.]+)\s*ms"
     r"(?:\s*/\s*(\d+)\s*(?:tokens|runs))?"
     r"(?:\s*\(\s*([\d.]+)\s*ms per token,\s*([\d.]+|inf|nan)\s*tokens per second\))?")
+_PHASES = re.compile(r'"?(t_prompt_processing|t_token_generation|n_prompt_tokens_processed|n_decoded)"?[=:]\s*([\d.]+)')
+_PHASE_METRIC = {"t_prompt_processing": ("prefill_seconds", 1e-3), "t_token_generation": ("decode_seconds", 1e-3),
+                 "n_prompt_tokens_processed": ("input_tokens", 1.0), "n_decoded": ("output_tokens", 1.0)}
 _SLOT_TASK = re.compile(r"\bid\s+(\d+)\s*\|\s*task\s+(\d+)")
 _KEY_VALUE = re.compile(r"\b(timestamp|id_slot|id_task)=(\d+)")
 _GRAPHS = re.compile(r"graphs reused\s*=\s*(\d+)")
@@ -264,6 +267,11 @@ def parse(lines) -> Iterator:
                 slot = _SLOT_TASK.search(line)
                 if slot:
                     request.labels["slot"], request.labels["task"] = slot.group(1), slot.group(2)
+                if "t_prompt_processing" in line or "t_token_generation" in line:
+                    # The 2024 server's key=value or JSON tail states the phases in ms and the token counts.
+                    for key, value in _PHASES.findall(line):
+                        metric, scale = _PHASE_METRIC[key]
+                        metrics.setdefault(metric, float(value) * scale)
                 if "timestamp=" in line:
                     for key, value in _KEY_VALUE.findall(line):
                         if key == "timestamp":
