@@ -165,15 +165,17 @@ _TABLE = (
           "measurement", 0.7),
     _rule("hardware-prefill-above-peak", "hardware", "measurement-artifact",
           "prompt tok/s × FLOP per token above this × the dense peak", 1.2, "× peak",
-          "§1.12: the prompt was not all computed (prefix cache) or not all timed", 0.85),
+          "§1.12: the prompt was not all computed (prefix cache) or not all timed; broken numbers outrank what is "
+          "read from them", 0.9),
     _rule("hardware-decode-far-below-floor", "hardware", "decode-bound",
           "observed decode speed below this share of the ledger floor's speed", 0.5, "of floor speed",
           "memory-bound GEMMs and decode attention reach 75-92 % of HBM bandwidth in engine measurements; below "
-          "half, the engine (not the memory) limits decode", 0.7),
+          "half, the engine (not the memory) limits decode; measured against physics, it outranks the "
+          "fixed-cutoff readings", 0.85),
     _rule("hardware-decode-below-realistic", "hardware", "decode-bound",
           "observed decode step slower than this × the ledger's realistic estimate", 1.5, "× realistic",
           "the realistic estimate already charges launch and efficiency losses; 1.5× beyond it is lost time",
-          0.7),
+          0.85),
     _rule("hardware-decode-near-floor", "hardware", "healthy",
           "observed decode speed at or above this share of the floor's speed", 0.75, "of floor speed",
           "as fast as the hardware allows: slow tokens are the model's size, not a fault", 0.65),
