@@ -7,6 +7,8 @@ from __future__ import annotations
 from inferledger.diagnose.accumulate import KV_FULL_FRACTION, Accumulator
 from inferledger.diagnose.rules import fire
 
+RECURRING_SHARE = 0.1  # a finding in this share of the windows (and 3 or more) is an episode, not an outlier
+
 
 def lines_of(acc: Accumulator, flag: str) -> dict:
     lines = acc.flags[flag]
@@ -86,8 +88,11 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
     if flags["busy"].count == 0:
         return
     # Healthy where most busy windows show no finding: a burst's first windows do not outweigh a steady run.
+    # Not when a finding recurs (in 3 windows or more and a tenth of them or more): episodes are not outliers.
     clean = flags["busy"].count - flags["troubled"].count
-    if clean <= flags["busy"].count / 2:
+    recurring = max(3, RECURRING_SHARE * windows)
+    if clean <= flags["busy"].count / 2 or any(flags[name].count >= recurring for name in (
+            "waiting", "kv_full", "prefill_heavy", "slow_small_batch", "starved", "swapped")):
         return
     # What a healthy window looks like: busy, no queue, KV not full, per-stream speed shown.
     bits = []
