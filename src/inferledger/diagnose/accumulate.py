@@ -320,10 +320,12 @@ class Accumulator:
             if len(busy.lines) < MAX_LINES:
                 busy.lines.append(line)
                 busy.file = busy.file or file
-        troubled = waiting > 0 or (kv is not None and kv >= KV_FULL_FRACTION)
+        troubled = False
         if waiting > 0:
             self.flags["waiting"].add(line, file)
+            troubled = True
         if kv is not None and kv >= KV_FULL_FRACTION:
+            troubled = True
             self.flags["kv_full"].add(line, file)
             if waiting > 0:
                 self.flags["kv_full_waiting"].add(line, file)

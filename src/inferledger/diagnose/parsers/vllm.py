@@ -346,9 +346,8 @@ class LineParser:
               or "kv_cache_size=" in line or "max seq len" in line or "block size" in line
               or "tensor_parallel_size=" in line):
             out.extend(_capacity(line, line_number))
-        if not out and self.pending is None and looks_like_metric(line) \
-                and any(marker in line for marker in _MARKER_TEXT):
-            out.append(unread(line_number, line, "vllm"))  # one of ours, with numbers no reader took
+            if not out and looks_like_metric(line) and any(marker in line for marker in _MARKER_TEXT):
+                out.append(unread(line_number, line, "vllm"))  # one of ours, with numbers no reader took
         return out
 
     def finish(self) -> list:
@@ -379,7 +378,9 @@ def wants_next(line: str) -> bool:
 MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"Speculative metrics", b"PreemptionMode",
            b"# GPU blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
            b"Maximum concurrency", b"Model loading took", b"Loading model weights took", b"Memory profiling",
-           b"Setting attention block size", b"Prefix cache hit rate: GPU", b"with config: model=", b"init engine (")
+           b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v")
+# Markers start with an upper-case letter or a sign where they can: the scan's regex first tests a character set of
+# the markers' first bytes, and common lower-case letters would stop it at nearly every byte of a noise line.
 
 
 _MARKER_TEXT = tuple(marker.decode() for marker in MARKERS)
