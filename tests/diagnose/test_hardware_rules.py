@@ -90,3 +90,12 @@ def test_without_hardware_the_notes_say_which_judgement_needed_it():
     assert diagnosis.verdict == "decode-bound"
     assert "fixed cutoff" in diagnosis.evidence[0].text and "--model" in diagnosis.evidence[0].text
     assert any("no --model/--gpu" in note for note in diagnosis.notes)
+
+
+def test_llama_bench_size_column_against_a_named_card():
+    # tg128 at 0.70 t/s on a 2.30 GiB model: 2.30 x 2**30 x 0.70 = 1.73 GB/s, against an RTX 4090's 1,008 GB/s.
+    found = Path(__file__).resolve().parent.parent / "fixtures" / "found_logs"
+    diagnosis = diagnose_files([found / "llamacpp__llama-bench-qnn-right-aligned.txt"], gpu="rtx-4090")
+    item = next(item for item in diagnosis.evidence if item.rule == "hardware-decode-far-below-floor")
+    assert item.numbers["bandwidth_fraction"] == pytest.approx(2.30 * 2**30 * 0.70 / 1008e9)
+    assert diagnosis.verdict == "decode-bound"

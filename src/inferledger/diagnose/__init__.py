@@ -107,7 +107,7 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision):
         named["model"] = acc.labels["model"]
     if not gpu and acc.labels.get("gpu"):
         named["gpu"] = acc.labels["gpu"]
-    roofline, roofline_findings, advice = None, log_hardware_findings(acc), []
+    roofline, roofline_findings, advice = None, log_hardware_findings(acc, gpu or named.get("gpu")), []
     use_model, use_gpu = model or named.get("model"), gpu or named.get("gpu")
     if use_model and use_gpu:
         try:

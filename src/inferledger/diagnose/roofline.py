@@ -48,15 +48,38 @@ def _realistic_decode_seconds(spec, accelerator, isl: int, osl: int, batch: int,
     return float(value) if value else None
 
 
-def log_hardware_findings(acc: Accumulator) -> list:
+def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
     """Hardware evidence the log carries by itself: llama-bench's size column × its tg rate is the bandwidth the
-    decode reached (every step reads all weights once, §4.2), no --model/--gpu needed."""
+    decode reached (every step reads all weights once, §4.2), no --model needed; with a GPU (given, or named by the
+    log) that is a fraction of the card's bandwidth, the floor of the weights' size ÷ bandwidth per token."""
     reached = acc.effective_bandwidth
     if not reached.count:
         return []
     backend = acc.labels.get("backend_name") or acc.labels.get("backend")
     where = f" on the {backend} backend" if backend else ""
     numbers = {"effective_bandwidth_bytes_per_second_max": reached.high}
+    if gpu:
+        from inferledger.errors import InferledgerError
+        from inferledger.hardware import find_accelerator
+
+        try:
+            accelerator = find_accelerator(gpu)
+        except InferledgerError:
+            accelerator = None
+        if accelerator is not None:
+            bandwidth = accelerator.memory_bandwidth_bytes_per_second
+            fraction = reached.high / bandwidth
+            numbers.update(card_bandwidth_bytes_per_second=bandwidth, bandwidth_fraction=fraction)
+            text = (f"llama-bench: model size × generation rate = {reached.high / 1e9:.1f} GB/s at best{where}, "
+                    f"{fraction:.0%} of the {accelerator.name}'s {bandwidth / 1e9:,.0f} GB/s")
+            if fraction > IMPOSSIBLE_FRACTION:
+                return [fire("hardware-decode-faster-than-floor", text + ": faster than the card can read the "
+                             "weights (wrong GPU, or part of the model on another device)", numbers)]
+            if fraction < LOW_FRACTION:
+                return [fire("hardware-decode-far-below-floor", text + ": the backend, not the memory, limits "
+                             "decode", numbers)]
+            if fraction >= NEAR_FRACTION:
+                return [fire("hardware-decode-near-floor", text + ": as fast as the memory allows", numbers)]
     if reached.high < LOW_BANDWIDTH:
         return [fire("hardware-low-effective-bandwidth",
                      f"llama-bench: model size × generation rate = {reached.high / 1e9:.2f} GB/s at best{where}: "
