@@ -4,8 +4,10 @@
     diagnosis = diagnose_files(["server.log"], model="meta-llama/Llama-3.1-8B", gpu="H100")
     diagnosis.verdict, diagnosis.evidence, diagnosis.to_dict()
 
-Pipeline: read.py (clean, detect, stream) -> parsers/* (Records) -> accumulate.Accumulator (constant memory)
--> diagnosis.build (verdict, evidence, confidence) [-> roofline.compare with --model/--gpu].
+Pipeline: sources.py (stdin, pipes, FIFOs read once; two /metrics scrapes) -> read.py (clean, detect, stream) ->
+parsers/* (Records, Skipped, Unread) -> accumulate.Accumulator (constant memory) -> the rule families
+(rules_summary, rules_windows, rules_requests, rules_state; roofline.py against the hardware), whose thresholds and
+confidences are the table in rules.py -> diagnosis.build (verdict, evidence, confidence, advice.py).
 """
 
 from __future__ import annotations
