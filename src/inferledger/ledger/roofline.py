@@ -4,6 +4,8 @@ A row whose arithmetic intensity (FLOP per byte) is BELOW the accelerator's FLOP
 (bandwidth) bound; above it, compute bound. (The seed chapter states this rule backwards in one sentence; its
 conclusions follow the correct rule — see DESIGN.md, errata 1.) Weight-only formats add their dequantization,
 done on the vector units, after the matmul's own roofline time: it is why int4 decodes 2-3x, not 4x, faster.
+Communication rows (a card's collectives when a model spans cards) are timed on the link they cross
+(collectives.floor_seconds) and added: serving engines run them between the matmuls, not under them.
 """
 
 from __future__ import annotations
@@ -20,13 +22,16 @@ class TimedRow:
     compute_seconds: float
     memory_seconds: float
     dequant_seconds: float
+    link_seconds: float = 0.0  # communication rows: the collective's time on its link
 
     @property
     def seconds(self) -> float:
-        return max(self.compute_seconds, self.memory_seconds) + self.dequant_seconds
+        return max(self.compute_seconds, self.memory_seconds) + self.dequant_seconds + self.link_seconds
 
     @property
     def bound(self) -> str:
+        if self.link_seconds > max(self.compute_seconds, self.memory_seconds):
+            return "link"
         return "compute" if self.compute_seconds > self.memory_seconds else "memory"
 
 
@@ -46,13 +51,24 @@ def peak_for(accelerator, dtype: str) -> float:
     return runs_at(accelerator, dtype)[1]
 
 
-def time_rows(rows: list[Row], accelerator) -> list[TimedRow]:
+def time_rows(rows: list[Row], accelerator, topology=None) -> list[TimedRow]:
+    """Each row on `accelerator`; communication rows on the link of `topology` they cross (default: the
+    accelerator's node, hardware.topology.topology_for)."""
     bandwidth = accelerator.memory_bandwidth_bytes_per_second
     vector_peak = peak_for(accelerator, "fp32")
     timed = []
     for row in rows:
         peak = peak_for(accelerator, row.compute_dtype)
-        timed.append(TimedRow(row, peak, row.flops / peak, row.bytes / bandwidth, row.dequant_ops / vector_peak))
+        link = 0.0
+        if row.collective:
+            from inferledger.hardware.topology import topology_for
+            from inferledger.ledger.collectives import floor_seconds
+
+            topology = topology or topology_for(accelerator)
+            link = floor_seconds(row.collective, row.message_bytes, row.group_cards,
+                                 topology.link_for(row.span_cards)).seconds
+        timed.append(TimedRow(row, peak, row.flops / peak, row.bytes / bandwidth, row.dequant_ops / vector_peak,
+                              link))
     return timed
 
 
@@ -68,6 +84,16 @@ class StepTime:
     overhead_seconds: float
     ridge_flops_per_byte: float  # the accelerator's FLOPs:byte ratio at the step's main compute dtype
     rows: tuple  # TimedRow
+
+    @property
+    def communication_seconds(self) -> float:
+        """Time in collectives (communication rows × their count)."""
+        return sum(t.link_seconds * t.row.count for t in self.rows)
+
+    @property
+    def link_bytes(self) -> float:
+        """Bytes this card sends over links in the step."""
+        return sum(t.row.link_bytes * t.row.count for t in self.rows)
 
     @property
     def intensity(self) -> float:
@@ -96,8 +122,9 @@ class StepTime:
         return out
 
 
-def time_step(rows: list[Row], accelerator, overhead_seconds: float = 0.0, main_dtype: str = "bf16") -> StepTime:
-    timed = time_rows(rows, accelerator)
+def time_step(rows: list[Row], accelerator, overhead_seconds: float = 0.0, main_dtype: str = "bf16",
+              topology=None) -> StepTime:
+    timed = time_rows(rows, accelerator, topology)
     ridge = peak_for(accelerator, main_dtype) / accelerator.memory_bandwidth_bytes_per_second
     return StepTime(
         flops=sum(t.row.flops * t.row.count for t in timed),
