@@ -75,8 +75,8 @@ def check(spec: ModelSpec, parallel: Parallelism) -> list[str]:
                                   "other (KV heads are split, or each card keeps whole copies)")
             if m.kind != "mla" and kv < attention_tp:
                 notes.append(f"{kv} KV heads over {attention_tp} cards: each card keeps one whole KV head "
-                             f"({attention_tp // kv} copies of each), so KV per card does not shrink past "
-                             f"{kv} × the per-head cache")
+                             f"(each head on {attention_tp // kv} cards), so the cache per card stops shrinking at "
+                             f"tp {kv}")
             if m.kind == "mla" and attention_tp > 1:
                 notes.append(f"MLA caches one latent shared by all heads: each of the {attention_tp} cards of a "
                              "tensor-parallel group keeps the whole cache of its sequences (attention data "

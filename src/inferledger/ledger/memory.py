@@ -159,7 +159,7 @@ def longest_context(spec: ModelSpec, account: MemoryAccount, formats: Formats, c
         budgets = account.per_card["kv_budget_bytes_by_stage"]
 
         def fits(context: int) -> bool:
-            return all(_card_kv_per_sequence(spec, formats, context, parallel, stage) * per_group <= budget
+            return all(card_kv_bytes_per_sequence(spec, formats, context, parallel, stage) * per_group <= budget
                        for stage, budget in enumerate(budgets))
     if not fits(1):
         return 0
@@ -175,7 +175,7 @@ def longest_context(spec: ModelSpec, account: MemoryAccount, formats: Formats, c
     return low
 
 
-def _card_kv_per_sequence(spec: ModelSpec, formats: Formats, context_tokens: int, parallel: Parallelism,
+def card_kv_bytes_per_sequence(spec: ModelSpec, formats: Formats, context_tokens: int, parallel: Parallelism,
                           stage: int) -> float:
     """Cache bytes one sequence holds on one card of `stage` (its attention group's share)."""
     step = Step.decode(context_tokens=context_tokens - 1)
@@ -199,7 +199,7 @@ def parallel_account(spec: ModelSpec, accelerator, formats: Formats, context_tok
     weights = [total(r, "stored_weight_bytes") for r in one_token]
     budgets = [usable_card - w - activation - runtime_overhead_bytes for w in weights]
     per_token = [cache_bytes_written(r) for r in one_token]
-    per_sequence = [_card_kv_per_sequence(spec, formats, context_tokens, parallel, s) for s in range(parallel.pp)]
+    per_sequence = [card_kv_bytes_per_sequence(spec, formats, context_tokens, parallel, s) for s in range(parallel.pp)]
     groups = parallel.attention_dp * parallel.dp
 
     def sequences(budget: float, size: float) -> int:

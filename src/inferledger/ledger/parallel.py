@@ -50,6 +50,19 @@ class ShardedStep:
                 "link_bytes_per_card": max(s.link_bytes for s in self.stages)}
 
 
+def check_layout(spec, accelerator, parallel: Parallelism, topology=None):
+    """The topology the layout runs on, once the layout is known to be possible: the model's shapes allow it
+    (sharding.check) and the cards of a replica, which talk to one another, are joined by links
+    (more than a node needs an inter-node link). Raises BadWorkload naming the constraint."""
+    from inferledger.hardware.topology import topology_for
+    from inferledger.sharding import check
+
+    check(spec, parallel)
+    topology = topology or topology_for(accelerator)
+    topology.link_for(parallel.cards_per_replica)
+    return topology
+
+
 def sharded_step(spec, step: Step, formats: Formats, accelerator, parallel: Parallelism, *, topology=None,
                  overhead_seconds: float = 0.0, main_dtype: str = "bf16") -> ShardedStep:
     """The time of `step` (the whole batch of one replica) on `parallel`; `topology` defaults to the accelerator's

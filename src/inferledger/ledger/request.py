@@ -17,6 +17,7 @@ from inferledger.ledger.memory import MemoryAccount, memory_account
 from inferledger.ledger.roofline import StepTime, peak_for, runs_at, time_step
 from inferledger.model.spec import ModelSpec
 from inferledger.operators import Formats, Step, rows
+from inferledger.parallelism import Parallelism
 from inferledger.precision import Precision
 
 
@@ -95,6 +96,7 @@ class RequestAccount:
     differences: tuple  # sentences explaining full vs simplified
     warnings: tuple = field(default=())
     operators: dict = field(default_factory=dict)  # {"prefill": [...], "decode": [...]}: the rows, timed
+    parallel: dict = field(default_factory=dict)  # the layout, per-card memory, each step's communication share
 
     @property
     def ttft_seconds(self) -> float:
@@ -111,6 +113,7 @@ class RequestAccount:
             "memory": self.memory.to_dict(),
             "simplified": self.simplified.to_dict(), "differences": list(self.differences),
             "warnings": list(self.warnings), "operators": self.operators,
+            **({"parallel": self.parallel} if self.parallel else {}),
         }
 
 
@@ -127,10 +130,14 @@ def request_account(
     overhead_seconds_per_step: float = 0.0,
     gpu_memory_utilization: float = defaults.GPU_MEMORY_UTILIZATION,
     context_tokens: int | None = None,
+    parallel: Parallelism | None = None,
+    topology=None,
 ) -> RequestAccount:
     """The account of `batch` requests of ISL in / OSL out on one accelerator. Give a ModelSpec, or only a
     parameter count (`parameters=7e9`) for the seed's bare estimate. Formats default to the checkpoint's.
-    context_tokens: the per-request context the memory account sizes concurrency for (default ISL + OSL)."""
+    context_tokens: the per-request context the memory account sizes concurrency for (default ISL + OSL).
+    parallel: spread the model over cards (one replica runs the batch; figures are per card, times the
+    pipeline's); topology: the node and links (default hardware.topology.topology_for(accelerator))."""
     from inferledger.hardware.catalog import Accelerator
 
     workload = Workload(isl, osl, batch)
@@ -148,9 +155,18 @@ def request_account(
         raise BadWorkload(f"--context must be a whole number of at least 1 token, got {context_tokens!r}")
     formats = Formats.resolve(spec, precision, kv_precision)
     main_dtype = runs_at(accelerator, formats.weights.compute_dtype)[0]
+    sharded = parallel is not None and not parallel.is_single_card
+    if sharded:
+        from inferledger.ledger.parallel import check_layout, sharded_step
 
-    def step_time(step: Step) -> StepTime:
-        return time_step(rows(spec, step, formats), accelerator, overhead, main_dtype)
+        topology = check_layout(spec, accelerator, parallel, topology)
+
+        def step_time(step: Step) -> StepTime:
+            return sharded_step(spec, step, formats, accelerator, parallel, topology=topology,
+                                overhead_seconds=overhead, main_dtype=main_dtype).as_step_time()
+    else:
+        def step_time(step: Step) -> StepTime:
+            return time_step(rows(spec, step, formats), accelerator, overhead, main_dtype)
 
     prefill_step = step_time(Step.prefill(isl, batch))
     attention_flops = sum(t.row.flops * t.row.count for t in prefill_step.rows if t.row.kind == "attention")
@@ -175,7 +191,7 @@ def request_account(
         seconds_by_component=middle.seconds_by("component"),
     )
     memory = memory_account(spec, accelerator, formats, context_tokens or isl + osl,
-                            gpu_memory_utilization=gpu_memory_utilization)
+                            gpu_memory_utilization=gpu_memory_utilization, parallel=parallel)
     # Active parameters (what one token uses), from the same rows as everything else.
     active = sum(t.row.active_weight_elements * t.row.count for t in middle.rows)
     simplified = simplified_account(active, accelerator, formats.weights, workload, main_dtype)
@@ -186,7 +202,30 @@ def request_account(
         differences=tuple(_explain(prefill, decode, simplified, middle, spec.is_bare)),
         warnings=tuple(request_warnings(spec, accelerator, formats, workload, memory)),
         operators={"prefill": prefill_step.operator_table(), "decode": middle.operator_table()},
+        parallel=(parallel_section(spec, formats, accelerator, parallel, topology, workload, memory, overhead,
+                                   main_dtype, decode_seconds / osl) if parallel is not None else {}),
     )
+
+
+def parallel_section(spec, formats, accelerator, parallel, topology, workload, memory, overhead, main_dtype,
+                     seconds_per_token) -> dict:
+    """The layout's own figures: per-card memory, each step's communication share and pipeline bubble, and what
+    the dp replicas add up to."""
+    from inferledger.hardware.topology import topology_for
+    from inferledger.ledger.parallel import sharded_step
+
+    topology = topology or topology_for(accelerator)
+    middle = workload.isl + (workload.osl - 1) / 2
+    steps = {name: sharded_step(spec, step, formats, accelerator, parallel, topology=topology,
+                                overhead_seconds=overhead, main_dtype=main_dtype).to_dict()
+             for name, step in (("prefill", Step.prefill(workload.isl, workload.batch)),
+                                ("decode", Step.decode(middle, workload.batch)))}
+    return {
+        "layout": parallel.to_dict(), "topology": topology.to_dict(), "per_card_memory": memory.per_card,
+        "prefill": steps["prefill"], "decode": steps["decode"],
+        "deployment_output_tokens_per_second": parallel.dp * workload.batch / seconds_per_token,
+        "max_concurrency": memory.max_concurrency,
+    }
 
 
 def decode_pieces(spec: ModelSpec, isl: int, osl: int) -> list[tuple[int, int]]:
