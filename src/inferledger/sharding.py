@@ -81,6 +81,11 @@ def check(spec: ModelSpec, parallel: Parallelism) -> list[str]:
                 notes.append(f"MLA caches one latent shared by all heads: each of the {attention_tp} cards of a "
                              "tensor-parallel group keeps the whole cache of its sequences (attention data "
                              "parallel, --attention-dp, splits sequences instead)")
+        elif isinstance(m, (StateCore, Conv1d)):
+            size = m.state_elements if isinstance(m, StateCore) else m.channels
+            if size % attention_tp:
+                raise BadWorkload(f"{split} does not divide the {size:,} {m.name} elements of {block.kind} "
+                                  "layers: tensor parallel splits a recurrent mixer by heads")
         elif isinstance(m, Experts):
             has_experts = True
             if m.num_experts % parallel.ep:

@@ -100,7 +100,9 @@ def fitted_parameters(accelerator_name: str, collective: str, cards: int) -> dic
 
 def realistic_seconds(collective: str, message_bytes: float, cards: int, link, accelerator_name: str) -> float | None:
     """Fitted per-call latency + bytes sent / (fitted fraction × link bandwidth); for an all-reduce the faster of
-    NCCL and the engines' custom all-reduce (vLLM's, for small messages). None when no measurement stands in."""
+    NCCL and the engines' custom all-reduce (vLLM's, for small messages). None when no measurement stands in.
+    The measurements are inside one node: on an inter-node link the fitted fraction is applied to that link's
+    bandwidth, an extrapolation."""
     if cards == 1:
         return 0.0
     sent = bytes_sent(collective, message_bytes, cards)
