@@ -222,3 +222,23 @@ def test_tensor_parallel_memory_per_card():
     budget = 80 * 2**30 * 0.9 - card["weight_bytes"] - card["activation_workspace_bytes"] - 2**30
     assert card["kv_budget_bytes"] == pytest.approx(budget)
     assert account.max_concurrency == int(budget // (8192 * 40_960))
+
+
+def test_fit_gpus_is_tensor_parallel_per_card():
+    """`fit --gpus 8` is `--tp 8`: the card's weights are the TP=8 share derived above (× 2 bytes in bf16), not
+    the whole model spread as a sum of memories."""
+    import json
+    import subprocess
+    import sys
+
+    def fit(*extra):
+        result = subprocess.run([sys.executable, "-m", "inferledger", "fit", "-m", "meta-llama/Llama-3.1-70B", "-g",
+                                 "h100-sxm", "--precision", "bf16", "--json", *extra], capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    by_gpus, by_tp = fit("--gpus", "8"), fit("--tp", "8")
+    per_layer = 2 * 8_388_608 + 2 * 1_048_576 + 3 * 29_360_128 + 2 * 8192
+    assert by_gpus["per_card"]["weight_bytes"] == 2 * (80 * per_layer + 2 * 131_334_144 + 8192)
+    assert by_gpus == by_tp
+    assert by_gpus["parallel"]["tp"] == 8 and by_gpus["num_gpus"] == 8
