@@ -103,3 +103,18 @@ def test_fuzzed_configs_raise_only_typed_errors(model_type, fields):
         spec_from_config({"model_type": model_type, **fields})
     except InferledgerError:
         pass
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (("request", "-m", "meta-llama/Llama-3.1-70B", "-g", "h100", "--tp", "3"),
+     "--tp 3 does not divide the 64 attention heads"),
+    (("fit", "-m", "meta-llama/Llama-3.1-70B", "-g", "h100", "--tp", "16"),
+     "16 cards that talk to one another span more than a node of 8: name an inter-node link"),
+    (("request", "-m", "meta-llama/Llama-3.1-70B", "-g", "h100", "--gpus", "8", "--tp", "4"), "ambiguous"),
+    (("fit", "-m", "meta-llama/Llama-3.1-70B", "-g", "h100", "--tp", "4", "--ep", "3"), "--ep 3 must divide --tp 4"),
+    (("request", "-m", "meta-llama/Llama-3.1-8B", "-g", "h100", "--disaggregate", "--tp", "8"),
+     "do not fit in one node of 8: name the link between them"),
+])
+def test_impossible_layouts_get_one_line(args, fragment):
+    code, _, err = cli(*args)
+    one_line_error(code, err, fragment)

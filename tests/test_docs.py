@@ -127,3 +127,30 @@ def test_example_inputs_say_where_they_come_from():
         if path.name != "README.md":
             assert f"`{path.name}`" in provenance
     assert Path(ROOT / "examples" / "vllm.log").read_text().startswith("# source: ")
+
+
+def test_parallel_table_is_what_request_gives():
+    from inferledger.hardware import find_accelerator
+    from inferledger.ledger.request import request_account
+    from inferledger.model import load_model
+    from inferledger.parallelism import Parallelism
+
+    layouts = {"tp 8": Parallelism(tp=8), "tp 8, ep 8, attention-dp 8": Parallelism(tp=8, ep=8, attention_dp=8)}
+    section = TEXT.split("ISL 2,048, OSL 256, batch 1 (the floor", 1)[1].split("\n\n", 2)[1]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in section.splitlines()[2:]]
+    assert len(rows) == 7
+    for row in rows:
+        model = {"DeepSeek-V3": "deepseek-ai/DeepSeek-V3", "Llama-3.1-405B": "meta-llama/Llama-3.1-405B"}[row[0]]
+        gpu = {"8 × H100": "h100-sxm", "8 × H200": "h200-sxm"}[row[2]]
+        account = request_account(load_model(model), find_accelerator(gpu), isl=2048, osl=256, precision=row[1],
+                                  parallel=layouts[row[3]])
+        assert row[4] == f"{account.memory.per_card['weight_bytes'] / 1e9:.1f} GB"
+        if not account.memory.fits:
+            assert row[7] == "does not fit"
+            continue
+        section = account.parallel
+        assert row[5] == f"{account.prefill.seconds * 1e3:.1f} ms"
+        assert row[6] == f"{account.decode.seconds_per_token * 1e3:.2f} ms"
+        assert row[7] == f"{account.memory.max_concurrency:,}"
+        assert row[8] == (f"{section['prefill']['communication_share']:.0%} / "
+                          f"{section['decode']['communication_share']:.0%}")

@@ -27,6 +27,7 @@ from inferledger.model.spec import (
     StateCore,
     Weights,
 )
+from inferledger.parallelism import Parallelism
 from inferledger.precision import PRECISIONS, Precision, checkpoint_precision, get_precision
 
 
@@ -73,6 +74,13 @@ class Row:
     compute_dtype: str = "bf16"
     output_elements: float = 0.0  # activation elements the operator writes in this step (logits, projections)
     phase: str = ""  # attention rows: the step's phase ("prefill" | "decode"), which decides how kernels run them
+    # Communication rows only (kind "communication", see sharding.py): a collective over `group_cards` cards that
+    # span `span_cards` consecutive cards, about a tensor of `message_bytes`, sending `link_bytes` per card (ring).
+    collective: str = ""
+    group_cards: int = 1
+    span_cards: int = 1
+    message_bytes: float = 0.0
+    link_bytes: float = 0.0
 
     @property
     def bytes(self) -> float:
@@ -273,32 +281,45 @@ def _small(block, m, count, step: Step, f: Formats) -> Row:
                m.elements, m.elements, m.elements * f.high.bytes_per_element, compute_dtype="fp32")
 
 
-def rows(spec: ModelSpec, step: Step, formats: Formats, lm_head_last_only: bool = True) -> list[Row]:
-    """The operator rows of one step, one per module of each distinct layer (its `count` says how many)."""
+def rows(spec: ModelSpec, step: Step, formats: Formats, lm_head_last_only: bool = True, *,
+         parallel: Parallelism | None = None, stage: int | None = None) -> list[Row]:
+    """The operator rows of one step, one per module of each distinct layer (its `count` says how many).
+    With `parallel` (more than one card per replica): the rows of one card of pipeline stage `stage` (default: the
+    stage holding the most weight bytes), modules sharded and communication rows added (sharding.py)."""
     require(spec, ModelSpec, "spec", "build one with inferledger.model.load_model(name)")
     require(step, Step, "step", "build one with Step.prefill(tokens) or Step.decode(context)")
     require(formats, Formats, "formats", "build one with Formats.resolve(spec, 'bf16')")
-    out = []
-    for index, block in enumerate(spec.blocks):
-        for m in block.modules:
-            formats_ = formats.for_module(index, m.name) if formats.modules else formats
-            if isinstance(m, Linear):
-                row = _linear(block.kind, m, block.count, step, formats_, lm_head_last_only)
-                if m.component == "lm_head" and spec.tied_embeddings:
-                    # Tied head: its weights are the embedding's (counted there), but the matmul reads them again.
-                    row = replace(row, weight_elements=0, active_weight_elements=0, stored_weight_bytes=0.0)
-            elif isinstance(m, Experts):
-                row = _experts(block.kind, m, block.count, step, formats_)
-            elif isinstance(m, AttentionCore):
-                row = _attention(block.kind, m, block.count, step, formats_)
-            elif isinstance(m, StateCore):
-                row = _state(block.kind, m, block.count, step, formats_)
-            elif isinstance(m, Weights):
-                row = _weights(block.kind, m, block.count, step, formats_)
-            else:
-                row = _small(block.kind, m, block.count, step, formats_)
-            out.append(row)
-    return out
+    if parallel is not None:
+        require(parallel, Parallelism, "parallel", "build one with inferledger.parallelism.Parallelism(tp=8)")
+    if parallel is not None and not parallel.is_single_card:
+        from inferledger.sharding import card_rows
+
+        return card_rows(spec, step, formats, parallel, stage=stage, lm_head_last_only=lm_head_last_only)
+    # A GGUF's tensors carry their own formats (formats.modules); elsewhere every module has the same.
+    return [module_row(block.kind, m, block.count, step,
+                       formats.for_module(index, m.name) if formats.modules else formats,
+                       lm_head_last_only, spec.tied_embeddings)
+            for index, block in enumerate(spec.blocks) for m in block.modules]
+
+
+def module_row(block: str, m, count: int, step: Step, formats: Formats, lm_head_last_only: bool = True,
+               tied_embeddings: bool = False) -> Row:
+    """The row of one module (of one layer, `count` such layers) in one step."""
+    if isinstance(m, Linear):
+        row = _linear(block, m, count, step, formats, lm_head_last_only)
+        if m.component == "lm_head" and tied_embeddings:
+            # Tied head: its weights are the embedding's (counted there), but the matmul reads them again.
+            row = replace(row, weight_elements=0, active_weight_elements=0, stored_weight_bytes=0.0)
+        return row
+    if isinstance(m, Experts):
+        return _experts(block, m, count, step, formats)
+    if isinstance(m, AttentionCore):
+        return _attention(block, m, count, step, formats)
+    if isinstance(m, StateCore):
+        return _state(block, m, count, step, formats)
+    if isinstance(m, Weights):
+        return _weights(block, m, count, step, formats)
+    return _small(block, m, count, step, formats)
 
 
 def total(rows_: list[Row], field: str) -> float:

@@ -8,7 +8,12 @@ HELP = "account for one request: prefill (TTFT), decode per token, end to end, m
 def add_arguments(parser) -> None:
     from inferledger import defaults
     from inferledger.cli._output import add_json_flag
-    from inferledger.cli._workload import add_calibration_option, add_length_options, add_model_options
+    from inferledger.cli._workload import (
+        add_calibration_option,
+        add_length_options,
+        add_model_options,
+        add_parallel_options,
+    )
 
     add_model_options(parser)
     add_length_options(parser, defaulted=True)
@@ -21,30 +26,49 @@ def add_arguments(parser) -> None:
     parser.add_argument("--operators", action="store_true",
                         help="also print the operator-level roofline of prefill and of a decode step")
     add_calibration_option(parser)
+    add_parallel_options(parser)
+    parser.add_argument("--disaggregate", action="store_true",
+                        help="also size split prefill/decode: prefill cards per decode card (decode instances "
+                             "running --batch) and the KV handover between them")
     add_json_flag(parser)
 
 
 def run(args) -> int:
     from inferledger.cli._output import print_json, print_warnings
-    from inferledger.cli._workload import load, load_calibration_option
+    from inferledger.cli._workload import load, load_calibration_option, parallel_from
     from inferledger.errors import positive_number
     from inferledger.ledger.request import request_account
 
     spec, accelerator = load(args)
     calibration = load_calibration_option(args)
     overhead_ms = positive_number(args.overhead_ms, "--overhead-ms", allow_zero=True)
+    layout, topology = parallel_from(args, accelerator)
     account = request_account(spec, accelerator, isl=args.isl, osl=args.osl, batch=args.batch,
                               precision=args.precision, kv_precision=args.kv_precision,
                               overhead_seconds_per_step=overhead_ms / 1e3,
                               gpu_memory_utilization=args.gpu_memory_utilization, context_tokens=args.context,
-                              calibration=calibration)
+                              calibration=calibration, parallel=layout, topology=topology)
+    split = None
+    if args.disaggregate:
+        from inferledger.ledger.disaggregation import disaggregation
+        from inferledger.operators import Formats
+
+        split = disaggregation(spec, accelerator, Formats.resolve(spec, args.precision, args.kv_precision),
+                               isl=args.isl, osl=args.osl, decode_batch=args.batch, prefill_parallel=layout,
+                               decode_parallel=layout, topology=topology, overhead_seconds=overhead_ms / 1e3)
     print_warnings("request", account.warnings)
     if args.json:
-        print_json(account)
+        document = account.to_dict()
+        if split is not None:
+            document["disaggregation"] = split.to_dict()
+        print_json(document)
         return 0
-    from inferledger.report.request_text import render_operators, render_request
+    from inferledger.report.request_text import render_disaggregation, render_operators, render_request
 
     print(render_request(account))
+    if split is not None:
+        print()
+        print(render_disaggregation(split))
     if args.operators:
         print()
         print(render_operators(account))

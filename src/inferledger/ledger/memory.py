@@ -15,6 +15,7 @@ from inferledger import defaults
 from inferledger.errors import BadWorkload, require
 from inferledger.model.spec import ModelSpec
 from inferledger.operators import Formats, Step, cache_bytes_written, kv_bytes_per_sequence, rows, total
+from inferledger.parallelism import Parallelism
 
 GIB = 2**30
 UNLIMITED = 2**31 - 1  # requests that fit when a model keeps no cache at all
@@ -40,6 +41,8 @@ class MemoryAccount:
     fits: bool  # at least one request of context_tokens fits (bare count: the weights fit)
     shortfall_bytes: float  # how much is missing for one request (0 when it fits)
     warnings: tuple = ()
+    parallel: dict | None = None  # the layout, when the model spans cards (Parallelism.to_dict)
+    per_card: dict | None = None  # the card that limits concurrency: its weights, workspace, reserve, KV budget
 
     def to_dict(self) -> dict:
         document = asdict(self)
@@ -48,12 +51,15 @@ class MemoryAccount:
 
 
 def activation_workspace_bytes(spec: ModelSpec, formats: Formats,
-                               max_batched_tokens: int = defaults.MAX_BATCHED_TOKENS) -> float:
+                               max_batched_tokens: int = defaults.MAX_BATCHED_TOKENS, *,
+                               parallel: Parallelism | None = None) -> float:
     """Peak activations of one step over max_batched_tokens (what vLLM's profile run measures), from the rows of
     that step: the largest operator's inputs and outputs held at once, the residual stream beside it, and the
-    logits of one sampled position per sequence upcast to fp32 (sequences of 64 tokens assumed)."""
+    logits of one sampled position per sequence upcast to fp32 (sequences of 64 tokens assumed). With `parallel`,
+    on one card (the rows of the stage holding the most weights)."""
     sequences = max(1, max_batched_tokens // 64)
-    step_rows = rows(spec, Step.prefill(max(1, max_batched_tokens // sequences), batch=sequences), formats)
+    step_rows = rows(spec, Step.prefill(max(1, max_batched_tokens // sequences), batch=sequences), formats,
+                     parallel=parallel)
     if not step_rows:
         return 0.0
     tokens = sequences * max(1, max_batched_tokens // sequences)
@@ -73,9 +79,11 @@ def memory_account(
     runtime_overhead_bytes: float = defaults.RUNTIME_OVERHEAD_BYTES,
     max_batched_tokens: int = defaults.MAX_BATCHED_TOKENS,
     num_gpus: int = 1,
+    parallel: Parallelism | None = None,
 ) -> MemoryAccount:
     """The memory account of `spec` in `formats` (Formats.resolve(spec, ...)) on `num_gpus` of `accelerator`,
-    each request holding `context_tokens` of cache."""
+    each request holding `context_tokens` of cache. With `parallel` the account is kept per card (parallel_account);
+    num_gpus is then its card count."""
     from inferledger.hardware.catalog import Accelerator
 
     require(spec, ModelSpec, "spec", "build one with inferledger.model.load_model(name)")
@@ -87,6 +95,13 @@ def memory_account(
         raise BadWorkload(f"context must be a whole number of at least 1 token, got {context_tokens!r}")
     if not isinstance(num_gpus, int) or num_gpus < 1:
         raise BadWorkload(f"the number of GPUs must be a whole number of at least 1, got {num_gpus!r}")
+    if parallel is not None:
+        require(parallel, Parallelism, "parallel", "build one with inferledger.parallelism.Parallelism(tp=8)")
+        if num_gpus not in (1, parallel.cards):
+            raise BadWorkload(f"num_gpus {num_gpus} differs from the layout's tp × pp × dp = {parallel.cards}")
+        return parallel_account(spec, accelerator, formats, context_tokens, parallel,
+                                gpu_memory_utilization=gpu_memory_utilization,
+                                runtime_overhead_bytes=runtime_overhead_bytes, max_batched_tokens=max_batched_tokens)
     memory = accelerator.memory_bytes * num_gpus
     usable = memory * gpu_memory_utilization
     one_token = rows(spec, Step.decode(context_tokens=0), formats)  # holds every weight; writes one token of KV
@@ -124,23 +139,102 @@ def memory_account(
         warnings=tuple(notes))
 
 
-def longest_context(spec: ModelSpec, account: MemoryAccount, formats: Formats, concurrency: int) -> int:
+def longest_context(spec: ModelSpec, account: MemoryAccount, formats: Formats, concurrency: int, *,
+                    parallel: Parallelism | None = None) -> int:
     """The longest context (tokens) at which `concurrency` requests still fit in the KV budget (0 if none).
-    Per-request KV is non-decreasing in context, so a bisection finds it."""
+    Per-request KV is non-decreasing in context, so a bisection finds it. With `parallel` (the layout the account
+    was made for) every stage's card must hold its share of the requests its attention group serves."""
     if not isinstance(concurrency, int) or concurrency < 1:
         raise BadWorkload(f"concurrency must be a whole number of at least 1, got {concurrency!r}")
     if spec.is_bare:
         return 0
-    budget = account.kv_budget_bytes / concurrency
-    if budget <= 0 or kv_bytes_per_sequence(spec, formats, 1) > budget:
+    if parallel is None or account.per_card is None:
+        budget = account.kv_budget_bytes / concurrency
+
+        def fits(context: int) -> bool:
+            return kv_bytes_per_sequence(spec, formats, context) <= budget
+    else:
+        groups = parallel.attention_dp * parallel.dp
+        per_group = -(-concurrency // groups)
+        budgets = account.per_card["kv_budget_bytes_by_stage"]
+
+        def fits(context: int) -> bool:
+            return all(card_kv_bytes_per_sequence(spec, formats, context, parallel, stage) * per_group <= budget
+                       for stage, budget in enumerate(budgets))
+    if not fits(1):
         return 0
     low, high = 1, max(spec.max_context_tokens or 0, 1 << 20)
-    if kv_bytes_per_sequence(spec, formats, high) <= budget:
+    if fits(high):
         return high  # only capped layers: memory never runs out before the model's maximum
     while low < high:
         mid = (low + high + 1) // 2
-        if kv_bytes_per_sequence(spec, formats, mid) <= budget:
+        if fits(mid):
             low = mid
         else:
             high = mid - 1
     return low
+
+
+def card_kv_bytes_per_sequence(spec: ModelSpec, formats: Formats, context_tokens: int, parallel: Parallelism,
+                          stage: int) -> float:
+    """Cache bytes one sequence holds on one card of `stage` (its attention group's share)."""
+    step = Step.decode(context_tokens=context_tokens - 1)
+    return total(rows(spec, step, formats, parallel=parallel, stage=stage), "kv_read_bytes")
+
+
+def parallel_account(spec: ModelSpec, accelerator, formats: Formats, context_tokens: int, parallel: Parallelism, *,
+                     gpu_memory_utilization: float, runtime_overhead_bytes: float,
+                     max_batched_tokens: int) -> MemoryAccount:
+    """The memory account card by card. Each card of a stage holds that stage's share of the weights, its own
+    workspace and reserve, and the cache its attention group's sequences need on it; requests fit while every
+    stage's card has room: min over stages of ⌊KV budget / KV per sequence⌋ sequences per attention group, times
+    the attention-dp groups and the dp replicas. The account's whole-deployment figures sum the cards."""
+    from inferledger.sharding import check
+
+    notes = check(spec, parallel)
+    usable_card = accelerator.memory_bytes * gpu_memory_utilization
+    activation = activation_workspace_bytes(spec, formats, max_batched_tokens, parallel=parallel)
+    one_token = [rows(spec, Step.decode(context_tokens=0), formats, parallel=parallel, stage=s)
+                 for s in range(parallel.pp)]
+    weights = [total(r, "stored_weight_bytes") for r in one_token]
+    budgets = [usable_card - w - activation - runtime_overhead_bytes for w in weights]
+    per_token = [cache_bytes_written(r) for r in one_token]
+    per_sequence = [card_kv_bytes_per_sequence(spec, formats, context_tokens, parallel, s) for s in range(parallel.pp)]
+    groups = parallel.attention_dp * parallel.dp
+
+    def sequences(budget: float, size: float) -> int:
+        if size <= 0:
+            return UNLIMITED if budget > 0 else 0
+        return max(0, math.floor(budget / size))
+
+    per_stage = [sequences(b, q) for b, q in zip(budgets, per_sequence, strict=True)]
+    limiting = per_stage.index(min(per_stage))
+    concurrency = min(UNLIMITED, min(per_stage) * groups)
+    tokens = min(sequences(b, t) for b, t in zip(budgets, per_token, strict=True)) * groups
+    cards_per_stage = parallel.tp * parallel.dp
+    holders = parallel.attention_tp  # cards that hold one sequence's cache, per stage
+    if min(budgets) <= 0:
+        stage = budgets.index(min(budgets))
+        notes.insert(0, f"stage {stage}'s card needs {(weights[stage] + activation + runtime_overhead_bytes) / 1e9:,.2f}"
+                        f" GB for weights, workspace and reserve but one {accelerator.name} leaves "
+                        f"{usable_card / 1e9:,.2f} GB usable: the model does not fit; use more cards or a lower "
+                        "precision")
+    elif concurrency < 1:
+        notes.insert(0, f"the weights fit but not one request of {context_tokens:,} tokens: its cache needs "
+                        f"{per_sequence[limiting] / 1e9:,.2f} GB on a card of stage {limiting} and "
+                        f"{budgets[limiting] / 1e9:,.2f} GB is left")
+    per_card = {
+        "stage": limiting, "memory_bytes": accelerator.memory_bytes, "usable_bytes": usable_card,
+        "weight_bytes": weights[limiting], "activation_workspace_bytes": activation,
+        "runtime_overhead_bytes": runtime_overhead_bytes, "kv_budget_bytes": budgets[limiting],
+        "kv_bytes_per_token": per_token[limiting], "kv_bytes_per_request": per_sequence[limiting],
+        "weight_bytes_by_stage": weights, "kv_budget_bytes_by_stage": budgets,
+    }
+    return MemoryAccount(
+        accelerator.name, parallel.cards, accelerator.memory_bytes * parallel.cards, gpu_memory_utilization,
+        usable_card * parallel.cards, sum(weights) * cards_per_stage, activation * parallel.cards,
+        runtime_overhead_bytes * parallel.cards, sum(budgets) * cards_per_stage, context_tokens,
+        sum(per_token) * holders, sum(per_sequence) * holders, concurrency, tokens,
+        weights_fit=min(budgets) > 0, fits=concurrency >= 1,
+        shortfall_bytes=max(0.0, per_sequence[limiting] - budgets[limiting]) if concurrency < 1 else 0.0,
+        warnings=tuple(notes), parallel=parallel.to_dict(), per_card=per_card)

@@ -142,6 +142,21 @@ def estimate_row(row, accelerator, calibration: Calibration, shape: Character | 
                        extrapolated, note)
 
 
+def communication_estimate(timed, accelerator, topology) -> RowEstimate:
+    """A collective or send at its fitted cost (latency + bytes at a measured share of the link); the floor where
+    nothing measured stands in."""
+    from inferledger.ledger.collectives import realistic_seconds
+
+    row = timed.row
+    seconds = None
+    if topology is not None:
+        seconds = realistic_seconds(row.collective, row.message_bytes, row.group_cards,
+                                    topology.link_for(row.span_cards), accelerator.name)
+    note = "" if seconds is not None else f"{row.collective}: no collective measurements stand in: the floor is used"
+    return RowEstimate(row, max(seconds or 0.0, timed.seconds), timed.seconds, "communication", "", None,
+                       seconds is None, note)
+
+
 @dataclass(frozen=True)
 class RealisticStep:
     seconds: float  # Σ rows × count + the per-step overhead
@@ -182,11 +197,14 @@ def realistic_step(rows, accelerator, calibration: Calibration | None = None,
 
 
 def realistic_timed(timed_rows, accelerator, calibration: Calibration, extra_overhead_seconds: float = 0.0,
-                    cache: dict | None = None) -> RealisticStep:
+                    cache: dict | None = None, topology=None) -> RealisticStep:
     """realistic_step over rows whose floor is already timed (roofline.TimedRow): a caller that holds the floor
-    of a step does not time it twice. `cache` may be shared by steps of one accelerator and calibration."""
+    of a step does not time it twice. `cache` may be shared by steps of one accelerator and calibration.
+    Communication rows (a model spread over cards) take the collectives' own fitted cost on the link `topology`
+    gives them (ledger/collectives.py), never less than their floor."""
     cache = {} if cache is None else cache
-    estimates = [estimate_row(t.row, accelerator, calibration, floor_seconds=t.seconds, _cache=cache)
+    estimates = [communication_estimate(t, accelerator, topology) if t.row.collective else
+                 estimate_row(t.row, accelerator, calibration, floor_seconds=t.seconds, _cache=cache)
                  for t in timed_rows]
     by_component: dict = {}
     for e in estimates:

@@ -9,7 +9,7 @@ attention chunk restarts, so the steps are summed piece by piece between those c
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from inferledger import defaults
 from inferledger.errors import BadWorkload, positive_number, require
@@ -17,6 +17,7 @@ from inferledger.ledger.memory import MemoryAccount, memory_account
 from inferledger.ledger.roofline import StepTime, peak_for, runs_at, time_step
 from inferledger.model.spec import ModelSpec
 from inferledger.operators import Formats, Step, rows
+from inferledger.parallelism import Parallelism
 from inferledger.precision import Precision
 
 
@@ -123,6 +124,7 @@ class RequestAccount:
     warnings: tuple = field(default=())
     operators: dict = field(default_factory=dict)  # {"prefill": [...], "decode": [...]}: the rows, timed
     realistic: RealisticAccount | None = None
+    parallel: dict = field(default_factory=dict)  # the layout, per-card memory, each step's communication share
 
     @property
     def ttft_seconds(self) -> float:
@@ -140,6 +142,7 @@ class RequestAccount:
             "simplified": self.simplified.to_dict(), "differences": list(self.differences),
             "warnings": list(self.warnings), "operators": self.operators,
             **({"realistic": self.realistic.to_dict()} if self.realistic is not None else {}),
+            **({"parallel": self.parallel} if self.parallel else {}),
         }
 
 
@@ -158,11 +161,15 @@ def request_account(
     context_tokens: int | None = None,
     realistic: bool = True,
     calibration=None,
+    parallel: Parallelism | None = None,
+    topology=None,
 ) -> RequestAccount:
     """The account of `batch` requests of ISL in / OSL out on one accelerator. Give a ModelSpec, or only a
     parameter count (`parameters=7e9`) for the seed's bare estimate. Formats default to the checkpoint's.
     context_tokens: the per-request context the memory account sizes concurrency for (default ISL + OSL).
-    realistic: also estimate the time real kernels take, with `calibration` (default: the bundled one)."""
+    realistic: also estimate the time real kernels take, with `calibration` (default: the bundled one).
+    parallel: spread the model over cards (one replica runs the batch; figures are per card, times the
+    pipeline's); topology: the node and links (default hardware.topology.topology_for(accelerator))."""
     from inferledger.hardware.catalog import Accelerator
 
     workload = Workload(isl, osl, batch)
@@ -180,13 +187,20 @@ def request_account(
         raise BadWorkload(f"--context must be a whole number of at least 1 token, got {context_tokens!r}")
     formats = Formats.resolve(spec, precision, kv_precision)
     main_dtype = runs_at(accelerator, formats.weights.compute_dtype)[0]
+    sharded = parallel is not None and not parallel.is_single_card
+    if sharded:
+        from inferledger.ledger.parallel import check_layout, sharded_step
+
+        topology = check_layout(spec, accelerator, parallel, topology)
 
     floors: dict = {}
 
     def step_time(step: Step) -> StepTime:
         # Remembered: the realistic account below prices the same steps' rows.
         if step not in floors:
-            floors[step] = time_step(rows(spec, step, formats), accelerator, overhead, main_dtype)
+            floors[step] = (sharded_step(spec, step, formats, accelerator, parallel, topology=topology,
+                                         overhead_seconds=overhead, main_dtype=main_dtype).as_step_time()
+                            if sharded else time_step(rows(spec, step, formats), accelerator, overhead, main_dtype))
         return floors[step]
 
     prefill_step = step_time(Step.prefill(isl, batch))
@@ -212,12 +226,12 @@ def request_account(
         seconds_by_component=middle.seconds_by("component"),
     )
     memory = memory_account(spec, accelerator, formats, context_tokens or isl + osl,
-                            gpu_memory_utilization=gpu_memory_utilization)
+                            gpu_memory_utilization=gpu_memory_utilization, parallel=parallel)
     # Active parameters (what one token uses), from the same rows as everything else.
     active = sum(t.row.active_weight_elements * t.row.count for t in middle.rows)
     simplified = simplified_account(active, accelerator, formats.weights, workload, main_dtype)
-    realistic_account = realistic_request(spec, accelerator, formats, workload, calibration, overhead,
-                                          step_time) if realistic else None
+    realistic_account = realistic_request(spec, accelerator, formats, workload, calibration, overhead, step_time,
+                                          topology if sharded else None) if realistic else None
     return RequestAccount(
         model=spec.name, accelerator=accelerator.name, weights=formats.weights.name, kv=formats.kv.name,
         workload=workload, prefill=prefill, decode=decode, total_seconds=prefill.seconds + decode.seconds,
@@ -226,11 +240,14 @@ def request_account(
         warnings=tuple(request_warnings(spec, accelerator, formats, workload, memory)),
         operators={"prefill": prefill_step.operator_table(), "decode": middle.operator_table()},
         realistic=realistic_account,
+        parallel=(parallel_section(spec, formats, accelerator, parallel, topology, workload, memory, overhead,
+                                   main_dtype, decode_seconds / osl) if parallel is not None else {}),
     )
 
 
 def realistic_request(spec: ModelSpec, accelerator, formats: Formats, workload: Workload,
-                      calibration=None, extra_overhead_seconds: float = 0.0, step_time=None) -> RealisticAccount:
+                      calibration=None, extra_overhead_seconds: float = 0.0, step_time=None,
+                      topology=None) -> RealisticAccount:
     """Prefill and the OSL decode steps at the realistic time of each step (summed over the decode pieces as the
     floor is; a step's realistic time is close to linear in context between them). extra_overhead_seconds: the
     caller's own per-step overhead, added to the calibration's as it is added to the floor."""
@@ -242,7 +259,16 @@ def realistic_request(spec: ModelSpec, accelerator, formats: Formats, workload: 
     cache: dict = {}
 
     def step(s: Step):
-        return realistic_timed(step_time(s).rows, accelerator, calibration, extra_overhead_seconds, cache)
+        floor = step_time(s)
+        real = realistic_timed(floor.rows, accelerator, calibration, extra_overhead_seconds, cache, topology)
+        # A pipeline's step is its stages' schedule, not one card's rows: the realistic time takes the same
+        # schedule as the floor (ledger/parallel.py), as a factor on the busiest stage's card.
+        card_floor = sum(t.seconds * t.row.count for t in floor.rows) + floor.overhead_seconds
+        factor = floor.seconds / card_floor if card_floor else 1.0
+        if abs(factor - 1.0) < 1e-12:
+            return real
+        return replace(real, seconds=real.seconds * factor,
+                       seconds_by_component={k: v * factor for k, v in real.seconds_by_component.items()})
 
     prefill = step(Step.prefill(isl, batch))
     known: dict = {}
@@ -270,18 +296,52 @@ def realistic_request(spec: ModelSpec, accelerator, formats: Formats, workload: 
 
 
 def decode_step_times(spec: ModelSpec, accelerator, formats: Formats, context_tokens: int, batch: int,
-                      calibration=None) -> dict:
-    """One decode step of `batch` requests at a context: the floor beside the realistic time, and tokens/s."""
-    from inferledger.ledger.realistic import realistic_step
+                      calibration=None, parallel: Parallelism | None = None, topology=None) -> dict:
+    """One decode step of `batch` requests at a context: the floor beside the realistic time, and tokens/s.
+    With `parallel`, the step of one replica spread over its cards (ledger/parallel.py)."""
+    from inferledger.ledger.realistic import load_calibration, realistic_timed
 
-    step_rows = rows(spec, Step.decode(context_tokens, batch), formats)
     main_dtype = runs_at(accelerator, formats.weights.compute_dtype)[0]
-    floor = time_step(step_rows, accelerator, main_dtype=main_dtype).seconds
-    real = realistic_step(step_rows, accelerator, calibration)
+    step = Step.decode(context_tokens, batch)
+    if parallel is not None and not parallel.is_single_card:
+        from inferledger.ledger.parallel import check_layout, sharded_step
+
+        topology = check_layout(spec, accelerator, parallel, topology)
+        floor_step = sharded_step(spec, step, formats, accelerator, parallel, topology=topology,
+                                  main_dtype=main_dtype).as_step_time()
+    else:
+        floor_step, topology = time_step(rows(spec, step, formats), accelerator, main_dtype=main_dtype), None
+    floor = floor_step.seconds
+    calibration = calibration if calibration is not None else load_calibration()
+    real = realistic_timed(floor_step.rows, accelerator, calibration, topology=topology)
+    # The pipeline schedule (a factor of 1 on one stage) applies to the realistic time as to the floor.
+    card_floor = sum(t.seconds * t.row.count for t in floor_step.rows)
+    realistic_seconds = real.seconds * (floor / card_floor if card_floor else 1.0)
     return {"batch": batch, "context_tokens": context_tokens, "floor_seconds": floor,
-            "realistic_seconds": real.seconds, "floor_tokens_per_second": batch / floor,
-            "realistic_tokens_per_second": batch / real.seconds, "extrapolated": real.extrapolated,
+            "realistic_seconds": realistic_seconds, "floor_tokens_per_second": batch / floor,
+            "realistic_tokens_per_second": batch / realistic_seconds, "extrapolated": real.extrapolated,
             "notes": list(real.notes)}
+
+
+def parallel_section(spec, formats, accelerator, parallel, topology, workload, memory, overhead, main_dtype,
+                     seconds_per_token) -> dict:
+    """The layout's own figures: per-card memory, each step's communication share and pipeline bubble, and what
+    the dp replicas add up to."""
+    from inferledger.hardware.topology import topology_for
+    from inferledger.ledger.parallel import sharded_step
+
+    topology = topology or topology_for(accelerator)
+    middle = workload.isl + (workload.osl - 1) / 2
+    steps = {name: sharded_step(spec, step, formats, accelerator, parallel, topology=topology,
+                                overhead_seconds=overhead, main_dtype=main_dtype).to_dict()
+             for name, step in (("prefill", Step.prefill(workload.isl, workload.batch)),
+                                ("decode", Step.decode(middle, workload.batch)))}
+    return {
+        "layout": parallel.to_dict(), "topology": topology.to_dict(), "per_card_memory": memory.per_card,
+        "prefill": steps["prefill"], "decode": steps["decode"],
+        "deployment_output_tokens_per_second": parallel.dp * workload.batch / seconds_per_token,
+        "max_concurrency": memory.max_concurrency,
+    }
 
 
 def decode_pieces(spec: ModelSpec, isl: int, osl: int) -> list[tuple[int, int]]:

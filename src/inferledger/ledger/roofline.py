@@ -14,6 +14,9 @@ The floor's assumptions, all of them (a real kernel can only be slower than this
      never their sum. (Adding the dequantization gave 125 µs for an A100 int4 GEMM that real fused kernels run in
      89-103 µs: not a floor.)
   4. No per-call latency and no per-step overhead, unless the caller passes one (`overhead_seconds`).
+  5. Communication rows (a card's collectives and sends when a model spans cards) take their traffic over the
+     link they cross at its datasheet bandwidth (collectives.floor_seconds) and are added, not overlapped: serving
+     engines run them between the matmuls, not under them.
 What real kernels add on top of this is ledger/realistic.py's business, fitted to measurements.
 """
 
@@ -31,14 +34,17 @@ class TimedRow:
     compute_seconds: float
     memory_seconds: float
     dequant_seconds: float
+    link_seconds: float = 0.0  # communication rows: the collective's time on its link
 
     @property
     def seconds(self) -> float:
-        # Assumption 3: compute, memory and dequantization overlap.
-        return max(self.compute_seconds, self.memory_seconds, self.dequant_seconds)
+        # Assumption 3: compute, memory and dequantization overlap; assumption 5: communication is added.
+        return max(self.compute_seconds, self.memory_seconds, self.dequant_seconds) + self.link_seconds
 
     @property
     def bound(self) -> str:
+        if self.link_seconds > max(self.compute_seconds, self.memory_seconds, self.dequant_seconds):
+            return "link"
         # Dequantization is compute (on the vector units): a row it binds is compute bound.
         return "compute" if max(self.compute_seconds, self.dequant_seconds) > self.memory_seconds else "memory"
 
@@ -59,13 +65,24 @@ def peak_for(accelerator, dtype: str) -> float:
     return runs_at(accelerator, dtype)[1]
 
 
-def time_rows(rows: list[Row], accelerator) -> list[TimedRow]:
+def time_rows(rows: list[Row], accelerator, topology=None) -> list[TimedRow]:
+    """Each row on `accelerator`; communication rows on the link of `topology` they cross (default: the
+    accelerator's node, hardware.topology.topology_for)."""
     bandwidth = accelerator.memory_bandwidth_bytes_per_second
     vector_peak = peak_for(accelerator, "fp32")
     timed = []
     for row in rows:
         peak = peak_for(accelerator, row.compute_dtype)
-        timed.append(TimedRow(row, peak, row.flops / peak, row.bytes / bandwidth, row.dequant_ops / vector_peak))
+        link = 0.0
+        if row.collective:
+            from inferledger.hardware.topology import topology_for
+            from inferledger.ledger.collectives import floor_seconds
+
+            topology = topology or topology_for(accelerator)
+            link = floor_seconds(row.collective, row.message_bytes, row.group_cards,
+                                 topology.link_for(row.span_cards)).seconds
+        timed.append(TimedRow(row, peak, row.flops / peak, row.bytes / bandwidth, row.dequant_ops / vector_peak,
+                              link))
     return timed
 
 
@@ -81,6 +98,16 @@ class StepTime:
     overhead_seconds: float
     ridge_flops_per_byte: float  # the accelerator's FLOPs:byte ratio at the step's main compute dtype
     rows: tuple  # TimedRow
+
+    @property
+    def communication_seconds(self) -> float:
+        """Time in collectives (communication rows × their count)."""
+        return sum(t.link_seconds * t.row.count for t in self.rows)
+
+    @property
+    def link_bytes(self) -> float:
+        """Bytes this card sends over links in the step."""
+        return sum(t.row.link_bytes * t.row.count for t in self.rows)
 
     @property
     def intensity(self) -> float:
@@ -109,8 +136,9 @@ class StepTime:
         return out
 
 
-def time_step(rows: list[Row], accelerator, overhead_seconds: float = 0.0, main_dtype: str = "bf16") -> StepTime:
-    timed = time_rows(rows, accelerator)
+def time_step(rows: list[Row], accelerator, overhead_seconds: float = 0.0, main_dtype: str = "bf16",
+              topology=None) -> StepTime:
+    timed = time_rows(rows, accelerator, topology)
     ridge = peak_for(accelerator, main_dtype) / accelerator.memory_bandwidth_bytes_per_second
     return StepTime(
         flops=sum(t.row.flops * t.row.count for t in timed),

@@ -7,15 +7,28 @@ from inferledger.report.units import format_bytes, format_seconds
 
 def render_fit(doc: dict) -> str:
     out = [f"{doc['model']} on {doc['accelerator']}: weights {doc['precision']}, KV cache {doc['kv_precision']}", ""]
-    cards = f" ({doc['num_gpus']} cards)" if doc["num_gpus"] > 1 else ""
-    out.append(f"  {'card memory' + cards:<27} {format_bytes(doc['memory_bytes']):>12}")
-    out.append(f"  × gpu_memory_utilization    {doc['gpu_memory_utilization']:>12}")
-    out.append(f"  = usable                    {format_bytes(doc['usable_bytes']):>12}")
-    out.append(f"  − weights                   {format_bytes(doc['weight_bytes']):>12}")
-    out.append(f"  − activation workspace      {format_bytes(doc['activation_workspace_bytes']):>12}")
-    out.append(f"  − runtime overhead{cards:<10} {format_bytes(doc['runtime_overhead_bytes']):>12}")
-    out.append(f"  = KV-cache budget           {format_bytes(doc['kv_budget_bytes']):>12}")
+    card = doc.get("per_card")
+    if card:  # spread over cards: the budget of the card that limits concurrency
+        budget = {**card, "gpu_memory_utilization": doc["gpu_memory_utilization"]}
+        layout = doc["parallel"]
+        names = ", ".join(f"{key.replace('_', '-')} {layout[key]}" for key in ("tp", "pp", "ep", "dp", "attention_dp")
+                          if layout[key] > 1)
+        out[-1:] = [f"{doc['num_gpus']} cards ({names}); one card of pipeline stage {card['stage']}:", ""]
+        cards = ""
+    else:
+        budget = doc
+        cards = f" ({doc['num_gpus']} cards)" if doc["num_gpus"] > 1 else ""
+    out.append(f"  {'card memory' + cards:<27} {format_bytes(budget['memory_bytes']):>12}")
+    out.append(f"  × gpu_memory_utilization    {budget['gpu_memory_utilization']:>12}")
+    out.append(f"  = usable                    {format_bytes(budget['usable_bytes']):>12}")
+    out.append(f"  − weights                   {format_bytes(budget['weight_bytes']):>12}")
+    out.append(f"  − activation workspace      {format_bytes(budget['activation_workspace_bytes']):>12}")
+    out.append(f"  − runtime overhead{cards:<10} {format_bytes(budget['runtime_overhead_bytes']):>12}")
+    out.append(f"  = KV-cache budget           {format_bytes(budget['kv_budget_bytes']):>12}")
     out.append("")
+    if card:
+        out.append(f"KV cache on this card: {card['kv_bytes_per_token'] / 1024:,.1f} KiB per token; "
+                   f"{format_bytes(card['kv_bytes_per_request'])} per request of {doc['context_tokens']:,} tokens")
     if doc["kv_bytes_per_token"] is None:
         verdict = "fit" if doc["fits"] else "do NOT fit"
         out.append(f"the weights {verdict}; a bare parameter count has no cache shape: give --model for the KV "

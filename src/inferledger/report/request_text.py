@@ -52,6 +52,8 @@ def render_request(account) -> str:
         out.append(f"memory: weights {format_bytes(m.weight_bytes)}, KV {m.kv_bytes_per_token / 1024:,.1f} KiB/token "
                    f"= {format_bytes(m.kv_bytes_per_request)} per request at {m.context_tokens:,} tokens; "
                    f"{m.max_concurrency:,} such requests fit in {format_bytes(m.kv_budget_bytes)} of KV budget")
+    if account.parallel:
+        out += render_parallel(account)
     out.append("")
     out.append("the seed's simplified account (prefill = 2·P·ISL / peak, decode = weight bytes / bandwidth):")
     out.append(f"  prefill {format_seconds(s.prefill_seconds)}, decode {format_seconds(s.decode_seconds_per_token)}"
@@ -101,3 +103,38 @@ def render_operators(account) -> str:
         out.append(render_table(["operator", "x", "GFLOP", "bytes", "FLOP/byte", "bound", "time"], rows))
         out.append("")
     return "\n".join(out).rstrip()
+
+
+def render_parallel(account) -> list[str]:
+    """Per-card memory, each step's communication share and bubble, what the replicas add up to."""
+    section = account.parallel
+    layout, card = section["layout"], section["per_card_memory"]
+    names = ", ".join(f"{key.replace('_', '-')} {layout[key]}" for key in ("tp", "pp", "ep", "dp", "attention_dp")
+                      if layout[key] > 1)
+    out = [f"spread over {layout['cards']} cards ({names}); per card: weights {format_bytes(card['weight_bytes'])}, "
+           f"KV {format_bytes(card['kv_bytes_per_request'])} per request, KV budget "
+           f"{format_bytes(card['kv_budget_bytes'])}"]
+    for phase in ("prefill", "decode"):
+        step = section[phase]
+        realistic = step["realistic_communication_seconds"]
+        measured = "" if realistic is None else f" ({format_seconds(realistic)} at measured NCCL/engine speeds)"
+        bubble = f"; pipeline bubble {step['bubble_fraction']:.0%}" if layout["pp"] > 1 else ""
+        out.append(f"{phase} step: communication {step['communication_share']:.0%} "
+                   f"({format_seconds(step['communication_seconds'])}{measured}), "
+                   f"{format_bytes(step['link_bytes_per_card'])} sent per card{bubble}")
+    out.append(f"all {layout['cards']} cards: {section['max_concurrency']:,} requests fit; "
+               f"{section['deployment_output_tokens_per_second']:,.0f} output tokens/s in decode at batch "
+               f"{account.workload.batch} per replica")
+    return out
+
+
+def render_disaggregation(split) -> str:
+    return "\n".join([
+        f"split prefill/decode (decode instances at batch {split.decode_batch}):",
+        f"  prefill {format_seconds(split.ttft_seconds)} per request, decode {format_seconds(split.tpot_seconds)} "
+        f"per step: {split.prefill_instances_per_decode_instance:.2f} prefill instances per decode instance = "
+        f"{split.prefill_cards_per_decode_card:.2f} prefill cards per decode card",
+        f"  KV handover: {format_bytes(split.kv_bytes_per_request)} per request, "
+        f"{format_bytes(split.kv_bytes_per_card)} per card over {split.link}: "
+        f"{format_seconds(split.kv_transfer_seconds)} (hidden when sent layer by layer during the prefill)",
+    ])
