@@ -7,7 +7,7 @@ HELP = "the memory account: how many requests of a context fit on a card, or the
 
 def add_arguments(parser) -> None:
     from inferledger import defaults
-    from inferledger.cli._output import add_json_flag
+    from inferledger.cli._output import add_json_flag, add_plot_option
     from inferledger.cli._workload import add_length_options, add_model_options
 
     add_model_options(parser)
@@ -20,6 +20,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--gpus", type=int, default=1, metavar="N",
                         help="cards sharing the model (tensor parallel): memory adds up (default 1)")
     add_json_flag(parser)
+    add_plot_option(parser, "the memory account as stacked bars against the card")
 
 
 def run(args) -> int:
@@ -54,6 +55,11 @@ def run(args) -> int:
         warnings.append(f"context {context:,} exceeds the model's maximum {spec.max_context_tokens:,}")
     document["warnings"] = warnings
     print_warnings("fit", warnings)
+    if args.plot:
+        from inferledger.cli._output import write_plot
+        from inferledger.report.charts import memory_chart
+
+        write_plot(args.plot, [memory_chart(document, args.concurrency)], "fit")
     if args.json:
         print_json(document)
     else:

@@ -1,0 +1,55 @@
+"""Sweeps of one request over batch and over input length, and the full set of chart specs for a request.
+
+Each point of a sweep is the same request document `request --json` prints, with one option changed, so a curve
+can never disagree with the account it starts from.
+"""
+
+from __future__ import annotations
+
+from argparse import Namespace
+
+BATCHES = tuple(2**k for k in range(10))  # 1 … 512 requests
+SHORTEST_ISL = 128
+LONGEST_ISL = 131072  # the sweep stops here (or at the model's maximum) even for 10M-token models
+
+
+def _with(options, **changes) -> Namespace:
+    return Namespace(**{**vars(options), **changes})
+
+
+def batch_values(batch: int) -> list[int]:
+    return sorted({*BATCHES, batch})
+
+
+def isl_values(isl: int, max_context_tokens: int | None, osl: int) -> list[int]:
+    """Powers of two from 128 to the model's maximum context less OSL (capped at 128K), and the chosen ISL."""
+    longest = min(LONGEST_ISL, (max_context_tokens or LONGEST_ISL) - osl)
+    values, value = set(), SHORTEST_ISL
+    while value <= longest:
+        values.add(value)
+        value *= 2
+    return sorted({*values, isl})
+
+
+def sweep(options, spec, accelerator, over: str) -> list[dict]:
+    """One chart point per batch size (over="batch") or per input length (over="isl")."""
+    from inferledger.cli.request import request_document
+    from inferledger.report.charts import sweep_point
+
+    if over == "batch":
+        values = batch_values(options.batch)
+    else:
+        values = isl_values(options.isl, spec.max_context_tokens, options.osl)
+    return [sweep_point(request_document(_with(options, **{over: value}), spec, accelerator)[1])
+            for value in values]
+
+
+def request_charts(options, spec, accelerator, document: dict) -> list[dict]:
+    """Every chart of one request: roofline, memory, latency and throughput against batch and against ISL."""
+    from inferledger.precision import get_precision
+    from inferledger.report.charts import card_figures, memory_chart, roofline_chart, sweep_charts
+
+    card = card_figures(accelerator, get_precision(document["precision"]).compute_dtype)
+    return [roofline_chart(document, card), memory_chart(document["memory"], document["workload"]["batch"]),
+            *sweep_charts(sweep(options, spec, accelerator, "batch"), "batch", document),
+            *sweep_charts(sweep(options, spec, accelerator, "isl"), "context", document)]
