@@ -108,6 +108,11 @@ def shown_numbers_match(driver, expected):
     assert text(driver, "m-throughput") == f"{expected['tokens_per_second']:.1f}"
     assert text(driver, "m-weights") == f"{expected['memory']['weight_bytes'] / 1e9:.2f} GB"
     assert text(driver, "m-fit") == f"{expected['memory']['max_concurrency']:,}"
+    realistic = expected.get("realistic")
+    if realistic:  # the realistic estimate under the floor figures
+        shown = {key: driver.find_element(By.CSS_SELECTOR, f"#{key} ~ .sub").text for key in ("m-ttft", "m-tpot")}
+        assert shown == {"m-ttft": f"realistic {format_seconds(realistic['prefill']['seconds'])}",
+                         "m-tpot": f"realistic {format_seconds(realistic['decode']['seconds_per_token'])}"}
 
 
 def test_set_values_and_read_the_account(browser, server_url, tmp_path):

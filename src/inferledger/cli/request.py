@@ -18,7 +18,7 @@ def add_arguments(parser) -> None:
 def add_request_options(parser) -> None:
     """The options of one request (shared with `report`; the web API takes the same names)."""
     from inferledger import defaults
-    from inferledger.cli._workload import add_length_options, add_model_options
+    from inferledger.cli._workload import add_calibration_option, add_length_options, add_model_options
 
     add_model_options(parser)
     add_length_options(parser, defaulted=True)
@@ -28,11 +28,13 @@ def add_request_options(parser) -> None:
                         help="context per request for the memory account (default ISL + OSL)")
     parser.add_argument("--overhead-ms", type=float, default=0.0, metavar="MS",
                         help="fixed time per forward step (kernel launches, scheduling); default 0: the ideal roofline")
+    add_calibration_option(parser)
 
 
 def request_options(**given):
     """A namespace holding every option of `request` at its default, overridden by `given` (by Python name:
-    model, params, gpu, precision, kv_precision, isl, osl, batch, context, overhead_ms, gpu_memory_utilization)."""
+    model, params, gpu, precision, kv_precision, isl, osl, batch, context, overhead_ms, gpu_memory_utilization,
+    calibration)."""
     from argparse import ArgumentParser, Namespace
 
     from inferledger.errors import BadArgument
@@ -53,18 +55,19 @@ def request_document(options, spec=None, accelerator=None):
     one from JSON); `spec` and `accelerator`, when given, are used instead of loading options.model/options.gpu.
     Every consumer (CLI, web API, HTML report, plots) takes its document from here, so keys added to it reach
     them all unchanged."""
-    from inferledger.cli._workload import load
+    from inferledger.cli._workload import load, load_calibration_option
     from inferledger.errors import positive_number
     from inferledger.ledger.request import request_account
 
     if spec is None or accelerator is None:
         spec, accelerator = load(options)
+    calibration = load_calibration_option(options)
     overhead_ms = positive_number(options.overhead_ms, "--overhead-ms", allow_zero=True)
     account = request_account(spec, accelerator, isl=options.isl, osl=options.osl, batch=options.batch,
                               precision=options.precision, kv_precision=options.kv_precision,
                               overhead_seconds_per_step=overhead_ms / 1e3,
                               gpu_memory_utilization=options.gpu_memory_utilization,
-                              context_tokens=options.context)
+                              context_tokens=options.context, calibration=calibration)
     return account, account.to_dict()
 
 

@@ -122,19 +122,34 @@ def memory_chart(memory: dict, batch: int | None = None) -> dict:
 def sweep_point(document: dict) -> dict:
     """The figures a latency curve reads from one request document (realistic ones when it has them)."""
     realistic = document.get("realistic") or {}
+    batch, osl = document["workload"]["batch"], document["workload"]["osl"]
+    per_token = (realistic.get("decode") or {}).get("seconds_per_token")
+    total = realistic.get("total_seconds")
     return {
-        "batch": document["workload"]["batch"], "isl": document["workload"]["isl"],
+        "batch": batch, "isl": document["workload"]["isl"],
         "ttft_seconds": document["ttft_seconds"], "seconds_per_token": document["decode"]["seconds_per_token"],
         "decode_tokens_per_second": document["decode"]["tokens_per_second"],
         "tokens_per_second": document["tokens_per_second"],
         "realistic_ttft_seconds": (realistic.get("prefill") or {}).get("seconds"),
-        "realistic_seconds_per_token": (realistic.get("decode") or {}).get("seconds_per_token"),
+        "realistic_seconds_per_token": per_token,
+        "realistic_decode_tokens_per_second": batch / per_token if per_token else None,
+        "realistic_tokens_per_second": batch * osl / total if total else None,
         "max_concurrency": document["memory"]["max_concurrency"],
     }
 
 
 def _curve(points: list[dict], x_key: str, y_key: str, scale: float = 1.0) -> list:
     return [[p[x_key], p[y_key] * scale] for p in points if p.get(y_key)]
+
+
+def _realistic(points: list[dict], x_key: str, curves: list, scale: float = 1.0) -> list[dict]:
+    """Dashed twins of the floor curves from the realistic figures, when the documents carry them."""
+    out = []
+    for name, key, color in curves:
+        curve = _curve(points, x_key, key, scale)
+        if curve:
+            out.append({"name": name, "mode": "line", "dash": True, "color": COLORS[color], "points": curve})
+    return out
 
 
 def sweep_charts(points: list[dict], over: str, document: dict) -> list[dict]:
@@ -147,15 +162,14 @@ def sweep_charts(points: list[dict], over: str, document: dict) -> list[dict]:
                 "points": _curve(points, x_key, "ttft_seconds", 1e3)},
                {"name": "time per output token", "mode": "line", "color": COLORS["tpot"],
                 "points": _curve(points, x_key, "seconds_per_token", 1e3)}]
-    for name, key, color in (("TTFT (realistic)", "realistic_ttft_seconds", "ttft"),
-                             ("per token (realistic)", "realistic_seconds_per_token", "tpot")):
-        curve = _curve(points, x_key, key, 1e3)
-        if curve:
-            latency.append({"name": name, "mode": "line", "dash": True, "color": COLORS[color], "points": curve})
+    latency += _realistic(points, x_key, [("TTFT (realistic)", "realistic_ttft_seconds", "ttft"),
+                                          ("per token (realistic)", "realistic_seconds_per_token", "tpot")], 1e3)
     throughput = [{"name": "decode tokens/s", "mode": "line", "color": COLORS["decode_rate"],
                    "points": _curve(points, x_key, "decode_tokens_per_second")},
                   {"name": "end-to-end tokens/s", "mode": "line", "color": COLORS["e2e_rate"],
                    "points": _curve(points, x_key, "tokens_per_second")}]
+    throughput += _realistic(points, x_key, [("decode (realistic)", "realistic_decode_tokens_per_second", "decode_rate"),
+                                             ("end to end (realistic)", "realistic_tokens_per_second", "e2e_rate")])
     marks = []
     most = document["memory"]["max_concurrency"]
     if over == "batch" and most and most <= max(p["batch"] for p in points):

@@ -32,8 +32,12 @@ NAME = "bench"
 _BANNER = "Serving Benchmark Result"
 _ROW = re.compile(r"^\s*([A-Za-z][^:]*?)\s*:\s*(\S.*?)\s*$")
 # "Mean TTFT (ms)", "P99 ITL (ms)", "Median E2E Latency (ms)", "P99.9 E2EL (ms)"
-_LATENCY_ROW = re.compile(r"^(Mean|Median|Std|Max|Min|P\d+(?:\.\d+)?)\s+(TTFT|TPOT|ITL|E2EL|E2E Latency)\s*"
-                          r"\((ms|s)\)$", re.IGNORECASE)
+# JetStream's benchmark_serving.py (derived from vLLM's) prints the same rows without the "(ms)" in the label and
+# with the unit after the value ("Mean TTFT: 114960.78 ms", "TTST p50: 578.94 ms").
+_LATENCY_ROW = re.compile(r"^(?:(Mean|Median|Std|Max|Min|P\d+(?:\.\d+)?)\s+(TTFT|TPOT|ITL|TTST|E2EL|E2E Latency)"
+                          r"|(TTFT|TPOT|ITL|TTST|E2EL)\s+(mean|median|std|max|min|p\d+(?:\.\d+)?))\s*"
+                          r"(?:\((ms|s)\))?$", re.IGNORECASE)
+_VALUE_UNIT = re.compile(r"\d\s*(ms|s)\b")
 # Row label (lower case, as printed by either client) -> metric. Both clients print ms for latencies, s for duration.
 _CONSOLE_ROWS = {
     "successful requests": "completed_requests",
@@ -53,9 +57,29 @@ _CONSOLE_ROWS = {
     "peak concurrent requests": "peak_concurrent_requests",
     "total token throughput (tok/s)": "total_tokens_per_second",
     "concurrency": "mean_concurrency",  # SGLang: sum of latencies / duration = mean requests in flight
+    # JetStream: the same rows with the unit after the value (s, requests/s, tokens/s)
+    "benchmark duration": "duration_seconds",
+    "request throughput": "request_throughput_per_second",
+    "input token throughput": "input_tokens_per_second",
+    "output token throughput": "output_tokens_per_second",
     "acceptance length": "spec_mean_acceptance_length",
     "accept length": "spec_mean_acceptance_length",  # SGLang with speculative decoding
 }
+# Rows that are printed before the result block too (the pre-amble): they do not start a cut block.
+_PREAMBLE_ROWS = ("traffic request rate", "maximum request concurrency", "max request concurrency")
+
+
+def _starts_result_rows(line: str) -> bool:
+    match = _ROW.match(line)
+    if match is None:
+        return False
+    label = match.group(1).strip()
+    key = " ".join(label.lower().split())
+    if key in _PREAMBLE_ROWS:
+        return False
+    return (key in _CONSOLE_ROWS and key != "concurrency") or _LATENCY_ROW.match(label) is not None
+
+
 # Rows that only say which client printed the block (SGLang-only labels).
 _SGLANG_ROWS = ("backend", "max request concurrency", "concurrency", "total generated tokens (retokenized)",
                 "total input text tokens")
@@ -70,6 +94,10 @@ class _ConsoleBlock:
         self.labels = dict(preamble_labels)
         self.sglang = False
         self.unrecognised_run = 0
+        self.seen: set = set()
+        self.headless = "truncated" in self.labels  # rows with no banner above them
+        self.restart = False
+        self.unitless = False  # latency labels without "(ms)": JetStream's layout
 
     def feed(self, line_number: int, line: str) -> Skipped | None:
         """Read one row; returns a Skipped when a known row has no number."""
@@ -85,14 +113,24 @@ class _ConsoleBlock:
         if key == "backend":
             self.labels["backend"] = value.strip()
             return None
+        if key in self.seen and self.headless:
+            self.restart = True  # a second run's rows, pasted after the first without a banner
+            return None
+        self.seen.add(key)
         latency = _LATENCY_ROW.match(label)
         if latency is not None:
             number = to_number(value)
-            stat = canonical_stat(latency.group(1))
+            stat = canonical_stat(latency.group(1) or latency.group(4))
             if number is None or stat is None:
                 return Skipped(line_number, f"benchmark latency row without a number: {label!r}", "bench")
-            unit = TIME_UNITS[latency.group(3).lower()]
-            self.metrics[f"{LATENCY_METRIC[latency.group(2).lower()]}_{stat}"] = number * unit
+            unit_text = latency.group(5)
+            if unit_text is None:
+                self.unitless = True
+                suffix = _VALUE_UNIT.search(value)
+                unit_text = suffix.group(1) if suffix else "ms"
+            unit = TIME_UNITS[unit_text.lower()]
+            name = (latency.group(2) or latency.group(3)).lower()
+            self.metrics[f"{LATENCY_METRIC[name]}_{stat}"] = number * unit
             return None
         if key == "acceptance rate (%)":
             number = to_number(value)
@@ -323,6 +361,8 @@ _SNIFF_MARKERS = (
     ("Benchmarks Stats:", 0.9),
     ("Time To First Token", 0.8),
     ("Mean TTFT (ms)", 0.8),
+    ("Request throughput (req/s)", 0.7),
+    ("Successful requests:", 0.5),
 )
 
 
@@ -350,8 +390,12 @@ def parse(lines) -> Iterator:
         finished, block = block, None
         if finished is None or not finished.metrics:
             return None
-        labels = dict(finished.labels, tool="sglang-bench" if finished.sglang else "vllm-bench")
-        source = "bench.sglang" if finished.sglang else "bench.vllm"
+        tool = "sglang-bench" if finished.sglang else "vllm-bench"
+        if finished.unitless and finished.headless:
+            tool = "jetstream-bench"
+            finished.labels.pop("truncated", None)  # JetStream prints no banner: nothing was cut
+        labels = dict(finished.labels, tool=tool)
+        source = "bench." + tool.split("-")[0]
         return Record("summary", source, finished.line_number, finished.metrics, labels=labels)
 
     for line_number, line in lines:
@@ -384,6 +428,13 @@ def parse(lines) -> Iterator:
                 skipped = block.feed(line_number, line)
                 if skipped is not None:
                     yield skipped
+                if block.restart:
+                    record = close_block()
+                    if record is not None:
+                        yield record
+                    block = _ConsoleBlock(line_number, {}, {"truncated": "rows before the first banner"})
+                    block.feed(line_number, line)
+                    continue
                 if block.unrecognised_run > 40:  # a cut block followed by an unrelated log
                     record = close_block()
                     if record is not None:
@@ -425,6 +476,16 @@ def parse(lines) -> Iterator:
                     preamble_labels["burstiness"] = match.group(2).split()[0]
                 elif key in _CONSOLE_ROWS:
                     _store_rate_or_count(preamble_metrics, preamble_labels, _CONSOLE_ROWS[key], match.group(2))
+            continue
+        # A pasted excerpt that starts inside the result block: its rows come before any banner. Keep them as a
+        # block of their own, marked cut, rather than drop them.
+        if ":" in line and _starts_result_rows(line):
+            block = _ConsoleBlock(line_number, preamble_metrics, dict(preamble_labels, truncated="rows before the "
+                                                                                               "first banner"))
+            preamble_metrics, preamble_labels = {}, {}
+            skipped = block.feed(line_number, line)
+            if skipped is not None:
+                yield skipped
     for start, value, truncated in collector.finish():
         yield from json_records(start, value, truncated)
     if guidellm_title:

@@ -38,5 +38,5 @@ def canonical_stat(name: str) -> str | None:
     return None  # p1..p75: not used by the diagnosis, left out to keep the metric names to records.STATS
 
 LATENCY_METRIC = {"ttft": "ttft_seconds", "tpot": "tpot_seconds", "itl": "itl_seconds", "e2el": "e2e_seconds",
-                   "e2e latency": "e2e_seconds"}
+                   "e2e latency": "e2e_seconds", "ttst": "ttst_seconds"}
 

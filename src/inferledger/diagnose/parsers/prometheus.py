@@ -1,4 +1,5 @@
-"""Prometheus text exposition (`/metrics`) from vLLM, SGLang, TGI and TensorRT-LLM's PyTorch backend.
+"""Prometheus text exposition (`/metrics`) from vLLM, SGLang, TGI and TensorRT-LLM's PyTorch backend
+.
 
 A scrape is a snapshot: gauges give one interval-like record (running, waiting, KV usage), counters are
 cumulative totals (a rate needs two scrapes: see `rates_between`), histograms give means (from _sum/_count) and

@@ -1,5 +1,6 @@
 """TensorRT-LLM executor iteration stats: the JSON objects `trtllm-serve` returns on `/metrics` for the TRT
-backend, one per iteration, as a JSON array, one object per line, or pasted with trailing commas.
+backend, one per iteration, as a JSON array, one object per line, or pasted with trailing commas
+.
 
 Objects are decoded one at a time as their braces close, so a long dump streams in constant memory; a cut
 object at the end is reported as a skipped line, never raised.

@@ -83,11 +83,11 @@
   }
 
   function renderAccount(doc) {
-    const p = doc.prefill, d = doc.decode, s = doc.simplified, m = doc.memory;
+    const p = doc.prefill, d = doc.decode, s = doc.simplified, m = doc.memory, r = doc.realistic;
     const table = $("account");
     table.innerHTML = "";
     const head = document.createElement("thead");
-    row(head, ["", "full account", "seed's simplified"], true);
+    row(head, ["", "floor (roofline)", "seed's simplified", ...(r ? ["realistic"] : [])], true);
     table.appendChild(head);
     const body = document.createElement("tbody");
     const rows = [
@@ -107,7 +107,12 @@
       ["KV cache budget", gb(m.kv_budget_bytes), ""],
       ["cached tokens that fit", count(m.kv_tokens_capacity), ""],
     ];
-    for (const r of rows) row(body, r);
+    if (r) { // the realistic estimate beside the floor, when the document carries one
+      const real = { TTFT: r.prefill?.seconds, "time per output token": r.decode?.seconds_per_token,
+        "decode, all tokens": r.decode?.seconds, "end to end": r.total_seconds };
+      for (const cells of rows) cells.push(cells[0] in real ? seconds(real[cells[0]]) : "");
+    }
+    for (const cells of rows) row(body, cells);
     table.appendChild(body);
     listItems($("differences"), doc.differences);
   }
