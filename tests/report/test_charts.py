@@ -95,11 +95,28 @@ def test_batch_sweep_grows_as_the_roofline_says(llama):
     assert points[2]["seconds_per_token"] / points[1]["seconds_per_token"] == pytest.approx(1.0, abs=0.02)
 
 
-def test_request_charts_are_six(llama):
+def test_request_charts_are_seven(llama):
     options, spec, accelerator, document = llama
     charts = request_charts(options, spec, accelerator, document)
     assert [c["id"] for c in charts] == ["roofline", "memory", "latency_batch", "throughput_batch",
-                                         "latency_context", "throughput_context"]
+                                         "latency_context", "throughput_context", "cards"]
     latency = charts[2]
     ttft = dict(next(s for s in latency["series"] if s["name"] == "TTFT")["points"])
     assert ttft[4] == pytest.approx(document["ttft_seconds"] * 1e3)
+
+
+def test_cards_chart_greys_out_the_cards_that_cannot_hold_the_weights():
+    from inferledger.report.charts import cards_chart
+    from inferledger.report.curves import card_points
+
+    options = request_options(model="meta-llama/Llama-3.1-70B", gpu="h100-sxm", precision="fp8")
+    spec, accelerator = load(options)
+    document = request_document(options, spec, accelerator)[1]
+    chart = cards_chart(card_points(options, spec, accelerator), document)
+    members = {s["name"]: set(s["details"]) for s in chart["series"]}
+    # 70.55e9 parameters × 1 byte in fp8 = 70.6 GB of weights: more than a 24 GiB L4 holds, less than an H200's
+    # 141 GiB × 0.9.
+    assert "l4" in members["does not fit"] and "h200-sxm" in members["fits in memory"]
+    assert members["h100-sxm (chosen)"] == {"h100-sxm"}
+    labels = [label for s in chart["series"] for label in s["labels"] if label]
+    assert len(labels) == len(set(labels))  # one label per cluster of nearby cards

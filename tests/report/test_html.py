@@ -21,11 +21,11 @@ def test_report_embeds_the_request_document(tmp_path):
     options = ["-m", "meta-llama/Llama-3.1-8B", "-g", "a100-sxm-80gb", "--isl", "4096", "--batch", "2"]
     result = run("report", *options, "-o", path)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith(f"wrote {path} (")
+    assert result.stdout.startswith(f"wrote {path}: meta-llama/Llama-3.1-8B on a100-sxm-80gb")
     data = embedded(path.read_text())
     assert data["document"] == json.loads(run("request", *options, "--json").stdout)
     assert [c["id"] for c in data["charts"]] == ["roofline", "memory", "latency_batch", "throughput_batch",
-                                                 "latency_context", "throughput_context"]
+                                                 "latency_context", "throughput_context", "cards"]
 
 
 def test_report_needs_no_network(tmp_path):

@@ -43,7 +43,7 @@ def test_notebook_figure():
     from inferledger.report.plots import request_figure
 
     fig = request_figure("meta-llama/Llama-3.2-1B", "l4", isl=512, osl=64)
-    assert len(fig.axes) == 6
+    assert len(fig.axes) == 7
     assert fig.axes[0].get_title(loc="left").startswith("Roofline of l4")
 
 

@@ -128,10 +128,10 @@ def test_set_values_and_read_the_account(browser, server_url, tmp_path):
     expected = cli_json("request", "-m", LLAMA, "-g", "a100-sxm-80gb", "--precision", "int8", "--isl", 4096,
                         "--osl", 300, "--batch", 8)
     shown_numbers_match(browser, expected)
-    # Six charts, drawn as inline SVG; the roofline holds a point for every operator that does FLOPs.
+    # Seven charts, drawn as inline SVG; the roofline holds a point for every operator that does FLOPs.
     charts = browser.find_elements(By.CSS_SELECTOR, "figure.chart")
     assert [c.get_attribute("data-chart") for c in charts] == [
-        "roofline", "memory", "latency_batch", "throughput_batch", "latency_context", "throughput_context"]
+        "roofline", "memory", "latency_batch", "throughput_batch", "latency_context", "throughput_context", "cards"]
     operators = sum(1 for phase in ("prefill", "decode") for row in expected["operators"][phase] if row["flops"] > 0)
     assert len(charts[0].find_elements(By.CSS_SELECTOR, "svg circle")) == operators
     assert text(browser, "differences").splitlines() == expected["differences"]
@@ -191,5 +191,5 @@ def test_report_opens_offline(browser, tmp_path):
              "the report to draw")
     shown_numbers_match(browser, cli_json("request", *options))
     assert not browser.find_element(By.ID, "request-form").is_displayed()
-    assert len(browser.find_elements(By.CSS_SELECTOR, "figure.chart svg")) == 6
+    assert len(browser.find_elements(By.CSS_SELECTOR, "figure.chart svg")) == 7
     screenshot(browser, tmp_path, "report.png")

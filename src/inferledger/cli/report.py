@@ -31,6 +31,6 @@ def run(args) -> int:
             out.write(text)
     except OSError as error:
         raise BadArgument(f"--output {args.output}: cannot write ({error.strerror or error})") from None
-    print(f"wrote {args.output} ({len(text.encode()) / 1024:,.0f} KiB): {document['model']} on "
-          f"{document['accelerator']}; it opens in any browser, offline")
+    print(f"wrote {args.output}: {document['model']} on {document['accelerator']}, the account and its charts in "
+          "one file that opens in any browser, offline")
     return 0

@@ -13,6 +13,8 @@ Each carries "id", "title" and "note" (one line under the picture).
 
 from __future__ import annotations
 
+import math
+
 GIB = 2**30
 TERA = 1e12
 
@@ -21,6 +23,7 @@ COLORS = {
     "roof": "#444444", "prefill": "#0072B2", "decode": "#D55E00", "realistic": "#009E73",
     "weights": "#0072B2", "kv": "#E69F00", "workspace": "#CC79A7", "reserve": "#999999",
     "ttft": "#0072B2", "tpot": "#D55E00", "decode_rate": "#D55E00", "e2e_rate": "#0072B2",
+    "fits": "#0072B2", "does_not_fit": "#BBBBBB", "chosen": "#D55E00",
 }
 
 
@@ -184,3 +187,46 @@ def sweep_charts(points: list[dict], over: str, document: dict) -> list[dict]:
          "y": {"label": "output tokens per second", "log": False}, "series": throughput, "marks": marks,
          "note": "decode tokens/s: all sequences of the batch together; end to end includes the prefill"},
     ]
+
+
+def _label_clusters(points: list[dict], first: str, x_decades: float = 0.2, y_decades: float = 0.06) -> dict:
+    """card → its label: cards whose labels would overlap (an A100's variants: closer than the decades given on
+    the log axes; a label is wider than tall) share one label,
+    "a100-sxm-80gb +3", written on the first of them (`first` before any other); the others get none (their
+    tooltips still name them)."""
+    clusters: list[list[dict]] = []
+    for p in sorted(points, key=lambda p: (p["card"] != first, p["seconds_per_token"], p["card"])):
+        near = next((c for c in clusters
+                     if abs(math.log10(p["seconds_per_token"] / c[0]["seconds_per_token"])) < x_decades
+                     and abs(math.log10(p["ttft_seconds"] / c[0]["ttft_seconds"])) < y_decades), None)
+        near.append(p) if near else clusters.append([p])
+    labels = {}
+    for cluster in clusters:
+        labels[cluster[0]["card"]] = cluster[0]["card"] + (f" +{len(cluster) - 1}" if len(cluster) > 1 else "")
+        labels.update((p["card"], "") for p in cluster[1:])
+    return labels
+
+
+def cards_chart(points: list[dict], document: dict) -> dict:
+    """The same request on every card of the catalog: TTFT against time per output token (both floor), the
+    cards whose memory cannot hold it greyed out. `points`: {"card", "ttft_seconds", "seconds_per_token", "fits"}."""
+    this = document["accelerator"]
+    labels = _label_clusters(points, first=this)  # the chosen card keeps its label
+
+    def series(name, chosen, color, size="small"):
+        members = [p for p in points if chosen(p)]
+        return {"name": name, "mode": "points", "annotate": True, "size": size, "color": color,
+                "points": [[p["seconds_per_token"] * 1e3, p["ttft_seconds"] * 1e3] for p in members],
+                "labels": [labels[p["card"]] for p in members], "details": [p["card"] for p in members]}
+
+    return {
+        "id": "cards", "kind": "xy", "title": f"The same request on every card ({document['model']}, "
+                                              f"batch {document['workload']['batch']:,})",
+        "x": {"label": "time per output token (ms)", "log": True}, "y": {"label": "TTFT (ms)", "log": True},
+        "series": [series("fits in memory", lambda p: p["fits"] and p["card"] != this, COLORS["fits"]),
+                   series("does not fit", lambda p: not p["fits"] and p["card"] != this, COLORS["does_not_fit"]),
+                   series(f"{this} (chosen)", lambda p: p["card"] == this, COLORS["chosen"], "large")],
+        "marks": [],
+        "note": "floor times, one card each at the chosen formats; lower left is faster on both counts; hover a "
+                "point for its card",
+    }

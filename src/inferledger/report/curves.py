@@ -44,12 +44,40 @@ def sweep(options, spec, accelerator, over: str) -> list[dict]:
             for value in values]
 
 
+def card_points(options, spec, accelerator) -> list[dict]:
+    """The request on each card of the catalog (the chosen one included even when it is the user's own file)."""
+    from inferledger.cli.request import request_document
+    from inferledger.errors import InferledgerError
+    from inferledger.hardware import load_catalog
+
+    parts = {part.name: part for part in load_catalog()}
+    parts[accelerator.name] = accelerator
+    points = []
+    for part in parts.values():
+        try:
+            document = request_document(options, spec, part)[1]
+        except InferledgerError:  # a card that cannot run the formats at all is left off the chart
+            continue
+        points.append({"card": part.name, "ttft_seconds": document["ttft_seconds"],
+                       "seconds_per_token": document["decode"]["seconds_per_token"],
+                       "fits": document["memory"]["fits"]})
+    return points
+
+
 def request_charts(options, spec, accelerator, document: dict) -> list[dict]:
-    """Every chart of one request: roofline, memory, latency and throughput against batch and against ISL."""
+    """Every chart of one request: roofline, memory, latency and throughput against batch and against ISL, and
+    the same request on every card."""
     from inferledger.precision import get_precision
-    from inferledger.report.charts import card_figures, memory_chart, roofline_chart, sweep_charts
+    from inferledger.report.charts import (
+        card_figures,
+        cards_chart,
+        memory_chart,
+        roofline_chart,
+        sweep_charts,
+    )
 
     card = card_figures(accelerator, get_precision(document["precision"]).compute_dtype)
     return [roofline_chart(document, card), memory_chart(document["memory"], document["workload"]["batch"]),
             *sweep_charts(sweep(options, spec, accelerator, "batch"), "batch", document),
-            *sweep_charts(sweep(options, spec, accelerator, "isl"), "context", document)]
+            *sweep_charts(sweep(options, spec, accelerator, "isl"), "context", document),
+            cards_chart(card_points(options, spec, accelerator), document)]

@@ -38,6 +38,3 @@ def command_line(argv: list[str]) -> str:
     import shlex
 
     return "inferledger " + shlex.join(argv)
-
-
-

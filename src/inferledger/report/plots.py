@@ -3,7 +3,7 @@
 matplotlib is the optional `plot` extra and is imported only when a picture is drawn. In a notebook:
 
     from inferledger.report.plots import request_figure
-    request_figure("meta-llama/Llama-3.1-8B", "h100-sxm", isl=8192, osl=512)   # shows the six charts inline
+    request_figure("meta-llama/Llama-3.1-8B", "h100-sxm", isl=8192, osl=512)   # shows the seven charts inline
 """
 
 from __future__ import annotations
@@ -68,6 +68,11 @@ def _draw_xy(ax, spec: dict) -> None:
             ax.scatter(xs, ys, color=series["color"], label=series["name"], s=90 if large else 22,
                        marker="D" if large else "o", edgecolors="white" if large else "none", linewidths=0.8,
                        alpha=1.0 if large else 0.75, zorder=3 if large else 2)
+            if series.get("annotate"):
+                for x, y, label in zip(xs, ys, series["labels"], strict=True):
+                    if label:
+                        ax.annotate(label, (x, y), xytext=(4, 3), textcoords="offset points", fontsize=6.5,
+                                    color="#333333")
     for axis, name in ((ax.xaxis, "x"), (ax.yaxis, "y")):
         _scale(ax, axis, spec[name])
     for mark in spec.get("marks", []):
@@ -144,7 +149,7 @@ def save_charts(charts: list[dict], path) -> None:
 
 
 def request_figure(model: str, gpu: str, **options):
-    """The six charts of one request as a Figure, for a notebook. `options` are request's, by their Python
+    """The seven charts of one request as a Figure, for a notebook. `options` are request's, by their Python
     names (isl, osl, batch, precision, kv_precision, context, overhead_ms, gpu_memory_utilization)."""
     from inferledger.cli._workload import load
     from inferledger.cli.request import request_document, request_options

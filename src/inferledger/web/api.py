@@ -82,7 +82,7 @@ def _number(name: str, value, low: float, high: float, whole: bool):
 
 def request_options(body: dict):
     """The namespace `request` would parse from the same options, after checking every field."""
-    from inferledger.cli.request import request_options as defaults
+    from inferledger.cli.request import request_options as cli_options
 
     unknown = sorted(set(body) - set(FIELDS))
     if unknown:
@@ -105,7 +105,7 @@ def request_options(body: dict):
         raise ApiError(400, "gpu is required: an accelerator name from GET /api/gpus")
     if body.get("config") is not None and not isinstance(body["config"], dict):
         raise ApiError(400, "config must be the JSON object of a config.json")
-    return defaults(**given), body.get("config")
+    return cli_options(**given), body.get("config")
 
 
 def model_spec(options, config: dict | None):

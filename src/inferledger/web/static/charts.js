@@ -60,11 +60,12 @@ const Charts = (() => {
   function legend(spec, container, svg, entries) {
     const box = document.createElement("div");
     box.className = "legend";
-    for (const { name, color, key } of entries) {
+    for (const { name, color, key, dash } of entries) {
       const item = document.createElement("button");
       item.type = "button";
       item.className = "legend-item";
-      item.innerHTML = `<span class="swatch" style="background:${color}"></span>`;
+      const fill = dash ? `repeating-linear-gradient(90deg, ${color} 0 3px, transparent 3px 5px)` : color;
+      item.innerHTML = `<span class="swatch" style="background:${fill}"></span>`;
       item.appendChild(document.createTextNode(name));
       item.addEventListener("click", () => {
         const hidden = item.classList.toggle("off");
@@ -128,7 +129,7 @@ const Charts = (() => {
     series.forEach((s, index) => {
       const key = `${spec.id}-${index}`;
       const group = el("g", { "data-series": key, class: "series" }, svg);
-      entries.push({ name: s.name, color: s.color, key });
+      entries.push({ name: s.name, color: s.color, key, dash: s.dash });
       if (s.mode === "line") {
         const path = s.points.map((p) => `${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`).join(" ");
         el("polyline", { points: path, fill: "none", stroke: s.color, "stroke-width": s.plain ? 1.3 : 2,
@@ -142,7 +143,10 @@ const Charts = (() => {
             transform: `rotate(45 ${X(p[0])} ${Y(p[1])})` }, group)
           : el("circle", { cx: X(p[0]), cy: Y(p[1]), r: s.mode === "line" ? 3 : 4, fill: s.color,
             "fill-opacity": s.mode === "line" ? 1 : 0.75 }, group);
-        const label = s.labels ? `${s.labels[i]}\n` : `${s.name}\n`;
+        if (s.annotate && s.labels[i]) {
+          el("text", { x: X(p[0]) + 6, y: Y(p[1]) - 5, class: "point-label" }, group, s.labels[i]);
+        }
+        const label = s.details ? `${s.details[i]}\n` : s.labels ? `${s.labels[i]}\n` : `${s.name}\n`;
         el("title", {}, shape, `${label}${spec.x.label}: ${number(p[0])}\n${spec.y.label}: ${number(p[1])}`);
       });
     });
