@@ -53,3 +53,12 @@ def test_help_does_not_import_matplotlib_or_the_server(argv):
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('matplotlib', 'http', 'selenium')))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip().splitlines()[-1] == "[]", result.stderr
+
+
+def test_without_matplotlib_plot_says_how_to_get_it(tmp_path):
+    code = ("import sys\nsys.modules['matplotlib'] = None\nfrom inferledger.cli import main\n"
+            f"sys.exit(main(['fit', '-m', 'meta-llama/Llama-3.2-1B', '-g', 'l4', '--plot', {str(tmp_path / 'f.png')!r}]))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        "inferledger fit: error: drawing plots needs matplotlib: pip install 'inferledger[plot]'")

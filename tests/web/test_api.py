@@ -180,3 +180,26 @@ def test_diagnose_refusals(server_url, query, body, message):
     status, text = call(server_url, "POST", f"/api/diagnose{query}", body)
     assert status == 400, text
     assert message in json.loads(text)["error"]
+
+
+def test_serve_command_prints_its_loopback_address_and_answers():
+    import re
+
+    process = subprocess.Popen([sys.executable, "-m", "inferledger", "serve", "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        match = re.fullmatch(r"inferledger serve: (http://127\.0\.0\.1:\d+)/ \(Ctrl-C to stop\)\n", line)
+        assert match, line
+        status, text = call(match.group(1), "GET", "/api/formats")
+        assert status == 200 and "bf16" in json.loads(text)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_serve_refuses_a_port_out_of_range():
+    result = subprocess.run([sys.executable, "-m", "inferledger", "serve", "--port", "70000"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert result.stderr == "inferledger serve: error: --port must be between 0 and 65535, got 70000\n"

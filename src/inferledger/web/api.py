@@ -136,7 +136,7 @@ def accelerator_for(name: str):
 
 
 def resolved(body: dict):
-    """(options, spec, accelerator) of a request body; spec None for a bare parameter count."""
+    """(options, spec, accelerator) of a request body; a bare parameter count becomes ModelSpec.bare, as on the CLI."""
     from inferledger.model.spec import ModelSpec
 
     options, config = request_options(body)
