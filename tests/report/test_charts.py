@@ -120,3 +120,28 @@ def test_cards_chart_greys_out_the_cards_that_cannot_hold_the_weights():
     assert members["h100-sxm (chosen)"] == {"h100-sxm"}
     labels = [label for s in chart["series"] for label in s["labels"] if label]
     assert len(labels) == len(set(labels))  # one label per cluster of nearby cards
+
+
+def test_load_chart_draws_each_percentile_over_rate(llama):
+    from inferledger.report.charts import load_chart
+
+    _, _, _, document = llama
+    points = [{"rate": 10.0, "ttft": {"p50": 0.030, "p99": 0.060}, "tpot": {"p50": 0.008, "p99": 0.009}},
+              {"rate": 40.0, "ttft": {"p50": 0.150, "p99": 3.800}, "tpot": {"p50": 0.035, "p99": 0.040}}]
+    chart = load_chart(points, document)
+    curves = {s["name"]: [tuple(p) for p in s["points"]] for s in chart["series"]}
+    assert curves["TTFT p99"] == [(10.0, pytest.approx(60.0)), (40.0, pytest.approx(3800.0))]  # milliseconds
+    assert curves["time per token p50"] == [(10.0, pytest.approx(8.0)), (40.0, pytest.approx(35.0))]
+    assert [s["dash"] for s in chart["series"]] == [False, True, False, True]  # p99 dashed
+
+
+def test_without_the_simulator_there_is_no_load_chart(llama, monkeypatch):
+    import sys
+
+    from inferledger.report.curves import load_points
+
+    options, spec, accelerator, document = llama
+    monkeypatch.setitem(sys.modules, "inferledger.simulate", None)  # as if the simulator were not installed
+    assert load_points(options, spec, accelerator, document) is None
+    charts = request_charts(options, spec, accelerator, document, with_load=True)
+    assert "load" not in [c["id"] for c in charts] and len(charts) == 7

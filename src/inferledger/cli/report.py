@@ -25,7 +25,8 @@ def run(args) -> int:
     spec, accelerator = load(args)
     account, document = request_document(args, spec, accelerator)
     print_warnings("report", account.warnings)
-    text = render_report(document, request_charts(args, spec, accelerator, document), command_line(sys.argv[1:]))
+    charts = request_charts(args, spec, accelerator, document, with_load=True)
+    text = render_report(document, charts, command_line(sys.argv[1:]))
     try:
         with open(args.output, "w", encoding="utf-8") as out:
             out.write(text)

@@ -81,7 +81,7 @@ def run(args) -> int:
     if args.plot:
         from inferledger.report.curves import request_charts
 
-        write_plot(args.plot, request_charts(args, spec, accelerator, document), "request")
+        write_plot(args.plot, request_charts(args, spec, accelerator, document, with_load=True), "request")
     if args.json:
         print_json(document)
         return 0

@@ -230,3 +230,21 @@ def cards_chart(points: list[dict], document: dict) -> dict:
         "note": "floor times, one card each at the chosen formats; lower left is faster on both counts; hover a "
                 "point for its card",
     }
+
+
+def load_chart(points: list[dict], document: dict) -> dict:
+    """Latency percentiles against offered load, from the serving simulator. `points`: {"rate" (requests/s),
+    "ttft": {"p50", "p99"}, "tpot": {"p50", "p99"}} per simulated rate, seconds."""
+    series = []
+    for metric, color, label in (("ttft", COLORS["ttft"], "TTFT"), ("tpot", COLORS["tpot"], "time per token")):
+        for quantile, dash in (("p50", False), ("p99", True)):
+            curve = [[p["rate"], p[metric][quantile] * 1e3] for p in points if p[metric].get(quantile)]
+            series.append({"name": f"{label} {quantile}", "mode": "line", "dash": dash, "color": color,
+                           "points": curve})
+    return {
+        "id": "load", "kind": "xy", "title": f"Latency under load ({document['model']} on {document['accelerator']}, "
+                                             f"ISL {document['workload']['isl']:,}, OSL {document['workload']['osl']:,})",
+        "x": {"label": "offered load (requests/s, Poisson)", "log": False}, "y": {"label": "milliseconds", "log": True},
+        "series": series, "marks": [],
+        "note": "the serving simulator: continuous batching on one card at the chosen formats; p99 dashed",
+    }

@@ -64,20 +64,53 @@ def card_points(options, spec, accelerator) -> list[dict]:
     return points
 
 
-def request_charts(options, spec, accelerator, document: dict) -> list[dict]:
-    """Every chart of one request: roofline, memory, latency and throughput against batch and against ISL, and
-    the same request on every card."""
+LOAD_FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.85, 1.0)  # of the saturation the ledger estimates
+LOAD_REQUESTS = 400  # requests per simulated rate
+
+
+def load_points(options, spec, accelerator, document: dict) -> list[dict] | None:
+    """Latency percentiles at offered loads around saturation, from the serving simulator (inferledger.simulate)
+    when it is installed; None when it is not, or for a bare parameter count. Saturation is estimated from the
+    ledger: the decode throughput of as many requests as the KV cache holds (at most 256), per request's OSL."""
+    try:
+        from inferledger.simulate import simulate
+        from inferledger.workload import synthetic_trace
+    except ImportError:
+        return None
+    from inferledger.cli.request import request_document
+
+    most = document["memory"]["max_concurrency"]
+    if spec.is_bare or not most:
+        return None
+    full = request_document(_with(options, batch=min(most, 256)), spec, accelerator)[1]
+    saturation = full["decode"]["tokens_per_second"] / options.osl
+    points = []
+    for fraction in LOAD_FRACTIONS:
+        trace = synthetic_trace(LOAD_REQUESTS, options.isl, options.osl, rate=fraction * saturation)
+        result = simulate(spec, accelerator, trace, precision=options.precision, kv_precision=options.kv_precision,
+                          gpu_memory_utilization=options.gpu_memory_utilization).to_dict()
+        points.append({"rate": fraction * saturation, "ttft": result["ttft"], "tpot": result["tpot"]})
+    return points
+
+
+def request_charts(options, spec, accelerator, document: dict, with_load: bool = False) -> list[dict]:
+    """Every chart of one request: roofline, memory, latency and throughput against batch and against ISL, the
+    same request on every card, and with `with_load` (seconds of simulation: the report and --plot, not the
+    page) latency percentiles under load when the serving simulator is installed."""
     from inferledger.precision import get_precision
     from inferledger.report.charts import (
         card_figures,
         cards_chart,
+        load_chart,
         memory_chart,
         roofline_chart,
         sweep_charts,
     )
 
     card = card_figures(accelerator, get_precision(document["precision"]).compute_dtype)
-    return [roofline_chart(document, card), memory_chart(document["memory"], document["workload"]["batch"]),
-            *sweep_charts(sweep(options, spec, accelerator, "batch"), "batch", document),
-            *sweep_charts(sweep(options, spec, accelerator, "isl"), "context", document),
-            cards_chart(card_points(options, spec, accelerator), document)]
+    charts = [roofline_chart(document, card), memory_chart(document["memory"], document["workload"]["batch"]),
+              *sweep_charts(sweep(options, spec, accelerator, "batch"), "batch", document),
+              *sweep_charts(sweep(options, spec, accelerator, "isl"), "context", document),
+              cards_chart(card_points(options, spec, accelerator), document)]
+    load = load_points(options, spec, accelerator, document) if with_load else None
+    return charts + ([load_chart(load, document)] if load else [])
