@@ -203,3 +203,14 @@ def test_serve_refuses_a_port_out_of_range():
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
     assert result.stderr == "inferledger serve: error: --port must be between 0 and 65535, got 70000\n"
+
+
+def test_report_from_the_page_embeds_the_same_document(server_url):
+    import re
+
+    fields = {"model": LLAMA, "gpu": "h100-sxm", "isl": 2048, "batch": 4}
+    status, page = post(server_url, "/api/report", fields)
+    assert status == 200 and page.startswith("<!doctype html>")
+    data = re.search(r'<script type="application/json" id="inferledger-data">(.*?)</script>', page, flags=re.S)
+    assert json.loads(data.group(1))["document"] == json.loads(post(server_url, "/api/request", fields)[1])
+    assert post(server_url, "/api/report", {"gpu": "h100-sxm"})[0] == 400

@@ -46,9 +46,16 @@ from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def browser():
+def downloads(tmp_path_factory):
+    return tmp_path_factory.mktemp("downloads")
+
+
+@pytest.fixture(scope="module")
+def browser(downloads):
     options = webdriver.ChromeOptions()
     options.binary_location = BROWSER
+    options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
+                                              "download.prompt_for_download": False})
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      "--window-size=1440,1500", "--hide-scrollbars", "--force-device-scale-factor=1"):
         options.add_argument(argument)
@@ -193,3 +200,14 @@ def test_report_opens_offline(browser, tmp_path):
     assert not browser.find_element(By.ID, "request-form").is_displayed()
     assert len(browser.find_elements(By.CSS_SELECTOR, "figure.chart svg")) == 7
     screenshot(browser, tmp_path, "report.png")
+
+
+def test_save_the_account_as_a_report(browser, server_url, downloads):
+    browser.get(server_url + "/")
+    wait_for(browser, lambda d: text(d, "m-ttft") and settled(d), "the first account")
+    set_number(browser, "osl", 128)
+    wait_for(browser, lambda d: "(1,024 in, 128 out)" in text(d, "summary") and settled(d), "the new account")
+    browser.find_element(By.ID, "save-report").click()
+    saved = downloads / "inferledger-report.html"
+    wait_for(browser, lambda d: saved.exists() and saved.stat().st_size > 0, "the download")
+    assert '"osl": 128' in saved.read_text()

@@ -117,7 +117,8 @@ def memory_chart(memory: dict, batch: int | None = None) -> dict:
                    "activation workspace": COLORS["workspace"], "runtime reserve": COLORS["reserve"]},
         "bars": bars,
         "marks": [{"value": memory["usable_bytes"] / GIB, "label": f"usable ({memory['gpu_memory_utilization']:g})"},
-                  {"value": memory["memory_bytes"] / GIB, "label": "card"}],
+                  {"value": memory["memory_bytes"] / GIB,
+                   "label": "card" if memory["num_gpus"] == 1 else f"{memory['num_gpus']} cards"}],
         "note": "GiB = 2**30 bytes; the engine may use the usable share, the rest is left to the driver",
     }
 

@@ -7,6 +7,7 @@ and a JSON text, so they are tested without a socket.
     POST /api/request   {"model" | "config" | "params", "gpu", "precision", "kv_precision", "isl", "osl", "batch",
                          "context", "overhead_ms", "gpu_memory_utilization"} → exactly what `request --json` prints
     POST /api/charts    the same fields → {"charts": [chart specs]} (report/charts.py)
+    POST /api/report    the same fields → the self-contained HTML report (text/html)
     POST /api/diagnose  the log itself as the body; ?model=&gpu=&precision=&kv_precision=&name= → `diagnose --json`
 
 Input from the client is untrusted: a body has a size limit, numbers a range, strings a length, and a model is a
@@ -164,6 +165,19 @@ def post_charts(body: bytes) -> str:
     options, spec, accelerator = resolved(parse_json_body(body))
     document = request_document(options, spec, accelerator)[1]
     return json_text({"charts": request_charts(options, spec, accelerator, document)})
+
+
+def post_report(body: bytes) -> str:
+    """The same options → the self-contained HTML report `inferledger report` writes (without the simulated load
+    chart: the page asks for it on a click and should answer at once)."""
+    from inferledger.cli.request import request_document
+    from inferledger.report.curves import request_charts
+    from inferledger.report.html import render_report
+
+    options, spec, accelerator = resolved(parse_json_body(body))
+    document = request_document(options, spec, accelerator)[1]
+    return render_report(document, request_charts(options, spec, accelerator, document),
+                         "inferledger serve (saved from the page)")
 
 
 def get_models() -> str:

@@ -12,7 +12,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from inferledger.web import api, static_text
 
-POST_PATHS = ("api/request", "api/charts", "api/diagnose")
+JSON_POSTS = {"api/request": api.post_request, "api/charts": api.post_charts, "api/report": api.post_report}
+POST_PATHS = (*JSON_POSTS, "api/diagnose")
 STATIC = {"static/style.css": "text/css", "static/charts.js": "text/javascript",
           "static/app.js": "text/javascript", "index.html": "text/html"}
 READ_TIMEOUT_SECONDS = 30  # a client that stops sending mid-body is dropped
@@ -71,9 +72,9 @@ class Handler(BaseHTTPRequestHandler):
                 return self._send(200, static_text(path), STATIC[path])
             if method == "GET" and path in GET_ROUTES:
                 return self._send(200, GET_ROUTES[path]())
-            if method == "POST" and path in POST_PATHS[:2]:
-                body = self._body(api.MAX_JSON_BYTES)
-                return self._send(200, (api.post_request if path == "api/request" else api.post_charts)(body))
+            if method == "POST" and path in JSON_POSTS:
+                answer = JSON_POSTS[path](self._body(api.MAX_JSON_BYTES))
+                return self._send(200, answer, "text/html" if path == "api/report" else "application/json")
             if method == "POST" and path == "api/diagnose":
                 query = {key: values[-1] for key, values in parse_qs(url.query).items()}
                 return self._send(200, api.post_diagnose(self._body(api.MAX_LOG_BYTES), query))
@@ -124,6 +125,7 @@ def api_index() -> str:
     return json.dumps({"GET": ["/api/models", "/api/gpus", "/api/formats"],
                        "POST": {"/api/request": "request options as JSON → request --json",
                                 "/api/charts": "the same options → chart specs",
+                                "/api/report": "the same options → the HTML report",
                                 "/api/diagnose": "a log as the body → diagnose --json"},
                        "fields": list(api.FIELDS)}, indent=2) + "\n"
 

@@ -214,6 +214,23 @@
     timer = setTimeout(update, 250);
   }
 
+  async function saveReport() {
+    setStatus("writing the report…");
+    try {
+      const response = await fetch("api/report", { method: "POST", body: JSON.stringify(values()),
+        headers: { "Content-Type": "application/json" } });
+      if (!response.ok) throw new Error((await response.json()).error);
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(await response.blob());
+      link.download = "inferledger-report.html";
+      link.click();
+      URL.revokeObjectURL(link.href);
+      setStatus("");
+    } catch (error) {
+      setStatus(error.message, true);
+    }
+  }
+
   async function readConfig(file) {
     if (file.size > MAX_CONFIG_BYTES) throw new Error(`${file.name}: larger than 1 MiB; is this a config.json?`);
     try {
@@ -296,6 +313,7 @@
         setStatus(error.message, true);
       }
     });
+    $("save-report").addEventListener("click", saveReport);
     $("log-file").addEventListener("change", () => {
       const file = $("log-file").files[0];
       if (file) diagnose(file);
