@@ -214,3 +214,12 @@ def test_report_from_the_page_embeds_the_same_document(server_url):
     data = re.search(r'<script type="application/json" id="inferledger-data">(.*?)</script>', page, flags=re.S)
     assert json.loads(data.group(1))["document"] == json.loads(post(server_url, "/api/request", fields)[1])
     assert post(server_url, "/api/report", {"gpu": "h100-sxm"})[0] == 400
+
+
+def test_a_refused_body_does_not_become_the_next_request(server_url):
+    # A POST to a route that does not exist, with a body that looks like a request line: the server answers 404
+    # and closes, rather than reading the body as a second request on the same connection.
+    smuggled = b"GET /api/gpus HTTP/1.1\r\nHost: x\r\n\r\n"
+    head = f"POST /nothing HTTP/1.1\r\nHost: x\r\nContent-Length: {len(smuggled)}\r\n\r\n".encode()
+    answer = raw_exchange(server_url, head, smuggled)
+    assert answer.count("HTTP/1.1 ") == 1 and answer.startswith("HTTP/1.1 404")

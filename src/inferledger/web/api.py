@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from functools import lru_cache
 from types import SimpleNamespace
 
 MAX_JSON_BYTES = 1 << 20  # a request, an uploaded config.json included (the largest real ones are ~100 KiB)
@@ -180,7 +181,8 @@ def post_report(body: bytes) -> str:
                          "inferledger serve (saved from the page)")
 
 
-def get_models() -> str:
+@lru_cache(maxsize=1)
+def get_models() -> str:  # the bundled catalog does not change while the server runs
     from inferledger.cli._output import json_text
     from inferledger.errors import InferledgerError
     from inferledger.model import load_model

@@ -24,6 +24,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     timeout = READ_TIMEOUT_SECONDS
     quiet = True
+    body_read = False  # set per request once the body is consumed
 
     def log_message(self, format, *args):  # noqa: A002 (the standard library's name)
         if not self.quiet:
@@ -46,6 +47,8 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _fail(self, status: int, message: str) -> None:
+        if self.command not in ("GET", "HEAD") and not self.body_read:
+            self.close_connection = True  # an unread body would be taken for the next request
         self._send(status, api.error_text(message))
 
     def _body(self, limit: int) -> bytes:
@@ -58,6 +61,7 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # the body is not read: the connection cannot be reused
             raise api.ApiError(413, f"the body is {int(length):,} bytes; the limit is {limit:,}")
         body = self.rfile.read(int(length))
+        self.body_read = True
         if len(body) < int(length):  # the client hung up mid-body: nobody is left to answer
             raise ConnectionAbortedError("the client closed the connection before sending its body")
         return body
@@ -65,6 +69,7 @@ class Handler(BaseHTTPRequestHandler):
     def _route(self, method: str):
         from inferledger.errors import InferledgerError
 
+        self.body_read = False
         url = urlsplit(self.path)
         path = url.path.lstrip("/") or "index.html"
         try:
@@ -103,6 +108,7 @@ class Handler(BaseHTTPRequestHandler):
         self._route("POST")
 
     def do_PUT(self):  # noqa: N802
+        self.body_read = False
         self._fail(405, "only GET and POST are served")
 
     do_DELETE = do_PATCH = do_PUT
