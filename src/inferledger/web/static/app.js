@@ -289,8 +289,10 @@
     }
     const form = $("request-form");
     form.addEventListener("input", (event) => {
-      if (event.target.type !== "file") soon();
+      // A hub id is looked up on the network: only once it is complete (Enter or leaving the field), not per key.
+      if (event.target.type !== "file" && event.target.id !== "hub") soon();
     });
+    $("hub").addEventListener("change", update);
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       update();
