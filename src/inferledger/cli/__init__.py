@@ -12,7 +12,8 @@ import importlib
 import sys
 
 # Order is the order shown in --help. A verb is listed here only once its module exists (no placeholders).
-VERBS = ["model", "models", "gpus", "request", "fit", "tokens", "diagnose", "bench", "kernels", "calibrate"]
+VERBS = ["model", "models", "gpus", "request", "fit", "report", "serve", "tokens", "diagnose", "bench", "kernels",
+         "calibrate"]
 
 
 def _verb_modules():

@@ -7,7 +7,7 @@ HELP = "the memory account: how many requests of a context fit on a card, or the
 
 def add_arguments(parser) -> None:
     from inferledger import defaults
-    from inferledger.cli._output import add_json_flag
+    from inferledger.cli._output import add_json_flag, add_plot_option
     from inferledger.cli._workload import (
         add_calibration_option,
         add_length_options,
@@ -25,6 +25,7 @@ def add_arguments(parser) -> None:
     add_parallel_options(parser)
     add_calibration_option(parser)
     add_json_flag(parser)
+    add_plot_option(parser, "the memory account as stacked bars against the card")
 
 
 def run(args) -> int:
@@ -79,6 +80,11 @@ def run(args) -> int:
         warnings.append(f"context {context:,} exceeds the model's maximum {spec.max_context_tokens:,}")
     document["warnings"] = warnings
     print_warnings("fit", warnings)
+    if args.plot:
+        from inferledger.cli._output import write_plot
+        from inferledger.report.charts import memory_chart
+
+        write_plot(args.plot, [memory_chart(document, args.concurrency)], "fit")
     if args.json:
         print_json(document)
     else:

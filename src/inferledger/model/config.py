@@ -96,7 +96,7 @@ def _normal(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch.isalnum() or ch == ".")
 
 
-def _catalog_match(name: str) -> str | None:
+def catalog_match(name: str) -> str | None:
     names = catalog_names()
     wanted = _normal(name)
     exact = [n for n in names if _normal(n) == wanted or _normal(n.split("/", 1)[1]) == wanted]
@@ -119,7 +119,13 @@ def resolve_config(name: str | os.PathLike) -> tuple[dict, str]:
     text = str(name)
     if text.endswith(".json"):
         raise UnknownModel(f"no such file: {text}")
-    match = _catalog_match(text)
+    return resolve_name(text)
+
+
+def resolve_name(text: str) -> tuple[dict, str]:
+    """(config dict, label) for a catalog name or a hub id only: the file system is never looked at, so a name
+    from an untrusted client (the web API) can name nothing but the bundled catalog or the hub."""
+    match = catalog_match(text)
     if match:
         return read_config_file(CATALOG_DIR / (match.replace("/", "--", 1) + ".json")), match
     if text.count("/") == 1 and " " not in text:

@@ -128,13 +128,15 @@ def render_parallel(account) -> list[str]:
     return out
 
 
-def render_disaggregation(split) -> str:
+def render_disaggregation(split: dict) -> str:
+    """The `disaggregation` section of the request document (ledger.disaggregation.Disaggregation.to_dict)."""
     return "\n".join([
-        f"split prefill/decode (decode instances at batch {split.decode_batch}):",
-        f"  prefill {format_seconds(split.ttft_seconds)} per request, decode {format_seconds(split.tpot_seconds)} "
-        f"per step: {split.prefill_instances_per_decode_instance:.2f} prefill instances per decode instance = "
-        f"{split.prefill_cards_per_decode_card:.2f} prefill cards per decode card",
-        f"  KV handover: {format_bytes(split.kv_bytes_per_request)} per request, "
-        f"{format_bytes(split.kv_bytes_per_card)} per card over {split.link}: "
-        f"{format_seconds(split.kv_transfer_seconds)} (hidden when sent layer by layer during the prefill)",
+        f"split prefill/decode (decode instances at batch {split['decode_batch']}):",
+        f"  prefill {format_seconds(split['ttft_seconds'])} per request, decode "
+        f"{format_seconds(split['tpot_seconds'])} per step: {split['prefill_instances_per_decode_instance']:.2f} "
+        f"prefill instances per decode instance = {split['prefill_cards_per_decode_card']:.2f} prefill cards per "
+        "decode card",
+        f"  KV handover: {format_bytes(split['kv_bytes_per_request'])} per request, "
+        f"{format_bytes(split['kv_bytes_per_card'])} per card over {split['link']}: "
+        f"{format_seconds(split['kv_transfer_seconds'])} (hidden when sent layer by layer during the prefill)",
     ])
