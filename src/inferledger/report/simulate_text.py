@@ -23,7 +23,7 @@ def render_simulation(result) -> str:
     s = d["scheduler"]
     out = [f"{d['model']} on {d['accelerator']}: weights {d['precision']}, KV cache {d['kv_precision']}",
            f"workload: {d['workload']}",
-           f"engine: {s['max_num_seqs']} sequences, {s['max_batched_tokens']:,}-token steps, "
+           f"engine: {s['max_num_seqs']:,} sequences, {s['max_batched_tokens']:,}-token steps, "
            f"{'chunked prefill' if s['chunked_prefill'] else 'whole-prompt prefill steps'}, "
            f"KV {d['kv']['blocks']:,} blocks of {s['block_tokens']} tokens"
            + (f", max_tokens {s['max_tokens']:,}" if s["max_tokens"] else "")
