@@ -12,7 +12,8 @@ import importlib
 import sys
 
 # Order is the order shown in --help. A verb is listed here only once its module exists (no placeholders).
-VERBS = ["model", "models", "gpus", "request", "fit", "tokens", "workload", "simulate", "diagnose", "bench"]
+VERBS = ["model", "models", "gpus", "request", "fit", "compare", "tokens", "workload", "simulate", "plan", "diagnose",
+         "bench"]
 
 
 def _verb_modules():

@@ -127,3 +127,35 @@ def step_cost_options(args) -> dict:
             "bandwidth_efficiency": args.bandwidth_efficiency,
             "overhead_seconds": positive_number(args.overhead_ms, "--overhead-ms", allow_zero=True) / 1e3,
             "calibration_path": args.calibration}
+
+
+def add_sweep_options(parser, *, default_cards: str) -> None:
+    """The model and the lists of cards and formats `plan` and `compare` put side by side."""
+    parser.add_argument("--model", "-m", metavar="MODEL", required=True,
+                        help="path to config.json, a folder, a catalog name or a hub id")
+    parser.add_argument("--gpus", metavar="LIST", help=f"comma-separated accelerators ({default_cards})")
+    parser.add_argument("--precisions", metavar="LIST",
+                        help="comma-separated weight formats (default bf16,fp8,int8,int4)")
+    parser.add_argument("--kv-precision", metavar="P", help=KV_PRECISION_HELP)
+    parser.add_argument("--gpu-memory-utilization", type=float, default=defaults.GPU_MEMORY_UTILIZATION,
+                        metavar="F", help=f"fraction of the card the engine may use (default "
+                                          f"{defaults.GPU_MEMORY_UTILIZATION})")
+    parser.add_argument("--max-batched-tokens", type=int, default=defaults.MAX_BATCHED_TOKENS, metavar="N",
+                        help=f"token budget per step (default {defaults.MAX_BATCHED_TOKENS})")
+    parser.add_argument("--slo-ttft-ms", type=float, default=defaults.SLO_TTFT_SECONDS * 1e3, metavar="MS",
+                        help=f"TTFT objective (default {defaults.SLO_TTFT_SECONDS * 1e3:g} ms)")
+    parser.add_argument("--slo-tpot-ms", type=float, default=defaults.SLO_TPOT_SECONDS * 1e3, metavar="MS",
+                        help=f"TPOT objective (default {defaults.SLO_TPOT_SECONDS * 1e3:g} ms)")
+    parser.add_argument("--prices", metavar="FILE", help="$/GPU-hour overrides (JSON/YAML: name → dollars)")
+
+
+def split_list(value: str | None, default) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else list(default)
+
+
+def slo_of(args):
+    from inferledger.errors import positive_number
+    from inferledger.simulate import SLO
+
+    return SLO(positive_number(args.slo_ttft_ms, "--slo-ttft-ms") / 1e3,
+               positive_number(args.slo_tpot_ms, "--slo-tpot-ms") / 1e3)

@@ -40,17 +40,9 @@ def scheduler_from(args):
                      max_tokens=args.max_tokens, timeout_seconds=args.timeout)
 
 
-def slo_from(args):
-    from inferledger.errors import positive_number
-    from inferledger.simulate import SLO
-
-    return SLO(positive_number(args.slo_ttft_ms, "--slo-ttft-ms") / 1e3,
-               positive_number(args.slo_tpot_ms, "--slo-tpot-ms") / 1e3)
-
-
 def run(args) -> int:
     from inferledger.cli._output import print_json, print_warnings
-    from inferledger.cli._workload import load, load_trace, step_cost_options
+    from inferledger.cli._workload import load, load_trace, slo_of, step_cost_options
     from inferledger.report.progress import Progress
     from inferledger.simulate import simulate
 
@@ -60,7 +52,7 @@ def run(args) -> int:
     try:
         result = simulate(spec, accelerator, trace, precision=args.precision, kv_precision=args.kv_precision,
                           scheduler=scheduler_from(args), gpu_memory_utilization=args.gpu_memory_utilization,
-                          slo=slo_from(args), progress=progress.update, **step_cost_options(args))
+                          slo=slo_of(args), progress=progress.update, **step_cost_options(args))
     finally:
         progress.close()
     print_warnings("simulate", result.warnings)
