@@ -152,21 +152,22 @@ def run_trace(trace: Trace, cost, scheduler: Scheduler, kv_blocks: int, progress
     all_linear = all(layout.linear for layout in layouts)
     timeout = scheduler.timeout_seconds if scheduler.timeout_seconds is not None else math.inf
 
-    arrival = trace.arrival_seconds.astype(np.float64).copy()
+    arrival = trace.arrival_seconds.astype(np.float64).copy()  # numpy for searching …
     closed = trace.closed_loop_users
     if closed is not None:
         arrival[:] = math.inf
         arrival[:min(closed, n)] = 0.0
-    admitted = np.full(n, np.nan)
-    first_token = np.full(n, np.nan)
-    finish = np.full(n, np.nan)
-    generated = np.zeros(n, dtype=np.int64)
-    timed_out = np.zeros(n, dtype=bool)
-    preemptions = np.zeros(n, dtype=np.int64)
-    computed = np.zeros(n, dtype=np.int64)  # tokens in cache, for sequences not decoding
-    held = np.zeros(n, dtype=np.int64)  # blocks, for sequences not decoding
-    last_token = np.zeros(n)
-    order = np.zeros(n, dtype=np.int64)
+    # … and per-request state as Python lists: the loop reads and writes one request at a time.
+    arrived = arrival.tolist()
+    target_tokens = target
+    isl, target, cached = isl.tolist(), target.tolist(), cached.tolist()
+    nan = math.nan
+    admitted, first_token, finish = [nan] * n, [nan] * n, [nan] * n
+    generated, preemptions, order = [0] * n, [0] * n, [0] * n
+    timed_out = [False] * n
+    computed = [0] * n  # tokens in cache, for sequences not decoding
+    held = [0] * n  # blocks, for sequences not decoding
+    last_token = [0.0] * n
 
     waiting: deque = deque()
     prefilling: list = []  # running sequences still computing their prompt (chunked)
@@ -179,26 +180,26 @@ def run_trace(trace: Trace, cost, scheduler: Scheduler, kv_blocks: int, progress
     timeline: list = []
 
     def pull_arrivals(now: float) -> None:
-        if state["next"] >= state["issued"] or arrival[state["next"]] > now:
+        if state["next"] >= state["issued"] or arrived[state["next"]] > now:
             return
         if closed is None:
             stop = int(np.searchsorted(arrival, now, side="right"))
         else:
             stop = state["next"]
-            while stop < state["issued"] and arrival[stop] <= now:
+            while stop < state["issued"] and arrived[stop] <= now:
                 stop += 1
         waiting.extend(range(state["next"], stop))
         state["next"] = stop
 
     def next_arrival() -> float:
-        return float(arrival[state["next"]]) if state["next"] < state["issued"] else math.inf
+        return arrived[state["next"]] if state["next"] < state["issued"] else math.inf
 
     def finished(i: int, now: float, aborted: bool = False) -> None:
         finish[i] = now
         timed_out[i] = aborted
         state["done"] += 1
         if closed is not None and state["issued"] < n:  # the user sends its next request
-            arrival[state["issued"]] = now + trace.think_seconds
+            arrival[state["issued"]] = arrived[state["issued"]] = now + trace.think_seconds
             state["issued"] += 1
 
     def release_decoders(mask: np.ndarray, now: float, aborted: bool) -> None:
@@ -214,7 +215,7 @@ def run_trace(trace: Trace, cost, scheduler: Scheduler, kv_blocks: int, progress
         last_pre = max(prefilling, key=lambda i: order[i]) if prefilling else -1
         if last_pre >= 0 and (last_dec < 0 or order[last_pre] > dec.order[last_dec]):
             prefilling.remove(last_pre)
-            state["used"] -= int(held[last_pre])
+            state["used"] -= held[last_pre]
             victim = last_pre
         else:
             victim = int(dec.ids[last_dec])
@@ -228,6 +229,8 @@ def run_trace(trace: Trace, cost, scheduler: Scheduler, kv_blocks: int, progress
         preemptions[victim] += 1
         waiting.appendleft(victim)
 
+    max_num_seqs, max_batched_tokens = scheduler.max_num_seqs, scheduler.max_batched_tokens
+    chunked_prefill = scheduler.chunked_prefill
     now = last_seconds = 0.0
     steps = 0
     while state["done"] < n:
@@ -237,13 +240,13 @@ def run_trace(trace: Trace, cost, scheduler: Scheduler, kv_blocks: int, progress
             now = max(now, next_arrival())
             continue
         if timeout < math.inf:
-            while waiting and arrival[waiting[0]] + timeout <= now:
+            while waiting and arrived[waiting[0]] + timeout <= now:
                 finished(waiting.popleft(), now, aborted=True)
             if dec.n and dec.deadline[:dec.n].min() <= now:
                 release_decoders(dec.deadline[:dec.n] > now, now, aborted=True)
-            for i in [i for i in prefilling if arrival[i] + timeout <= now]:
+            for i in [i for i in prefilling if arrived[i] + timeout <= now]:
                 prefilling.remove(i)
-                state["used"] -= int(held[i])
+                state["used"] -= held[i]
                 finished(i, now, aborted=True)
             if state["done"] >= n:
                 break
@@ -257,15 +260,15 @@ def run_trace(trace: Trace, cost, scheduler: Scheduler, kv_blocks: int, progress
                 break
             preempt_one(now)
         chunks: list = []  # (id, new tokens)
-        budget = scheduler.max_batched_tokens
+        budget = max_batched_tokens
         running = dec.n + len(prefilling)
         decode_now = True
-        if not scheduler.chunked_prefill:
+        if not chunked_prefill:
             decode_now = not _admit_whole(waiting, running, scheduler, isl, generated, cached, computed, held,
                                           state, kv_blocks, now, admitted, order, prefilling, chunks)
         if decode_now:
             budget -= dec.n
-            if scheduler.chunked_prefill:
+            if chunked_prefill:
                 for i in prefilling:
                     if budget <= 0:
                         break
@@ -273,7 +276,7 @@ def run_trace(trace: Trace, cost, scheduler: Scheduler, kv_blocks: int, progress
                     if chunk:
                         chunks.append((i, chunk))
                         budget -= chunk
-                while waiting and budget > 0 and running < scheduler.max_num_seqs:
+                while waiting and budget > 0 and running < max_num_seqs:
                     i = waiting[0]
                     computed[i] = cached[i]
                     held[i] = 0
@@ -295,8 +298,8 @@ def run_trace(trace: Trace, cost, scheduler: Scheduler, kv_blocks: int, progress
         timeline.append((now, len(waiting), dec.n + len(prefilling), state["used"]))
 
         # A stretch of pure decodes: cost every step until the next event at once.
-        if not chunks and (not waiting or running >= scheduler.max_num_seqs):
-            admit_at = next_arrival() if running < scheduler.max_num_seqs else math.inf
+        if not chunks and (not waiting or running >= max_num_seqs):
+            admit_at = next_arrival() if running < max_num_seqs else math.inf
             deadline = float(dec.deadline[:dec.n].min()) if timeout < math.inf else math.inf
             pieces = cost.decode_pieces(dec.n) if dec.synced == now else None
             fast = pieces and _closed_form_stretch(dec, pieces, block, kv_blocks, state, now, min(admit_at, deadline))
@@ -351,10 +354,10 @@ def run_trace(trace: Trace, cost, scheduler: Scheduler, kv_blocks: int, progress
                 itl_values.append(now - last_token[i])
                 itl_weights.append(1)
             if generated[i] >= target[i]:
-                state["used"] -= int(held[i])
+                state["used"] -= held[i]
                 finished(i, now)
             else:
-                dec.add(i, int(computed[i]), int(isl[i] + target[i] - 1), float(arrival[i] + timeout), int(order[i]),
+                dec.add(i, computed[i], isl[i] + target[i] - 1, arrived[i] + timeout, order[i],
                         now)
         if dec.n:
             done = dec.ctx[:dec.n] >= dec.end[:dec.n]
@@ -367,7 +370,9 @@ def run_trace(trace: Trace, cost, scheduler: Scheduler, kv_blocks: int, progress
     if progress is not None:
         progress(state["done"])
     values, weights = _gaps(itl_values, itl_weights, segments)
-    return Run(arrival, admitted, first_token, finish, generated, target, timed_out, preemptions, values, weights,
+    return Run(arrival, np.array(admitted), np.array(first_token), np.array(finish),
+               np.array(generated, dtype=np.int64), target_tokens, np.array(timed_out, dtype=bool),
+               np.array(preemptions, dtype=np.int64), values, weights,
                np.array(timeline, dtype=np.float64).reshape(-1, 4), steps, kv_blocks)
 
 
@@ -445,7 +450,7 @@ def _step_features(model, layouts, chunks, computed, dec, decoders) -> np.ndarra
         x[1] += chunk
         x[2] += 1
         for k, layout in enumerate(layouts):
-            attended, read = sequence_keys(layout, chunk, int(computed[i]))
+            attended, read = sequence_keys(layout, chunk, computed[i])
             x[3 + 2 * k] += attended
             x[4 + 2 * k] += read
     if decoders:
@@ -463,7 +468,7 @@ def _step_features(model, layouts, chunks, computed, dec, decoders) -> np.ndarra
 
 
 def _admitted(i, now, admitted, order, state, prefilling) -> None:
-    if np.isnan(admitted[i]):
+    if admitted[i] != admitted[i]:  # NaN: first admission
         admitted[i] = now
     state["admissions"] += 1
     order[i] = state["admissions"]
@@ -473,13 +478,13 @@ def _admitted(i, now, admitted, order, state, prefilling) -> None:
 def _chunk(i, budget, isl, generated, computed, held, state, kv_blocks, block) -> int:
     """Prefill tokens of sequence i this step: what is left of its prompt, within the budget and the free blocks
     (its blocks are allocated here)."""
-    left = int(isl[i] + generated[i] - computed[i])
+    left = isl[i] + generated[i] - computed[i]
     chunk = min(left, budget)
-    free_tokens = (kv_blocks - state["used"] + int(held[i])) * block - int(computed[i])
+    free_tokens = (kv_blocks - state["used"] + held[i]) * block - computed[i]
     chunk = max(0, min(chunk, free_tokens))
     if chunk:
-        need = -(-int(computed[i] + chunk) // block)
-        state["used"] += need - int(held[i])
+        need = -(-(computed[i] + chunk) // block)
+        state["used"] += need - held[i]
         held[i] = need
     return chunk
 
@@ -492,8 +497,8 @@ def _admit_whole(waiting, running, scheduler, isl, generated, cached, computed, 
     block = scheduler.block_tokens
     while waiting and running < scheduler.max_num_seqs:
         i = waiting[0]
-        left = int(isl[i] + generated[i] - cached[i])
-        need = -(-int(isl[i] + generated[i]) // block)
+        left = isl[i] + generated[i] - cached[i]
+        need = -(-(isl[i] + generated[i]) // block)
         if (chunks and left > budget) or state["used"] + need > kv_blocks:
             break
         waiting.popleft()
