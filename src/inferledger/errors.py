@@ -44,6 +44,10 @@ class LogFormatError(InferledgerError, ValueError):
     """A log file could not be read as any known format."""
 
 
+class CalibrationError(InferledgerError, ValueError):
+    """A calibration file (fitted parameters) or a kernel-latency CSV cannot be read or used."""
+
+
 class BenchError(InferledgerError, ValueError):
     """A benchmark cannot run as asked (a missing optional backend, no CUDA device, an unknown size)."""
 

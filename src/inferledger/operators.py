@@ -13,6 +13,7 @@ weights are fp32. Each weight is read once per step (no reuse across steps is as
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from inferledger.defaults import HIGH_PRECISION
 from inferledger.errors import require
@@ -71,6 +72,7 @@ class Row:
     dequant_ops: float = 0.0  # vector ops to dequantize weight-only formats before the matmul
     compute_dtype: str = "bf16"
     output_elements: float = 0.0  # activation elements the operator writes in this step (logits, projections)
+    phase: str = ""  # attention rows: the step's phase ("prefill" | "decode"), which decides how kernels run them
 
     @property
     def bytes(self) -> float:
@@ -89,6 +91,18 @@ class Formats:
     weights: Precision
     kv: Precision
     high: Precision  # what unquantized tensors (embeddings, norms, routers, modules_to_not_convert) are kept in
+    # ((block index, module name), Precision): what a checkpoint file states for its own tensors (a GGUF's
+    # per-tensor quant types, mixed ones averaged over the block's layers). Such a module is stored and read in
+    # that format, whatever `weights` and `high` say; empty for every format asked for by name.
+    modules: tuple = ()
+
+    @cached_property
+    def _by_module(self) -> dict:
+        return {key: replace(self, weights=p, high=p, modules=()) for key, p in self.modules}
+
+    def for_module(self, block_index: int, name: str) -> Formats:
+        """The formats one module's row uses: its checkpoint's own format when the file stated one."""
+        return self._by_module.get((block_index, name), self)
 
     @property
     def activation_bytes(self) -> float:
@@ -114,7 +128,10 @@ class Formats:
             weights = checkpoint_precision(spec.config_dtype, spec.quantization)
         else:
             weights = PRECISIONS[HIGH_PRECISION]
-        return Formats.of(weights, get_precision(kv_precision) if kv_precision is not None else None)
+        formats = Formats.of(weights, get_precision(kv_precision) if kv_precision is not None else None)
+        if precision is None and spec is not None and spec.module_formats:
+            formats = replace(formats, modules=spec.module_formats)
+        return formats
 
 
 def expected_distinct_experts(num_experts: int, top_k: int, tokens: int) -> float:
@@ -170,11 +187,15 @@ def _linear(block, m: Linear, count, step: Step, f: Formats, lm_head_last_only: 
 
 
 def _experts(block, m: Experts, count, step: Step, f: Formats) -> Row:
-    tokens = step.tokens
-    touched = expected_distinct_experts(m.num_experts, m.top_k, tokens)
+    touched = expected_distinct_experts(m.num_experts, m.top_k, step.tokens)
+    return experts_row(block, m, count, step.tokens * m.top_k, touched, f)
+
+
+def experts_row(block, m: Experts, count, routed: float, touched: float, f: Formats) -> Row:
+    """The experts' row for `routed` token-expert pairs spread over `touched` distinct experts (a measured kernel
+    states both; a model step derives them from its tokens under uniform routing)."""
     fmt = f.weights if m.quantizable else f.high
     per_expert_matmul = m.matrices * m.hidden * m.intermediate
-    routed = tokens * m.top_k  # token-expert pairs
     dequant = touched * per_expert_matmul * fmt.dequant_ops_per_element if fmt.weight_only else 0.0
     # Quantized formats cover the matrices; expert biases stay 16-bit (gpt-oss keeps them bf16 beside mxfp4).
     expert_bytes = per_expert_matmul * fmt.bytes_per_element + m.bias_elements_per_expert * f.high.bytes_per_element
@@ -206,7 +227,7 @@ def _attention(block, m: AttentionCore, count, step: Step, f: Formats) -> Row:
                kv_write_bytes=step.tokens * cache_bytes_per_token,
                weight_elements=0, active_weight_elements=0,
                compute_dtype=f.kv.compute_dtype if f.kv.bits < 16 else "bf16",
-               output_elements=step.tokens * m.num_heads * value_dim)
+               output_elements=step.tokens * m.num_heads * value_dim, phase=step.phase)
 
 
 def _state(block, m: StateCore, count, step: Step, f: Formats) -> Row:
@@ -258,23 +279,24 @@ def rows(spec: ModelSpec, step: Step, formats: Formats, lm_head_last_only: bool 
     require(step, Step, "step", "build one with Step.prefill(tokens) or Step.decode(context)")
     require(formats, Formats, "formats", "build one with Formats.resolve(spec, 'bf16')")
     out = []
-    for block in spec.blocks:
+    for index, block in enumerate(spec.blocks):
         for m in block.modules:
+            formats_ = formats.for_module(index, m.name) if formats.modules else formats
             if isinstance(m, Linear):
-                row = _linear(block.kind, m, block.count, step, formats, lm_head_last_only)
+                row = _linear(block.kind, m, block.count, step, formats_, lm_head_last_only)
                 if m.component == "lm_head" and spec.tied_embeddings:
                     # Tied head: its weights are the embedding's (counted there), but the matmul reads them again.
                     row = replace(row, weight_elements=0, active_weight_elements=0, stored_weight_bytes=0.0)
             elif isinstance(m, Experts):
-                row = _experts(block.kind, m, block.count, step, formats)
+                row = _experts(block.kind, m, block.count, step, formats_)
             elif isinstance(m, AttentionCore):
-                row = _attention(block.kind, m, block.count, step, formats)
+                row = _attention(block.kind, m, block.count, step, formats_)
             elif isinstance(m, StateCore):
-                row = _state(block.kind, m, block.count, step, formats)
+                row = _state(block.kind, m, block.count, step, formats_)
             elif isinstance(m, Weights):
-                row = _weights(block.kind, m, block.count, step, formats)
+                row = _weights(block.kind, m, block.count, step, formats_)
             else:
-                row = _small(block.kind, m, block.count, step, formats)
+                row = _small(block.kind, m, block.count, step, formats_)
             out.append(row)
     return out
 

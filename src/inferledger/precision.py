@@ -112,6 +112,16 @@ def _integer(bits: int, group: int | None, symmetric: bool, weight_only: bool = 
                      dequant_ops_per_element=_DEQUANT_OPS if weight_only else 0)
 
 
+def ggml_format(name: str, bits: float) -> Precision:
+    """A llama.cpp (GGML) storage type, or a mix of them: `bits` per weight with the block scales folded in (Q4_K
+    stores 256 weights in 144 bytes: 4.5 bits; Q6_K in 210: 6.5625). Quantized blocks are dequantized to fp16 for
+    the matmul (weight-only); F32, F16 and BF16 tensors compute in their own type."""
+    float_types = {"F32": "fp32", "F16": "fp16", "BF16": "bf16"}
+    if name.upper() in float_types:
+        return Precision(name.upper(), bits, compute_dtype=float_types[name.upper()])
+    return Precision(name, bits, compute_dtype="fp16", weight_only=True, dequant_ops_per_element=_DEQUANT_OPS)
+
+
 def _compressed_tensors(quantization: dict) -> Precision | None:
     """llm-compressor's config_groups: the first group's weight scheme (num_bits, type, strategy)."""
     groups = quantization.get("config_groups")
@@ -173,6 +183,10 @@ def precision_from_quantization_config(quantization: dict | None, default: str) 
         found = PRECISIONS["nvfp4"]
     elif method == "compressed-tensors":
         found = _compressed_tensors(quantization)
+    elif method == "gguf":  # set by model/gguf.py: the file's type and its mean bits over all tensors
+        bits = quantization.get("bits_per_weight")
+        if isinstance(bits, (int, float)) and not isinstance(bits, bool) and 0 < bits <= 64:
+            found = ggml_format(str(quantization.get("file_type", "gguf")), float(bits))
     elif method == "bitsandbytes":
         if quantization.get("load_in_4bit"):
             found = PRECISIONS["nf4"]

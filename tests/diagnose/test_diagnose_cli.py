@@ -109,7 +109,7 @@ def metrics_server():
 
 
 def test_live_url_scrape(metrics_server, capsys):
-    code, out, _ = run_cli(capsys, "--url", metrics_server, "--json")
+    code, out, _ = run_cli(capsys, "--url", metrics_server, "--interval", "0", "--json")
     assert code == 0
     document = json.loads(out)
     # 30 waiting at 97 % KV usage with 41 preemptions since start: KV capacity.
@@ -121,3 +121,102 @@ def test_live_url_scrape(metrics_server, capsys):
 def test_unreachable_url_is_one_line(capsys):
     code, _, err = run_cli(capsys, "--url", "http://127.0.0.1:9/metrics")
     assert code == 1 and "could not fetch" in err and len(err.strip().split("\n")) == 1
+
+
+# -- standard input, pipes and FIFOs (read once), and two scrapes -------------------------------------------------
+def test_stdin_gives_the_verdict_of_the_file():
+    import io
+
+    from inferledger.diagnose import diagnose_files
+
+    data = SINGLE_DECODE.read_bytes()
+    from_file = diagnose_files([SINGLE_DECODE])
+    from_stdin = diagnose_files(["-"], stdin=io.BytesIO(data))
+    assert from_stdin.verdict == from_file.verdict == "healthy"
+    assert from_stdin.metrics["interval_windows"] == from_file.metrics["interval_windows"] == 6
+    assert from_stdin.files[0]["path"] == "-" and from_stdin.files[0]["spooled"]
+
+
+def test_cat_into_the_cli_through_a_real_pipe():
+    import subprocess
+    import sys
+
+    data = (FIXTURES / "vllm__v1-single-line-prefill-heavy.txt").read_bytes()
+    piped = subprocess.run([sys.executable, "-m", "inferledger", "diagnose", "-", "--json"], input=data,
+                           capture_output=True, timeout=60, check=True)
+    from_file = subprocess.run([sys.executable, "-m", "inferledger", "diagnose", "--json",
+                                str(FIXTURES / "vllm__v1-single-line-prefill-heavy.txt")],
+                               capture_output=True, timeout=60, check=True)
+    assert json.loads(piped.stdout)["verdict"] == json.loads(from_file.stdout)["verdict"]
+
+
+def test_a_fifo_is_read_once_and_does_not_hang(tmp_path):
+    import os
+
+    from inferledger.diagnose import diagnose_files
+
+    fifo = tmp_path / "log.fifo"
+    os.mkfifo(fifo)
+    data = SINGLE_DECODE.read_bytes()
+
+    def write():
+        with open(fifo, "wb") as out:
+            out.write(data)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    result = {}
+    reader = threading.Thread(target=lambda: result.update(diagnosis=diagnose_files([fifo])), daemon=True)
+    reader.start()
+    reader.join(timeout=30)
+    assert not reader.is_alive(), "reading a FIFO hung"
+    assert result["diagnosis"].verdict == "healthy"
+    assert result["diagnosis"].metrics["interval_windows"] == 6
+
+
+class _Counting(http.server.BaseHTTPRequestHandler):
+    """Each scrape adds 500 generation tokens, 2000 prompt tokens and 3 preemptions since the last one."""
+
+    scrapes = 0
+
+    def do_GET(self):  # noqa: N802 (http.server's name)
+        _Counting.scrapes += 1
+        n = _Counting.scrapes
+        body = "\n".join([
+            'vllm:num_requests_running{model_name="m"} 8.0',
+            'vllm:num_requests_waiting{model_name="m"} 0.0',
+            'vllm:kv_cache_usage_perc{model_name="m"} 0.35',
+            f'vllm:generation_tokens_total{{model_name="m"}} {1000 + 500 * n}.0',
+            f'vllm:prompt_tokens_total{{model_name="m"}} {5000 + 2000 * n}.0',
+            f'vllm:num_preemptions_total{{model_name="m"}} {3 * n}.0',
+        ]) + "\n"
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(body.encode())
+
+    def log_message(self, *args):
+        pass
+
+
+def test_url_scrapes_twice_and_reports_counter_rates():
+    from inferledger.diagnose import diagnose_url
+
+    _Counting.scrapes = 0
+    server = http.server.HTTPServer(("127.0.0.1", 0), _Counting)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        diagnosis = diagnose_url(f"http://127.0.0.1:{server.server_address[1]}/metrics", interval_seconds=0.2)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert _Counting.scrapes == 2
+    info = diagnosis.files[0]
+    seconds = info["interval_seconds"]
+    assert seconds >= 0.2
+    # Between the scrapes: +500 generation tokens, +2000 prompt tokens, +3 preemptions.
+    assert info["rates"]["generation_tokens_per_second"] == pytest.approx(500 / seconds)
+    assert info["rates"]["prompt_tokens_per_second"] == pytest.approx(2000 / seconds)
+    assert diagnosis.metrics["interval_windows"] == 1
+    assert diagnosis.events["preemptions"] == 3
+    assert diagnosis.verdict == "kv-capacity"  # preemptions within the window, not an old counter

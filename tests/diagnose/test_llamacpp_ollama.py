@@ -59,7 +59,10 @@ def test_llamacpp_server_2026_per_line_prefix_graphs_reused():
     # §5 #68: prompt eval 210.02 ms / 104 tokens (495.19 tok/s), eval 12,060.66 ms / 764 tokens (15.79 ms/token,
     # 63.35 tok/s), graphs reused 2590, n_tokens 19,740 (context held; only 104 needed prefill).
     records, _ = read(FIXTURES / "llamacpp__2026-server-per-line-timings-graphs-reused.txt", llamacpp)
-    [request] = records
+    [request] = [record for record in records if record.kind == "request"]
+    # The progress line before the timings: `n_decoded = 697, tg = 63.36 t/s` (no tg_3s on this one).
+    [progress] = [record for record in records if record.kind == "interval"]
+    assert progress.metrics["generation_tokens_per_second"] == 63.36 and progress.metrics["decoded_tokens"] == 697
     m = request.metrics
     assert m["prefill_seconds"] == pytest.approx(210.02 / 1000) and m["input_tokens"] == 104
     assert m["prompt_tokens_per_second"] == 495.19

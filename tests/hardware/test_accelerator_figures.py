@@ -50,6 +50,12 @@ def test_a100_sxm_80gb_anchor_153_flops_per_byte():
         ("l40s", "fp8", 1466e12),  # L40S FP8 1,466 TFLOPS*
         ("a100-sxm-80gb", "int8", 1248e12),  # A100 INT8 1,248 TOPS*
         ("mi300x", "fp8", 5229.8e12),  # MI300X FP8 with sparsity 5,229.8 TFLOPS
+        ("b300", "fp8", 72e15 / 8),  # HGX B300 FP8/FP6 72 PFLOPS* per 8 GPUs
+        ("b300", "bf16", 36e15 / 8),  # HGX B300 FP16/BF16 36 PFLOPS* per 8 GPUs
+        ("gb300", "fp8", 720e15 / 72),  # GB300 NVL72 FP8/FP6 720 PFLOPS* per 72 GPUs
+        ("gb300", "bf16", 360e15 / 72),  # FP16/BF16 360 PFLOPS* per 72 GPUs
+        ("rtx-pro-6000-server", "fp8", 2e15),  # RTX PRO 6000 Blackwell Server Edition FP8 2 PFLOPS*
+        ("rtx-pro-6000-server", "fp4", 4e15),  # FP4 4 PFLOPS*
     ],
 )
 def test_sparse_datasheet_figures_are_halved(name, dtype, sparse_flops):
@@ -115,3 +121,21 @@ def test_to_dict_round_trips_figures():
     assert data["flops_per_byte_by_dtype"]["bf16"] == pytest.approx(989.4e12 / 3.35e12)
     assert data["interconnect_direction"] == "per direction"
     assert data["interconnect_bandwidth_bytes_per_second"] == 900e9 / 2  # NVLink 900 GB/s bidirectional
+
+
+def test_blackwell_ultra_quotes_dense_fp4_on_its_own():
+    """Blackwell Ultra's tables give FP4 both ways (HGX B300: 144 PF sparse | 108 PF dense per 8 GPUs; GB300 NVL72:
+    1,440 | 1,080 PF per 72 GPUs): dense is 3/4 of sparse there, not 1/2, so the dense figure is stored as given."""
+    assert find_accelerator("b300").peak_flops_per_second("fp4") == 108e15 / 8
+    assert find_accelerator("gb300").peak_flops_per_second("fp4") == 1080e15 / 72
+
+
+def test_the_calibration_tables_gpu_names_all_resolve():
+    """The kernel CSVs name cards a100_sxm ... rtx_pro_6000_server; each maps to one catalog part, and the A100's
+    is the 80 GB part (the tables' roofline uses 2,039 GB/s)."""
+    from inferledger.calibration.kernels import GPU_NAMES
+
+    for gpu, name in GPU_NAMES.items():
+        assert find_accelerator(name).name == name, gpu
+    assert find_accelerator(GPU_NAMES["a100_sxm"]).memory_bandwidth_bytes_per_second == 2039e9
+    assert find_accelerator(GPU_NAMES["rtx_pro_6000_server"]).memory_bandwidth_bytes_per_second == 1597e9

@@ -3,7 +3,8 @@
 
 Bytes per weight: fp16 2; fp8/int8 1; int4 g128 with an fp16 scale and fp16 zero per group: 0.5 + 4/128 =
 0.53125 (not 0.5). Embeddings, norms and lm_head stay 16-bit; the KV cache (bf16) and activations do not shrink;
-weight-only int4 is dequantized on the vector units (4 ops per weight, at the fp32 non-tensor rate).
+weight-only int4 is dequantized on the vector units (4 ops per weight, at the fp32 non-tensor rate), which fused
+kernels overlap with the memory traffic: the floor takes max(compute, memory, dequant), never their sum.
 """
 
 import pytest
@@ -46,6 +47,18 @@ def test_int4_is_two_to_three_times_fp16_not_four(per_token):
     assert 2.0 <= speedup <= 3.0
     # and 8-bit lands just under 2x: the cache and the 16-bit head do not shrink
     assert 1.6 < per_token["fp16"].seconds_per_token / per_token["fp8"].seconds_per_token < 2.0
+
+
+def test_int4_dequant_overlaps_the_memory_traffic(per_token):
+    """At batch 1 every row is memory bound, and dequantizing (4 ops per quantized weight at the H100's fp32 peak of
+    67e12/s) takes less than reading those weights (0.53125 bytes each at 3.35e12 B/s): 0.060 ns vs 0.159 ns per
+    weight. So the int4 step is exactly its bytes over the bandwidth; adding the dequantization would give more."""
+    dequant_seconds = LINEAR * 4 / 67e12
+    weight_seconds = LINEAR * 0.53125 / 3.35e12
+    assert dequant_seconds < weight_seconds
+    int4 = per_token["int4"]
+    assert int4.seconds_per_token == pytest.approx(int4.bytes_per_step / 3.35e12, rel=1e-9)
+    assert int4.seconds_per_token < (int4.bytes_per_step / 3.35e12 + dequant_seconds) * 0.8
 
 
 def test_lower_precision_never_reads_more(per_token):

@@ -94,7 +94,7 @@ def test_jsonl_records(capsys, tmp_path):
     (b"\x7fELF\x02\x01\x00\x00", [], "looks binary (NUL byte at offset 6)"),
     (b"caf\xe9 latin-1", [], "invalid UTF-8 at byte offset 3 (0xe9)"),
     (b"text", ["-t", "no-such-tokenizer"], "unknown tokenizer 'no-such-tokenizer'"),
-    (b"text", ["--model", "x"], "give both --model and --gpu"),
+    (b"text", ["--gpu", "h100-sxm"], "--gpu needs --model"),
 ])
 def test_errors_are_one_line_and_exit_1(capsys, tmp_path, monkeypatch, content, argv, message):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

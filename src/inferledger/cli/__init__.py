@@ -13,7 +13,7 @@ import sys
 
 # Order is the order shown in --help. A verb is listed here only once its module exists (no placeholders).
 VERBS = ["model", "models", "gpus", "request", "fit", "compare", "tokens", "workload", "simulate", "plan", "diagnose",
-         "bench"]
+         "bench", "kernels", "calibrate"]
 
 
 def _verb_modules():

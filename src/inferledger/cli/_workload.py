@@ -23,6 +23,19 @@ def add_model_options(parser, *, params: bool = True, gpu_required: bool = True)
                                           f"(default {defaults.GPU_MEMORY_UTILIZATION})")
 
 
+def add_calibration_option(parser) -> None:
+    parser.add_argument("--calibration", metavar="FILE",
+                        help="fitted parameters of the realistic estimate (`inferledger calibrate`); default: the "
+                             "bundled fit to measured kernels")
+
+
+def load_calibration_option(args):
+    """The Calibration --calibration names, or the bundled one."""
+    from inferledger.calibration import load_calibration
+
+    return load_calibration(getattr(args, "calibration", None))
+
+
 def add_format_options(parser) -> None:
     parser.add_argument("--precision", metavar="P", help=PRECISION_HELP)
     parser.add_argument("--kv-precision", metavar="P", help=KV_PRECISION_HELP)

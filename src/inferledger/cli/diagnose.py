@@ -13,12 +13,17 @@ def add_arguments(parser) -> None:
 
     parser.add_argument("files", nargs="*", metavar="FILE",
                         help="log files (vLLM, SGLang, TGI, llama.cpp, ollama, TensorRT-LLM, benchmark clients, "
-                             "Prometheus /metrics); several are read together; .gz is read as is")
+                             "Prometheus /metrics); several are read together; .gz is read as is; - reads stdin")
     parser.add_argument("--url", metavar="URL", help="scrape a live Prometheus endpoint, e.g. http://host:8000/metrics")
+    parser.add_argument("--interval", type=float, default=5.0, metavar="S",
+                        help="with --url: seconds between the two scrapes whose counter differences give rates "
+                             "(default 5; 0 = one snapshot)")
     parser.add_argument("--model", metavar="M", help="model (name, config.json or folder) for the roofline comparison")
     parser.add_argument("--gpu", metavar="G", help="accelerator for the roofline comparison (h100, a100 80gb, ...)")
     add_format_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--rules", action="store_true",
+                        help="print the table of diagnosis rules (evidence, threshold, confidence, why) and exit")
     add_json_flag(parser)
 
 
@@ -27,13 +32,22 @@ def run(args) -> int:
     from inferledger.diagnose import diagnose_files, diagnose_url
     from inferledger.errors import LogFormatError
 
+    if args.rules:
+        from inferledger.diagnose.rules import rules_table
+
+        print(rules_table())
+        return 0
     if not args.files and not args.url:
         raise LogFormatError("give one or more log files, or --url http://host:port/metrics")
     options = {"model": args.model, "gpu": args.gpu, "precision": args.precision, "kv_precision": args.kv_precision}
     if args.url and args.files:
         raise LogFormatError("give log files or --url, not both")
     if args.url:
-        diagnosis = diagnose_url(args.url, **options)
+        from inferledger.errors import BadArgument
+
+        if not args.interval >= 0:
+            raise BadArgument(f"--interval must be 0 or more seconds, got {args.interval}")
+        diagnosis = diagnose_url(args.url, interval_seconds=args.interval, **options)
     else:
         diagnosis = diagnose_files(args.files, progress=not args.no_progress and not args.json, **options)
     if args.json:
@@ -99,7 +113,7 @@ def render(diagnosis) -> str:
         out.append("capacity: " + ", ".join(_capacity_text(name, value) for name, value in diagnosis.capacity.items()))
     if diagnosis.checks:
         out.append("")
-        out.append("consistency checks (FORMATS.md §4.1):")
+        out.append("consistency checks:")
         for check in diagnosis.checks:
             out.append("  - " + _check_text(check))
     if diagnosis.roofline:
@@ -124,6 +138,10 @@ def render(diagnosis) -> str:
             out.append(f"file {name}: not read: {info['error']}")
             continue
         text = (f"file {name}: {'+'.join(info['formats'])}, {info['lines']:,} lines, {info['records']:,} records")
+        if info.get("unread_lines"):
+            text += f", {info['unread_lines']:,} line(s) with numbers not read"
+            for example in info["unread_examples"][:3]:
+                text += f"\n  line {example['line_number']} not read: {example['text']}"
         if info["skipped_lines"]:
             text += f", {info['skipped_lines']:,} damaged line(s) skipped"
             for example in info["skipped_examples"][:3]:
@@ -151,6 +169,12 @@ def _check_text(check: dict) -> str:
         verdict = "consistent" if check["ok"] else "MISMATCH"
         return (f"{check['source']}: TTFT + TPOT x (n-1) = {check['predicted_e2e_seconds']:.3f} s vs E2E "
                 f"{check['reported_e2e_seconds']:.3f} s (ratio {check['ratio']:.2f}): {verdict}")
+    if check["check"] == "request parts":
+        return (f"total vs load + prompt eval + eval over {check['requests']} request(s): largest gap "
+                f"{check['largest_gap_seconds'] * 1e3:.1f} ms, {check['mismatched']} off by more than 10%: "
+                f"{'consistent' if check['ok'] else 'MISMATCH'}")
+    if check["check"] != "Little's law":
+        return f"{check['source']}: {check['check']}: {'consistent' if check.get('ok', True) else 'MISMATCH'}"
     text = (f"{check['source']}: Little's law {check['output_tokens_per_second']:.1f} tok/s x "
             f"{check['seconds_per_token'] * 1e3:.2f} ms = {check['implied_decoding_requests']:.1f} requests decoding")
     if "concurrency" in check:

@@ -8,7 +8,7 @@ HELP = "the memory account: how many requests of a context fit on a card, or the
 def add_arguments(parser) -> None:
     from inferledger import defaults
     from inferledger.cli._output import add_json_flag
-    from inferledger.cli._workload import add_length_options, add_model_options
+    from inferledger.cli._workload import add_calibration_option, add_length_options, add_model_options
 
     add_model_options(parser)
     parser.add_argument("--context", type=int, metavar="TOKENS",
@@ -19,13 +19,14 @@ def add_arguments(parser) -> None:
                         help="also report whether N requests fit and the longest context at which they do")
     parser.add_argument("--gpus", type=int, default=1, metavar="N",
                         help="cards sharing the model (tensor parallel): memory adds up (default 1)")
+    add_calibration_option(parser)
     add_json_flag(parser)
 
 
 def run(args) -> int:
     from inferledger import defaults
     from inferledger.cli._output import print_json, print_warnings
-    from inferledger.cli._workload import load
+    from inferledger.cli._workload import load, load_calibration_option
     from inferledger.errors import BadWorkload
     from inferledger.ledger.memory import longest_context, memory_account
     from inferledger.operators import Formats
@@ -35,6 +36,7 @@ def run(args) -> int:
         if value is not None and value < 1:
             raise BadWorkload(f"--{'batch' if name == 'concurrency' else name} must be at least 1, got {value}")
     spec, accelerator = load(args)
+    calibration = load_calibration_option(args)
     context = defaults.context_tokens(args.isl, args.osl, args.context)
     formats = Formats.resolve(spec, args.precision, args.kv_precision)
     account = memory_account(spec, accelerator, formats, context,
@@ -50,6 +52,12 @@ def run(args) -> int:
         if account.fits and not document["concurrency_fits"] and not spec.is_bare:
             warnings.append(f"{args.concurrency:,} requests of {context:,} tokens do not fit: "
                             f"{account.max_concurrency:,} do")
+    batch = args.concurrency or account.max_concurrency
+    if account.fits and batch and not spec.is_bare:
+        from inferledger.ledger.request import decode_step_times
+
+        # How fast that many requests decode at the full context: the floor beside what kernels really take.
+        document["decode_step"] = decode_step_times(spec, accelerator, formats, context, batch, calibration)
     if spec.max_context_tokens and context > spec.max_context_tokens:
         warnings.append(f"context {context:,} exceeds the model's maximum {spec.max_context_tokens:,}")
     document["warnings"] = warnings

@@ -11,7 +11,8 @@ def add_arguments(parser) -> None:
     from inferledger.cli._workload import add_format_options
 
     parser.add_argument("model", metavar="MODEL",
-                        help="path to config.json, a folder holding one, a catalog name, or a hub id")
+                        help="path to config.json, a folder holding one, a .gguf file, a .safetensors file or index, "
+                             "a catalog name, or a hub id")
     add_format_options(parser)
     parser.add_argument("--context", type=int, default=defaults.CONTEXT_TOKENS, metavar="TOKENS",
                         help=f"context for the per-request KV figure (default {defaults.CONTEXT_TOKENS})")
@@ -26,11 +27,17 @@ def run(args) -> int:
 
     if args.context < 1:
         raise BadWorkload(f"--context must be at least 1 token, got {args.context}")
-    ledger = model_ledger(load_model(args.model), args.precision, args.kv_precision, args.context)
+    spec = load_model(args.model)
+    ledger = model_ledger(spec, args.precision, args.kv_precision, args.context)
     if args.json:
-        print_json(ledger)
+        document = ledger.to_dict()
+        if spec.checkpoint is not None:  # what the weight files hold, from their headers
+            document["checkpoint"] = spec.checkpoint.to_dict()
+        print_json(document)
     else:
-        from inferledger.report.model_text import render_model
+        from inferledger.report.model_text import render_checkpoint, render_model
 
         print(render_model(ledger))
+        if spec.checkpoint is not None:
+            print(render_checkpoint(spec.checkpoint))
     return 0

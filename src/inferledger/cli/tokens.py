@@ -17,10 +17,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="text, .jsonl or .csv file; '-' or nothing for stdin")
     parser.add_argument("--text", help="count this string instead of a file")
     parser.add_argument("-t", "--tokenizer", action="append", metavar="NAME",
-                        help="bundled name (cl100k_base, o200k_base, mistral-v1, mistral-v3, tekken), a "
+                        help="bundled name (cl100k_base, o200k_base, mistral-v1, mistral-v3, tekken, qwen2.5, qwen3.5, "
+                             "deepseek-v4), a "
                              "tokenizer.json / tekken.json / SentencePiece .model / .tiktoken file, a model "
                              "folder, or a hub id; repeat or comma-separate for several "
-                             "(default: cl100k_base, o200k_base, mistral-v1, tekken)")
+                             "(default: the --model's own tokenizer when it has one, else cl100k_base, o200k_base, "
+                             "mistral-v1, tekken)")
     parser.add_argument("--format", choices=["auto", "text", "jsonl", "csv"], default="auto",
                         help="input format (auto: by suffix .jsonl/.ndjson/.csv, else text)")
     parser.add_argument("--field", help="JSONL field or CSV column holding the text (default: text, content, "
@@ -29,8 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--add-special-tokens", action="store_true",
                         help="also count the special tokens each tokenizer adds by default (BOS, [CLS]/[SEP])")
     parser.add_argument("--list", action="store_true", help="list the bundled offline tokenizers and exit")
-    cost = parser.add_argument_group("cost (needs both --model and --gpu)")
-    cost.add_argument("--model", help="model (catalog name, hub id, config.json or folder)")
+    cost = parser.add_argument_group("the model's own tokenizer (--model), and its cost (--model with --gpu)")
+    cost.add_argument("--model", help="model (catalog name, hub id, config.json or folder): counted with its own "
+                                      "tokenizer unless -t is given")
     cost.add_argument("--gpu", help="accelerator name, e.g. h100-sxm")
     cost.add_argument("--osl", "--output-tokens", dest="output_tokens", type=int, default=defaults.OSL_TOKENS,
                       metavar="TOKENS", help=f"output tokens of the request (default {defaults.OSL_TOKENS})")
@@ -97,9 +100,22 @@ def run(args) -> int:
     from inferledger.tokens.counting import count_pieces, count_text
     from inferledger.tokens.loading import load_tokenizer
 
-    if (args.model is None) != (args.gpu is None):
-        raise BadWorkload("give both --model and --gpu to turn counts into a request's cost")
-    tokenizers = [load_tokenizer(name, args.add_special_tokens) for name in _tokenizer_names(args)]
+    if args.gpu is not None and args.model is None:
+        raise BadWorkload("--gpu needs --model: give both to turn counts into a request's cost")
+    choice, warnings = None, []
+    if not args.tokenizer and args.model is not None:
+        # The model's own tokenizer, not a side-by-side of unrelated ones (tokens/choice.py says where it looks).
+        from inferledger.tokens.choice import model_tokenizer
+
+        found = model_tokenizer(args.model, args.add_special_tokens)
+        if found is not None:
+            tokenizers, choice = [found[0]], found[1]
+        else:
+            warnings.append(f"no tokenizer of {args.model}'s own was found (no tokenizer file beside it, none "
+                            "cached or reachable on the hub, no bundled one for its family): counting with the "
+                            "defaults, none of which is the model's; pass -t FILE to choose")
+    if choice is None:
+        tokenizers = [load_tokenizer(name, args.add_special_tokens) for name in _tokenizer_names(args)]
 
     if args.text is not None:
         report = count_text(args.text, tokenizers, "<--text>")
@@ -120,12 +136,16 @@ def run(args) -> int:
             if args.input != "-":
                 stream.close()
 
-    if args.model is not None:
+    report.tokenizer_choice, report.warnings = choice, warnings
+    if args.model is not None and args.gpu is not None:
         from inferledger.tokens.cost import token_cost
 
         report.cost = token_cost(report, args.model, args.gpu, args.output_tokens, args.precision,
                                  args.kv_precision, batch=args.batch)
 
+    from inferledger.cli._output import print_warnings
+
+    print_warnings("tokens", warnings)
     if args.json:
         print_json(report)
         return 0
@@ -156,9 +176,13 @@ def _render(report) -> str:
     header = ["tokenizer", "family", "vocab", "tokens", "chars/token", "words×1.3 vs real"]
     if report.records is not None:
         header += ["mean/record", "p99/record"]
+    if report.tokenizer_choice is not None:
+        choice = report.tokenizer_choice
+        head += f"\ntokenizer of {choice.model}: {choice.tokenizer} from {choice.source} ({choice.why})"
+    spread = (f"spread between tokenizers: {report.spread_percent:.1f}% (largest count / smallest − 1); "
+              if len(report.results) > 1 else "")
     lines = [head, "", render_table(header, rows, align="ll" + "r" * (len(header) - 2)), "",
-             f"spread between tokenizers: {report.spread_percent:.1f}% (largest count / smallest − 1); "
-             f"words×1.3 estimate: {text.words_estimate_tokens:,.0f} tokens"]
+             f"{spread}words×1.3 estimate: {text.words_estimate_tokens:,.0f} tokens"]
     cost = report.cost
     if cost is not None:
         cheapest = min(row.total_seconds for row in cost.rows)

@@ -4,8 +4,10 @@
     diagnosis = diagnose_files(["server.log"], model="meta-llama/Llama-3.1-8B", gpu="H100")
     diagnosis.verdict, diagnosis.evidence, diagnosis.to_dict()
 
-Pipeline: read.py (clean, detect, stream) -> parsers/* (Records) -> accumulate.Accumulator (constant memory)
--> diagnosis.build (verdict, evidence, confidence) [-> roofline.compare with --model/--gpu].
+Pipeline: sources.py (stdin, pipes, FIFOs read once; two /metrics scrapes) -> read.py (clean, detect, stream) ->
+parsers/* (Records, Skipped, Unread) -> accumulate.Accumulator (constant memory) -> the rule families
+(rules_summary, rules_windows, rules_requests, rules_state; roofline.py against the hardware), whose thresholds and
+confidences are the table in rules.py -> diagnosis.build (verdict, evidence, confidence, advice.py).
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from __future__ import annotations
 import os
 import tempfile
 
-from inferledger.errors import LogFormatError
+from inferledger.errors import InferledgerError, LogFormatError
 
 
-def _read_into(acc, path: str, progress: bool) -> dict:
+def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict:
     from inferledger.diagnose.read import LogFile, detect_formats, iter_records
 
     log = LogFile.open(path)
@@ -29,14 +31,15 @@ def _read_into(acc, path: str, progress: bool) -> dict:
     before = acc.records
     try:
         for record in iter_records(log, parsers, bar):
-            acc.add(record, path)
+            acc.add(record, shown or path)
     finally:
         if bar is not None:
             bar.close()
     records = acc.records - before
     info = {"path": path, "formats": [module.NAME for module in parsers], "lines": log.lines_read,
             "bytes": log.bytes_read, "records": records, "skipped_lines": log.skipped,
-            "skipped_examples": [item.to_dict() for item in log.skipped_examples]}
+            "skipped_examples": [item.to_dict() for item in log.skipped_examples],
+            "unread_lines": log.unread, "unread_examples": [item.to_dict() for item in log.unread_examples]}
     if records == 0:
         names = "/".join(info["formats"])
         detail = ""
@@ -48,14 +51,30 @@ def _read_into(acc, path: str, progress: bool) -> dict:
     return info
 
 
+def _read_path(acc, path: str, progress: bool, stdin) -> dict:
+    """_read_into for a file; `-`, a pipe or a FIFO is read once into a temporary file first (sources.py)."""
+    from inferledger.diagnose.sources import needs_spool, spooled
+
+    if not needs_spool(path):
+        return _read_into(acc, path, progress)
+    with spooled(path, stdin) as spool:
+        try:
+            info = _read_into(acc, spool, False, shown=path)
+        except LogFormatError as error:
+            raise LogFormatError(str(error).replace(spool, path)) from None
+    info["path"] = path
+    info["spooled"] = True
+    return info
+
+
 def diagnose_files(paths, model: str | None = None, gpu: str | None = None, precision: str | None = None,
-                   kv_precision: str | None = None, progress: bool = False):
-    """Read every file, fold their records together and return a Diagnosis.
+                   kv_precision: str | None = None, progress: bool = False, stdin=None):
+    """Read every file, fold their records together and return a Diagnosis. A path `-` reads `stdin` (a binary
+    stream; standard input by default); pipes, FIFOs and /dev/stdin are read once.
 
     A file that cannot be read is listed with its error when others could; LogFormatError when none could.
     """
     from inferledger.diagnose.accumulate import Accumulator
-    from inferledger.diagnose.diagnosis import build
 
     paths = [os.fspath(path) for path in paths]
     if not paths:
@@ -65,7 +84,7 @@ def diagnose_files(paths, model: str | None = None, gpu: str | None = None, prec
     errors = []
     for path in paths:
         try:
-            files.append(_read_into(acc, path, progress))
+            files.append(_read_path(acc, path, progress, stdin))
         except LogFormatError as error:
             errors.append(str(error))
             files.append({"path": path, "error": str(error)})
@@ -73,48 +92,88 @@ def diagnose_files(paths, model: str | None = None, gpu: str | None = None, prec
         if len(errors) == 1:
             raise LogFormatError(errors[0])
         raise LogFormatError(f"none of the {len(paths)} files could be read; first: {errors[0]}")
-    roofline = roofline_findings = advice = None
-    if model or gpu:
-        from inferledger.diagnose.roofline import compare
-
-        roofline, roofline_findings, advice = compare(acc, model=model, gpu=gpu, precision=precision,
-                                                      kv_precision=kv_precision)
-    diagnosis = build(acc, files, roofline, roofline_findings, advice)
+    diagnosis = _diagnose(acc, files, model, gpu, precision, kv_precision)
     for error in errors:
         diagnosis.notes.append("not read: " + error)
     return diagnosis
 
 
-def scrape(url: str, timeout_seconds: float = 10.0) -> str:
-    """The text of a Prometheus endpoint (`http://host:port/metrics`), fetched with the standard library."""
-    import urllib.error
-    import urllib.request
+def _diagnose(acc, files, model, gpu, precision, kv_precision):
+    """Rules, plus the hardware comparison with the model and GPU given, or named by the log itself."""
+    from inferledger.diagnose.diagnosis import build
+    from inferledger.diagnose.roofline import compare, log_hardware_findings
 
-    if not url.startswith(("http://", "https://")):
-        raise LogFormatError(f"{url}: expected an http:// or https:// metrics URL")
-    try:
-        with urllib.request.urlopen(url, timeout=timeout_seconds) as response:  # noqa: S310 (user-given URL)
-            body = response.read(64 * 1024 * 1024)
-    except (urllib.error.URLError, OSError, ValueError) as error:
-        reason = getattr(error, "reason", error)
-        raise LogFormatError(f"{url}: could not fetch metrics ({reason})") from None
-    return body.decode("utf-8", errors="replace")
-
-
-def diagnose_url(url: str, **options):
-    """Scrape a live `/metrics` endpoint once and diagnose it like a file."""
-    text = scrape(url, options.pop("timeout_seconds", 10.0))
-    handle, path = tempfile.mkstemp(prefix="inferledger-scrape-", suffix=".prom")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        diagnosis = diagnose_files([path], **options)
-    finally:
-        os.unlink(path)
-    for info in diagnosis.files:
-        if info.get("path") == path:
-            info["path"] = url
+    notes = []
+    named = {}
+    if not model and acc.labels.get("model"):
+        named["model"] = acc.labels["model"]
+    if not gpu and acc.labels.get("gpu"):
+        named["gpu"] = acc.labels["gpu"]
+    roofline, roofline_findings, advice = None, log_hardware_findings(acc, gpu or named.get("gpu")), []
+    use_model, use_gpu = model or named.get("model"), gpu or named.get("gpu")
+    if use_model and use_gpu:
+        try:
+            roofline, found, advice = compare(acc, model=use_model, gpu=use_gpu, precision=precision,
+                                              kv_precision=kv_precision)
+            roofline_findings += found
+            if named:
+                roofline.setdefault("lines", []).insert(0, "named by the log: " + ", ".join(
+                    f"{key} {value}" for key, value in named.items()))
+        except InferledgerError as error:
+            if not named:
+                raise
+            notes.append(f"the log names {', '.join(f'{k} {v!r}' for k, v in named.items())} but the hardware "
+                         f"comparison could not use it ({error}); give --model and --gpu")
+    elif model or gpu:
+        roofline, _found, _advice = compare(acc, model=model, gpu=gpu)
+    else:
+        notes.append("no --model/--gpu: per-token speed is judged by fixed cutoffs, not against the hardware "
+                     "(the ledger's floor needs both)" + ("; the log names " + ", ".join(
+            f"{key} {value!r}" for key, value in named.items()) if named else ""))
+    hardware_judged = bool(roofline and "observed_decode_seconds_per_token" in roofline)
+    diagnosis = build(acc, files, roofline, roofline_findings, advice, hardware_judged=hardware_judged)
+    diagnosis.notes.extend(notes)
     return diagnosis
+
+
+def diagnose_url(url: str, interval_seconds: float = 5.0, timeout_seconds: float = 10.0, **options):
+    """Scrape a live `/metrics` endpoint twice, `interval_seconds` apart, and diagnose the window between: gauges
+    from the second scrape, rates from the counters' differences. interval_seconds 0 scrapes once (a snapshot)."""
+    from inferledger.diagnose.accumulate import Accumulator
+    from inferledger.diagnose.sources import scrape, scrape_twice, window_records
+
+    if interval_seconds <= 0:
+        text = scrape(url, timeout_seconds)
+        handle, path = tempfile.mkstemp(prefix="inferledger-scrape-", suffix=".prom")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(text)
+            diagnosis = diagnose_files([path], **options)
+        finally:
+            os.unlink(path)
+        for info in diagnosis.files:
+            if info.get("path") == path:
+                info["path"] = url
+        return diagnosis
+    first, second, seconds = scrape_twice(url, interval_seconds, timeout_seconds)
+    records, rates = window_records(first, second, seconds)
+    if not records:
+        raise LogFormatError(f"{url}: the endpoint answered, but with no Prometheus samples the diagnosis reads")
+    acc = Accumulator()
+    for record in records:
+        acc.add(record, url)
+    files = [{"path": url, "formats": ["prometheus"], "scrapes": 2, "interval_seconds": seconds,
+              "lines": second.count("\n"), "bytes": len(second), "records": len(records), "skipped_lines": 0,
+              "skipped_examples": [], "rates": rates}]
+    return _diagnose(acc, files, options.get("model"), options.get("gpu"), options.get("precision"),
+                     options.get("kv_precision"))
+
+
+def scrape(url: str, timeout_seconds: float = 10.0) -> str:
+    """The text of a Prometheus endpoint (kept here for callers of the first edition; see sources.scrape)."""
+    from inferledger.diagnose.sources import scrape as fetch
+
+    return fetch(url, timeout_seconds)
 
 
 __all__ = ["diagnose_files", "diagnose_url", "scrape"]

@@ -9,19 +9,27 @@ from functools import reduce
 from itertools import chain
 from operator import add as _add
 
+from inferledger.diagnose.rules import threshold
+
 TIMELINE_BUCKETS = 48
 MAX_SUMMARIES = 200
 MAX_LINES = 8  # line numbers kept per piece of evidence
 
-# Thresholds, each with its reason.
-KV_FULL_FRACTION = 0.90  # §4.1: "KV usage ≥ ~90 % with waiting > 0" is KV-bound
-SLOW_STREAM_TOKENS_PER_SECOND = 10.0  # below 10 tok/s per stream a small batch is slow on any GPU
+# Thresholds: the numbers live in rules.RULES with their reasons; the flags below read them once at import.
+KV_FULL_FRACTION = threshold("windows-kv-full-waiting")
+SLOW_STREAM_TOKENS_PER_SECOND = threshold("windows-slow-streams")
 SMALL_BATCH = 8  # at or below this many running requests decode should be bandwidth-bound and fast
 STARVED_TOKENS_PER_SECOND = 5.0  # per running request, even a very large batch should do better
-SLOW_TPOT_SECONDS = 0.100  # ≥ 100 ms per token (≤ 10 tok/s per stream) with no queue: decode is the problem
-TINY_PROMPT_TOKENS = 20  # §1.11: prompt-eval rates on ≤ ~20 tokens are fixed overhead
-COLD_START_FRACTION = 0.5  # load time above half the request time: the request measured a cold start
-ALL_AT_ONCE_RATE = 1e6  # `inf` or trtllm Issue Rate ~1E+15 (§1.3)
+PREFILL_HEAVY_RATIO = threshold("windows-prefill-heavy")
+SLOW_TPOT_SECONDS = threshold("requests-slow-tpot-no-hardware")
+TINY_PROMPT_TOKENS = threshold("requests-tiny-prompt")
+COLD_START_FRACTION = threshold("requests-cold-start")
+ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
+QUEUE_MIN_SECONDS = threshold("requests-queue-dominant")
+PREFILL_SHARE = threshold("requests-prefill-share")
+IMPOSSIBLE_PROMPT_RATE = threshold("requests-impossible-prompt-rate")
+PARTS_MISMATCH = threshold("requests-parts-mismatch")
+PARTS_MISMATCH_MIN_SECONDS = 0.05  # timers print ms; below 50 ms a gap is rounding and scheduling noise
 
 
 class Running:
@@ -176,8 +184,11 @@ class Accumulator:
         self.flags = {name: _Lines() for name in (
             "waiting", "kv_full", "kv_full_waiting", "swapped", "prefill_heavy", "slow_small_batch", "starved",
             "busy", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start", "tiny_prompt", "queue_dominant",
-            "slow_tpot")}
-        self.rank = {}  # source -> the rank kept (§1.10: one rank's view per source)
+            "slow_tpot", "kv_full_no_queue", "prefill_share", "impossible_prompt_rate", "parts_mismatch",
+            "troubled")}
+        self.parts_gap = Running()  # total − (load + prefill + decode), per request that states all four
+        self.effective_bandwidth = Running()  # llama-bench: weights bytes × tg tok/s (each step reads all weights)
+        self.rank = {}  # source -> the rank kept (one rank's view per source)
         self.sources = {}  # source -> record count
         self.labels = {}  # label notes worth showing (definitions, engines)
         self.files = []
@@ -238,9 +249,15 @@ class Accumulator:
         self.sources[source] = 1 if seen is None else seen + 1
         if seen is None or record.kind != "interval":
             for key in ("engine", "tool", "ttft_definition", "ttft_includes_reasoning", "tpot_includes_prefill",
-                        "throughput_definition", "input_tokens_definition", "model"):
+                        "throughput_definition", "input_tokens_definition", "model", "gpu", "backend",
+                        "prefix_caching"):
                 if key in record.labels and key not in self.labels:
-                    self.labels[key] = record.labels[key]
+                    value = record.labels[key]
+                    if key == "backend":
+                        # What the log calls its backend (llama-bench column, runner library): CPU is evidence.
+                        self.labels["backend_name"] = str(value)
+                        value = "cpu" if str(value).strip().lower() in ("cpu", "blas", "cpu_aarch64") else "gpu"
+                    self.labels[key] = value
         kind = record.kind
         if kind == "interval":
             self._interval(record, file)
@@ -290,6 +307,8 @@ class Accumulator:
         if len(unfolded) >= 2048:
             self._fold_windows()
         self.timeline.add(record)
+        if "weights_bytes" in metrics and "generation_tokens_per_second" in metrics:
+            self.effective_bandwidth.add(metrics["weights_bytes"] * metrics["generation_tokens_per_second"], line)
         running = metrics.get("running_requests", 0.0)
         waiting = metrics.get("waiting_requests", 0.0)
         kv = metrics.get("kv_cache_usage_fraction")
@@ -301,14 +320,20 @@ class Accumulator:
             if len(busy.lines) < MAX_LINES:
                 busy.lines.append(line)
                 busy.file = busy.file or file
+        troubled = False
         if waiting > 0:
             self.flags["waiting"].add(line, file)
+            troubled = True
         if kv is not None and kv >= KV_FULL_FRACTION:
+            troubled = True
             self.flags["kv_full"].add(line, file)
             if waiting > 0:
                 self.flags["kv_full_waiting"].add(line, file)
+            elif running > 0:
+                self.flags["kv_full_no_queue"].add(line, file)
         if metrics.get("swapped_requests", 0.0) > 0:
             self.flags["swapped"].add(line, file)
+            troubled = True
         if running > 0 and generation is not None and record.source != "llamacpp.batched-bench":
             per_stream = generation / running
             held = self.per_stream  # Running.add inlined
@@ -323,12 +348,17 @@ class Accumulator:
                     held.high = per_stream
                     held.high_line = line
                 held.last = per_stream
-            if prompt >= 5 * max(generation, 1.0) and per_stream < SLOW_STREAM_TOKENS_PER_SECOND:
+            if prompt >= PREFILL_HEAVY_RATIO * max(generation, 1.0) and per_stream < SLOW_STREAM_TOKENS_PER_SECOND:
                 self.flags["prefill_heavy"].add(line, file)
+                troubled = True
             elif prompt < generation and per_stream < SLOW_STREAM_TOKENS_PER_SECOND and running <= SMALL_BATCH:
                 self.flags["slow_small_batch"].add(line, file)
+                troubled = True
             elif prompt < generation and per_stream < STARVED_TOKENS_PER_SECOND:
                 self.flags["starved"].add(line, file)
+                troubled = True
+        if troubled:
+            self.flags["troubled"].count += 1  # windows with any finding: the rest can support "healthy"
 
     def _request(self, record, file: str) -> None:
         self.request_count += 1
@@ -350,18 +380,37 @@ class Accumulator:
         load = metrics.get("load_seconds")
         if load is not None and e2e and load >= COLD_START_FRACTION * e2e:
             self.flags["cold_start"].add(line, file)
-        if metrics.get("input_tokens") is not None and metrics["input_tokens"] <= TINY_PROMPT_TOKENS:
+        tokens = metrics.get("input_tokens")
+        if tokens is not None and tokens <= TINY_PROMPT_TOKENS:
             self.flags["tiny_prompt"].add(line, file)
         queue = metrics.get("queue_seconds")
         busy = metrics.get("inference_seconds") or (e2e - queue if (e2e and queue is not None) else None)
-        if queue is not None and busy is not None and queue > busy and queue > 0.05:
+        if queue is not None and busy is not None and queue > busy and queue > QUEUE_MIN_SECONDS:
             self.flags["queue_dominant"].add(line, file)
         tpot = metrics.get("tpot_seconds")
         if tpot is not None and tpot >= SLOW_TPOT_SECONDS:
             self.flags["slow_tpot"].add(line, file)
+        prefill = metrics.get("prefill_seconds")
+        decode = metrics.get("decode_seconds")
+        if prefill is not None and decode is not None and prefill + decode > 0 \
+                and (tokens is None or tokens > TINY_PROMPT_TOKENS) and prefill >= PREFILL_SHARE * (prefill + decode):
+            self.flags["prefill_share"].add(line, file)
+        engine = record.labels.get("engine")
+        rate = metrics.get("prompt_tokens_per_second")
+        if rate is not None and rate > IMPOSSIBLE_PROMPT_RATE and engine in ("llama.cpp", "ollama"):
+            self.flags["impossible_prompt_rate"].add(line, file)
+        server = engine == "ollama" or str(record.labels.get("variant", "")).startswith("server")
+        if server and e2e is not None and prefill is not None and decode is not None:
+            # llama-server's total is prompt eval + eval; ollama's total also holds the load. The llama.cpp
+            # CLI's total runs from context creation (load, sampling and the prompt wait are in it): not tested.
+            parts = prefill + decode + ((load or 0.0) if engine == "ollama" else 0.0)
+            gap = e2e - parts
+            self.parts_gap.add(gap, line)
+            if abs(gap) > PARTS_MISMATCH * e2e and abs(gap) > PARTS_MISMATCH_MIN_SECONDS:
+                self.flags["parts_mismatch"].add(line, file)
 
     def _event(self, record, file: str) -> None:
-        # The same event printed by every TP rank (§1.10, e.g. 11 "Decode out of memory" lines ≈ 2 events):
+        # The same event printed by every TP rank (e.g. 11 "Decode out of memory" lines ≈ 2 events):
         # count it once per (source, second, metric).
         for name, value in record.metrics.items():
             if name == "preemptions_total":

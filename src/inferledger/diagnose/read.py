@@ -1,6 +1,6 @@
 """Reading a log file: encoding, binary and empty-file checks, line cleaning, format detection and streaming.
 
-Everything a parser sees has been cleaned once here (FORMATS.md §1.13 "line-level damage seen in the wild"):
+Everything a parser sees has been cleaned once here:
 ANSI colour codes (raw or rendered as `#033[2m`), Docker/compose/kubectl/journald prefixes, CR line ends and
 terminal redraws. The file is read line by line in binary (constant memory whatever its size) and decoded with
 replacement, so a stray bad byte costs one odd character, never the run.
@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from inferledger.diagnose.records import Unread
 from inferledger.errors import LogFormatError
 
 HEAD_BYTES = 64 * 1024
@@ -21,7 +22,7 @@ MAX_SKIP_EXAMPLES = 20
 
 # ESC [ ... letter, and the same sequence after a log shipper rendered ESC as the text "#033" (TGI via CloudWatch).
 _ANSI = re.compile(r"(?:\x1b|#033)\[[0-9;?]*[A-Za-z]")
-# Outer prefixes added by the deployment, not the engine (FORMATS.md §1.13, §2.1):
+# Outer prefixes added by the deployment, not the engine:
 #   docker --timestamps:  2026-05-12T08:01:39.331095044Z <line>
 #   compose:              vllm-1  | <line>
 #   kubectl --prefix:     [pod/name/container] <line>
@@ -114,6 +115,8 @@ class LogFile:
     head: str = ""
     skipped: int = 0  # lines a parser recognised but could not read
     skipped_examples: list = field(default_factory=list)  # the first few Skipped, for the report
+    unread: int = 0  # lines in a known format carrying numbers no reader used
+    unread_examples: list = field(default_factory=list)
     lines_read: int = 0
     bytes_read: int = 0
 
@@ -273,6 +276,11 @@ class LogFile:
                     progress.update(done)
 
     def note_skipped(self, skipped) -> None:
+        if type(skipped) is Unread:
+            self.unread += 1
+            if len(self.unread_examples) < MAX_SKIP_EXAMPLES:
+                self.unread_examples.append(skipped)
+            return
         self.skipped += 1
         if len(self.skipped_examples) < MAX_SKIP_EXAMPLES:
             self.skipped_examples.append(skipped)
@@ -395,8 +403,13 @@ def _child(log: LogFile, push, chunks, connection) -> None:
             batches = []
             items = []
             for item in _push_items(part, push, start=start, stop=stop):
-                items.append((item.line_number, item.kind, item.source, item.metrics, item.timestamp_seconds,
-                              item.labels) if type(item) is Record else (item.line_number, item.reason, item.source))
+                if type(item) is Record:
+                    items.append((item.line_number, item.kind, item.source, item.metrics, item.timestamp_seconds,
+                                  item.labels))
+                elif type(item) is Unread:
+                    items.append((item.line_number, item.text, item.source, "unread"))
+                else:
+                    items.append((item.line_number, item.reason, item.source))
                 if len(items) >= _BATCH_ITEMS:
                     batches.append(pickle.dumps(items, protocol))
                     items = []
@@ -457,6 +470,8 @@ def _parallel_run(log: LogFile, push, progress, context, chunks) -> Iterator:
                             if len(item) == 6:
                                 line, kind, source, metrics, timestamp, labels = item
                                 yield new_record(kind, source, line + lines, metrics, timestamp, labels)
+                            elif len(item) == 4:
+                                yield Unread(item[0] + lines, item[1], item[2])
                             else:
                                 yield Skipped(item[0] + lines, item[1], item[2])
                     del blobs
@@ -496,7 +511,7 @@ def iter_records(log: LogFile, parsers, progress=None) -> Iterator:
         if items is None:
             items = _push_items(log, push, progress)
         for item in items:
-            if type(item) is Skipped:
+            if type(item) is Skipped or type(item) is Unread:
                 log.note_skipped(item)
             else:
                 yield item
@@ -505,7 +520,7 @@ def iter_records(log: LogFile, parsers, progress=None) -> Iterator:
         lines = log.lines(progress if first else None)
         first = False
         for item in module.parse(lines):
-            if type(item) is Skipped:
+            if type(item) is Skipped or type(item) is Unread:
                 log.note_skipped(item)
             else:
                 yield item

@@ -1,7 +1,7 @@
 """The engine-neutral record stream that every log parser yields and the diagnosis reads.
 
 Base units only (seconds, bytes, tokens, fractions 0..1): each parser converts its tool's units at parse time
-(FORMATS.md §1 "units differ by tool"), so nothing downstream ever multiplies by 1000.
+, so nothing downstream ever multiplies by 1000.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ INTERVAL_METRICS = {
     "parameters": "model parameter count a bench row states (llama-bench params)",
 }
 REQUEST_METRICS = {
-    "ttft_seconds": "time to first token, queue wait included unless labels say otherwise (§1)",
+    "ttft_seconds": "time to first token, queue wait included unless labels say otherwise",
     "tpot_seconds": "time per output token after the first",
     "itl_seconds": "inter-token latency (gap between streamed chunks)",
     "e2e_seconds": "end-to-end request latency",
@@ -61,7 +61,7 @@ SUMMARY_METRICS = {
     "request_throughput_per_second": "finished requests per second",
     "input_tokens_per_second": "prompt tokens per second",
     "output_tokens_per_second": "generated tokens per second",
-    "max_concurrency": "client concurrency cap (hides overload, §1)",
+    "max_concurrency": "client concurrency cap (hides overload)",
     "request_rate_per_second": "offered request rate (inf = all at once)",
     "mean_input_tokens": "mean prompt length",
     "mean_output_tokens": "mean output length",
@@ -166,3 +166,34 @@ class Skipped:
 
     def to_dict(self) -> dict:
         return {"line_number": self.line_number, "reason": self.reason, "source": self.source}
+
+
+@dataclass(frozen=True, slots=True)
+class Unread:
+    """A line in a parser's format that carries numbers the parser has no reader for (a new field, a line kind it
+    does not know). Never silently dropped: the reader counts it and shows the first few."""
+
+    line_number: int
+    text: str  # the line, cut to UNREAD_TEXT_CHARS
+    source: str = ""
+
+    def to_dict(self) -> dict:
+        return {"line_number": self.line_number, "text": self.text, "source": self.source}
+
+
+UNREAD_TEXT_CHARS = 160
+
+
+def unread(line_number: int, line: str, source: str) -> Unread:
+    return Unread(line_number, line.strip()[:UNREAD_TEXT_CHARS], source)
+
+
+# Words that make a line in a known format look like a measurement: a line with one of them and a digit that no
+# reader used is reported as unread.
+_METRIC_WORDS = ("tok/s", "tokens/s", "t/s", "token/s", "throughput", "latency", "ttft", "tpot", " ms", "seconds",
+                 "duration", "per token", "requests/s", "req/s")
+
+
+def looks_like_metric(line: str) -> bool:
+    lowered = line.lower()
+    return any(word in lowered for word in _METRIC_WORDS) and any(char.isdigit() for char in line)

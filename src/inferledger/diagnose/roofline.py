@@ -2,9 +2,9 @@
 log shows, and what to change with the expected gain.
 
 * decode: achieved bandwidth = ledger bytes per decode step ÷ observed seconds per step, as a fraction of the
-  card's bandwidth (FORMATS.md §4.2: decode step ≥ (weights + KV read) ÷ bandwidth);
+  card's bandwidth (decode step ≥ (weights + KV read) ÷ bandwidth);
 * prefill: achieved FLOP/s = observed prompt tokens/s × ledger FLOPs per prompt token, as a fraction of the dense
-  peak; above the peak is impossible and is flagged as a measurement artefact (§1.12), not diagnosed;
+  peak; above the peak is impossible and is flagged as a measurement artefact, not diagnosed;
 * KV capacity: the tokens the log says the cache holds vs what the ledger's memory account computes.
 
 The workload shape (ISL, OSL, batch) comes from the log when it says (request token counts, benchmark means,
@@ -17,13 +17,59 @@ from inferledger.defaults import ISL_TOKENS as DEFAULT_ISL
 from inferledger.defaults import KV_BLOCK_TOKENS
 from inferledger.defaults import OSL_TOKENS as DEFAULT_OSL
 from inferledger.diagnose.accumulate import Accumulator
-from inferledger.diagnose.diagnosis import Evidence, Finding
+from inferledger.diagnose.findings import Finding
+from inferledger.diagnose.rules import fire, threshold
 
-IMPOSSIBLE_FRACTION = 1.2  # above 120 % of peak is a measurement artefact, not fast hardware (margin for peaks)
-# Memory-bound GEMMs and decode attention reach 75-92 % of HBM bandwidth in engine measurements (aiconfigurator
-# collectors, A100/H100/L40S); well below that the engine, not the hardware, limits decode.
-LOW_FRACTION = 0.5
-NEAR_FRACTION = 0.75
+# Thresholds and their reasons: rules.py (the hardware family).
+IMPOSSIBLE_FRACTION = threshold("hardware-decode-faster-than-floor")
+PEAK_FRACTION = threshold("hardware-prefill-above-peak")
+LOW_FRACTION = threshold("hardware-decode-far-below-floor")
+NEAR_FRACTION = threshold("hardware-decode-near-floor")
+REALISTIC_FACTOR = threshold("hardware-decode-below-realistic")
+LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
+
+
+def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
+    """Hardware evidence the log carries by itself: llama-bench's size column × its tg rate is the bandwidth the
+    decode reached (every step reads all weights once), no --model needed; with a GPU (given, or named by the
+    log) that is a fraction of the card's bandwidth, the floor of the weights' size ÷ bandwidth per token."""
+    reached = acc.effective_bandwidth
+    if not reached.count:
+        return []
+    backend = acc.labels.get("backend_name") or acc.labels.get("backend")
+    where = f" on the {backend} backend" if backend else ""
+    numbers = {"effective_bandwidth_bytes_per_second_max": reached.high}
+    if gpu:
+        from inferledger.errors import InferledgerError
+        from inferledger.hardware import find_accelerator
+
+        try:
+            accelerator = find_accelerator(gpu)
+        except InferledgerError:
+            accelerator = None
+        if accelerator is not None:
+            bandwidth = accelerator.memory_bandwidth_bytes_per_second
+            fraction = reached.high / bandwidth
+            numbers.update(card_bandwidth_bytes_per_second=bandwidth, bandwidth_fraction=fraction)
+            text = (f"llama-bench: model size × generation rate = {reached.high / 1e9:.1f} GB/s at best{where}, "
+                    f"{fraction:.0%} of the {accelerator.name}'s {bandwidth / 1e9:,.0f} GB/s")
+            if fraction > IMPOSSIBLE_FRACTION:
+                return [fire("hardware-decode-faster-than-floor", text + ": faster than the card can read the "
+                             "weights (wrong GPU, or part of the model on another device)", numbers)]
+            if fraction < LOW_FRACTION:
+                return [fire("hardware-decode-far-below-floor", text + ": the backend, not the memory, limits "
+                             "decode", numbers)]
+            if fraction >= NEAR_FRACTION:
+                return [fire("hardware-decode-near-floor", text + ": as fast as the memory allows", numbers)]
+    if reached.high < LOW_BANDWIDTH:
+        return [fire("hardware-low-effective-bandwidth",
+                     f"llama-bench: model size × generation rate = {reached.high / 1e9:.2f} GB/s at best{where}: "
+                     f"below {LOW_BANDWIDTH / 1e9:.0f} GB/s, slower than any current memory system; the backend, "
+                     "not the hardware, limits decode", numbers)]
+    return [fire("hardware-decode-near-floor", f"llama-bench: model size × generation rate = "
+                 f"{reached.low / 1e9:.1f}–{reached.high / 1e9:.1f} GB/s{where}: what a memory system delivers; "
+                 "give --gpu to compare with the card's bandwidth", numbers,
+                 score=0.55, verdict="healthy")]
 
 
 def _shape(acc: Accumulator) -> tuple[int, int, int, list[str]]:
@@ -84,7 +130,7 @@ def _observed_decode(acc: Accumulator) -> tuple[float | None, str]:
     if generation is not None and generation.count and generation.mean:
         return 1 / generation.mean, "request generation rate"
     if tpot is not None and tpot.count:
-        return tpot.mean, "time_per_token (includes prefill, §1.6)"
+        return tpot.mean, "time_per_token (includes prefill)"
     return None, ""
 
 
@@ -142,18 +188,40 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
         lines.append(f"decode: {step * 1e3:.2f} ms/token observed ({step_source}) vs {account.decode.seconds_per_token * 1e3:.2f} "
                      f"ms ledger floor ({account.decode.bound}-bound); {account.decode.bytes_per_step / 1e9:.2f} GB "
                      f"per step → {achieved / 1e9:.0f} GB/s = {fraction:.0%} of {bandwidth / 1e9:.0f} GB/s")
+        evidence_numbers = {"decode_roofline_fraction": speed_fraction,
+                            "observed_decode_seconds_per_token": step,
+                            "ledger_decode_seconds_per_token": account.decode.seconds_per_token}
+        realistic = account.realistic.decode_seconds_per_token if account.realistic else None
+        if realistic:
+            section["ledger_realistic_decode_seconds_per_token"] = realistic
+            lines.append(f"decode realistic estimate {realistic * 1e3:.2f} ms/token: observed is "
+                         f"{step / realistic:.2f}× it")
         if speed_fraction > IMPOSSIBLE_FRACTION:
-            findings.append(Finding("measurement-artifact", 0.7, [Evidence(
-                "measurement-artifact", f"decode {step * 1e3:.2f} ms/token is faster than the ledger's floor "
-                f"{account.decode.seconds_per_token * 1e3:.2f} ms for {account.model} on {account.accelerator}: "
-                "wrong model/GPU, speculative decoding, or a broken measurement", {"decode_roofline_fraction":
-                                                                                    speed_fraction})]))
+            findings.append(fire(
+                "hardware-decode-faster-than-floor", f"decode {step * 1e3:.2f} ms/token is faster than the ledger's "
+                f"floor {account.decode.seconds_per_token * 1e3:.2f} ms for {account.model} on "
+                f"{account.accelerator}: wrong model/GPU, speculative decoding, or a broken measurement",
+                evidence_numbers))
+        elif realistic and step > REALISTIC_FACTOR * realistic:
+            findings.append(fire(
+                "hardware-decode-below-realistic", f"decode {step * 1e3:.2f} ms/token ({step_source}) is "
+                f"{step / realistic:.1f}× the ledger's realistic {realistic * 1e3:.2f} ms for {account.model} on "
+                f"{account.accelerator}", evidence_numbers))
         elif speed_fraction < LOW_FRACTION:
+            findings.append(fire(
+                "hardware-decode-far-below-floor", f"decode {step * 1e3:.2f} ms/token ({step_source}) reaches "
+                f"{speed_fraction:.0%} of the speed the ledger's floor allows ({account.decode.seconds_per_token * 1e3:.2f} "
+                f"ms for {account.model} on {account.accelerator}, batch {batch})", evidence_numbers))
             advice.append(f"decode runs at {speed_fraction:.0%} of the roofline: the engine, not the memory "
                           "bandwidth, limits it (CUDA graphs off, CPU offload, small kernels, or host overhead)")
         else:
+            if speed_fraction >= NEAR_FRACTION:
+                findings.append(fire(
+                    "hardware-decode-near-floor", f"decode {step * 1e3:.2f} ms/token is {speed_fraction:.0%} of the "
+                    f"speed the hardware allows for {account.model} on {account.accelerator}: as fast as the "
+                    "memory bandwidth lets it be", evidence_numbers))
             faster = request_account(spec, accelerator, isl=isl, osl=osl, batch=batch, precision="fp8",
-                                     kv_precision=kv_precision or account.kv)
+                                     kv_precision=kv_precision or account.kv, realistic=False)
             gain = account.decode.seconds_per_token / faster.decode.seconds_per_token
             where = "near the bandwidth roofline" if speed_fraction >= NEAR_FRACTION else \
                 "below what tuned engines reach (75-90% of bandwidth), but bandwidth-limited"
@@ -172,11 +240,11 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
             lines.append(f"prefill: {rate:,.0f} prompt tok/s ({rate_source}) × {flops_per_token / 1e9:.1f} GFLOP/token "
                          f"= {achieved_flops / 1e12:.1f} TFLOP/s = {fraction:.0%} of the {dtype} peak "
                          f"{peak / 1e12:.0f} TFLOP/s")
-            if fraction > IMPOSSIBLE_FRACTION:
-                findings.append(Finding("measurement-artifact", 0.85, [Evidence(
-                    "measurement-artifact", f"prompt rate {rate:,.0f} tok/s needs {achieved_flops / 1e12:.0f} TFLOP/s, "
-                    f"{fraction:.1f}× the card's peak: impossible, so the prompt was not all computed (prefix cache) "
-                    "or not all timed (§1.12)", {"prefill_peak_fraction": fraction})]))
+            if fraction > PEAK_FRACTION:
+                findings.append(fire(
+                    "hardware-prefill-above-peak", f"prompt rate {rate:,.0f} tok/s needs "
+                    f"{achieved_flops / 1e12:.0f} TFLOP/s, {fraction:.1f}× the card's peak: impossible, so the prompt "
+                    "was not all computed (prefix cache) or not all timed", {"prefill_peak_fraction": fraction}))
 
     memory = account.memory
     if memory.kv_tokens_capacity is not None:
@@ -198,7 +266,7 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
         lines.append(text)
         if memory.kv_bytes_per_token:
             cheaper = request_account(spec, accelerator, isl=isl, osl=osl, batch=batch, precision=precision,
-                                      kv_precision="fp8")
+                                      kv_precision="fp8", realistic=False)
             if cheaper.memory is not None and cheaper.memory.kv_tokens_capacity > memory.kv_tokens_capacity:
                 section["ledger_kv_tokens_capacity_fp8_kv"] = cheaper.memory.kv_tokens_capacity
                 kv_advice = (f"fp8 KV cache: {cheaper.memory.kv_tokens_capacity:,} tokens instead of "
@@ -208,31 +276,3 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
                 section["kv_advice"] = kv_advice
     section["lines"] = lines
     return section, findings, advice
-
-
-def advice_for(verdict: str, section: dict | None, throughput_test: bool = False) -> list[str]:
-    """What to change for a verdict, with the ledger's expected gain where the section has it."""
-    if throughput_test:
-        return ["to measure latency, rerun at finite request rates (a sweep up to the throughput this test found) "
-                "with the real ISL/OSL distribution; use this run for capacity only"]
-    kv_advice = (section or {}).get("kv_advice")
-    if verdict == "kv-capacity":
-        tips = ["give the KV cache more memory (raise gpu_memory_utilization / --mem-fraction-static, shorter "
-                "max_model_len) or shard the model over more GPUs (tensor parallel frees weight memory for KV)"]
-        if kv_advice:
-            tips.insert(0, "lower KV precision — " + kv_advice)
-        return tips
-    if verdict == "queueing":
-        tips = ["add replicas (or cap the request rate): the queue grows because arrivals exceed what one server "
-                "completes"]
-        if kv_advice:
-            tips.append("if the queue forms at high KV usage, fp8 KV admits more requests — " + kv_advice)
-        return tips
-    if verdict == "prefill-bound":
-        return ["enable chunked prefill / lower the per-step token budget (vLLM --max-num-batched-tokens, SGLang "
-                "--chunked-prefill-size) so prefills stop starving decode",
-                "enable prefix caching for shared prompts, or separate prefill and decode (disaggregated serving)"]
-    if verdict == "decode-bound":
-        return ["batch more requests per step (decode reads the weights once per step for the whole batch)",
-                "lower weight precision (fp8/int4) or use speculative decoding to cut bytes per generated token"]
-    return []

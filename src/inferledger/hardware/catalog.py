@@ -63,6 +63,7 @@ class Accelerator:
     sources: tuple = ()  # ({"title", "url", "figures"}, ...)
     notes: tuple = ()
     origin: str = "bundled"  # "bundled" or the path of the user's file
+    architecture: str = ""  # chip generation ("hopper", "ada", ...): keys the realistic estimate's efficiencies
 
     def peak_flops_per_second(self, dtype: str) -> float | None:
         """Dense peak for a dtype (aliases accepted); None when the part has no units for it."""
@@ -79,6 +80,7 @@ class Accelerator:
             "name": self.name,
             "display_name": self.display_name,
             "vendor": self.vendor,
+            "architecture": self.architecture,
             "aliases": list(self.aliases),
             "memory_bytes": self.memory_bytes,
             "memory_bandwidth_bytes_per_second": self.memory_bandwidth_bytes_per_second,
@@ -159,6 +161,7 @@ def _entry_to_accelerator(entry, origin: str) -> Accelerator:
             name=name.strip(),
             display_name=str(entry.get("display_name") or name).strip(),
             vendor=str(entry.get("vendor") or "unknown"),
+            architecture=str(entry.get("architecture") or "").strip().lower(),
             memory_bytes=_memory_bytes(entry),
             memory_bandwidth_bytes_per_second=float(_positive_number(entry, "memory_bandwidth_bytes_per_second")),
             peak_flops_per_second_by_dtype={k: float(v) for k, v in flops.items()},

@@ -75,7 +75,7 @@ def model_ledger(spec: ModelSpec, precision: str | Precision | None = None,
     weights, kv = formats.weights, formats.kv
     params = count_parameters(spec)
     by_format = {name: weight_bytes(spec, get_precision(name)) for name in COMMON}
-    by_format.setdefault(weights.name, weight_bytes(spec, weights))
+    by_format[weights.name] = weight_bytes(spec, formats)  # the checkpoint's own per-module formats, if any
     return ModelLedger(
         name=spec.name, model_type=spec.model_type, num_layers=spec.num_layers, hidden_size=spec.hidden_size,
         vocab_size=spec.vocab_size, max_context_tokens=spec.max_context_tokens, params=params,

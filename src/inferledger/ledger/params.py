@@ -54,7 +54,9 @@ def count_parameters(spec: ModelSpec) -> ParameterCount:
                           active_by_component=active_by_component, by_block=blocks, extra=dict(spec.extra_parameters))
 
 
-def weight_bytes(spec: ModelSpec, weights: Precision) -> float:
+def weight_bytes(spec: ModelSpec, weights: Precision | Formats) -> float:
     """Bytes the weights occupy in a format, scales and zero points included; unquantized modules
-    (embeddings, norms, routers, lm_head, modules_to_not_convert) kept in 16 bits."""
-    return total(rows(spec, Step.decode(context_tokens=0), Formats.of(weights)), "stored_weight_bytes")
+    (embeddings, norms, routers, lm_head, modules_to_not_convert) kept in 16 bits. Resolved Formats carry a
+    checkpoint's own per-module formats (a GGUF's mixed quant types)."""
+    formats = weights if isinstance(weights, Formats) else Formats.of(weights)
+    return total(rows(spec, Step.decode(context_tokens=0), formats), "stored_weight_bytes")

@@ -81,6 +81,33 @@ class SimplifiedAccount:
 
 
 @dataclass(frozen=True)
+class RealisticAccount:
+    """The same request at the time real kernels take (ledger/realistic.py), beside the floor."""
+
+    prefill_seconds: float
+    prefill_seconds_by_component: dict
+    decode_seconds_per_token: float  # mean over the OSL steps
+    decode_seconds: float
+    decode_seconds_by_component: dict  # the middle decode step
+    total_seconds: float
+    overhead_seconds_per_step: float
+    extrapolated: bool
+    notes: tuple
+    calibration: dict  # where the parameters come from: {"source", "fitted_on"}
+    losses: dict  # phase -> [{"operator", "seconds", "floor_seconds"}], most time lost first
+
+    def to_dict(self) -> dict:
+        return {
+            "prefill": {"seconds": self.prefill_seconds, "seconds_by_component": self.prefill_seconds_by_component},
+            "decode": {"seconds_per_token": self.decode_seconds_per_token, "seconds": self.decode_seconds,
+                       "seconds_by_component": self.decode_seconds_by_component},
+            "total_seconds": self.total_seconds, "overhead_seconds_per_step": self.overhead_seconds_per_step,
+            "extrapolated": self.extrapolated, "notes": list(self.notes), "calibration": dict(self.calibration),
+            "losses": {phase: list(rows) for phase, rows in self.losses.items()},
+        }
+
+
+@dataclass(frozen=True)
 class RequestAccount:
     model: str
     accelerator: str
@@ -95,6 +122,7 @@ class RequestAccount:
     differences: tuple  # sentences explaining full vs simplified
     warnings: tuple = field(default=())
     operators: dict = field(default_factory=dict)  # {"prefill": [...], "decode": [...]}: the rows, timed
+    realistic: RealisticAccount | None = None
 
     @property
     def ttft_seconds(self) -> float:
@@ -111,6 +139,7 @@ class RequestAccount:
             "memory": self.memory.to_dict(),
             "simplified": self.simplified.to_dict(), "differences": list(self.differences),
             "warnings": list(self.warnings), "operators": self.operators,
+            **({"realistic": self.realistic.to_dict()} if self.realistic is not None else {}),
         }
 
 
@@ -127,10 +156,13 @@ def request_account(
     overhead_seconds_per_step: float = 0.0,
     gpu_memory_utilization: float = defaults.GPU_MEMORY_UTILIZATION,
     context_tokens: int | None = None,
+    realistic: bool = True,
+    calibration=None,
 ) -> RequestAccount:
     """The account of `batch` requests of ISL in / OSL out on one accelerator. Give a ModelSpec, or only a
     parameter count (`parameters=7e9`) for the seed's bare estimate. Formats default to the checkpoint's.
-    context_tokens: the per-request context the memory account sizes concurrency for (default ISL + OSL)."""
+    context_tokens: the per-request context the memory account sizes concurrency for (default ISL + OSL).
+    realistic: also estimate the time real kernels take, with `calibration` (default: the bundled one)."""
     from inferledger.hardware.catalog import Accelerator
 
     workload = Workload(isl, osl, batch)
@@ -149,8 +181,13 @@ def request_account(
     formats = Formats.resolve(spec, precision, kv_precision)
     main_dtype = runs_at(accelerator, formats.weights.compute_dtype)[0]
 
+    floors: dict = {}
+
     def step_time(step: Step) -> StepTime:
-        return time_step(rows(spec, step, formats), accelerator, overhead, main_dtype)
+        # Remembered: the realistic account below prices the same steps' rows.
+        if step not in floors:
+            floors[step] = time_step(rows(spec, step, formats), accelerator, overhead, main_dtype)
+        return floors[step]
 
     prefill_step = step_time(Step.prefill(isl, batch))
     attention_flops = sum(t.row.flops * t.row.count for t in prefill_step.rows if t.row.kind == "attention")
@@ -179,6 +216,8 @@ def request_account(
     # Active parameters (what one token uses), from the same rows as everything else.
     active = sum(t.row.active_weight_elements * t.row.count for t in middle.rows)
     simplified = simplified_account(active, accelerator, formats.weights, workload, main_dtype)
+    realistic_account = realistic_request(spec, accelerator, formats, workload, calibration, overhead,
+                                          step_time) if realistic else None
     return RequestAccount(
         model=spec.name, accelerator=accelerator.name, weights=formats.weights.name, kv=formats.kv.name,
         workload=workload, prefill=prefill, decode=decode, total_seconds=prefill.seconds + decode.seconds,
@@ -186,7 +225,63 @@ def request_account(
         differences=tuple(_explain(prefill, decode, simplified, middle, spec.is_bare)),
         warnings=tuple(request_warnings(spec, accelerator, formats, workload, memory)),
         operators={"prefill": prefill_step.operator_table(), "decode": middle.operator_table()},
+        realistic=realistic_account,
     )
+
+
+def realistic_request(spec: ModelSpec, accelerator, formats: Formats, workload: Workload,
+                      calibration=None, extra_overhead_seconds: float = 0.0, step_time=None) -> RealisticAccount:
+    """Prefill and the OSL decode steps at the realistic time of each step (summed over the decode pieces as the
+    floor is; a step's realistic time is close to linear in context between them). extra_overhead_seconds: the
+    caller's own per-step overhead, added to the calibration's as it is added to the floor."""
+    from inferledger.ledger.realistic import load_calibration, realistic_timed
+
+    calibration = calibration if calibration is not None else load_calibration()
+    isl, osl, batch = workload.isl, workload.osl, workload.batch
+    step_time = step_time or (lambda s: time_step(rows(spec, s, formats), accelerator))
+    cache: dict = {}
+
+    def step(s: Step):
+        return realistic_timed(step_time(s).rows, accelerator, calibration, extra_overhead_seconds, cache)
+
+    prefill = step(Step.prefill(isl, batch))
+    known: dict = {}
+
+    def decode_seconds_at(context: int) -> float:
+        if context not in known:
+            known[context] = step(Step.decode(context, batch))
+        return known[context].seconds
+
+    decode_seconds = sum_decode_steps(spec, decode_seconds_at, isl, osl)
+    middle = step(Step.decode(isl + (osl - 1) / 2, batch))
+    used = [prefill, middle, *known.values()]
+    return RealisticAccount(
+        prefill_seconds=prefill.seconds, prefill_seconds_by_component=prefill.seconds_by_component,
+        decode_seconds_per_token=decode_seconds / osl, decode_seconds=decode_seconds,
+        decode_seconds_by_component=middle.seconds_by_component,
+        total_seconds=prefill.seconds + decode_seconds, overhead_seconds_per_step=prefill.overhead_seconds,
+        extrapolated=any(s.extrapolated for s in used),
+        notes=tuple(dict.fromkeys(note for s in used for note in s.notes)),
+        calibration={"source": calibration.source, "fitted_on": calibration.provenance.get("fitted_on")},
+        losses={phase: [{"operator": name, "seconds": seconds, "floor_seconds": floor, "call_seconds": calls}
+                        for name, seconds, floor, calls in s.losses()] for phase, s in (("prefill", prefill),
+                                                                                       ("decode", middle))},
+    )
+
+
+def decode_step_times(spec: ModelSpec, accelerator, formats: Formats, context_tokens: int, batch: int,
+                      calibration=None) -> dict:
+    """One decode step of `batch` requests at a context: the floor beside the realistic time, and tokens/s."""
+    from inferledger.ledger.realistic import realistic_step
+
+    step_rows = rows(spec, Step.decode(context_tokens, batch), formats)
+    main_dtype = runs_at(accelerator, formats.weights.compute_dtype)[0]
+    floor = time_step(step_rows, accelerator, main_dtype=main_dtype).seconds
+    real = realistic_step(step_rows, accelerator, calibration)
+    return {"batch": batch, "context_tokens": context_tokens, "floor_seconds": floor,
+            "realistic_seconds": real.seconds, "floor_tokens_per_second": batch / floor,
+            "realistic_tokens_per_second": batch / real.seconds, "extrapolated": real.extrapolated,
+            "notes": list(real.notes)}
 
 
 def decode_pieces(spec: ModelSpec, isl: int, osl: int) -> list[tuple[int, int]]:

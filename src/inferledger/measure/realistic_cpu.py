@@ -1,27 +1,28 @@
-"""A realistic step time for the NumPy decode loop: the floor's terms at measured efficiencies, plus dispatch.
+"""A realistic step time for the NumPy decode loop: the realistic formula of ledger/realistic.py, calibrated here.
 
-Each operator row costs
+Each operator row costs, as on an accelerator,
 
-    calls × call latency + max(FLOPs / (peak · compute efficiency), bytes / (bandwidth · memory efficiency))
+    call_seconds + max(FLOPs / (peak · compute efficiency), bytes / (bandwidth · memory efficiency))
 
-where `calls` is how many NumPy calls the row stands for in decode.py, the call latency is the time one such call
-takes when its arithmetic is nothing, and the efficiencies are what a matrix product of the model's own shapes
-reaches against the measured ceilings on this machine (Vidur and similar simulators profile each operator at its
-shape the same way). Rows other than linear ones (norms, attention at bench contexts, the embedding lookup) are
-a few small arrays each: their cost is the dispatch, so they run at the ceilings.
-
-This mirrors the realistic estimate of ledger/realistic.py for accelerators, with a calibration measured here and
-now instead of fitted to published runs.
+with the one formula `ledger.realistic.entry_seconds`; only the parameters differ. call_seconds is `calls` NumPy calls
+(how many the row stands for in decode.py) at the time one such call takes when its arithmetic is nothing; the
+efficiencies are what a matrix product of the model's own shapes reaches against the measured ceilings on this
+machine (Vidur and similar simulators profile each operator at its shape the same way). Rows other than linear
+ones (norms, attention at bench contexts, the embedding lookup) are a few small arrays each: their cost is the
+dispatch, so they run at the ceilings. The accelerators' parameters are fitted to published kernels instead
+(calibration/fit.py); these are measured here and now.
 """
 
 from __future__ import annotations
 
 import statistics
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
+from inferledger.calibration import Entry
+from inferledger.ledger.realistic import RealisticStep, entry_seconds
 from inferledger.ledger.roofline import peak_for
 
 
@@ -37,25 +38,19 @@ class CpuCalibration:
                 "memory_efficiency_by_kind": dict(self.memory_efficiency_by_kind)}
 
 
-@dataclass(frozen=True)
-class RealisticStep:
-    seconds: float
-    seconds_by_component: dict
-    dispatch_seconds: float
-    notes: tuple = field(default_factory=tuple)
-
-
 def realistic_row_seconds(row, accelerator, calibration: CpuCalibration, calls: int) -> float:
-    """One instance of the row (multiply by row.count for the step)."""
-    compute_efficiency = calibration.compute_efficiency_by_kind.get(row.kind, 1.0)
-    memory_efficiency = calibration.memory_efficiency_by_kind.get(row.kind, 1.0)
-    compute = row.flops / (peak_for(accelerator, row.compute_dtype) * compute_efficiency)
-    memory = row.bytes / (accelerator.memory_bandwidth_bytes_per_second * memory_efficiency)
-    return calls * calibration.call_latency_seconds + max(compute, memory)
+    """One instance of the row (multiply by row.count for the step): the accelerators' formula, with this machine's
+    call latency and efficiencies as the entry."""
+    entry = Entry(row.kind, "cpu", row.compute_dtype, call_seconds=calls * calibration.call_latency_seconds,
+                  compute_efficiency=calibration.compute_efficiency_by_kind.get(row.kind, 1.0),
+                  memory_efficiency=calibration.memory_efficiency_by_kind.get(row.kind, 1.0))
+    return entry_seconds(entry, row.flops / peak_for(accelerator, row.compute_dtype),
+                         row.bytes / accelerator.memory_bandwidth_bytes_per_second, 0.0)
 
 
 def realistic_step(rows, accelerator, calibration: CpuCalibration, calls_of) -> RealisticStep:
-    """Σ over rows × their count; `calls_of(row)` says how many calls a row stands for."""
+    """Σ over rows × their count; `calls_of(row)` says how many calls a row stands for. The dispatch is part of
+    each row's time (its call latency), so the step has no separate overhead."""
     by_component: dict = {}
     dispatch = 0.0
     for row in rows:
@@ -65,7 +60,8 @@ def realistic_step(rows, accelerator, calibration: CpuCalibration, calls_of) -> 
         dispatch += calls * calibration.call_latency_seconds * row.count
     notes = (f"dispatch: {dispatch * 1e3:.3f} ms of the step "
              f"({calibration.call_latency_seconds * 1e6:.2f} µs per NumPy call)",)
-    return RealisticStep(sum(by_component.values()), by_component, dispatch, notes)
+    return RealisticStep(sum(by_component.values()), by_component, overhead_seconds=0.0, extrapolated=False,
+                         notes=notes)
 
 
 # ---------------------------------------------------------------- measuring the calibration

@@ -115,16 +115,48 @@ def siglip_parameters(v: dict, text_hidden: int) -> int:
 
 
 def load_model(name: str | os.PathLike) -> ModelSpec:
-    """A ModelSpec from a path to config.json, a folder holding one, a catalog name or a hub id."""
+    """A ModelSpec from a path to config.json, a folder holding one, a .gguf file, a .safetensors file or index,
+    a catalog name or a hub id. Weight files are read for their headers only."""
     from inferledger.errors import require
 
     require(name, (str, os.PathLike), "name", "a catalog name, a hub id or a path to config.json")
+    path = Path(name)
+    if path.is_dir() and not (path / "config.json").is_file():
+        ggufs = sorted(path.glob("*.gguf"))  # an ollama/llama.cpp download: the folder holds the .gguf alone
+        if len(ggufs) > 1:
+            from inferledger.errors import UnknownModel
+
+            raise UnknownModel(f"{path}: no config.json and {len(ggufs)} .gguf files; pass one of them: "
+                               + ", ".join(g.name for g in ggufs[:4]))
+        path = ggufs[0] if ggufs else path
+    if path.is_file():
+        from inferledger.model import gguf
+
+        if gguf.is_gguf(path):
+            return gguf.read_gguf(path)
+        if path.suffix.lower() == ".gguf":
+            from inferledger.errors import ConfigError
+
+            raise ConfigError(f"{path}: not a GGUF file (it does not start with the GGUF magic bytes)")
+        if path.name.endswith((".safetensors", ".safetensors.index.json")):
+            from inferledger.model.safetensors import read_safetensors
+
+            return read_safetensors(path)
     config, source = resolve_config(name)
     label = source
     if source.endswith(".json"):  # a file: the folder's name for config.json, else the file's stem
         path = Path(source)
         label = path.parent.name if path.name == "config.json" else path.stem.replace("--", "/", 1)
-    return spec_from_config(config, name=label, source=source)
+    spec = spec_from_config(config, name=label, source=source)
+    if Path(name).is_dir():
+        from inferledger.model.safetensors import check_folder
+
+        spec = check_folder(spec, Path(name))
+    elif source == str(name) and not Path(source).exists() and source not in catalog_names():
+        from inferledger.model.safetensors import check_hub  # a hub id: its headers, when the hub answers
+
+        spec = check_hub(spec, source)
+    return spec
 
 
 __all__ = ["ModelSpec", "load_model", "spec_from_config", "catalog_names", "ADAPTERS"]

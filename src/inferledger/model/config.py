@@ -132,15 +132,15 @@ def resolve_config(name: str | os.PathLike) -> tuple[dict, str]:
 
 
 def _from_hub(repo_id: str) -> dict:
-    """config.json only, through huggingface_hub (its cache makes it work offline after one fetch)."""
+    """config.json only: from the local hub cache, else from the hub when it answers (inferledger.hub)."""
+    from inferledger.hub import LOCAL_HINT, HubUnavailable, download
+
     try:
-        from huggingface_hub import hf_hub_download
-    except ImportError:
-        raise UnknownModel(f"{repo_id!r} is not in the bundled catalog; to read it from the hub, "
-                           "pip install 'inferledger[hub]' (or pass a path to its config.json)") from None
-    try:
-        path = hf_hub_download(repo_id, "config.json")
-    except Exception as error:  # network, gated repo, missing repo: all end the same way for the user
+        path = download(repo_id, "config.json")
+    except HubUnavailable as error:
+        raise UnknownModel(f"{repo_id!r} is neither in the bundled catalog nor in the local hub cache, and "
+                           f"{error}; {LOCAL_HINT}") from None
+    except Exception as error:  # missing repo, gated repo, network failure mid-way: all end the same way
         raise UnknownModel(f"could not fetch config.json of {repo_id!r} from the hub "
-                           f"({error.__class__.__name__}); pass a local path instead") from None
+                           f"({error.__class__.__name__}); {LOCAL_HINT}") from None
     return read_config_file(Path(path))

@@ -205,6 +205,10 @@ class ModelSpec:
     quantization: dict | None = None  # quantization_config as found
     extra_parameters: dict = field(default_factory=dict)  # {"mtp": n, "vision": n}: reported, not in total
     notes: tuple = ()  # accounting choices and facts no config key states
+    # ((block index, module name), Precision) a checkpoint file states for its own tensors (GGUF quant types);
+    # Formats.resolve applies them when no precision is asked for. Empty for a config.json.
+    module_formats: tuple = ()
+    checkpoint: object = None  # what the weight files hold (model.checkpoint.Checkpoint), when they were read
 
     @property
     def is_bare(self) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inferledger.report.units import format_bytes
+from inferledger.report.units import format_bytes, format_seconds
 
 
 def render_fit(doc: dict) -> str:
@@ -35,4 +35,10 @@ def render_fit(doc: dict) -> str:
     if "longest_context_tokens" in doc:
         out.append(f"longest context for {doc['concurrency']:,} concurrent requests: "
                    f"{doc['longest_context_tokens']:,} tokens")
+    step = doc.get("decode_step")
+    if step:
+        out.append(f"decoding {step['batch']:,} requests at {step['context_tokens']:,} tokens: a step takes "
+                   f"{format_seconds(step['floor_seconds'])} at the floor, {format_seconds(step['realistic_seconds'])}"
+                   f" realistic ({step['floor_tokens_per_second']:,.0f} vs {step['realistic_tokens_per_second']:,.0f}"
+                   f" output tokens/s" + ("; extrapolated" if step["extrapolated"] else "") + ")")
     return "\n".join(out)

@@ -60,8 +60,12 @@ def render_model(ledger) -> str:
     weights = [[name, f"{get_precision(name).bytes_per_element if name in PRECISIONS else value / p.total:.4g}",
                 format_bytes(value), format_bytes(value, binary=True)] for name, value in ledger.weight_bytes.items()]
     out.append(render_table(["weights as", "bytes/param (quantized)", "GB", "GiB"], weights))
-    out.append(f"  checkpoint format: {ledger.precision} = {format_bytes(ledger.weight_bytes_selected)}; "
-               "embeddings, norms, routers and lm_head stay 16-bit in quantized formats")
+    if ledger.precision in PRECISIONS:
+        out.append(f"  checkpoint format: {ledger.precision} = {format_bytes(ledger.weight_bytes_selected)}; "
+                   "embeddings, norms, routers and lm_head stay 16-bit in quantized formats")
+    else:  # read from the weight files: each module in the type its own tensors are stored in
+        out.append(f"  checkpoint format: {ledger.precision} = {format_bytes(ledger.weight_bytes_selected)}, "
+                   "each tensor in the type its file states")
     out.append("")
     out.append(f"KV cache ({ledger.kv_precision}): {ledger.kv_bytes_per_token:,.0f} bytes per token "
                f"({ledger.kv_bytes_per_token / 1024:,.1f} KiB); one request at {ledger.context_tokens:,} tokens: "
@@ -76,3 +80,22 @@ def render_model(ledger) -> str:
         out.append(f"note: {note}")
     return "\n".join(out)
 
+
+
+def render_checkpoint(checkpoint) -> str:
+    """What the weight files hold, by stored type, and what the config's spec did not expect."""
+    c = checkpoint
+    files = c.files[0] if len(c.files) == 1 else f"{len(c.files)} files"
+    read = f"{c.header_bytes:,} bytes read, " if c.header_bytes else ""
+    out = ["", f"{c.format} headers ({files}; {read}no weights): {c.tensors:,} tensors, "
+               f"{c.elements:,} elements, {format_bytes(c.stored_bytes)} stored"]
+    rows = [[dtype, f"{v['tensors']:,}", f"{v['elements']:,}", f"{8 * v['stored_bytes'] / v['elements']:.4g}"
+             if v["elements"] else "-", format_bytes(v["stored_bytes"])]
+            for dtype, v in sorted(c.by_type.items(), key=lambda kv: -kv[1]["stored_bytes"])]
+    out.append(render_table(["stored as", "tensors", "elements", "bits/element", "bytes"], rows))
+    for entry in c.unexpected:
+        out.append(f"  not in the model's account: {entry['what']}: {entry['tensors']:,} tensors, "
+                   f"{entry['elements']:,} elements, {format_bytes(entry['stored_bytes'])} (e.g. {entry['example']})")
+    for line in c.mismatches:
+        out.append(f"  disagrees with the config: {line}")
+    return "\n".join(out)

@@ -16,16 +16,26 @@ def render_request(account) -> str:
     w, p, d, s = account.workload, account.prefill, account.decode, account.simplified
     out = [f"{account.model} on {account.accelerator}: weights {account.weights}, KV cache {account.kv}; "
            f"ISL {w.isl:,}, OSL {w.osl:,}, batch {w.batch}", ""]
+    r = account.realistic
+
+    def real(seconds_of) -> list:
+        return [format_seconds(seconds_of(r))] if r is not None else []
+
     rows = [
-        ["prefill (TTFT floor)", format_seconds(p.seconds), f"{p.flops / 1e12:,.1f} TFLOP",
-         format_bytes(p.bytes), f"{p.intensity:,.0f}", p.bound],
-        ["decode, per token", format_seconds(d.seconds_per_token), f"{d.flops_per_step / 1e9:,.1f} GFLOP",
-         format_bytes(d.bytes_per_step), f"{d.intensity:,.1f}", d.bound],
-        [f"decode, {w.osl:,} tokens", format_seconds(d.seconds), "", "", "", ""],
-        ["end to end", format_seconds(account.total_seconds), "", "", "", ""],
+        ["prefill (TTFT)", format_seconds(p.seconds), *real(lambda r: r.prefill_seconds),
+         f"{p.flops / 1e12:,.1f} TFLOP", format_bytes(p.bytes), f"{p.intensity:,.0f}", p.bound],
+        ["decode, per token", format_seconds(d.seconds_per_token), *real(lambda r: r.decode_seconds_per_token),
+         f"{d.flops_per_step / 1e9:,.1f} GFLOP", format_bytes(d.bytes_per_step), f"{d.intensity:,.1f}", d.bound],
+        [f"decode, {w.osl:,} tokens", format_seconds(d.seconds), *real(lambda r: r.decode_seconds), "", "", "", ""],
+        ["end to end", format_seconds(account.total_seconds), *real(lambda r: r.total_seconds), "", "", "", ""],
     ]
-    out.append(render_table(["phase", "time", "work", "bytes moved", "FLOP/byte", "bound"], rows))
+    header = ["phase", "floor", *(["realistic"] if r is not None else []), "work", "bytes moved", "FLOP/byte",
+              "bound"]
+    out.append(render_table(header, rows))
     out.append("")
+    if r is not None:
+        out.extend(render_realistic(account))
+        out.append("")
     out.append(f"decode grows with context: {format_seconds(d.first_token_seconds)} for the first token, "
                f"{format_seconds(d.last_token_seconds)} for the last (each step reads "
                f"{format_bytes(d.kv_read_bytes_per_step)} of KV cache at the middle context, "
@@ -50,6 +60,32 @@ def render_request(account) -> str:
     for line in account.differences:
         out.append(f"  {line}")
     return "\n".join(out)
+
+
+def _loss_line(phase: str, losses: list) -> str:
+    lost = sum(row["seconds"] - row["floor_seconds"] for row in losses) or 1.0
+    parts = []
+    for row in losses[:3]:
+        extra = row["seconds"] - row["floor_seconds"]
+        work = row["seconds"] - row["call_seconds"]
+        speed = f"the rest runs at {row['floor_seconds'] / work:.0%} of the floor's speed" if work > 0 else ""
+        parts.append(f"{row['operator']} +{format_seconds(extra)} ({extra / lost:.0%} of the gap: call latency "
+                     f"{format_seconds(row['call_seconds'])}, {speed})")
+    return f"  {phase} loses most in " + "; ".join(parts)
+
+
+def render_realistic(account) -> list:
+    """Why realistic exceeds the floor: the ratio per phase and the operators that lose most time."""
+    p, d, r = account.prefill, account.decode, account.realistic
+    out = [f"realistic / floor: prefill {r.prefill_seconds / p.seconds:.2f}x, decode "
+           f"{r.decode_seconds_per_token / d.seconds_per_token:.2f}x: measured kernels reach a fraction of peak and "
+           f"each call costs a fixed latency (calibration {r.calibration['source']}, fitted "
+           f"{r.calibration['fitted_on']}; overhead {format_seconds(r.overhead_seconds_per_step)} per step)"]
+    out.append(_loss_line("prefill", r.losses["prefill"]))
+    out.append(_loss_line("decode", r.losses["decode"]))
+    if r.extrapolated:
+        out.append("  extrapolated: " + "; ".join(n for n in r.notes if "measurements on" in n or "no " in n[:3]))
+    return out
 
 
 def render_operators(account) -> str:

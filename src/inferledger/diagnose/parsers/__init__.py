@@ -6,7 +6,7 @@ A parser module defines
     def parse(lines) -> Iterator[Record]  # lines: iterator of (line_number, cleaned_text) for the whole file
 A line a parser recognises as its format but cannot read yields `records.Skipped(line_number, reason, source)`
 instead of a Record (the reader counts and reports those); a parser never raises on the input text.
-Speed: test a cheap substring before any regex (§ "skip lines cheaply").
+Speed: test a cheap substring before any regex.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 
 _BUILTIN = ["vllm", "sglang", "tgi", "prometheus", "trtllm_metrics"]
-_OPTIONAL = ["bench_clients", "llamacpp", "ollama", "trtllm_bench"]
+_OPTIONAL = ["bench_clients", "bench_text", "guidellm_rich", "llamacpp", "ollama", "trtllm_bench"]
 
 
 def _load():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import calendar
 import re
 
-# vLLM prints `MM-DD HH:MM:SS` without a year (FORMATS.md §2.1, §1.13). The diagnosis only uses differences
+# vLLM prints `MM-DD HH:MM:SS` without a year. The diagnosis only uses differences
 # between stamps, so a fixed leap year keeps 02-29 valid; the record says the year was assumed.
 ASSUMED_YEAR = 2000
 
@@ -15,7 +15,7 @@ _DATE_TIME = re.compile(
 
 
 def epoch_seconds(year: int, month: int, day: int, hour: int, minute: int, second: int, fraction: str | None) -> float:
-    """UTC epoch seconds; the engine's local time is taken as UTC (no zone is printed, §1.13)."""
+    """UTC epoch seconds; the engine's local time is taken as UTC (no zone is printed)."""
     value = calendar.timegm((year, month, day, hour, minute, second, 0, 0, 0))
     if fraction:
         # Non-zero-padded milliseconds (`17:18:28.53`) read as a decimal fraction, which is what they mean.
@@ -87,7 +87,7 @@ def number(text: str) -> float:
 
 
 # Memory units as the engines print them. vLLM computes `bytes / 2**30` and printed it as "GB" before renaming
-# the label to "GiB" (§1.7: same quantity); SGLang divides by its GB constant 1 << 30. So GB/MB from these
+# the label to "GiB" (same quantity); SGLang divides by its GB constant 1 << 30. So GB/MB from these
 # engines are binary units.
 BINARY_MEMORY = {"KB": 2**10, "KiB": 2**10, "MB": 2**20, "MiB": 2**20, "GB": 2**30, "GiB": 2**30,
                  "TB": 2**40, "TiB": 2**40}

@@ -1,9 +1,9 @@
-"""Benchmark client outputs (FORMATS.md §2.4, §2.6, §2.11): `vllm bench serve` / benchmark_serving.py console
+"""Benchmark client outputs: `vllm bench serve` / benchmark_serving.py console
 and --save-result JSON, `sglang.bench_serving` console and JSONL, genai-perf console table, AIPerf / genai-perf
 profile-export JSON, guidellm ~0.2 text tables (terminal-wrapped), ray llmperf summary and individual-responses JSON.
 
 Every aggregate becomes one "summary" Record, every llmperf / --save-detailed request one "request" Record. Units are
-converted here: the vLLM/SGLang consoles and `_ms` JSON keys are ms, their detailed arrays seconds (§1.7), AIPerf and
+converted here: the vLLM/SGLang consoles and `_ms` JSON keys are ms, their detailed arrays seconds, AIPerf and
 genai-perf carry a "unit" per metric (ms, or ns in old releases), llmperf is seconds, guidellm states the unit in
 the column-group title.
 """
@@ -27,13 +27,17 @@ from inferledger.diagnose.records import Record, Skipped
 NAME = "bench"
 
 # ---------------------------------------------------------------------------------------------------------------
-# vLLM / SGLang console summary (§2.4, §2.6)
+# vLLM / SGLang console summary
 
 _BANNER = "Serving Benchmark Result"
 _ROW = re.compile(r"^\s*([A-Za-z][^:]*?)\s*:\s*(\S.*?)\s*$")
 # "Mean TTFT (ms)", "P99 ITL (ms)", "Median E2E Latency (ms)", "P99.9 E2EL (ms)"
-_LATENCY_ROW = re.compile(r"^(Mean|Median|Std|Max|Min|P\d+(?:\.\d+)?)\s+(TTFT|TPOT|ITL|E2EL|E2E Latency)\s*"
-                          r"\((ms|s)\)$", re.IGNORECASE)
+# JetStream's benchmark_serving.py (derived from vLLM's) prints the same rows without the "(ms)" in the label and
+# with the unit after the value ("Mean TTFT: 114960.78 ms", "TTST p50: 578.94 ms").
+_LATENCY_ROW = re.compile(r"^(?:(Mean|Median|Std|Max|Min|P\d+(?:\.\d+)?)\s+(TTFT|TPOT|ITL|TTST|E2EL|E2E Latency)"
+                          r"|(TTFT|TPOT|ITL|TTST|E2EL)\s+(mean|median|std|max|min|p\d+(?:\.\d+)?))\s*"
+                          r"(?:\((ms|s)\))?$", re.IGNORECASE)
+_VALUE_UNIT = re.compile(r"\d\s*(ms|s)\b")
 # Row label (lower case, as printed by either client) -> metric. Both clients print ms for latencies, s for duration.
 _CONSOLE_ROWS = {
     "successful requests": "completed_requests",
@@ -53,16 +57,36 @@ _CONSOLE_ROWS = {
     "peak concurrent requests": "peak_concurrent_requests",
     "total token throughput (tok/s)": "total_tokens_per_second",
     "concurrency": "mean_concurrency",  # SGLang: sum of latencies / duration = mean requests in flight
+    # JetStream: the same rows with the unit after the value (s, requests/s, tokens/s)
+    "benchmark duration": "duration_seconds",
+    "request throughput": "request_throughput_per_second",
+    "input token throughput": "input_tokens_per_second",
+    "output token throughput": "output_tokens_per_second",
     "acceptance length": "spec_mean_acceptance_length",
     "accept length": "spec_mean_acceptance_length",  # SGLang with speculative decoding
 }
-# Rows that only say which client printed the block (SGLang-only labels, §2.6).
+# Rows that are printed before the result block too (the pre-amble): they do not start a cut block.
+_PREAMBLE_ROWS = ("traffic request rate", "maximum request concurrency", "max request concurrency")
+
+
+def _starts_result_rows(line: str) -> bool:
+    match = _ROW.match(line)
+    if match is None:
+        return False
+    label = match.group(1).strip()
+    key = " ".join(label.lower().split())
+    if key in _PREAMBLE_ROWS:
+        return False
+    return (key in _CONSOLE_ROWS and key != "concurrency") or _LATENCY_ROW.match(label) is not None
+
+
+# Rows that only say which client printed the block (SGLang-only labels).
 _SGLANG_ROWS = ("backend", "max request concurrency", "concurrency", "total generated tokens (retokenized)",
                 "total input text tokens")
 
 
 class _ConsoleBlock:
-    """One '=== Serving Benchmark Result ===' block, plus the pre-amble lines printed before it (§2.4)."""
+    """One '=== Serving Benchmark Result ===' block, plus the pre-amble lines printed before it."""
 
     def __init__(self, line_number: int, preamble_metrics: dict, preamble_labels: dict):
         self.line_number = line_number
@@ -70,6 +94,10 @@ class _ConsoleBlock:
         self.labels = dict(preamble_labels)
         self.sglang = False
         self.unrecognised_run = 0
+        self.seen: set = set()
+        self.headless = "truncated" in self.labels  # rows with no banner above them
+        self.restart = False
+        self.unitless = False  # latency labels without "(ms)": JetStream's layout
 
     def feed(self, line_number: int, line: str) -> Skipped | None:
         """Read one row; returns a Skipped when a known row has no number."""
@@ -85,14 +113,24 @@ class _ConsoleBlock:
         if key == "backend":
             self.labels["backend"] = value.strip()
             return None
+        if key in self.seen and self.headless:
+            self.restart = True  # a second run's rows, pasted after the first without a banner
+            return None
+        self.seen.add(key)
         latency = _LATENCY_ROW.match(label)
         if latency is not None:
             number = to_number(value)
-            stat = canonical_stat(latency.group(1))
+            stat = canonical_stat(latency.group(1) or latency.group(4))
             if number is None or stat is None:
                 return Skipped(line_number, f"benchmark latency row without a number: {label!r}", "bench")
-            unit = TIME_UNITS[latency.group(3).lower()]
-            self.metrics[f"{LATENCY_METRIC[latency.group(2).lower()]}_{stat}"] = number * unit
+            unit_text = latency.group(5)
+            if unit_text is None:
+                self.unitless = True
+                suffix = _VALUE_UNIT.search(value)
+                unit_text = suffix.group(1) if suffix else "ms"
+            unit = TIME_UNITS[unit_text.lower()]
+            name = (latency.group(2) or latency.group(3)).lower()
+            self.metrics[f"{LATENCY_METRIC[name]}_{stat}"] = number * unit
             return None
         if key == "acceptance rate (%)":
             number = to_number(value)
@@ -107,7 +145,7 @@ class _ConsoleBlock:
 
 
 def _store_rate_or_count(metrics: dict, labels: dict, metric: str, value: str) -> None:
-    """Store one console value; 'inf' request rates and 'None'/'not set' concurrency become labels (§1.3)."""
+    """Store one console value; 'inf' request rates and 'None'/'not set' concurrency become labels."""
     text = value.strip()
     lowered = text.lower()
     if metric == "request_rate_per_second" and lowered.startswith("inf"):
@@ -121,7 +159,7 @@ def _store_rate_or_count(metrics: dict, labels: dict, metric: str, value: str) -
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# genai-perf console table (§2.11)
+# genai-perf console table
 
 _GENAI_ROWS = (  # label prefix (lower case, longest first) -> metric; the unit comes from the "(unit)" suffix
     ("output token throughput per user", "output_tokens_per_second_per_user"),
@@ -132,7 +170,7 @@ _GENAI_ROWS = (  # label prefix (lower case, longest first) -> metric; the unit 
     ("inter token latency", "itl_seconds"),
     ("output sequence length", "output_tokens"),
     ("input sequence length", "input_tokens"),
-    ("num output token", "output_tokens"),  # old releases (ns units, §2.11)
+    ("num output token", "output_tokens"),  # old releases (ns units)
     ("num input token", "input_tokens"),
     ("request throughput", "request_throughput_per_second"),
     ("request count", "completed_requests"),
@@ -196,14 +234,14 @@ class _GenaiTable:
             return None
         labels = {"tool": self.tool,
                   # genai-perf changed whether reasoning tokens count as the first token (perf_analyzer#433):
-                  # the TTFT here may include the whole reasoning phase (FORMATS.md §5 #88).
+                  # the TTFT here may include the whole reasoning phase.
                   "ttft_definition": "first token may be a reasoning token or the first answer token, "
                                      "depending on the genai-perf release"}
         return Record("summary", f"bench.{self.tool}", self.line_number, metrics, labels=labels)
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# guidellm ~0.2 text tables, hard-wrapped by the terminal (§2.11, guidellm#136)
+# guidellm ~0.2 text tables, hard-wrapped by the terminal (guidellm#136)
 
 _GUIDELLM_TITLE = re.compile(r"^\s*Benchmarks? [A-Z][\w ]*:\s*$")
 
@@ -263,7 +301,7 @@ def _guidellm_records(title_line: int, lines: list) -> Iterator:
 
 def _guidellm_metric(group: str, column: str) -> tuple[str, float] | None:
     """(metric, factor to base units) for one guidellm column, from its group title and column name."""
-    unit = 1e-3 if "(ms)" in group else 1.0  # guidellm states ms or sec in the group title (§1.7)
+    unit = 1e-3 if "(ms)" in group else 1.0  # guidellm states ms or sec in the group title
     if column in ("comp", "inc", "err"):
         kind = {"comp": "completed", "inc": "incomplete", "err": "failed"}[column]
         if group.startswith("requestsmade") or group.startswith("requests"):
@@ -323,6 +361,8 @@ _SNIFF_MARKERS = (
     ("Benchmarks Stats:", 0.9),
     ("Time To First Token", 0.8),
     ("Mean TTFT (ms)", 0.8),
+    ("Request throughput (req/s)", 0.7),
+    ("Successful requests:", 0.5),
 )
 
 
@@ -350,8 +390,12 @@ def parse(lines) -> Iterator:
         finished, block = block, None
         if finished is None or not finished.metrics:
             return None
-        labels = dict(finished.labels, tool="sglang-bench" if finished.sglang else "vllm-bench")
-        source = "bench.sglang" if finished.sglang else "bench.vllm"
+        tool = "sglang-bench" if finished.sglang else "vllm-bench"
+        if finished.unitless and finished.headless:
+            tool = "jetstream-bench"
+            finished.labels.pop("truncated", None)  # JetStream prints no banner: nothing was cut
+        labels = dict(finished.labels, tool=tool)
+        source = "bench." + tool.split("-")[0]
         return Record("summary", source, finished.line_number, finished.metrics, labels=labels)
 
     for line_number, line in lines:
@@ -384,6 +428,13 @@ def parse(lines) -> Iterator:
                 skipped = block.feed(line_number, line)
                 if skipped is not None:
                     yield skipped
+                if block.restart:
+                    record = close_block()
+                    if record is not None:
+                        yield record
+                    block = _ConsoleBlock(line_number, {}, {"truncated": "rows before the first banner"})
+                    block.feed(line_number, line)
+                    continue
                 if block.unrecognised_run > 40:  # a cut block followed by an unrelated log
                     record = close_block()
                     if record is not None:
@@ -403,7 +454,7 @@ def parse(lines) -> Iterator:
             if len(cells) > 1 and cells[0] in ("Statistic", "Metric") and canonical_stat(cells[1]) is not None:
                 genai = _GenaiTable(line_number, cells[1:], table_tool)
             continue
-        # Old genai-perf prints the run's aggregates as plain lines under the table (§2.11).
+        # Old genai-perf prints the run's aggregates as plain lines under the table.
         if "throughput (per sec):" in line:
             match = _ROW.match(line)
             number = to_number(match.group(2)) if match else None
@@ -416,7 +467,7 @@ def parse(lines) -> Iterator:
         if "Benchmarks" in line and _GUIDELLM_TITLE.match(line):
             guidellm_title = line_number
             continue
-        # Pre-amble of `vllm bench serve` (§2.4), printed before the result block.
+        # Pre-amble of `vllm bench serve`, printed before the result block.
         if "request rate:" in line or "request concurrency:" in line or "Burstiness factor:" in line:
             match = _ROW.match(line)
             if match is not None:
@@ -425,6 +476,16 @@ def parse(lines) -> Iterator:
                     preamble_labels["burstiness"] = match.group(2).split()[0]
                 elif key in _CONSOLE_ROWS:
                     _store_rate_or_count(preamble_metrics, preamble_labels, _CONSOLE_ROWS[key], match.group(2))
+            continue
+        # A pasted excerpt that starts inside the result block: its rows come before any banner. Keep them as a
+        # block of their own, marked cut, rather than drop them.
+        if ":" in line and _starts_result_rows(line):
+            block = _ConsoleBlock(line_number, preamble_metrics, dict(preamble_labels, truncated="rows before the "
+                                                                                               "first banner"))
+            preamble_metrics, preamble_labels = {}, {}
+            skipped = block.feed(line_number, line)
+            if skipped is not None:
+                yield skipped
     for start, value, truncated in collector.finish():
         yield from json_records(start, value, truncated)
     if guidellm_title:

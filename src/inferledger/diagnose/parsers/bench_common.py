@@ -1,4 +1,4 @@
-"""Numbers, units and statistic names as the benchmark clients print them (FORMATS.md §2.4, §2.6, §2.11)."""
+"""Numbers, units and statistic names as the benchmark clients print them."""
 
 from __future__ import annotations
 
@@ -38,5 +38,5 @@ def canonical_stat(name: str) -> str | None:
     return None  # p1..p75: not used by the diagnosis, left out to keep the metric names to records.STATS
 
 LATENCY_METRIC = {"ttft": "ttft_seconds", "tpot": "tpot_seconds", "itl": "itl_seconds", "e2el": "e2e_seconds",
-                   "e2e latency": "e2e_seconds"}
+                   "e2e latency": "e2e_seconds", "ttst": "ttst_seconds"}
 

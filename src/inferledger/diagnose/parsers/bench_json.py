@@ -1,6 +1,6 @@
 """Benchmark reports saved as JSON: vLLM --save-result, SGLang --output-file JSONL, AIPerf / genai-perf
-profile exports, llmperf summary and individual responses (FORMATS.md §2.4, §2.6, §2.11). Units: `_ms` keys are
-ms, detailed arrays seconds (§1.7); exports carry a unit per metric; llmperf is seconds."""
+profile exports, llmperf summary and individual responses. Units: `_ms` keys are
+ms, detailed arrays seconds; exports carry a unit per metric; llmperf is seconds."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from inferledger.diagnose.parsers.bench_common import (
 from inferledger.diagnose.records import Record, Skipped
 
 _MS_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|e2e_latency)_ms$")
-_JSON_SCALARS = {  # vLLM --save-result / SGLang --output-file keys -> metric (§2.4, §2.6); durations in s
+_JSON_SCALARS = {  # vLLM --save-result / SGLang --output-file keys -> metric; durations in s
     "completed": "completed_requests",
     "failed": "failed_requests",
     "duration": "duration_seconds",
@@ -53,7 +53,7 @@ _LLMPERF_METRICS = {"ttft_s": "ttft_seconds", "inter_token_latency_s": "itl_seco
                     "end_to_end_latency_s": "e2e_seconds", "number_input_tokens": "input_tokens",
                     "number_output_tokens": "output_tokens",
                     "request_output_throughput_token_per_s": "output_tokens_per_second_per_request"}
-# llmperf's per-request throughput cannot be recomputed from its other fields (FORMATS.md §5 #90).
+# llmperf's per-request throughput cannot be recomputed from its other fields.
 _LLMPERF_LABEL = {"tool": "llmperf", "throughput_definition": "request_output_throughput_token_per_s is "
                                                               "tool-defined (not recomputable)"}
 
@@ -101,7 +101,7 @@ def _json_items(line_number: int, value, truncated: int) -> Iterator:
 
 
 def _serving_json(line_number: int, value: dict, labels: dict) -> Iterator:
-    # SGLang names E2E `e2e_latency` and writes its dataset knobs; vLLM writes model_id / endpoint_type (§2.4, §2.6).
+    # SGLang names E2E `e2e_latency` and writes its dataset knobs; vLLM writes model_id / endpoint_type.
     sglang = (any("e2e_latency" in key for key in value) or "total_output_tokens_retokenized" in value
               or "random_input_len" in value)
     labels = dict(labels, tool="sglang-bench" if sglang else "vllm-bench")
@@ -124,7 +124,7 @@ def _serving_json(line_number: int, value: dict, labels: dict) -> Iterator:
             continue
         if not math.isfinite(number):
             if metric == "request_rate_per_second":
-                labels["request_rate"] = "inf"  # all requests at t=0 (§1.3); JSON "inf" / SGLang Infinity
+                labels["request_rate"] = "inf"  # all requests at t=0; JSON "inf" / SGLang Infinity
             continue
         metrics[metric] = number
     if isinstance(value.get("request_rate"), str) and value["request_rate"].lower().startswith("inf"):
@@ -135,7 +135,7 @@ def _serving_json(line_number: int, value: dict, labels: dict) -> Iterator:
     source = "bench.sglang" if sglang else "bench.vllm"
     if metrics:
         yield Record("summary", source, line_number, metrics, labels=labels)
-    # --save-detailed arrays: ttfts and latencies in seconds (§1.7), one entry per request.
+    # --save-detailed arrays: ttfts and latencies in seconds, one entry per request.
     ttfts = value.get("ttfts")
     if isinstance(ttfts, list):
         errors = value.get("errors") or []

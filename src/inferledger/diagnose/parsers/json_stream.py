@@ -8,10 +8,11 @@ import json
 MAX_JSON_CHARS = 256 * 1024 * 1024  # a bigger document is not a benchmark report; drop it rather than grow
 
 
-def _scan(text: str, state: tuple) -> tuple:
-    """Bracket stack and string state after `text`, continuing from `state` = (stack, in_string, escaped)."""
+def _scan(text: str, state: tuple, on_close=None) -> tuple:
+    """Bracket stack and string state after `text`, continuing from `state` = (stack, in_string, escaped).
+    on_close(position after the bracket, open stack), if given, is called each time a nested container closes."""
     stack, in_string, escaped = list(state[0]), state[1], state[2]
-    for char in text:
+    for position, char in enumerate(text):
         if in_string:
             if escaped:
                 escaped = False
@@ -25,6 +26,8 @@ def _scan(text: str, state: tuple) -> tuple:
             stack.append(char)
         elif char in "]}" and stack:
             stack.pop()
+            if on_close is not None and stack:
+                on_close(position + 1, tuple(stack))
     return stack, in_string, escaped
 
 
@@ -54,6 +57,29 @@ def repair_truncated_json(lines: list) -> tuple:
         closers = "".join("}" if opener == "{" else "]" for opener in reversed(stack))
         try:
             return json.loads(text + closers), len(stack)
+        except ValueError:
+            continue
+    return _repair_by_characters("\n".join(lines))
+
+
+_CUT_CANDIDATES = 64  # closing brackets tried from the end: enough to step back over one cut record
+
+
+def _repair_by_characters(text: str) -> tuple:
+    """The line-level repair failed (a one-line array cut mid-object, or a record longer than 20 lines): close the
+    document right after one of the last complete values, found by one scan of the characters."""
+    ends = []  # (position after a closing bracket, the stack still open there)
+
+    def keep(position: int, still_open: tuple) -> None:
+        ends.append((position, still_open))
+        if len(ends) > 4 * _CUT_CANDIDATES:
+            del ends[:-_CUT_CANDIDATES]
+
+    _scan(text, ([], False, False), keep)
+    for end, still_open in reversed(ends[-_CUT_CANDIDATES:]):
+        closers = "".join("}" if opener == "{" else "]" for opener in reversed(still_open))
+        try:
+            return json.loads(text[:end] + closers), len(still_open)
         except ValueError:
             continue
     return None, 1

@@ -1,9 +1,9 @@
-"""llama.cpp output (FORMATS.md §2.8): timings of llama-server (mid-2024 key=value, 2025 `slot print_timing`,
+"""llama.cpp output: timings of llama-server (mid-2024 key=value, 2025 `slot print_timing`,
 2026 per-line elapsed prefix) and of the CLI / library (`llama_print_timings:`, `llama_perf_context_print:`),
 llama-bench and llama-batched-bench markdown tables, and a few startup capacity lines.
 
 llama.cpp prints times in ms and rates in tokens/s; they become seconds here. "prompt eval" is prefill and "eval"
-is decode. Its prompt token count is the tokens actually processed: prompt-cache hits are not counted (§1.8), so
+is decode. Its prompt token count is the tokens actually processed: prompt-cache hits are not counted, so
 a 104-token prompt eval can belong to a 19,740-token context.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from inferledger.diagnose.records import Record, Skipped
+from inferledger.diagnose.records import Record, Skipped, unread
 
 NAME = "llamacpp"
 
@@ -21,6 +21,9 @@ _TIMING = re.compile(
     r"\b(prompt eval|generation eval|eval|load|sample|total) time\s*=\s*([\d.]+)\s*ms"
     r"(?:\s*/\s*(\d+)\s*(?:tokens|runs))?"
     r"(?:\s*\(\s*([\d.]+)\s*ms per token,\s*([\d.]+|inf|nan)\s*tokens per second\))?")
+_PHASES = re.compile(r'"?(t_prompt_processing|t_token_generation|n_prompt_tokens_processed|n_decoded)"?[=:]\s*([\d.]+)')
+_PHASE_METRIC = {"t_prompt_processing": ("prefill_seconds", 1e-3), "t_token_generation": ("decode_seconds", 1e-3),
+                 "n_prompt_tokens_processed": ("input_tokens", 1.0), "n_decoded": ("output_tokens", 1.0)}
 _SLOT_TASK = re.compile(r"\bid\s+(\d+)\s*\|\s*task\s+(\d+)")
 _KEY_VALUE = re.compile(r"\b(timestamp|id_slot|id_task)=(\d+)")
 _GRAPHS = re.compile(r"graphs reused\s*=\s*(\d+)")
@@ -33,6 +36,8 @@ _N_SLOTS = re.compile(r"\bn_slots\s*=\s*(\d+)")
 _KV_SIZE = re.compile(r"(?:KV self size|KV buffer size|llama_kv_cache(?:_unified)?: size)\s*=\s*([\d.]+)\s*(MiB|GiB)")
 _MODEL_SIZE = re.compile(r"model size\s*=\s*([\d.]+)\s*(MiB|GiB)")
 _N_KV_MAX = re.compile(r"\bn_kv_max\s*=\s*(\d+)")
+# llama-bench's header, padded and right-aligned as printed (`|          test |`), or trimmed by a paste.
+_BENCH_HEADER = re.compile(r"\|\s*model\s*\|.*\|\s*test\s*\|", re.IGNORECASE)
 _BINARY = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 
 # Which timing field fills which request metric; times are ms (llama.cpp's unit) and become seconds.
@@ -41,7 +46,7 @@ _FIELD = {"prompt eval": ("prefill_seconds", "input_tokens", "prompt_tokens_per_
           "eval": ("decode_seconds", "output_tokens", "generation_tokens_per_second"),
           "load": ("load_seconds", None, None),
           "total": ("e2e_seconds", None, None)}
-_INPUT_NOTE = "processed prompt tokens only; prompt-cache hits are not counted (FORMATS.md §1.8)"
+_INPUT_NOTE = "processed prompt tokens only; prompt-cache hits are not counted"
 
 
 def _variant(line: str) -> str:
@@ -134,12 +139,46 @@ def _batched_row(line_number: int, columns: list, cells: list) -> Record | Skipp
     return Record("interval", "llamacpp.batched-bench", line_number, metrics, labels=labels)
 
 
+_PROGRESS = re.compile(r"n_decoded\s*=\s*(\d+),\s*tg\s*=\s*([\d.]+)\s*t/s(?:,\s*tg_3s\s*=\s*([\d.]+)\s*t/s)?")
+_ELAPSED = re.compile(r"^\s*(\d+)\.(\d\d)\.(\d{3})\.(\d{3}) ")
+_DEVICE = re.compile(r"Device \d+: ([^,]+), compute capability")
+
+
+def _progress(line_number: int, line: str) -> Record | None:
+    """A 2026 llama-server decode-progress line, `n_decoded = 1081, tg = 12.93 t/s, tg_3s = 12.57 t/s`: one slot
+    decoding, its rate over the last ~3 s (tg_3s) and since the request began (tg), as a stats window."""
+    match = _PROGRESS.search(line)
+    if match is None:
+        return None
+    recent = match.group(3) or match.group(2)
+    metrics = {"generation_tokens_per_second": float(recent), "running_requests": 1.0,
+               "decoded_tokens": float(match.group(1)), "request_generation_tokens_per_second": float(match.group(2))}
+    labels = {"engine": "llama.cpp", "variant": "server-2026"}
+    slot = _SLOT_TASK.search(line)
+    if slot:
+        labels["slot"], labels["task"] = slot.group(1), slot.group(2)
+    elapsed = _ELAPSED.match(line)
+    timestamp = None
+    if elapsed:  # minutes.seconds.milliseconds.microseconds since the server started
+        minutes, seconds, millis, micros = (int(part) for part in elapsed.groups())
+        timestamp = minutes * 60 + seconds + millis / 1e3 + micros / 1e6
+        labels["timestamp_origin"] = "server start"
+    return Record("interval", "llamacpp.progress", line_number, metrics, timestamp, labels)
+
+
 def _capacity(line_number: int, line: str) -> Record | None:
+    match = _DEVICE.search(line)
+    if match:  # `Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6`: the GPU the log names
+        return Record("capacity", "llamacpp.startup", line_number, {},
+                      labels={"engine": "llama.cpp", "gpu": match.group(1).strip(), "backend": "CUDA"})
     metrics = {}
+    labels = {"engine": "llama.cpp"}
     match = _OFFLOADED.search(line)
     if match:
         metrics["offloaded_layers"] = float(match.group(1))
         metrics["model_layers"] = float(match.group(2))
+        if match.group(1) == "0":
+            labels["backend"] = "cpu"  # no layer on the GPU: decode reads the weights from system memory
     match = _KV_SIZE.search(line)
     if match:
         metrics["kv_cache_bytes"] = float(match.group(1)) * _BINARY[match.group(2)]
@@ -158,13 +197,13 @@ def _capacity(line_number: int, line: str) -> Record | None:
         metrics["kv_cache_tokens"] = float(match.group(1))  # batched-bench: KV cache size in tokens
     if not metrics:
         return None
-    return Record("capacity", "llamacpp.startup", line_number, metrics, labels={"engine": "llama.cpp"})
+    return Record("capacity", "llamacpp.startup", line_number, metrics, labels=labels)
 
 
 def sniff(head: str) -> float:
     if "print_timing" in head or "llama_print_timings" in head or "llama_perf_context_print" in head:
         return 0.95
-    if "S_PP t/s" in head or ("| model" in head and "t/s" in head and "| test" in head):
+    if "S_PP t/s" in head or ("t/s" in head and _BENCH_HEADER.search(head)):
         return 0.95
     if "prompt eval time" in head and " ms" in head:
         return 0.8
@@ -228,6 +267,11 @@ def parse(lines) -> Iterator:
                 slot = _SLOT_TASK.search(line)
                 if slot:
                     request.labels["slot"], request.labels["task"] = slot.group(1), slot.group(2)
+                if "t_prompt_processing" in line or "t_token_generation" in line:
+                    # The 2024 server's key=value or JSON tail states the phases in ms and the token counts.
+                    for key, value in _PHASES.findall(line):
+                        metric, scale = _PHASE_METRIC[key]
+                        metrics.setdefault(metric, float(value) * scale)
                 if "timestamp=" in line:
                     for key, value in _KEY_VALUE.findall(line):
                         if key == "timestamp":
@@ -235,9 +279,14 @@ def parse(lines) -> Iterator:
                         else:
                             request.labels[key.replace("id_", "")] = value
                 continue
+        if "n_decoded" in line and "tg =" in line:
+            record = _progress(line_number, line)
+            if record is not None:
+                yield record
+                continue
         if "print_timing" in line and line.rstrip().endswith("|"):
             slot = _SLOT_TASK.search(line)
-            if slot:  # the timing lines that follow come unprefixed (late 2024-2025 server, §2.8)
+            if slot:  # the timing lines that follow come unprefixed (late 2024-2025 server)
                 header_labels = {"variant": "server", "slot": slot.group(1), "task": slot.group(2)}
             continue
         if request is not None:
@@ -271,10 +320,14 @@ def parse(lines) -> Iterator:
                 table_kind, table_columns = "batched", lowered
             continue
         if ("offloaded" in line or "n_ctx" in line or "n_slots" in line or "size =" in line
-                or "n_kv_max" in line):
+                or "n_kv_max" in line or "CUDA devices" in line or "Device " in line):
             record = _capacity(line_number, line)
             if record is not None:
                 yield record
+                continue
+        if ("t/s" in line or "tokens per second" in line or "ms per token" in line) and any(
+                char.isdigit() for char in line):
+            yield unread(line_number, line, "llamacpp")
     record = flush()
     if record is not None:
         yield record

@@ -1,7 +1,7 @@
-"""ollama output (FORMATS.md §2.9): the `ollama run --verbose` block, API JSON responses, and the server log
+"""ollama output: the `ollama run --verbose` block, API JSON responses, and the server log
 (Go slog `key=value` lines with the scheduler's memory and offload figures, GIN access lines).
 
-Units differ by surface (§1.7): `--verbose` prints Go duration strings (`891.933µs`, `847ms`, `2m7.682s`), the API
+Units differ by surface: `--verbose` prints Go duration strings (`891.933µs`, `847ms`, `2m7.682s`), the API
 gives integer nanoseconds, GIN access lines Go durations truncated to whole seconds above a minute, and memory
 figures are binary units (`42.2 GiB`, `974.6 MiB`) or plain bytes (`available=84100120576`).
 """
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from inferledger.diagnose.parsers.json_stream import JsonCollector
-from inferledger.diagnose.records import Record, Skipped
+from inferledger.diagnose.records import Record, Skipped, looks_like_metric, unread
 
 NAME = "ollama"
 
@@ -78,7 +78,7 @@ _VERBOSE_FIELDS = {
 _LABELS = {"engine": "ollama",
            "e2e_definition": "total duration includes model load",
            "input_tokens_definition": "prompt tokens evaluated; cached prompt tokens are not counted"}
-# API JSON keys (integer nanoseconds for durations, §2.9).
+# API JSON keys (integer nanoseconds for durations).
 _API_FIELDS = {"total_duration": ("e2e_seconds", 1e-9), "load_duration": ("load_seconds", 1e-9),
                "prompt_eval_count": ("input_tokens", 1.0), "prompt_eval_duration": ("prefill_seconds", 1e-9),
                "eval_count": ("output_tokens", 1.0), "eval_duration": ("decode_seconds", 1e-9),
@@ -111,7 +111,11 @@ def _api_record(line_number: int, value, truncated: bool) -> Iterator:
 
 
 def _add_rates(metrics: dict) -> None:
-    """Rates as `ollama run --verbose` prints them (count ÷ duration), for the API, which gives only the parts."""
+    """Rates as `ollama run --verbose` prints them (count ÷ duration), for the API, which gives only the parts; and
+    the time per output token, eval duration ÷ eval count (ollama prints no TPOT; its eval count excludes the
+    first token's prompt eval, so this is decode time per generated token)."""
+    if metrics.get("decode_seconds") and metrics.get("output_tokens") and "tpot_seconds" not in metrics:
+        metrics["tpot_seconds"] = metrics["decode_seconds"] / metrics["output_tokens"]
     if metrics.get("prefill_seconds") and "input_tokens" in metrics and "prompt_tokens_per_second" not in metrics:
         metrics["prompt_tokens_per_second"] = metrics["input_tokens"] / metrics["prefill_seconds"]
     if metrics.get("decode_seconds") and "output_tokens" in metrics and "generation_tokens_per_second" not in metrics:
@@ -164,8 +168,29 @@ def _slog(line_number: int, line: str) -> Record | None:
     return Record("capacity", "ollama.server", line_number, metrics, timestamp, labels)
 
 
+_STARTED = re.compile(r"runner started in ([\d.]+) seconds")
+
+
+def _runner(line_number: int, line: str) -> Record | None:
+    """`msg="llama runner started in 3.52 seconds"` (start-up time) and `msg="inference compute" library=cuda …
+    name="NVIDIA GeForce RTX 4090"` (the device the log names; library=cpu is a CPU backend)."""
+    pairs = {key: value.strip('"') for key, value in _PAIR.findall(line)}
+    timestamp = _timestamp(pairs["time"]) if "time" in pairs else None
+    match = _STARTED.search(line)
+    if match:
+        return Record("capacity", "ollama.server", line_number, {"runner_start_seconds": float(match.group(1))},
+                      timestamp, {"engine": "ollama"})
+    library = pairs.get("library", "")
+    if not library:
+        return None
+    labels = {"engine": "ollama", "backend": library}
+    if pairs.get("name") and library != "cpu":
+        labels["gpu"] = pairs["name"]
+    return Record("capacity", "ollama.server", line_number, {}, timestamp, labels)
+
+
 def _gin(line_number: int, line: str) -> Record | Skipped | None:
-    """`[GIN] 2024/09/03 - 06:17:01 | 200 | 1m16s | 172.17.0.1 | POST "/api/chat"`: latency only (§2.9)."""
+    """`[GIN] 2024/09/03 - 06:17:01 | 200 | 1m16s | 172.17.0.1 | POST "/api/chat"`: latency only."""
     match = _GIN.search(line)
     if match is None:
         return Skipped(line_number, "GIN access line without date | status | latency | client | method path",
@@ -215,6 +240,7 @@ def parse(lines) -> Iterator:
         finished, verbose = verbose, None
         if finished is None or not finished.metrics:
             return None
+        _add_rates(finished.metrics)
         return Record("request", "ollama.verbose", finished.line_number, finished.metrics,
                       labels=dict(_LABELS, surface="run --verbose"))
 
@@ -252,8 +278,17 @@ def parse(lines) -> Iterator:
                 record = _slog(line_number, line)
                 if record is not None:
                     yield record
+                    continue
             elif "out of memory" in line:
                 yield Record("event", "ollama.server", line_number, {"oom": 1.0}, labels={"engine": "ollama"})
+                continue
+            elif "runner started in" in line or "inference compute" in line:
+                record = _runner(line_number, line)
+                if record is not None:
+                    yield record
+                    continue
+            if looks_like_metric(line):
+                yield unread(line_number, line, "ollama")
             continue
         if "[GIN]" in line:
             record = _gin(line_number, line)

@@ -1,5 +1,5 @@
 """Prometheus text exposition (`/metrics`) from vLLM, SGLang, TGI and TensorRT-LLM's PyTorch backend
-(FORMATS.md §3).
+.
 
 A scrape is a snapshot: gauges give one interval-like record (running, waiting, KV usage), counters are
 cumulative totals (a rate needs two scrapes: see `rates_between`), histograms give means (from _sum/_count) and
@@ -22,7 +22,7 @@ _SAMPLE = re.compile(r"([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+-?\d+)?\s*$"
 _LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
 _PREFIXES = ("vllm:", "sglang:", "pytrtllm:", "trtllm:", "tgi_")
 
-# Gauges -> interval metrics. vLLM `*_perc` are ratios 0..1 despite the name (§3.1).
+# Gauges -> interval metrics. vLLM `*_perc` are ratios 0..1 despite the name.
 _GAUGES = {
     "num_requests_running": "running_requests",
     "num_running_reqs": "running_requests",
@@ -42,7 +42,7 @@ _GAUGES = {
     "cache_hit_rate": "prefix_cache_hit_fraction",
     "spec_accept_length": "spec_mean_acceptance_length",
     "spec_accept_rate": "spec_acceptance_fraction",
-    # Counters (cumulative since start; `_total` suffix stripped before lookup, §1.8).
+    # Counters (cumulative since start; `_total` suffix stripped before lookup).
     "prompt_tokens": "prompt_tokens_total",
     "generation_tokens": "generation_tokens_total",
     "num_preemptions": "preemptions_total",
@@ -57,7 +57,7 @@ _CAPACITY = {
     "context_len": "max_model_len_tokens",
 }
 # Histograms (and TGI summaries) -> request metrics. vLLM `time_per_output_token_seconds` is observed per
-# inter-token gap, i.e. ITL, not per-request TPOT (§1.5).
+# inter-token gap, i.e. ITL, not per-request TPOT.
 _HISTOGRAMS = {
     "time_to_first_token_seconds": "ttft_seconds",
     "time_per_output_token_seconds": "itl_seconds",
@@ -73,7 +73,7 @@ _HISTOGRAMS = {
     "request_duration": "e2e_seconds",  # TGI
     "request_queue_duration": "queue_seconds",
     "request_inference_duration": "inference_seconds",
-    "request_mean_time_per_token_duration": "tpot_seconds",  # TGI: includes prefill (§1.6)
+    "request_mean_time_per_token_duration": "tpot_seconds",  # TGI: includes prefill
     "request_input_length": "input_tokens",
     "request_generated_tokens": "output_tokens",
 }

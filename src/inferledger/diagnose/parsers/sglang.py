@@ -1,7 +1,7 @@
 """SGLang scheduler logs: Prefill/Decode batch lines, retraction and out-of-memory lines, startup capacity lines
-(FORMATS.md §2.5).
+.
 
-Every line is printed once per TP rank (§1.10); records carry the rank so the diagnosis can keep one rank's
+Every line is printed once per TP rank; records carry the rank so the diagnosis can keep one rank's
 view (TP0, or the first rank seen) and count an event once per timestamp, not once per rank.
 """
 
@@ -17,13 +17,13 @@ NAME = "sglang"
 
 _PREFIX = re.compile(r"\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]{2}\d+(?: [A-Z]{2}\d+)*))?\]")
 
-# label as printed -> metric. `token usage` is already a fraction 0..1 in the log (§1.7).
+# label as printed -> metric. `token usage` is already a fraction 0..1 in the log.
 _BATCH_FIELDS = {
     "#running-req": "running_requests",
     "#queue-req": "waiting_requests",
     "token usage": "kv_cache_usage_fraction",
     "full token usage": "kv_cache_usage_fraction",  # hybrid SWA/mamba models: the full-attention pool
-    "#token": "kv_cache_used_tokens",  # KV tokens in use, not tokens generated (§1.8)
+    "#token": "kv_cache_used_tokens",  # KV tokens in use, not tokens generated
     "#full token": "kv_cache_used_tokens",
     "gen throughput (token/s)": "generation_tokens_per_second",
     "input throughput (token/s)": "prompt_tokens_per_second",
@@ -44,6 +44,9 @@ _BATCH_FIELDS = {
 }
 
 _RETRACT = re.compile(r"#retracted_reqs: (\d+)")
+_FUSED_RUNNING = re.compile(r"unning-req: (\d+)")
+# The engine's own out-of-memory phrases; a line that only quotes "out of memory" (an issue title, a prompt) is not one.
+_OOM = re.compile(r"(?:Decode|Prefill|CUDA) out of memory|KV cache pool is full")
 _KV_ALLOC = re.compile(r"KV Cache is allocated\. #tokens: (\d+), K size: ([\d.]+) GB, V size: ([\d.]+) GB")
 _MAX_TOTAL = re.compile(r"max_total_num_tokens=(\d+)")
 _KEY_VALUES = re.compile(r"(chunked_prefill_size|max_prefill_tokens|max_running_requests|context_len)=(-?\d+)")
@@ -123,7 +126,7 @@ def _prefix(line: str):
     return timestamp, labels
 
 
-# The layouts SGLang prints (FORMATS.md §2.5, the samples), each read by one match of the whole rest of the line;
+# The layouts SGLang prints (the samples), each read by one match of the whole rest of the line;
 # any other layout goes through the generic `label: value` loop below, which gives the same numbers for these.
 _NUM = r"(\d+(?:\.\d+)?)"
 _END = r"[, ]{0,2}"
@@ -164,7 +167,7 @@ def _fast_metrics(line: str, start: int, kind: str) -> dict | None:
 
 def _generic_metrics(line: str, start: int, kind: str) -> dict:
     metrics = {}
-    # `label: value` pairs separated by ", " (a `.` after `batch` in 2024-early 2025 builds, §2.5).
+    # `label: value` pairs separated by ", " (a `.` after `batch` in 2024-early 2025 builds).
     for part in line[start + len(kind) + 1:].split(", "):
         label, _sep, value = part.partition(": ")
         name = _BATCH_FIELDS.get(label.strip(" .,"))
@@ -184,11 +187,17 @@ def _generic_metrics(line: str, start: int, kind: str) -> dict:
 
 def _batch(line: str, line_number: int, kind: str) -> Record | Skipped:
     start = line.find(kind)
-    metrics = _fast_metrics(line, start, kind)
+    metrics = _fast_metrics(line, start, kind) if start >= 0 else None
     if metrics is None:
+        if start < 0:  # the oldest builds print `#running-req: …, #token: …` with no "Decode batch" before it
+            start, kind = line.find("#running-req") - 1, ""
         metrics = _generic_metrics(line, start, kind)
         if "running_requests" not in metrics:
-            return Skipped(line_number, f"SGLang {kind} line without #running-req (cut?)", "sglang")
+            fused = _FUSED_RUNNING.search(line)
+            if fused is None:
+                return Skipped(line_number, f"SGLang {kind or 'batch'} line without #running-req (cut?)", "sglang")
+            # Two fields glued by a paste (`#cached-tounning-req: 47`): the count is still #running-req's.
+            metrics["running_requests"] = float(fused.group(1))
     timestamp, labels = _prefix(line)
     source = "sglang.decode" if kind == "Decode batch" else "sglang.prefill"
     return new_record("interval", source, line_number, metrics, timestamp, labels)
@@ -202,7 +211,7 @@ def _capacity(line: str, line_number: int) -> Record | None:
         metrics["kv_cache_bytes"] = (float(match.group(2)) + float(match.group(3))) * BINARY_MEMORY["GB"]
     match = _MAX_TOTAL.search(line)
     if match:
-        # max_total_num_tokens is the KV pool size in tokens (§2.5, sglang#29575).
+        # max_total_num_tokens is the KV pool size in tokens (sglang#29575).
         metrics["kv_cache_tokens"] = float(match.group(1))
         for key, value in _KEY_VALUES.findall(line):
             metrics[_KV_KEYS[key]] = float(value)
@@ -223,18 +232,20 @@ class LineParser:
     """Push-style parser fed only the lines that hold one of MARKERS (see read.py)."""
 
     def feed(self, line_number: int, line: str) -> list:
-        if "batch" in line and "#running-req" in line:
+        if "batch" in line and ("#running-req" in line or "#queue-req" in line):
             if "Decode batch" in line:
                 return [_batch(line, line_number, "Decode batch")]
             if "Prefill batch" in line:
                 return [_batch(line, line_number, "Prefill batch")]
+        if "#running-req" in line and "token usage" in line and "batch" not in line.lower():
+            return [_batch(line, line_number, "Decode batch")]
         if "retracted_reqs" in line or "Retract" in line or ("emory" in line and "out of memory" in line.lower()):
             match = _RETRACT.search(line)
             metrics = {}
             if match:
                 metrics["retractions"] = float(match.group(1))
-            if "out of memory" in line.lower():
-                metrics["oom"] = 1.0
+            if _OOM.search(line) and (line.lstrip()[:1] == "[" or "Error" in line):
+                metrics["oom"] = 1.0  # the scheduler's line (`[stamp TPn] …`) or the raised error, not a quote
             if metrics:
                 timestamp, labels = _prefix(line)
                 return [Record("event", "sglang.retract", line_number, metrics, timestamp, labels)]
@@ -252,8 +263,9 @@ class LineParser:
 
 # Every line this parser reads in a streamed scan holds one of these (see read.py). `#retracted` covers both
 # "Decode out of memory happened. #retracted_reqs" and "KV cache pool is full. Retract requests.
-# #retracted_reqs" (§2.5).
-MARKERS = (b"#running-req", b"#retracted", b"CUDA out of memory", b"KV Cache is allocated", b"_total_num_tokens=",
+# #retracted_reqs".
+MARKERS = (b"#running-req", b"#queue-req", b"#retracted", b"CUDA out of memory", b"KV Cache is allocated",
+           b"_total_num_tokens=",
            b"Memory pool end", b"Load weight end")
 
 

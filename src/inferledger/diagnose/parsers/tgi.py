@@ -1,8 +1,8 @@
 """TGI router request lines: one `Success` span per request with total/validation/queue/inference time and
-time_per_token (FORMATS.md §2.7), in plain text or `--json-output` JSON.
+time_per_token, in plain text or `--json-output` JSON.
 
-Durations are Rust `Duration` debug strings with unit suffixes ns/µs/ms/s (§1.7). time_per_token is
-inference_time ÷ generated tokens and inference_time spans prefill + decode (§1.6), so it is kept as TPOT with
+Durations are Rust `Duration` debug strings with unit suffixes ns/µs/ms/s. time_per_token is
+inference_time ÷ generated tokens and inference_time spans prefill + decode, so it is kept as TPOT with
 a label saying it includes prefill.
 """
 
@@ -32,26 +32,30 @@ _FIELDS = {
 def sniff(head: str) -> float:
     if "text_generation_router" in head and "time_per_token" in head:
         return 0.95
-    if 'inference_time="' in head and 'queue_time="' in head:
-        return 0.8
+    fields = sum(1 for key in _FIELDS if f'{key}="' in head or f'"{key}":' in head)
+    if fields >= 2:
+        return 0.8  # a fragment of the span: some of its fields, the rest cut or not logged
     return 0.0
 
 
 def parse(lines) -> Iterator[Record | Skipped]:
     for line_number, line in lines:
-        if "time_per_token" not in line or "inference_time" not in line:
+        if "_time" not in line or ("queue_time" not in line and "inference_time" not in line):
             continue
         metrics = {}
         for key, value in _SPANS.findall(line):
             seconds = duration_seconds(value)
             if seconds is not None:
                 metrics[_FIELDS[key]] = seconds
-        if "inference_seconds" not in metrics or "tpot_seconds" not in metrics:
-            yield Skipped(line_number, "TGI request line without inference_time/time_per_token durations", "tgi")
+        if len(metrics) < 2:
+            if "time_per_token" in line or "inference_time" in line:
+                yield Skipped(line_number, "TGI request line without two readable span durations", "tgi")
             continue
         labels = {"engine": "tgi", "tpot_includes_prefill": True}
-        if metrics["tpot_seconds"] > 0:
-            # Generated tokens are not printed (§2.7); time_per_token = inference_time / tokens gives them back.
+        if "inference_seconds" not in metrics or "tpot_seconds" not in metrics:
+            labels["fragment"] = "only " + ", ".join(key for key, metric in _FIELDS.items() if metric in metrics)
+        elif metrics["tpot_seconds"] > 0:
+            # Generated tokens are not printed; time_per_token = inference_time / tokens gives them back.
             metrics["output_tokens"] = float(round(metrics["inference_seconds"] / metrics["tpot_seconds"]))
             labels["output_tokens_derived"] = True
         match = _MAX_NEW.search(line)

@@ -1,10 +1,10 @@
-"""TensorRT-LLM benchmark reports (FORMATS.md §2.10): the `trtllm-bench throughput|latency` report (sections
+"""TensorRT-LLM benchmark reports: the `trtllm-bench throughput|latency` report (sections
 `= PYTORCH BACKEND` / `= ENGINE DETAILS`, `= REQUEST DETAILS`, `= WORLD + RUNTIME INFORMATION`,
 `= PERFORMANCE OVERVIEW`, `-- Request Latency Breakdown (ms)` …) and the legacy `benchmarks/python/benchmark.py`
 `[BENCHMARK] key value key value …` line.
 
 trtllm-bench prints latencies in ms ("(ms)" in the label) and Total Latency in ms; they become seconds here.
-`Issue Rate (req/sec)` around 1E+15 or more means every request was issued at once (§1.3): labelled, since the
+`Issue Rate (req/sec)` around 1E+15 or more means every request was issued at once: labelled, since the
 report is then a throughput test, not latency evidence.
 """
 
@@ -81,7 +81,7 @@ class _Report:
         rate = self.metrics.get("request_rate_per_second")
         if rate is not None and rate >= ALL_AT_ONCE_RATE:
             del self.metrics["request_rate_per_second"]
-            self.labels["request_rate"] = "inf"  # all requests issued at once: a throughput test (§1.3)
+            self.labels["request_rate"] = "inf"  # all requests issued at once: a throughput test
         return Record("summary", "trtllm.bench", self.line_number, self.metrics, labels=self.labels)
 
 

@@ -1,6 +1,6 @@
 """TensorRT-LLM executor iteration stats: the JSON objects `trtllm-serve` returns on `/metrics` for the TRT
 backend, one per iteration, as a JSON array, one object per line, or pasted with trailing commas
-(FORMATS.md §2.10).
+.
 
 Objects are decoded one at a time as their braces close, so a long dump streams in constant memory; a cut
 object at the end is reported as a skipped line, never raised.
@@ -29,7 +29,7 @@ def sniff(head: str) -> float:
 
 
 def _timestamp(text) -> float | None:
-    # `MM-DD-YYYY HH:MM:SS.ffffff` (§2.10), local time of the server taken as UTC.
+    # `MM-DD-YYYY HH:MM:SS.ffffff`, local time of the server taken as UTC.
     if not isinstance(text, str) or len(text) < 19:
         return None
     try:

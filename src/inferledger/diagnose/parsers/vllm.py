@@ -1,9 +1,9 @@
 """vLLM server logs: the periodic stats line (V0 0.2–0.9, V1 with `Engine NNN:`), the spec-decoding line,
-V0 preemption warnings and the startup capacity lines (FORMATS.md §2.1–2.3).
+V0 preemption warnings and the startup capacity lines.
 
 Fields are read by label, not by position, so the variants (Pending/Waiting, Swapped, trailing `.`,
 `MM cache hit rate`, engine prefixes) need no template each. Line numbers inside `[file.py:N]` change every
-release and are never matched (§2.1).
+release and are never matched.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 
 from inferledger.diagnose.parsers._common import BINARY_MEMORY, _fast_parts, feed_all, find_timestamp, number
-from inferledger.diagnose.records import Record, Skipped, new_record
+from inferledger.diagnose.records import Record, Skipped, Unread, looks_like_metric, new_record, unread
 
 NAME = "vllm"
 
@@ -21,13 +21,13 @@ _FIELD = re.compile(r"([A-Za-z][A-Za-z ]*): (-?\d+(?:\.\d+)?)")
 _ENGINE = re.compile(r"Engine (\d+): *$")
 _PROC = re.compile(r"\((\w+?)(?: pid=\d+)?\)")
 
-# label as printed (lower case) -> (metric, scale). Percentages become fractions (§1.7: the log line prints %).
+# label as printed (lower case) -> (metric, scale). Percentages become fractions (the log line prints %).
 _STATS_FIELDS = {
     "avg prompt throughput": ("prompt_tokens_per_second", 1.0),
     "avg generation throughput": ("generation_tokens_per_second", 1.0),
     "running": ("running_requests", 1.0),
     "swapped": ("swapped_requests", 1.0),
-    # V0 `Pending` is the waiting queue, not swapped (§2.2); V1 calls it `Waiting`.
+    # V0 `Pending` is the waiting queue, not swapped; V1 calls it `Waiting`.
     "pending": ("waiting_requests", 1.0),
     "waiting": ("waiting_requests", 1.0),
     "gpu kv cache usage": ("kv_cache_usage_fraction", 0.01),
@@ -82,7 +82,7 @@ def _labels(prefix: str, year_assumed: bool, extra: dict | None = None) -> dict:
     return labels
 
 
-# The shapes every release since 0.2 prints (§2.2), read by one match; anything else goes the generic way.
+# The shapes every release since 0.2 prints, read by one match; anything else goes the generic way.
 _FAST = re.compile(
     r"Avg prompt throughput: (\d+(?:\.\d+)?) tokens/s, Avg generation throughput: (\d+(?:\.\d+)?) tokens/s, "
     r"Running: (\d+) reqs, (?:Swapped: (\d+) reqs, Pending|Waiting): (\d+) reqs, "
@@ -176,7 +176,7 @@ def _spec_record(line: str, line_number: int) -> Record | None:
     for label, value in _FIELD.findall(body):
         label = label.strip().lower()
         if label.endswith("draft acceptance rate"):
-            # V1 prints a percentage; V0 `Speculative metrics` prints a ratio 0..1 (§2.2).
+            # V1 prints a percentage; V0 `Speculative metrics` prints a ratio 0..1.
             metrics["spec_acceptance_fraction"] = float(value) / 100 if "SpecDecoding" in line else float(value)
         elif label in _SPEC_FIELDS:
             name, scale = _SPEC_FIELDS[label]
@@ -218,6 +218,9 @@ def _capacity(line: str, line_number: int) -> Iterator[Record]:
     match = _TP.search(line)
     if match:
         metrics["tensor_parallel_size"] = float(match.group(1))
+    match = _INIT.search(line)
+    if match:
+        metrics["engine_start_seconds"] = float(match.group(1))
     match = _SEQ_ERROR.search(line)
     if match:
         metrics["max_model_len_tokens"] = float(match.group(1))
@@ -232,8 +235,44 @@ def _capacity(line: str, line_number: int) -> Iterator[Record]:
                      dict(labels, error="max_model_len larger than KV cache"))
 
 
+_PREFIX_V0 = re.compile(r"Prefix cache hit rate: GPU: (\d+(?:\.\d+)?)%, CPU: (\d+(?:\.\d+)?)%")
+_CONFIG_MODEL = re.compile(r"\bmodel='([^']+)'")
+_PREFIX_FLAG = re.compile(r"enable_prefix_caching=(True|False)")
+_INIT = re.compile(r"init engine \(.*?\) took ([\d.]+) seconds")
+
+
+def _prefix_cache_record(line: str, line_number: int) -> Record | Unread:
+    """V0 (0.6-0.9) prints the prefix cache hit rates on a line of their own after the stats line."""
+    match = _PREFIX_V0.search(line)
+    if match is None:
+        return unread(line_number, line, "vllm")
+    timestamp, year_assumed = find_timestamp(line[:80])
+    labels = _labels(line[:80], year_assumed, {"prefix_caching": "on"})
+    return Record("interval", "vllm.prefix-cache", line_number,
+                  {"prefix_cache_hit_fraction": float(match.group(1)) * 0.01,
+                   "cpu_prefix_cache_hit_fraction": float(match.group(2)) * 0.01}, timestamp, labels)
+
+
+def _engine_config(line: str, line_number: int) -> Iterator[Record]:
+    """`Initializing a V1 LLM engine (v0.x) with config: model='…', …`: the model the log names, its parallelism and
+    whether prefix caching is on (the hardware comparison and the advice read them)."""
+    metrics = {}
+    match = _TP.search(line)
+    if match:
+        metrics["tensor_parallel_size"] = float(match.group(1))
+    labels = _labels(line[:80], False)
+    labels.pop("timestamp_year_assumed", None)
+    match = _CONFIG_MODEL.search(line)
+    if match:
+        labels["model"] = match.group(1)
+    match = _PREFIX_FLAG.search(line)
+    if match:
+        labels["prefix_caching"] = "on" if match.group(1) == "True" else "off"
+    yield Record("capacity", "vllm.config", line_number, metrics, None, labels)
+
+
 def _stats(line: str, line_number: int) -> Iterator[Record | Skipped]:
-    # Two records glued on one line (§1.13) split at each stats start; the text before each start is its prefix.
+    # Two records glued on one line split at each stats start; the text before each start is its prefix.
     parts = line.split(_STATS)
     prefix = parts[0]
     for body in parts[1:]:
@@ -266,7 +305,7 @@ class LineParser:
         if self.pending is not None:
             first_number, first_text = self.pending
             self.pending = None
-            # Terminal hard-wraps split words (`throug\nhput`, `r\neqs`): join without a separator (§1.13).
+            # Terminal hard-wraps split words (`throug\nhput`, `r\neqs`): join without a separator.
             if line_number == first_number + 1 and _STATS not in line and "%" in line:
                 joined = list(_stats(first_text + line, first_number))
                 if joined and all(type(item) is Record for item in joined):
@@ -299,10 +338,16 @@ class LineParser:
                 if match.group(2):
                     metrics["preemptions_total"] = float(match.group(2))
             out.append(Record("event", "vllm.preemption", line_number, metrics, timestamp, labels))
+        elif "Prefix cache hit rate: GPU" in line:
+            out.append(_prefix_cache_record(line, line_number))
+        elif "with config:" in line and "model=" in line:
+            out.extend(_engine_config(line, line_number))
         elif ("took" in line or "blocks" in line or "KV cache" in line or "concurrency" in line
               or "kv_cache_size=" in line or "max seq len" in line or "block size" in line
               or "tensor_parallel_size=" in line):
             out.extend(_capacity(line, line_number))
+            if not out and looks_like_metric(line) and any(marker in line for marker in _MARKER_TEXT):
+                out.append(unread(line_number, line, "vllm"))  # one of ours, with numbers no reader took
         return out
 
     def finish(self) -> list:
@@ -333,9 +378,12 @@ def wants_next(line: str) -> bool:
 MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"Speculative metrics", b"PreemptionMode",
            b"# GPU blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
            b"Maximum concurrency", b"Model loading took", b"Loading model weights took", b"Memory profiling",
-           b"Setting attention block size")
+           b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v")
+# Markers start with an upper-case letter or a sign where they can: the scan's regex first tests a character set of
+# the markers' first bytes, and common lower-case letters would stop it at nearly every byte of a noise line.
 
 
+_MARKER_TEXT = tuple(marker.decode() for marker in MARKERS)
 # A LineParser carries no state across a line that does not ask for its next one (wants_next), so a big plain file
 # may be read in two parts by two processes (read.py, _parallel_items) with the same result.
 SPLITTABLE = True

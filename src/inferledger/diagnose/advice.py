@@ -1,0 +1,80 @@
+"""What to change for a verdict, fitted to what the log already shows (no "enable prefix caching" when its hit
+rate is in the log), with the ledger's expected gain where the roofline section has it."""
+
+from __future__ import annotations
+
+from inferledger.diagnose.accumulate import Accumulator
+from inferledger.diagnose.rules import threshold
+
+LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
+
+
+def _prefix_cache_state(acc: Accumulator | None) -> str | None:
+    """'on (hit rate …)' when the log shows a prefix cache at work, else None."""
+    if acc is None or acc.labels.get("prefix_caching") == "off":
+        return None
+    for stats in (acc.interval, acc.snapshot):
+        hit = stats.get("prefix_cache_hit_fraction")
+        if hit is not None and hit.count and hit.high > 0:  # V1 prints 0.0 % with the cache off too
+            return f"on (hit rate up to {hit.high:.0%})"
+        cached = stats.get("cached_tokens")
+        if cached is not None and cached.count and cached.high > 0:
+            return f"on (up to {cached.high:,.0f} cached prompt tokens per batch)"
+    cached = acc.requests.get("cached_tokens")
+    if cached is not None and cached.count and cached.high > 0:
+        return f"on ({cached.high:,.0f} cached prompt tokens in a request)"
+    if acc.labels.get("prefix_caching") == "on":
+        return "on"
+    return None
+
+
+def advice_for(verdict: str, section: dict | None, throughput_test: bool = False,
+               acc: Accumulator | None = None) -> list[str]:
+    if throughput_test:
+        return ["to measure latency, rerun at finite request rates (a sweep up to the throughput this test found) "
+                "with the real ISL/OSL distribution; use this run for capacity only"]
+    kv_advice = (section or {}).get("kv_advice")
+    if verdict == "kv-capacity":
+        tips = ["give the KV cache more memory (raise gpu_memory_utilization / --mem-fraction-static, shorter "
+                "max_model_len) or shard the model over more GPUs (tensor parallel frees weight memory for KV)"]
+        if kv_advice:
+            tips.insert(0, "lower KV precision — " + kv_advice)
+        return tips
+    if verdict == "queueing":
+        tips = ["add replicas (or cap the request rate): the queue grows because arrivals exceed what one server "
+                "completes"]
+        if kv_advice:
+            tips.append("if the queue forms at high KV usage, fp8 KV admits more requests — " + kv_advice)
+        return tips
+    if verdict == "prefill-bound":
+        chunk = acc.capacity.get("chunked_prefill_tokens") if acc is not None else None
+        if chunk is not None:
+            tips = [f"chunked prefill is on ({chunk[0]:,.0f} tokens per chunk): a smaller chunk (vLLM "
+                    "--max-num-batched-tokens, SGLang --chunked-prefill-size) interleaves decode more often"]
+        else:
+            tips = ["enable chunked prefill / lower the per-step token budget (vLLM --max-num-batched-tokens, SGLang "
+                    "--chunked-prefill-size) so prefills stop starving decode"]
+        state = _prefix_cache_state(acc)
+        if state is not None:
+            tips.append(f"prefix caching is already {state}: share longer common prefixes, or separate prefill and "
+                        "decode (disaggregated serving)")
+        else:
+            tips.append("enable prefix caching for shared prompts, or separate prefill and decode (disaggregated "
+                        "serving)")
+        return tips
+    if verdict == "decode-bound":
+        tips = ["batch more requests per step (decode reads the weights once per step for the whole batch)",
+                "lower weight precision (fp8/int4) or use speculative decoding to cut bytes per generated token"]
+        spec = acc.interval.get("spec_mean_acceptance_length") if acc is not None else None
+        if spec is not None and spec.count:
+            tips[1] = (f"speculative decoding is on (mean acceptance length {spec.mean:.2f}): a better-matched "
+                       "draft, or lower weight precision (fp8/int4), cuts bytes per generated token")
+        reached = acc.effective_bandwidth if acc is not None else None
+        if reached is not None and reached.count and reached.high < LOW_BANDWIDTH:
+            tips = [f"the backend reaches {reached.high / 1e9:.2f} GB/s of weight reads: try another backend or "
+                    "build (CPU, Vulkan, CUDA, Metal) or driver; any memory system allows far more"] + tips[1:]
+        if acc is not None and acc.labels.get("backend") == "cpu":
+            tips.insert(0, "the log shows a CPU backend: offload the layers to a GPU (decode speed is DRAM "
+                           "bandwidth ÷ weight bytes on a CPU)")
+        return tips
+    return []

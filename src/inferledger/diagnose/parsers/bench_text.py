@@ -1,0 +1,156 @@
+"""Benchmark clients that print `label: value` text blocks between dashed rules: LMDeploy's
+profile_throughput.py / profile_generation.py / profile_restful_api.py and the tgi-gaudi client's "Performance
+summary" (examples/run_generation.py). One summary Record per block.
+
+Units as printed: LMDeploy latencies in seconds (a `(s)` in the label, or an `s` after each value in old
+releases), throughput in token/s and req/s (or req/min); tgi-gaudi latencies in ms after each value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from inferledger.diagnose.parsers.bench_common import NUMBER, TIME_UNITS, to_number
+from inferledger.diagnose.records import Record, looks_like_metric, unread
+
+NAME = "bench-text"
+
+# LMDeploy: "first token latency(s)(min, max, ave): 0.623, 12.899, 4.401", old "first_token latency(min, max, ave):
+# 45.43s, 94.67s, 89.29s", "per-token latency(s) percentile(50, 75, 95, 99): [0, 0, 0.708, 0.979]".
+_STATS_LINE = re.compile(r"^\s*(first[ _]token latency|token latency|per-token latency)\s*(\((?:s|ms)\))?\s*"
+                         r"(?:percentile)?\(([^)]*)\)\s*:\s*(.+)$", re.IGNORECASE)
+_LMDEPLOY_METRIC = {"first token latency": "ttft_seconds", "first_token latency": "ttft_seconds",
+                    # profile_generation's "token latency" is the whole request (equal to the first token's when
+                    # nothing streams)
+                    "token latency": "e2e_seconds",
+                    "per-token latency": "itl_seconds"}
+_STAT = {"min": "min", "max": "max", "ave": "mean", "avg": "mean", "50": "median", "90": "p90", "95": "p95",
+         "99": "p99"}
+_LMDEPLOY_SCALARS = {  # label (lower case, before ':') -> (metric, factor)
+    "concurrency": ("max_concurrency", 1.0),
+    "elapsed_time": ("duration_seconds", 1.0),
+    "input_tokens": ("mean_input_tokens", 1.0),
+    "output_tokens": ("mean_output_tokens", 1.0),
+    "number of prompt tokens": ("total_input_tokens", 1.0),
+    "number of completion tokens": ("total_output_tokens", 1.0),
+    "token throughput (completion token)": ("output_tokens_per_second", 1.0),
+    "token throughput (prompt + completion token)": ("total_tokens_per_second", 1.0),
+    "throughput": ("output_tokens_per_second", 1.0),
+    "rps (request per second)": ("request_throughput_per_second", 1.0),
+    "rpm (request per minute)": ("request_throughput_per_second", 1 / 60.0),
+}
+_PAIR = re.compile(r"([A-Za-z_][\w ]*?(?:\([^)]*\))?)\s*:\s*([^,]+)")
+_GAUDI_TITLE = "Performance  summary"
+_GAUDI_SECTIONS = {"first token latency": "ttft_seconds", "output token latency": "tpot_seconds"}
+
+
+class _Block:
+    def __init__(self, line_number: int, tool: str):
+        self.line_number = line_number
+        self.tool = tool
+        self.metrics: dict = {}
+        self.section = ""  # tgi-gaudi: the latency the indented Median/Average lines belong to
+
+    def record(self) -> Record | None:
+        if not self.metrics:
+            return None
+        metrics = self.metrics
+        rate, duration = metrics.get("request_throughput_per_second"), metrics.get("duration_seconds")
+        if "completed_requests" not in metrics and rate and duration:
+            metrics["completed_requests"] = round(rate * duration)
+        return Record("summary", f"bench.{self.tool}", self.line_number, metrics, labels={"tool": self.tool})
+
+
+def _numbers_with_units(text: str, label_unit: str | None) -> list:
+    """Each value of a list like '0.623, 12.899, 4.401' or '45.43s, 94.67s' or '[0, 0, 0.708]' in seconds."""
+    values = []
+    for piece in text.strip().strip("[]").split(","):
+        match = NUMBER.search(piece)
+        if match is None:
+            values.append(None)
+            continue
+        unit = piece[match.end():].strip().lower() or (label_unit or "s")
+        values.append(float(match.group().replace(",", "")) * TIME_UNITS.get(unit, 1.0))
+    return values
+
+
+def _lmdeploy_line(block: _Block, line: str) -> bool:
+    match = _STATS_LINE.match(line)
+    if match is not None:
+        metric = _LMDEPLOY_METRIC[match.group(1).lower()]
+        label_unit = match.group(2).strip("()") if match.group(2) else None
+        stats = [name.strip().lower() for name in match.group(3).split(",")]
+        for stat, value in zip(stats, _numbers_with_units(match.group(4), label_unit), strict=False):
+            if value is not None and stat in _STAT:
+                block.metrics[f"{metric}_{_STAT[stat]}"] = value
+        return True
+    used = False
+    for label, value in _PAIR.findall(line):
+        known = _LMDEPLOY_SCALARS.get(" ".join(label.lower().split()))
+        number = to_number(value)
+        if known is not None and number is not None:
+            if known[1] == 1.0 or known[0] not in block.metrics:  # RPM only where no RPS line was printed
+                block.metrics[known[0]] = number * known[1]
+            used = True
+    return used
+
+
+def _gaudi_line(block: _Block, line: str) -> bool:
+    stripped = line.strip()
+    lowered = stripped.lower().rstrip(":")
+    if lowered in _GAUDI_SECTIONS:
+        block.section = _GAUDI_SECTIONS[lowered]
+        return True
+    if stripped.lower().startswith("throughput:"):
+        number = to_number(stripped)
+        if number is not None:
+            block.metrics["request_throughput_per_second" if "queries/s" in stripped else
+                          "output_tokens_per_second"] = number
+        return True
+    if block.section and ":" in stripped:
+        label, _, value = stripped.partition(":")
+        stat = {"median": "median", "average": "mean", "p90": "p90", "p99": "p99"}.get(label.strip().lower())
+        values = _numbers_with_units(value, "ms")
+        if stat and values and values[0] is not None:
+            block.metrics[f"{block.section}_{stat}"] = values[0]
+            return True
+    return False
+
+
+def sniff(head: str) -> float:
+    if _GAUDI_TITLE in head:
+        return 0.9
+    lowered = head.lower()
+    if ("first_token latency" in lowered or "first token latency" in lowered) and (
+            "elapsed_time" in lowered or "token/s" in lowered):
+        return 0.9
+    return 0.0
+
+
+def parse(lines) -> Iterator:
+    block: _Block | None = None
+    for line_number, line in lines:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("-----") and _GAUDI_TITLE not in stripped:
+            continue  # rules between and inside the blocks
+        if _GAUDI_TITLE in stripped:
+            if block is not None and (record := block.record()) is not None:
+                yield record
+            block = _Block(line_number, "tgi-gaudi")
+            continue
+        lowered = stripped.lower()
+        if lowered.startswith("concurrency:") and (block is None or block.tool != "lmdeploy"
+                                                   or "max_concurrency" in block.metrics):
+            if block is not None and (record := block.record()) is not None:
+                yield record
+            block = _Block(line_number, "lmdeploy")
+        if block is None:
+            continue
+        used = _gaudi_line(block, line) if block.tool == "tgi-gaudi" else _lmdeploy_line(block, line)
+        if not used and looks_like_metric(line):
+            yield unread(line_number, line, NAME)
+    if block is not None and (record := block.record()) is not None:
+        yield record

@@ -1,0 +1,219 @@
+"""Every diagnosis rule as one row of data: what it reads in the log, the threshold, why that threshold, the verdict
+it supports and how much confidence it carries. The rule families (rules_summary, rules_windows, rules_requests,
+rules_state, roofline) test the thresholds and say the numbers; the table is the one place a reader reviews.
+
+Confidence of a rule seen in part of a log: `low` when it holds in one window (or request) among many, rising
+linearly to `high` when it holds in all of them, so a persistent reading outranks one outlier window. Rules that
+are a single fact (an event, a summary line) use `high` for both.
+
+`inferledger diagnose --rules` prints this table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inferledger.diagnose.findings import Evidence, Finding
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    family: str  # summary | windows | requests | state | hardware
+    verdict: str  # the verdict it supports ("check" or "note" for rules that only report)
+    evidence: str  # what the log must show
+    threshold: float | None  # the number the test compares with, in `unit`
+    unit: str
+    why: str  # why this threshold (the source or the arithmetic)
+    low: float  # confidence when seen once among many windows/requests
+    high: float  # confidence when seen throughout
+
+    def score(self, share: float = 1.0) -> float:
+        share = min(max(share, 0.0), 1.0)
+        return self.low + (self.high - self.low) * share
+
+
+def _rule(name, family, verdict, evidence, threshold, unit, why, low, high=None) -> Rule:
+    return Rule(name, family, verdict, evidence, threshold, unit, why, low, low if high is None else high)
+
+
+_TABLE = (
+    # -- benchmark summaries (vllm/sglang bench, genai-perf, AIPerf, guidellm, llmperf, trtllm-bench, JetStream,
+    #    LMDeploy, TGI benchmark clients) -----------------------------------------------------------------------
+    _rule("summary-ttft-zero", "summary", "measurement-artifact", "mean TTFT = 0 with completed requests",
+          0.0, "s", "a real SGLang summary printed mean_ttft_ms 0.0; a first token is never free",
+          0.9),
+    _rule("summary-zero-throughput", "summary", "measurement-artifact",
+          "output throughput 0 with requests done or latencies measured",
+          0.0, "tok/s", "tgi-gaudi printed Throughput 0.0 tokens/s for a run that generated tokens", 0.9),
+    _rule("summary-ttft-equals-e2e", "summary", "measurement-artifact", "mean TTFT ≥ this share of mean E2E",
+          0.999, "ratio", "LMDeploy's first-token latency equal to the full latency (not streamed)", 0.85),
+    _rule("summary-chunked-ttst", "summary", "measurement-artifact",
+          "time to second token below this while TTFT > 0.2 s", 0.001, "s",
+          "tokens that arrive in one chunk: TTFT then depends on the tool's definition", 0.45),
+    _rule("summary-rate-not-kept", "summary", "queueing",
+          "achieved < 0.8 × offered req/s and the run took > 1.3 × (arrival window + one latency)", 0.8,
+          "achieved/offered", "a server that cannot keep up completes fewer requests than arrive; a short "
+          "run drains after the arrivals end, so the duration test keeps that apart", 0.8),
+    _rule("summary-all-at-once", "summary", "queueing", "request rate inf / issue rate ≥ this, uncapped", 1e6,
+          "req/s", "every request sent at t=0 is a throughput test; TTFT is queue wait by construction",
+          0.7, 0.75),
+    _rule("summary-ttft-over-prompt-work", "summary", "queueing",
+          "mean TTFT ≥ this × (mean input tokens ÷ the run's input tok/s), TTFT ≥ 0.5 s", 5.0, "×",
+          "the run's input rate is a lower bound on the server's prefill rate, so one prompt needs at "
+          "most mean input ÷ that rate of prefill; a first token far later waited for something else", 0.7),
+    _rule("summary-ttft-over-tpot", "summary", "queueing",
+          "no input rate in the summary: mean TTFT ≥ this × TPOT and ≥ 2 s", 100.0, "×",
+          "a prompt of a few thousand tokens costs tens of decode steps on a GPU, not hundreds (prefill runs "
+          "~100× more tokens per step at the same weight reads); weaker than the prompt-work test", 0.55),
+    _rule("summary-ttft-spread", "summary", "queueing",
+          "TTFT high percentile (p99 or max) ≥ this × its low one (p1 or min), TTFT ≥ 1 s, ITL/TPOT spread ≤ 2×",
+          5.0, "×", "prompts of one length prefill in about the same time; first tokens that spread from seconds to "
+          "tens of seconds while the per-token time stays flat waited in a queue that grew during the run", 0.6,
+          0.7),
+    _rule("summary-ttft-share", "summary", "prefill-bound", "mean TTFT ≥ this share of mean E2E and ≥ 1 s",
+          0.25, "of E2E", "the first token takes a quarter of the request: prompt work is a major part of the "
+          "latency (queue evidence ruled out first)", 0.5, 0.65),
+    _rule("summary-slow-prompt-rate", "summary", "prefill-bound",
+          "prompt tokens ÷ TTFT below this × the decode rate (1/TPOT), input ≥ 256 tokens", 2.0, "×",
+          "prefill processes a whole prompt per step and should run many times faster per token than decode; long "
+          "outputs hide a slow prefill from the TTFT share", 0.55),
+    _rule("summary-itl-stalls", "summary", "prefill-bound", "ITL P99 ≥ this × median ITL (alone, or raising "
+          "summary-ttft-share)", 10.0, "×", "prefills that stall the decode batch show as a long ITL tail; "
+          "the median gap is then the decode step, not the stall-inflated TPOT", 0.65),
+    _rule("summary-slow-tpot-no-hardware", "summary", "decode-bound",
+          "TPOT (or ITL) ≥ this with no model/GPU to judge against", 0.100, "s",
+          "≤ 10 tok/s per stream is slow for any GPU serving a model that fits it; without --model/--gpu this "
+          "is the only judgement possible and it is said so", 0.6),
+    _rule("summary-healthy", "summary", "healthy", "latencies present, none of the rules above fired", None, "",
+          "TTFT, per-token time and throughput stated, no queue, no artefact", 0.6),
+    _rule("summary-no-latency", "summary", "insufficient-data", "counts only, no latency columns", None, "",
+          "nothing to judge speed by", 0.45),
+    # -- server stats windows (vLLM stats line, SGLang batch lines, TRT-LLM iteration stats, two /metrics scrapes) --
+    _rule("windows-kv-full-waiting", "windows", "kv-capacity", "KV usage ≥ this with requests waiting", 0.90,
+          "fraction", "KV ≥ ~90 % with waiting > 0 is the KV pool holding requests back", 0.5, 0.95),
+    _rule("windows-swapped", "windows", "kv-capacity", "requests swapped to CPU > 0", 0.0, "requests",
+          "V0 swaps only when the GPU KV cache runs out", 0.6, 0.9),
+    _rule("windows-waiting", "windows", "queueing", "waiting requests > 0 (KV not full)", 0.0, "requests",
+          "a queue that does not drain is overload; a draining one lowers the score by 0.15", 0.45, 0.9),
+    _rule("windows-prefill-heavy", "windows", "prefill-bound",
+          "prompt tok/s ≥ 5 × generation tok/s and < 10 generation tok/s per running request", 5.0, "×",
+          "an interval dominated by prompt tokens while decode collapses", 0.5, 0.95),
+    _rule("windows-slow-streams", "windows", "decode-bound",
+          "generation < 10 tok/s per running request at ≤ 8 running (or < 5 at any batch), no prefill load",
+          10.0, "tok/s per request", "a small batch is bandwidth-bound and should stream well above 10 tok/s "
+          "on any GPU; without --model/--gpu the cutoff is fixed and said so", 0.45, 0.8),
+    _rule("windows-kv-full-no-queue", "windows", "kv-capacity", "KV usage ≥ 0.90 with no request waiting", 0.90,
+          "fraction", "the batch already fills the KV pool: the next burst will queue or preempt", 0.4, 0.65),
+    _rule("windows-idle", "windows", "insufficient-data", "Running 0 and Waiting 0 in every window", None, "",
+          "an idle server says nothing about its speed", 0.6),
+    _rule("windows-no-speed", "windows", "insufficient-data", "busy windows, no queue, no generation rate", None,
+          "", "running counts and KV usage alone cannot show speed", 0.5),
+    _rule("windows-healthy", "windows", "healthy", "busy windows, no queue, KV not full, streams not slow", None,
+          "", "the rules above found nothing; the per-stream speed is shown", 0.55, 0.8),
+    # -- per-request records (TGI, llama.cpp, ollama, llmperf, detailed bench JSON, TGI span fragments) --------
+    _rule("requests-ttft-zero", "requests", "measurement-artifact", "TTFT = 0", 0.0, "s", "a first token is never free: the client did not time it", 0.85),
+    _rule("requests-ttft-ge-e2e", "requests", "measurement-artifact", "TTFT ≥ E2E with more than one token",
+          None, "", "not streamed", 0.85),
+    _rule("requests-prefill-zero", "requests", "measurement-artifact", "prompt eval 0.00 ms for a non-empty prompt",
+          0.0, "s", "llama-cpp-python 0.3.0", 0.85),
+    _rule("requests-impossible-prompt-rate", "requests", "measurement-artifact",
+          "prompt tok/s above this on a single-stream runner (llama.cpp, ollama), no model/GPU", 50_000.0,
+          "tok/s", "50k tok/s needs 2 × 1e9 × 5e4 = 100 TFLOP/s even for a 1B model; ollama's 139,356 tok/s "
+          "was a timing bug (PR #12742)", 0.7),
+    _rule("requests-cold-start", "requests", "measurement-artifact", "load time ≥ this share of the request",
+          0.5, "of E2E", "the request measured a model load, not serving", 0.8),
+    _rule("requests-tiny-prompt", "requests", "note", "prompt ≤ this many tokens", 20.0, "tokens",
+          "a prompt-eval rate on a handful of tokens is fixed overhead", 0.0),
+    _rule("requests-parts-mismatch", "requests", "check",
+          "total time differs from load + prompt eval + eval by more than this share (and 50 ms)", 0.10,
+          "of total", "the parts of a request must add up; a gap is time the runner did not account for",
+          0.0),
+    _rule("requests-queue-dominant", "requests", "queueing", "queue time > compute time and > 0.05 s", 0.05, "s",
+          "TGI queue_time ≫ inference_time", 0.6, 0.9),
+    _rule("requests-prefill-share", "requests", "prefill-bound",
+          "prompt eval ≥ this share of prompt eval + eval, prompt > 20 tokens", 0.5, "of compute",
+          "per request, the time to read the prompt exceeds the time to write the answer: prefill dominates "
+          "(llama.cpp, ollama state both parts)", 0.45, 0.75),
+    _rule("requests-slow-tpot-no-hardware", "requests", "decode-bound",
+          "time per output token ≥ this with no model/GPU to judge against", 0.100, "s",
+          "≤ 10 tok/s per stream; the hardware is unknown, so the cutoff is fixed and said so", 0.55, 0.85),
+    _rule("requests-no-speed", "requests", "insufficient-data", "requests with times but no per-token time or TTFT",
+          None, "", "a total or queue time alone cannot say where the time went", 0.5),
+    _rule("requests-healthy", "requests", "healthy", "per-token time or TTFT present, no rule above fired", None,
+          "", "the numbers are shown", 0.55, 0.75),
+    # -- state: events, start-up capacity, /metrics snapshots ------------------------------------------------------
+    _rule("state-preemption", "state", "kv-capacity", "preemption / retraction / OOM events", 1.0, "events",
+          "the engine evicted requests because the KV cache ran out; more events, more confidence",
+          0.8, 0.9),
+    _rule("state-few-full-requests", "state", "kv-capacity", "KV cache holds fewer than this many full-length "
+          "requests", 2.0, "requests", "long-context traffic will queue on KV capacity", 0.55),
+    _rule("state-capacity-only", "state", "insufficient-data", "start-up capacity lines only", None, "",
+          "no traffic in the log", 0.5),
+    _rule("state-snapshot-kv-full", "state", "kv-capacity", "one scrape: waiting > 0 with KV ≥ 0.90", 0.90,
+          "fraction", "as windows-kv-full-waiting, seen once", 0.7),
+    _rule("state-snapshot-waiting", "state", "queueing", "one scrape: waiting > 0", 0.0, "requests",
+          "as windows-waiting, seen once", 0.6),
+    _rule("state-snapshot-preemptions", "state", "kv-capacity", "one scrape: preemptions since start > 0", 0.0,
+          "events", "a counter, so it may be old", 0.6),
+    _rule("state-snapshot-only", "state", "insufficient-data", "one scrape", None, "",
+          "counters need two scrapes for rates (--url scrapes twice)", 0.5),
+    # -- against the hardware (--model/--gpu, or what the log names) -----------------------------------------------
+    _rule("hardware-decode-faster-than-floor", "hardware", "measurement-artifact",
+          "observed decode step faster than the ledger floor by this factor", 1.2, "× floor speed",
+          "faster than the bandwidth allows is a wrong model/GPU, speculative decoding or a broken "
+          "measurement", 0.7),
+    _rule("hardware-prefill-above-peak", "hardware", "measurement-artifact",
+          "prompt tok/s × FLOP per token above this × the dense peak", 1.2, "× peak",
+          "the prompt was not all computed (prefix cache) or not all timed; broken numbers outrank what is "
+          "read from them", 0.9),
+    _rule("hardware-decode-far-below-floor", "hardware", "decode-bound",
+          "observed decode speed below this share of the ledger floor's speed", 0.5, "of floor speed",
+          "memory-bound GEMMs and decode attention reach 75-92 % of HBM bandwidth in engine measurements; below "
+          "half, the engine (not the memory) limits decode; measured against physics, it outranks the "
+          "fixed-cutoff readings", 0.85),
+    _rule("hardware-decode-below-realistic", "hardware", "decode-bound",
+          "observed decode step slower than this × the ledger's realistic estimate", 1.5, "× realistic",
+          "the realistic estimate already charges launch and efficiency losses; 1.5× beyond it is lost time",
+          0.85),
+    _rule("hardware-decode-near-floor", "hardware", "healthy",
+          "observed decode speed at or above this share of the floor's speed", 0.75, "of floor speed",
+          "as fast as the hardware allows: slow tokens are the model's size, not a fault", 0.65),
+    _rule("hardware-low-effective-bandwidth", "hardware", "decode-bound",
+          "weights (llama-bench size) × generation tok/s below this", 10e9, "B/s",
+          "every decode step reads all weights once, so size × tok/s is the bandwidth reached; "
+          "below 10 GB/s is slower than any current memory system, a backend problem (QNN example)", 0.75),
+)
+
+RULES = {rule.name: rule for rule in _TABLE}
+FAMILIES = ("summary", "windows", "requests", "state", "hardware")
+
+
+def threshold(name: str) -> float:
+    value = RULES[name].threshold
+    assert value is not None, name
+    return value
+
+
+def fire(name: str, text: str, numbers: dict | None = None, share: float = 1.0, lines=(), file: str = "",
+         verdict: str | None = None, score: float | None = None) -> Finding:
+    """A Finding for rule `name` with one piece of evidence; its score comes from the table (share-weighted)."""
+    rule = RULES[name]
+    verdict = verdict or rule.verdict
+    return Finding(verdict, rule.score(share) if score is None else score,
+                   [Evidence(verdict, text, dict(numbers or {}), list(lines), file, rule=name)], rule=name)
+
+
+def rules_table() -> str:
+    """The table as Markdown, one row per rule, grouped by family."""
+    rows = ["| rule | verdict | evidence | threshold | confidence | why |", "|---|---|---|---|---|---|"]
+    for rule in _TABLE:
+        if rule.threshold is None:
+            limit = "-"
+        else:
+            limit = f"{rule.threshold:g} {rule.unit}".strip()
+        confidence = f"{rule.low:.2f}" if rule.low == rule.high else f"{rule.low:.2f}→{rule.high:.2f}"
+        if rule.verdict in ("check", "note"):
+            confidence = "-"
+        rows.append(f"| {rule.name} | {rule.verdict} | {rule.evidence} | {limit} | {confidence} | {rule.why} |")
+    return "\n".join(rows)

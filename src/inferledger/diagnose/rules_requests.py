@@ -1,0 +1,113 @@
+"""Rules over per-request records (TGI spans, llama.cpp and ollama timings, llmperf and detailed bench JSON):
+artefacts and sanity checks per request first, then queue, prefill share and per-token speed, each
+weighted by the share of requests it holds for. Thresholds and confidences: rules.py."""
+
+from __future__ import annotations
+
+from inferledger.diagnose.accumulate import PARTS_MISMATCH, TINY_PROMPT_TOKENS, Accumulator
+from inferledger.diagnose.rules import fire, threshold
+from inferledger.diagnose.rules_windows import lines_of
+
+
+def request_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware_judged: bool) -> None:
+    count = acc.request_count
+    if not count:
+        return
+    flags = acc.flags
+
+    def share(flag: str) -> float:
+        return flags[flag].count / count
+
+    for flag, rule, text in (("ttft_zero", "requests-ttft-zero", "TTFT of 0 ms"),
+                             ("ttft_ge_e2e", "requests-ttft-ge-e2e", "first-token latency equal to the full latency"),
+                             ("prefill_zero", "requests-prefill-zero", "prompt eval time 0.00 ms for a non-empty "
+                                                                        "prompt")):
+        if flags[flag].count:
+            findings.append(fire(rule, f"{flags[flag].count} of {count} requests report {text}",
+                                 {"requests": flags[flag].count}, **lines_of(acc, flag)))
+    if flags["cold_start"].count:
+        load = acc.request_value("load_seconds")
+        e2e = acc.request_value("e2e_seconds")
+        findings.append(fire(
+            "requests-cold-start", f"model load {load.high * 1e3:.1f} ms is {load.high / e2e.high:.0%} of the "
+            "request time: this measures a cold start, not serving", {"load_seconds": load.high,
+                                                                       "e2e_seconds": e2e.high},
+            **lines_of(acc, "cold_start")))
+    if flags["impossible_prompt_rate"].count:
+        rate = acc.request_value("prompt_tokens_per_second")
+        findings.append(fire(
+            "requests-impossible-prompt-rate", f"prompt eval at up to {rate.high:,.0f} tok/s on a single-stream "
+            f"runner in {flags['impossible_prompt_rate'].count} of {count} requests: above "
+            f"{threshold('requests-impossible-prompt-rate'):,.0f} tok/s is a timing bug (only part of the prompt "
+            "timed), not prefill speed", {"prompt_tokens_per_second_max": rate.high},
+            **lines_of(acc, "impossible_prompt_rate")))
+    if flags["tiny_prompt"].count:
+        notes.append(f"{flags['tiny_prompt'].count} request(s) with ≤ {TINY_PROMPT_TOKENS:.0f} prompt tokens: their "
+                     "prompt-eval rate is fixed overhead, not prefill speed")
+    gap = acc.parts_gap
+    if gap.count:
+        worst = gap.high if abs(gap.high) >= abs(gap.low) else gap.low
+        checks.append({"check": "request parts", "source": "requests", "requests": gap.count,
+                       "largest_gap_seconds": worst, "mismatched": flags["parts_mismatch"].count,
+                       "ok": flags["parts_mismatch"].count == 0,
+                       "meaning": f"total time vs load + prompt eval + eval per request (> {PARTS_MISMATCH:.0%} "
+                                  "off is time the runner did not account for)"})
+    if flags["queue_dominant"].count:
+        queue = acc.request_value("queue_seconds")
+        findings.append(fire(
+            "requests-queue-dominant", f"{flags['queue_dominant'].count} of {count} requests spent longer queued "
+            f"than computing (queue up to {queue.high:.3g} s)", {"queue_seconds_max": queue.high},
+            share("queue_dominant"), **lines_of(acc, "queue_dominant")))
+    if flags["prefill_share"].count:
+        prefill = acc.request_value("prefill_seconds")
+        tokens = acc.request_value("input_tokens")
+        findings.append(fire(
+            "requests-prefill-share", f"{flags['prefill_share'].count} of {count} requests spent at least half "
+            f"their compute reading the prompt (prompt eval up to {prefill.high:.3g} s for up to "
+            f"{tokens.high:,.0f} tokens)", {"prefill_seconds_max": prefill.high}, share("prefill_share"),
+            **lines_of(acc, "prefill_share")))
+    tpot = acc.request_value("tpot_seconds")
+    if flags["slow_tpot"].count and not hardware_judged:
+        queue = acc.request_value("queue_seconds")
+        text = (f"{flags['slow_tpot'].count} of {count} requests at {tpot.mean * 1e3:.0f} ms per output token "
+                f"(~{1 / tpot.mean:.1f} tok/s per stream)")
+        if queue is not None:
+            text += f" with {queue.mean * 1e3:.2f} ms in the queue: no queueing"
+        if acc.labels.get("tpot_includes_prefill"):
+            text += "; this time_per_token includes prefill"
+        if acc.labels.get("backend") == "cpu":
+            text += "; the log shows a CPU backend: decode reads the weights from DRAM"
+        text += "; a fixed cutoff: give --model and --gpu to judge it against the hardware"
+        findings.append(fire("requests-slow-tpot-no-hardware", text, {"tpot_seconds_mean": tpot.mean},
+                             share("slow_tpot"), **lines_of(acc, "slow_tpot")))
+    if flags["slow_tpot"].count or flags["queue_dominant"].count or flags["prefill_share"].count:
+        return
+    ttft = acc.request_value("ttft_seconds")
+    generation = acc.request_value("generation_tokens_per_second")
+    itl = acc.request_value("itl_seconds")
+    bits = []
+    numbers = {}
+    if ttft is not None:
+        bits.append(f"TTFT {ttft.mean * 1e3:.0f} ms")
+        numbers["ttft_seconds_mean"] = ttft.mean
+    if tpot is not None:
+        bits.append(f"{tpot.mean * 1e3:.1f} ms/token")
+        numbers["tpot_seconds_mean"] = tpot.mean
+    elif generation is not None:
+        bits.append(f"{generation.mean:.1f} tok/s generation")
+        numbers["generation_tokens_per_second_mean"] = generation.mean
+    if itl is not None and tpot is None:
+        bits.append(f"ITL {itl.mean * 1e3:.1f} ms")
+        numbers["itl_seconds_mean"] = itl.mean
+    queue = acc.request_value("queue_seconds")
+    if queue is not None and bits:
+        bits.append(f"queue {queue.mean * 1e3:.1f} ms")
+    if bits:
+        findings.append(fire("requests-healthy", f"{count} request(s): " + ", ".join(bits), numbers,
+                             min(1.0, count / 5)))
+        return
+    e2e = acc.request_value("e2e_seconds")
+    facts = [f"{label} {value.mean * 1e3:,.1f} ms" for label, value in (("total", e2e), ("queue", queue)) if value]
+    if facts:
+        findings.append(fire("requests-no-speed", f"{count} request(s): mean " + ", ".join(facts) + "; no TTFT or "
+                             "per-token time in the log", {"e2e_seconds_mean": e2e.mean if e2e else None}))

@@ -1,0 +1,88 @@
+"""Rules over the engine's state rather than its traffic: preemption / retraction / OOM events, start-up capacity
+lines and a single /metrics snapshot. Thresholds and confidences: rules.py."""
+
+from __future__ import annotations
+
+from inferledger.diagnose.accumulate import KV_FULL_FRACTION, Accumulator
+from inferledger.diagnose.rules import fire, threshold
+
+
+def event_findings(acc: Accumulator, findings: list) -> None:
+    for name, text in (("preemptions", "preemption(s): the KV cache ran out and requests were evicted"),
+                       ("retractions", "request(s) retracted: the KV pool was full during decode"),
+                       ("oom", "out-of-memory event(s)")):
+        total = acc.events.get(name)
+        if total:
+            lines = acc.event_lines[name]
+            numbers = {name: total}
+            if name == "preemptions" and acc.preemptions_total.count:
+                numbers["preemptions_total_reported"] = acc.preemptions_total.high
+            # One event is already proof; repeated ones raise it to the rule's high.
+            findings.append(fire("state-preemption", f"{total:.0f} {text}", numbers, min(1.0, (total - 1) / 4),
+                                 lines=list(lines.lines), file=lines.file))
+
+
+def capacity_findings(acc: Accumulator, findings: list) -> None:
+    capacity = {name: value for name, (value, *_rest) in acc.capacity.items()}
+    if not capacity:
+        return
+    tokens = capacity.get("kv_cache_tokens")
+    if tokens is None and capacity.get("gpu_blocks") is not None:
+        # vLLM default block size 16 unless the log printed another (hybrid models).
+        tokens = capacity["gpu_blocks"] * capacity.get("block_size_tokens", 16)
+    concurrency = capacity.get("max_concurrency_at_length")
+    length = capacity.get("max_model_len_tokens")
+    if concurrency is None and tokens and length:
+        concurrency = tokens / length
+    facts = []
+    if tokens:
+        facts.append(f"KV cache {tokens:,.0f} tokens")
+    if capacity.get("kv_cache_bytes"):
+        facts.append(f"{'' if tokens else 'KV cache '}{capacity['kv_cache_bytes'] / 2**30:.2f} GiB")
+    if length:
+        facts.append(f"max length {length:,.0f}")
+    if concurrency is not None:
+        facts.append(f"{concurrency:.2f} full-length requests fit")
+    if capacity.get("weights_bytes"):
+        facts.append(f"weights {capacity['weights_bytes'] / 2**30:.2f} GiB")
+    line_of = acc.capacity.get("kv_cache_tokens") or next(iter(acc.capacity.values()))
+    where = {"lines": [line_of[1]], "file": line_of[2]}
+    numbers = {"kv_cache_tokens": tokens, "max_concurrency_at_length": concurrency}
+    if concurrency is not None and concurrency < threshold("state-few-full-requests"):
+        findings.append(fire("state-few-full-requests", "startup capacity: " + ", ".join(facts) + ": long-context "
+                             "traffic will queue on KV capacity", numbers, **where))
+    findings.append(fire("state-capacity-only", "capacity facts only: " + (", ".join(facts) or
+                                                                          ", ".join(sorted(capacity))), numbers,
+                         **where))
+
+
+def snapshot_findings(acc: Accumulator, findings: list) -> None:
+    if not acc.snapshot:
+        return
+    waiting = acc.snapshot.get("waiting_requests")
+    kv = acc.snapshot.get("kv_cache_usage_fraction")
+    running = acc.snapshot.get("running_requests")
+    facts = []
+    if running:
+        facts.append(f"running {running.high:.0f}")
+    if waiting:
+        facts.append(f"waiting {waiting.high:.0f}")
+    if kv:
+        facts.append(f"KV {kv.high:.0%}")
+    for name in ("prompt_tokens_total", "generation_tokens_total", "requests_total", "preemptions_total"):
+        if name in acc.snapshot:
+            facts.append(f"{name} {acc.snapshot[name].high:,.0f}")
+    if waiting and waiting.high > 0:
+        if kv and kv.high >= KV_FULL_FRACTION:
+            findings.append(fire("state-snapshot-kv-full", f"metrics snapshot: {waiting.high:.0f} waiting with KV "
+                                 f"{kv.high:.0%} full", {"waiting_requests": waiting.high,
+                                                         "kv_cache_usage_fraction": kv.high}))
+        else:
+            findings.append(fire("state-snapshot-waiting", f"metrics snapshot: {waiting.high:.0f} requests waiting",
+                                 {"waiting_requests": waiting.high}))
+    preempted = acc.snapshot.get("preemptions_total")
+    if preempted and preempted.high > 0:
+        findings.append(fire("state-snapshot-preemptions", f"metrics snapshot: {preempted.high:.0f} preemptions "
+                             "since start", {"preemptions_total": preempted.high}))
+    findings.append(fire("state-snapshot-only", "one metrics snapshot (counters need two scrapes for rates: "
+                         "--url scrapes twice): " + ", ".join(facts), {}))

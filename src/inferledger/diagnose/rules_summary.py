@@ -1,0 +1,300 @@
+"""Rules over benchmark-client summaries (one Record per run): artefacts first, then queue evidence
+ (-1.3), then prefill and decode, then the two consistency checks of Thresholds and confidences: rules.py."""
+
+from __future__ import annotations
+
+import math
+
+from inferledger.diagnose.accumulate import Accumulator
+from inferledger.diagnose.rules import fire, threshold
+
+ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
+_BOTTLENECKS = ("queueing", "kv-capacity", "prefill-bound", "decode-bound")
+
+
+def summary_value(record, name: str):
+    value = record.metrics.get(name)
+    if value is None and name.endswith("_mean"):
+        value = record.metrics.get(name[:-5] + "_median")
+    return value
+
+
+def offered_rate(record) -> float | None:
+    rate = record.metrics.get("request_rate_per_second")
+    if rate is None:
+        label = str(record.labels.get("request_rate", "")).strip().lower()
+        if label in ("inf", "infinity"):
+            return math.inf
+        try:
+            rate = float(label) if label else None
+        except ValueError:
+            rate = None
+    return rate
+
+
+class _Run:
+    """The numbers of one summary the rules read, each derived once."""
+
+    def __init__(self, record):
+        metrics = record.metrics
+        self.name = record.labels.get("benchmark") or record.labels.get("tool") or record.source
+        self.ttft = summary_value(record, "ttft_seconds_mean")
+        self.tpot = summary_value(record, "tpot_seconds_mean")
+        self.itl = summary_value(record, "itl_seconds_mean")
+        self.e2e = summary_value(record, "e2e_seconds_mean")
+        self.completed = metrics.get("completed_requests")
+        self.duration = metrics.get("duration_seconds")
+        achieved = metrics.get("request_throughput_per_second")
+        if achieved is None and self.completed and self.duration:
+            achieved = self.completed / self.duration
+        self.achieved = achieved
+        self.output_rate = metrics.get("output_tokens_per_second")
+        mean_output = metrics.get("mean_output_tokens")
+        if mean_output is None and self.completed and metrics.get("total_output_tokens"):
+            mean_output = metrics["total_output_tokens"] / self.completed
+        self.mean_output = mean_output
+        mean_input = metrics.get("mean_input_tokens")
+        if mean_input is None and self.completed and metrics.get("total_input_tokens"):
+            mean_input = metrics["total_input_tokens"] / self.completed
+        self.mean_input = mean_input
+        input_rate = metrics.get("input_tokens_per_second")
+        if input_rate is None and metrics.get("total_input_tokens") and self.duration:
+            input_rate = metrics["total_input_tokens"] / self.duration
+        self.input_rate = input_rate
+        self.offered = offered_rate(record)
+        self.concurrency = metrics.get("max_concurrency")
+        self.per_token = self.tpot if self.tpot is not None else self.itl
+        # The decode step: TPOT, unless the median gap between tokens is far shorter (stalls inflate TPOT).
+        itl_median = record.metrics.get("itl_seconds_median")
+        self.step = self.per_token
+        if self.per_token is not None and itl_median and itl_median < 0.5 * self.per_token:
+            self.step = itl_median
+        self.all_at_once = self.offered is not None and self.offered >= ALL_AT_ONCE_RATE
+        self.uncapped = self.concurrency is None or (self.completed is not None and self.concurrency >= self.completed)
+
+
+def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware_judged: bool) -> None:
+    for record, file in acc.summaries:
+        run = _Run(record)
+        where = {"lines": [record.line_number], "file": file}
+        before = len(findings)
+        _artefacts(run, record, where, findings)
+        _consistency(run, record, checks)
+        queued = _queue(run, record, where, findings, notes)
+        _prefill(run, record, where, findings, queued)
+        if run.step is not None and run.step >= threshold("summary-slow-tpot-no-hardware") \
+                and not hardware_judged:
+            findings.append(fire(
+                "summary-slow-tpot-no-hardware",
+                f"{run.name}: {run.step * 1e3:.0f} ms per output token (≤ {1 / run.step:.1f} tok/s per "
+                "stream); judged by a fixed cutoff: give --model and --gpu to judge it against the hardware",
+                {"tpot_seconds_mean": run.step}, **where))
+        failed = record.metrics.get("failed_requests")
+        if failed and run.completed and failed > 0.05 * (failed + run.completed):
+            notes.append(f"{run.name}: {failed:.0f} of {failed + run.completed:.0f} requests failed")
+        if run.all_at_once and run.uncapped:
+            continue  # a throughput test says nothing about latency health
+        if any(finding.verdict in _BOTTLENECKS or (finding.verdict == "measurement-artifact" and finding.score >= 0.8)
+               for finding in findings[before:]):
+            continue  # healthy only when no bottleneck (or a broken measurement) was read in this run
+        _health(run, record, where, findings)
+
+
+def _artefacts(run: _Run, record, where: dict, findings: list) -> None:
+    name, ttft, e2e = run.name, run.ttft, run.e2e
+    if ttft is not None and ttft <= 0 and (run.completed or run.output_rate or e2e):
+        findings.append(fire("summary-ttft-zero", f"{name}: mean TTFT is 0 ms: the first token was not timed "
+                             "", {"ttft_seconds_mean": ttft}, **where))
+    if run.output_rate is not None and run.output_rate <= 0 and (run.completed or ttft or run.per_token):
+        done = f"{run.completed:.0f} requests done" if run.completed else "latencies measured"
+        findings.append(fire("summary-zero-throughput", f"{name}: output throughput 0.0 tok/s with {done}: the "
+                             "throughput was not measured",
+                             {"output_tokens_per_second": run.output_rate, "completed_requests": run.completed},
+                             **where))
+    if ttft is not None and e2e is not None and ttft > 0 and ttft >= threshold("summary-ttft-equals-e2e") * e2e \
+            and (run.mean_output or 2) > 1:
+        findings.append(fire("summary-ttft-equals-e2e", f"{name}: first-token latency equals the full latency "
+                             "(not streamed?)", {"ttft_seconds_mean": ttft, "e2e_seconds_mean": e2e}, **where))
+    ttst = record.metrics.get("ttst_seconds_mean")
+    if ttst is not None and ttst < threshold("summary-chunked-ttst") and ttft is not None and ttft > 0.2:
+        findings.append(fire(
+            "summary-chunked-ttst", f"{name}: time to second token {ttst * 1e3:.2f} ms after a {ttft * 1e3:.0f} ms "
+            "first token: tokens arrive in chunks, so TTFT depends on what the tool counts as the first token",
+            {"ttst_seconds_mean": ttst, "ttft_seconds_mean": ttft}, **where))
+
+
+def _consistency(run: _Run, record, checks: list) -> None:
+    ttft, tpot, e2e, mean_output = run.ttft, run.tpot, run.e2e, run.mean_output
+    if ttft is not None and tpot is not None and e2e is not None and mean_output and mean_output > 1:
+        predicted = ttft + tpot * (mean_output - 1)
+        ratio = predicted / e2e if e2e > 0 else math.inf
+        checks.append({"check": "latency composition", "source": run.name, "predicted_e2e_seconds": predicted,
+                       "reported_e2e_seconds": e2e, "ratio": ratio, "ok": 0.85 <= ratio <= 1.15,
+                       "meaning": "TTFT + TPOT x (mean output - 1) vs mean E2E; a mismatch means "
+                                  "chunked streaming, speculative decoding or a broken measurement"})
+    if run.output_rate and run.per_token:
+        decoding = run.output_rate * run.per_token
+        check = {"check": "Little's law", "source": run.name, "output_tokens_per_second": run.output_rate,
+                 "seconds_per_token": run.per_token, "implied_decoding_requests": decoding}
+        cap = run.concurrency or record.metrics.get("mean_concurrency")
+        if cap:
+            check["concurrency"] = cap
+            check["ok"] = decoding <= cap * 1.2
+        checks.append(check)
+
+
+def _spread(record, metric: str) -> float | None:
+    metrics = record.metrics
+    low = metrics.get(f"{metric}_p1", metrics.get(f"{metric}_min"))
+    high = metrics.get(f"{metric}_p99", metrics.get(f"{metric}_max"))
+    return high / low if low and high and low > 0 else None
+
+
+def _ttft_spread(run: _Run, record, where: dict, findings: list) -> bool:
+    spread = _spread(record, "ttft_seconds")
+    if spread is None or run.ttft < 1.0 or spread < threshold("summary-ttft-spread"):
+        return False
+    steady = _spread(record, "itl_seconds") or _spread(record, "tpot_seconds")
+    text = f"{run.name}: first tokens spread {spread:.0f}× from the fastest to the slowest"
+    if steady is not None:
+        if steady > 2.0:
+            return False
+        text += f" while the per-token time spreads only {steady:.1f}×"
+    text += ": a queue that grew during the run"
+    findings.append(fire("summary-ttft-spread", text, {"ttft_spread": spread, "per_token_spread": steady},
+                         share=1.0 if steady is not None else 0.0, **where))
+    return True
+
+
+def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
+    """Queue evidence of the run; True when some rule found it."""
+    name, offered, achieved, completed = run.name, run.offered, run.achieved, run.completed
+    found = False
+    if offered is not None and math.isfinite(offered) and offered > 0 and achieved is not None and completed:
+        # A short run understates capacity: the last requests still run after the arrivals end, so compare the
+        # duration with (arrival window + one request's latency).
+        latency = run.e2e
+        if latency is None and run.ttft is not None and run.tpot is not None and run.mean_output:
+            latency = run.ttft + run.tpot * (run.mean_output - 1)
+        expected = completed / offered + (latency or 0.0)
+        kept = threshold("summary-rate-not-kept")
+        if achieved < kept * offered and latency is None:
+            notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered, but the excerpt has no "
+                         "request latency (E2E, or TTFT and TPOT): a short run's drain and overload look the same "
+                         "without it")
+        elif achieved < kept * offered and run.duration and run.duration > 1.3 * expected:
+            found = True
+            findings.append(fire(
+                "summary-rate-not-kept",
+                f"{name}: achieved {achieved:.3g} req/s against {offered:.3g} req/s offered; the run took "
+                f"{run.duration:.3g} s where ~{expected:.3g} s was expected: the server cannot keep up",
+                {"request_throughput_per_second": achieved, "request_rate_per_second": offered,
+                 "duration_seconds": run.duration}, **where))
+        elif achieved < kept * offered:
+            notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered, but the run is short: "
+                         f"{completed:.0f} requests arrive in {completed / offered:.3g} s and then drain "
+                         f"(expected ~{expected:.3g} s, took {run.duration or 0:.3g} s); not overload")
+    if run.all_at_once and run.uncapped and (run.concurrency is None or run.concurrency > 1):
+        found = True
+        text = (f"{name}: every request sent at t=0 (rate {'inf' if math.isinf(offered) else f'{offered:.2g}'}): "
+                "a throughput test; TTFT is queue wait by construction")
+        share = 0.0
+        if run.ttft is not None and run.per_token and run.ttft > 20 * run.per_token:
+            share = 1.0
+            text += f"; TTFT {run.ttft * 1e3:.0f} ms vs {run.per_token * 1e3:.1f} ms per token"
+        findings.append(fire("summary-all-at-once", text, {"request_rate_per_second": offered,
+                                                             "ttft_seconds_mean": run.ttft}, share=share, **where))
+    elif run.all_at_once:
+        notes.append(f"{name}: request rate inf but client concurrency {run.concurrency:.0f}: "
+                     "latencies are measured behind the client's own queue")
+    if found or run.ttft is None or run.all_at_once:
+        return found
+    found = _ttft_spread(run, record, where, findings)
+    # TTFT far beyond the prompt's own work, with no offered-rate line to compare.
+    if run.mean_input and run.input_rate and run.ttft >= 0.5:
+        work = run.mean_input / run.input_rate
+        factor = threshold("summary-ttft-over-prompt-work")
+        if run.ttft >= factor * work:
+            findings.append(fire(
+                "summary-ttft-over-prompt-work",
+                f"{name}: mean TTFT {run.ttft:.3g} s is {run.ttft / work:.0f}× the prompt's own work "
+                f"({run.mean_input:,.0f} input tokens ÷ the run's {run.input_rate:,.0f} input tok/s = "
+                f"{work * 1e3:.0f} ms): requests wait before their prefill",
+                {"ttft_seconds_mean": run.ttft, "prompt_work_seconds": work}, **where))
+            return True
+        return found
+    if not found and run.per_token and run.ttft >= 2.0 \
+            and run.ttft >= threshold("summary-ttft-over-tpot") * run.per_token:
+        findings.append(fire(
+            "summary-ttft-over-tpot",
+            f"{name}: mean TTFT {run.ttft:.3g} s is {run.ttft / run.per_token:.0f}× the {run.per_token * 1e3:.1f} ms "
+            "per token, and the summary has no input rate to rule out a long prompt: queueing, or a very long "
+            "prefill", {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token}, **where))
+        return True
+    return found
+
+
+def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> None:
+    ttft, e2e = run.ttft, run.e2e
+    if ttft is None or run.all_at_once or (e2e and ttft >= threshold("summary-ttft-equals-e2e") * e2e):
+        return  # a first token "as late as the last" is the artefact above, not prefill
+    note = "" if not queued else " (queue evidence above: part of it is waiting)"
+    if ttft >= 1.0 and e2e and ttft >= threshold("summary-ttft-share") * e2e:
+        itl_p99 = record.metrics.get("itl_seconds_p99")
+        itl_median = record.metrics.get("itl_seconds_median") or run.itl
+        finding = fire("summary-ttft-share", f"{run.name}: TTFT {ttft:.2f} s is {ttft / e2e:.0%} of the request "
+                       f"time{note or ' with no queue evidence in this summary (check server Waiting/queue)'}",
+                       {"ttft_seconds_mean": ttft, "e2e_seconds_mean": e2e}, share=0.0, **where)
+        if itl_p99 and itl_median and itl_p99 > threshold("summary-itl-stalls") * itl_median:
+            stall = fire("summary-itl-stalls", f"{run.name}: ITL P99 {itl_p99 * 1e3:.0f} ms vs median "
+                         f"{itl_median * 1e3:.1f} ms: prefills stall the decode batch", {"itl_seconds_p99": itl_p99},
+                         **where)
+            finding.score = max(finding.score, stall.score)
+            finding.evidence.extend(stall.evidence)
+        findings.append(finding)
+        return
+    itl_p99 = record.metrics.get("itl_seconds_p99")
+    itl_median = record.metrics.get("itl_seconds_median")
+    if itl_p99 and itl_median and itl_p99 > threshold("summary-itl-stalls") * itl_median:
+        findings.append(fire("summary-itl-stalls", f"{run.name}: ITL P99 {itl_p99 * 1e3:.0f} ms vs median "
+                             f"{itl_median * 1e3:.1f} ms: prefills stall the decode batch{note}",
+                             {"itl_seconds_p99": itl_p99, "itl_seconds_median": itl_median}, **where))
+        return
+    if run.mean_input and run.mean_input >= 256 and run.per_token and ttft > 0:
+        prompt_rate = run.mean_input / ttft
+        decode_rate = 1 / run.per_token
+        if prompt_rate < threshold("summary-slow-prompt-rate") * decode_rate:
+            findings.append(fire(
+                "summary-slow-prompt-rate",
+                f"{run.name}: prompts read at {prompt_rate:,.0f} tok/s ({run.mean_input:,.0f} tokens in a "
+                f"{ttft * 1e3:.0f} ms TTFT), barely faster than decode at {decode_rate:.0f} tok/s{note}",
+                {"prompt_tokens_per_second": prompt_rate, "decode_tokens_per_second": decode_rate}, **where))
+
+
+def _health(run: _Run, record, where: dict, findings: list) -> None:
+    numbers = {}
+    bits = []
+    if run.ttft is not None:
+        bits.append(f"TTFT {run.ttft * 1e3:.1f} ms")
+        numbers["ttft_seconds_mean"] = run.ttft
+    if run.per_token is not None:
+        bits.append(f"{'TPOT' if run.tpot is not None else 'ITL'} {run.per_token * 1e3:.2f} ms")
+        numbers["seconds_per_token"] = run.per_token
+    if run.output_rate is not None:
+        bits.append(f"{run.output_rate:.1f} output tok/s")
+        numbers["output_tokens_per_second"] = run.output_rate
+    if run.e2e is not None and not bits:
+        bits.append(f"E2E {run.e2e * 1e3:.0f} ms")
+        numbers["e2e_seconds_mean"] = run.e2e
+    if run.achieved is not None and bits:
+        bits.append(f"{run.achieved:.3g} req/s")
+        numbers["request_throughput_per_second"] = run.achieved
+    if bits:
+        findings.append(fire("summary-healthy", f"{run.name}: " + ", ".join(bits), numbers, **where))
+    elif run.completed or run.duration:
+        findings.append(fire("summary-no-latency", f"{run.name}: request counts and token lengths only; no latency "
+                             "columns", {"completed_requests": run.completed}, **where))
+    elif record.metrics:
+        shown = ", ".join(sorted(record.metrics)[:6])
+        findings.append(fire("summary-no-latency", f"{run.name}: no TTFT, per-token latency or throughput; only "
+                             f"{shown}", {}, **where))

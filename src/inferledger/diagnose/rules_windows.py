@@ -1,0 +1,121 @@
+"""Rules over server stats windows (vLLM stats lines, SGLang batch lines, TRT-LLM iteration stats, two /metrics
+scrapes): each rule's confidence grows with the share of windows it holds in (rules.Rule.score), so a reading that
+persists outranks one outlier window. Thresholds and confidences: rules.py."""
+
+from __future__ import annotations
+
+from inferledger.diagnose.accumulate import KV_FULL_FRACTION, Accumulator
+from inferledger.diagnose.rules import fire
+
+RECURRING_SHARE = 0.1  # a finding in this share of the windows (and 3 or more) is an episode, not an outlier
+
+
+def lines_of(acc: Accumulator, flag: str) -> dict:
+    lines = acc.flags[flag]
+    return {"lines": list(lines.lines), "file": lines.file}
+
+
+def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judged: bool) -> None:
+    windows = acc.interval_count
+    if not windows:
+        return
+    flags = acc.flags
+    kv = acc.interval_value("kv_cache_usage_fraction")
+    waiting = acc.interval_value("waiting_requests")
+    running = acc.interval_value("running_requests")
+    prompt = acc.interval_value("prompt_tokens_per_second")
+    generation = acc.interval_value("generation_tokens_per_second")
+    numbers = {"windows": windows}
+    if kv:
+        numbers["kv_cache_usage_fraction_max"] = kv.high
+    if waiting:
+        numbers["waiting_requests_max"] = waiting.high
+    if running:
+        numbers["running_requests_max"] = running.high
+
+    def share(flag: str) -> float:
+        return flags[flag].count / windows
+
+    if flags["kv_full_waiting"].count:
+        findings.append(fire(
+            "windows-kv-full-waiting", f"KV cache ≥ {KV_FULL_FRACTION:.0%} full with requests waiting in "
+            f"{flags['kv_full_waiting'].count} of {windows} windows (max {kv.high:.0%}, waiting up to "
+            f"{waiting.high:.0f})", numbers, share("kv_full_waiting"), **lines_of(acc, "kv_full_waiting")))
+    if flags["swapped"].count:
+        findings.append(fire(
+            "windows-swapped", f"requests swapped to CPU in {flags['swapped'].count} of {windows} windows: the GPU "
+            "KV cache ran out", {"swapped_requests_max": acc.interval["swapped_requests"].high}, share("swapped"),
+            **lines_of(acc, "swapped")))
+    if flags["waiting"].count:
+        draining = waiting.last is not None and waiting.last < waiting.high and waiting.last <= waiting.first / 2
+        text = (f"requests waiting in {flags['waiting'].count} of {windows} windows (up to {waiting.high:.0f}, "
+                f"last {waiting.last:.0f})")
+        if kv:
+            text += f" while KV usage peaked at {kv.high:.0%}"
+            if kv.high < KV_FULL_FRACTION:
+                text += ": not KV-bound"
+        if draining:
+            text += "; the queue is draining"
+        finding = fire("windows-waiting", text, numbers, share("waiting"), **lines_of(acc, "waiting"))
+        if draining:
+            finding.score -= 0.15
+        findings.append(finding)
+    if flags["prefill_heavy"].count:
+        findings.append(fire(
+            "windows-prefill-heavy", f"prompt throughput dominates {flags['prefill_heavy'].count} of {windows} "
+            f"windows (up to {prompt.high:.1f} prompt tok/s vs {generation.low:.1f} generation tok/s) and decode is "
+            f"starved (~{acc.per_stream.low:.1f} tok/s per running request)",
+            {"prompt_tokens_per_second_max": prompt.high, "generation_tokens_per_second_min": generation.low,
+             "generation_per_request_min": acc.per_stream.low}, share("prefill_heavy"),
+            **lines_of(acc, "prefill_heavy")))
+    slow = flags["slow_small_batch"].count + flags["starved"].count
+    if slow and not hardware_judged:
+        findings.append(fire(
+            "windows-slow-streams", f"generation at {acc.per_stream.low:.1f}–{acc.per_stream.high:.1f} tok/s per "
+            f"running request with no prefill load in {slow} of {windows} windows (a fixed cutoff: give --model and "
+            "--gpu to judge it against the hardware)", {"generation_per_request_mean": acc.per_stream.mean},
+            slow / windows, **lines_of(acc, "slow_small_batch" if flags["slow_small_batch"].count else "starved")))
+    if flags["kv_full_no_queue"].count:
+        findings.append(fire(
+            "windows-kv-full-no-queue", f"KV cache ≥ {KV_FULL_FRACTION:.0%} full with no request waiting in "
+            f"{flags['kv_full_no_queue'].count} of {windows} windows (max {kv.high:.0%}): the batch fills the KV "
+            "pool; the next burst will queue or preempt", numbers, share("kv_full_no_queue"),
+            **lines_of(acc, "kv_full_no_queue")))
+    if flags["busy"].count == 0 and running is not None:  # bench tables state no running count: not idle
+        findings.append(fire("windows-idle", f"the server is idle in all {windows} windows (Running 0, Waiting 0): "
+                             "nothing to diagnose", numbers))
+        return
+    if flags["busy"].count == 0:
+        return
+    # Healthy where most busy windows show no finding: a burst's first windows do not outweigh a steady run.
+    # Not when a finding recurs (in 3 windows or more and a tenth of them or more): episodes are not outliers.
+    clean = flags["busy"].count - flags["troubled"].count
+    recurring = max(3, RECURRING_SHARE * windows)
+    if clean <= flags["busy"].count / 2 or any(flags[name].count >= recurring for name in (
+            "waiting", "kv_full", "prefill_heavy", "slow_small_batch", "starved", "swapped")):
+        return
+    # What a healthy window looks like: busy, no queue, KV not full, per-stream speed shown.
+    bits = []
+    if generation:
+        bits.append(f"generation {generation.low:.1f}–{generation.high:.1f} tok/s")
+        numbers["generation_tokens_per_second_mean"] = generation.mean
+    if running:
+        bits.append(f"running {running.low:.0f}–{running.high:.0f}")
+    if waiting is not None:
+        bits.append(f"waiting max {waiting.high:.0f}")
+    if kv:
+        bits.append(f"KV {kv.low:.1%}–{kv.high:.1%}")
+    if acc.per_stream.count:
+        bits.append(f"~{acc.per_stream.mean:.1f} tok/s per running request")
+        numbers["generation_per_request_mean"] = acc.per_stream.mean
+    if not generation and not acc.per_stream.count:
+        # No speed in the windows: healthy needs numbers that show it; say what the windows do show.
+        findings.append(fire("windows-no-speed", f"{windows} stats windows: " + ", ".join(bits)
+                             + "; no generation rate to judge speed by", numbers))
+        return
+    known = [text for value, text in ((waiting, "no queue"), (kv, "KV cache not full")) if value is not None]
+    if clean < flags["busy"].count:
+        known = [f"{clean} of {flags['busy'].count} busy windows without a finding"]
+    findings.append(fire("windows-healthy", f"{windows} stats windows: " + ", ".join(bits)
+                         + (f"; {', '.join(known)}" if known else ""), numbers,
+                         min(1.0, windows / 5) * clean / flags["busy"].count))
