@@ -1,5 +1,5 @@
 """Where one machine stops being enough for the simulator: time and peak memory of one process as the trace grows
-(Llama-3.1-8B fp8 on an H200, chat-like lognormal lengths at 150 requests/s, a ~75%-busy replica), and the per-request
+(Llama-3.1-8B fp8 on an H200, chat-like lognormal lengths at 150 requests/s, a replica at or past its capacity), and the per-request
 cost that extrapolates to a fleet-sized trace. Each size runs in a fresh process so peak memory is its own.
 Prints measurements from this run only.
 

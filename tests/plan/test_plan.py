@@ -22,16 +22,18 @@ def run(capsys, *args):
     return code, out, err
 
 
+@pytest.mark.parametrize("source", ["floor", "auto"])
 @pytest.mark.parametrize("gpu, precision, isl, osl, seqs", [
     ("h100-sxm", "fp8", 2048, 128, 128), ("a100-sxm-80gb", "bf16", 128, 512, 64), ("l40s", "fp8", 512, 256, 32)])
-def test_closed_form_throughput_is_the_simulators_at_saturation(gpu, precision, isl, osl, seqs):
+def test_closed_form_throughput_is_the_simulators_at_saturation(gpu, precision, isl, osl, seqs, source):
     """Two independent paths over the same step costs: the closed-form steady state and the stepped simulation of
     a saturating run; they agree within 10% (the simulation also pays the start and the drain of the run)."""
     spec, card = load_model(LLAMA), find_accelerator(gpu)
     trace = synthetic_trace(2000, isl, osl)
-    closed = plan(spec, trace, [card], [precision], load_prices(), SLO(1e9, 1e9), batch_limits=[seqs])
+    closed = plan(spec, trace, [card], [precision], load_prices(), SLO(1e9, 1e9), batch_limits=[seqs],
+                  cost_options={"source": source})
     simulated = simulate(spec, card, trace, precision=precision, scheduler=Scheduler(max_num_seqs=seqs),
-                         source="floor")
+                         source=source)
     want = simulated.metrics["throughput"]["output_tokens_per_s"]
     assert closed.configurations[0]["output_tokens_per_s"] == pytest.approx(want, rel=0.10)
 

@@ -38,20 +38,27 @@ def cost(name, gpu="h200-sxm", precision="fp8"):
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.sampled_from(MODELS), st.sampled_from(["h200-sxm", "l40s"]), st.integers(1, 8000), st.integers(2, 400),
-       st.booleans())
-def test_one_request_alone_is_the_request_ledger(name, gpu, isl, osl, chunked):
+@given(st.sampled_from(MODELS), st.sampled_from(["h200-sxm", "l40s", "a100-sxm-80gb"]), st.integers(1, 8000),
+       st.integers(2, 400), st.booleans(), st.sampled_from(["floor", "realistic"]))
+def test_one_request_alone_is_the_request_ledger(name, gpu, isl, osl, chunked, source):
     """The first token comes from the prefill (TTFT = the ledger's prefill); the other OSL − 1 come from decode
-    steps at contexts ISL … ISL + OSL − 2, which is request_account(osl = OSL − 1)'s decode. MoE prefills go
-    through the interpolated expert table, hence 1e-6."""
+    steps at contexts ISL … ISL + OSL − 2, which is request_account(osl = OSL − 1)'s decode — on the floor, and on
+    the realistic estimate beside it. MoE prefills go through the interpolated expert table, and the realistic
+    decode through its table 2% apart, hence 1e-6."""
     card = find_accelerator(gpu)
     scheduler = Scheduler(max_batched_tokens=8192, chunked_prefill=chunked)
     result = simulate(spec(name), card, make_trace([isl], [osl]), precision="fp8", kv_precision="fp8",
-                      scheduler=scheduler, source="floor")
+                      scheduler=scheduler, source=source)
     account = request_account(spec(name), card, isl=isl, osl=osl - 1, precision="fp8", kv_precision="fp8")
-    assert result.metrics["ttft"]["p50"] == pytest.approx(account.prefill.seconds, rel=1e-6)
-    assert result.metrics["tpot"]["p50"] == pytest.approx(account.decode.seconds_per_token, rel=1e-9)
-    assert result.metrics["e2e"]["p50"] == pytest.approx(account.prefill.seconds + account.decode.seconds, rel=1e-6)
+    if source == "floor":
+        ttft, tpot, decode = account.prefill.seconds, account.decode.seconds_per_token, account.decode.seconds
+    else:
+        r = account.realistic
+        ttft, tpot, decode = r.prefill_seconds, r.decode_seconds_per_token, r.decode_seconds
+    assert result.step_cost["source"] == source
+    assert result.metrics["ttft"]["p50"] == pytest.approx(ttft, rel=1e-6)
+    assert result.metrics["tpot"]["p50"] == pytest.approx(tpot, rel=1e-6)
+    assert result.metrics["e2e"]["p50"] == pytest.approx(ttft + decode, rel=1e-6)
 
 
 def test_two_identical_requests_share_each_step():

@@ -28,15 +28,16 @@ MOE = ["Qwen/Qwen3-30B-A3B", "openai/gpt-oss-20b", "deepseek-ai/DeepSeek-V3"]
 @cache
 def model(name, precision="fp8"):
     spec = load_model(name)
-    formats = Formats.resolve(spec, precision, precision)
+    formats = Formats.resolve(spec, precision, precision if precision != "int4" else None)
     return spec, formats, build_step_model(spec, formats)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.sampled_from(DENSE), st.sampled_from(["h200-sxm", "a100-sxm-80gb", "l40s"]), st.booleans(),
+@given(st.sampled_from(DENSE), st.sampled_from(["fp8", "bf16", "int4"]),
+       st.sampled_from(["h200-sxm", "a100-sxm-80gb", "l40s"]), st.booleans(),
        st.integers(1, 8), st.integers(1, 6000), st.integers(0, 40000))
-def test_uniform_steps_are_the_roofline_of_the_rows(name, gpu, prefill, batch, new, context):
-    spec, formats, m = model(name)
+def test_uniform_steps_are_the_roofline_of_the_rows(name, precision, gpu, prefill, batch, new, context):
+    spec, formats, m = model(name, precision)
     card = find_accelerator(gpu)
     step = Step.prefill(new, batch, context) if prefill else Step.decode(context, batch)
     x = m.features([(new, context)] * batch) if prefill else m.features([], [context] * batch)

@@ -305,7 +305,7 @@ def run_trace(trace: Trace, cost, scheduler: Scheduler, kv_blocks: int, progress
             fast = pieces and _closed_form_stretch(dec, pieces, block, kv_blocks, state, now, min(admit_at, deadline))
             if fast:
                 now, count, last_seconds = fast[:3]
-                segments.append(fast[3])
+                segments.extend(fast[3])
                 steps += count
                 if fast[4]:  # it ran to the first completion
                     done = dec.ctx[:dec.n] >= dec.end[:dec.n]
@@ -399,8 +399,8 @@ def _closed_form_stretch(dec: _Decoders, pieces, block, kv_blocks, state, now, e
     """The decode stretch in closed form, when the step time is piecewise linear in the summed context
     (StepCost.decode_pieces): step j of the stretch has keys K + n·j, so on one piece its time is d0 + s·n·j and
     m steps take m·d0 + s·n·m(m−1)/2 — the step at which an event falls is the root of a quadratic. Returns
-    (new time, steps, last step seconds, (d0, s·n, steps, n), ran to the first completion) or None when the KV
-    cache could run out on the way (the vectorised stretch checks block by block). One piece per call."""
+    (new time, steps, last step seconds, [(d0, s·n, steps, n) per piece crossed], ran to the first completion) or
+    None when the KV cache could run out on the way (the vectorised stretch checks block by block)."""
     n = dec.n
     ctx = dec.ctx[:n]
     horizon = int((dec.end[:n] - ctx).min())
@@ -408,20 +408,29 @@ def _closed_form_stretch(dec: _Decoders, pieces, block, kv_blocks, state, now, e
         return None
     breaks, intercepts, slopes = pieces
     keys = float(ctx.sum()) + n  # Σ (context + 1) over the sequences, in the stretch's first step
-    p = bisect.bisect_right(breaks, keys)
-    d0 = intercepts[p] + slopes[p] * keys
-    rise = slopes[p] * n
-    steps = horizon
-    if p < len(breaks):  # the stretch stops where a row changes bound; the next one carries on
-        steps = min(steps, int((breaks[p] - keys) // n) + 1)
-    if event < math.inf:
-        steps = min(steps, _steps_to_reach(event - now, d0, rise))
+    t, taken, segments, last = now, 0, [], 0.0
+    while taken < horizon:
+        p = bisect.bisect_right(breaks, keys)
+        d0 = intercepts[p] + slopes[p] * keys
+        rise = slopes[p] * n
+        steps = horizon - taken
+        if p < len(breaks):  # this piece ends where a row changes bound (or a table interval ends)
+            steps = min(steps, int((breaks[p] - keys) // n) + 1)
+        hit = event < math.inf and _steps_to_reach(event - t, d0, rise) <= steps
+        if hit:
+            steps = _steps_to_reach(event - t, d0, rise)
+        segments.append((d0, rise, steps, n))
+        t += steps * d0 + rise * steps * (steps - 1) / 2
+        last = d0 + rise * (steps - 1)
+        taken += steps
+        keys += n * steps
+        if hit:
+            break
     before = int((-(-ctx // block)).sum())
-    ctx += steps
+    ctx += taken
     state["used"] += int((-(-ctx // block)).sum()) - before
-    end = now + steps * d0 + rise * steps * (steps - 1) / 2
-    dec.synced = end
-    return end, steps, d0 + rise * (steps - 1), (d0, rise, steps, n), steps == horizon
+    dec.synced = t
+    return t, taken, last, segments, taken == horizon
 
 
 def _steps_to_reach(gap: float, d0: float, rise: float) -> int:

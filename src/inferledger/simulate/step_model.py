@@ -130,10 +130,24 @@ class StepModel:
         return values
 
     def rows_of(self, x: np.ndarray) -> list:
-        """The Rows of one mixed step (per-instance figures, as operators.rows gives them)."""
-        values = self.fields(x)[:, 0, :]
-        return [dataclasses.replace(row, **{f: float(values[k, r]) for k, f in enumerate(FIELDS)})
-                for r, row in enumerate(self.template)]
+        """The Rows of one mixed step (per-instance figures, as operators.rows gives them). An attention row is
+        split into its prefill part and its decode part, each with its phase: kernels run the two differently
+        (the realistic estimate prices them apart); every other row is one row, its weights read once."""
+        g = len(self.layouts)
+        prefill_only, decode_only = x.copy(), x.copy()
+        prefill_only[3 + 2 * g:] = 0.0
+        decode_only[1:3 + 2 * g] = 0.0
+        values, prefill, decode = (self.fields(v)[:, 0, :] for v in (x, prefill_only, decode_only))
+        out = []
+        for r, row in enumerate(self.template):
+            if row.kind != "attention":
+                out.append(dataclasses.replace(row, **{f: float(values[k, r]) for k, f in enumerate(FIELDS)}))
+                continue
+            for phase, part, present in (("prefill", prefill, x[2] > 0), ("decode", decode, x[3 + 2 * g] > 0)):
+                if present:
+                    out.append(dataclasses.replace(row, phase=phase,
+                                                   **{f: float(part[k, r]) for k, f in enumerate(FIELDS)}))
+        return out
 
 
 def _uniform_features(model_layouts, phase: str, batch: int, new: int, context: int) -> list[float]:
