@@ -76,15 +76,24 @@ class RealisticArrays:
         self._norm = np.array([p is not None for p in powers])
         self._compute_scale = self._inverse_peak / self._compute_efficiency
         self._memory_scale = 1.0 / self._memory_efficiency
-        self._power = np.array([p if p is not None else 1.0 for p in powers], dtype=float)[:, None]
+        self._power = np.array([p if p is not None else 1.0 for p in powers], dtype=float)
+        self._norm_index = np.flatnonzero(self._norm)
+        self._norm_power = self._power[self._norm_index]
+        # One matrix for the five maps: x @ it gives every part's fields side by side.
+        order = ("flops", "moved", "dequant_ops", "kv_read_bytes", "kv_write_bytes")
+        self._stacked = np.concatenate([self._maps[name] for name in order], axis=1)
+        self._parts = len(parts)
+        self._prefill_parts = self._source == _PREFILL
+        self._decode_parts = self._source == _DECODE
+        self._prefill_column, self._decode_column = 2, 3 + 2 * g
 
     def seconds(self, x: np.ndarray) -> np.ndarray:
         one = x.ndim == 1
         x = np.atleast_2d(x)
-        g = len(self.model.layouts)
-        maps = self._maps
-        flops, moved, dequant = x @ maps["flops"], x @ maps["moved"], x @ maps["dequant_ops"]  # (steps, parts)
-        kv_read, kv_write = x @ maps["kv_read_bytes"], x @ maps["kv_write_bytes"]
+        p = self._parts
+        stacked = x @ self._stacked  # (steps, 5 × parts)
+        flops, moved, dequant = stacked[:, :p], stacked[:, p:2 * p], stacked[:, 2 * p:3 * p]
+        kv_read, kv_write = stacked[:, 3 * p:4 * p], stacked[:, 4 * p:]
         if self._expert_parts.size:  # routed experts are tabulated over the step's tokens, not linear
             fields = self.model.fields(x)[:, :, self._row[self._expert_parts]]
             flops[:, self._expert_parts] = fields[FIELDS.index("flops")]
@@ -96,14 +105,15 @@ class RealisticArrays:
         walking = self._decode_attention & (kv_write > 0)
         keys = np.where(walking, kv_read, 0.0) / np.where(walking, kv_write, 1.0)  # cached keys per sequence
         compute = flops * self._compute_scale
-        memory = memory * self._memory_scale
+        memory *= self._memory_scale
         serial = keys * self._seconds_per_key
         blended = np.maximum(np.maximum(compute, memory), serial)
-        if self._norm.any():
-            n, power = self._norm, self._power[self._norm, 0]
+        if self._norm_index.size:
+            n, power = self._norm_index, self._norm_power
             blended[:, n] = (compute[:, n] ** power + memory[:, n] ** power + serial[:, n] ** power) ** (1.0 / power)
-        seconds = np.where(self._has_entry, np.maximum(self._call + blended, floor), floor)
-        weights = np.where(self._source == _PREFILL, (x[:, 2] > 0)[:, None],
-                           np.where(self._source == _DECODE, (x[:, 3 + 2 * g] > 0)[:, None], True)) * self._count
-        total = (seconds * weights).sum(axis=1) + self.overhead_seconds
+        seconds = np.where(self._has_entry, np.maximum(self._call + blended, floor), floor) * self._count
+        # The prefill (decode) half of an attention row runs only when the step prefills (decodes).
+        seconds[:, self._prefill_parts] *= (x[:, self._prefill_column] > 0)[:, None]
+        seconds[:, self._decode_parts] *= (x[:, self._decode_column] > 0)[:, None]
+        total = seconds.sum(axis=1) + self.overhead_seconds
         return total[0] if one else total
