@@ -86,8 +86,17 @@ class RealisticArrays:
         self._prefill_parts = self._source == _PREFILL
         self._decode_parts = self._source == _DECODE
         self._prefill_column, self._decode_column = 2, 3 + 2 * g
+        # One step at a time (most of a simulation's calls), plain floats beat arrays of a few dozen parts.
+        self._scalar = list(zip(self._source.tolist(), self._count.tolist(), self._has_entry.tolist(),
+                                self._inverse_floor_peak.tolist(), self._compute_scale.tolist(),
+                                self._memory_scale.tolist(), self._seconds_per_key.tolist(), self._call.tolist(),
+                                self._decode_attention.tolist(), [p if n else None for p, n in
+                                                                  zip(self._power.tolist(), self._norm.tolist(), strict=True)],
+                                strict=True))
 
     def seconds(self, x: np.ndarray) -> np.ndarray:
+        if x.ndim == 1 and not self._expert_parts.size:
+            return self._one(x)
         one = x.ndim == 1
         x = np.atleast_2d(x)
         p = self._parts
@@ -117,3 +126,27 @@ class RealisticArrays:
         seconds[:, self._decode_parts] *= (x[:, self._decode_column] > 0)[:, None]
         total = seconds.sum(axis=1) + self.overhead_seconds
         return total[0] if one else total
+
+    def _one(self, x: np.ndarray) -> float:
+        """seconds() of one step, part by part in floats (the same terms as the array path)."""
+        p = self._parts
+        v = (x @ self._stacked).tolist()
+        prefilling, decoding = x[self._prefill_column] > 0, x[self._decode_column] > 0
+        bandwidth, vector = self._inverse_bandwidth, self._inverse_vector_peak
+        total = self.overhead_seconds
+        for j, (source, count, has_entry, floor_peak, compute_scale, memory_scale, per_key, call, walks,
+                power) in enumerate(self._scalar):
+            if (source == _PREFILL and not prefilling) or (source == _DECODE and not decoding):
+                continue
+            flops, memory, dequant = v[j], v[p + j] * bandwidth, v[2 * p + j]
+            floor = max(flops * floor_peak, memory, dequant * vector)
+            if not has_entry:
+                total += floor * count
+                continue
+            written = v[4 * p + j]
+            serial = v[3 * p + j] / written * per_key if walks and written > 0 else 0.0
+            compute, memory = flops * compute_scale, memory * memory_scale
+            blended = max(compute, memory, serial) if power is None else \
+                (compute ** power + memory ** power + serial ** power) ** (1.0 / power)
+            total += max(call + blended, floor) * count
+        return total
