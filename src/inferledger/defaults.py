@@ -13,6 +13,9 @@ CONTEXT_TOKENS = 8192  # context per request for a memory account when neither I
 GPU_MEMORY_UTILIZATION = 0.9  # vLLM --gpu-memory-utilization
 KV_BLOCK_TOKENS = 16  # vLLM --block-size: tokens per KV-cache block
 MAX_BATCHED_TOKENS = 8192  # vLLM's chunked-prefill token budget per step on a large GPU: sizes the activation peak
+MAX_NUM_SEQS = 256  # vLLM --max-num-seqs: sequences running at once (its long-standing server default)
+SLO_TTFT_SECONDS = 1.0  # goodput: a request counts when its time to first token is at most this …
+SLO_TPOT_SECONDS = 0.05  # … and its mean time per output token after the first at most this
 RUNTIME_OVERHEAD_BYTES = 2**30  # per card: CUDA context, cuBLAS/NCCL workspaces (1 GiB, typical on a recent driver)
 HIGH_PRECISION = "bf16"  # what a checkpoint that states no dtype is in, and the KV cache of a quantized checkpoint
 

@@ -25,7 +25,7 @@ def test_report_embeds_the_request_document(tmp_path):
     data = embedded(path.read_text())
     assert data["document"] == json.loads(run("request", *options, "--json").stdout)
     assert [c["id"] for c in data["charts"]] == ["roofline", "memory", "latency_batch", "throughput_batch",
-                                                 "latency_context", "throughput_context", "cards"]
+                                                 "latency_context", "throughput_context", "cards", "load"]
 
 
 def test_report_needs_no_network(tmp_path):

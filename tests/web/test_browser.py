@@ -198,7 +198,7 @@ def test_report_opens_offline(browser, tmp_path):
              "the report to draw")
     shown_numbers_match(browser, cli_json("request", *options))
     assert not browser.find_element(By.ID, "request-form").is_displayed()
-    assert len(browser.find_elements(By.CSS_SELECTOR, "figure.chart svg")) == 7
+    assert len(browser.find_elements(By.CSS_SELECTOR, "figure.chart svg")) == 8  # 7 charts of the request and the simulator's latency under load
     screenshot(browser, tmp_path, "report.png")
 
 

@@ -12,8 +12,8 @@ import importlib
 import sys
 
 # Order is the order shown in --help. A verb is listed here only once its module exists (no placeholders).
-VERBS = ["model", "models", "gpus", "request", "fit", "report", "serve", "tokens", "diagnose", "bench", "kernels",
-         "calibrate"]
+VERBS = ["model", "models", "gpus", "request", "fit", "compare", "tokens", "workload", "simulate", "plan", "diagnose",
+         "report", "serve", "bench", "kernels", "calibrate"]
 
 
 def _verb_modules():

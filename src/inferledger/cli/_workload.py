@@ -1,5 +1,5 @@
-"""Options shared by `request` and `fit`: the model (or a bare parameter count), the accelerator, formats, and how
-the model is spread over cards.
+"""Options shared by the verbs: the model (or a bare parameter count), the accelerator, formats, how the model is
+spread over cards, and the workload of the serving verbs.
 Defaults and their help texts come from inferledger.defaults, so a flag means the same thing on every verb."""
 
 from __future__ import annotations
@@ -108,3 +108,111 @@ def parallel_from(args, accelerator):
     bandwidth = None if args.link_gb_s is None else args.link_gb_s * 1e9
     return layout, topology_for(accelerator, gpus_per_node=args.gpus_per_node,
                                 link_bandwidth_bytes_per_second=bandwidth, inter_node=args.inter_node)
+
+
+REQUESTS = 1000  # synthetic requests when --requests is not given
+
+
+def add_trace_options(parser) -> None:
+    """The workload of `workload`, `simulate` and `plan`: a trace file, or synthetic lengths and arrivals."""
+    group = parser.add_argument_group("workload (a trace file, or synthetic lengths and arrivals)")
+    group.add_argument("--trace", metavar="FILE",
+                       help="JSONL/CSV requests: lengths, or prompt/output text, OpenAI chat or ShareGPT records")
+    group.add_argument("--tokenizer", metavar="NAME",
+                       help="counts a trace's text (a bundled name such as cl100k_base, a tokenizer file or hub id)")
+    group.add_argument("--isl", metavar="SPEC", help=f"input tokens: N, uniform:LO,HI, normal:MEAN,SD, "
+                       f"lognormal:MEAN,SIGMA or empirical:FILE (default {defaults.ISL_TOKENS})")
+    group.add_argument("--osl", metavar="SPEC", help=f"output tokens, same forms (default {defaults.OSL_TOKENS})")
+    group.add_argument("--requests", type=int, metavar="N", help=f"synthetic requests (default {REQUESTS:,})")
+    group.add_argument("--rate", metavar="R", help="requests per second, or inf: all at once (default inf)")
+    group.add_argument("--arrivals", metavar="SPEC",
+                       help="poisson (default), bursty:CV or closed:USERS[,THINK_SECONDS]")
+    group.add_argument("--shared-prefix", type=int, metavar="TOKENS",
+                       help="every prompt opens with the same TOKENS, served from the prefix cache after the first")
+    group.add_argument("--seed", type=int, default=0, metavar="N", help="random seed of the synthetic draw")
+
+
+class _LazyTokenizer:
+    """Loads the tokenizer only when the trace turns out to carry text."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def count_batch(self, texts):
+        from inferledger.tokens import load_tokenizer
+
+        return load_tokenizer(self.name).count_batch(texts)
+
+
+def load_trace(args):
+    """The Trace the options describe."""
+    from inferledger.errors import BadWorkload
+    from inferledger.workload import read_trace, synthetic_trace
+
+    synthetic = {"--isl": args.isl, "--osl": args.osl, "--requests": args.requests, "--rate": args.rate,
+                 "--arrivals": args.arrivals, "--shared-prefix": args.shared_prefix}
+    if args.trace:
+        given = [flag for flag, value in synthetic.items() if value is not None]
+        if given:
+            raise BadWorkload(f"give --trace or synthetic options ({', '.join(given)}), not both")
+        return read_trace(args.trace, tokenizer=_LazyTokenizer(args.tokenizer) if args.tokenizer else None)
+    return synthetic_trace(REQUESTS if args.requests is None else args.requests,
+                           args.isl or defaults.ISL_TOKENS, args.osl or defaults.OSL_TOKENS,
+                           rate=args.rate or "inf", arrivals=args.arrivals or "poisson", seed=args.seed,
+                           shared_prefix_tokens=args.shared_prefix or 0)
+
+
+def add_step_cost_options(parser) -> None:
+    """Where a serving step's time comes from, and the efficiency assumptions of the floor."""
+    group = parser.add_argument_group("step time")
+    group.add_argument("--step-cost", choices=("auto", "floor", "realistic"), default="auto",
+                       help="auto (default): the realistic estimate when installed, else the roofline floor")
+    group.add_argument("--compute-efficiency", type=float, default=1.0, metavar="F",
+                       help="floor: fraction of peak FLOP/s kernels reach (default 1.0, the ideal)")
+    group.add_argument("--bandwidth-efficiency", type=float, default=1.0, metavar="F",
+                       help="floor: fraction of memory bandwidth kernels reach (default 1.0)")
+    group.add_argument("--overhead-ms", type=float, default=0.0, metavar="MS",
+                       help="floor: fixed time per step (launches, scheduling, sampling); default 0")
+    group.add_argument("--calibration", metavar="FILE", help="realistic: kernel calibration file (default bundled)")
+
+
+def step_cost_options(args) -> dict:
+    """Keyword arguments of inferledger.simulate.step_cost (and simulate) from the options."""
+    from inferledger.errors import positive_number
+
+    return {"source": args.step_cost, "compute_efficiency": args.compute_efficiency,
+            "bandwidth_efficiency": args.bandwidth_efficiency,
+            "overhead_seconds": positive_number(args.overhead_ms, "--overhead-ms", allow_zero=True) / 1e3,
+            "calibration_path": args.calibration}
+
+
+def add_sweep_options(parser, *, default_cards: str) -> None:
+    """The model and the lists of cards and formats `plan` and `compare` put side by side."""
+    parser.add_argument("--model", "-m", metavar="MODEL", required=True,
+                        help="path to config.json, a folder, a catalog name or a hub id")
+    parser.add_argument("--gpus", metavar="LIST", help=f"comma-separated accelerators ({default_cards})")
+    parser.add_argument("--precisions", metavar="LIST",
+                        help="comma-separated weight formats (default bf16,fp8,int8,int4)")
+    parser.add_argument("--kv-precision", metavar="P", help=KV_PRECISION_HELP)
+    parser.add_argument("--gpu-memory-utilization", type=float, default=defaults.GPU_MEMORY_UTILIZATION,
+                        metavar="F", help=f"fraction of the card the engine may use (default "
+                                          f"{defaults.GPU_MEMORY_UTILIZATION})")
+    parser.add_argument("--max-batched-tokens", type=int, default=defaults.MAX_BATCHED_TOKENS, metavar="N",
+                        help=f"token budget per step (default {defaults.MAX_BATCHED_TOKENS})")
+    parser.add_argument("--slo-ttft-ms", type=float, default=defaults.SLO_TTFT_SECONDS * 1e3, metavar="MS",
+                        help=f"TTFT objective (default {defaults.SLO_TTFT_SECONDS * 1e3:g} ms)")
+    parser.add_argument("--slo-tpot-ms", type=float, default=defaults.SLO_TPOT_SECONDS * 1e3, metavar="MS",
+                        help=f"TPOT objective (default {defaults.SLO_TPOT_SECONDS * 1e3:g} ms)")
+    parser.add_argument("--prices", metavar="FILE", help="$/GPU-hour overrides (JSON/YAML: name → dollars)")
+
+
+def split_list(value: str | None, default) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else list(default)
+
+
+def slo_of(args):
+    from inferledger.errors import positive_number
+    from inferledger.simulate import SLO
+
+    return SLO(positive_number(args.slo_ttft_ms, "--slo-ttft-ms") / 1e3,
+               positive_number(args.slo_tpot_ms, "--slo-tpot-ms") / 1e3)

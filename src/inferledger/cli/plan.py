@@ -1,0 +1,59 @@
+"""`inferledger plan`: for a workload and an SLO, sweep cards × precisions × batch limits and rank the
+configurations by dollars per million output tokens, with the most requests per second each sustains."""
+
+from __future__ import annotations
+
+HELP = "which card: sweep cards × precisions × batch limits for a workload and SLO, ranked by $ per M output tokens"
+
+
+def add_arguments(parser) -> None:
+    from inferledger.cli._output import add_json_flag
+    from inferledger.cli._workload import add_step_cost_options, add_sweep_options, add_trace_options
+
+    add_sweep_options(parser, default_cards="default: every card with a price")
+    parser.add_argument("--batch-limits", metavar="LIST",
+                        help="comma-separated max-num-seqs values (default 1,2,4,…,1024)")
+    parser.add_argument("--top", type=int, default=10, metavar="N", help="configurations to print (default 10)")
+    add_trace_options(parser)
+    add_step_cost_options(parser)
+    add_json_flag(parser)
+
+
+def sweep_from(args, require_slo: bool = True):
+    """(Plan, prices) from the options shared by plan and compare."""
+    from inferledger.cli._workload import load_trace, slo_of, split_list, step_cost_options
+    from inferledger.errors import BadWorkload
+    from inferledger.hardware import find_accelerator
+    from inferledger.model import load_model
+    from inferledger.plan import DEFAULT_BATCH_LIMITS, DEFAULT_PRECISIONS, load_prices, plan
+
+    prices = load_prices(args.prices)
+    cards = [find_accelerator(name) for name in split_list(args.gpus, prices)]
+    try:
+        limits = [int(v) for v in split_list(getattr(args, "batch_limits", None), DEFAULT_BATCH_LIMITS)]
+    except ValueError:
+        raise BadWorkload(f"--batch-limits must be whole numbers, got {args.batch_limits!r}") from None
+    if any(limit < 1 for limit in limits):
+        raise BadWorkload(f"--batch-limits must be whole numbers ≥ 1, got {args.batch_limits!r}")
+    result = plan(load_model(args.model), load_trace(args), cards, split_list(args.precisions, DEFAULT_PRECISIONS),
+                  prices, slo_of(args), batch_limits=limits, kv_precision=args.kv_precision,
+                  max_batched_tokens=args.max_batched_tokens, gpu_memory_utilization=args.gpu_memory_utilization,
+                  cost_options=step_cost_options(args), require_slo=require_slo)
+    return result, prices
+
+
+def run(args) -> int:
+    from inferledger.cli._output import print_json, print_warnings
+    from inferledger.errors import BadWorkload
+
+    if args.top < 1:
+        raise BadWorkload(f"--top must be at least 1, got {args.top}")
+    result, prices = sweep_from(args)
+    print_warnings("plan", [f"{a} {p} skipped: {r}" for a, p, r in result.skipped if "price" in r])
+    if args.json:
+        print_json(result)
+        return 0
+    from inferledger.report.plan_text import render_plan
+
+    print(render_plan(result, prices, args.top))
+    return 0
