@@ -101,6 +101,7 @@ def test_precision_table_is_what_request_gives():
         assert row[1] == f"{decode.weight_bytes_per_step / 1e9:.2f} GB"
         assert row[2] == f"{kv_read / 1e9:.2f} GB"
         assert row[3] == f"{decode.seconds_per_token * 1e3:.2f} ms"
+        assert row[4] == f"{account.realistic.decode_seconds_per_token * 1e3:.2f} ms"
 
 
 def test_two_command_quick_start():
