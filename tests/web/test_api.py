@@ -45,6 +45,16 @@ def test_request_answers_exactly_what_request_json_prints(server_url):
     assert text == cli("request", *flags, "--json")
 
 
+def test_a_layout_over_cards_answers_what_request_prints(server_url):
+    fields = {"model": "meta-llama/Llama-3.1-70B", "gpu": "h100-sxm", "precision": "fp8", "tp": 2, "pp": 2,
+              "isl": 2048, "osl": 128, "batch": 8}
+    status, text = post(server_url, "/api/request", {**fields, "disaggregate": True})
+    assert status == 200, text
+    flags = [a for name, value in fields.items() for a in (f"--{name.replace('_', '-')}", value)]
+    assert text == cli("request", *flags, "--disaggregate", "--json")
+    assert json.loads(text)["parallel"]["layout"]["tp"] == 2
+
+
 def test_bare_parameter_count(server_url):
     status, text = post(server_url, "/api/request", {"params": 7e9, "gpu": "a100-sxm-80gb"})
     assert status == 200
@@ -106,6 +116,10 @@ BAD_REQUESTS = [
     (llama(model=None, config={"model_type": "llama"}), "uploaded config.json"),
     (llama(model=None, config=[1]), "config must be the JSON object"),
     (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    (llama(tp=3), "tp 3"),
+    (llama(tp=0), "tp must be between 1 and 4,096, got 0"),
+    (llama(disaggregate="yes"), "disaggregate must be true or false"),
+    (llama(tp=16, gpus_per_node=8), "node"),
 ]
 
 

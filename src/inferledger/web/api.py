@@ -5,7 +5,9 @@ and a JSON text, so they are tested without a socket.
     GET  /api/gpus      the accelerator catalog, as `gpus --json` prints it
     GET  /api/formats   the weight and KV-cache format names
     POST /api/request   {"model" | "config" | "params", "gpu", "precision", "kv_precision", "isl", "osl", "batch",
-                         "context", "overhead_ms", "gpu_memory_utilization"} → exactly what `request --json` prints
+                         "context", "overhead_ms", "gpu_memory_utilization", and the layout over cards: "tp", "pp",
+                         "ep", "dp", "attention_dp", "gpus", "gpus_per_node", "link_gb_s", "inter_node",
+                         "disaggregate"} → exactly what `request --json` prints
     POST /api/charts    the same fields → {"charts": [chart specs]} (report/charts.py)
     POST /api/report    the same fields → the self-contained HTML report (text/html)
     POST /api/diagnose  the log itself as the body; ?model=&gpu=&precision=&kv_precision=&name= → `diagnose --json`
@@ -28,10 +30,13 @@ MAX_LOG_BYTES = 64 << 20  # one log upload
 MAX_TEXT = 200  # characters in a model, gpu or format name
 
 # Whole numbers and their ranges: generous beyond any real deployment, small enough that nothing overflows.
-INTEGER_FIELDS = {"isl": (1, 10_485_760), "osl": (1, 1_048_576), "batch": (1, 65_536), "context": (1, 10_485_760)}
-NUMBER_FIELDS = {"overhead_ms": (0.0, 10_000.0), "gpu_memory_utilization": (0.01, 1.0), "params": (1e6, 1e15)}
-TEXT_FIELDS = ("model", "gpu", "precision", "kv_precision")
-FIELDS = (*TEXT_FIELDS, *INTEGER_FIELDS, *NUMBER_FIELDS, "config")
+INTEGER_FIELDS = {"isl": (1, 10_485_760), "osl": (1, 1_048_576), "batch": (1, 65_536), "context": (1, 10_485_760),
+                  **{name: (1, 4096) for name in ("tp", "pp", "ep", "dp", "attention_dp", "gpus", "gpus_per_node")}}
+NUMBER_FIELDS = {"overhead_ms": (0.0, 10_000.0), "gpu_memory_utilization": (0.01, 1.0), "params": (1e6, 1e15),
+                 "link_gb_s": (0.1, 100_000.0)}
+TEXT_FIELDS = ("model", "gpu", "precision", "kv_precision", "inter_node")
+FLAG_FIELDS = ("disaggregate",)
+FIELDS = (*TEXT_FIELDS, *INTEGER_FIELDS, *NUMBER_FIELDS, *FLAG_FIELDS, "config")
 HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}")
 
 
@@ -99,6 +104,11 @@ def request_options(body: dict):
     for name, (low, high) in NUMBER_FIELDS.items():
         if body.get(name) is not None:
             given[name] = _number(name, body[name], low, high, whole=False)
+    for name in FLAG_FIELDS:
+        if body.get(name) is not None:
+            if not isinstance(body[name], bool):
+                raise ApiError(400, f"{name} must be true or false, got {body[name]!r}")
+            given[name] = body[name]
     sources = [name for name in ("model", "config", "params") if body.get(name) is not None]
     if len(sources) != 1:
         raise ApiError(400, "give exactly one of model (a catalog name or hub id), config (a config.json object) "
