@@ -53,7 +53,7 @@ class Step:
         return Step("decode", batch, 1, context_tokens)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: rows are built by the hundred per account, and a frozen init costs twice
 class Row:
     """One operator of one distinct layer, `count` times in the model. Figures are per instance."""
 

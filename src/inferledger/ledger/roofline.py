@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from inferledger.operators import Row
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen, as operators.Row: built per row per step
 class TimedRow:
     row: Row
     peak_flops_per_second: float
