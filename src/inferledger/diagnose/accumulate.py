@@ -26,6 +26,7 @@ TINY_PROMPT_TOKENS = threshold("requests-tiny-prompt")
 COLD_START_FRACTION = threshold("requests-cold-start")
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 QUEUE_MIN_SECONDS = threshold("requests-queue-dominant")
+QUEUE_LONG_SECONDS = threshold("requests-queue-long")
 PREFILL_SHARE = threshold("requests-prefill-share")
 IMPOSSIBLE_PROMPT_RATE = threshold("requests-impossible-prompt-rate")
 PARTS_MISMATCH = threshold("requests-parts-mismatch")
@@ -184,7 +185,7 @@ class Accumulator:
         self.flags = {name: _Lines() for name in (
             "waiting", "kv_full", "kv_full_waiting", "swapped", "prefill_heavy", "slow_small_batch", "starved",
             "busy", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start", "tiny_prompt", "queue_dominant",
-            "slow_tpot", "kv_full_no_queue", "prefill_share", "impossible_prompt_rate", "parts_mismatch",
+            "queue_long", "slow_tpot", "kv_full_no_queue", "prefill_share", "impossible_prompt_rate", "parts_mismatch",
             "troubled")}
         self.parts_gap = Running()  # total − (load + prefill + decode), per request that states all four
         self.effective_bandwidth = Running()  # llama-bench: weights bytes × tg tok/s (each step reads all weights)
@@ -387,6 +388,8 @@ class Accumulator:
         busy = metrics.get("inference_seconds") or (e2e - queue if (e2e and queue is not None) else None)
         if queue is not None and busy is not None and queue > busy and queue > QUEUE_MIN_SECONDS:
             self.flags["queue_dominant"].add(line, file)
+        elif queue is not None and busy is None and queue >= QUEUE_LONG_SECONDS:
+            self.flags["queue_long"].add(line, file)
         tpot = metrics.get("tpot_seconds")
         if tpot is not None and tpot >= SLOW_TPOT_SECONDS:
             self.flags["slow_tpot"].add(line, file)

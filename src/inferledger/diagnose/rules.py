@@ -131,6 +131,10 @@ _TABLE = (
           0.0),
     _rule("requests-queue-dominant", "requests", "queueing", "queue time > compute time and > 0.05 s", 0.05, "s",
           "TGI queue_time ≫ inference_time", 0.6, 0.9),
+    _rule("requests-queue-long", "requests", "queueing",
+          "queue time ≥ this where the line gives no compute time (a span fragment)", 10.0, "s",
+          "no request of a healthy server waits seconds for a slot; how long it then computed is unknown, so the "
+          "wait alone is the evidence", 0.6, 0.85),
     _rule("requests-prefill-share", "requests", "prefill-bound",
           "prompt eval ≥ this share of prompt eval + eval, prompt > 20 tokens", 0.5, "of compute",
           "per request, the time to read the prompt exceeds the time to write the answer: prefill dominates "

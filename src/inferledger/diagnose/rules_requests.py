@@ -58,6 +58,12 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             "requests-queue-dominant", f"{flags['queue_dominant'].count} of {count} requests spent longer queued "
             f"than computing (queue up to {queue.high:.3g} s)", {"queue_seconds_max": queue.high},
             share("queue_dominant"), **lines_of(acc, "queue_dominant")))
+    if flags["queue_long"].count:
+        queue = acc.request_value("queue_seconds")
+        findings.append(fire(
+            "requests-queue-long", f"{flags['queue_long'].count} of {count} requests waited in the queue up to "
+            f"{queue.high:.3g} s (≥ {threshold('requests-queue-long'):.0f} s; the line gives no compute time to "
+            "compare with)", {"queue_seconds_max": queue.high}, share("queue_long"), **lines_of(acc, "queue_long")))
     if flags["prefill_share"].count:
         prefill = acc.request_value("prefill_seconds")
         tokens = acc.request_value("input_tokens")
@@ -80,7 +86,8 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         text += "; a fixed cutoff: give --model and --gpu to judge it against the hardware"
         findings.append(fire("requests-slow-tpot-no-hardware", text, {"tpot_seconds_mean": tpot.mean},
                              share("slow_tpot"), **lines_of(acc, "slow_tpot")))
-    if flags["slow_tpot"].count or flags["queue_dominant"].count or flags["prefill_share"].count:
+    if flags["slow_tpot"].count or flags["queue_dominant"].count or flags["queue_long"].count \
+            or flags["prefill_share"].count:
         return
     ttft = acc.request_value("ttft_seconds")
     generation = acc.request_value("generation_tokens_per_second")

@@ -60,10 +60,18 @@ class _Run:
         input_rate = metrics.get("input_tokens_per_second")
         if input_rate is None and metrics.get("total_input_tokens") and self.duration:
             input_rate = metrics["total_input_tokens"] / self.duration
+        if input_rate is None and mean_input and achieved:
+            input_rate = mean_input * achieved  # clients that print only per-request means (evalscope)
         self.input_rate = input_rate
         self.offered = offered_rate(record)
         self.concurrency = metrics.get("max_concurrency")
         self.per_token = self.tpot if self.tpot is not None else self.itl
+        self.per_token_derived = False
+        if self.per_token is None and self.e2e and self.ttft is not None and mean_output and mean_output > 1 \
+                and self.e2e > self.ttft:
+            # No per-token row: the decode part of the mean request, spread over its tokens after the first.
+            self.per_token = (self.e2e - self.ttft) / (mean_output - 1)
+            self.per_token_derived = True
         # The decode step: TPOT, unless the median gap between tokens is far shorter (stalls inflate TPOT).
         itl_median = record.metrics.get("itl_seconds_median")
         self.step = self.per_token
@@ -278,7 +286,8 @@ def _health(run: _Run, record, where: dict, findings: list) -> None:
         bits.append(f"TTFT {run.ttft * 1e3:.1f} ms")
         numbers["ttft_seconds_mean"] = run.ttft
     if run.per_token is not None:
-        bits.append(f"{'TPOT' if run.tpot is not None else 'ITL'} {run.per_token * 1e3:.2f} ms")
+        kind = "TPOT" if run.tpot is not None else "(E2E − TTFT) per token" if run.per_token_derived else "ITL"
+        bits.append(f"{kind} {run.per_token * 1e3:.2f} ms")
         numbers["seconds_per_token"] = run.per_token
     if run.output_rate is not None:
         bits.append(f"{run.output_rate:.1f} output tok/s")

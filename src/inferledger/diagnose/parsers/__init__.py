@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 
 _BUILTIN = ["vllm", "sglang", "tgi", "prometheus", "trtllm_metrics"]
-_OPTIONAL = ["bench_clients", "bench_text", "guidellm_rich", "llamacpp", "ollama", "trtllm_bench"]
+_OPTIONAL = ["bench_clients", "bench_text", "evalscope", "guidellm_rich", "llamacpp", "ollama", "trtllm_bench"]
 
 
 def _load():

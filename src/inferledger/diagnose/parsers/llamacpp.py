@@ -20,7 +20,9 @@ NAME = "llamacpp"
 _TIMING = re.compile(
     r"\b(prompt eval|generation eval|eval|load|sample|total) time\s*=\s*([\d.]+)\s*ms"
     r"(?:\s*/\s*(\d+)\s*(?:tokens|runs))?"
-    r"(?:\s*\(\s*([\d.]+)\s*ms per token,\s*([\d.]+|inf|nan)\s*tokens per second\))?")
+    r"(?:\s*\(\s*([\d.]+)\s*ms per token(?:,\s*([\d.]+|inf|nan)\s*tokens per second\)?)?)?")
+# A pasted line is often cut after "ms per token, 0.38": the ms per token is whole, the rate may not be, so the rate is
+# read only when "tokens per second" follows it.
 _PHASES = re.compile(r'"?(t_prompt_processing|t_token_generation|n_prompt_tokens_processed|n_decoded)"?[=:]\s*([\d.]+)')
 _PHASE_METRIC = {"t_prompt_processing": ("prefill_seconds", 1e-3), "t_token_generation": ("decode_seconds", 1e-3),
                  "n_prompt_tokens_processed": ("input_tokens", 1.0), "n_decoded": ("output_tokens", 1.0)}
@@ -139,9 +141,23 @@ def _batched_row(line_number: int, columns: list, cells: list) -> Record | Skipp
     return Record("interval", "llamacpp.batched-bench", line_number, metrics, labels=labels)
 
 
+# 2026 llama-server prompt progress: `prompt processing, n_tokens =  17653, progress = 0.69, t = 327.87 s / 53.84
+# tokens per second`, printed every few seconds while one slot reads a long prompt.
+_PROMPT_PROGRESS = re.compile(r"prompt processing,\s*n_tokens\s*=\s*(\d+),\s*progress\s*=\s*([\d.]+),\s*"
+                              r"t\s*=\s*([\d.]+)\s*s\s*/\s*([\d.]+)\s*tokens per second")
 _PROGRESS = re.compile(r"n_decoded\s*=\s*(\d+),\s*tg\s*=\s*([\d.]+)\s*t/s(?:,\s*tg_3s\s*=\s*([\d.]+)\s*t/s)?")
 _ELAPSED = re.compile(r"^\s*(\d+)\.(\d\d)\.(\d{3})\.(\d{3}) ")
 _DEVICE = re.compile(r"Device \d+: ([^,]+), compute capability")
+
+
+def _elapsed_seconds(line: str, labels: dict) -> float | None:
+    """The 2026 per-line prefix, minutes.seconds.milliseconds.microseconds since the server started, in seconds."""
+    elapsed = _ELAPSED.match(line)
+    if elapsed is None:
+        return None
+    minutes, seconds, millis, micros = (int(part) for part in elapsed.groups())
+    labels["timestamp_origin"] = "server start"
+    return minutes * 60 + seconds + millis / 1e3 + micros / 1e6
 
 
 def _progress(line_number: int, line: str) -> Record | None:
@@ -157,13 +173,24 @@ def _progress(line_number: int, line: str) -> Record | None:
     slot = _SLOT_TASK.search(line)
     if slot:
         labels["slot"], labels["task"] = slot.group(1), slot.group(2)
-    elapsed = _ELAPSED.match(line)
-    timestamp = None
-    if elapsed:  # minutes.seconds.milliseconds.microseconds since the server started
-        minutes, seconds, millis, micros = (int(part) for part in elapsed.groups())
-        timestamp = minutes * 60 + seconds + millis / 1e3 + micros / 1e6
-        labels["timestamp_origin"] = "server start"
-    return Record("interval", "llamacpp.progress", line_number, metrics, timestamp, labels)
+    return Record("interval", "llamacpp.progress", line_number, metrics, _elapsed_seconds(line, labels), labels)
+
+
+def _prompt_progress(line_number: int, line: str) -> Record | None:
+    """A prompt-progress line as a stats window of one slot that reads its prompt: it generates nothing meanwhile
+    (its decode starts when the prompt is done), so the window's generation is 0 for that slot."""
+    match = _PROMPT_PROGRESS.search(line)
+    if match is None:
+        return None
+    metrics = {"prompt_tokens_per_second": float(match.group(4)), "generation_tokens_per_second": 0.0,
+               "running_requests": 1.0}
+    labels = {"engine": "llama.cpp", "variant": "server-2026", "prompt_tokens_so_far": match.group(1),
+              "prompt_progress": match.group(2), "prompt_seconds_so_far": match.group(3),
+              "window": "one slot reading its prompt (no other slot is in the line)"}
+    slot = _SLOT_TASK.search(line)
+    if slot:
+        labels["slot"], labels["task"] = slot.group(1), slot.group(2)
+    return Record("interval", "llamacpp.progress", line_number, metrics, _elapsed_seconds(line, labels), labels)
 
 
 def _capacity(line_number: int, line: str) -> Record | None:
@@ -278,6 +305,11 @@ def parse(lines) -> Iterator:
                             request.timestamp = float(value)  # Unix seconds in the mid-2024 server tail
                         else:
                             request.labels[key.replace("id_", "")] = value
+                continue
+        if "prompt processing," in line and "tokens per second" in line:
+            record = _prompt_progress(line_number, line)
+            if record is not None:
+                yield record
                 continue
         if "n_decoded" in line and "tg =" in line:
             record = _progress(line_number, line)
