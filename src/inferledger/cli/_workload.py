@@ -67,11 +67,13 @@ def load(args):
     return spec, find_accelerator(args.gpu)
 
 
-def add_parallel_options(parser) -> None:
-    """--tp/--pp/--ep/--dp/--attention-dp and --gpus (their product), and the node's links."""
+def add_parallel_options(parser, *, gpus: bool = True) -> None:
+    """--tp/--pp/--ep/--dp/--attention-dp and --gpus (their product), and the node's links. `plan` and `compare`
+    use --gpus for their list of cards (gpus=False): there the product is the layout's."""
     group = parser.add_argument_group("spreading the model over cards")
-    group.add_argument("--gpus", type=int, metavar="N",
-                       help="cards in all = tp × pp × dp; alone it means tensor parallel N")
+    if gpus:
+        group.add_argument("--gpus", type=int, metavar="N",
+                           help="cards in all = tp × pp × dp; alone it means tensor parallel N")
     group.add_argument("--tp", type=int, metavar="N", help="tensor parallel: heads and FFN columns over N cards")
     group.add_argument("--pp", type=int, metavar="N", help="pipeline parallel: layers in N stages")
     group.add_argument("--ep", type=int, metavar="N", help="expert parallel: routed experts over N of the tp cards")
@@ -88,17 +90,19 @@ def add_parallel_options(parser) -> None:
                             "eth-100")
 
 
-def parallel_from(args, accelerator):
-    """(Parallelism or None, Topology or None) from the options: None when no option about cards was given."""
+def parallel_from(args, accelerator, *, gpus: bool = True):
+    """(Parallelism or None, Topology or None) from the options: None when no option about cards was given.
+    gpus=False: --gpus is not a card count here (see add_parallel_options)."""
     names = ("gpus", "tp", "pp", "ep", "dp", "attention_dp")
-    if all(getattr(args, name, None) is None for name in names):
+    count = getattr(args, "gpus", None) if gpus else None
+    if count is None and all(getattr(args, name, None) is None for name in names[1:]):
         layout = None
     else:
         from inferledger.parallelism import Parallelism
 
         degrees = {name: getattr(args, name) for name in names[1:]}
-        if args.gpus is not None:
-            layout = Parallelism.of_gpus(args.gpus, **degrees)
+        if count is not None:
+            layout = Parallelism.of_gpus(count, **degrees)
         else:
             layout = Parallelism(**{name: value or 1 for name, value in degrees.items()})
     if args.gpus_per_node is None and args.link_gb_s is None and args.inter_node is None:
