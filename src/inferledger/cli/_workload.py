@@ -90,28 +90,41 @@ def add_parallel_options(parser, *, gpus: bool = True) -> None:
                             "eth-100")
 
 
-def parallel_from(args, accelerator, *, gpus: bool = True):
-    """(Parallelism or None, Topology or None) from the options: None when no option about cards was given.
-    gpus=False: --gpus is not a card count here (see add_parallel_options)."""
-    names = ("gpus", "tp", "pp", "ep", "dp", "attention_dp")
-    count = getattr(args, "gpus", None) if gpus else None
-    if count is None and all(getattr(args, name, None) is None for name in names[1:]):
-        layout = None
-    else:
-        from inferledger.parallelism import Parallelism
-
-        degrees = {name: getattr(args, name) for name in names[1:]}
-        if count is not None:
-            layout = Parallelism.of_gpus(count, **degrees)
-        else:
-            layout = Parallelism(**{name: value or 1 for name, value in degrees.items()})
-    if args.gpus_per_node is None and args.link_gb_s is None and args.inter_node is None:
+def parallel_from(args, accelerator):
+    """(Parallelism or None, Topology or None) from the options: None when no option about cards was given."""
+    layout, options = layout_from(args), topology_options(args)
+    if not options:
         return layout, None
     from inferledger.hardware.topology import topology_for
 
-    bandwidth = None if args.link_gb_s is None else args.link_gb_s * 1e9
-    return layout, topology_for(accelerator, gpus_per_node=args.gpus_per_node,
-                                link_bandwidth_bytes_per_second=bandwidth, inter_node=args.inter_node)
+    return layout, topology_for(accelerator, **options)
+
+
+def layout_from(args, *, gpus: bool = True):
+    """The Parallelism the options give, or None when none about cards was given. gpus=False: --gpus is not a card
+    count here (see add_parallel_options)."""
+    names = ("tp", "pp", "ep", "dp", "attention_dp")
+    count = getattr(args, "gpus", None) if gpus else None
+    if count is None and all(getattr(args, name, None) is None for name in names):
+        return None
+    from inferledger.parallelism import Parallelism
+
+    degrees = {name: getattr(args, name) for name in names}
+    if count is not None:
+        return Parallelism.of_gpus(count, **degrees)
+    return Parallelism(**{name: value or 1 for name, value in degrees.items()})
+
+
+def topology_options(args) -> dict:
+    """Keyword arguments of hardware.topology.topology_for from the node-link options ({} when none was given)."""
+    options = {}
+    if args.gpus_per_node is not None:
+        options["gpus_per_node"] = args.gpus_per_node
+    if args.link_gb_s is not None:
+        options["link_bandwidth_bytes_per_second"] = args.link_gb_s * 1e9
+    if args.inter_node is not None:
+        options["inter_node"] = args.inter_node
+    return options
 
 
 REQUESTS = 1000  # synthetic requests when --requests is not given
