@@ -9,8 +9,12 @@ HELP = "put two or more cards or precisions side by side for one workload: throu
 
 def add_arguments(parser) -> None:
     from inferledger.cli._output import add_json_flag
-    from inferledger.cli._workload import (add_parallel_options, add_step_cost_options, add_sweep_options,
-                                           add_trace_options)
+    from inferledger.cli._workload import (
+        add_parallel_options,
+        add_step_cost_options,
+        add_sweep_options,
+        add_trace_options,
+    )
 
     add_sweep_options(parser, default_cards="two or more, e.g. h100-sxm,a100-sxm-80gb")
     add_parallel_options(parser, gpus=False)
@@ -72,10 +76,9 @@ def run(args) -> int:
 def _simulate_each(args, chosen) -> dict:
     from inferledger.cli._workload import layout_from, load_trace, slo_of, step_cost_options, topology_options
     from inferledger.hardware import find_accelerator
+    from inferledger.hardware.topology import topology_for
     from inferledger.model import load_model
     from inferledger.simulate import Scheduler, simulate
-
-    from inferledger.hardware.topology import topology_for
 
     spec, trace = load_model(args.model), load_trace(args)
     layout, options = layout_from(args, gpus=False), topology_options(args)

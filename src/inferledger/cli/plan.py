@@ -8,8 +8,12 @@ HELP = "which card: sweep cards × precisions × batch limits for a workload and
 
 def add_arguments(parser) -> None:
     from inferledger.cli._output import add_json_flag
-    from inferledger.cli._workload import (add_parallel_options, add_step_cost_options, add_sweep_options,
-                                           add_trace_options)
+    from inferledger.cli._workload import (
+        add_parallel_options,
+        add_step_cost_options,
+        add_sweep_options,
+        add_trace_options,
+    )
 
     add_sweep_options(parser, default_cards="default: every card with a price")
     add_parallel_options(parser, gpus=False)
@@ -24,8 +28,14 @@ def add_arguments(parser) -> None:
 def sweep_from(args, require_slo: bool = True, search: bool = True):
     """(Plan, prices) from the options shared by plan and compare. Without a layout given, `search` tries the
     layouts of plan.sweep.searched_layouts, else one card."""
-    from inferledger.cli._workload import (layout_from, load_trace, slo_of, split_list, step_cost_options,
-                                           topology_options)
+    from inferledger.cli._workload import (
+        layout_from,
+        load_trace,
+        slo_of,
+        split_list,
+        step_cost_options,
+        topology_options,
+    )
     from inferledger.errors import BadWorkload
     from inferledger.hardware import find_accelerator
     from inferledger.model import load_model

@@ -9,8 +9,12 @@ HELP = "simulate one replica serving a workload (continuous batching): throughpu
 def add_arguments(parser) -> None:
     from inferledger import defaults
     from inferledger.cli._output import add_json_flag
-    from inferledger.cli._workload import (add_model_options, add_parallel_options, add_step_cost_options,
-                                           add_trace_options)
+    from inferledger.cli._workload import (
+        add_model_options,
+        add_parallel_options,
+        add_step_cost_options,
+        add_trace_options,
+    )
 
     add_model_options(parser, params=False)
     add_trace_options(parser)

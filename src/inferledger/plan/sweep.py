@@ -127,8 +127,8 @@ def plan(spec, trace, cards, precisions, prices: dict, slo, *, batch_limits=DEFA
     arguments of hardware.topology.topology_for (the node's links)."""
     from inferledger.errors import InferledgerError
     from inferledger.hardware.topology import topology_for
-    from inferledger.ledger.parallel import check_layout
     from inferledger.ledger.memory import memory_account
+    from inferledger.ledger.parallel import check_layout
     from inferledger.operators import Formats
     from inferledger.parallelism import Parallelism
     from inferledger.simulate import build_step_model, step_cost
