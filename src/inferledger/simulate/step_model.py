@@ -183,8 +183,8 @@ def _fit(spec, formats, model_layouts, phase, samples, checks, expert_rows, para
         return np.array([_uniform_features(model_layouts, phase, b, n, c) for b, n, c in shaped])
 
     def values(items):
-        return np.array([[[getattr(r, f) for r in rows(spec, step, formats, parallel=parallel)]
-                          for step in steps(items)]
+        step_rows = [rows(spec, step, formats, parallel=parallel) for step in steps(items)]  # each step once
+        return np.array([[[getattr(r, f) for r in one] for one in step_rows]
                          for f in FIELDS])  # (fields, samples, rows)
 
     x, y = matrix(samples), values(samples)
