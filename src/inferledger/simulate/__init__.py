@@ -58,8 +58,7 @@ class SimulationResult:
 def kv_blocks(spec, accelerator, formats, scheduler: Scheduler, context_tokens: int,
               gpu_memory_utilization: float, parallel=None) -> tuple[int, list]:
     """Blocks of scheduler.block_tokens tokens the card's KV budget holds (memory_account), and warnings. With
-    `parallel`, one card's budget and per-token cache (memory_account(parallel=…).per_card), times the attention
-    groups of a replica (each holds its own sequences' cache)."""
+    `parallel`, one card's budget and per-token cache (memory_account(parallel=…).per_card)."""
     from inferledger.ledger.memory import memory_account
 
     account = memory_account(spec, accelerator, formats, context_tokens,
@@ -69,23 +68,16 @@ def kv_blocks(spec, accelerator, formats, scheduler: Scheduler, context_tokens: 
         raise BadWorkload(account.warnings[0] if account.warnings else
                           f"{spec.name} does not fit on {accelerator.name}")
     notes = []
-    if account.per_card is not None:
-        per_token = account.per_card["kv_bytes_per_token"] or 0.0
-        groups = parallel.attention_dp
-        if per_token <= 0:
-            return 1 << 40, ["the model keeps no per-token cache: KV memory does not limit the batch"]
-        if groups > 1:
-            notes.append(f"the {groups} attention groups' caches are pooled as one (the scheduler does not place "
-                         "sequences on groups)")
-        return int(account.per_card["kv_budget_bytes"] // (per_token * scheduler.block_tokens)) * groups, notes
-    per_token = account.kv_bytes_per_token or 0.0
+    card = account.per_card  # a layout: the card that limits concurrency
+    budget = card["kv_budget_bytes"] if card is not None else account.kv_budget_bytes
+    per_token = (card["kv_bytes_per_token"] if card is not None else account.kv_bytes_per_token) or 0.0
     if per_token <= 0:
         notes.append("the model keeps no per-token cache: KV memory does not limit the batch")
         return 1 << 40, notes
     if any(layout.window for layout in build_layouts(spec)):
         notes.append("sliding-window layers are charged a full context of KV blocks (as a paged cache without "
                      "window eviction does); capacity is a lower bound")
-    return int(account.kv_budget_bytes // (per_token * scheduler.block_tokens)), notes
+    return int(budget // (per_token * scheduler.block_tokens)), notes
 
 
 def build_layouts(spec):
