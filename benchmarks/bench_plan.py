@@ -2,8 +2,9 @@
 evaluated per second in process (target ≥ 100,000/s; the best peer manages ~1,700 estimates/s), for Llama-3.1-8B
 over the 4 priced cards × 4 precisions × every batch limit 1…N. Reported two ways: the vectorised steady state
 alone (StepCost and memory account built once per card and format, as `plan` does), and the whole `plan()` call
-including those builds and one result record per configuration; with each step-time source. Prints measurements
-from this run only.
+including those builds and one result record per configuration; with each step-time source. Then the same for
+sharded layouts (Llama-3.1-70B, tp 2/4/8 with their collectives, each filling a node with dp replicas), the layout
+search `plan` runs by default. Prints measurements from this run only.
 
     python benchmarks/bench_plan.py [--limits 4096]
 """
@@ -59,6 +60,36 @@ def main() -> None:
         best_row = result.configurations[0]
         print(f"{source:9s} whole plan() call:        {seconds * 1e3:8.1f} ms = {configurations / seconds:12,.0f} "
               f"configurations/s (builds included; best: {best_row['accelerator']} {best_row['precision']})")
+    sharded(cards, prices, trace, shape, limits)
+
+
+def sharded(cards, prices, trace, shape, limits) -> None:
+    from inferledger.parallelism import Parallelism
+
+    spec = load_model("meta-llama/Llama-3.1-70B")
+    layouts = [Parallelism(tp=tp) for tp in (2, 4, 8)]
+    models = [build_step_model(spec, Formats.resolve(spec, p), parallel=layout) for p in PRECISIONS
+              for layout in layouts]
+    configurations = len(models) * len(cards) * limits.size
+    print(f"sharded: Llama-3.1-70B, tp 2/4/8 × {len(cards)} cards × {len(PRECISIONS)} precisions × {limits.size:,} "
+          f"batch limits = {configurations:,} configurations (collectives included)")
+    for source in ("realistic", "floor"):
+        costs = [step_cost(m, card, source=source) for m in models for card in cards]
+        best = math.inf
+        for _ in range(5):
+            start = time.perf_counter()
+            for cost in costs:
+                steady_state(cost, shape, limits, 1e4)
+            best = min(best, time.perf_counter() - start)
+        print(f"{source:9s} steady state, vectorised: {best * 1e3:8.1f} ms = {configurations / best:12,.0f} "
+              f"configurations/s ({configurations / best / 1e5:.1f}× the 100,000/s target)")
+        start = time.perf_counter()
+        result = plan(spec, trace, cards, PRECISIONS, prices, SLO(1e9, 1e9), batch_limits=limits.tolist(),
+                      cost_options={"source": source}, layouts="search")
+        seconds = time.perf_counter() - start
+        count = len(result.configurations)
+        print(f"{source:9s} whole plan() layout search: {seconds * 1e3:8.1f} ms = {count / seconds:12,.0f} "
+              f"configurations/s ({count:,} configurations, builds included)")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).parent.parent))
+from readme_blocks import matches  # noqa: E402
+
 README = (Path(__file__).parent.parent.parent / "README.md").read_text()
 
 
@@ -19,4 +22,4 @@ def test_readme_block_is_current(verb, block):
     result = subprocess.run([sys.executable, "-m", "inferledger", verb, *command.split()], capture_output=True,
                             text=True)
     assert result.returncode == 0
-    assert result.stdout == expected
+    assert matches(expected, result.stdout)  # a line `...` stands for lines left out (tests/readme_blocks.py)

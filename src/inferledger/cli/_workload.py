@@ -67,11 +67,13 @@ def load(args):
     return spec, find_accelerator(args.gpu)
 
 
-def add_parallel_options(parser) -> None:
-    """--tp/--pp/--ep/--dp/--attention-dp and --gpus (their product), and the node's links."""
+def add_parallel_options(parser, *, gpus: bool = True) -> None:
+    """--tp/--pp/--ep/--dp/--attention-dp and --gpus (their product), and the node's links. `plan` and `compare`
+    use --gpus for their list of cards (gpus=False): there the product is the layout's."""
     group = parser.add_argument_group("spreading the model over cards")
-    group.add_argument("--gpus", type=int, metavar="N",
-                       help="cards in all = tp × pp × dp; alone it means tensor parallel N")
+    if gpus:
+        group.add_argument("--gpus", type=int, metavar="N",
+                           help="cards in all = tp × pp × dp; alone it means tensor parallel N")
     group.add_argument("--tp", type=int, metavar="N", help="tensor parallel: heads and FFN columns over N cards")
     group.add_argument("--pp", type=int, metavar="N", help="pipeline parallel: layers in N stages")
     group.add_argument("--ep", type=int, metavar="N", help="expert parallel: routed experts over N of the tp cards")
@@ -90,24 +92,39 @@ def add_parallel_options(parser) -> None:
 
 def parallel_from(args, accelerator):
     """(Parallelism or None, Topology or None) from the options: None when no option about cards was given."""
-    names = ("gpus", "tp", "pp", "ep", "dp", "attention_dp")
-    if all(getattr(args, name, None) is None for name in names):
-        layout = None
-    else:
-        from inferledger.parallelism import Parallelism
-
-        degrees = {name: getattr(args, name) for name in names[1:]}
-        if args.gpus is not None:
-            layout = Parallelism.of_gpus(args.gpus, **degrees)
-        else:
-            layout = Parallelism(**{name: value or 1 for name, value in degrees.items()})
-    if args.gpus_per_node is None and args.link_gb_s is None and args.inter_node is None:
+    layout, options = layout_from(args), topology_options(args)
+    if not options:
         return layout, None
     from inferledger.hardware.topology import topology_for
 
-    bandwidth = None if args.link_gb_s is None else args.link_gb_s * 1e9
-    return layout, topology_for(accelerator, gpus_per_node=args.gpus_per_node,
-                                link_bandwidth_bytes_per_second=bandwidth, inter_node=args.inter_node)
+    return layout, topology_for(accelerator, **options)
+
+
+def layout_from(args, *, gpus: bool = True):
+    """The Parallelism the options give, or None when none about cards was given. gpus=False: --gpus is not a card
+    count here (see add_parallel_options)."""
+    names = ("tp", "pp", "ep", "dp", "attention_dp")
+    count = getattr(args, "gpus", None) if gpus else None
+    if count is None and all(getattr(args, name, None) is None for name in names):
+        return None
+    from inferledger.parallelism import Parallelism
+
+    degrees = {name: getattr(args, name) for name in names}
+    if count is not None:
+        return Parallelism.of_gpus(count, **degrees)
+    return Parallelism(**{name: value or 1 for name, value in degrees.items()})
+
+
+def topology_options(args) -> dict:
+    """Keyword arguments of hardware.topology.topology_for from the node-link options ({} when none was given)."""
+    options = {}
+    if args.gpus_per_node is not None:
+        options["gpus_per_node"] = args.gpus_per_node
+    if args.link_gb_s is not None:
+        options["link_bandwidth_bytes_per_second"] = args.link_gb_s * 1e9
+    if args.inter_node is not None:
+        options["inter_node"] = args.inter_node
+    return options
 
 
 REQUESTS = 1000  # synthetic requests when --requests is not given

@@ -9,9 +9,15 @@ HELP = "put two or more cards or precisions side by side for one workload: throu
 
 def add_arguments(parser) -> None:
     from inferledger.cli._output import add_json_flag
-    from inferledger.cli._workload import add_step_cost_options, add_sweep_options, add_trace_options
+    from inferledger.cli._workload import (
+        add_parallel_options,
+        add_step_cost_options,
+        add_sweep_options,
+        add_trace_options,
+    )
 
     add_sweep_options(parser, default_cards="two or more, e.g. h100-sxm,a100-sxm-80gb")
+    add_parallel_options(parser, gpus=False)
     parser.add_argument("--batch-limits", metavar="LIST",
                         help="comma-separated max-num-seqs values to choose from (default 1,2,4,…,1024)")
     parser.add_argument("--simulate", action="store_true",
@@ -49,7 +55,7 @@ def run(args) -> int:
         raise BadWorkload("compare needs two or more cards (--gpus a,b) or precisions (--precisions a,b)")
     if not args.precisions:
         args.precisions = "bf16"  # one format across the cards unless asked
-    result, prices = sweep_from(args, require_slo=False)
+    result, prices = sweep_from(args, require_slo=False, search=False)
     chosen = chosen_configurations(result)
     simulated = {}
     if args.simulate:
@@ -68,19 +74,22 @@ def run(args) -> int:
 
 
 def _simulate_each(args, chosen) -> dict:
-    from inferledger.cli._workload import load_trace, slo_of, step_cost_options
+    from inferledger.cli._workload import layout_from, load_trace, slo_of, step_cost_options, topology_options
     from inferledger.hardware import find_accelerator
+    from inferledger.hardware.topology import topology_for
     from inferledger.model import load_model
     from inferledger.simulate import Scheduler, simulate
 
     spec, trace = load_model(args.model), load_trace(args)
+    layout, options = layout_from(args, gpus=False), topology_options(args)
     out = {}
     for c in chosen:
+        card = find_accelerator(c["accelerator"])
         scheduler = Scheduler(max_num_seqs=min(c["max_num_seqs"], args.max_batched_tokens),
                               max_batched_tokens=args.max_batched_tokens)
-        result = simulate(spec, find_accelerator(c["accelerator"]), trace, precision=c["precision"],
-                          kv_precision=args.kv_precision, scheduler=scheduler,
-                          gpu_memory_utilization=args.gpu_memory_utilization, slo=slo_of(args),
+        result = simulate(spec, card, trace, precision=c["precision"], kv_precision=args.kv_precision,
+                          scheduler=scheduler, gpu_memory_utilization=args.gpu_memory_utilization, slo=slo_of(args),
+                          parallel=layout, topology=topology_for(card, **options) if options else None,
                           **step_cost_options(args))
         metrics = result.metrics
         out[(c["accelerator"], c["precision"])] = {key: metrics[key] for key in ("throughput", "ttft", "tpot",

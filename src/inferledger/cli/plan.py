@@ -8,9 +8,15 @@ HELP = "which card: sweep cards × precisions × batch limits for a workload and
 
 def add_arguments(parser) -> None:
     from inferledger.cli._output import add_json_flag
-    from inferledger.cli._workload import add_step_cost_options, add_sweep_options, add_trace_options
+    from inferledger.cli._workload import (
+        add_parallel_options,
+        add_step_cost_options,
+        add_sweep_options,
+        add_trace_options,
+    )
 
     add_sweep_options(parser, default_cards="default: every card with a price")
+    add_parallel_options(parser, gpus=False)
     parser.add_argument("--batch-limits", metavar="LIST",
                         help="comma-separated max-num-seqs values (default 1,2,4,…,1024)")
     parser.add_argument("--top", type=int, default=10, metavar="N", help="configurations to print (default 10)")
@@ -19,15 +25,25 @@ def add_arguments(parser) -> None:
     add_json_flag(parser)
 
 
-def sweep_from(args, require_slo: bool = True):
-    """(Plan, prices) from the options shared by plan and compare."""
-    from inferledger.cli._workload import load_trace, slo_of, split_list, step_cost_options
+def sweep_from(args, require_slo: bool = True, search: bool = True):
+    """(Plan, prices) from the options shared by plan and compare. Without a layout given, `search` tries the
+    layouts of plan.sweep.searched_layouts, else one card."""
+    from inferledger.cli._workload import (
+        layout_from,
+        load_trace,
+        slo_of,
+        split_list,
+        step_cost_options,
+        topology_options,
+    )
     from inferledger.errors import BadWorkload
     from inferledger.hardware import find_accelerator
     from inferledger.model import load_model
     from inferledger.plan import DEFAULT_BATCH_LIMITS, DEFAULT_PRECISIONS, load_prices, plan
 
     prices = load_prices(args.prices)
+    layout = layout_from(args, gpus=False)
+    layouts = [layout] if layout is not None else ("search" if search else None)
     cards = [find_accelerator(name) for name in split_list(args.gpus, prices)]
     try:
         limits = [int(v) for v in split_list(getattr(args, "batch_limits", None), DEFAULT_BATCH_LIMITS)]
@@ -38,7 +54,8 @@ def sweep_from(args, require_slo: bool = True):
     result = plan(load_model(args.model), load_trace(args), cards, split_list(args.precisions, DEFAULT_PRECISIONS),
                   prices, slo_of(args), batch_limits=limits, kv_precision=args.kv_precision,
                   max_batched_tokens=args.max_batched_tokens, gpu_memory_utilization=args.gpu_memory_utilization,
-                  cost_options=step_cost_options(args), require_slo=require_slo)
+                  cost_options=step_cost_options(args), require_slo=require_slo, layouts=layouts,
+                  topology_options=topology_options(args))
     return result, prices
 
 

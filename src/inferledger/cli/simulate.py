@@ -9,10 +9,16 @@ HELP = "simulate one replica serving a workload (continuous batching): throughpu
 def add_arguments(parser) -> None:
     from inferledger import defaults
     from inferledger.cli._output import add_json_flag
-    from inferledger.cli._workload import add_model_options, add_step_cost_options, add_trace_options
+    from inferledger.cli._workload import (
+        add_model_options,
+        add_parallel_options,
+        add_step_cost_options,
+        add_trace_options,
+    )
 
     add_model_options(parser, params=False)
     add_trace_options(parser)
+    add_parallel_options(parser)
     group = parser.add_argument_group("engine")
     group.add_argument("--max-num-seqs", type=int, default=defaults.MAX_NUM_SEQS, metavar="N",
                        help=f"sequences running at once (vLLM --max-num-seqs; default {defaults.MAX_NUM_SEQS})")
@@ -42,17 +48,19 @@ def scheduler_from(args):
 
 def run(args) -> int:
     from inferledger.cli._output import print_json, print_warnings
-    from inferledger.cli._workload import load, load_trace, slo_of, step_cost_options
+    from inferledger.cli._workload import load, load_trace, parallel_from, slo_of, step_cost_options
     from inferledger.report.progress import Progress
     from inferledger.simulate import simulate
 
     spec, accelerator = load(args)
+    parallel, topology = parallel_from(args, accelerator)
     trace = load_trace(args)
     progress = Progress(trace.requests, "simulating")
     try:
         result = simulate(spec, accelerator, trace, precision=args.precision, kv_precision=args.kv_precision,
                           scheduler=scheduler_from(args), gpu_memory_utilization=args.gpu_memory_utilization,
-                          slo=slo_of(args), progress=progress.update, **step_cost_options(args))
+                          slo=slo_of(args), progress=progress.update, parallel=parallel,
+                          topology=topology, **step_cost_options(args))
     finally:
         progress.close()
     print_warnings("simulate", result.warnings)

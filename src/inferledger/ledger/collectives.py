@@ -103,17 +103,32 @@ def realistic_seconds(collective: str, message_bytes: float, cards: int, link, a
     NCCL and the engines' custom all-reduce (vLLM's, for small messages). None when no measurement stands in.
     The measurements are inside one node: on an inter-node link the fitted fraction is applied to that link's
     bandwidth, an extrapolation."""
+    lines = realistic_lines(collective, cards, link, accelerator_name)
+    if lines is None:
+        return None
+    return min(intercept + slope * message_bytes for intercept, slope in lines)
+
+
+def realistic_lines(collective: str, cards: int, link, accelerator_name: str) -> tuple | None:
+    """realistic_seconds as the least of lines in the message bytes: ((seconds at 0 bytes, seconds per byte), …),
+    one per implementation measured (a simulator prices many steps at once with them); None when none stands in."""
     if cards == 1:
-        return 0.0
-    sent = bytes_sent(collective, message_bytes, cards)
-    best = None
+        return ((0.0, 0.0),)
+    per_byte = bytes_sent(collective, 1.0, cards)  # bytes sent are proportional to the message
+    lines = []
     for name in ((collective, "custom_all_reduce") if collective == "all_reduce" else (collective,)):
         fit = fitted_parameters(accelerator_name, "all_to_all" if name == "send" else name, cards)
-        if fit is None:
-            continue
-        seconds = fit["latency_seconds"] + sent / (fit["bandwidth_fraction"] * link.bandwidth_bytes_per_second)
-        best = seconds if best is None else min(best, seconds)
-    return best
+        if fit is not None:
+            lines.append((fit["latency_seconds"], per_byte / (fit["bandwidth_fraction"] *
+                                                              link.bandwidth_bytes_per_second)))
+    return tuple(lines) or None
+
+
+def floor_lines(collective: str, cards: int, link) -> tuple:
+    """floor_seconds as the least of lines in the message bytes, one per algorithm (see realistic_lines)."""
+    return tuple((hops(collective, cards, a) * link.latency_seconds,
+                  bytes_sent(collective, 1.0, cards, a) / link.bandwidth_bytes_per_second)
+                 for a in algorithms(collective))
 
 
 def _check(collective: str, cards: int) -> None:

@@ -11,6 +11,13 @@ and one step takes t = step time(d decodes at the mean context + that prefill). 
     $ per million output tokens = $/hour ÷ 3600 ÷ (d / t) × 1e6.
 Means and p95s of the trace stand for its distribution: confirm a choice with `inferledger simulate`, which sees
 queueing, the spread of lengths and the tails.
+
+Layouts: a configuration is a card, a format, a batch limit and a layout (ledger/parallel.py). The step is one card's
+sharded rows with their collectives (the simulator's step model), the KV cache one card's budget, and a deployment
+of tp × dp cards costs $/card-hour × cards and serves dp replicas' throughput. Searching (`layouts="search"`), each
+card takes tp ∈ {1, 2, 4, 8} within its node (with ep = tp as well for a mixture of experts) and dp replicas filling
+the node, every layout that check_layout refuses skipped with its reason. dp leaves $ per token unchanged: it adds
+throughput and cards alike.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from inferledger import defaults
 from inferledger.errors import BadWorkload
 from inferledger.simulate.step_model import decode_keys, sequence_keys
 
+SEARCHED_TP = (1, 2, 4, 8)
 DEFAULT_BATCH_LIMITS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 DEFAULT_PRECISIONS = ("bf16", "fp8", "int8", "int4")
 
@@ -81,7 +89,7 @@ class Plan:
     slo: object
     step_cost: dict  # the source and assumptions (of the first configuration; all share them)
     configurations: list  # dicts, SLO-meeting ones first, cheapest first
-    skipped: list = field(default_factory=list)  # (card, precision, reason)
+    skipped: list = field(default_factory=list)  # (card, precision, reason); reason names the layout if any
 
     def to_dict(self) -> dict:
         meeting = [c for c in self.configurations if c["meets_slo"]]
@@ -94,14 +102,35 @@ class Plan:
                 "skipped": [{"accelerator": a, "precision": p, "reason": r} for a, p, r in self.skipped]}
 
 
+def searched_layouts(spec, formats, gpus_per_node: int) -> list:
+    """The layouts `plan` tries on a node of `gpus_per_node` cards (module docstring); validity is checked later."""
+    from inferledger.operators import Step, rows
+    from inferledger.parallelism import Parallelism
+
+    moe = any(r.kind == "experts" for r in rows(spec, Step.decode(0), formats))
+    out = []
+    for tp in SEARCHED_TP:
+        if tp > gpus_per_node:
+            break
+        for ep in sorted({1, tp} if moe else {1}):
+            out.append(Parallelism(tp=tp, ep=ep, dp=max(1, gpus_per_node // tp)))
+    return out
+
+
 def plan(spec, trace, cards, precisions, prices: dict, slo, *, batch_limits=DEFAULT_BATCH_LIMITS,
          kv_precision=None, max_batched_tokens: int = defaults.MAX_BATCHED_TOKENS,
          gpu_memory_utilization: float = defaults.GPU_MEMORY_UTILIZATION, cost_options: dict | None = None,
-         require_slo: bool = True) -> Plan:
-    """Sweep `cards` (Accelerators) × `precisions` × `batch_limits`; rank by $ per million output tokens among
-    the configurations meeting `slo`. With require_slo, none meeting it is an error naming the closest."""
+         require_slo: bool = True, layouts=None, topology_options: dict | None = None) -> Plan:
+    """Sweep `cards` (Accelerators) × `precisions` × `batch_limits` × `layouts` (a list of Parallelism, "search"
+    for the module docstring's, None for one card); rank by $ per million output tokens among the configurations
+    meeting `slo`. With require_slo, none meeting it is an error naming the closest. `topology_options`: keyword
+    arguments of hardware.topology.topology_for (the node's links)."""
+    from inferledger.errors import InferledgerError
+    from inferledger.hardware.topology import topology_for
     from inferledger.ledger.memory import memory_account
+    from inferledger.ledger.parallel import check_layout
     from inferledger.operators import Formats
+    from inferledger.parallelism import Parallelism
     from inferledger.simulate import build_step_model, step_cost
 
     shape = Shape.of(trace)
@@ -109,39 +138,46 @@ def plan(spec, trace, cards, precisions, prices: dict, slo, *, batch_limits=DEFA
     if limits.size == 0 or limits[0] < 1:
         raise BadWorkload("batch limits must be whole numbers ≥ 1")
     rows, skipped, described = [], [], None
+    models: dict = {}  # one step model per format and sharding (dp does not change a card's rows)
     for precision in precisions:
         formats = Formats.resolve(spec, precision, kv_precision)
-        model = build_step_model(spec, formats, max_step_tokens=max_batched_tokens + int(limits[-1]))
         for card in cards:
             price = prices.get(card.name)
             if price is None:
                 skipped.append((card.name, formats.weights.name, "no price: give one with --prices"))
                 continue
-            account = memory_account(spec, card, formats, max(1, int(round(shape.isl + shape.osl))),
-                                     gpu_memory_utilization=gpu_memory_utilization,
-                                     max_batched_tokens=max_batched_tokens)
-            if not account.fits:
-                skipped.append((card.name, formats.weights.name, "does not fit (weights, workspace and one "
-                                "request's KV exceed the card)"))
-                continue
-            per_token = account.kv_bytes_per_token or 0.0
-            kv_sequences = (account.kv_budget_bytes / per_token / (shape.isl + shape.osl / 2) if per_token
-                            else math.inf)
-            cost = step_cost(model, card, **(cost_options or {}))
-            described = described or cost.describe()
-            state = steady_state(cost, shape, limits, kv_sequences, max_batched_tokens)
-            dollars = price.usd_per_hour / 3600 / state["output_tokens_per_s"] * 1e6
-            meets = (state["ttft_seconds"] <= slo.ttft_seconds) & (state["step_seconds"] <= slo.tpot_seconds)
-            for i, limit in enumerate(limits.tolist()):
-                rows.append({
-                    "accelerator": card.name, "precision": formats.weights.name, "kv_precision": formats.kv.name,
-                    "max_num_seqs": limit, "decoding": float(state["decoding"][i]),
-                    "limited_by": str(state["limited_by"][i]), "tpot_seconds": float(state["step_seconds"][i]),
-                    "ttft_seconds": float(state["ttft_seconds"][i]),
-                    "output_tokens_per_s": float(state["output_tokens_per_s"][i]),
-                    "max_requests_per_s": float(state["requests_per_s"][i]),
-                    "usd_per_hour": price.usd_per_hour, "usd_per_million_output_tokens": float(dollars[i]),
-                    "meets_slo": bool(meets[i])})
+            topology = topology_for(card, **(topology_options or {}))
+            tried = (searched_layouts(spec, formats, topology.gpus_per_node) if layouts == "search"
+                     else layouts or [Parallelism()])
+            for layout in tried:
+                where = "" if layout.cards == 1 else f" on {layout.cards} cards ({layout.label()})"
+                try:
+                    check_layout(spec, card, layout, topology)
+                except InferledgerError as error:
+                    skipped.append((card.name, formats.weights.name, f"{layout.label()}: {error}"))
+                    continue
+                sharded = None if layout.is_single_card else layout
+                account = memory_account(spec, card, formats, max(1, int(round(shape.isl + shape.osl))),
+                                         gpu_memory_utilization=gpu_memory_utilization,
+                                         max_batched_tokens=max_batched_tokens, parallel=sharded)
+                if not account.fits:
+                    skipped.append((card.name, formats.weights.name, f"does not fit{where} (weights, workspace and "
+                                    "one request's KV exceed the card)"))
+                    continue
+                budget, per_token = ((account.per_card["kv_budget_bytes"], account.per_card["kv_bytes_per_token"])
+                                     if account.per_card is not None else
+                                     (account.kv_budget_bytes, account.kv_bytes_per_token))
+                kv_sequences = budget / per_token / (shape.isl + shape.osl / 2) if per_token else math.inf
+                key = (formats, layout.tp, layout.ep, layout.attention_dp, layout.pp)
+                if key not in models:
+                    replica = None if sharded is None else Parallelism(tp=layout.tp, pp=layout.pp, ep=layout.ep,
+                                                                       attention_dp=layout.attention_dp)
+                    models[key] = build_step_model(spec, formats, max_step_tokens=max_batched_tokens +
+                                                   int(limits[-1]), parallel=replica)
+                cost = step_cost(models[key], card, topology=topology, **(cost_options or {}))
+                described = described or cost.describe()
+                state = steady_state(cost, shape, limits, kv_sequences, max_batched_tokens)
+                rows.extend(_records(card, formats, layout, price.usd_per_hour, limits, state, slo))
     if not rows:
         raise BadWorkload("no configuration to rank: " + "; ".join(f"{a} {p}: {r}" for a, p, r in skipped[:4]))
     rows.sort(key=lambda r: (not r["meets_slo"], r["usd_per_million_output_tokens"]))
@@ -154,3 +190,20 @@ def plan(spec, trace, cards, precisions, prices: dict, slo, *, batch_limits=DEFA
             f"(TTFT {closest['ttft_seconds'] * 1e3:,.0f} ms, TPOT {closest['tpot_seconds'] * 1e3:,.1f} ms): relax "
             "the SLO or add faster cards")
     return Plan(spec.name, trace.source, shape, slo, described, rows, skipped)
+
+
+def _records(card, formats, layout, usd_per_card_hour: float, limits, state: dict, slo) -> list[dict]:
+    """One result record per batch limit: dp replicas' throughput, the price of every card of the layout."""
+    replicas, cards = layout.dp, layout.cards
+    tokens = state["output_tokens_per_s"] * replicas
+    dollars = usd_per_card_hour * cards / 3600 / tokens * 1e6
+    meets = (state["ttft_seconds"] <= slo.ttft_seconds) & (state["step_seconds"] <= slo.tpot_seconds)
+    shared = {"accelerator": card.name, "precision": formats.weights.name, "kv_precision": formats.kv.name,
+              "cards": cards, "tp": layout.tp, "ep": layout.ep, "dp": replicas, "layout": layout.label(),
+              "usd_per_hour": usd_per_card_hour * cards}
+    return [shared | {
+        "max_num_seqs": limit, "decoding": float(state["decoding"][i]), "limited_by": str(state["limited_by"][i]),
+        "tpot_seconds": float(state["step_seconds"][i]), "ttft_seconds": float(state["ttft_seconds"][i]),
+        "output_tokens_per_s": float(tokens[i]), "max_requests_per_s": float(state["requests_per_s"][i] * replicas),
+        "usd_per_million_output_tokens": float(dollars[i]), "meets_slo": bool(meets[i])}
+        for i, limit in enumerate(limits.tolist())]

@@ -6,12 +6,16 @@ from inferledger.report.simulate_text import describe_step_cost
 from inferledger.report.table import render_table
 from inferledger.report.units import format_seconds
 
-HEADER = ["card", "weights", "KV", "max seqs", "decoding", "output tok/s", "max req/s", "TTFT", "TPOT", "$/GPU-h",
-          "$/M output"]
+HEADER = ["card", "cards", "weights", "KV", "max seqs", "decoding", "output tok/s", "max req/s", "TTFT", "TPOT",
+          "$/h", "$/M output"]
+
+
+def layout_text(c: dict) -> str:
+    return "1" if c["cards"] == 1 else f"{c['cards']} ({c['layout']})"
 
 
 def config_row(c: dict) -> list[str]:
-    return [c["accelerator"], c["precision"], c["kv_precision"], f"{c['max_num_seqs']:,}",
+    return [c["accelerator"], layout_text(c), c["precision"], c["kv_precision"], f"{c['max_num_seqs']:,}",
             f"{c['decoding']:,.0f} ({c['limited_by']})", f"{c['output_tokens_per_s']:,.0f}",
             f"{c['max_requests_per_s']:,.2f}", format_seconds(c["ttft_seconds"]), format_seconds(c["tpot_seconds"]),
             f"{c['usd_per_hour']:.2f}", f"{c['usd_per_million_output_tokens']:.3f}"]
@@ -38,10 +42,13 @@ def render_plan(result, prices, top: int) -> str:
     out.append(render_table(["#", *HEADER], [[str(i + 1), *config_row(c)] for i, c in enumerate(meeting[:top])]))
     best = meeting[0]
     out.append("")
-    out.append(f"best: {best['accelerator']} in {best['precision']} with max-num-seqs {best['max_num_seqs']:,}: "
-               f"${best['usd_per_million_output_tokens']:.3f} per million output tokens, up to "
-               f"{best['max_requests_per_s']:,.2f} requests/s per card (closed form at saturation; confirm with "
+    where = "" if best["cards"] == 1 else f" on {best['cards']} cards ({best['layout']})"
+    out.append(f"best: {best['accelerator']}{where} in {best['precision']} with max-num-seqs "
+               f"{best['max_num_seqs']:,}: ${best['usd_per_million_output_tokens']:.3f} per million output tokens, up "
+               f"to {best['max_requests_per_s']:,.2f} requests/s (closed form at saturation; confirm with "
                "`inferledger simulate`)")
+    out.append("cards: a layout's price is $/card-hour × its cards; dp replicas fill a node (more throughput, the "
+               "same $ per token)")
     out.extend(sources(result, prices))
     for card, precision, reason in result.skipped:
         out.append(f"skipped {card} {precision}: {reason}")

@@ -18,6 +18,12 @@ def describe_step_cost(step_cost: dict) -> str:
             f"{step_cost['overhead_seconds_per_step'] * 1e3:g} ms overhead per step")
 
 
+def _layout_label(layout: dict) -> str:
+    from inferledger.parallelism import Parallelism
+
+    return Parallelism(**{k: layout[k] for k in ("tp", "pp", "ep", "dp", "attention_dp")}).label()
+
+
 def render_simulation(result) -> str:
     d = result.to_dict()
     s = d["scheduler"]
@@ -29,6 +35,13 @@ def render_simulation(result) -> str:
            + (f", max_tokens {s['max_tokens']:,}" if s["max_tokens"] else "")
            + (f", timeout {s['timeout_seconds']:g} s" if s["timeout_seconds"] else ""),
            describe_step_cost(d["step_cost"]), ""]
+    if result.parallel:
+        p = result.parallel
+        layout = p["layout"]
+        out.insert(3, f"cards: {layout['cards']} ({_layout_label(layout)}); per replica: one card's sharded rows with "
+                      f"its collectives, that card's KV cache"
+                      + (f"; {p['replicas']} replicas share the requests round-robin ({p['requests_per_replica']:,}"
+                         " each), rates × replicas" if p["replicas"] > 1 else ""))
     t = d["throughput"]
     out.append(f"throughput: {t['output_tokens_per_s']:,.0f} output tokens/s, {t['requests_per_s']:,.2f} requests/s "
                f"({t['input_tokens_per_s']:,.0f} input tokens/s) over {format_seconds(d['duration_seconds'])}, "

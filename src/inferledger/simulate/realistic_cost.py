@@ -33,6 +33,8 @@ class RealisticArrays:
         self.notes: list = []
         parts = []
         for r, row in enumerate(model.template):
+            if row.collective:
+                continue  # collectives are priced by StepCost.communication_seconds
             variants = [(_FULL, row)] if row.kind != "attention" else [
                 (_PREFILL, dataclasses.replace(row, phase="prefill")),
                 (_DECODE, dataclasses.replace(row, phase="decode"))]

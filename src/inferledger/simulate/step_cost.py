@@ -35,6 +35,7 @@ class StepCost:
     bandwidth_efficiency: float = 1.0
     overhead_seconds: float = 0.0
     notes: list = field(default_factory=list)
+    topology: object = None  # the node and links a sharded model's collectives cross (None: the card's own node)
     _realistic: object = None  # RealisticArrays, for the realistic source
     _pieces: dict = field(default_factory=dict)
 
@@ -64,12 +65,62 @@ class StepCost:
             self._table_compute = t[FIELDS.index("flops")] * inverse_peak[experts]
             self._table_memory = sum(t[FIELDS.index(f)] for f in BYTE_FIELDS) * inverse_bandwidth
             self._table_dequant = t[FIELDS.index("dequant_ops")] * inverse_vector_peak
+        self._communication_lines()
+
+    def _communication_lines(self) -> None:
+        """A sharded model's collectives: each row's time is the least of lines in its message bytes (one per
+        algorithm for the floor, per measured implementation for the realistic cost: collectives.floor_lines and
+        realistic_lines, the functions the ledger's own step times use), and its message bytes are linear in the
+        step's features — so every step's collectives are priced at once, exactly."""
+        from inferledger.ledger.collectives import floor_lines, realistic_lines
+
+        self._comm = self.model.communication_rows
+        if not self._comm.size:
+            return
+        if self.topology is None:
+            from inferledger.hardware.topology import topology_for
+
+            self.topology = topology_for(self.accelerator)
+        template = [self.model.template[r] for r in self._comm]
+        links = [self.topology.link_for(r.span_cards) for r in template]
+        self._message = self.model.coefficients[FIELDS.index("message_bytes")][:, self._comm]  # (features, rows)
+        self._comm_counts = self._counts[self._comm]
+
+        def padded(lines_per_row):
+            width = max(len(lines) for lines in lines_per_row)
+            full = [list(lines) + [(np.inf, 0.0)] * (width - len(lines)) for lines in lines_per_row]
+            return np.array([[a for a, _ in lines] for lines in full]), np.array([[b for _, b in lines]
+                                                                                 for lines in full])
+
+        self._floor_lines = padded([floor_lines(r.collective, r.group_cards, link)
+                                    for r, link in zip(template, links, strict=True)])
+        fitted = [realistic_lines(r.collective, r.group_cards, link, self.accelerator.name)
+                  for r, link in zip(template, links, strict=True)]
+        for r, lines in zip(template, fitted, strict=True):
+            note = f"{r.collective}: no collective measurements stand in: the floor is used"
+            if lines is None and self.source == "realistic" and note not in self.notes:
+                self.notes.append(note)
+        # A row without measurements is priced at its floor (a line at −∞ never wins the max below).
+        self._realistic_lines = padded([lines or ((-np.inf, 0.0),) for lines in fitted])
+
+    def communication_seconds(self, x: np.ndarray, realistic: bool = False) -> np.ndarray:
+        """Σ over the communication rows × count of each step's collective time (0 for one card); realistic: the
+        fitted cost, never under the floor (realistic.communication_estimate)."""
+        if not self._comm.size:
+            return np.zeros(x.shape[:-1]) if x.ndim > 1 else 0.0
+        message = (x @ self._message)[..., None]  # (…, rows, 1)
+        a, b = self._floor_lines
+        seconds = (a + message * b).min(axis=-1)
+        if realistic:
+            a, b = self._realistic_lines
+            seconds = np.maximum((a + message * b).min(axis=-1), seconds)
+        return seconds @ self._comm_counts
 
     def decode_seconds(self, sequences: int, keys: np.ndarray) -> np.ndarray:
         """Steps where `sequences` sequences decode and nothing else runs, for a model whose attention is all full
         (no window): keys[j] = Σ (context + 1) over the sequences in step j. The same sum as floor_seconds, without
         building the feature rows (the hot path of a decode stretch)."""
-        if self.source == "realistic" or not self._all_linear:
+        if self.source == "realistic" or not self._all_linear or self._comm.size:
             x = np.zeros((keys.size, self.model.feature_count))
             x[:, 0], x[:, self._decode_column] = 1.0, sequences
             x[:, self._key_columns] = keys[:, None]
@@ -131,7 +182,8 @@ class StepCost:
     def seconds(self, x: np.ndarray) -> np.ndarray:
         """The time of each step whose features are the rows of x (one step: a 1-D x gives a 0-d array)."""
         if self.source == "realistic":
-            return self._realistic.seconds(x)
+            seconds = self._realistic.seconds(x)
+            return seconds + self.communication_seconds(x, realistic=True) if self._comm.size else seconds
         return self.floor_seconds(x)
 
     def floor_seconds(self, x: np.ndarray) -> np.ndarray:
@@ -140,6 +192,8 @@ class StepCost:
         seconds = np.maximum(np.maximum(x @ self._compute, x @ self._memory), x @ self._dequant) @ self._counts
         if self.model.expert_rows.size:
             seconds = seconds + self._expert_seconds(x)
+        if self._comm.size:
+            seconds = seconds + self.communication_seconds(x)
         return seconds + self.overhead_seconds
 
     def _expert_seconds(self, x: np.ndarray) -> np.ndarray:
@@ -172,7 +226,7 @@ def _import_realistic():
 
 def step_cost(model: StepModel, accelerator, *, source: str = "auto", compute_efficiency: float = 1.0,
               bandwidth_efficiency: float = 1.0, overhead_seconds: float = 0.0,
-              calibration_path: str | None = None) -> StepCost:
+              calibration_path: str | None = None, topology=None) -> StepCost:
     """The step-time source for `model` on `accelerator` (see the module docstring)."""
     if source not in SOURCES:
         raise BadWorkload(f"--step-cost must be one of {', '.join(SOURCES)}, got {source!r}")
@@ -196,11 +250,12 @@ def step_cost(model: StepModel, accelerator, *, source: str = "auto", compute_ef
         from inferledger.simulate.realistic_cost import RealisticArrays
 
         arrays = RealisticArrays(model, accelerator, load_calibration(calibration_path))
-        return StepCost(model, accelerator, "realistic", notes=notes + arrays.notes, _realistic=arrays)
+        return StepCost(model, accelerator, "realistic", notes=notes + arrays.notes, topology=topology,
+                        _realistic=arrays)
     if source == "auto":
         notes.append("the realistic estimate is not installed: step times are the roofline floor")
     return StepCost(model, accelerator, "floor", float(compute_efficiency), float(bandwidth_efficiency),
-                    float(overhead_seconds), notes)
+                    float(overhead_seconds), notes, topology)
 
 
 def floor_reference_seconds(spec, accelerator, formats, step) -> float:

@@ -14,6 +14,11 @@ source of truth — and a mixed step adds its prefill and decode parts, counting
 once) once. Prefill and decode get separate coefficients because some rows differ by phase (MLA decodes in the
 absorbed form). Routed-expert rows are not linear in tokens (a batch touches E·(1 − (1 − k/E)^T) experts): they
 are tabulated over the step's tokens from `rows()` and interpolated.
+
+With a layout (`parallel`, ledger/parallel.py) the rows are one card's of one replica (`rows(..., parallel=...)`):
+the sharded compute rows and the communication rows, whose message bytes are linear in the same features (tokens
+for the activations reduced or dispatched, sequences for the gathered logits), so they are fitted the same way and
+the exactness check covers them. Pipeline stages are not modelled here (a step of pp > 1 is a schedule of stages).
 """
 
 from __future__ import annotations
@@ -22,11 +27,12 @@ import dataclasses
 
 import numpy as np
 
+from inferledger.errors import BadWorkload
 from inferledger.model.spec import AttentionCore, ModelSpec
 from inferledger.operators import Formats, Step, attended_keys, cached_keys, rows
 
 FIELDS = ("flops", "weight_bytes", "activation_bytes", "kv_read_bytes", "kv_write_bytes", "dequant_ops",
-          "output_elements")
+          "output_elements", "message_bytes")
 _PREFILL_SAMPLES = [(b, n, c) for b in (1, 3) for n in (1, 5, 64, 700) for c in (0, 9, 300, 5000)]
 _DECODE_SAMPLES = [(b, c) for b in (1, 2, 7) for c in (0, 1, 17, 600, 4000, 70000)]
 _CHECK_PREFILL = [(2, 33, 1234), (5, 2048, 0), (1, 4097, 8191)]
@@ -87,6 +93,11 @@ class StepModel:
     expert_rows: np.ndarray  # indices of rows taken from the table instead
     table_tokens: np.ndarray  # tokens the expert table is computed at
     table: np.ndarray  # (fields, len(table_tokens), len(expert_rows))
+    parallel: object = None  # the Parallelism the rows are one card of (None: one card)
+
+    @property
+    def communication_rows(self) -> np.ndarray:
+        return np.array([i for i, r in enumerate(self.template) if r.collective], dtype=np.int64)
 
     @property
     def feature_count(self) -> int:
@@ -162,7 +173,7 @@ def _uniform_features(model_layouts, phase: str, batch: int, new: int, context: 
     return out
 
 
-def _fit(spec, formats, model_layouts, phase, samples, checks, expert_rows):
+def _fit(spec, formats, model_layouts, phase, samples, checks, expert_rows, parallel):
     def steps(items):
         return [Step.prefill(n, b, c) if phase == "prefill" else Step.decode(c, b)
                 for b, n, c in ((s if phase == "prefill" else (s[0], 1, s[1])) for s in items)]
@@ -172,7 +183,8 @@ def _fit(spec, formats, model_layouts, phase, samples, checks, expert_rows):
         return np.array([_uniform_features(model_layouts, phase, b, n, c) for b, n, c in shaped])
 
     def values(items):
-        return np.array([[[getattr(r, f) for r in rows(spec, step, formats)] for step in steps(items)]
+        step_rows = [rows(spec, step, formats, parallel=parallel) for step in steps(items)]  # each step once
+        return np.array([[[getattr(r, f) for r in one] for one in step_rows]
                          for f in FIELDS])  # (fields, samples, rows)
 
     x, y = matrix(samples), values(samples)
@@ -193,13 +205,24 @@ def _fit(spec, formats, model_layouts, phase, samples, checks, expert_rows):
     return coefficients, np.abs(y).max(axis=1)  # the scale of each field of each row, for comparisons
 
 
-def build_step_model(spec: ModelSpec, formats: Formats, max_step_tokens: int = 1 << 20) -> StepModel:
-    """Fit the mixed-step model of `spec` in `formats` on uniform steps of `rows()`."""
-    template = tuple(rows(spec, Step.decode(0), formats))
+def build_step_model(spec: ModelSpec, formats: Formats, max_step_tokens: int = 1 << 20,
+                     parallel=None) -> StepModel:
+    """Fit the mixed-step model of `spec` in `formats` on uniform steps of `rows()` — one card's rows of a replica
+    spread as `parallel` says (a Parallelism with pp = 1; None: one card)."""
+    if parallel is not None and parallel.pp > 1:
+        raise BadWorkload("the simulator does not model pipeline parallel (--pp) yet: a step of pp stages is a "
+                          "schedule of microbatches; `inferledger request --pp` gives its per-step time")
+    if parallel is not None and parallel.attention_dp > 1:
+        raise BadWorkload("the simulator does not model attention data parallel (--attention-dp) yet: its groups take "
+                          "whole sequences, so a step's rows are not linear in them; `inferledger request` prices it")
+    parallel = None if parallel is None or parallel.is_single_card else parallel
+    template = tuple(rows(spec, Step.decode(0), formats, parallel=parallel))
     model_layouts = layouts(spec)
     expert_rows = np.array([i for i, r in enumerate(template) if r.kind == "experts"], dtype=np.int64)
-    prefill, scale = _fit(spec, formats, model_layouts, "prefill", _PREFILL_SAMPLES, _CHECK_PREFILL, expert_rows)
-    decode, _ = _fit(spec, formats, model_layouts, "decode", _DECODE_SAMPLES, _CHECK_DECODE, expert_rows)
+    prefill, scale = _fit(spec, formats, model_layouts, "prefill", _PREFILL_SAMPLES, _CHECK_PREFILL, expert_rows,
+                         parallel)
+    decode, _ = _fit(spec, formats, model_layouts, "decode", _DECODE_SAMPLES, _CHECK_DECODE, expert_rows,
+                        parallel)
     # The per-step term (weights read once) is counted once: from the decode fit, which must agree with prefill.
     if np.any(np.abs(prefill[:, 0, :] - decode[:, 0, :]) > 1e-9 * np.maximum(scale, 1.0)):
         raise NotLinear(f"{spec.name}: the once-per-step part of the rows differs between prefill and decode")
@@ -217,8 +240,8 @@ def build_step_model(spec: ModelSpec, formats: Formats, max_step_tokens: int = 1
         for t, tokens in enumerate(table_tokens):
             if tokens == 0:
                 continue
-            step_rows = rows(spec, Step.prefill(int(tokens)), formats)
+            step_rows = rows(spec, Step.prefill(int(tokens)), formats, parallel=parallel)
             for j, r in enumerate(expert_rows):
                 for k, f in enumerate(FIELDS):
                     table[k, t, j] = getattr(step_rows[r], f)
-    return StepModel(template, tuple(model_layouts), coefficients, expert_rows, table_tokens, table)
+    return StepModel(template, tuple(model_layouts), coefficients, expert_rows, table_tokens, table, parallel)
