@@ -71,6 +71,11 @@ _TABLE = (
           5.0, "×", "prompts of one length prefill in about the same time; first tokens that spread from seconds to "
           "tens of seconds while the per-token time stays flat waited in a queue that grew during the run", 0.6,
           0.7),
+    _rule("summary-ttft-over-fastest", "summary", "queueing",
+          "typical TTFT (median, else mean) ≥ this × the fastest (min or p1), at least 0.3 s more; prompts of one "
+          "length (input max ≤ 2 × min, when stated); per-token spread ≤ 2×", 5.0, "×",
+          "the fastest first token bounds one prompt's own prefill at this length; a typical request that waits "
+          "5× that while its decode runs as fast as anyone's spent the difference in a queue", 0.6, 0.7),
     _rule("summary-ttft-share", "summary", "prefill-bound", "mean TTFT ≥ this share of mean E2E and ≥ 1 s",
           0.25, "of E2E", "the first token takes a quarter of the request: prompt work is a major part of the "
           "latency (queue evidence ruled out first)", 0.5, 0.65),

@@ -174,6 +174,29 @@ def _ttft_spread(run: _Run, record, where: dict, findings: list) -> bool:
     return True
 
 
+def _ttft_over_fastest(run: _Run, record, where: dict, findings: list) -> bool:
+    metrics = record.metrics
+    fastest = metrics.get("ttft_seconds_min", metrics.get("ttft_seconds_p1"))
+    typical = metrics.get("ttft_seconds_median", run.ttft)
+    if not fastest or fastest <= 0 or typical is None or typical < threshold("summary-ttft-over-fastest") * fastest \
+            or typical - fastest < 0.3:
+        return False
+    low, high = metrics.get("input_tokens_min"), metrics.get("input_tokens_max")
+    if low and high and high > 2 * low:
+        return False  # prompts of different lengths prefill in different times: the fastest is the shortest
+    steady = _spread(record, "itl_seconds") or _spread(record, "tpot_seconds")
+    if steady is not None and steady > 2.0:
+        return False
+    findings.append(fire(
+        "summary-ttft-over-fastest",
+        f"{run.name}: typical TTFT {typical * 1e3:.0f} ms is {typical / fastest:.0f}× the fastest "
+        f"({fastest * 1e3:.0f} ms, the prompt's own work at most) while the per-token time stays within "
+        f"{steady or 1:.1f}×: most of the first-token time is waiting",
+        {"ttft_seconds_typical": typical, "ttft_seconds_fastest": fastest, "per_token_spread": steady},
+        share=1.0 if steady is not None else 0.0, **where))
+    return True
+
+
 def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
     """Queue evidence of the run; True when some rule found it."""
     name, offered, achieved, completed = run.name, run.offered, run.achieved, run.completed
@@ -217,7 +240,7 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                      "latencies are measured behind the client's own queue")
     if found or run.ttft is None or run.all_at_once:
         return found
-    found = _ttft_spread(run, record, where, findings)
+    found = _ttft_spread(run, record, where, findings) or _ttft_over_fastest(run, record, where, findings)
     # TTFT far beyond the prompt's own work, with no offered-rate line to compare.
     if run.mean_input and run.input_rate and run.ttft >= 0.5:
         work = run.mean_input / run.input_rate

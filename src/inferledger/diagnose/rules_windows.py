@@ -69,12 +69,15 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
              "generation_per_request_min": acc.per_stream.low}, share("prefill_heavy"),
             **lines_of(acc, "prefill_heavy")))
     slow = flags["slow_small_batch"].count + flags["starved"].count
+    # Speed is judged only in windows that state one (running > 0 and a generation rate): SGLang prefill-batch lines
+    # carry no generation rate, so they neither support nor dilute a per-stream reading.
+    decoding = max(acc.per_stream.count, slow)
     if slow and not hardware_judged:
         findings.append(fire(
             "windows-slow-streams", f"generation at {acc.per_stream.low:.1f}–{acc.per_stream.high:.1f} tok/s per "
-            f"running request with no prefill load in {slow} of {windows} windows (a fixed cutoff: give --model and "
+            f"running request with no prefill load in {slow} of {decoding} windows that state a generation rate (a fixed cutoff: give --model and "
             "--gpu to judge it against the hardware)", {"generation_per_request_mean": acc.per_stream.mean},
-            slow / windows, **lines_of(acc, "slow_small_batch" if flags["slow_small_batch"].count else "starved")))
+            slow / decoding, **lines_of(acc, "slow_small_batch" if flags["slow_small_batch"].count else "starved")))
     if flags["kv_full_no_queue"].count:
         findings.append(fire(
             "windows-kv-full-no-queue", f"KV cache ≥ {KV_FULL_FRACTION:.0%} full with no request waiting in "
@@ -91,7 +94,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
     # Not when a finding recurs (in 3 windows or more and a tenth of them or more): episodes are not outliers.
     clean = flags["busy"].count - flags["troubled"].count
     recurring = max(3, RECURRING_SHARE * windows)
-    if clean <= flags["busy"].count / 2 or any(flags[name].count >= recurring for name in (
+    if clean <= flags["busy"].count / 2 or (slow and not hardware_judged and slow > decoding / 2) or any(flags[name].count >= recurring for name in (
             "waiting", "kv_full", "prefill_heavy", "slow_small_batch", "starved", "swapped")):
         return
     # What a healthy window looks like: busy, no queue, KV not full, per-stream speed shown.
