@@ -5,9 +5,13 @@ prompt length is queueing. Inputs are lines written here; the arithmetic is in e
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from inferledger.diagnose import diagnose_files
+from inferledger.diagnose.parsers import vllm_offline
+from inferledger.diagnose.records import Record
 
 
 def _diagnose(tmp_path, text: str, name: str = "log.txt"):
@@ -83,3 +87,61 @@ def test_prompts_of_different_lengths_do_not_read_the_fastest_as_prefill(tmp_pat
     text = AIPERF_TABLE.format(ttft="  750.00", p50="  800.00", isl_min="  100.00")
     diagnosis = _diagnose(tmp_path, text)
     assert all(item.rule != "summary-ttft-over-fastest" for item in diagnosis.evidence)
+
+
+# -- vLLM offline inference bar (parsers/vllm_offline.py) ------------------------------------------------------------
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "logs"
+
+
+def _summaries(text: str) -> list:
+    return [item for item in vllm_offline.parse(enumerate(text.splitlines(), 1)) if isinstance(item, Record)]
+
+
+def test_offline_bar_reads_the_run_totals():
+    # vllm#5425: 1000 prompts in 00:10 at 49,992.62 input and 12,473.79 output tok/s; the rates are totals over the
+    # elapsed time, so a request averages 12,473.79 × 10 / 1000 = 124.7 output and 499.9 input tokens.
+    path = FIXTURES / "vllmoffline__tqdm-1000-prompts-pr-5425.txt"
+    (record,) = _summaries(path.read_text())
+    assert record.metrics["completed_requests"] == 1000
+    assert record.metrics["duration_seconds"] == 10
+    assert record.metrics["request_throughput_per_second"] == pytest.approx(97.45)
+    assert record.metrics["mean_output_tokens"] == pytest.approx(124.7379)
+    assert record.metrics["mean_input_tokens"] == pytest.approx(499.9262)
+    assert diagnose_files([path]).verdict == "healthy"
+
+
+def test_offline_bar_cut_mid_run_keeps_its_last_line_and_bounds_the_stream_rate():
+    # vllm#20292 on a RISC-V CPU: the last bar line reads 225 of 1000 after 3:28:37 = 12,517 s at 29.06 s/it and
+    # 2.30 output tok/s in total. Every prompt is in flight, so no stream beats 2.30 tok/s: a step of at least
+    # 1 / 2.30 = 435 ms, over the fixed 100 ms cutoff.
+    path = FIXTURES / "vllmoffline__tqdm-riscv-cpu-cut.txt"
+    (record,) = _summaries(path.read_text())
+    assert record.metrics["completed_requests"] == 225
+    assert record.metrics["duration_seconds"] == 3 * 3600 + 28 * 60 + 37
+    assert record.metrics["request_throughput_per_second"] == pytest.approx(1 / 29.06)
+    assert "225 of 1000" in record.labels["cut"]
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "decode-bound"
+    item = next(item for item in diagnosis.evidence if item.rule == "summary-slow-tpot-no-hardware")
+    assert item.numbers["tpot_seconds_mean"] == pytest.approx(1 / 2.30)
+
+
+def test_two_offline_runs_in_one_file_are_two_summaries():
+    text = ("Processed prompts: 100%|███| 4/4 [00:02<00:00,  2.00it/s, est. speed input: 100.00 toks/s, output: "
+            "400.00 toks/s]\n"
+            "Processed prompts:  50%|█  | 8/16 [00:04<00:04,  2.00it/s, est. speed input: 200.00 toks/s, output: "
+            "800.00 toks/s]\n"
+            "Processed prompts: 100%|███| 16/16 [00:08<00:00,  2.00it/s, est. speed input: 200.00 toks/s, output: "
+            "800.00 toks/s]\n")
+    records = _summaries(text)
+    assert [record.metrics["completed_requests"] for record in records] == [4, 16]
+    # Second run: 800 tok/s × 8 s / 16 prompts = 400 output tokens per prompt.
+    assert records[1].metrics["mean_output_tokens"] == pytest.approx(400)
+
+
+def test_old_generation_speed_bar():
+    text = "Processed prompts: 100%|██████████| 1/1 [00:02<00:00,  2.09s/it, Generation Speed: 49.28 toks/s]\n"
+    (record,) = _summaries(text)
+    assert record.metrics["output_tokens_per_second"] == pytest.approx(49.28)
+    assert record.metrics["request_throughput_per_second"] == pytest.approx(1 / 2.09)

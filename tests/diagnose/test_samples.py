@@ -54,7 +54,9 @@ EXPECTED = {
     "sglang__startup-dp-ep-kv-cache-allocated.txt": (CAPACITY, set()),
     "sglang__startup-max-total-num-tokens-line.txt": (CAPACITY, set()),
     "tgi__cpu-backend-generate-success-line.txt": ({"decode-bound"}, set()),
-    "trtllm__bench-deepseek-r1-header-and-overview.txt": ({"queueing", "insufficient-data"}, set()),
+    # A throughput run (issue rate 1.2e17) with no TTFT in the excerpt: its queue is by design and not seen; the
+    # numbers it states (7,517 output tok/s at ~1,019 in flight) show nothing wrong.
+    "trtllm__bench-deepseek-r1-header-and-overview.txt": ({"healthy", "queueing", "insufficient-data"}, set()),
     "trtllm__pytrtllm-prometheus-excerpt.txt": (FORMAT_ONLY, set()),
     "trtllm__serve-metrics-endpoint-trt-backend-json.txt": (HEALTHY, set()),
     "vllm__bench-serve-goodput-poisson-15rps.txt": (HEALTHY, set()),
@@ -70,6 +72,8 @@ EXPECTED = {
     "vllm__v1-specdecoding-metrics-line.txt": (FORMAT_ONLY, set()),
     "vllm__v1-startup-kv-cache-tokens-qwen3-14b.txt": ({"kv-capacity", "insufficient-data"},
                                                        {"kv-capacity", "insufficient-data"}),
+    "vllmoffline__tqdm-1000-prompts-pr-5425.txt": (HEALTHY, set()),
+    "vllmoffline__tqdm-riscv-cpu-cut.txt": ({"decode-bound"}, set()),  # 2.3 tok/s for the whole run
 }
 
 GiB = 2**30

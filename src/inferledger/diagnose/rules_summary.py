@@ -67,6 +67,7 @@ class _Run:
         self.concurrency = metrics.get("max_concurrency")
         self.per_token = self.tpot if self.tpot is not None else self.itl
         self.per_token_derived = False
+        self.step_bound = False
         if self.per_token is None and self.e2e and self.ttft is not None and mean_output and mean_output > 1 \
                 and self.e2e > self.ttft:
             # No per-token row: the decode part of the mean request, spread over its tokens after the first.
@@ -78,6 +79,11 @@ class _Run:
         if self.per_token is not None and itl_median and itl_median < 0.5 * self.per_token:
             self.step = itl_median
         self.all_at_once = self.offered is not None and self.offered >= ALL_AT_ONCE_RATE
+        if self.step is None and (self.all_at_once or record.labels.get("offline_batch")) and self.output_rate:
+            # Every request in flight from the start: no stream generates faster than the whole run, so the run's
+            # output rate bounds the per-stream rate from above, and its inverse bounds the step from below.
+            self.step = 1 / self.output_rate
+            self.step_bound = True
         self.uncapped = self.concurrency is None or (self.completed is not None and self.concurrency >= self.completed)
 
 
@@ -95,13 +101,14 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
             findings.append(fire(
                 "summary-slow-tpot-no-hardware",
                 f"{run.name}: {run.step * 1e3:.0f} ms per output token (≤ {1 / run.step:.1f} tok/s per "
-                "stream); judged by a fixed cutoff: give --model and --gpu to judge it against the hardware",
+                f"stream{'; the whole run generates that, so no stream is faster' if run.step_bound else ''}); "
+                "judged by a fixed cutoff: give --model and --gpu to judge it against the hardware",
                 {"tpot_seconds_mean": run.step}, **where))
         failed = record.metrics.get("failed_requests")
         if failed and run.completed and failed > 0.05 * (failed + run.completed):
             notes.append(f"{run.name}: {failed:.0f} of {failed + run.completed:.0f} requests failed")
-        if run.all_at_once and run.uncapped:
-            continue  # a throughput test says nothing about latency health
+        if run.all_at_once and run.uncapped and run.ttft is not None:
+            continue  # a throughput test's latencies say nothing about latency health
         if any(finding.verdict in _BOTTLENECKS or (finding.verdict == "measurement-artifact" and finding.score >= 0.8)
                for finding in findings[before:]):
             continue  # healthy only when no bottleneck (or a broken measurement) was read in this run
@@ -226,11 +233,15 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                          f"{completed:.0f} requests arrive in {completed / offered:.3g} s and then drain "
                          f"(expected ~{expected:.3g} s, took {run.duration or 0:.3g} s); not overload")
     if run.all_at_once and run.uncapped and (run.concurrency is None or run.concurrency > 1):
-        found = True
         text = (f"{name}: every request sent at t=0 (rate {'inf' if math.isinf(offered) else f'{offered:.2g}'}): "
                 "a throughput test; TTFT is queue wait by construction")
+        if run.ttft is None:
+            # No first-token time in the run: the queue it builds by design is not seen, only its throughput.
+            notes.append(text + "; the summary states no TTFT, so no queue is read from it")
+            return found
+        found = True
         share = 0.0
-        if run.ttft is not None and run.per_token and run.ttft > 20 * run.per_token:
+        if run.per_token and run.ttft > 20 * run.per_token:
             share = 1.0
             text += f"; TTFT {run.ttft * 1e3:.0f} ms vs {run.per_token * 1e3:.1f} ms per token"
         findings.append(fire("summary-all-at-once", text, {"request_rate_per_second": offered,

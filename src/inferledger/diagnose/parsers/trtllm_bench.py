@@ -102,9 +102,17 @@ def _legacy(line_number: int, line: str) -> Record | Skipped:
     return Record("summary", "trtllm.benchmark-py", line_number, metrics, labels=labels)
 
 
+# Section titles pasted without their "= " prefix (a Markdown renderer eats it): the title alone on the line after a
+# rule of "=" signs.
+_BARE_TITLE = re.compile(r"^=+\n(PERFORMANCE OVERVIEW|REQUEST DETAILS|WORLD \+ RUNTIME INFORMATION|PYTORCH BACKEND|"
+                         r"ENGINE DETAILS)", re.MULTILINE)
+
+
 def sniff(head: str) -> float:
     if "= PERFORMANCE OVERVIEW" in head or "= REQUEST DETAILS" in head or "= WORLD + RUNTIME INFORMATION" in head:
         return 0.95
+    if "=====" in head and _BARE_TITLE.search(head):
+        return 0.9
     if "= PYTORCH BACKEND" in head or "= ENGINE DETAILS" in head:
         return 0.9
     if "[BENCHMARK]" in head and "latency(ms)" in head:
@@ -115,8 +123,11 @@ def sniff(head: str) -> float:
 def parse(lines) -> Iterator:
     report: _Report | None = None
     section = ""
+    after_rule = False  # the previous line was a rule of "=" signs
     for line_number, line in lines:
-        if line.startswith("= ") or line.startswith("-- "):
+        bare_title = after_rule and line.strip() and line.strip() == line.strip().upper() and ":" not in line
+        after_rule = bool(line.strip()) and not line.strip().strip("=")
+        if line.startswith("= ") or line.startswith("-- ") or bare_title:
             title = line.strip("=- \t").upper()
             if ("BACKEND" in title or "ENGINE DETAILS" in title) and report is not None and report.metrics:
                 record = report.record()  # a second report in the same file
@@ -149,6 +160,12 @@ def parse(lines) -> Iterator:
             continue
         key = " ".join(match.group(1).lower().split())
         value = match.group(2)
+        if value.startswith("|"):
+            # Reports pasted side by side as a table row `Label: | main | branch`: the first column is read.
+            cells = [cell.strip() for cell in value.strip("| ").split("|")]
+            value = cells[0]
+            if len(cells) > 1:
+                report.labels["columns"] = f"{len(cells)} reports side by side; the first column is read"
         if key in _LABEL_ROWS:
             report.labels[_LABEL_ROWS[key]] = value.strip()
             continue

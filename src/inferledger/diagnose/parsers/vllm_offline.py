@@ -1,0 +1,84 @@
+"""vLLM offline inference (`LLM.generate`): the tqdm bar `Processed prompts: 100%|███| 1000/1000 [00:10<00:00,
+97.45it/s, est. speed input: 49992.62 toks/s, output: 12473.79 toks/s]` (vLLM ≥ 0.5; `Generation Speed: 49.28
+toks/s` before). One summary Record per run, from the last bar line of that run.
+
+Every prompt is handed to the engine at once, so this is a throughput run, not a latency measurement: the rates are
+totals over the elapsed time (tokens are counted as each request finishes, which is why a bar can read 0.00 toks/s
+until the first request is done). A bar that stopped short of its total was cut by the excerpt or the run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from inferledger.diagnose.records import Record
+
+NAME = "vllm-offline"
+
+_BAR = re.compile(r"Processed prompts:\s*(\d+)%.*?\|\s*(\d+)/(\d+)\s*\[([\d:]+)<[^,\]]*(?:,\s*([\d.]+)(it/s|s/it))?"
+                  r"(?:,\s*est\. speed input:\s*([\d.]+) toks/s,\s*output:\s*([\d.]+) toks/s"
+                  r"|,\s*Generation Speed:\s*([\d.]+) toks/s)?")
+
+
+def _clock_seconds(text: str) -> float:
+    """tqdm's elapsed time, `MM:SS` or `H:MM:SS`."""
+    seconds = 0.0
+    for part in text.split(":"):
+        seconds = seconds * 60 + float(part)
+    return seconds
+
+
+def _bar(match: re.Match) -> dict:
+    done, total = int(match.group(2)), int(match.group(3))
+    elapsed = _clock_seconds(match.group(4))
+    metrics = {"completed_requests": float(done), "duration_seconds": elapsed}
+    if match.group(5):
+        rate = float(match.group(5))
+        metrics["request_throughput_per_second"] = rate if match.group(6) == "it/s" else (1 / rate if rate else 0.0)
+    output = match.group(8) or match.group(9)
+    if output is not None:
+        metrics["output_tokens_per_second"] = float(output)
+    if match.group(7) is not None:
+        metrics["input_tokens_per_second"] = float(match.group(7))
+    if done and elapsed > 0:
+        # Rates are totals over the elapsed time, so tokens per request follow from them.
+        for rate_name, mean_name in (("output_tokens_per_second", "mean_output_tokens"),
+                                     ("input_tokens_per_second", "mean_input_tokens")):
+            if metrics.get(rate_name):
+                metrics[mean_name] = metrics[rate_name] * elapsed / done
+    metrics["_total"] = float(total)
+    return metrics
+
+
+def _record(line_number: int, metrics: dict) -> Record:
+    total = metrics.pop("_total")
+    labels = {"engine": "vllm", "tool": "vllm-offline", "offline_batch": True,
+              "throughput_definition": "offline batch: every prompt submitted at once, rates are totals over the "
+                                       "elapsed time"}
+    if metrics["completed_requests"] < total:
+        labels["cut"] = f"the bar stopped at {metrics['completed_requests']:.0f} of {total:.0f} prompts"
+    return Record("summary", "bench.vllm-offline", line_number, metrics, labels=labels)
+
+
+def sniff(head: str) -> float:
+    if "Processed prompts:" in head and ("toks/s" in head or "it/s" in head):
+        return 0.85
+    return 0.0
+
+
+def parse(lines) -> Iterator:
+    last: tuple[int, dict] | None = None
+    for line_number, line in lines:
+        if "Processed prompts:" not in line:
+            continue
+        match = _BAR.search(line)
+        if match is None:
+            continue
+        metrics = _bar(match)
+        if last is not None and (metrics["_total"] != last[1]["_total"]
+                                 or metrics["completed_requests"] < last[1]["completed_requests"]):
+            yield _record(*last)  # a new run: the bar restarted
+        last = (line_number, metrics)
+    if last is not None:
+        yield _record(*last)
