@@ -145,3 +145,51 @@ def test_old_generation_speed_bar():
     (record,) = _summaries(text)
     assert record.metrics["output_tokens_per_second"] == pytest.approx(49.28)
     assert record.metrics["request_throughput_per_second"] == pytest.approx(1 / 2.09)
+
+
+# -- Markdown result tables (parsers/bench_markdown.py) --------------------------------------------------------------
+
+SWEEP = """\
+| Source | ISL | OSL | Concurrency | N Req | TTFT (ms) | TPOT (ms) | E2EL (ms) | Req Tput (RPS) |
+|--------|-----|-----|-------------|-------|-----------|-----------|-----------|----------------|
+| mytool | 512 | 256 |           1 |    10 |      60.0 |      20.0 |    5160.0 |          0.194 |
+| mytool | 512 | 256 |          64 |   640 |    4000.0 |      25.0 |   10375.0 |          6.170 |
+"""
+
+
+def test_markdown_sweep_rows_are_runs(tmp_path):
+    diagnosis = _diagnose(tmp_path, SWEEP)
+    # Row 2: 512-token prompts at 6.17 req/s is 512 × 6.17 = 3,159 input tok/s, so one prompt needs at most
+    # 512 / 3,159 = 162 ms of prefill; a 4.0 s mean TTFT is 24.7× that (≥ 5×): the requests waited.
+    assert diagnosis.verdict == "queueing"
+    item = next(item for item in diagnosis.evidence if item.rule == "summary-ttft-over-prompt-work")
+    assert item.numbers["prompt_work_seconds"] == pytest.approx(512 / (512 * 6.170))
+    assert item.lines == [4]
+    # Row 1 (concurrency 1) reads as its own run: TTFT 60 ms, TPOT 20 ms.
+    healthy = next(item for item in diagnosis.evidence if item.rule == "summary-healthy")
+    assert healthy.numbers["ttft_seconds_mean"] == pytest.approx(0.060)
+    assert healthy.numbers["seconds_per_token"] == pytest.approx(0.020)
+
+
+def test_markdown_time_columns_need_a_unit(tmp_path):
+    # "TTFT" without a unit could be ms or s: the table is not read as latencies.
+    text = "| ISL | TTFT | TPOT |\n|---|---|---|\n| 512 | 4000 | 25 |\n"
+    with pytest.raises(Exception, match="no known log format"):
+        _diagnose(tmp_path, text)
+
+
+def test_markdown_cut_row_is_not_misread(tmp_path):
+    cut = SWEEP.rstrip("\n").rsplit("|", 3)[0] + "\n"  # the last row loses its last cells
+    diagnosis = _diagnose(tmp_path, cut)
+    assert diagnosis.verdict == "healthy"  # only the complete first row is a run
+
+
+# -- one generated token (summary-one-token) -------------------------------------------------------------------------
+
+def test_per_token_time_over_one_token_is_an_artefact(tmp_path):
+    # A table whose runs generate one token: a TPOT of 20.9 ms equal to the TTFT is the first token's time.
+    text = ("| OSL | TTFT (ms) | TPOT (ms) |\n|---|---|---|\n| 1 | 20.9 | 20.9 |\n")
+    diagnosis = _diagnose(tmp_path, text)
+    assert diagnosis.verdict == "measurement-artifact"
+    item = next(item for item in diagnosis.evidence if item.rule == "summary-one-token")
+    assert item.numbers["mean_output_tokens"] == 1

@@ -48,6 +48,10 @@ _TABLE = (
           0.0, "tok/s", "tgi-gaudi printed Throughput 0.0 tokens/s for a run that generated tokens", 0.9),
     _rule("summary-ttft-equals-e2e", "summary", "measurement-artifact", "mean TTFT ≥ this share of mean E2E",
           0.999, "ratio", "LMDeploy's first-token latency equal to the full latency (not streamed)", 0.85),
+    _rule("summary-one-token", "summary", "measurement-artifact",
+          "a per-token time stated while requests generate at most this many tokens on average", 1.5, "tokens",
+          "a time per output token needs a second token: with about one token generated it is the first token's "
+          "time (openvino benchmark_genai printing TPOT = TTFT)", 0.8),
     _rule("summary-chunked-ttst", "summary", "measurement-artifact",
           "time to second token below this while TTFT > 0.2 s", 0.001, "s",
           "tokens that arrive in one chunk: TTFT then depends on the tool's definition", 0.45),

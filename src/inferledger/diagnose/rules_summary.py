@@ -130,6 +130,12 @@ def _artefacts(run: _Run, record, where: dict, findings: list) -> None:
             and (run.mean_output or 2) > 1:
         findings.append(fire("summary-ttft-equals-e2e", f"{name}: first-token latency equals the full latency "
                              "(not streamed?)", {"ttft_seconds_mean": ttft, "e2e_seconds_mean": e2e}, **where))
+    if run.per_token is not None and not run.per_token_derived and run.mean_output is not None \
+            and 0 < run.mean_output <= threshold("summary-one-token"):
+        findings.append(fire("summary-one-token", f"{name}: {run.per_token * 1e3:.2f} ms per output token with "
+                             f"{run.mean_output:.2f} tokens generated per request: no second token to time, so this "
+                             "is not a decode measurement", {"mean_output_tokens": run.mean_output,
+                                                             "seconds_per_token": run.per_token}, **where))
     ttst = record.metrics.get("ttst_seconds_mean")
     if ttst is not None and ttst < threshold("summary-chunked-ttst") and ttft is not None and ttft > 0.2:
         findings.append(fire(

@@ -15,7 +15,7 @@ import importlib
 
 _BUILTIN = ["vllm", "sglang", "tgi", "prometheus", "trtllm_metrics"]
 _OPTIONAL = ["bench_clients", "bench_text", "evalscope", "guidellm_rich", "llamacpp", "ollama", "trtllm_bench",
-             "vllm_offline"]
+             "vllm_offline", "bench_markdown"]
 
 
 def _load():
