@@ -193,3 +193,29 @@ def test_per_token_time_over_one_token_is_an_artefact(tmp_path):
     assert diagnosis.verdict == "measurement-artifact"
     item = next(item for item in diagnosis.evidence if item.rule == "summary-one-token")
     assert item.numbers["mean_output_tokens"] == 1
+
+
+def test_rate_inf_with_a_concurrency_cap_is_a_latency_test(tmp_path):
+    # vllm bench serve at rate inf but --max-concurrency 2 over 10 requests: a closed loop, so its TTFT is not queue
+    # wait by construction. TTFT 3.0 s of an 8.0 s E2E is 37.5 % (≥ 25 % and ≥ 1 s): the prompt's work dominates.
+    text = """============ Serving Benchmark Result ============
+Traffic request rate:                    inf
+Max request concurrency:                 2
+Successful requests:                     10
+Benchmark duration (s):                  40.00
+Total input tokens:                      5120
+Total generated tokens:                  10000
+Request throughput (req/s):              0.25
+Output token throughput (tok/s):         250.00
+---------------Time to First Token----------------
+Mean TTFT (ms):                          3000.00
+-----Time per Output Token (excl. 1st token)------
+Mean TPOT (ms):                          5.00
+----------------End-to-End Latency----------------
+Mean E2E Latency (ms):                   8000.00
+==================================================
+"""
+    diagnosis = _diagnose(tmp_path, text)
+    assert diagnosis.verdict == "prefill-bound"
+    item = next(item for item in diagnosis.evidence if item.rule == "summary-ttft-share")
+    assert item.numbers["ttft_seconds_mean"] / item.numbers["e2e_seconds_mean"] == pytest.approx(0.375)

@@ -284,8 +284,10 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
 
 def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> None:
     ttft, e2e = run.ttft, run.e2e
-    if ttft is None or run.all_at_once or (e2e and ttft >= threshold("summary-ttft-equals-e2e") * e2e):
-        return  # a first token "as late as the last" is the artefact above, not prefill
+    if ttft is None or (run.all_at_once and run.uncapped) or (e2e and ttft >= threshold("summary-ttft-equals-e2e") * e2e):
+        # An uncapped all-at-once run's TTFT is queue wait; a first token "as late as the last" is the artefact
+        # above. A client concurrency cap makes rate inf a closed loop whose latencies are real.
+        return
     note = "" if not queued else " (queue evidence above: part of it is waiting)"
     if ttft >= 1.0 and e2e and ttft >= threshold("summary-ttft-share") * e2e:
         itl_p99 = record.metrics.get("itl_seconds_p99")
