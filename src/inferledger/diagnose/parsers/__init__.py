@@ -14,8 +14,8 @@ from __future__ import annotations
 import importlib
 
 _BUILTIN = ["vllm", "sglang", "tgi", "prometheus", "trtllm_metrics"]
-_OPTIONAL = ["bench_clients", "bench_text", "evalscope", "guidellm_rich", "llamacpp", "ollama", "trtllm_bench",
-             "vllm_offline", "bench_markdown"]
+_OPTIONAL = ["bench_clients", "bench_markdown", "bench_text", "evalscope", "guidellm_rich", "llamacpp", "local_runners",
+             "ollama", "trtllm_bench", "vllm_offline"]
 
 
 def _load():

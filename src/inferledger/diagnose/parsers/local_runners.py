@@ -1,0 +1,360 @@
+"""One-request timing lines of local runners, and OpenVINO GenAI's benchmark_genai summary.
+
+* text-generation-webui: `Output generated in 9.69 seconds (51.50 tokens/s, 499 tokens, context 3550, seed 909082919)`
+  (its rich logger of 2025 prefixes `00:28:06-600105 INFO` and wraps the line at the terminal width);
+* mlx_lm generate: `Prompt: 32188 tokens, 430.339 tokens-per-sec` / `Generation: 892 tokens, 32.480 tokens-per-sec` /
+  `Peak memory: 11.496 GB` (early releases print the rates without the token counts);
+* koboldcpp, one printf per request whose wording changed over releases: `Time Taken - Processing:1.0s,
+  Generation:2.0s, Total:3.0s` (2023), `ContextLimit: 614/2048, Processing:0.43s (5.5ms/T), Generation:3.62s
+  (55.8ms/T), Total:4.06s (16.02T/s)` (late 2023), `CtxLimit: 1754/8192, Process:25.05s (14.9ms/T = 66.89T/s),
+  Generate:59.05s (152.6ms/T = 6.55T/s), Total:84.11s (4.60T/s)` (2024), then `CtxLimit:…, Amt:78/387, Init:0.01s,
+  Process:…` (mid-2024 on); the `Processing Prompt [BLAS] (1676 / 1676 tokens)` and `Generating (78 / 387 tokens)`
+  progress lines before it give the token counts the older lines lack;
+* TabbyAPI (exllamav2/v3): `Metrics: 167 tokens generated in 21.39 seconds (Queue: 0.0 s, Process: 626.24 T/s,
+  Generate: 8.79 T/s, Context: 1494 tokens)` (until mid-2024), then `Metrics (ID: …): N tokens generated in … (Queue: …,
+  Process: 3840 cached tokens and 11926 new tokens at 727.64 T/s, Generate: 28.2 T/s, Context: …[, Draft: a / b
+  tokens accepted (p%)])`, also wrapped by its console logger;
+* benchmark_genai: `Load time: 3405.69 ms`, `Generate time: 1430.77 ± 3.04 ms`, `TTFT: …`, `TPOT: …`, `Throughput
+  tokens/s: 13.98 ± 0.53` (`Throughput : 47.89 ± 1.07 tokens/s` in later releases): mean ± std over the iterations.
+
+Times become seconds; memory figures are decimal GB (mlx_lm divides by 1e9).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from inferledger.diagnose.parsers.bench_common import NUMBER, TIME_UNITS, to_number
+from inferledger.diagnose.records import Record, Skipped, looks_like_metric, unread
+
+NAME = "local-runners"
+
+# text-generation-webui (modules/text_generation.py); context and seed were added to the line in 2023.
+_TEXTGEN = re.compile(r"Output generated in ([\d.]+) seconds\s*\(([\d.]+) tokens/s,\s*(\d+)\s+tokens"
+                      r"(?:,\s*context (\d+))?")
+# mlx_lm generate --verbose.
+_MLX_RATE = re.compile(r"^\s*(Prompt|Generation):\s*(?:(\d+) tokens,\s*)?([\d.]+) tokens-per-sec")
+_MLX_PEAK = re.compile(r"^\s*Peak memory:\s*([\d.]+) GB")
+# koboldcpp: `Name:value` fields, a value either `1754/8192` or `25.05s`, then an optional `(14.9ms/T = 66.89T/s)`.
+_KOBOLD_FIELD = re.compile(r"\b(CtxLimit|ContextLimit|Amt|Init|Processing|Process|Generation|Generate|Total):\s*"
+                           r"([\d.]+)(?:/(\d+))?s?(?:\s*\(([^)]*)\))?")
+_KOBOLD_PROGRESS = re.compile(r"^\s*(Processing Prompt|Generating)\b[^(]*\(\s*(\d+)\s*/\s*(\d+) tokens\)")
+_MS_PER_TOKEN = re.compile(r"([\d.]+)ms/T")
+_PER_SECOND = re.compile(r"([\d.]+)T/s")
+# TabbyAPI common/gen_logging.py log_metrics.
+_TABBY = re.compile(r"Metrics(?: \(ID: [^)]*\))?: (\d+) tokens generated in ([\d.]+) seconds\s*\((.*)\)")
+_TABBY_QUEUE = re.compile(r"Queue: ([\d.]+) s")
+_TABBY_PROCESS = re.compile(r"Process: (?:(\d+) cached tokens and (\d+) new tokens at )?([\d.]+|Indeterminate) T/s")
+_TABBY_GENERATE = re.compile(r"Generate: ([\d.]+|Indeterminate) T/s")
+_TABBY_CONTEXT = re.compile(r"Context: (\d+) tokens")
+_TABBY_DRAFT = re.compile(r"Draft: (\d+) / (\d+) tokens accepted")
+# benchmark_genai: label -> metric stem (statistics follow as _mean / _std).
+_GENAI = re.compile(r"^\s*(Load time|Generate time|Tokenization time|Detokenization time|TTFT|TPOT|"
+                    r"Throughput(?: tokens/s)?)\s*:\s*(.+)$")
+_GENAI_METRIC = {"Generate time": "e2e_seconds", "TTFT": "ttft_seconds", "TPOT": "tpot_seconds"}
+# A wrapped line joins its next lines until its pattern matches, at most this many.
+_MAX_CONTINUATION = 2
+
+
+def _rate_phase(tokens: float | None, rate: float | None, metrics: dict, seconds: str, count: str, per_second: str):
+    """A phase printed as count and rate: the rate, the count, and the phase time they imply (count ÷ rate)."""
+    if rate is not None and rate > 0:
+        metrics[per_second] = rate
+        if tokens is not None:
+            metrics[seconds] = tokens / rate
+    if tokens is not None:
+        metrics[count] = tokens
+
+
+def _textgen(line_number: int, line: str) -> Record | None:
+    match = _TEXTGEN.search(line)
+    if match is None:
+        return None
+    seconds, rate, tokens, context = match.groups()
+    # The whole generate() call, prompt processing included; its tokens/s is output ÷ that time, not a decode rate.
+    metrics = {"e2e_seconds": float(seconds), "output_tokens": float(tokens),
+               "output_tokens_per_second_per_request": float(rate)}
+    if context is not None:
+        metrics["input_tokens"] = float(context)  # the prompt's length in tokens ("context")
+    labels = {"engine": "text-generation-webui",
+              "rate_definition": "tokens/s is output tokens over the whole call, prompt processing included"}
+    return Record("request", "local.textgen", line_number, metrics, labels=labels)
+
+
+def _tabby(line_number: int, line: str) -> Record | None:
+    match = _TABBY.search(line)
+    if match is None:
+        return None
+    tokens, total, details = float(match.group(1)), float(match.group(2)), match.group(3)
+    metrics = {"e2e_seconds": total}  # queue + prompt + generation, as TabbyAPI adds them
+    labels = {"engine": "tabbyapi"}
+    queue = _TABBY_QUEUE.search(details)
+    if queue:
+        metrics["queue_seconds"] = float(queue.group(1))
+    process = _TABBY_PROCESS.search(details)
+    if process:
+        cached, new, rate = process.groups()
+        prompt_rate = None if rate == "Indeterminate" else float(rate)
+        if new is not None:
+            # Mid-2024 on: the prompt rate is over the new tokens only; cached ones cost nothing.
+            _rate_phase(float(new), prompt_rate, metrics, "prefill_seconds", "input_tokens",
+                        "prompt_tokens_per_second")
+            metrics["cached_tokens"] = float(cached)
+            metrics["input_tokens"] = float(cached) + float(new)
+        elif prompt_rate is not None:
+            metrics["prompt_tokens_per_second"] = prompt_rate
+            labels["prompt_rate_definition"] = "over the whole prompt, cached tokens included (before mid-2024)"
+    generate = _TABBY_GENERATE.search(details)
+    if generate and generate.group(1) != "Indeterminate" and float(generate.group(1)) > 0:
+        rate = float(generate.group(1))
+        _rate_phase(tokens, rate, metrics, "decode_seconds", "output_tokens", "generation_tokens_per_second")
+        metrics["tpot_seconds"] = 1.0 / rate
+    metrics.setdefault("output_tokens", tokens)
+    context = _TABBY_CONTEXT.search(details)
+    if context:
+        metrics.setdefault("input_tokens", float(context.group(1)))  # the prompt's token count
+    draft = _TABBY_DRAFT.search(details)
+    if draft and int(draft.group(2)) > 0:
+        metrics["spec_acceptance_fraction"] = int(draft.group(1)) / int(draft.group(2))
+    return Record("request", "local.tabbyapi", line_number, metrics, labels=labels)
+
+
+def _kobold(line_number: int, line: str, progress: dict) -> Record | Skipped:
+    """The per-request koboldcpp line; `progress` holds the prompt and generated counts of the lines before it."""
+    fields = {name: (value, limit, detail) for name, value, limit, detail in _KOBOLD_FIELD.findall(line)}
+    if "Total" not in fields or not ({"Process", "Processing"} & set(fields)):
+        return Skipped(line_number, "koboldcpp timing line without Process and Total times", NAME)
+    metrics: dict = {}
+    labels = {"engine": "koboldcpp"}
+    for name, (value, limit, detail) in fields.items():
+        number = float(value)
+        if name in ("CtxLimit", "ContextLimit"):
+            metrics["context_tokens"] = number  # context held when the request ended
+            if limit:
+                labels["context_limit"] = limit
+        elif name == "Amt":
+            metrics["output_tokens"] = number  # generated / requested
+            if limit:
+                labels["requested_tokens"] = limit
+        elif name == "Init":
+            labels["init_seconds"] = value
+        elif name == "Total":
+            metrics["e2e_seconds"] = number  # prompt + generation; Init is not in it
+        else:
+            prompt = name in ("Process", "Processing")
+            metrics["prefill_seconds" if prompt else "decode_seconds"] = number
+            rate = _PER_SECOND.search(detail)
+            if rate:
+                metrics["prompt_tokens_per_second" if prompt else "generation_tokens_per_second"] = float(rate.group(1))
+            per_token = _MS_PER_TOKEN.search(detail)
+            if per_token and not prompt:
+                metrics["tpot_seconds"] = float(per_token.group(1)) / 1000.0
+    if "Processing Prompt" in progress:
+        metrics["input_tokens"] = progress["Processing Prompt"]
+    if "Generating" in progress:
+        metrics.setdefault("output_tokens", progress["Generating"])
+    generated, decode = metrics.get("output_tokens"), metrics.get("decode_seconds")
+    if generated and decode:
+        # From the counts: koboldcpp 1.57-1.66 divided the generation time by the requested amount, not the
+        # generated one (LostRuins/koboldcpp#852), so its own rate and ms/T overstate a run that stopped early.
+        metrics["generation_tokens_per_second"] = generated / decode
+        metrics["tpot_seconds"] = decode / generated
+    return Record("request", "local.koboldcpp", line_number, metrics, labels=labels)
+
+
+def _kobold_progress(line: str, progress: dict) -> None:
+    """`Processing Prompt [BLAS] (512 / 1676 tokens)` / `Generating (78 / 387 tokens)`: the latest counts."""
+    match = _KOBOLD_PROGRESS.match(line)
+    if match is None:
+        return
+    name, done, total = match.groups()
+    # The prompt is processed whole (its total counts); generation may stop early (what was done counts).
+    progress[name] = float(total if name == "Processing Prompt" else done)
+
+
+def _mean_std(text: str) -> tuple[float | None, float | None, str]:
+    """`1430.77 ± 3.04 ms` or `47.89 ± 1.07 tokens/s` -> (mean, std, unit word)."""
+    before, _, after = text.partition("±")
+    means, stds = NUMBER.findall(before), NUMBER.findall(after)
+    mean = to_number(means[0]) if means else None
+    std = to_number(stds[0]) if stds else None
+    words = text.replace("±", " ").split()
+    unit = words[-1] if words and not any(char.isdigit() for char in words[-1]) else ""
+    return mean, std, unit
+
+
+class _Genai:
+    """A benchmark_genai block, emitted at its Throughput line (the last it prints) or when the file ends."""
+
+    def __init__(self, line_number: int):
+        self.line_number = line_number
+        self.metrics: dict = {}
+
+    def add(self, label: str, text: str) -> bool:
+        mean, std, unit = _mean_std(text)
+        if mean is None:
+            return False
+        if label.startswith("Throughput"):
+            self.metrics["output_tokens_per_second"] = mean
+            if std is not None:
+                self.metrics["output_tokens_per_second_std"] = std
+            return True
+        scale = TIME_UNITS.get(unit)
+        if scale is None:
+            return False
+        if label == "Load time":
+            self.metrics["load_seconds"] = mean * scale  # model load, once, before the iterations
+        elif label in _GENAI_METRIC:
+            stem = _GENAI_METRIC[label]
+            self.metrics[f"{stem}_mean"] = mean * scale
+            if std is not None:
+                self.metrics[f"{stem}_std"] = std * scale
+        return True  # tokenization times: read, not used
+
+    def record(self) -> Record | None:
+        metrics = self.metrics
+        if not metrics:
+            return None
+        rate, seconds = metrics.get("output_tokens_per_second"), metrics.get("e2e_seconds_mean")
+        if rate and seconds:
+            # benchmark_genai times one batch-1 generate() per iteration and its throughput is that call's tokens
+            # over its time, so tokens per generation = rate × generate time.
+            metrics["mean_output_tokens"] = rate * seconds
+        return Record("summary", "bench.benchmark_genai", self.line_number, metrics,
+                      labels={"tool": "benchmark_genai", "batch_size": "1"})
+
+
+class _Mlx:
+    """An mlx_lm block (Prompt, Generation, Peak memory), emitted when the next one starts or the file ends."""
+
+    def __init__(self, line_number: int):
+        self.line_number = line_number
+        self.metrics: dict = {}
+
+    def record(self) -> Record | None:
+        metrics = self.metrics
+        if not metrics:
+            return None
+        if "prefill_seconds" in metrics and "decode_seconds" in metrics:
+            metrics["e2e_seconds"] = metrics["prefill_seconds"] + metrics["decode_seconds"]
+        labels = {"engine": "mlx_lm", "phase_times": "derived here: tokens ÷ tokens-per-sec"}
+        return Record("request", "local.mlx_lm", self.line_number, metrics, labels=labels)
+
+
+def _mlx_line(line: str, block: _Mlx) -> bool:
+    match = _MLX_RATE.match(line)
+    if match:
+        phase, tokens, rate = match.groups()
+        count = float(tokens) if tokens else None
+        if phase == "Prompt":
+            _rate_phase(count, float(rate), block.metrics, "prefill_seconds", "input_tokens",
+                        "prompt_tokens_per_second")
+        else:
+            _rate_phase(count, float(rate), block.metrics, "decode_seconds", "output_tokens",
+                        "generation_tokens_per_second")
+            if float(rate) > 0:
+                block.metrics["tpot_seconds"] = 1.0 / float(rate)
+        return True
+    match = _MLX_PEAK.match(line)
+    if match:
+        block.metrics["peak_memory_bytes"] = float(match.group(1)) * 1e9  # mlx_lm: get_peak_memory() / 1e9
+        return True
+    return False
+
+
+def sniff(head: str) -> float:
+    if "Output generated in" in head and "tokens/s" in head:
+        return 0.9
+    if "tokens-per-sec" in head and ("Generation:" in head or "Prompt:" in head):
+        return 0.9
+    if ("CtxLimit:" in head or "ContextLimit:" in head or "Time Taken - Processing:" in head) and "Total:" in head:
+        return 0.9
+    if "tokens generated in" in head and "Generate:" in head and "T/s" in head:
+        return 0.9
+    if "Generate time:" in head and "TTFT:" in head and "TPOT:" in head:
+        return 0.9
+    return 0.0
+
+
+def _line_kind(line: str) -> str:
+    """Which one-line format a line starts, by cheap substring tests; '' for none."""
+    if "Output generated in" in line:
+        return "textgen"
+    if "tokens generated in" in line and "Metrics" in line:
+        return "tabby"
+    if "Process" in line and ("CtxLimit:" in line or "ContextLimit:" in line or "Time Taken - " in line):
+        return "kobold"
+    return ""
+
+
+_WRAPPED = {"textgen": _textgen, "tabby": _tabby}
+
+
+def parse(lines) -> Iterator:
+    mlx: _Mlx | None = None
+    genai: _Genai | None = None
+    progress: dict = {}
+    held: tuple | None = None  # (line_number, kind, text, continuations) of a line wrapped by its logger
+
+    for line_number, line in lines:
+        if held is not None:
+            start, kind, text, joined = held
+            text = f"{text} {line.strip()}"
+            record = _WRAPPED[kind](start, text)
+            if record is not None:
+                held = None
+                yield record
+                continue
+            if joined + 1 < _MAX_CONTINUATION:
+                held = (start, kind, text, joined + 1)
+                continue
+            held = None
+            yield Skipped(start, f"{kind} timing line that could not be read", NAME)
+        kind = _line_kind(line)
+        if kind == "kobold":
+            yield _kobold(line_number, line, progress)
+            progress = {}
+            continue
+        if kind:
+            record = _WRAPPED[kind](line_number, line)
+            if record is None:
+                held = (line_number, kind, line.rstrip(), 0)
+            else:
+                yield record
+            continue
+        if "Processing Prompt" in line or "Generating (" in line:
+            _kobold_progress(line, progress)
+            continue
+        if "tokens-per-sec" in line or "Peak memory:" in line:
+            if line.lstrip().startswith("Prompt:") and mlx is not None:  # the next generation's block
+                record = mlx.record()
+                mlx = None
+                if record is not None:
+                    yield record
+            if mlx is None:
+                mlx = _Mlx(line_number)
+            if not _mlx_line(line, mlx):
+                yield Skipped(line_number, "mlx_lm line without 'N tokens, R tokens-per-sec' or 'X GB'", NAME)
+            continue
+        if ":" in line and ("time" in line or "TTFT" in line or "TPOT" in line or "Throughput" in line):
+            match = _GENAI.match(line)
+            if match:
+                if genai is None:
+                    genai = _Genai(line_number)
+                if not genai.add(match.group(1), match.group(2)):
+                    yield Skipped(line_number, f"benchmark_genai {match.group(1)!r} without 'mean ± std unit'", NAME)
+                if match.group(1).startswith("Throughput"):
+                    record = genai.record()
+                    genai = None
+                    if record is not None:
+                        yield record
+                continue
+        if (mlx is not None or genai is not None) and looks_like_metric(line):
+            yield unread(line_number, line, NAME)
+    if held is not None:
+        yield Skipped(held[0], f"{held[1]} timing line that could not be read", NAME)
+    for block in (mlx, genai):
+        record = block.record() if block is not None else None
+        if record is not None:
+            yield record

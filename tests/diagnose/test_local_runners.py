@@ -1,0 +1,185 @@
+"""Local-runner one-request lines (text-generation-webui, mlx_lm, koboldcpp, TabbyAPI) and OpenVINO benchmark_genai,
+against the samples in tests/fixtures/logs, plus variant and damaged lines.
+
+Expected figures are worked out from the sample text: seconds as printed, ms ÷ 1000, phase times from count ÷ rate
+where the runner prints only those, mlx_lm's "GB" is 1e9 bytes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inferledger.diagnose import diagnose_files
+from inferledger.diagnose.parsers import detect, local_runners
+from inferledger.diagnose.read import LogFile
+from inferledger.diagnose.records import Record, Skipped
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
+BLIND2 = Path(__file__).resolve().parent.parent / "fixtures" / "blind2_logs"
+
+
+def read(path) -> tuple[list, list]:
+    log = LogFile.open(path)
+    assert local_runners in detect(log.head), [m.NAME for m in detect(log.head)]
+    items = list(local_runners.parse(log.lines()))
+    return [i for i in items if isinstance(i, Record)], [i for i in items if isinstance(i, Skipped)]
+
+
+def parse_text(text: str) -> tuple[list, list]:
+    items = list(local_runners.parse(enumerate(text.split("\n"), 1)))
+    return [i for i in items if isinstance(i, Record)], [i for i in items if isinstance(i, Skipped)]
+
+
+def test_textgen_output_generated_lines():
+    # 414 tokens in 39.87 s (10.38 tok/s over the whole call), 309 in 27.27 s; both prompts 1494 tokens.
+    records, skipped = read(FIXTURES / "textgenwebui__exllamav2-hf-command-r-two-outputs.txt")
+    assert not skipped
+    first, second = records
+    assert first.metrics["e2e_seconds"] == 39.87 and first.metrics["output_tokens"] == 414
+    assert first.metrics["input_tokens"] == 1494
+    assert first.metrics["output_tokens_per_second_per_request"] == pytest.approx(414 / 39.87, rel=1e-3)
+    assert "generation_tokens_per_second" not in first.metrics  # the call's rate includes the prompt
+    assert second.metrics["e2e_seconds"] == 27.27 and second.metrics["output_tokens"] == 309
+    assert first.labels["engine"] == "text-generation-webui"
+
+
+def test_textgen_line_wrapped_by_the_rich_logger():
+    # 2025 consoles wrap at the terminal width (oobabooga/textgen#7037): 24 tokens in 9.62 s, context 11.
+    text = ("00:28:06-600105 INFO     Output generated in 9.62 seconds (2.49 tokens/s, 24    \n"
+            "                         tokens, context 11, seed 1777440417) ")
+    [record], skipped = parse_text(text)
+    assert not skipped
+    assert record.metrics["output_tokens"] == 24 and record.metrics["input_tokens"] == 11
+    assert record.metrics["e2e_seconds"] == 9.62
+
+
+def test_mlx_generate_blocks():
+    # Pre: 32188 prompt tokens at 430.339 tok/s = 74.797 s of prefill; 892 generated at 32.480 tok/s = 27.463 s of
+    # decode, 1 / 32.480 = 30.79 ms per token; peak 11.496 GB = 11.496e9 bytes. Post: 424.646 and 32.211 tok/s.
+    records, skipped = read(FIXTURES / "mlxlm__generate-32k-prompt-pre-post.txt")
+    assert not skipped
+    pre, post = records
+    m = pre.metrics
+    assert m["input_tokens"] == 32188 and m["prompt_tokens_per_second"] == 430.339
+    assert m["prefill_seconds"] == pytest.approx(74.797, rel=1e-4)
+    assert m["output_tokens"] == 892 and m["decode_seconds"] == pytest.approx(27.463, rel=1e-4)
+    assert m["tpot_seconds"] == pytest.approx(0.030788, rel=1e-4)
+    assert m["e2e_seconds"] == pytest.approx(74.797 + 27.463, rel=1e-4)
+    assert m["peak_memory_bytes"] == pytest.approx(11.496e9)
+    assert post.metrics["prompt_tokens_per_second"] == 424.646
+    assert post.metrics["decode_seconds"] == pytest.approx(892 / 32.211)
+
+
+def test_mlx_early_lines_without_counts():
+    # Early mlx_lm printed only the rates: 35.218 tok/s is 28.39 ms per token, no phase time without a count.
+    [record], _ = parse_text("Prompt: 27.541 tokens-per-sec\nGeneration: 35.218 tokens-per-sec")
+    assert record.metrics["generation_tokens_per_second"] == 35.218
+    assert record.metrics["tpot_seconds"] == pytest.approx(0.028395, rel=1e-4)
+    assert "decode_seconds" not in record.metrics
+
+
+def test_koboldcpp_stopped_early_uses_the_generated_count():
+    # 1676 prompt tokens in 25.05 s (66.89 tok/s); 78 of 387 requested tokens in 59.05 s: 78 / 59.05 = 1.321 tok/s,
+    # 59.05 / 78 = 757 ms per token (koboldcpp printed 6.55 T/s and 152.6 ms/T, over 387: LostRuins/koboldcpp#852).
+    records, skipped = read(FIXTURES / "koboldcpp__ctxlimit-stopped-early-78-of-387.txt")
+    assert not skipped
+    [request] = records
+    m = request.metrics
+    assert m["input_tokens"] == 1676 and m["prefill_seconds"] == 25.05
+    assert m["prompt_tokens_per_second"] == 66.89
+    assert m["output_tokens"] == 78 and m["decode_seconds"] == 59.05
+    assert m["generation_tokens_per_second"] == pytest.approx(1.3209, rel=1e-3)
+    assert m["tpot_seconds"] == pytest.approx(0.75705, rel=1e-3)
+    assert m["e2e_seconds"] == 84.11 and m["context_tokens"] == 1754
+    assert request.labels["context_limit"] == "8192"
+
+
+def test_koboldcpp_line_versions():
+    # Mid-2024 on: Amt gives generated/requested (100 of 100); late 2023: ContextLimit/Processing/Generation.
+    amt = ("CtxLimit:350/2048, Amt:100/100, Init:0.01s, Process:0.52s (25.3ms/T = 39.5T/s), "
+           "Generate:2.10s (42.0ms/T = 23.8T/s), Total:2.62s (38.1T/s)")
+    [record], _ = parse_text(amt)
+    assert record.metrics["output_tokens"] == 100 and record.metrics["decode_seconds"] == 2.10
+    assert record.metrics["tpot_seconds"] == pytest.approx(2.10 / 100)
+    assert record.labels["init_seconds"] == "0.01"
+    old = ("ContextLimit: 614/2048, Processing:0.43s (5.5ms/T), Generation:3.62s (55.8ms/T), "
+           "Total:4.06s (16.02T/s)")
+    [record], _ = parse_text(old)
+    assert record.metrics["prefill_seconds"] == 0.43 and record.metrics["decode_seconds"] == 3.62
+    assert record.metrics["tpot_seconds"] == pytest.approx(0.0558)
+    assert record.metrics["e2e_seconds"] == 4.06 and record.metrics["context_tokens"] == 614
+
+
+def test_tabbyapi_metrics_line_wrapped():
+    # 3840 cached + 11926 new prompt tokens, the new ones at 727.64 tok/s: 11926 / 727.64 = 16.390 s of prefill;
+    # 1 token at 28.2 tok/s; 16.44 s in all, 0.02 s queued; draft 0 of 4 accepted.
+    records, skipped = read(FIXTURES / "tabbyapi__metrics-id-12k-new-prompt-tokens-wrapped.txt")
+    assert not skipped
+    [request] = records
+    m = request.metrics
+    assert m["input_tokens"] == 3840 + 11926 and m["cached_tokens"] == 3840
+    assert m["prefill_seconds"] == pytest.approx(16.390, rel=1e-4)
+    assert m["prompt_tokens_per_second"] == 727.64
+    assert m["output_tokens"] == 1 and m["generation_tokens_per_second"] == 28.2
+    assert m["e2e_seconds"] == 16.44 and m["queue_seconds"] == 0.02
+    assert m["spec_acceptance_fraction"] == 0.0
+
+
+def test_tabbyapi_early_metrics_line():
+    # exllamav2#469 (2024): 167 tokens in 21.39 s at 8.79 tok/s = 19.00 s of decode; prompt 1494 tokens.
+    line = ("INFO:     Metrics: 167 tokens generated in 21.39 seconds (Queue: 0.0 s, Process: 626.24 T/s, "
+            "Generate: 8.79 T/s, Context: 1494 tokens) ")
+    [record], _ = parse_text(line)
+    assert record.metrics["decode_seconds"] == pytest.approx(167 / 8.79)
+    assert record.metrics["input_tokens"] == 1494 and record.metrics["prompt_tokens_per_second"] == 626.24
+    assert "cache" in record.labels["prompt_rate_definition"]
+
+
+def test_benchmark_genai_summary():
+    # TTFT 81.60 ms, TPOT 71.52 ms, generate 1430.77 ms, 13.98 tok/s: 13.98 × 1.43077 = 20.0 tokens per generation
+    # (max_new_tokens 20); load 3405.69 ms.
+    records, skipped = read(FIXTURES / "openvino__benchmark-vanilla-genai-readme-tinyllama.txt")
+    assert not skipped
+    [summary] = records
+    m = summary.metrics
+    assert summary.kind == "summary" and summary.source == "bench.benchmark_genai"
+    assert summary.labels["tool"] == "benchmark_genai"
+    assert m["ttft_seconds_mean"] == pytest.approx(0.08160) and m["ttft_seconds_std"] == pytest.approx(0.00054)
+    assert m["tpot_seconds_mean"] == pytest.approx(0.07152)
+    assert m["e2e_seconds_mean"] == pytest.approx(1.43077)
+    assert m["output_tokens_per_second"] == 13.98
+    assert m["mean_output_tokens"] == pytest.approx(20.0, rel=1e-2)
+    assert m["load_seconds"] == pytest.approx(3.40569)
+
+
+def test_benchmark_genai_later_throughput_wording():
+    # openvino.genai#875 (the blind-2 file): `Throughput : 47.89 ± 1.07 tokens/s` over 21.88 ms: 1.05 tokens.
+    records, _ = read(BLIND2 / "openvino__benchmark-genai-one-token.txt")
+    [summary] = records
+    assert summary.metrics["output_tokens_per_second"] == 47.89
+    assert summary.metrics["mean_output_tokens"] == pytest.approx(47.89 * 0.02188)
+
+
+@pytest.mark.parametrize("name, verdict", [
+    ("koboldcpp__ctxlimit-stopped-early-78-of-387.txt", "decode-bound"),  # 757 ms per token
+    ("tabbyapi__metrics-id-12k-new-prompt-tokens-wrapped.txt", "prefill-bound"),  # 16.4 s of prompt, 1 token
+    ("mlxlm__generate-32k-prompt-pre-post.txt", "prefill-bound"),  # 74.8 s of prompt against 27.5 s of decode
+    ("openvino__benchmark-vanilla-genai-readme-tinyllama.txt", "healthy"),
+])
+def test_verdicts(name, verdict):
+    assert diagnose_files([FIXTURES / name]).verdict == verdict
+
+
+@pytest.mark.parametrize("text", [
+    "CtxLimit: 1754/8192, Process:25.0",  # cut before Total
+    "Output generated in 39.87 seconds (10.3",  # cut, nothing follows
+    "Metrics: 167 tokens generated in",  # cut
+    "Generation: 892 tokens, oops tokens-per-sec",
+    "TTFT: n/a ms",
+])
+def test_cut_lines_never_raise(text):
+    records, skipped = parse_text(text)
+    assert not records
+    assert skipped
