@@ -219,3 +219,42 @@ Mean E2E Latency (ms):                   8000.00
     assert diagnosis.verdict == "prefill-bound"
     item = next(item for item in diagnosis.evidence if item.rule == "summary-ttft-share")
     assert item.numbers["ttft_seconds_mean"] / item.numbers["e2e_seconds_mean"] == pytest.approx(0.375)
+
+
+# -- after blind round 3 (not blind): sanity of per-request parts -------------------------------------------------------
+
+def test_prompt_slower_per_token_than_decode_is_an_artefact(tmp_path):
+    # 20 prompt tokens in 8,000 ms is 400 ms per prompt token; 50 generated tokens in 5,000 ms is 100 ms each:
+    # 400 / 100 = 4× (≥ 3×). Prefill reads the weights once for the whole prompt, so the prompt time holds
+    # something else (a load, a warm-up).
+    text = ("llama_print_timings: prompt eval time =    8000.00 ms /    20 tokens (  400.00 ms per token,     2.50 "
+            "tokens per second)\n"
+            "llama_print_timings:        eval time =    5000.00 ms /    50 runs   (  100.00 ms per token,    10.00 "
+            "tokens per second)\n"
+            "llama_print_timings:       total time =   13000.00 ms /    70 tokens\n")
+    diagnosis = _diagnose(tmp_path, text)
+    assert diagnosis.verdict == "measurement-artifact"
+    assert any(item.rule == "requests-prompt-slower-than-decode" for item in diagnosis.evidence)
+
+
+def test_prompt_faster_per_token_than_decode_is_not_an_artefact(tmp_path):
+    # 200 prompt tokens in 2,000 ms = 10 ms each, against 100 ms per generated token: an ordinary request.
+    text = ("llama_print_timings: prompt eval time =    2000.00 ms /   200 tokens (   10.00 ms per token,   100.00 "
+            "tokens per second)\n"
+            "llama_print_timings:        eval time =    5000.00 ms /    50 runs   (  100.00 ms per token,    10.00 "
+            "tokens per second)\n")
+    diagnosis = _diagnose(tmp_path, text)
+    assert all(item.rule != "requests-prompt-slower-than-decode" for item in diagnosis.evidence)
+
+
+def test_a_model_that_cannot_be_loaded_costs_the_comparison_not_the_reading(tmp_path):
+    # The log is the input; --model only adds the hardware comparison. A model that cannot be resolved is a warning.
+    text = ("INFO 01-01 00:00:05 metrics.py:449] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: "
+            "40.0 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 1.0%, CPU KV cache "
+            "usage: 0.0%.\n")
+    path = tmp_path / "log.txt"
+    path.write_text(text)
+    diagnosis = diagnose_files([path], model=str(tmp_path / "missing" / "config.json"), gpu="h100")
+    assert diagnosis.verdict == "healthy"
+    assert len(diagnosis.warnings) == 1 and "without the hardware comparison" in diagnosis.warnings[0]
+    assert diagnosis.to_dict()["warnings"] == diagnosis.warnings

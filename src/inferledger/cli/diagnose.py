@@ -28,7 +28,7 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from inferledger.cli._output import print_json
+    from inferledger.cli._output import print_json, print_warnings
     from inferledger.diagnose import diagnose_files, diagnose_url
     from inferledger.errors import LogFormatError
 
@@ -50,6 +50,7 @@ def run(args) -> int:
         diagnosis = diagnose_url(args.url, interval_seconds=args.interval, **options)
     else:
         diagnosis = diagnose_files(args.files, progress=not args.no_progress and not args.json, **options)
+    print_warnings("diagnose", diagnosis.warnings)
     if args.json:
         print_json(diagnosis)
     else:

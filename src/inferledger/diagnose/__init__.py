@@ -103,7 +103,7 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision):
     from inferledger.diagnose.diagnosis import build
     from inferledger.diagnose.roofline import compare, log_hardware_findings
 
-    notes = []
+    notes, warnings = [], []
     named = {}
     if not model and acc.labels.get("model"):
         named["model"] = acc.labels["model"]
@@ -120,12 +120,19 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision):
                 roofline.setdefault("lines", []).insert(0, "named by the log: " + ", ".join(
                     f"{key} {value}" for key, value in named.items()))
         except InferledgerError as error:
-            if not named:
-                raise
-            notes.append(f"the log names {', '.join(f'{k} {v!r}' for k, v in named.items())} but the hardware "
-                         f"comparison could not use it ({error}); give --model and --gpu")
+            # The log is the input; the model and GPU only add a comparison. One that cannot be resolved (a model
+            # not bundled and not in the local hub cache, offline) costs that comparison, never the reading.
+            given = {key: value for key, value in (("model", model), ("gpu", gpu)) if value}
+            given.update(named)
+            notes.append(f"the hardware comparison could not use {', '.join(f'{k} {v!r}' for k, v in given.items())}"
+                         f" ({error}); judged without the hardware")
+            warnings.append(f"{error}; the log is judged without the hardware comparison")
     elif model or gpu:
-        roofline, _found, _advice = compare(acc, model=model, gpu=gpu)
+        try:
+            roofline, _found, _advice = compare(acc, model=model, gpu=gpu)
+        except InferledgerError as error:
+            notes.append(f"{error}; judged without the hardware")
+            warnings.append(f"{error}; the log is judged without the hardware comparison")
     else:
         notes.append("no --model/--gpu: per-token speed is judged by fixed cutoffs, not against the hardware "
                      "(the ledger's floor needs both)" + ("; the log names " + ", ".join(
@@ -133,6 +140,7 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision):
     hardware_judged = bool(roofline and "observed_decode_seconds_per_token" in roofline)
     diagnosis = build(acc, files, roofline, roofline_findings, advice, hardware_judged=hardware_judged)
     diagnosis.notes.extend(notes)
+    diagnosis.warnings.extend(warnings)
     return diagnosis
 
 

@@ -30,6 +30,7 @@ QUEUE_LONG_SECONDS = threshold("requests-queue-long")
 PREFILL_SHARE = threshold("requests-prefill-share")
 IMPOSSIBLE_PROMPT_RATE = threshold("requests-impossible-prompt-rate")
 PARTS_MISMATCH = threshold("requests-parts-mismatch")
+PROMPT_SLOWER_THAN_DECODE = threshold("requests-prompt-slower-than-decode")
 PARTS_MISMATCH_MIN_SECONDS = 0.05  # timers print ms; below 50 ms a gap is rounding and scheduling noise
 
 
@@ -184,7 +185,7 @@ class Accumulator:
         self.preemptions_total = Running()
         self.flags = {name: _Lines() for name in (
             "waiting", "kv_full", "kv_full_waiting", "swapped", "prefill_heavy", "slow_small_batch", "starved",
-            "busy", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start", "tiny_prompt", "queue_dominant",
+            "busy", "prompt_slower_than_decode", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start", "tiny_prompt", "queue_dominant",
             "queue_long", "slow_tpot", "kv_full_no_queue", "prefill_share", "impossible_prompt_rate", "parts_mismatch",
             "troubled")}
         self.parts_gap = Running()  # total − (load + prefill + decode), per request that states all four
@@ -395,6 +396,10 @@ class Accumulator:
             self.flags["slow_tpot"].add(line, file)
         prefill = metrics.get("prefill_seconds")
         decode = metrics.get("decode_seconds")
+        output = metrics.get("output_tokens")
+        if prefill and decode and tokens and output and output > 1 and tokens > 1 \
+                and prefill / tokens >= PROMPT_SLOWER_THAN_DECODE * decode / output:
+            self.flags["prompt_slower_than_decode"].add(line, file)
         if prefill is not None and decode is not None and prefill + decode > 0 \
                 and (tokens is None or tokens > TINY_PROMPT_TOKENS) and prefill >= PREFILL_SHARE * (prefill + decode):
             self.flags["prefill_share"].add(line, file)

@@ -52,6 +52,7 @@ class Diagnosis:
     notes: list
     advice: list = field(default_factory=list)
     roofline: dict | None = None
+    warnings: list = field(default_factory=list)  # what the user gave that could not be used, one line each
 
     def to_dict(self) -> dict:
         return {
@@ -68,5 +69,6 @@ class Diagnosis:
             "roofline": self.roofline,
             "advice": self.advice,
             "notes": self.notes,
+            "warnings": self.warnings,
             "files": self.files,
         }

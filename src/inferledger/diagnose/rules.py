@@ -130,6 +130,11 @@ _TABLE = (
           "prompt tok/s above this on a single-stream runner (llama.cpp, ollama), no model/GPU", 50_000.0,
           "tok/s", "50k tok/s needs 2 × 1e9 × 5e4 = 100 TFLOP/s even for a 1B model; ollama's 139,356 tok/s "
           "was a timing bug (PR #12742)", 0.7),
+    _rule("requests-prompt-slower-than-decode", "requests", "measurement-artifact",
+          "prompt eval time per token ≥ this × the eval time per generated token", 3.0, "×",
+          "prefill reads the weights once for the whole prompt, so a prompt token never costs more than a generated "
+          "one on any hardware; a prompt time that does holds something else (model load, warm-up, graph "
+          "building); broken numbers outrank what is read from them", 0.9),
     _rule("requests-cold-start", "requests", "measurement-artifact", "load time ≥ this share of the request",
           0.5, "of E2E", "the request measured a model load, not serving", 0.8),
     _rule("requests-tiny-prompt", "requests", "note", "prompt ≤ this many tokens", 20.0, "tokens",

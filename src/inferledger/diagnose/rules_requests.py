@@ -4,7 +4,12 @@ weighted by the share of requests it holds for. Thresholds and confidences: rule
 
 from __future__ import annotations
 
-from inferledger.diagnose.accumulate import PARTS_MISMATCH, TINY_PROMPT_TOKENS, Accumulator
+from inferledger.diagnose.accumulate import (
+    PARTS_MISMATCH,
+    PROMPT_SLOWER_THAN_DECODE,
+    TINY_PROMPT_TOKENS,
+    Accumulator,
+)
 from inferledger.diagnose.rules import fire, threshold
 from inferledger.diagnose.rules_windows import lines_of
 
@@ -41,6 +46,12 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             f"{threshold('requests-impossible-prompt-rate'):,.0f} tok/s is a timing bug (only part of the prompt "
             "timed), not prefill speed", {"prompt_tokens_per_second_max": rate.high},
             **lines_of(acc, "impossible_prompt_rate")))
+    if flags["prompt_slower_than_decode"].count:
+        findings.append(fire(
+            "requests-prompt-slower-than-decode", f"{flags['prompt_slower_than_decode'].count} of {count} requests "
+            f"spend more time per prompt token than per generated token (≥ {PROMPT_SLOWER_THAN_DECODE:.0f}×): the "
+            "prompt time holds something other than prompt work (model load, warm-up)",
+            {"requests": flags["prompt_slower_than_decode"].count}, **lines_of(acc, "prompt_slower_than_decode")))
     if flags["tiny_prompt"].count:
         notes.append(f"{flags['tiny_prompt'].count} request(s) with ≤ {TINY_PROMPT_TOKENS:.0f} prompt tokens: their "
                      "prompt-eval rate is fixed overhead, not prefill speed")
