@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from inferledger.diagnose import diagnose_files
-from inferledger.diagnose.parsers import vllm_offline
+from inferledger.diagnose.parsers import bench_markdown, vllm_offline
 from inferledger.diagnose.records import Record
 
 
@@ -258,3 +258,49 @@ def test_a_model_that_cannot_be_loaded_costs_the_comparison_not_the_reading(tmp_
     assert diagnosis.verdict == "healthy"
     assert len(diagnosis.warnings) == 1 and "without the hardware comparison" in diagnosis.warnings[0]
     assert diagnosis.to_dict()["warnings"] == diagnosis.warnings
+
+
+# -- tables with one row per metric (after blind round 3, not blind) ------------------------------------------------
+
+def test_metric_rows_with_run_columns_are_one_run_per_column(tmp_path):
+    text = """| Metric | isl-100 avg | isl-2000 avg |
+|---|---|---|
+| Time to First Token (ms) | 30.00 | 400.00 |
+| Inter Token Latency (ms) | 15.00 | 16.00 |
+| Input Sequence Length (tokens) | 100.00 | 2,000.00 |
+| Request Count (requests) | 64.00 | 64.00 |
+"""
+    records = list(bench_markdown.parse(enumerate(text.splitlines(), 1)))
+    assert [record.metrics["ttft_seconds_mean"] for record in records] == pytest.approx([0.030, 0.400])
+    assert [record.metrics["mean_input_tokens"] for record in records] == [100, 2000]
+    assert records[1].labels["tool"] == "table column 'isl-2000 avg'"
+    assert _diagnose(tmp_path, text).verdict == "healthy"
+
+
+BOX = """╒══════════════╤═════════╤═════════════╤═════════════╤═════════════╤═════════════╤═════╕
+│ Parameters   │ Stage   │ Average     │ Min         │ Median      │ P99         │  N  │
+╞══════════════╪═════════╪═════════════╪═════════════╪═════════════╪═════════════╪═════╡
+│ E2EL         │ total   │ 20000.0 ms  │ 15000.0 ms  │ 19000.0 ms  │ 30000.0 ms  │ 64  │
+├──────────────┼─────────┼─────────────┼─────────────┼─────────────┼─────────────┼─────┤
+│ TTFT         │ total   │ 9000.0 ms   │ 300.0 ms    │ 8000.0 ms   │ 20000.0 ms  │ 64  │
+├──────────────┼─────────┼─────────────┼─────────────┼─────────────┼─────────────┼─────┤
+│ TPOT         │ total   │ 20.0 ms     │ 18.0 ms     │ 20.0 ms     │ 23.0 ms     │ 64  │
+"""
+
+
+def test_box_table_with_statistic_columns_is_one_run(tmp_path):
+    (record,) = bench_markdown.parse(enumerate(BOX.splitlines(), 1))
+    # Units follow the numbers: 9000.0 ms = 9.0 s; the Stage and N columns name no statistic and are not read.
+    assert record.metrics["ttft_seconds_mean"] == pytest.approx(9.0)
+    assert record.metrics["ttft_seconds_min"] == pytest.approx(0.3)
+    assert record.metrics["ttft_seconds_p99"] == pytest.approx(20.0)
+    assert record.metrics["tpot_seconds_median"] == pytest.approx(0.020)
+    # Median TTFT 8.0 s is 26.7× the fastest 0.3 s (≥ 5×) while TPOT spreads 23 / 18 = 1.3×: waiting.
+    assert _diagnose(tmp_path, BOX).verdict == "queueing"
+
+
+def test_box_table_cut_inside_a_row_keeps_the_complete_cells():
+    cut = BOX.rstrip("\n").rsplit("│", 3)[0]  # the TPOT row ends after its Median cell, cut mid-way
+    (record,) = bench_markdown.parse(enumerate(cut.splitlines(), 1))
+    assert record.metrics["tpot_seconds_min"] == pytest.approx(0.018)
+    assert "tpot_seconds_median" not in record.metrics  # the last, possibly cut, cell is not read

@@ -1,9 +1,14 @@
-"""Benchmark results pasted as a Markdown table: one row per run, the columns named by the metric
-(`| ISL | OSL | Concurrency | TTFT (ms) | TPOT (ms) | E2EL (ms) | Req Tput (RPS) |`, as report generators and
-README sweeps print them). Each row with a latency becomes one summary Record; the header says what each column
-holds, so any tool's table reads the same way.
+"""Benchmark results pasted as a table, in either layout:
+- one row per run, the columns named by the metric (`| ISL | OSL | Concurrency | TTFT (ms) | TPOT (ms) | E2EL (ms) |`,
+  as report generators and README sweeps print them);
+- one row per metric (`| Metric | osl-128 avg | osl-512 avg |`, or a box table `│ TTFT │ total │ 7437.1 ms │
+  1769.1 ms │ …` under `Average │ Min │ Max │ Median │ P99`): the columns are runs, or the statistics of one run
+  when they name different statistics.
+Markdown pipes and box-drawing bars both separate cells. Each run with a latency becomes one summary Record; the
+header (or the row label) says what each number is, so any tool's table reads the same way.
 
-A time column needs its unit in the header (`(ms)`, `(s)`, `_ms`): a bare "TTFT" could be either.
+A time needs its unit, in the header or label (`(ms)`, `_ms`) or after the number (`91610.4 ms`): a bare "TTFT 4000"
+could be either. A row cut by the excerpt loses its last cell (it may be cut mid-number).
 """
 
 from __future__ import annotations
@@ -30,16 +35,32 @@ _COLUMNS = (
     (r"req(?:uest)?s? t(?:hrough)?put|req/s|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
     (r"tput user|per user|/user", "output_tokens_per_second_per_user_mean", "rate"),
     (r"total tok(?:en)?s? t(?:hrough)?put", "total_tokens_per_second", "rate"),
-    (r"output t(?:hrough)?put|output tok(?:en)?s?/s|tput decode|gen(?:eration)? t(?:hrough)?put",
+    (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|output tok(?:en)?s?/s|tput decode|gen(?:eration)? t(?:hrough)?put",
      "output_tokens_per_second", "rate"),
 )
+_BARS = re.compile(r"[|│┃]")
+# A rule between rows; "\ufffd" is a box character a paste cut in half (decoded with replacement).
+_BOX_RULE = re.compile(r"^[╒╞╘├└┌┝╪╤╧┼─═━┿╇┡┢┯┷┤╡┐┘╛╕\ufffd\s]+$")
 _UNIT = re.compile(r"\s*\((ms|s|sec|us|µs)\)|[_ ](ms|s|sec|us)$")
 _TOOL_COLUMNS = ("source", "tool", "backend", "engine", "framework")
 _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$")
 
 
 def _cells(line: str) -> list:
-    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+    """The cells of a table row; a row cut before its closing bar loses its last (perhaps cut) cell."""
+    stripped = line.strip()
+    cells = [cell.strip() for cell in _BARS.split(stripped)]
+    if cells and cells[0] == "":
+        cells = cells[1:]
+    if cells and cells[-1] == "":
+        cells = cells[:-1]
+    elif cells and stripped[:1] in "|│┃":
+        cells = cells[:-1]  # opened with a bar but not closed: the excerpt cut the row
+    return cells
+
+
+def _is_rule(line: str) -> bool:
+    return bool(_SEPARATOR.match(line) or (line and _BOX_RULE.match(line)))
 
 
 def _column(header: str):
@@ -62,59 +83,117 @@ def _column(header: str):
     return f"{metric}_{stat}", unit, kind
 
 
-def _header(line: str) -> list | None:
+def _header(cells: list) -> list | None:
     """The columns of a header row naming at least one latency and one other metric, else None."""
-    columns = [_column(cell) for cell in _cells(line)]
+    columns = [_column(cell) for cell in cells]
     named = [column for column in columns if column is not None]
     if not any(column[2] == "time" for column in named) or len(named) < 2:
         return None
     return columns
 
 
+def _label(label: str, cells: list):
+    """(metric, seconds per unit or 1, kind) for a metric row's label; a time's unit may follow its numbers."""
+    column = _column(label)
+    if column is not None:
+        return column
+    unit = next((TIME_UNITS.get(cell.split()[-1].lower()) for cell in cells if to_number(cell) is not None
+                 and len(cell.split()) > 1), None)
+    if unit is None:
+        return None
+    column = _column(f"{label} ({'ms' if unit == 1e-3 else 's'})")
+    return None if column is None or column[2] != "time" else (column[0], unit, column[2])
+
+
+def _stat(header: str) -> str | None:
+    return next((canonical_stat(word) for word in re.split(r"[\s_-]+", header.lower()) if canonical_stat(word)),
+                None)
+
+
+def _runs_by_row(header: list, rows: list) -> list:
+    """Records for the run-per-row layout: [(line, cells)] under a header naming metrics."""
+    columns = _header(header)
+    records = []
+    for line_number, cells in rows:
+        if len(cells) != len(columns):
+            continue  # a cut or merged row: its cells cannot be matched to the header
+        metrics = {}
+        tool = "markdown table"
+        for name, column, cell in zip(header, columns, cells, strict=True):
+            if name.lower() in _TOOL_COLUMNS and cell:
+                tool = cell
+            number = to_number(cell) if column is not None else None
+            if number is not None:
+                metrics[column[0]] = number * column[1]
+        if any(column is not None and column[2] == "time" and column[0] in metrics for column in columns):
+            records.append(Record("summary", "bench.markdown", line_number, metrics, labels={"tool": tool}))
+    return records
+
+
+def _runs_by_column(header: list, rows: list, first_line: int) -> list:
+    """Records for the metric-per-row layout: the value columns are runs, or one run's statistics when they name
+    two or more different statistics (Average / Min / P99)."""
+    stats = [_stat(name) for name in header[1:]]
+    one_run = len({stat for stat in stats if stat}) >= 2
+    runs: dict = {}
+    for _, cells in rows:
+        found = _label(cells[0], cells[1:]) if cells else None
+        if found is None:
+            continue
+        metric, factor, kind = found
+        for index, cell in enumerate(cells[1:]):
+            number = to_number(cell)
+            stat = stats[index] if index < len(stats) else None
+            if number is None or (one_run and stat is None):
+                continue
+            name = metric
+            if kind == "time":  # the metric name carries a stat already (mean unless the label named one)
+                name = metric.rsplit("_", 1)[0] + "_" + stat if stat else metric
+            elif one_run and stat not in ("mean", None):
+                continue  # a count's percentile column is not the run's count
+            runs.setdefault(0 if one_run else index, {})[name] = number * factor
+    return [Record("summary", "bench.markdown", first_line, metrics,
+                   labels={"tool": "table" if one_run else f"table column {header[key + 1]!r}"})
+            for key, metrics in sorted(runs.items())
+            if any(name.startswith(("ttft_", "tpot_", "itl_", "e2e_")) for name in metrics)]
+
+
+def _records(table: list) -> list:
+    """Records of one table: [(line_number, cells)], header first."""
+    (first_line, header), rows = table[0], table[1:]
+    if _header(header) is not None:
+        return _runs_by_row(header, rows)
+    return _runs_by_column(header, rows, first_line)
+
+
+def _tables(lines) -> Iterator:
+    """Each table in the lines as [(line_number, cells)]: rows of cells between bars, rules skipped."""
+    table: list = []
+    for line_number, line in lines:
+        stripped = line.strip()
+        if _is_rule(stripped) and stripped:
+            continue
+        if stripped[:1] in "|│┃" and len(_BARS.split(stripped)) > 2:
+            table.append((line_number, _cells(stripped)))
+            continue
+        if len(table) > 1:
+            yield table
+        table = []
+    if len(table) > 1:
+        yield table
+
+
 def sniff(head: str) -> float:
-    if "|" not in head or "---" not in head:
+    if "|" not in head and "│" not in head:
         return 0.0
-    previous = ""
-    for line in head.split("\n"):
-        if _SEPARATOR.match(line) and previous.lstrip().startswith("|") and _header(previous):
+    if "┃" in head:
+        return 0.0  # rich console tables with a heavy header bar: genai-perf / AIPerf (bench_clients)
+    for table in _tables(enumerate(head.split("\n"), 1)):
+        if _records(table):
             return 0.6
-        previous = line
     return 0.0
 
 
-def _row(line_number: int, headers: list, columns: list, line: str) -> Record | None:
-    cells = _cells(line)
-    if len(cells) != len(columns):
-        return None  # a cut or merged row: its cells cannot be matched to the header
-    metrics = {}
-    tool = "markdown table"
-    for header, column, cell in zip(headers, columns, cells, strict=True):
-        if header.lower() in _TOOL_COLUMNS and cell:
-            tool = cell
-        if column is None:
-            continue
-        number = to_number(cell)
-        if number is not None:
-            metrics[column[0]] = number * column[1]
-    if not any(column is not None and column[2] == "time" and column[0] in metrics for column in columns):
-        return None
-    return Record("summary", "bench.markdown", line_number, metrics, labels={"tool": tool})
-
-
 def parse(lines) -> Iterator:
-    previous: tuple[int, str] = (0, "")
-    table: tuple[list, list] | None = None
-    for line_number, line in lines:
-        stripped = line.strip()
-        if table is not None:
-            if not stripped.startswith("|"):
-                table = None
-            else:
-                record = _row(line_number, *table, stripped)
-                if record is not None:
-                    yield record
-        elif _SEPARATOR.match(stripped) and previous[1].startswith("|"):
-            columns = _header(previous[1])
-            if columns is not None:
-                table = (_cells(previous[1]), columns)
-        previous = (line_number, stripped)
+    for table in _tables(lines):
+        yield from _records(table)
