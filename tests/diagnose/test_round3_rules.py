@@ -304,3 +304,40 @@ def test_box_table_cut_inside_a_row_keeps_the_complete_cells():
     (record,) = bench_markdown.parse(enumerate(cut.splitlines(), 1))
     assert record.metrics["tpot_seconds_min"] == pytest.approx(0.018)
     assert "tpot_seconds_median" not in record.metrics  # the last, possibly cut, cell is not read
+
+
+# -- text-generation-benchmark tables (parsers/tgi_benchmark.py) ----------------------------------------------------
+
+def test_tgi_benchmark_latency_table_is_one_run_per_batch():
+    from inferledger.diagnose.parsers import tgi_benchmark
+
+    path = FIXTURES / "tgibenchmark__a100-prefill-latency-by-batch-pr-1243.txt"
+    records = list(tgi_benchmark.parse(enumerate(path.read_text().splitlines(), 1)))
+    assert [record.metrics["max_concurrency"] for record in records] == [100, 150, 200, 250, 300, 350]
+    assert records[0].metrics["ttft_seconds_mean"] == pytest.approx(0.37077)
+    assert records[-1].metrics["ttft_seconds_p99"] == pytest.approx(1.4642)
+
+
+def test_tgi_benchmark_throughput_counts_sequences_not_tokens():
+    from inferledger.diagnose.parsers import tgi_benchmark
+
+    # TGI's benchmark prints batch ÷ latency as "tokens/secs" (text-generation-inference#1417): at batch 4,
+    # 96.00 "tokens/secs" of prefill is 4 / 96 = 41.7 ms per prefill and 142.00 of decode is 4 / 142 = 28.2 ms per
+    # token. A blank Step cell continues the step above; NaN cells are a step that did not run.
+    text = """| Step    | Batch Size | Average            | Lowest             | Highest            |
+|---------|------------|--------------------|--------------------|--------------------|
+| Prefill | 1          | 24.00 tokens/secs  | 23.00 tokens/secs  | 25.00 tokens/secs  |
+|         | 4          | 96.00 tokens/secs  | 95.00 tokens/secs  | 97.00 tokens/secs  |
+| Decode  | 1          | 35.50 tokens/secs  | 35.00 tokens/secs  | 36.00 tokens/secs  |
+|         | 4          | 142.00 tokens/secs | 141.00 tokens/secs | 143.00 tokens/secs |
+|         | 8          | NaN tokens/secs    | NaN tokens/secs    | NaN tokens/secs    |
+"""
+    records = list(tgi_benchmark.parse(enumerate(text.splitlines(), 1)))
+    assert [record.metrics["max_concurrency"] for record in records] == [1, 4]
+    batch4 = records[1].metrics
+    assert batch4["ttft_seconds_mean"] == pytest.approx(4 / 96)
+    assert batch4["tpot_seconds_mean"] == pytest.approx(4 / 142)
+    # The lowest rate is the longest time: 4 / 95 is the slowest prefill, 4 / 97 the fastest.
+    assert batch4["ttft_seconds_max"] == pytest.approx(4 / 95)
+    assert batch4["ttft_seconds_min"] == pytest.approx(4 / 97)
+    assert batch4["output_tokens_per_second"] == pytest.approx(142)

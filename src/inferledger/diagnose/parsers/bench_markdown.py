@@ -166,7 +166,7 @@ def _records(table: list) -> list:
     return _runs_by_column(header, rows, first_line)
 
 
-def _tables(lines) -> Iterator:
+def tables(lines) -> Iterator:
     """Each table in the lines as [(line_number, cells)]: rows of cells between bars, rules skipped."""
     table: list = []
     for line_number, line in lines:
@@ -188,12 +188,12 @@ def sniff(head: str) -> float:
         return 0.0
     if "┃" in head:
         return 0.0  # rich console tables with a heavy header bar: genai-perf / AIPerf (bench_clients)
-    for table in _tables(enumerate(head.split("\n"), 1)):
+    for table in tables(enumerate(head.split("\n"), 1)):
         if _records(table):
             return 0.6
     return 0.0
 
 
 def parse(lines) -> Iterator:
-    for table in _tables(lines):
+    for table in tables(lines):
         yield from _records(table)
