@@ -12,6 +12,7 @@ import pytest
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import bench_markdown, vllm_offline
 from inferledger.diagnose.records import Record
+from inferledger.errors import LogFormatError
 
 
 def _diagnose(tmp_path, text: str, name: str = "log.txt"):
@@ -341,3 +342,25 @@ def test_tgi_benchmark_throughput_counts_sequences_not_tokens():
     assert batch4["ttft_seconds_max"] == pytest.approx(4 / 95)
     assert batch4["ttft_seconds_min"] == pytest.approx(4 / 97)
     assert batch4["output_tokens_per_second"] == pytest.approx(142)
+
+
+# -- a vLLM stats line cut at the end of a paste (after blind round 3, not blind) -----------------------------------
+
+V0_LINE = ("INFO 12-23 18:28:10 metrics.py:449] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 45.7 "
+           "tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 3 reqs, GPU KV cache usage: 3.1%, CPU KV cache usage: "
+           "0.0%.")
+
+
+def test_stats_line_cut_after_its_kv_field_is_read(tmp_path):
+    # Cut after "CPU KV": every field up to the GPU KV usage is whole (3.1% ends in its %); 3 requests wait.
+    cut = V0_LINE[: V0_LINE.index("CPU KV") + len("CPU KV")]
+    diagnosis = _diagnose(tmp_path, cut + "\n")
+    assert diagnosis.verdict == "queueing"
+    assert diagnosis.files[0]["records"] == 1 and diagnosis.files[0]["skipped_lines"] == 0
+
+
+def test_stats_line_cut_inside_its_kv_number_is_skipped(tmp_path):
+    # Cut at "usage: 3": the 3 may be 3.1 or 31, so the line is reported as damaged, not read.
+    cut = V0_LINE[: V0_LINE.index("usage: 3") + len("usage: 3")]
+    with pytest.raises(LogFormatError, match="1 damaged line"):
+        _diagnose(tmp_path, cut + "\n")

@@ -310,8 +310,7 @@ class LineParser:
                 joined = list(_stats(first_text + line, first_number))
                 if joined and all(type(item) is Record for item in joined):
                     return joined
-            out.append(Skipped(first_number, "vLLM stats line cut before the GPU KV cache usage field",
-                               "vllm.stats"))
+            out.append(_cut_line(first_number, first_text))
         if start >= 0:
             if not (line[-1:] == "%" and "KV cache usage" in line) and wants_next(line):
                 self.pending = (line_number, line)
@@ -352,10 +351,24 @@ class LineParser:
 
     def finish(self) -> list:
         if self.pending is not None:
-            number = self.pending[0]
+            number, text = self.pending
             self.pending = None
-            return [Skipped(number, "vLLM stats line cut before the GPU KV cache usage field", "vllm.stats")]
+            return [_cut_line(number, text)]
         return []
+
+
+_KV_COMPLETE = re.compile(r"GPU KV cache usage: \d+(?:\.\d+)?%")
+
+
+def _cut_line(line_number: int, text: str) -> Record | Skipped:
+    """A stats line cut and not continued (a paste that ends mid-line): its record when every field up to the GPU KV
+    usage is whole (the `%` after it proves that number complete), a Skipped otherwise."""
+    start = text.find(_STATS)
+    if start >= 0 and text.count(_STATS) == 1 and _KV_COMPLETE.search(text, start):
+        record = _stats_record(text[start:], text[:start], line_number)
+        if record is not None:
+            return record
+    return Skipped(line_number, "vLLM stats line cut before the GPU KV cache usage field", "vllm.stats")
 
 
 def wants_next(line: str) -> bool:
