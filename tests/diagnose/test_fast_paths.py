@@ -243,3 +243,61 @@ def test_stats_windows_fold_like_running_add_value_by_value():
             for name, value in record.metrics.items():
                 reference.setdefault(name, Running()).add(value, record.line_number)
         assert state(acc.interval) == state(reference), cut
+
+
+def _shape_lines() -> list[str]:
+    """Sample lines, their bench_diagnose.py shapes, and near misses the line shapes must leave to the parsers."""
+    lines = _sample_lines("vllm__") + _sample_lines("sglang__") + _sglang_layout_lines()
+    v0 = ("INFO 03-14 02:00:01 metrics.py:449] Avg prompt throughput: 12.5 tokens/s, Avg generation throughput: 3.0 "
+          "tokens/s, Running: 4 reqs, Swapped: 0 reqs, Pending: 1 reqs, GPU KV cache usage: 90.9%, CPU KV cache "
+          "usage: 0.0%.")
+    v1 = ("(APIServer pid=92107) INFO 03-14 02:00:02 [loggers.py:271] Engine 000: Avg prompt throughput: 1.0 "
+          "tokens/s, Avg generation throughput: 2.0 tokens/s, Running: 3 reqs, Waiting: 0 reqs, GPU KV cache usage: "
+          "9.2%, Prefix cache hit rate: 75.6%")
+    lines += [v0, v1, v1 + ", MM cache hit rate: 5.0%", v0[:-1], v0 + " ", v1 + "%", v1.replace("Engine 000: ", ""),
+              "Mar 14 02:00:02 host vllm[7]: " + v1, "2026-05-12T08:01:39Z " + v0, "vllm-1  | " + v0,
+              v1.replace("INFO", "batch #running-req"), v1.replace("(APIServer pid=92107)", "(Retract memory)"),
+              v1 + " " + v1, v0.replace("12.5", "1٢.5"), "\x1b[32m" + v1]
+    return lines
+
+
+def test_line_shapes_read_what_the_parsers_read():
+    # A line the reader takes whole by a LINE_SHAPE gives the Record its parser's feed gives, needs no cleaning, asks
+    # for no next line, and the other push parser reads nothing from it.
+    import re
+
+    modules = (vllm, sglang)
+    taken = 0
+    for line in _shape_lines():
+        data = line.encode() + b"\n"
+        for owner in modules:
+            for prefix, body, build in owner.LINE_SHAPES:
+                for start in range(len(data)):
+                    match = re.compile(body + rb"(?=\n)").match(data, start)
+                    if match is not None and re.compile(prefix).fullmatch(data, 0, start):
+                        break
+                else:
+                    continue
+                taken += 1
+                record = build(match.groups(), data[:start].decode(), 7)
+                assert read.clean_line(line) == line, line
+                assert not vllm.wants_next(line), line
+                assert owner.LineParser().feed(7, line) == [record], line
+                for other in modules:
+                    if other is not owner:
+                        assert other.LineParser().feed(7, line) == [], line
+    assert taken > 900
+
+
+def test_line_shapes_give_what_the_lines_fed_give(tmp_path, monkeypatch):
+    # The same file read with the LINE_SHAPES and with every candidate line fed to the parsers as text.
+    path = tmp_path / "mixed.log"
+    _mixed_log(path, repeats=6)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("\n".join(_shape_lines()) + "\n")
+    shaped = _read(path)
+    monkeypatch.setattr(vllm, "LINE_SHAPES", ())
+    monkeypatch.setattr(sglang, "LINE_SHAPES", ())
+    fed = _read(path)
+    assert len(fed[0]) > 1000 and fed[1] > 0
+    assert shaped == fed

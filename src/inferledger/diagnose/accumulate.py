@@ -87,32 +87,38 @@ class Timeline:
         self.width = 1  # records per bucket
         self.buckets: list[list] = []
 
-    def add(self, record) -> None:
-        buckets = self.buckets
-        if not buckets or buckets[-1][0] >= self.width:
-            if len(buckets) >= TIMELINE_BUCKETS:
-                self._halve()
-                buckets = self.buckets
+    def extend(self, records) -> None:
+        """Fold these records in, in order: what one add per record would give, a bucket's worth at a time (the
+        sums with reduce, adding in the same order; the max from the bucket's own, so a NaN is never kept)."""
+        done = 0
+        while done < len(records):
+            buckets = self.buckets
             if not buckets or buckets[-1][0] >= self.width:
-                buckets.append([0, record.line_number, record.line_number, record.timestamp_seconds,
-                                record.timestamp_seconds, [0.0] * 5, [0] * 5, [-math.inf] * 5])
-        bucket = buckets[-1]
-        bucket[0] += 1
-        bucket[2] = record.line_number
-        timestamp = record.timestamp_seconds
-        if timestamp is not None:
-            if bucket[3] is None:
-                bucket[3] = timestamp
-            bucket[4] = timestamp
-        get = record.metrics.get
-        sums, counts, maxes = bucket[5], bucket[6], bucket[7]
-        for index, name in _TIMELINE_SLOTS:
-            value = get(name)
-            if value is not None:
-                sums[index] += value
-                counts[index] += 1
-                if value > maxes[index]:
-                    maxes[index] = value
+                if len(buckets) >= TIMELINE_BUCKETS:
+                    self._halve()
+                    buckets = self.buckets
+                if not buckets or buckets[-1][0] >= self.width:
+                    first = records[done]
+                    buckets.append([0, first.line_number, first.line_number, first.timestamp_seconds,
+                                    first.timestamp_seconds, [0.0] * 5, [0] * 5, [-math.inf] * 5])
+            bucket = buckets[-1]
+            part = records[done: done + self.width - bucket[0]]
+            done += len(part)
+            bucket[0] += len(part)
+            bucket[2] = part[-1].line_number
+            stamps = [record.timestamp_seconds for record in part if record.timestamp_seconds is not None]
+            if stamps:
+                if bucket[3] is None:
+                    bucket[3] = stamps[0]
+                bucket[4] = stamps[-1]
+            every = [record.metrics for record in part]
+            sums, counts, maxes = bucket[5], bucket[6], bucket[7]
+            for index, name in _TIMELINE_SLOTS:
+                values = [metrics[name] for metrics in every if name in metrics]
+                if values:
+                    sums[index] = reduce(_add, values, sums[index])
+                    counts[index] += len(values)
+                    maxes[index] = max(maxes[index], *values)
 
     def _halve(self) -> None:
         merged = []
@@ -173,7 +179,7 @@ class Accumulator:
         self._unfolded = []  # stats windows whose metrics are not yet in _interval_stats (_fold_windows)
         self.snapshot = {}  # metric -> Running, over Prometheus gauge snapshots
         self.per_stream = Running()  # generation tok/s per running request, windows with running > 0
-        self.timeline = Timeline()
+        self._timeline = Timeline()  # `timeline`: the windows waiting in _unfolded are folded in when read
         self.requests = {}  # metric -> Running
         self.summaries: list = []  # (record, file)
         self.capacity = {}  # metric -> (value, line, file, source)
@@ -206,6 +212,13 @@ class Accumulator:
             self._fold_windows()
         return self._interval_stats
 
+    @property
+    def timeline(self) -> Timeline:
+        """The timeline of the server-stats windows, every window read so far folded in."""
+        if self._unfolded:
+            self._fold_windows()
+        return self._timeline
+
     def _fold_windows(self) -> None:
         """Fold the waiting windows' metrics into their Running, a metric at a time at C speed: the same numbers as
         Running.add window by window (reduce adds in the same order; min/max, like the strict comparisons, keep the
@@ -213,6 +226,7 @@ class Accumulator:
         sum is NaN) is folded value by value instead, which skips NaN as Running.add does."""
         windows = self._unfolded
         self._unfolded = []
+        self._timeline.extend(windows)
         stats = self._interval_stats
         every = [record.metrics for record in windows]
         for name in dict.fromkeys(chain.from_iterable(every)):
@@ -301,13 +315,13 @@ class Accumulator:
             return
         self.interval_count += 1
         line = record.line_number
-        # The metrics wait in a short list and are folded a metric at a time (_fold_windows): a per-value Python
-        # loop here was the largest cost of reading a log with many stats lines. Constant memory: 2048 at most.
+        # The metrics wait in a short list and are folded a metric at a time, into `interval` and the timeline
+        # (_fold_windows): a per-value Python loop here was the largest cost of reading a log with many stats lines.
+        # Constant memory: 2048 at most.
         unfolded = self._unfolded
         unfolded.append(record)
         if len(unfolded) >= 2048:
             self._fold_windows()
-        self.timeline.add(record)
         if "weights_bytes" in metrics and "generation_tokens_per_second" in metrics:
             self.effective_bandwidth.add(metrics["weights_bytes"] * metrics["generation_tokens_per_second"], line)
         running = metrics.get("running_requests", 0.0)
