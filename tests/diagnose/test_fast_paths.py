@@ -301,3 +301,90 @@ def test_line_shapes_give_what_the_lines_fed_give(tmp_path, monkeypatch):
     fed = _read(path)
     assert len(fed[0]) > 1000 and fed[1] > 0
     assert shaped == fed
+
+
+def _reference_window_flags(windows):
+    """The per-window reading the accumulator folds a list at a time: flag -> (count, first lines, file), and the
+    per-stream Running."""
+    from inferledger.diagnose import accumulate as a
+
+    flags = {}
+    per_stream = a.Running()
+
+    def add(name, line, file):
+        count, lines, first = flags.get(name, (0, [], ""))
+        if len(lines) < a.MAX_LINES:
+            lines, first = lines + [line], first or file
+        flags[name] = (count + 1, lines, first)
+
+    troubled = 0
+    for record, file in windows:
+        metrics, line = record.metrics, record.line_number
+        running = metrics.get("running_requests", 0.0)
+        waiting = metrics.get("waiting_requests", 0.0)
+        kv = metrics.get("kv_cache_usage_fraction")
+        prompt = metrics.get("prompt_tokens_per_second", 0.0)
+        generation = metrics.get("generation_tokens_per_second")
+        if running > 0 or waiting > 0:
+            add("busy", line, file)
+        found = False
+        if waiting > 0:
+            add("waiting", line, file)
+            found = True
+        if kv is not None and kv >= a.KV_FULL_FRACTION:
+            found = True
+            add("kv_full", line, file)
+            if waiting > 0:
+                add("kv_full_waiting", line, file)
+            elif running > 0:
+                add("kv_full_no_queue", line, file)
+        if metrics.get("swapped_requests", 0.0) > 0:
+            add("swapped", line, file)
+            found = True
+        if running > 0 and generation is not None and record.source != "llamacpp.batched-bench":
+            rate = generation / running
+            per_stream.add(rate, line)
+            if prompt >= a.PREFILL_HEAVY_RATIO * max(generation, 1.0) and rate < a.SLOW_STREAM_TOKENS_PER_SECOND:
+                add("prefill_heavy", line, file)
+                found = True
+            elif prompt < generation and rate < a.SLOW_STREAM_TOKENS_PER_SECOND and running <= a.SMALL_BATCH:
+                add("slow_small_batch", line, file)
+                found = True
+            elif prompt < generation and rate < a.STARVED_TOKENS_PER_SECOND:
+                add("starved", line, file)
+                found = True
+        troubled += found
+    return flags, troubled, per_stream
+
+
+def test_window_flags_fold_like_one_window_at_a_time():
+    from inferledger.diagnose.accumulate import Accumulator
+    from inferledger.diagnose.records import Record
+
+    rng = random.Random(8)
+    odd = [0.0, -0.0, 1.0, 0.5, 3.0, 9.0, 600.0, float("nan"), float("inf"), -1.0]
+    windows = []
+    for index in range(7000):
+        metrics = {}
+        for name in ("running_requests", "waiting_requests", "kv_cache_usage_fraction", "prompt_tokens_per_second",
+                     "generation_tokens_per_second", "swapped_requests"):
+            if rng.random() < 0.8:
+                metrics[name] = rng.choice(odd) if rng.random() < 0.3 else rng.uniform(0, 40)
+        if "kv_cache_usage_fraction" in metrics and rng.random() < 0.5:
+            metrics["kv_cache_usage_fraction"] = rng.uniform(0.85, 1.0)
+        metrics.setdefault("running_requests", rng.choice([0.0, 2.0, 64.0]))
+        source = rng.choice(["vllm.stats", "sglang.decode", "llamacpp.batched-bench"])
+        file = "a.log" if index < 3000 else rng.choice(["b.log", "c.log"])
+        windows.append((Record("interval", source, index // 2 + 1, metrics, None, {}), file))
+    for cut in (1, 9, 2048, 3001, 7000):
+        acc = Accumulator()
+        for record, file in windows[:cut]:
+            acc.add(record, file)
+        flags, troubled, per_stream = _reference_window_flags(windows[:cut])
+        assert acc.flags["troubled"].count == troubled
+        for name, (count, lines, file) in flags.items():
+            assert (acc.flags[name].count, acc.flags[name].lines, acc.flags[name].file) == (count, lines, file), name
+        assert sum(held.count for name, held in acc.flags.items() if name != "troubled") == \
+            sum(count for count, _, _ in flags.values())
+        assert repr(acc.per_stream.to_dict()) == repr(per_stream.to_dict())
+        assert acc.per_stream.high_line == per_stream.high_line
