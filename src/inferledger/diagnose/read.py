@@ -310,9 +310,9 @@ class LogFile:
 
 def _scan_pattern(markers, shapes):
     """The block scan's pattern and, per group number of a shape's groups (match.lastindex), (first, last + 1 group
-    index in match.groups(), prefix fullmatch, build). The shapes' bodies come first: where a body and a marker start at the
-    same place the body is tried first (a marker is the fallback, to the per-line path). No wrapping group: every
-    alternative starts with a literal, so the regex engine skips ahead by the set of first characters."""
+    index in match.groups(), prefix fullmatch, build). The shapes' bodies come first: where a body and a marker
+    start at the same place the body is tried first (a marker is the fallback, to the per-line path). A body gets
+    no capturing group of its own, so a marker's match has no lastindex and a body's names its shape."""
     bodies = []
     shape_of = {}
     groups = 0
@@ -383,6 +383,7 @@ def _push_items(log: LogFile, push, progress=None, start: int = 0, stop: int | N
         if all(getattr(module, "SPLITTABLE", False) for module in push) else ()
     lines = log.candidate_lines(markers, wants_next, progress, start=start, stop=stop, first_line=first_line,
                                 shapes=shapes)
+    # `text` is a str to feed, or the Record a LINE_SHAPE made of its line.
     if len(line_parsers) == 1:
         feed = line_parsers[0].feed
         for line_number, text in lines:
