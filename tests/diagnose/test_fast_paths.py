@@ -243,3 +243,148 @@ def test_stats_windows_fold_like_running_add_value_by_value():
             for name, value in record.metrics.items():
                 reference.setdefault(name, Running()).add(value, record.line_number)
         assert state(acc.interval) == state(reference), cut
+
+
+def _shape_lines() -> list[str]:
+    """Sample lines, their bench_diagnose.py shapes, and near misses the line shapes must leave to the parsers."""
+    lines = _sample_lines("vllm__") + _sample_lines("sglang__") + _sglang_layout_lines()
+    v0 = ("INFO 03-14 02:00:01 metrics.py:449] Avg prompt throughput: 12.5 tokens/s, Avg generation throughput: 3.0 "
+          "tokens/s, Running: 4 reqs, Swapped: 0 reqs, Pending: 1 reqs, GPU KV cache usage: 90.9%, CPU KV cache "
+          "usage: 0.0%.")
+    v1 = ("(APIServer pid=92107) INFO 03-14 02:00:02 [loggers.py:271] Engine 000: Avg prompt throughput: 1.0 "
+          "tokens/s, Avg generation throughput: 2.0 tokens/s, Running: 3 reqs, Waiting: 0 reqs, GPU KV cache usage: "
+          "9.2%, Prefix cache hit rate: 75.6%")
+    lines += [v0, v1, v1 + ", MM cache hit rate: 5.0%", v0[:-1], v0 + " ", v1 + "%", v1.replace("Engine 000: ", ""),
+              "Mar 14 02:00:02 host vllm[7]: " + v1, "2026-05-12T08:01:39Z " + v0, "vllm-1  | " + v0,
+              v1.replace("INFO", "batch #running-req"), v1.replace("(APIServer pid=92107)", "(Retract memory)"),
+              v1 + " " + v1, v0.replace("12.5", "1٢.5"), "\x1b[32m" + v1]
+    return lines
+
+
+def test_line_shapes_read_what_the_parsers_read():
+    # A line the reader takes whole by a LINE_SHAPE gives the Record its parser's feed gives, needs no cleaning, asks
+    # for no next line, and the other push parser reads nothing from it.
+    import re
+
+    modules = (vllm, sglang)
+    taken = 0
+    for line in _shape_lines():
+        data = line.encode() + b"\n"
+        for owner in modules:
+            for prefix, body, build in owner.LINE_SHAPES:
+                for start in range(len(data)):
+                    match = re.compile(body + rb"(?=\n)").match(data, start)
+                    if match is not None and re.compile(prefix).fullmatch(data, 0, start):
+                        break
+                else:
+                    continue
+                taken += 1
+                record = build(match.groups(), data[:start].decode(), 7)
+                assert read.clean_line(line) == line, line
+                assert not vllm.wants_next(line), line
+                assert owner.LineParser().feed(7, line) == [record], line
+                for other in modules:
+                    if other is not owner:
+                        assert other.LineParser().feed(7, line) == [], line
+    assert taken > 900
+
+
+def test_line_shapes_give_what_the_lines_fed_give(tmp_path, monkeypatch):
+    # The same file read with the LINE_SHAPES and with every candidate line fed to the parsers as text.
+    path = tmp_path / "mixed.log"
+    _mixed_log(path, repeats=6)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("\n".join(_shape_lines()) + "\n")
+    shaped = _read(path)
+    monkeypatch.setattr(vllm, "LINE_SHAPES", ())
+    monkeypatch.setattr(sglang, "LINE_SHAPES", ())
+    fed = _read(path)
+    assert len(fed[0]) > 1000 and fed[1] > 0
+    assert shaped == fed
+
+
+def _reference_window_flags(windows):
+    """The per-window reading the accumulator folds a list at a time: flag -> (count, first lines, file), and the
+    per-stream Running."""
+    from inferledger.diagnose import accumulate as a
+
+    flags = {}
+    per_stream = a.Running()
+
+    def add(name, line, file):
+        count, lines, first = flags.get(name, (0, [], ""))
+        if len(lines) < a.MAX_LINES:
+            lines, first = lines + [line], first or file
+        flags[name] = (count + 1, lines, first)
+
+    troubled = 0
+    for record, file in windows:
+        metrics, line = record.metrics, record.line_number
+        running = metrics.get("running_requests", 0.0)
+        waiting = metrics.get("waiting_requests", 0.0)
+        kv = metrics.get("kv_cache_usage_fraction")
+        prompt = metrics.get("prompt_tokens_per_second", 0.0)
+        generation = metrics.get("generation_tokens_per_second")
+        if running > 0 or waiting > 0:
+            add("busy", line, file)
+        found = False
+        if waiting > 0:
+            add("waiting", line, file)
+            found = True
+        if kv is not None and kv >= a.KV_FULL_FRACTION:
+            found = True
+            add("kv_full", line, file)
+            if waiting > 0:
+                add("kv_full_waiting", line, file)
+            elif running > 0:
+                add("kv_full_no_queue", line, file)
+        if metrics.get("swapped_requests", 0.0) > 0:
+            add("swapped", line, file)
+            found = True
+        if running > 0 and generation is not None and record.source != "llamacpp.batched-bench":
+            rate = generation / running
+            per_stream.add(rate, line)
+            if prompt >= a.PREFILL_HEAVY_RATIO * max(generation, 1.0) and rate < a.SLOW_STREAM_TOKENS_PER_SECOND:
+                add("prefill_heavy", line, file)
+                found = True
+            elif prompt < generation and rate < a.SLOW_STREAM_TOKENS_PER_SECOND and running <= a.SMALL_BATCH:
+                add("slow_small_batch", line, file)
+                found = True
+            elif prompt < generation and rate < a.STARVED_TOKENS_PER_SECOND:
+                add("starved", line, file)
+                found = True
+        troubled += found
+    return flags, troubled, per_stream
+
+
+def test_window_flags_fold_like_one_window_at_a_time():
+    from inferledger.diagnose.accumulate import Accumulator
+    from inferledger.diagnose.records import Record
+
+    rng = random.Random(8)
+    odd = [0.0, -0.0, 1.0, 0.5, 3.0, 9.0, 600.0, float("nan"), float("inf"), -1.0]
+    windows = []
+    for index in range(7000):
+        metrics = {}
+        for name in ("running_requests", "waiting_requests", "kv_cache_usage_fraction", "prompt_tokens_per_second",
+                     "generation_tokens_per_second", "swapped_requests"):
+            if rng.random() < 0.8:
+                metrics[name] = rng.choice(odd) if rng.random() < 0.3 else rng.uniform(0, 40)
+        if "kv_cache_usage_fraction" in metrics and rng.random() < 0.5:
+            metrics["kv_cache_usage_fraction"] = rng.uniform(0.85, 1.0)
+        metrics.setdefault("running_requests", rng.choice([0.0, 2.0, 64.0]))
+        source = rng.choice(["vllm.stats", "sglang.decode", "llamacpp.batched-bench"])
+        file = "a.log" if index < 3000 else rng.choice(["b.log", "c.log"])
+        windows.append((Record("interval", source, index // 2 + 1, metrics, None, {}), file))
+    for cut in (1, 9, 2048, 3001, 7000):
+        acc = Accumulator()
+        for record, file in windows[:cut]:
+            acc.add(record, file)
+        flags, troubled, per_stream = _reference_window_flags(windows[:cut])
+        assert acc.flags["troubled"].count == troubled
+        for name, (count, lines, file) in flags.items():
+            assert (acc.flags[name].count, acc.flags[name].lines, acc.flags[name].file) == (count, lines, file), name
+        assert sum(held.count for name, held in acc.flags.items() if name != "troubled") == \
+            sum(count for count, _, _ in flags.values())
+        assert repr(acc.per_stream.to_dict()) == repr(per_stream.to_dict())
+        assert acc.per_stream.high_line == per_stream.high_line

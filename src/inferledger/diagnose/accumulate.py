@@ -62,6 +62,30 @@ class Running:
             self.high_line = line
         self.last = value
 
+    def extend(self, values: list, lines: list) -> None:
+        """add() for each value (at the line of the same index) in turn, at C speed: the same numbers (reduce adds
+        in the same order; min/max, like the strict comparisons, keep the first of equal values). Values whose sum
+        is NaN (a NaN among them, or inf and -inf) go value by value, which skips NaN as add() does."""
+        if not values:
+            return
+        total = reduce(_add, values, self.total)
+        if total != total:
+            for value, line in zip(values, lines, strict=True):
+                self.add(value, line)
+            return
+        if not self.count:
+            self.first = values[0]
+        self.count += len(values)
+        self.total = total
+        low = min(values)
+        if low < self.low:
+            self.low = low
+        high = max(values)
+        if high > self.high:
+            self.high = high
+            self.high_line = lines[values.index(high)]
+        self.last = values[-1]
+
     @property
     def mean(self) -> float | None:
         return self.total / self.count if self.count else None
@@ -88,32 +112,38 @@ class Timeline:
         self.width = 1  # records per bucket
         self.buckets: list[list] = []
 
-    def add(self, record) -> None:
-        buckets = self.buckets
-        if not buckets or buckets[-1][0] >= self.width:
-            if len(buckets) >= TIMELINE_BUCKETS:
-                self._halve()
-                buckets = self.buckets
+    def extend(self, records) -> None:
+        """Fold these records in, in order: what one add per record would give, a bucket's worth at a time (the
+        sums with reduce, adding in the same order; the max from the bucket's own, so a NaN is never kept)."""
+        done = 0
+        while done < len(records):
+            buckets = self.buckets
             if not buckets or buckets[-1][0] >= self.width:
-                buckets.append([0, record.line_number, record.line_number, record.timestamp_seconds,
-                                record.timestamp_seconds, [0.0] * 5, [0] * 5, [-math.inf] * 5])
-        bucket = buckets[-1]
-        bucket[0] += 1
-        bucket[2] = record.line_number
-        timestamp = record.timestamp_seconds
-        if timestamp is not None:
-            if bucket[3] is None:
-                bucket[3] = timestamp
-            bucket[4] = timestamp
-        get = record.metrics.get
-        sums, counts, maxes = bucket[5], bucket[6], bucket[7]
-        for index, name in _TIMELINE_SLOTS:
-            value = get(name)
-            if value is not None:
-                sums[index] += value
-                counts[index] += 1
-                if value > maxes[index]:
-                    maxes[index] = value
+                if len(buckets) >= TIMELINE_BUCKETS:
+                    self._halve()
+                    buckets = self.buckets
+                if not buckets or buckets[-1][0] >= self.width:
+                    first = records[done]
+                    buckets.append([0, first.line_number, first.line_number, first.timestamp_seconds,
+                                    first.timestamp_seconds, [0.0] * 5, [0] * 5, [-math.inf] * 5])
+            bucket = buckets[-1]
+            part = records[done: done + self.width - bucket[0]]
+            done += len(part)
+            bucket[0] += len(part)
+            bucket[2] = part[-1].line_number
+            stamps = [record.timestamp_seconds for record in part if record.timestamp_seconds is not None]
+            if stamps:
+                if bucket[3] is None:
+                    bucket[3] = stamps[0]
+                bucket[4] = stamps[-1]
+            every = [record.metrics for record in part]
+            sums, counts, maxes = bucket[5], bucket[6], bucket[7]
+            for index, name in _TIMELINE_SLOTS:
+                values = [metrics[name] for metrics in every if name in metrics]
+                if values:
+                    sums[index] = reduce(_add, values, sums[index])
+                    counts[index] += len(values)
+                    maxes[index] = max(maxes[index], *values)
 
     def _halve(self) -> None:
         merged = []
@@ -165,16 +195,30 @@ class _Lines:
             self.lines.append(line)
             self.file = self.file or file
 
+    def extend(self, lines: list, file: str) -> None:
+        """add(line, file) for each line in turn."""
+        self.count += len(lines)
+        room = MAX_LINES - len(self.lines)
+        if lines and room > 0:
+            self.lines.extend(lines[:room])
+            self.file = self.file or file
+
+
+def _folded_view(name: str, doc: str) -> property:
+    """A read-only Accumulator attribute read with every window read so far folded in (Accumulator._folded)."""
+    return property(lambda accumulator: getattr(accumulator._folded(), name), doc=doc)
+
 
 class Accumulator:
     """Folds Records from one or more files into the statistics the verdict rules read."""
 
     def __init__(self):
         self._interval_stats = {}  # metric -> Running, over server-stats windows (live, not snapshots); `interval`
-        self._unfolded = []  # stats windows whose metrics are not yet in _interval_stats (_fold_windows)
+        self._unfolded = []  # stats windows not yet in _interval_stats, the timeline and the flags (_fold_windows)
+        self._unfolded_file = ""  # the file they come from
         self.snapshot = {}  # metric -> Running, over Prometheus gauge snapshots
-        self.per_stream = Running()  # generation tok/s per running request, windows with running > 0
-        self.timeline = Timeline()
+        self._per_stream = Running()  # `per_stream`: generation tok/s per running request, windows with running > 0
+        self._timeline = Timeline()  # `timeline`: the windows waiting in _unfolded are folded in when read
         self.requests = {}  # metric -> Running
         self.summaries: list = []  # (record, file)
         self.capacity = {}  # metric -> (value, line, file, source)
@@ -183,7 +227,7 @@ class Accumulator:
         self._event_keys = set()
         self._event_second = None
         self.preemptions_total = Running()
-        self.flags = {name: _Lines() for name in (
+        self._flags = {name: _Lines() for name in (  # `flags`: windows waiting in _unfolded folded in when read
             "waiting", "kv_full", "kv_full_waiting", "swapped", "prefill_heavy", "slow_small_batch", "starved",
             "busy", "prompt_slower_than_decode", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start", "tiny_prompt", "queue_dominant",
             "queue_long", "slow_tpot", "kv_full_no_queue", "prefill_share", "impossible_prompt_rate", "parts_mismatch",
@@ -200,49 +244,76 @@ class Accumulator:
         self.last_interval_timestamp = {}
 
     # -- folding -------------------------------------------------------------------------------------------------
-    @property
-    def interval(self) -> dict:
-        """metric -> Running over the server-stats windows, every window read so far folded in."""
+    def _folded(self) -> Accumulator:
+        """This accumulator with every window read so far folded in: what the readers' properties below read."""
         if self._unfolded:
             self._fold_windows()
-        return self._interval_stats
+        return self
+
+    interval = _folded_view("_interval_stats", "metric -> Running over the server-stats windows.")
+    timeline = _folded_view("_timeline", "The timeline of the server-stats windows.")
+    flags = _folded_view("_flags", "name -> _Lines: where each finding was seen.")
+    per_stream = _folded_view("_per_stream", "Generation tok/s per running request, windows with running > 0.")
 
     def _fold_windows(self) -> None:
-        """Fold the waiting windows' metrics into their Running, a metric at a time at C speed: the same numbers as
-        Running.add window by window (reduce adds in the same order; min/max, like the strict comparisons, keep the
-        first of equal values; new metrics are made in the order first seen). A metric whose values hold a NaN (its
-        sum is NaN) is folded value by value instead, which skips NaN as Running.add does."""
+        """Fold the waiting windows (all from the file _unfolded_file) into the timeline, the flags and their
+        metrics' Running, a metric at a time at C speed: the same numbers as Running.add window by window (new
+        metrics are made in the order first seen)."""
         windows = self._unfolded
         self._unfolded = []
-        stats = self._interval_stats
+        self._timeline.extend(windows)
         every = [record.metrics for record in windows]
+        lines = [record.line_number for record in windows]
+        self._flag_windows(windows, every, lines, self._unfolded_file)
+        stats = self._interval_stats
         for name in dict.fromkeys(chain.from_iterable(every)):
             held = stats.get(name)
             if held is None:
                 held = stats[name] = Running()
             try:
-                values = [metrics[name] for metrics in every]
-                holders = windows
+                held.extend([metrics[name] for metrics in every], lines)
             except KeyError:
-                holders = [record for record in windows if name in record.metrics]
-                values = [record.metrics[name] for record in holders]
-            total = reduce(_add, values, held.total)
-            if total != total:
-                for value, record in zip(values, holders, strict=True):
-                    held.add(value, record.line_number)
+                holders = [index for index, metrics in enumerate(every) if name in metrics]
+                held.extend([every[index][name] for index in holders], [lines[index] for index in holders])
+
+    def _flag_windows(self, windows: list, every: list, lines: list, file: str) -> None:
+        """What each window says (queue, KV full, slow streams), a flag at a time over the list; each flag gets
+        the windows' lines in order, as one add per window would give."""
+        flags = self._flags
+        running = [metrics.get("running_requests", 0.0) for metrics in every]
+        waiting = [metrics.get("waiting_requests", 0.0) for metrics in every]
+        kv = [metrics.get("kv_cache_usage_fraction") for metrics in every]
+        generation = [metrics.get("generation_tokens_per_second") for metrics in every]
+        indexes = range(len(windows))
+        flags["busy"].extend([lines[i] for i in indexes if running[i] > 0 or waiting[i] > 0], file)
+        queued = [i for i in indexes if waiting[i] > 0]
+        full = [i for i in indexes if kv[i] is not None and kv[i] >= KV_FULL_FRACTION]
+        swapped = [i for i in indexes if every[i].get("swapped_requests", 0.0) > 0]
+        flags["waiting"].extend([lines[i] for i in queued], file)
+        flags["kv_full"].extend([lines[i] for i in full], file)
+        flags["kv_full_waiting"].extend([lines[i] for i in full if waiting[i] > 0], file)
+        flags["kv_full_no_queue"].extend([lines[i] for i in full if not waiting[i] > 0 and running[i] > 0], file)
+        flags["swapped"].extend([lines[i] for i in swapped], file)
+        streams = [i for i in indexes if running[i] > 0 and generation[i] is not None
+                   and windows[i].source != "llamacpp.batched-bench"]
+        per_stream = [generation[i] / running[i] for i in streams]
+        self._per_stream.extend(per_stream, [lines[i] for i in streams])
+        slow = {"prefill_heavy": [], "slow_small_batch": [], "starved": []}
+        limit = max(SLOW_STREAM_TOKENS_PER_SECOND, STARVED_TOKENS_PER_SECOND)
+        for i, rate in zip(streams, per_stream, strict=True):
+            if not rate < limit:  # every finding below needs a slow stream (a NaN rate is none)
                 continue
-            if not held.count:
-                held.first = values[0]
-            held.count += len(values)
-            held.total = total
-            low = min(values)
-            if low < held.low:
-                held.low = low
-            high = max(values)
-            if high > held.high:
-                held.high = high
-                held.high_line = holders[values.index(high)].line_number
-            held.last = values[-1]
+            prompt = every[i].get("prompt_tokens_per_second", 0.0)
+            if prompt >= PREFILL_HEAVY_RATIO * max(generation[i], 1.0) and rate < SLOW_STREAM_TOKENS_PER_SECOND:
+                slow["prefill_heavy"].append(i)
+            elif prompt < generation[i] and rate < SLOW_STREAM_TOKENS_PER_SECOND and running[i] <= SMALL_BATCH:
+                slow["slow_small_batch"].append(i)
+            elif prompt < generation[i] and rate < STARVED_TOKENS_PER_SECOND:
+                slow["starved"].append(i)
+        for name, found in slow.items():
+            flags[name].extend([lines[i] for i in found], file)
+        # Windows with any finding: the rest can support "healthy".
+        flags["troubled"].count += len(set(queued).union(full, swapped, *slow.values()))
 
     def add(self, record, file: str = "") -> None:
         self.records += 1
@@ -301,66 +372,20 @@ class Accumulator:
                 stats[name].add(value, record.line_number)
             return
         self.interval_count += 1
-        line = record.line_number
-        # The metrics wait in a short list and are folded a metric at a time (_fold_windows): a per-value Python
-        # loop here was the largest cost of reading a log with many stats lines. Constant memory: 2048 at most.
+        if "weights_bytes" in metrics and "generation_tokens_per_second" in metrics:
+            self.effective_bandwidth.add(metrics["weights_bytes"] * metrics["generation_tokens_per_second"],
+                                         record.line_number)
+        # The window waits in a short list and is folded with the others, a metric or a flag at a time, into
+        # `interval`, the timeline and the flags (_fold_windows): a per-window Python loop here was the largest
+        # cost of reading a log with many stats lines. Constant memory: 2048 at most, all from one file.
+        if file != self._unfolded_file:
+            if self._unfolded:
+                self._fold_windows()
+            self._unfolded_file = file
         unfolded = self._unfolded
         unfolded.append(record)
         if len(unfolded) >= 2048:
             self._fold_windows()
-        self.timeline.add(record)
-        if "weights_bytes" in metrics and "generation_tokens_per_second" in metrics:
-            self.effective_bandwidth.add(metrics["weights_bytes"] * metrics["generation_tokens_per_second"], line)
-        running = metrics.get("running_requests", 0.0)
-        waiting = metrics.get("waiting_requests", 0.0)
-        kv = metrics.get("kv_cache_usage_fraction")
-        prompt = metrics.get("prompt_tokens_per_second", 0.0)
-        generation = metrics.get("generation_tokens_per_second")
-        if running > 0 or waiting > 0:
-            busy = self.flags["busy"]  # _Lines.add inlined: nearly every stats window is busy
-            busy.count += 1
-            if len(busy.lines) < MAX_LINES:
-                busy.lines.append(line)
-                busy.file = busy.file or file
-        troubled = False
-        if waiting > 0:
-            self.flags["waiting"].add(line, file)
-            troubled = True
-        if kv is not None and kv >= KV_FULL_FRACTION:
-            troubled = True
-            self.flags["kv_full"].add(line, file)
-            if waiting > 0:
-                self.flags["kv_full_waiting"].add(line, file)
-            elif running > 0:
-                self.flags["kv_full_no_queue"].add(line, file)
-        if metrics.get("swapped_requests", 0.0) > 0:
-            self.flags["swapped"].add(line, file)
-            troubled = True
-        if running > 0 and generation is not None and record.source != "llamacpp.batched-bench":
-            per_stream = generation / running
-            held = self.per_stream  # Running.add inlined
-            if per_stream == per_stream:
-                if not held.count:
-                    held.first = per_stream
-                held.count += 1
-                held.total += per_stream
-                if per_stream < held.low:
-                    held.low = per_stream
-                if per_stream > held.high:
-                    held.high = per_stream
-                    held.high_line = line
-                held.last = per_stream
-            if prompt >= PREFILL_HEAVY_RATIO * max(generation, 1.0) and per_stream < SLOW_STREAM_TOKENS_PER_SECOND:
-                self.flags["prefill_heavy"].add(line, file)
-                troubled = True
-            elif prompt < generation and per_stream < SLOW_STREAM_TOKENS_PER_SECOND and running <= SMALL_BATCH:
-                self.flags["slow_small_batch"].add(line, file)
-                troubled = True
-            elif prompt < generation and per_stream < STARVED_TOKENS_PER_SECOND:
-                self.flags["starved"].add(line, file)
-                troubled = True
-        if troubled:
-            self.flags["troubled"].count += 1  # windows with any finding: the rest can support "healthy"
 
     def _request(self, record, file: str) -> None:
         self.request_count += 1
@@ -374,26 +399,26 @@ class Accumulator:
         e2e = metrics.get("e2e_seconds")
         output = metrics.get("output_tokens")
         if ttft is not None and ttft <= 0:
-            self.flags["ttft_zero"].add(line, file)
+            self._flags["ttft_zero"].add(line, file)
         if ttft is not None and e2e is not None and ttft >= e2e > 0 and (output or 2) > 1:
-            self.flags["ttft_ge_e2e"].add(line, file)
+            self._flags["ttft_ge_e2e"].add(line, file)
         if metrics.get("prefill_seconds") == 0 and metrics.get("input_tokens", 0) > 0:
-            self.flags["prefill_zero"].add(line, file)
+            self._flags["prefill_zero"].add(line, file)
         load = metrics.get("load_seconds")
         if load is not None and e2e and load >= COLD_START_FRACTION * e2e:
-            self.flags["cold_start"].add(line, file)
+            self._flags["cold_start"].add(line, file)
         tokens = metrics.get("input_tokens")
         if tokens is not None and tokens <= TINY_PROMPT_TOKENS:
-            self.flags["tiny_prompt"].add(line, file)
+            self._flags["tiny_prompt"].add(line, file)
         queue = metrics.get("queue_seconds")
         busy = metrics.get("inference_seconds") or (e2e - queue if (e2e and queue is not None) else None)
         if queue is not None and busy is not None and queue > busy and queue > QUEUE_MIN_SECONDS:
-            self.flags["queue_dominant"].add(line, file)
+            self._flags["queue_dominant"].add(line, file)
         elif queue is not None and busy is None and queue >= QUEUE_LONG_SECONDS:
-            self.flags["queue_long"].add(line, file)
+            self._flags["queue_long"].add(line, file)
         tpot = metrics.get("tpot_seconds")
         if tpot is not None and tpot >= SLOW_TPOT_SECONDS:
-            self.flags["slow_tpot"].add(line, file)
+            self._flags["slow_tpot"].add(line, file)
         prefill = metrics.get("prefill_seconds")
         decode = metrics.get("decode_seconds")
         output = metrics.get("output_tokens")
@@ -402,11 +427,11 @@ class Accumulator:
             self.flags["prompt_slower_than_decode"].add(line, file)
         if prefill is not None and decode is not None and prefill + decode > 0 \
                 and (tokens is None or tokens > TINY_PROMPT_TOKENS) and prefill >= PREFILL_SHARE * (prefill + decode):
-            self.flags["prefill_share"].add(line, file)
+            self._flags["prefill_share"].add(line, file)
         engine = record.labels.get("engine")
         rate = metrics.get("prompt_tokens_per_second")
         if rate is not None and rate > IMPOSSIBLE_PROMPT_RATE and engine in ("llama.cpp", "ollama"):
-            self.flags["impossible_prompt_rate"].add(line, file)
+            self._flags["impossible_prompt_rate"].add(line, file)
         server = engine == "ollama" or str(record.labels.get("variant", "")).startswith("server")
         if server and e2e is not None and prefill is not None and decode is not None:
             # llama-server's total is prompt eval + eval; ollama's total also holds the load. The llama.cpp
@@ -415,7 +440,7 @@ class Accumulator:
             gap = e2e - parts
             self.parts_gap.add(gap, line)
             if abs(gap) > PARTS_MISMATCH * e2e and abs(gap) > PARTS_MISMATCH_MIN_SECONDS:
-                self.flags["parts_mismatch"].add(line, file)
+                self._flags["parts_mismatch"].add(line, file)
 
     def _event(self, record, file: str) -> None:
         # The same event printed by every TP rank (e.g. 11 "Decode out of memory" lines ≈ 2 events):

@@ -195,15 +195,19 @@ class LogFile:
             self.bytes_read = done
 
     def candidate_lines(self, markers, wants_next=None, progress=None, block_bytes: int = 8 << 20,
-                        start: int = 0, stop: int | None = None, first_line: int = 1) -> Iterator[tuple[int, str]]:
+                        start: int = 0, stop: int | None = None, first_line: int = 1,
+                        shapes=()) -> Iterator[tuple[int, object]]:
         """(line_number, cleaned_text) for only the lines holding one of `markers` (bytes), plus the line after
         one for which wants_next(text) is true. The file is scanned in blocks by one compiled pattern at C speed
         (the "skip lines cheaply before regex work" of the issue); line numbers come from counting newlines.
 
+        `shapes` (a parser's LINE_SHAPES; plain UTF-8 only) are the usual lines read with no per-line Python: a line
+        whose text after `prefix` matches `body` to its end, its prefix matching `prefix` whole, comes as
+        (line_number, build(groups, prefix_text, line_number)), the parser's Record, not as text.
+
         `start`/`stop` (plain files only) read the byte range [start, stop), start being a line start whose line
         number is `first_line`; bytes_read is the absolute offset reached, lines_read the last line number."""
-        pattern = re.compile(b"|".join(re.escape(marker) for marker in sorted(set(markers), key=len, reverse=True)))
-        search = pattern.search
+        pattern, shape_of = _scan_pattern(markers, shapes if self.encoding == "utf-8" else ())
         encoding = self.encoding
         number_at = first_line  # line number of the first line in `block`
         done = start
@@ -234,6 +238,10 @@ class LogFile:
                 position = 0
                 counted_to = 0
                 line_number = number_at
+                # One scanner per block: it goes on from its last match with no new matcher state per call (a
+                # search(block, position) call costs more than a line's own work); the matches in a line already
+                # sent are skipped.
+                search = pattern.scanner(block).search
                 find = block.find
                 rfind = block.rfind
                 count = block.count
@@ -244,10 +252,24 @@ class LogFile:
                         start = position
                         send_next = False
                     else:
-                        match = search(block, position)
+                        match = search()
                         if match is None:
                             break
+                        if match.start() < position:
+                            continue
                         start = rfind(b"\n", position, match.start()) + 1 or position
+                        if match.lastindex is not None:  # a shape's body matched up to the line end
+                            lo, hi, prefix, build = shape_of[match.lastindex]
+                            body = match.start()
+                            if prefix(block, start, body) is not None:
+                                line_number += count(b"\n", counted_to, start)
+                                counted_to = start
+                                yield line_number, build(match.groups()[lo:hi], block[start:body].decode(),
+                                                         line_number)
+                                position = match.end() + 1
+                                if position >= size:
+                                    break
+                                continue
                     end = find(b"\n", start)
                     line_number += count(b"\n", counted_to, start)
                     counted_to = start
@@ -286,6 +308,25 @@ class LogFile:
             self.skipped_examples.append(skipped)
 
 
+def _scan_pattern(markers, shapes):
+    """The block scan's pattern and, per group number of a shape's groups (match.lastindex), (first, last + 1 group
+    index in match.groups(), prefix fullmatch, build). The shapes' bodies come first: where a body and a marker
+    start at the same place the body is tried first (a marker is the fallback, to the per-line path). A body gets
+    no capturing group of its own, so a marker's match has no lastindex and a body's names its shape."""
+    bodies = []
+    shape_of = {}
+    groups = 0
+    for prefix, body, build in shapes:
+        inner = re.compile(body).groups
+        bodies.append(b"(?:" + body + b")(?=\n)")
+        shape = (groups, groups + inner, re.compile(prefix).fullmatch, build)
+        for index in range(groups + 1, groups + inner + 1):  # optional groups: any of them may be the last
+            shape_of[index] = shape
+        groups += inner
+    literals = [re.escape(marker) for marker in sorted(set(markers), key=len, reverse=True)]
+    return re.compile(b"|".join(bodies + literals)), shape_of
+
+
 def detect_formats(log: LogFile) -> list:
     """The parser modules for this file, best first; LogFormatError with the list of known formats if none."""
     from inferledger.diagnose.parsers import PARSERS, detect
@@ -311,8 +352,9 @@ def detect_formats(log: LogFile) -> list:
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
 PARALLEL_PAIR_BYTES = 32 * 1024 * 1024
 # Share of each pair this process reads itself: it also folds every record (its own and the child's) into the
-# diagnosis, so it takes the smaller part (balanced on bench_diagnose.py logs, 10 % to 60 % stats lines).
-PARALLEL_PARENT_SHARE = 0.37
+# diagnosis, so it takes the smaller part. Since the usual stats lines are read by the scan itself (LINE_SHAPES)
+# the folding weighs more: 0.3 was the fastest of 0.2-0.45 on a 256 MiB bench_diagnose.py log, 10 % stats lines.
+PARALLEL_PARENT_SHARE = 0.3
 _BATCH_ITEMS = 4096
 
 
@@ -335,15 +377,27 @@ def _push_items(log: LogFile, push, progress=None, start: int = 0, stop: int | N
     pass, not two), over the whole file or the byte range [start, stop) whose first line is `first_line`."""
     markers, wants_next = _push_scan(push)
     line_parsers = [module.LineParser() for module in push]
-    lines = log.candidate_lines(markers, wants_next, progress, start=start, stop=stop, first_line=first_line)
+    # A shape's line is read by the scan itself; it needs every parser's state empty there (SPLITTABLE: a state
+    # lives only from a line asking for its next to that next line, which the scan always sends as text).
+    shapes = [shape for module in push for shape in getattr(module, "LINE_SHAPES", ())] \
+        if all(getattr(module, "SPLITTABLE", False) for module in push) else ()
+    lines = log.candidate_lines(markers, wants_next, progress, start=start, stop=stop, first_line=first_line,
+                                shapes=shapes)
+    # `text` is a str to feed, or the Record a LINE_SHAPE made of its line.
     if len(line_parsers) == 1:
         feed = line_parsers[0].feed
         for line_number, text in lines:
-            yield from feed(line_number, text)
+            if type(text) is str:
+                yield from feed(line_number, text)
+            else:
+                yield text
     else:
         for line_number, text in lines:
-            for parser in line_parsers:
-                yield from parser.feed(line_number, text)
+            if type(text) is str:
+                for parser in line_parsers:
+                    yield from parser.feed(line_number, text)
+            else:
+                yield text
     for parser in line_parsers:
         yield from parser.finish()
 

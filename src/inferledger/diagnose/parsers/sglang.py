@@ -141,27 +141,41 @@ _PREFILL = re.compile(
     + r", #running-req: (\d+), #queue-req: (\d+)" + _END)
 
 
+# A layout's `cuda graph` group: str when read from a decoded line, bytes when read from a block (LINE_SHAPES).
+_TRUE = ("True", b"True")
+
+
+def _decode_graph_metrics(groups) -> dict:
+    running, tokens, usage, graph, generation, waiting = groups
+    return {"running_requests": float(running), "kv_cache_used_tokens": float(tokens),
+            "kv_cache_usage_fraction": float(usage), "cuda_graph": 1.0 if graph in _TRUE else 0.0,
+            "generation_tokens_per_second": float(generation), "waiting_requests": float(waiting)}
+
+
+def _decode_largest_metrics(groups) -> dict:
+    running, tokens, usage, generation, waiting = groups
+    return {"running_requests": float(running), "kv_cache_used_tokens": float(tokens),
+            "kv_cache_usage_fraction": float(usage), "generation_tokens_per_second": float(generation),
+            "waiting_requests": float(waiting)}
+
+
+def _prefill_metrics(groups) -> dict:
+    new, new_tokens, cached, usage, running, waiting = groups
+    return {"new_requests": float(new), "batch_tokens": float(new_tokens), "cached_tokens": float(cached),
+            "kv_cache_usage_fraction": float(usage), "running_requests": float(running),
+            "waiting_requests": float(waiting)}
+
+
+# kind -> (layout, its metrics from the match groups), tried in order; float() reads str and bytes alike.
+_LAYOUTS = {"Decode batch": ((_DECODE_GRAPH, _decode_graph_metrics), (_DECODE_LARGEST, _decode_largest_metrics)),
+            "Prefill batch": ((_PREFILL, _prefill_metrics),)}
+
+
 def _fast_metrics(line: str, start: int, kind: str) -> dict | None:
-    if kind == "Decode batch":
-        match = _DECODE_GRAPH.fullmatch(line, start)
+    for layout, metrics in _LAYOUTS[kind]:
+        match = layout.fullmatch(line, start)
         if match is not None:
-            running, tokens, usage, graph, generation, waiting = match.groups()
-            return {"running_requests": float(running), "kv_cache_used_tokens": float(tokens),
-                    "kv_cache_usage_fraction": float(usage), "cuda_graph": 1.0 if graph == "True" else 0.0,
-                    "generation_tokens_per_second": float(generation), "waiting_requests": float(waiting)}
-        match = _DECODE_LARGEST.fullmatch(line, start)
-        if match is not None:
-            running, tokens, usage, generation, waiting = match.groups()
-            return {"running_requests": float(running), "kv_cache_used_tokens": float(tokens),
-                    "kv_cache_usage_fraction": float(usage), "generation_tokens_per_second": float(generation),
-                    "waiting_requests": float(waiting)}
-        return None
-    match = _PREFILL.fullmatch(line, start)
-    if match is not None:
-        new, new_tokens, cached, usage, running, waiting = match.groups()
-        return {"new_requests": float(new), "batch_tokens": float(new_tokens), "cached_tokens": float(cached),
-                "kv_cache_usage_fraction": float(usage), "running_requests": float(running),
-                "waiting_requests": float(waiting)}
+            return metrics(match.groups())
     return None
 
 
@@ -199,8 +213,10 @@ def _batch(line: str, line_number: int, kind: str) -> Record | Skipped:
             # Two fields glued by a paste (`#cached-tounning-req: 47`): the count is still #running-req's.
             metrics["running_requests"] = float(fused.group(1))
     timestamp, labels = _prefix(line)
-    source = "sglang.decode" if kind == "Decode batch" else "sglang.prefill"
-    return new_record("interval", source, line_number, metrics, timestamp, labels)
+    return new_record("interval", _SOURCES[kind], line_number, metrics, timestamp, labels)
+
+
+_SOURCES = {"Decode batch": "sglang.decode", "Prefill batch": "sglang.prefill", "": "sglang.prefill"}
 
 
 def _capacity(line: str, line_number: int) -> Record | None:
@@ -272,6 +288,23 @@ MARKERS = (b"#running-req", b"#queue-req", b"#retracted", b"CUDA out of memory",
 # A LineParser carries no state across a line that does not ask for its next one (wants_next), so a big plain file
 # may be read in two parts by two processes (read.py, _parallel_items) with the same result.
 SPLITTABLE = True
+
+
+def _shape_builder(metrics, source: str):
+    """The Record _batch makes of a batch line in this layout, from the layout's groups and the line's prefix."""
+    def build(groups, prefix: str, line_number: int) -> Record:
+        timestamp, labels = _prefix(prefix)
+        return new_record("interval", source, line_number, metrics(groups), timestamp, labels)
+    return build
+
+
+# The usual batch lines, read by the reader straight from its block with no per-line Python (read.py,
+# candidate_lines): (line prefix, rest of the line, builder), bytes patterns. A line matching both is exactly one
+# that feed() reads with _LAYOUTS (the prefix, `[stamp TPn] `, holds no "batch"), that clean_line leaves as it is
+# and that vllm.LineParser reads nothing from (tests/diagnose/test_fast_paths.py checks both).
+_LINE_PREFIX = (_PREFIX.pattern + " ").encode()
+LINE_SHAPES = tuple((_LINE_PREFIX, layout.pattern.encode(), _shape_builder(metrics, _SOURCES[kind]))
+                    for kind, layouts in _LAYOUTS.items() for layout, metrics in layouts)
 
 
 def parse(lines) -> Iterator[Record | Skipped]:

@@ -138,23 +138,28 @@ def _stamp_and_labels(prefix: str, version: str):
     return timestamp, _stats_labels(prefix, year_assumed, version)
 
 
+def _window(groups, prefix: str, line_number: int) -> Record:
+    """The Record of a stats line in a _FAST shape, from its groups (str, or bytes: float() reads both)."""
+    prompt, generation, running, swapped, waiting, kv, cpu_kv, prefix_hit, mm_hit = groups
+    metrics = {"prompt_tokens_per_second": float(prompt), "generation_tokens_per_second": float(generation),
+               "running_requests": float(running), "waiting_requests": float(waiting),
+               "kv_cache_usage_fraction": float(kv) * 0.01}
+    if swapped is not None:
+        metrics["swapped_requests"] = float(swapped)
+    if cpu_kv is not None:
+        metrics["cpu_kv_cache_usage_fraction"] = float(cpu_kv) * 0.01
+    if prefix_hit is not None:
+        metrics["prefix_cache_hit_fraction"] = float(prefix_hit) * 0.01
+    if mm_hit is not None:
+        metrics["mm_cache_hit_fraction"] = float(mm_hit) * 0.01
+    timestamp, labels = _stamp_and_labels(prefix, "v0" if swapped is not None else "v1")
+    return new_record("interval", "vllm.stats", line_number, metrics, timestamp, labels)
+
+
 def _stats_record(segment: str, prefix: str, line_number: int) -> Record | None:
     match = _FAST.match(segment)
     if match is not None:
-        prompt, generation, running, swapped, waiting, kv, cpu_kv, prefix_hit, mm_hit = match.groups()
-        metrics = {"prompt_tokens_per_second": float(prompt), "generation_tokens_per_second": float(generation),
-                   "running_requests": float(running), "waiting_requests": float(waiting),
-                   "kv_cache_usage_fraction": float(kv) * 0.01}
-        if swapped is not None:
-            metrics["swapped_requests"] = float(swapped)
-        if cpu_kv is not None:
-            metrics["cpu_kv_cache_usage_fraction"] = float(cpu_kv) * 0.01
-        if prefix_hit is not None:
-            metrics["prefix_cache_hit_fraction"] = float(prefix_hit) * 0.01
-        if mm_hit is not None:
-            metrics["mm_cache_hit_fraction"] = float(mm_hit) * 0.01
-        timestamp, labels = _stamp_and_labels(prefix, "v0" if swapped is not None else "v1")
-        return new_record("interval", "vllm.stats", line_number, metrics, timestamp, labels)
+        return _window(match.groups(), prefix, line_number)
     metrics = {}
     for label, value in _FIELD.findall(segment):
         known = _STATS_FIELDS.get(label.strip().lower())
@@ -400,6 +405,15 @@ _MARKER_TEXT = tuple(marker.decode() for marker in MARKERS)
 # A LineParser carries no state across a line that does not ask for its next one (wants_next), so a big plain file
 # may be read in two parts by two processes (read.py, _parallel_items) with the same result.
 SPLITTABLE = True
+
+# The usual stats line, read by the reader straight from its block with no per-line Python (read.py,
+# candidate_lines): (line prefix, rest of the line, builder), bytes patterns. A line matching both is exactly one
+# that feed() reads with _FAST: one stats start, ending in `%` or `%.` (so it never asks for the next line), a
+# stamped engine prefix that clean_line leaves as it is and that sglang.LineParser reads nothing from
+# (tests/diagnose/test_fast_paths.py checks these).
+_LINE_PREFIX = rb"(?:\(\w+(?: pid=\d+)?\) )?[A-Z]+ (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? \[?[\w.]+:\d+\] " \
+               rb"(?:Engine \d+: )?"
+LINE_SHAPES = ((_LINE_PREFIX, _FAST.pattern.encode() + rb"\.?", _window),)
 
 
 def parse(lines) -> Iterator[Record | Skipped]:
