@@ -318,6 +318,7 @@ def _reference_window_flags(windows):
         flags[name] = (count + 1, lines, first)
 
     troubled = 0
+    previous, previous_file = None, None  # (running, waiting) of the window before, in the same file
     for record, file in windows:
         metrics, line = record.metrics, record.line_number
         running = metrics.get("running_requests", 0.0)
@@ -325,6 +326,17 @@ def _reference_window_flags(windows):
         kv = metrics.get("kv_cache_usage_fraction")
         prompt = metrics.get("prompt_tokens_per_second", 0.0)
         generation = metrics.get("generation_tokens_per_second")
+        if file != previous_file:
+            previous = None
+        arrival = False
+        if running > 0 and record.source.startswith(("vllm.", "sglang.")):
+            if previous is None:
+                arrival = prompt > 0 and running <= 2 and (generation is None or generation < prompt)
+            else:
+                arrival = previous[0] == 0 and previous[1] == 0
+        previous, previous_file = (running, waiting), file
+        if arrival:
+            add("arrival", line, file)
         if running > 0 or waiting > 0:
             add("busy", line, file)
         found = False
@@ -341,9 +353,12 @@ def _reference_window_flags(windows):
         if metrics.get("swapped_requests", 0.0) > 0:
             add("swapped", line, file)
             found = True
-        if running > 0 and generation is not None and record.source != "llamacpp.batched-bench":
+        if running > 0 and generation is not None and record.source != "llamacpp.batched-bench" and not arrival:
             rate = generation / running
             per_stream.add(rate, line)
+            if generation == 0 and prompt == 0:
+                add("stalled", line, file)
+                found = True
             if prompt >= a.PREFILL_HEAVY_RATIO * max(generation, 1.0) and rate < a.SLOW_STREAM_TOKENS_PER_SECOND:
                 add("prefill_heavy", line, file)
                 found = True
@@ -354,6 +369,8 @@ def _reference_window_flags(windows):
                 add("starved", line, file)
                 found = True
         troubled += found
+        if (running > 0 or waiting > 0) and not arrival and not found:
+            add("clean", line, file)
     return flags, troubled, per_stream
 
 

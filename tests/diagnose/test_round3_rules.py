@@ -364,3 +364,46 @@ def test_stats_line_cut_inside_its_kv_number_is_skipped(tmp_path):
     cut = V0_LINE[: V0_LINE.index("usage: 3") + len("usage: 3")]
     with pytest.raises(LogFormatError, match="1 damaged line"):
         _diagnose(tmp_path, cut + "\n")
+
+
+# -- windows that hold an arrival, and stalled windows (after blind round 3, not blind) -----------------------------
+
+def _v0(second: int, prompt: float, generation: float, running: int, waiting: int = 0) -> str:
+    return (f"INFO 01-01 00:00:{second:02d} metrics.py:449] Avg prompt throughput: {prompt:.1f} tokens/s, Avg "
+            f"generation throughput: {generation:.1f} tokens/s, Running: {running} reqs, Swapped: 0 reqs, Pending: "
+            f"{waiting} reqs, GPU KV cache usage: 1.0%, CPU KV cache usage: 0.0%.")
+
+
+def test_a_lone_arrival_window_measures_no_speed(tmp_path):
+    # One request read its prompt in this window (150 prompt tok/s) and produced 2 tokens/s averaged over the whole
+    # interval, most of which passed before it came: not a stream's speed, and nothing else to judge.
+    diagnosis = _diagnose(tmp_path, _v0(5, 150.0, 2.0, 1) + "\n")
+    assert diagnosis.verdict == "insufficient-data"
+    assert any(item.rule == "windows-no-speed" for item in diagnosis.evidence)
+
+
+def test_the_window_after_an_idle_one_is_an_arrival(tmp_path):
+    # Idle, then a window at 3 tok/s (the arrival: its interval began while idle), then two at 40 tok/s per stream.
+    lines = [_v0(5, 0.0, 0.0, 0), _v0(10, 0.0, 3.0, 1), _v0(15, 0.0, 40.0, 1), _v0(20, 0.0, 41.0, 1)]
+    diagnosis = _diagnose(tmp_path, "\n".join(lines) + "\n")
+    assert diagnosis.verdict == "healthy"
+    assert all(item.rule != "windows-slow-streams" for item in diagnosis.evidence)
+
+
+def test_sglang_decode_line_after_an_idle_prefill_is_an_arrival(tmp_path):
+    # SGLang's gen throughput spans the time since its last decode line: the first decode line after a prefill
+    # admitted into an empty batch (#running-req: 0) reads 1.1 tok/s; the next reads 80.
+    lines = ["[2026-01-01 00:00:01 TP0] Prefill batch. #new-seq: 1, #new-token: 100, #cached-token: 0, token usage: "
+             "0.00, #running-req: 0, #queue-req: 0",
+             _sglang_decode(2, 1, 1.1), _sglang_decode(3, 1, 80.0)]
+    diagnosis = _diagnose(tmp_path, "\n".join(lines) + "\n")
+    assert diagnosis.verdict == "healthy"
+
+
+def test_requests_held_with_nothing_produced_are_stalled(tmp_path):
+    # Four 10-s windows with one request running, no prompt read and no token generated: a hung engine.
+    lines = [_v0(10 * n, 0.0, 0.0, 1) for n in range(1, 5)]
+    diagnosis = _diagnose(tmp_path, "\n".join(lines) + "\n")
+    assert diagnosis.verdict == "decode-bound"
+    item = next(item for item in diagnosis.evidence if item.rule == "windows-stalled")
+    assert item.numbers["stalled_windows"] == 4

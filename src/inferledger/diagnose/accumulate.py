@@ -31,6 +31,7 @@ PREFILL_SHARE = threshold("requests-prefill-share")
 IMPOSSIBLE_PROMPT_RATE = threshold("requests-impossible-prompt-rate")
 PARTS_MISMATCH = threshold("requests-parts-mismatch")
 PROMPT_SLOWER_THAN_DECODE = threshold("requests-prompt-slower-than-decode")
+_INTERVAL_AVERAGED = ("vllm.", "sglang.")  # sources whose window rates average over the time since the last line
 PARTS_MISMATCH_MIN_SECONDS = 0.05  # timers print ms; below 50 ms a gap is rounding and scheduling noise
 
 
@@ -229,9 +230,12 @@ class Accumulator:
         self.preemptions_total = Running()
         self._flags = {name: _Lines() for name in (  # `flags`: windows waiting in _unfolded folded in when read
             "waiting", "kv_full", "kv_full_waiting", "swapped", "prefill_heavy", "slow_small_batch", "starved",
-            "busy", "prompt_slower_than_decode", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start", "tiny_prompt", "queue_dominant",
+            "busy", "prompt_slower_than_decode", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start", "tiny_prompt",
+            "queue_dominant",
             "queue_long", "slow_tpot", "kv_full_no_queue", "prefill_share", "impossible_prompt_rate", "parts_mismatch",
-            "troubled")}
+            "troubled", "arrival", "stalled", "clean")}
+        self._last_window = None  # (running, waiting) of the last stats window folded, for _arrivals
+        self._last_window_file = None
         self.parts_gap = Running()  # total − (load + prefill + decode), per request that states all four
         self.effective_bandwidth = Running()  # llama-bench: weights bytes × tg tok/s (each step reads all weights)
         self.rank = {}  # source -> the rank kept (one rank's view per source)
@@ -294,8 +298,14 @@ class Accumulator:
         flags["kv_full_waiting"].extend([lines[i] for i in full if waiting[i] > 0], file)
         flags["kv_full_no_queue"].extend([lines[i] for i in full if not waiting[i] > 0 and running[i] > 0], file)
         flags["swapped"].extend([lines[i] for i in swapped], file)
-        streams = [i for i in indexes if running[i] > 0 and generation[i] is not None
+        prompt = [metrics.get("prompt_tokens_per_second", 0.0) for metrics in every]
+        arrivals = self._arrivals(windows, running, waiting, prompt, generation, file)
+        flags["arrival"].extend([lines[i] for i in sorted(arrivals)], file)
+        streams = [i for i in indexes if running[i] > 0 and generation[i] is not None and i not in arrivals
                    and windows[i].source != "llamacpp.batched-bench"]
+        # Requests held and nothing produced: a hang, or one step longer than the window.
+        stalled = [i for i in streams if generation[i] == 0 and prompt[i] == 0]
+        flags["stalled"].extend([lines[i] for i in stalled], file)
         per_stream = [generation[i] / running[i] for i in streams]
         self._per_stream.extend(per_stream, [lines[i] for i in streams])
         slow = {"prefill_heavy": [], "slow_small_batch": [], "starved": []}
@@ -303,17 +313,41 @@ class Accumulator:
         for i, rate in zip(streams, per_stream, strict=True):
             if not rate < limit:  # every finding below needs a slow stream (a NaN rate is none)
                 continue
-            prompt = every[i].get("prompt_tokens_per_second", 0.0)
-            if prompt >= PREFILL_HEAVY_RATIO * max(generation[i], 1.0) and rate < SLOW_STREAM_TOKENS_PER_SECOND:
+            if prompt[i] >= PREFILL_HEAVY_RATIO * max(generation[i], 1.0) and rate < SLOW_STREAM_TOKENS_PER_SECOND:
                 slow["prefill_heavy"].append(i)
-            elif prompt < generation[i] and rate < SLOW_STREAM_TOKENS_PER_SECOND and running[i] <= SMALL_BATCH:
+            elif prompt[i] < generation[i] and rate < SLOW_STREAM_TOKENS_PER_SECOND and running[i] <= SMALL_BATCH:
                 slow["slow_small_batch"].append(i)
-            elif prompt < generation[i] and rate < STARVED_TOKENS_PER_SECOND:
+            elif prompt[i] < generation[i] and rate < STARVED_TOKENS_PER_SECOND:
                 slow["starved"].append(i)
         for name, found in slow.items():
             flags[name].extend([lines[i] for i in found], file)
         # Windows with any finding: the rest can support "healthy".
-        flags["troubled"].count += len(set(queued).union(full, swapped, *slow.values()))
+        troubled = set(queued).union(full, swapped, stalled, *slow.values())
+        flags["troubled"].count += len(troubled)
+        # Busy windows that are neither an arrival nor troubled: what "healthy" rests on.
+        flags["clean"].extend([lines[i] for i in indexes if (running[i] > 0 or waiting[i] > 0) and i not in arrivals
+                               and i not in troubled], file)
+
+    def _arrivals(self, windows: list, running: list, waiting: list, prompt: list, generation: list,
+                  file: str) -> set:
+        """Windows in which the running requests arrived: vLLM and SGLang average a window's rates over its whole
+        interval (since their last stats or decode line), so a window that follows an idle one, or opens the file
+        with one or two requests mostly reading their prompt, holds time before they came: its generation rate is
+        not a stream's speed. The last window's state carries over to the next batch of the same file."""
+        previous = self._last_window if self._last_window_file == file else None
+        found = set()
+        for i, held in enumerate(running):
+            if held > 0 and windows[i].source.startswith(_INTERVAL_AVERAGED):
+                if previous is not None:
+                    arrived = previous == (0, 0)
+                else:
+                    arrived = 0 < prompt[i] and held <= 2 and (generation[i] is None or generation[i] < prompt[i])
+                if arrived:
+                    found.add(i)
+            previous = (held, waiting[i])
+        if running:
+            self._last_window, self._last_window_file = previous, file
+        return found
 
     def add(self, record, file: str = "") -> None:
         self.records += 1

@@ -112,12 +112,18 @@ _TABLE = (
           "generation < 10 tok/s per running request at ≤ 8 running (or < 5 at any batch), no prefill load",
           10.0, "tok/s per request", "a small batch is bandwidth-bound and should stream well above 10 tok/s "
           "on any GPU; without --model/--gpu the cutoff is fixed and said so", 0.45, 0.8),
+    _rule("windows-stalled", "windows", "decode-bound",
+          "requests running, no prompt read and no token generated over the window", 0.0, "tok/s",
+          "a held request that produces nothing for a whole stats interval is a hung engine or a step longer than "
+          "the interval: no token is coming", 0.5, 0.85),
     _rule("windows-kv-full-no-queue", "windows", "kv-capacity", "KV usage ≥ 0.90 with no request waiting", 0.90,
           "fraction", "the batch already fills the KV pool: the next burst will queue or preempt", 0.4, 0.65),
     _rule("windows-idle", "windows", "insufficient-data", "Running 0 and Waiting 0 in every window", None, "",
           "an idle server says nothing about its speed", 0.6),
-    _rule("windows-no-speed", "windows", "insufficient-data", "busy windows, no queue, no generation rate", None,
-          "", "running counts and KV usage alone cannot show speed", 0.5),
+    _rule("windows-no-speed", "windows", "insufficient-data",
+          "busy windows, no queue, no generation rate outside the windows where the requests arrived", None, "",
+          "running counts and KV usage alone cannot show speed; a window that holds a request's arrival averages "
+          "its rates over time before it came", 0.5),
     _rule("windows-healthy", "windows", "healthy", "busy windows, no queue, KV not full, streams not slow", None,
           "", "the rules above found nothing; the per-stream speed is shown", 0.55, 0.8),
     # -- per-request records (TGI, llama.cpp, ollama, llmperf, detailed bench JSON, TGI span fragments) --------

@@ -71,13 +71,19 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
     slow = flags["slow_small_batch"].count + flags["starved"].count
     # Speed is judged only in windows that state one (running > 0 and a generation rate): SGLang prefill-batch lines
     # carry no generation rate, so they neither support nor dilute a per-stream reading.
-    decoding = max(acc.per_stream.count, slow)
+    decoding = max(acc.per_stream.count, slow, 1)
     if slow and not hardware_judged:
         findings.append(fire(
             "windows-slow-streams", f"generation at {acc.per_stream.low:.1f}–{acc.per_stream.high:.1f} tok/s per "
             f"running request with no prefill load in {slow} of {decoding} windows that state a generation rate (a fixed cutoff: give --model and "
             "--gpu to judge it against the hardware)", {"generation_per_request_mean": acc.per_stream.mean},
             slow / decoding, **lines_of(acc, "slow_small_batch" if flags["slow_small_batch"].count else "starved")))
+    if flags["stalled"].count:
+        findings.append(fire(
+            "windows-stalled", f"requests running but no prompt read and no token generated in "
+            f"{flags['stalled'].count} of {decoding} windows that state a generation rate: the engine is stuck, "
+            "or one step outlasts the window", {"stalled_windows": flags["stalled"].count},
+            flags["stalled"].count / decoding, **lines_of(acc, "stalled")))
     if flags["kv_full_no_queue"].count:
         findings.append(fire(
             "windows-kv-full-no-queue", f"KV cache ≥ {KV_FULL_FRACTION:.0%} full with no request waiting in "
@@ -92,10 +98,21 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
         return
     # Healthy where most busy windows show no finding: a burst's first windows do not outweigh a steady run.
     # Not when a finding recurs (in 3 windows or more and a tenth of them or more): episodes are not outliers.
-    clean = flags["busy"].count - flags["troubled"].count
+    # Arrival windows neither support nor spoil "healthy": their rates are averaged over time before the arrival.
+    clean = flags["clean"].count
     recurring = max(3, RECURRING_SHARE * windows)
-    if clean <= flags["busy"].count / 2 or (slow and not hardware_judged and slow > decoding / 2) or any(flags[name].count >= recurring for name in (
-            "waiting", "kv_full", "prefill_heavy", "slow_small_batch", "starved", "swapped")):
+    judged = flags["busy"].count - flags["arrival"].count
+    if judged <= 0:
+        if flags["troubled"].count:
+            return
+        findings.append(fire("windows-no-speed", f"{windows} stats windows, each holding the arrival of its "
+                             f"{running.high:.0f} running request(s) (up to {generation.high if generation else 0:.1f} "
+                             "generation tok/s averaged over time before it came): no window measures a stream's "
+                             "speed", numbers, **lines_of(acc, "arrival")))
+        return
+    if clean <= judged / 2 or (slow and not hardware_judged and slow > decoding / 2) or any(
+            flags[name].count >= recurring for name in (
+                "waiting", "kv_full", "prefill_heavy", "slow_small_batch", "starved", "swapped", "stalled")):
         return
     # What a healthy window looks like: busy, no queue, KV not full, per-stream speed shown.
     bits = []
@@ -117,8 +134,8 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
                              + "; no generation rate to judge speed by", numbers))
         return
     known = [text for value, text in ((waiting, "no queue"), (kv, "KV cache not full")) if value is not None]
-    if clean < flags["busy"].count:
+    if clean < judged:
         known = [f"{clean} of {flags['busy'].count} busy windows without a finding"]
     findings.append(fire("windows-healthy", f"{windows} stats windows: " + ", ".join(bits)
                          + (f"; {', '.join(known)}" if known else ""), numbers,
-                         min(1.0, windows / 5) * clean / flags["busy"].count))
+                         min(1.0, windows / 5) * clean / judged))
