@@ -407,3 +407,111 @@ def test_requests_held_with_nothing_produced_are_stalled(tmp_path):
     assert diagnosis.verdict == "decode-bound"
     item = next(item for item in diagnosis.evidence if item.rule == "windows-stalled")
     assert item.numbers["stalled_windows"] == 4
+
+
+# -- after blind round 4 (not blind) ----------------------------------------------------------------------------------
+
+def test_tgis_unquoted_spans_are_requests(tmp_path):
+    # The vLLM TGIS adapter's span, unquoted: 100 tokens at 8.00 ms each, 16 prompt tokens.
+    text = ("INFO 01-01 00:00:01 logs.py:43] generate_stream{input=[b'hi'] params=sampling { } "
+            "tokenization_time=0.40ms queue_and_inference_time=801.00ms time_per_token=8.00ms total_time=801.40ms "
+            "input_toks=16}: Streaming response generated 100 tokens before MAX_TOKENS, output 400 chars\n")
+    diagnosis = _diagnose(tmp_path, text)
+    assert diagnosis.verdict == "healthy"
+    assert diagnosis.metrics["request"]["tpot_seconds"]["mean"] == pytest.approx(0.008)
+    assert diagnosis.metrics["request"]["output_tokens"]["mean"] == 100
+    assert diagnosis.metrics["request"]["input_tokens"]["mean"] == 16
+
+
+def test_gpt_fast_line_and_mlx_benchmark_trials(tmp_path):
+    from inferledger.diagnose.parsers import local_runners
+
+    text = ("Timing with prompt_tokens=1024 and generation_tokens=100.\n"
+            "Trial 1:  prompt_tps=2048.000, generation_tps=50.000, peak_memory=3.0\n"
+            "Averages: prompt_tps=2048.000, generation_tps=50.000, peak_memory=3.0\n"
+            "Time for inference 1: 2.50 sec total, 100 tokens, 40.00 tokens/sec, 25.00 ms/token\n")
+    trial, gptfast = [item for item in local_runners.parse(enumerate(text.splitlines(), 1))]
+    # 1024 prompt tokens at 2048 tok/s = 0.5 s of prefill; 100 at 50 tok/s = 2.0 s of decode, 20 ms a token.
+    assert trial.metrics["prefill_seconds"] == pytest.approx(0.5)
+    assert trial.metrics["decode_seconds"] == pytest.approx(2.0)
+    assert trial.metrics["tpot_seconds"] == pytest.approx(0.02)
+    assert gptfast.metrics == {"e2e_seconds": 2.5, "output_tokens": 100, "output_tokens_per_second_per_request": 40}
+
+
+def _llama_timings(prompt_ms: float, prompt_tokens: int, eval_ms: float, runs: int) -> str:
+    return (f"llama_print_timings: prompt eval time = {prompt_ms:10.2f} ms / {prompt_tokens:5d} tokens\n"
+            f"llama_print_timings:        eval time = {eval_ms:10.2f} ms / {runs:5d} runs\n")
+
+
+def test_a_long_prompt_read_at_a_healthy_rate_needs_two_thirds_of_the_time(tmp_path):
+    # 2,048 tokens in 700 ms (2,926 tok/s) against 128 tokens in 640 ms (200 tok/s): read 14.6× faster per token than
+    # the answer is written, so the 52 % share is a long prompt, not prefill-bound.
+    diagnosis = _diagnose(tmp_path, _llama_timings(700.0, 2048, 640.0, 128))
+    assert all(item.rule != "requests-prefill-share" for item in diagnosis.evidence)
+    # The same rates over 8,192 tokens: 2,800 ms of prompt is 81 % of the request (≥ 2/3): prefill-bound.
+    diagnosis = _diagnose(tmp_path, _llama_timings(2800.0, 8192, 640.0, 128))
+    assert diagnosis.verdict == "prefill-bound"
+
+
+def test_a_whole_call_time_bounds_the_decode_step(tmp_path):
+    # 12 tokens with a 226-token context in 576.62 s: at least 576.62 / 238 = 2.42 s per generated token, since no
+    # prompt token costs more than a generated one. 234 tokens with 1,088 of context in 43.51 s bound it only at
+    # 43.51 / 1,322 = 33 ms: under the 100 ms cutoff, nothing to say.
+    slow = "Output generated in 576.62 seconds (0.02 tokens/s, 12 tokens, context 226, seed 1)\n"
+    diagnosis = _diagnose(tmp_path, slow)
+    assert diagnosis.verdict == "decode-bound"
+    item = next(item for item in diagnosis.evidence if item.rule == "requests-slow-tpot-no-hardware")
+    assert item.numbers["tpot_seconds_lower_bound"] == pytest.approx(576.62 / 238)
+    fine = "Output generated in 43.51 seconds (5.38 tokens/s, 234 tokens, context 1088, seed 1)\n"
+    assert _diagnose(tmp_path, fine).verdict == "insufficient-data"
+
+
+def test_an_all_at_once_run_with_more_in_flight_than_any_batch_is_queueing(tmp_path):
+    # Rows pasted before the first section title are read. 250 req/s × 50 s mean latency = 12,500 requests in flight:
+    # above the largest default running-batch cap (2,048), so most of each request's 50 s is waiting.
+    text = ("Issue Rate (req/sec):   2.0000E+15\n"
+            "===========================================================\n"
+            "= PERFORMANCE OVERVIEW\n"
+            "===========================================================\n"
+            "Request Throughput (req/sec):                     250.0000\n"
+            "Total Output Throughput (tokens/sec):             7000.0000\n"
+            "Average request latency (ms):                     50000.0000\n")
+    diagnosis = _diagnose(tmp_path, text)
+    assert diagnosis.verdict == "queueing"
+    item = next(item for item in diagnosis.evidence if item.rule == "summary-all-at-once")
+    assert item.numbers["requests_in_flight"] == pytest.approx(250 * 50)
+    # 1 req/s × 250 s = 250 in flight: within a batch, so only a note.
+    calm = text.replace("250.0000\n", "1.0000\n").replace("50000.0000", "250000.0000")
+    assert _diagnose(tmp_path, calm).verdict != "queueing"
+
+
+def test_ollama_verbose_values_in_markdown_bold(tmp_path):
+    # Pasted into an issue: 74 tokens in 5.657 s = 76.4 ms per token.
+    text = "eval count:           74 token(s)\neval duration:        5.657106746s\neval rate:            **13.08 tokens/s**\n"
+    diagnosis = _diagnose(tmp_path, text)
+    assert diagnosis.files[0]["skipped_lines"] == 0
+    assert diagnosis.metrics["request"]["generation_tokens_per_second"]["mean"] == pytest.approx(13.08)
+
+
+def test_one_token_runs_set_the_per_token_time_aside_but_keep_the_queue(tmp_path):
+    # 768 requests at once, one output token each: TTFT = E2E = 25.7 s. The ITL of 0.00 ms is no measurement, but the
+    # all-at-once queue read from the TTFT stands.
+    text = """============ Serving Benchmark Result ============
+Traffic request rate:                    inf
+Successful requests:                     768
+Benchmark duration (s):                  43.81
+Total input tokens:                      784912
+Total generated tokens:                  768
+Request throughput (req/s):              17.53
+Output token throughput (tok/s):         17.53
+----------------End-to-End Latency----------------
+Mean E2E Latency (ms):                   25747.35
+---------------Time to First Token----------------
+Mean TTFT (ms):                          25747.35
+---------------Inter-Token Latency----------------
+Mean ITL (ms):                           0.00
+==================================================
+"""
+    diagnosis = _diagnose(tmp_path, text)
+    assert diagnosis.verdict == "queueing"
+    assert any(item.rule == "summary-one-token" for item in diagnosis.evidence)

@@ -28,6 +28,10 @@ ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 QUEUE_MIN_SECONDS = threshold("requests-queue-dominant")
 QUEUE_LONG_SECONDS = threshold("requests-queue-long")
 PREFILL_SHARE = threshold("requests-prefill-share")
+# Prefill reads the weights once for the whole prompt: on GPUs a prompt token costs 1/10 to 1/100 of a generated one
+# (CPUs ~1/3 to 1/10); a prompt read 10× faster per token than the answer is written is a healthy prefill.
+PREFILL_HEALTHY_RATIO = 10.0
+PREFILL_DOMINANT_SHARE = 2 / 3  # prefill twice the decode time
 IMPOSSIBLE_PROMPT_RATE = threshold("requests-impossible-prompt-rate")
 PARTS_MISMATCH = threshold("requests-parts-mismatch")
 PROMPT_SLOWER_THAN_DECODE = threshold("requests-prompt-slower-than-decode")
@@ -233,7 +237,8 @@ class Accumulator:
             "busy", "prompt_slower_than_decode", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start", "tiny_prompt",
             "queue_dominant",
             "queue_long", "slow_tpot", "kv_full_no_queue", "prefill_share", "impossible_prompt_rate", "parts_mismatch",
-            "troubled", "arrival", "stalled", "clean")}
+            "troubled", "arrival", "stalled", "clean", "slow_tpot_bound")}
+        self.tpot_bound = Running()  # e2e ÷ (prompt + output) of requests stating no step time, where ≥ the cutoff
         self._last_window = None  # (running, waiting) of the last stats window folded, for _arrivals
         self._last_window_file = None
         self.parts_gap = Running()  # total − (load + prefill + decode), per request that states all four
@@ -453,14 +458,26 @@ class Accumulator:
         tpot = metrics.get("tpot_seconds")
         if tpot is not None and tpot >= SLOW_TPOT_SECONDS:
             self._flags["slow_tpot"].add(line, file)
+        elif tpot is None and e2e and output and tokens and "decode_seconds" not in metrics:
+            # Only the whole call's time: as no prompt token costs more than a generated one, the call needs at
+            # least (prompt + output) × the decode step, so e2e ÷ (prompt + output) bounds the step from below.
+            bound = e2e / (tokens + output)
+            if bound >= SLOW_TPOT_SECONDS:
+                self.tpot_bound.add(bound, line)
+                self._flags["slow_tpot_bound"].add(line, file)
         prefill = metrics.get("prefill_seconds")
         decode = metrics.get("decode_seconds")
         output = metrics.get("output_tokens")
         if prefill and decode and tokens and output and output > 1 and tokens > 1 \
                 and prefill / tokens >= PROMPT_SLOWER_THAN_DECODE * decode / output:
             self.flags["prompt_slower_than_decode"].add(line, file)
+        # A prompt read at a healthy rate (PREFILL_HEALTHY_RATIO × the decode rate per token or more) is a long
+        # prompt: it makes the request prefill-bound only when it takes twice the decode time or more.
+        healthy_rate = bool(prefill and decode and tokens and output) \
+            and tokens / prefill >= PREFILL_HEALTHY_RATIO * output / decode
+        share = PREFILL_DOMINANT_SHARE if healthy_rate else PREFILL_SHARE
         if prefill is not None and decode is not None and prefill + decode > 0 \
-                and (tokens is None or tokens > TINY_PROMPT_TOKENS) and prefill >= PREFILL_SHARE * (prefill + decode):
+                and (tokens is None or tokens > TINY_PROMPT_TOKENS) and prefill >= share * (prefill + decode):
             self._flags["prefill_share"].add(line, file)
         engine = record.labels.get("engine")
         rate = metrics.get("prompt_tokens_per_second")

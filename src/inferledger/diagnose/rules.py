@@ -51,7 +51,8 @@ _TABLE = (
     _rule("summary-one-token", "summary", "measurement-artifact",
           "a per-token time stated while requests generate at most this many tokens on average", 1.5, "tokens",
           "a time per output token needs a second token: with about one token generated it is the first token's "
-          "time (openvino benchmark_genai printing TPOT = TTFT)", 0.8),
+          "time (openvino benchmark_genai printing TPOT = TTFT); the per-token time is then set aside and the run is "
+          "not called healthy on it, while a queue read from its TTFT still outranks this", 0.6),
     _rule("summary-chunked-ttst", "summary", "measurement-artifact",
           "time to second token below this while TTFT > 0.2 s", 0.001, "s",
           "tokens that arrive in one chunk: TTFT then depends on the tool's definition", 0.45),
@@ -156,9 +157,11 @@ _TABLE = (
           "no request of a healthy server waits seconds for a slot; how long it then computed is unknown, so the "
           "wait alone is the evidence", 0.6, 0.85),
     _rule("requests-prefill-share", "requests", "prefill-bound",
-          "prompt eval ≥ this share of prompt eval + eval, prompt > 20 tokens", 0.5, "of compute",
+          "prompt eval ≥ this share of prompt eval + eval (≥ 2/3 when the prompt is read ≥ 10× faster per token "
+          "than the answer is written), prompt > 20 tokens", 0.5, "of compute",
           "per request, the time to read the prompt exceeds the time to write the answer: prefill dominates "
-          "(llama.cpp, ollama state both parts)", 0.45, 0.75),
+          "(llama.cpp, ollama state both parts); a prompt read at a healthy rate is a long prompt, prefill-bound "
+          "only when it takes twice the decode time", 0.45, 0.75),
     _rule("requests-slow-tpot-no-hardware", "requests", "decode-bound",
           "time per output token ≥ this with no model/GPU to judge against", 0.100, "s",
           "≤ 10 tok/s per stream; the hardware is unknown, so the cutoff is fixed and said so", 0.55, 0.85),

@@ -97,8 +97,16 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         text += "; a fixed cutoff: give --model and --gpu to judge it against the hardware"
         findings.append(fire("requests-slow-tpot-no-hardware", text, {"tpot_seconds_mean": tpot.mean},
                              share("slow_tpot"), **lines_of(acc, "slow_tpot")))
-    if flags["slow_tpot"].count or flags["queue_dominant"].count or flags["queue_long"].count \
-            or flags["prefill_share"].count:
+    if flags["slow_tpot_bound"].count and not hardware_judged:
+        bound = acc.tpot_bound
+        findings.append(fire(
+            "requests-slow-tpot-no-hardware", f"{flags['slow_tpot_bound'].count} of {count} requests take at least "
+            f"{bound.low * 1e3:,.0f} ms per output token: the whole call ÷ (prompt + output tokens), since no prompt "
+            "token costs more than a generated one; a fixed cutoff: give --model and --gpu to judge it against the "
+            "hardware", {"tpot_seconds_lower_bound": bound.low}, share("slow_tpot_bound"),
+            **lines_of(acc, "slow_tpot_bound")))
+    if flags["slow_tpot"].count or flags["slow_tpot_bound"].count or flags["queue_dominant"].count \
+            or flags["queue_long"].count or flags["prefill_share"].count:
         return
     ttft = acc.request_value("ttft_seconds")
     generation = acc.request_value("generation_tokens_per_second")

@@ -9,6 +9,7 @@ from inferledger.diagnose.accumulate import Accumulator
 from inferledger.diagnose.rules import fire, threshold
 
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
+MAX_DEFAULT_BATCH = 2048  # the largest default running-batch cap among vLLM (256/1024), SGLang, TensorRT-LLM (2048)
 _BOTTLENECKS = ("queueing", "kv-capacity", "prefill-bound", "decode-bound")
 
 
@@ -68,6 +69,7 @@ class _Run:
         self.per_token = self.tpot if self.tpot is not None else self.itl
         self.per_token_derived = False
         self.step_bound = False
+        self.one_token = False  # set when the per-token time covers about one token (summary-one-token)
         if self.per_token is None and self.e2e and self.ttft is not None and mean_output and mean_output > 1 \
                 and self.e2e > self.ttft:
             # No per-token row: the decode part of the mean request, spread over its tokens after the first.
@@ -109,8 +111,9 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
             notes.append(f"{run.name}: {failed:.0f} of {failed + run.completed:.0f} requests failed")
         if run.all_at_once and run.uncapped and run.ttft is not None:
             continue  # a throughput test's latencies say nothing about latency health
-        if any(finding.verdict in _BOTTLENECKS or (finding.verdict == "measurement-artifact" and finding.score >= 0.8)
-               for finding in findings[before:]):
+        if run.one_token or any(finding.verdict in _BOTTLENECKS
+                                or (finding.verdict == "measurement-artifact" and finding.score >= 0.8)
+                                for finding in findings[before:]):
             continue  # healthy only when no bottleneck (or a broken measurement) was read in this run
         _health(run, record, where, findings)
 
@@ -136,6 +139,8 @@ def _artefacts(run: _Run, record, where: dict, findings: list) -> None:
                              f"{run.mean_output:.2f} tokens generated per request: no second token to time, so this "
                              "is not a decode measurement", {"mean_output_tokens": run.mean_output,
                                                              "seconds_per_token": run.per_token}, **where))
+        run.per_token = run.step = None  # not a decode measurement: no rule reads it
+        run.one_token = True
     ttst = record.metrics.get("ttst_seconds_mean")
     if ttst is not None and ttst < threshold("summary-chunked-ttst") and ttft is not None and ttft > 0.2:
         findings.append(fire(
@@ -242,9 +247,21 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
         text = (f"{name}: every request sent at t=0 (rate {'inf' if math.isinf(offered) else f'{offered:.2g}'}): "
                 "a throughput test; TTFT is queue wait by construction")
         if run.ttft is None:
-            # No first-token time in the run: the queue it builds by design is not seen, only its throughput.
-            notes.append(text + "; the summary states no TTFT, so no queue is read from it")
-            return found
+            # No first-token time: the queue it builds by design shows only through Little's law, requests in flight
+            # = completions/s × mean latency, against the engine's running-batch cap (stated, or the largest default
+            # of the engines: TensorRT-LLM's 2048).
+            cap = record.metrics.get("max_running_requests")
+            in_flight = run.achieved * run.e2e if run.achieved and run.e2e else None
+            if in_flight is None or in_flight <= 1.2 * (cap or MAX_DEFAULT_BATCH):
+                notes.append(text + "; the summary states no TTFT, so no queue is read from it")
+                return found
+            findings.append(fire("summary-all-at-once", text + f"; {run.achieved:.4g} req/s × {run.e2e:.3g} s mean "
+                                 f"latency = {in_flight:,.0f} requests in flight, above the "
+                                 f"{'stated' if cap else 'largest default'} batch cap of {cap or MAX_DEFAULT_BATCH:,.0f}:"
+                                 " most of each request's time is waiting", {"requests_in_flight": in_flight,
+                                                                             "request_rate_per_second": offered},
+                                 share=1.0, **where))
+            return True
         found = True
         share = 0.0
         if run.per_token and run.ttft > 20 * run.per_token:

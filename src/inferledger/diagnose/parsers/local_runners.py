@@ -33,6 +33,12 @@ NAME = "local-runners"
 # text-generation-webui (modules/text_generation.py); context and seed were added to the line in 2023.
 _TEXTGEN = re.compile(r"Output generated in ([\d.]+) seconds\s*\(([\d.]+) tokens/s,\s*(\d+)\s+tokens"
                       r"(?:,\s*context (\d+))?")
+# gpt-fast / torchchat generate: `Time for inference 1: 0.89 sec total, 200 tokens, 223.93 tokens/sec, 4.47 ms/token`
+# (older gpt-fast: `Time for inference 1: 0.89 sec total, 223.93 tokens/sec`).
+_GPTFAST = re.compile(r"Time for inference \d+:\s*([\d.]+) sec total,\s*(?:(\d+) tokens,\s*)?([\d.]+) tokens/sec")
+# mlx_lm.benchmark: `Timing with prompt_tokens=2048 and generation_tokens=128.` then one line per trial.
+_MLX_BENCH_SHAPE = re.compile(r"prompt_tokens=(\d+) and generation_tokens=(\d+)")
+_MLX_BENCH_TRIAL = re.compile(r"^\s*Trial \d+:\s*prompt_tps=([\d.]+),\s*generation_tps=([\d.]+)")
 # mlx_lm generate --verbose.
 _MLX_RATE = re.compile(r"^\s*(Prompt|Generation):\s*(?:(\d+) tokens,\s*)?([\d.]+) tokens-per-sec")
 _MLX_PEAK = re.compile(r"^\s*Peak memory:\s*([\d.]+) GB")
@@ -80,6 +86,34 @@ def _textgen(line_number: int, line: str) -> Record | None:
     labels = {"engine": "text-generation-webui",
               "rate_definition": "tokens/s is output tokens over the whole call, prompt processing included"}
     return Record("request", "local.textgen", line_number, metrics, labels=labels)
+
+
+def _gptfast(line_number: int, line: str) -> Record | None:
+    match = _GPTFAST.search(line)
+    if match is None:
+        return None
+    seconds, tokens, rate = match.groups()
+    # The whole generate() call, prefill included: its tokens/sec (and ms/token) is output over that time.
+    metrics = {"e2e_seconds": float(seconds), "output_tokens_per_second_per_request": float(rate)}
+    if tokens is not None:
+        metrics["output_tokens"] = float(tokens)
+    labels = {"engine": "gpt-fast", "rate_definition": "tokens/sec is output tokens over the whole call"}
+    return Record("request", "local.gpt-fast", line_number, metrics, labels=labels)
+
+
+def _mlx_trial(line_number: int, line: str, shape: tuple | None) -> Record | None:
+    """One mlx_lm.benchmark trial: the rates of both phases at the prompt and generation lengths stated above."""
+    match = _MLX_BENCH_TRIAL.match(line)
+    if match is None or shape is None:
+        return None
+    metrics: dict = {}
+    _rate_phase(shape[0], float(match.group(1)), metrics, "prefill_seconds", "input_tokens",
+                "prompt_tokens_per_second")
+    _rate_phase(shape[1], float(match.group(2)), metrics, "decode_seconds", "output_tokens",
+                "generation_tokens_per_second")
+    if metrics.get("generation_tokens_per_second"):
+        metrics["tpot_seconds"] = 1 / metrics["generation_tokens_per_second"]
+    return Record("request", "local.mlx-benchmark", line_number, metrics, labels={"engine": "mlx"})
 
 
 def _tabby(line_number: int, line: str) -> Record | None:
@@ -274,6 +308,10 @@ def sniff(head: str) -> float:
         return 0.9
     if "Generate time:" in head and "TTFT:" in head and "TPOT:" in head:
         return 0.9
+    if "Time for inference" in head and "sec total" in head:
+        return 0.9
+    if "prompt_tps=" in head and "generation_tps=" in head:
+        return 0.9
     return 0.0
 
 
@@ -283,12 +321,14 @@ def _line_kind(line: str) -> str:
         return "textgen"
     if "tokens generated in" in line and "Metrics" in line:
         return "tabby"
+    if "Time for inference" in line:
+        return "gptfast"
     if "Process" in line and ("CtxLimit:" in line or "ContextLimit:" in line or "Time Taken - " in line):
         return "kobold"
     return ""
 
 
-_WRAPPED = {"textgen": _textgen, "tabby": _tabby}
+_WRAPPED = {"textgen": _textgen, "tabby": _tabby, "gptfast": _gptfast}
 
 
 def parse(lines) -> Iterator:
@@ -296,6 +336,7 @@ def parse(lines) -> Iterator:
     genai: _Genai | None = None
     progress: dict = {}
     held: tuple | None = None  # (line_number, kind, text, continuations) of a line wrapped by its logger
+    bench_shape: tuple | None = None  # mlx_lm.benchmark's (prompt, generation) tokens for the trials below
 
     for line_number, line in lines:
         if held is not None:
@@ -323,6 +364,16 @@ def parse(lines) -> Iterator:
             else:
                 yield record
             continue
+        if "prompt_tokens=" in line and "generation_tokens=" in line:
+            match = _MLX_BENCH_SHAPE.search(line)
+            bench_shape = (float(match.group(1)), float(match.group(2))) if match else None
+            continue
+        if "prompt_tps=" in line:
+            if line.lstrip().startswith("Trial"):
+                record = _mlx_trial(line_number, line, bench_shape)
+                yield record if record is not None else Skipped(
+                    line_number, "mlx_lm.benchmark trial without its prompt/generation lengths or rates", NAME)
+            continue  # the Averages line repeats the trials
         if "Processing Prompt" in line or "Generating (" in line:
             _kobold_progress(line, progress)
             continue

@@ -20,8 +20,9 @@ NAME = "ollama"
 
 _GO_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|μs|ms|h|m|s)")
 _GO_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+# The value may come wrapped in Markdown emphasis when pasted into an issue (`eval rate: **13.08 tokens/s**`).
 _VERBOSE = re.compile(r"^\s*(total duration|load duration|prompt eval count|prompt eval duration|prompt eval rate|"
-                      r"eval count|eval duration|eval rate):\s*(\S+)")
+                      r"eval count|eval duration|eval rate):\s*[*_]*([^\s*_]+)")
 _SIZE = re.compile(r"([\d.]+)\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)\b")
 _SIZE_FACTOR = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "KB": 1e3, "MB": 1e6, "GB": 1e9,
                 "TB": 1e12}

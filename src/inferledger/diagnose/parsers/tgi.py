@@ -17,6 +17,11 @@ from inferledger.diagnose.records import Record, Skipped
 NAME = "tgi"
 
 _SPANS = re.compile(r'"?(total_time|validation_time|queue_time|inference_time|time_per_token)"?[=:] ?"([^"]+)"')
+# The vLLM TGIS adapter (IBM's gRPC front end) prints the same spans unquoted: `time_per_token=5.48ms total_time=
+# 1097.12ms input_toks=16}: ... generated 200 tokens`.
+_BARE_SPANS = re.compile(r"\b(total_time|queue_time|inference_time|time_per_token)=(\d+(?:\.\d+)?(?:ns|µs|us|ms|s))\b")
+_BARE_COUNTS = (("input_tokens", re.compile(r"\binput_toks=(\d+)")),
+                ("output_tokens", re.compile(r"\bgenerated (\d+) tokens")))
 _MAX_NEW = re.compile(r"max_new_tokens: (?:Some\()?(\d+)")
 _ROUTE = re.compile(r"\}:(\w+)\{")
 
@@ -35,6 +40,8 @@ def sniff(head: str) -> float:
     fields = sum(1 for key in _FIELDS if f'{key}="' in head or f'"{key}":' in head)
     if fields >= 2:
         return 0.8  # a fragment of the span: some of its fields, the rest cut or not logged
+    if "time_per_token=" in head and "total_time=" in head:
+        return 0.8  # the TGIS adapter's unquoted spans
     return 0.0
 
 
@@ -43,10 +50,16 @@ def parse(lines) -> Iterator[Record | Skipped]:
         if "_time" not in line or ("queue_time" not in line and "inference_time" not in line):
             continue
         metrics = {}
-        for key, value in _SPANS.findall(line):
+        spans = _SPANS.findall(line) or _BARE_SPANS.findall(line)
+        for key, value in spans:
             seconds = duration_seconds(value)
             if seconds is not None:
                 metrics[_FIELDS[key]] = seconds
+        if spans and not _SPANS.search(line):
+            for name, pattern in _BARE_COUNTS:
+                match = pattern.search(line)
+                if match:
+                    metrics[name] = float(match.group(1))
         if len(metrics) < 2:
             if "time_per_token" in line or "inference_time" in line:
                 yield Skipped(line_number, "TGI request line without two readable span durations", "tgi")
@@ -54,7 +67,7 @@ def parse(lines) -> Iterator[Record | Skipped]:
         labels = {"engine": "tgi", "tpot_includes_prefill": True}
         if "inference_seconds" not in metrics or "tpot_seconds" not in metrics:
             labels["fragment"] = "only " + ", ".join(key for key, metric in _FIELDS.items() if metric in metrics)
-        elif metrics["tpot_seconds"] > 0:
+        elif metrics["tpot_seconds"] > 0 and "output_tokens" not in metrics:
             # Generated tokens are not printed; time_per_token = inference_time / tokens gives them back.
             metrics["output_tokens"] = float(round(metrics["inference_seconds"] / metrics["tpot_seconds"]))
             labels["output_tokens_derived"] = True

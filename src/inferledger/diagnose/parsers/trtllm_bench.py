@@ -143,8 +143,14 @@ def parse(lines) -> Iterator:
         if "[BENCHMARK]" in line:
             yield _legacy(line_number, line)
             continue
-        if report is None or ":" not in line:
+        if ":" not in line:
             continue
+        if report is None:
+            # Rows pasted before the first section title (a cut excerpt) still belong to a report.
+            match = _ROW.match(line)
+            if match is None or " ".join(match.group(1).lower().split()) not in _ROWS:
+                continue
+            report = _Report(line_number)
         if "[" in line[:8]:
             match = _BREAKDOWN.match(line)
             if match is not None:
