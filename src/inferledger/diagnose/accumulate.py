@@ -234,10 +234,9 @@ class Accumulator:
         self.preemptions_total = Running()
         self._flags = {name: _Lines() for name in (  # `flags`: windows waiting in _unfolded folded in when read
             "waiting", "kv_full", "kv_full_waiting", "swapped", "prefill_heavy", "slow_small_batch", "starved",
-            "busy", "prompt_slower_than_decode", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start", "tiny_prompt",
-            "queue_dominant",
-            "queue_long", "slow_tpot", "kv_full_no_queue", "prefill_share", "impossible_prompt_rate", "parts_mismatch",
-            "troubled", "arrival", "stalled", "clean", "slow_tpot_bound")}
+            "busy", "prompt_slower_than_decode", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start",
+            "tiny_prompt", "queue_dominant", "queue_long", "slow_tpot", "kv_full_no_queue", "prefill_share",
+            "impossible_prompt_rate", "parts_mismatch", "troubled", "arrival", "stalled", "clean", "slow_tpot_bound")}
         self.tpot_bound = Running()  # e2e ÷ (prompt + output) of requests stating no step time, where ≥ the cutoff
         self._last_window = None  # (running, waiting) of the last stats window folded, for _arrivals
         self._last_window_file = None

@@ -255,12 +255,11 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             if in_flight is None or in_flight <= 1.2 * (cap or MAX_DEFAULT_BATCH):
                 notes.append(text + "; the summary states no TTFT, so no queue is read from it")
                 return found
-            findings.append(fire("summary-all-at-once", text + f"; {run.achieved:.4g} req/s × {run.e2e:.3g} s mean "
-                                 f"latency = {in_flight:,.0f} requests in flight, above the "
-                                 f"{'stated' if cap else 'largest default'} batch cap of {cap or MAX_DEFAULT_BATCH:,.0f}:"
-                                 " most of each request's time is waiting", {"requests_in_flight": in_flight,
-                                                                             "request_rate_per_second": offered},
-                                 share=1.0, **where))
+            limit = f"{'stated' if cap else 'largest default'} batch cap of {cap or MAX_DEFAULT_BATCH:,.0f}"
+            findings.append(fire(
+                "summary-all-at-once", f"{text}; {run.achieved:.4g} req/s × {run.e2e:.3g} s mean latency = "
+                f"{in_flight:,.0f} requests in flight, above the {limit}: most of each request's time is waiting",
+                {"requests_in_flight": in_flight, "request_rate_per_second": offered}, share=1.0, **where))
             return True
         found = True
         share = 0.0
@@ -301,7 +300,8 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
 
 def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> None:
     ttft, e2e = run.ttft, run.e2e
-    if ttft is None or (run.all_at_once and run.uncapped) or (e2e and ttft >= threshold("summary-ttft-equals-e2e") * e2e):
+    if ttft is None or (run.all_at_once and run.uncapped) \
+            or (e2e and ttft >= threshold("summary-ttft-equals-e2e") * e2e):
         # An uncapped all-at-once run's TTFT is queue wait; a first token "as late as the last" is the artefact
         # above. A client concurrency cap makes rate inf a closed loop whose latencies are real.
         return

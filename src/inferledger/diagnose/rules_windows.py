@@ -75,8 +75,9 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
     if slow and not hardware_judged:
         findings.append(fire(
             "windows-slow-streams", f"generation at {acc.per_stream.low:.1f}–{acc.per_stream.high:.1f} tok/s per "
-            f"running request with no prefill load in {slow} of {decoding} windows that state a generation rate (a fixed cutoff: give --model and "
-            "--gpu to judge it against the hardware)", {"generation_per_request_mean": acc.per_stream.mean},
+            f"running request with no prefill load in {slow} of {decoding} windows that state a generation rate "
+            "(a fixed cutoff: give --model and --gpu to judge it against the hardware)",
+            {"generation_per_request_mean": acc.per_stream.mean},
             slow / decoding, **lines_of(acc, "slow_small_batch" if flags["slow_small_batch"].count else "starved")))
     if flags["stalled"].count:
         findings.append(fire(
@@ -135,7 +136,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
         return
     known = [text for value, text in ((waiting, "no queue"), (kv, "KV cache not full")) if value is not None]
     if clean < judged:
-        known = [f"{clean} of {flags['busy'].count} busy windows without a finding"]
+        known = [f"{clean} of {judged} busy windows without a finding"]
     findings.append(fire("windows-healthy", f"{windows} stats windows: " + ", ".join(bits)
                          + (f"; {', '.join(known)}" if known else ""), numbers,
                          min(1.0, windows / 5) * clean / judged))

@@ -1,9 +1,9 @@
 """Benchmark results pasted as a table, in either layout:
 - one row per run, the columns named by the metric (`| ISL | OSL | Concurrency | TTFT (ms) | TPOT (ms) | E2EL (ms) |`,
   as report generators and README sweeps print them);
-- one row per metric (`| Metric | osl-128 avg | osl-512 avg |`, or a box table `│ TTFT │ total │ 7437.1 ms │
-  1769.1 ms │ …` under `Average │ Min │ Max │ Median │ P99`): the columns are runs, or the statistics of one run
-  when they name different statistics.
+- one row per metric (`| Metric | osl-128 avg | osl-512 avg |`, or a box table `│ TTFT │ total │ 7437.1 ms │ …`
+  under `Average │ Min │ Max │ Median │ P99`): the columns are runs, or the statistics of one run when they name
+  different statistics.
 Markdown pipes and box-drawing bars both separate cells. Each run with a latency becomes one summary Record; the
 header (or the row label) says what each number is, so any tool's table reads the same way.
 
