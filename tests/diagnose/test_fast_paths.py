@@ -196,12 +196,17 @@ def test_sglang_cached_prefix_matches_the_regex():
 
 def test_vllm_cached_stamp_and_labels_match_the_plain_reading():
     prefixes = []
-    for second in ("00", "07", "59", "5x"):
-        prefixes += [f"INFO 03-14 02:00:{second} metrics.py:449] ",
-                     f"(APIServer pid=92107) INFO 03-14 02:00:{second} [loggers.py:271] Engine 000: ",
-                     f"(EngineCore_DP0 pid=1) INFO 2026-01-02 23:59:{second} [loggers.py:271] Engine 003: ",
-                     f"INFO 03-14 02:00:{second}.123 metrics.py:449] ",
-                     f"INFO 13-40 02:00:{second} metrics.py:449] "]
+    # New minutes (read from their digits, labels from the text around the stamp) and minutes seen before.
+    for minute in ("02:00", "02:01", "23:59", "02:00"):
+        for second in ("00", "07", "59", "5x"):
+            prefixes += [f"INFO 03-14 {minute}:{second} metrics.py:449] ",
+                         f"(APIServer pid=92107) INFO 03-14 {minute}:{second} [loggers.py:271] Engine 000: ",
+                         f"(APIServer pid=7) INFO 03-15 {minute}:{second} [loggers.py:271] Engine 001: ",
+                         f"(EngineCore_DP0 pid=1) INFO 2026-01-02 {minute}:{second} [loggers.py:271] Engine 003: ",
+                         f"(EngineCore_DP0 pid=1) INFO 26-01-02 {minute}:{second} [loggers.py:271] Engine 003: ",
+                         f"INFO 2026-02-30 {minute}:{second} metrics.py:449] ",
+                         f"INFO 03-14 {minute}:{second}.123 metrics.py:449] ",
+                         f"INFO 13-40 {minute}:{second} metrics.py:449] "]
     for _ in range(2):
         for prefix in prefixes:
             for version in ("v0", "v1"):
@@ -405,3 +410,55 @@ def test_window_flags_fold_like_one_window_at_a_time():
             sum(count for count, _, _ in flags.values())
         assert repr(acc.per_stream.to_dict()) == repr(per_stream.to_dict())
         assert acc.per_stream.high_line == per_stream.high_line
+
+
+def _accumulator_state(value):
+    """Everything an Accumulator holds, as plain values (Running, _Lines, Timeline and Records unpacked)."""
+    from inferledger.diagnose.accumulate import Running, Timeline, _Lines
+    from inferledger.diagnose.records import Record
+
+    if isinstance(value, Running):
+        return ("Running", [repr(getattr(value, name)) for name in Running.__slots__])
+    if isinstance(value, _Lines):
+        return ("Lines", value.count, list(value.lines), value.file)
+    if isinstance(value, Timeline):
+        return ("Timeline", repr(value.to_list()))
+    if isinstance(value, Record):
+        return ("Record", repr(value))
+    if isinstance(value, dict):
+        return {key: _accumulator_state(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_accumulator_state(item) for item in value]
+    if isinstance(value, set):
+        return sorted(repr(item) for item in value)
+    return repr(value)
+
+
+def test_add_all_folds_what_add_folds(tmp_path):
+    # Accumulator.add_all's short path for the usual stats window against add() record by record: two files, ranks
+    # that change, snapshots, weights, spec lines and events among the windows.
+    from inferledger.diagnose.accumulate import Accumulator
+    from inferledger.diagnose.records import Record
+
+    path = tmp_path / "mixed.log"
+    _mixed_log(path)
+    log = LogFile.open(path)
+    records = list(iter_records(log, detect_formats(log)))
+    half = len(records) // 2
+    extra = [Record("interval", "sglang.decode", 1, {"running_requests": 2.0}, 5.0, {"engine": "sglang", "rank": r})
+             for r in ("TP1", "TP0", None)]
+    extra += [Record("interval", "vllm.stats", 2, {"running_requests": 1.0}, None, {"snapshot": True}),
+              Record("interval", "vllm.stats", 3, {"running_requests": 1.0}, None, {"snapshot": False}),
+              Record("interval", "vllm.stats", 4, {"generation_tokens_per_second": 1.0, "weights_bytes": 2.0}, None,
+                     {}),
+              Record("interval", "vllm.spec", 5, {"spec_acceptance_fraction": 0.5}, None, {}),
+              Record("event", "sglang.retract", 6, {"retractions": 1.0}, 5.0, {"rank": "TP0"})]
+    stream = [(record, "a.log") for record in records[:half] + extra]
+    stream += [(record, "b.log") for record in extra + records[half:] + extra]
+    one, batched = Accumulator(), Accumulator()
+    for record, file in stream:
+        one.add(record, file)
+    for file in ("a.log", "b.log"):
+        batched.add_all((record for record, named in stream if named == file), file)
+    assert _accumulator_state(vars(one._folded())) == _accumulator_state(vars(batched._folded()))
+    assert one.records == len(stream) and one.interval_count > 1000

@@ -30,8 +30,7 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         bar = Progress(log.size_bytes, label=os.path.basename(path)[:30])
     before = acc.records
     try:
-        for record in iter_records(log, parsers, bar):
-            acc.add(record, shown or path)
+        acc.add_all(iter_records(log, parsers, bar), shown or path)
     finally:
         if bar is not None:
             bar.close()

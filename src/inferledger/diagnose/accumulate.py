@@ -278,11 +278,11 @@ class Accumulator:
             held = stats.get(name)
             if held is None:
                 held = stats[name] = Running()
-            try:
-                held.extend([metrics[name] for metrics in every], lines)
-            except KeyError:
-                holders = [index for index, metrics in enumerate(every) if name in metrics]
-                held.extend([every[index][name] for index in holders], [lines[index] for index in holders])
+            values = [metrics[name] for metrics in every if name in metrics]
+            if len(values) == len(every):
+                held.extend(values, lines)
+            else:  # a metric some windows lack (a V0-only field in a mixed log): the lines of those holding it
+                held.extend(values, [line for metrics, line in zip(every, lines, strict=True) if name in metrics])
 
     def _flag_windows(self, windows: list, every: list, lines: list, file: str) -> None:
         """What each window says (queue, KV full, slow streams), a flag at a time over the list; each flag gets
@@ -383,6 +383,33 @@ class Accumulator:
                     self.capacity[name] = (value, record.line_number, file, record.source)
         elif kind == "event":
             self._event(record, file)
+
+    def add_all(self, records, file: str = "") -> None:
+        """add(record, file) for each record in turn. The usual record, a stats window of a source already seen in
+        this file, takes a short path: no labels to note, no snapshot, no weights, only its rank checked and the
+        window queued for _fold_windows (a method call and a dozen tests per window cost as much as parsing it)."""
+        sources = self.sources
+        ranks = self.rank
+        for record in records:
+            source = record.source
+            seen = sources.get(source)
+            if seen is not None and record.kind == "interval" and file == self._unfolded_file:
+                labels = record.labels
+                metrics = record.metrics
+                if "snapshot" not in labels and "weights_bytes" not in metrics \
+                        and ("running_requests" in metrics or "generation_tokens_per_second" in metrics):
+                    self.records += 1
+                    sources[source] = seen + 1
+                    rank = labels.get("rank")
+                    if rank is not None and ranks.setdefault(source, rank) != rank:
+                        continue  # another rank's view of the same window (_keep_rank)
+                    self.interval_count += 1
+                    unfolded = self._unfolded
+                    unfolded.append(record)
+                    if len(unfolded) >= 2048:
+                        self._fold_windows()
+                    continue
+            self.add(record, file)
 
     def _keep_rank(self, record) -> bool:
         rank = record.labels.get("rank")

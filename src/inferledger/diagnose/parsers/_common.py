@@ -54,6 +54,23 @@ def _fast_parts(text: str):
     return year, month, day, hour, minute, second, fraction
 
 
+def minute_epoch(year: str | None, month: str, day: str, hour: str, minute: str) -> float | None:
+    """Epoch seconds of the minute a stamp's digits name (ASSUMED_YEAR when no year), None when no date. Consecutive
+    lines share their minute: its epoch is computed once (a log is millions of lines)."""
+    key = (year, month, day, hour, minute)
+    base = _MINUTES.get(key)
+    if base is None:
+        try:
+            base = epoch_seconds(int(year) if year else ASSUMED_YEAR, int(month), int(day), int(hour), int(minute),
+                                 0, None)
+        except (ValueError, OverflowError):
+            return None
+        if len(_MINUTES) > 4096:  # bounded: constant memory on any log length
+            _MINUTES.clear()
+        _MINUTES[key] = base
+    return base
+
+
 def find_timestamp(text: str) -> tuple[float | None, bool]:
     """(epoch seconds, year_assumed) for the first `[YYYY-]MM-DD HH:MM:SS[.f]` in text, or (None, False)."""
     parts = _fast_parts(text)
@@ -63,18 +80,9 @@ def find_timestamp(text: str) -> tuple[float | None, bool]:
             return None, False
         parts = match.groups()
     year, month, day, hour, minute, second, fraction = parts
-    # Consecutive lines share their minute: compute its epoch once (a log is millions of lines).
-    key = (year, month, day, hour, minute)
-    base = _MINUTES.get(key)
+    base = minute_epoch(year, month, day, hour, minute)
     if base is None:
-        try:
-            base = epoch_seconds(int(year) if year else ASSUMED_YEAR, int(month), int(day), int(hour), int(minute),
-                                 0, None)
-        except (ValueError, OverflowError):
-            return None, False
-        if len(_MINUTES) > 4096:  # bounded: constant memory on any log length
-            _MINUTES.clear()
-        _MINUTES[key] = base
+        return None, False
     value = base + int(second)
     if fraction:
         value += float("0." + fraction)
