@@ -44,7 +44,8 @@ def test_one_request_alone_is_the_request_ledger(name, gpu, isl, osl, chunked, s
     """The first token comes from the prefill (TTFT = the ledger's prefill); the other OSL − 1 come from decode
     steps at contexts ISL … ISL + OSL − 2, which is request_account(osl = OSL − 1)'s decode — on the floor, and on
     the realistic estimate beside it. MoE prefills go through the interpolated expert table, and the realistic
-    decode through its table 2% apart, hence 1e-6."""
+    decode through its table 2% apart: floor to 1e-6; realistic to 1e-5 (hypothesis found 1.2e-6 on the realistic
+    TPOT of Llama-3.1-8B on an L40S at ISL 1, OSL 5, where the four decode steps sit between grid points)."""
     card = find_accelerator(gpu)
     scheduler = Scheduler(max_batched_tokens=8192, chunked_prefill=chunked)
     result = simulate(spec(name), card, make_trace([isl], [osl]), precision="fp8", kv_precision="fp8",
@@ -56,9 +57,10 @@ def test_one_request_alone_is_the_request_ledger(name, gpu, isl, osl, chunked, s
         r = account.realistic
         ttft, tpot, decode = r.prefill_seconds, r.decode_seconds_per_token, r.decode_seconds
     assert result.step_cost["source"] == source
-    assert result.metrics["ttft"]["p50"] == pytest.approx(ttft, rel=1e-6)
-    assert result.metrics["tpot"]["p50"] == pytest.approx(tpot, rel=1e-6)
-    assert result.metrics["e2e"]["p50"] == pytest.approx(ttft + decode, rel=1e-6)
+    tolerance = 1e-6 if source == "floor" else 1e-5
+    assert result.metrics["ttft"]["p50"] == pytest.approx(ttft, rel=tolerance)
+    assert result.metrics["tpot"]["p50"] == pytest.approx(tpot, rel=tolerance)
+    assert result.metrics["e2e"]["p50"] == pytest.approx(ttft + decode, rel=tolerance)
 
 
 def test_two_identical_requests_share_each_step():
