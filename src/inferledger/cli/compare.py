@@ -8,23 +8,14 @@ HELP = "put two or more cards or precisions side by side for one workload: throu
 
 
 def add_arguments(parser) -> None:
-    from inferledger.cli._output import add_json_flag
-    from inferledger.cli._workload import (
-        add_parallel_options,
-        add_step_cost_options,
-        add_sweep_options,
-        add_trace_options,
-    )
+    from inferledger.cli.plan import add_sweep_arguments
 
-    add_sweep_options(parser, default_cards="two or more, e.g. h100-sxm,a100-sxm-80gb")
-    add_parallel_options(parser, gpus=False)
-    parser.add_argument("--batch-limits", metavar="LIST",
-                        help="comma-separated max-num-seqs values to choose from (default 1,2,4,…,1024)")
-    parser.add_argument("--simulate", action="store_true",
-                        help="also serve the workload in the simulator on each, at its chosen batch limit")
-    add_trace_options(parser)
-    add_step_cost_options(parser)
-    add_json_flag(parser)
+    def add_simulate(parser) -> None:
+        parser.add_argument("--simulate", action="store_true",
+                            help="also serve the workload in the simulator on each, at its chosen batch limit")
+
+    add_sweep_arguments(parser, "two or more, e.g. h100-sxm,a100-sxm-80gb",
+                        "comma-separated max-num-seqs values to choose from (default 1,2,4,…,1024)", add_simulate)
 
 
 def chosen_configurations(result) -> list[dict]:

@@ -7,6 +7,16 @@ HELP = "which card: sweep cards × precisions × batch limits for a workload and
 
 
 def add_arguments(parser) -> None:
+    def add_top(parser) -> None:
+        parser.add_argument("--top", type=int, default=10, metavar="N", help="configurations to print (default 10)")
+
+    add_sweep_arguments(parser, "default: every card with a price",
+                        "comma-separated max-num-seqs values (default 1,2,4,…,1024)", add_top)
+
+
+def add_sweep_arguments(parser, default_cards: str, batch_help: str, add_own) -> None:
+    """The options plan and compare share, in their order, with each command's own (`add_own(parser)`) before the
+    trace, step-cost and --json options."""
     from inferledger.cli._output import add_json_flag
     from inferledger.cli._workload import (
         add_parallel_options,
@@ -15,11 +25,10 @@ def add_arguments(parser) -> None:
         add_trace_options,
     )
 
-    add_sweep_options(parser, default_cards="default: every card with a price")
+    add_sweep_options(parser, default_cards=default_cards)
     add_parallel_options(parser, gpus=False)
-    parser.add_argument("--batch-limits", metavar="LIST",
-                        help="comma-separated max-num-seqs values (default 1,2,4,…,1024)")
-    parser.add_argument("--top", type=int, default=10, metavar="N", help="configurations to print (default 10)")
+    parser.add_argument("--batch-limits", metavar="LIST", help=batch_help)
+    add_own(parser)
     add_trace_options(parser)
     add_step_cost_options(parser)
     add_json_flag(parser)

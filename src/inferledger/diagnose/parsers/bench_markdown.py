@@ -110,9 +110,8 @@ def _stat(header: str) -> str | None:
                 None)
 
 
-def _runs_by_row(header: list, rows: list) -> list:
-    """Records for the run-per-row layout: [(line, cells)] under a header naming metrics."""
-    columns = _header(header)
+def _runs_by_row(header: list, columns: list, rows: list) -> list:
+    """Records for the run-per-row layout: [(line, cells)] under a header naming metrics (`columns`, from _header)."""
     records = []
     for line_number, cells in rows:
         if len(cells) != len(columns):
@@ -161,8 +160,9 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
 def _records(table: list) -> list:
     """Records of one table: [(line_number, cells)], header first."""
     (first_line, header), rows = table[0], table[1:]
-    if _header(header) is not None:
-        return _runs_by_row(header, rows)
+    columns = _header(header)
+    if columns is not None:
+        return _runs_by_row(header, columns, rows)
     return _runs_by_column(header, rows, first_line)
 
 

@@ -297,21 +297,22 @@ def _mlx_line(line: str, block: _Mlx) -> bool:
     return False
 
 
+# Each format's signature in a file's head: every group must be present, any one text of a group will do.
+_SIGNATURES = (
+    (("Output generated in",), ("tokens/s",)),  # text-generation-webui
+    (("tokens-per-sec",), ("Generation:", "Prompt:")),  # mlx_lm generate
+    (("CtxLimit:", "ContextLimit:", "Time Taken - Processing:"), ("Total:",)),  # koboldcpp
+    (("tokens generated in",), ("Generate:",), ("T/s",)),  # TabbyAPI
+    (("Generate time:",), ("TTFT:",), ("TPOT:",)),  # benchmark_genai
+    (("Time for inference",), ("sec total",)),  # gpt-fast / torchchat
+    (("prompt_tps=",), ("generation_tps=",)),  # mlx_lm.benchmark
+)
+
+
 def sniff(head: str) -> float:
-    if "Output generated in" in head and "tokens/s" in head:
-        return 0.9
-    if "tokens-per-sec" in head and ("Generation:" in head or "Prompt:" in head):
-        return 0.9
-    if ("CtxLimit:" in head or "ContextLimit:" in head or "Time Taken - Processing:" in head) and "Total:" in head:
-        return 0.9
-    if "tokens generated in" in head and "Generate:" in head and "T/s" in head:
-        return 0.9
-    if "Generate time:" in head and "TTFT:" in head and "TPOT:" in head:
-        return 0.9
-    if "Time for inference" in head and "sec total" in head:
-        return 0.9
-    if "prompt_tps=" in head and "generation_tps=" in head:
-        return 0.9
+    for signature in _SIGNATURES:
+        if all(any(text in head for text in group) for group in signature):
+            return 0.9
     return 0.0
 
 

@@ -16,12 +16,13 @@ from inferledger.diagnose.records import Record, Skipped
 
 NAME = "tgi"
 
-_SPANS = re.compile(r'"?(total_time|validation_time|queue_time|inference_time|time_per_token)"?[=:] ?"([^"]+)"')
-# The vLLM TGIS adapter (IBM's gRPC front end) prints the same spans unquoted: `time_per_token=5.48ms total_time=
-# 1097.12ms input_toks=16}: ... generated 200 tokens`.
-_BARE_SPANS = re.compile(r"\b(total_time|queue_time|inference_time|time_per_token)=(\d+(?:\.\d+)?(?:ns|µs|us|ms|s))\b")
-_BARE_COUNTS = (("input_tokens", re.compile(r"\binput_toks=(\d+)")),
-                ("output_tokens", re.compile(r"\bgenerated (\d+) tokens")))
+# A span duration, quoted as the router prints it (`queue_time="1.2ms"`, or `"queue_time":"1.2ms"` in JSON) or bare as
+# the vLLM TGIS adapter (IBM's gRPC front end) prints it (`time_per_token=5.48ms ... input_toks=16}: ... generated 200
+# tokens`): (key, quoted value, bare value).
+_SPANS = re.compile(r'"?(total_time|validation_time|queue_time|inference_time|time_per_token)"?[=:] ?'
+                    r'(?:"([^"]+)"|(\d+(?:\.\d+)?(?:ns|µs|us|ms|s))\b)')
+_COUNTS = (("input_tokens", re.compile(r"\binput_toks=(\d+)")),
+           ("output_tokens", re.compile(r"\bgenerated (\d+) tokens")))
 _MAX_NEW = re.compile(r"max_new_tokens: (?:Some\()?(\d+)")
 _ROUTE = re.compile(r"\}:(\w+)\{")
 
@@ -50,13 +51,12 @@ def parse(lines) -> Iterator[Record | Skipped]:
         if "_time" not in line or ("queue_time" not in line and "inference_time" not in line):
             continue
         metrics = {}
-        spans = _SPANS.findall(line) or _BARE_SPANS.findall(line)
-        for key, value in spans:
-            seconds = duration_seconds(value)
+        for key, quoted, bare in _SPANS.findall(line):
+            seconds = duration_seconds(quoted or bare)
             if seconds is not None:
                 metrics[_FIELDS[key]] = seconds
-        if spans and not _SPANS.search(line):
-            for name, pattern in _BARE_COUNTS:
+        if metrics:
+            for name, pattern in _COUNTS:
                 match = pattern.search(line)
                 if match:
                     metrics[name] = float(match.group(1))

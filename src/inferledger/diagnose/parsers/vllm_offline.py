@@ -29,7 +29,8 @@ def _clock_seconds(text: str) -> float:
     return seconds
 
 
-def _bar(match: re.Match) -> dict:
+def _bar(match: re.Match) -> tuple[dict, int]:
+    """(metrics, prompts in the run) of one bar line."""
     done, total = int(match.group(2)), int(match.group(3))
     elapsed = _clock_seconds(match.group(4))
     metrics = {"completed_requests": float(done), "duration_seconds": elapsed}
@@ -47,12 +48,10 @@ def _bar(match: re.Match) -> dict:
                                      ("input_tokens_per_second", "mean_input_tokens")):
             if metrics.get(rate_name):
                 metrics[mean_name] = metrics[rate_name] * elapsed / done
-    metrics["_total"] = float(total)
-    return metrics
+    return metrics, total
 
 
-def _record(line_number: int, metrics: dict) -> Record:
-    total = metrics.pop("_total")
+def _record(line_number: int, metrics: dict, total: int) -> Record:
     labels = {"engine": "vllm", "tool": "vllm-offline", "offline_batch": True,
               "throughput_definition": "offline batch: every prompt submitted at once, rates are totals over the "
                                        "elapsed time"}
@@ -68,17 +67,16 @@ def sniff(head: str) -> float:
 
 
 def parse(lines) -> Iterator:
-    last: tuple[int, dict] | None = None
+    last: tuple[int, dict, int] | None = None  # the latest bar line: (line number, metrics, prompts in its run)
     for line_number, line in lines:
         if "Processed prompts:" not in line:
             continue
         match = _BAR.search(line)
         if match is None:
             continue
-        metrics = _bar(match)
-        if last is not None and (metrics["_total"] != last[1]["_total"]
-                                 or metrics["completed_requests"] < last[1]["completed_requests"]):
+        metrics, total = _bar(match)
+        if last is not None and (total != last[2] or metrics["completed_requests"] < last[1]["completed_requests"]):
             yield _record(*last)  # a new run: the bar restarted
-        last = (line_number, metrics)
+        last = (line_number, metrics, total)
     if last is not None:
         yield _record(*last)
