@@ -15,6 +15,7 @@ from inferledger.diagnose.rules import threshold
 TIMELINE_BUCKETS = 48
 MAX_SUMMARIES = 200
 MAX_LINES = 8  # line numbers kept per piece of evidence
+FOLD_WINDOWS = 2048  # stats windows queued before they are folded a list at a time (_fold_windows)
 
 # Thresholds: the numbers live in rules.RULES with their reasons; the flags below read them once at import.
 KV_FULL_FRACTION = threshold("windows-kv-full-waiting")
@@ -416,7 +417,7 @@ class Accumulator:
                     self.interval_count += 1
                     unfolded = self._unfolded
                     unfolded.append(record)
-                    if len(unfolded) >= 2048:
+                    if len(unfolded) >= FOLD_WINDOWS:
                         self._fold_windows()
                     continue
             self.add(record, file)
@@ -452,14 +453,14 @@ class Accumulator:
                                          record.line_number)
         # The window waits in a short list and is folded with the others, a metric or a flag at a time, into
         # `interval`, the timeline and the flags (_fold_windows): a per-window Python loop here was the largest
-        # cost of reading a log with many stats lines. Constant memory: 2048 at most, all from one file.
+        # cost of reading a log with many stats lines. Constant memory: FOLD_WINDOWS at most, all from one file.
         if file != self._unfolded_file:
             if self._unfolded:
                 self._fold_windows()
             self._unfolded_file = file
         unfolded = self._unfolded
         unfolded.append(record)
-        if len(unfolded) >= 2048:
+        if len(unfolded) >= FOLD_WINDOWS:
             self._fold_windows()
 
     def _request(self, record, file: str) -> None:

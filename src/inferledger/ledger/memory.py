@@ -44,6 +44,14 @@ class MemoryAccount:
     parallel: dict | None = None  # the layout, when the model spans cards (Parallelism.to_dict)
     per_card: dict | None = None  # the card that limits concurrency: its weights, workspace, reserve, KV budget
 
+    @property
+    def limiting_kv(self) -> tuple[float, float | None]:
+        """(KV budget bytes, KV bytes per token) of the card that limits concurrency: per_card's for a layout, the
+        one card's otherwise."""
+        if self.per_card is not None:
+            return self.per_card["kv_budget_bytes"], self.per_card["kv_bytes_per_token"]
+        return self.kv_budget_bytes, self.kv_bytes_per_token
+
     def to_dict(self) -> dict:
         document = asdict(self)
         document["warnings"] = list(self.warnings)

@@ -164,9 +164,7 @@ def plan(spec, trace, cards, precisions, prices: dict, slo, *, batch_limits=DEFA
                     skipped.append((card.name, formats.weights.name, f"does not fit{where} (weights, workspace and "
                                     "one request's KV exceed the card)"))
                     continue
-                budget, per_token = ((account.per_card["kv_budget_bytes"], account.per_card["kv_bytes_per_token"])
-                                     if account.per_card is not None else
-                                     (account.kv_budget_bytes, account.kv_bytes_per_token))
+                budget, per_token = account.limiting_kv
                 kv_sequences = budget / per_token / (shape.isl + shape.osl / 2) if per_token else math.inf
                 key = (formats, layout.tp, layout.ep, layout.attention_dp, layout.pp)
                 if key not in models:

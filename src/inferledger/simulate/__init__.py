@@ -68,9 +68,8 @@ def kv_blocks(spec, accelerator, formats, scheduler: Scheduler, context_tokens: 
         raise BadWorkload(account.warnings[0] if account.warnings else
                           f"{spec.name} does not fit on {accelerator.name}")
     notes = []
-    card = account.per_card  # a layout: the card that limits concurrency
-    budget = card["kv_budget_bytes"] if card is not None else account.kv_budget_bytes
-    per_token = (card["kv_bytes_per_token"] if card is not None else account.kv_bytes_per_token) or 0.0
+    budget, per_token = account.limiting_kv
+    per_token = per_token or 0.0
     if per_token <= 0:
         notes.append("the model keeps no per-token cache: KV memory does not limit the batch")
         return 1 << 40, notes
