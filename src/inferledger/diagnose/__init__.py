@@ -123,9 +123,16 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision):
             # not bundled and not in the local hub cache, offline) costs that comparison, never the reading.
             given = {key: value for key, value in (("model", model), ("gpu", gpu)) if value}
             given.update(named)
-            notes.append(f"the hardware comparison could not use {', '.join(f'{k} {v!r}' for k, v in given.items())}"
-                         f" ({error}); judged without the hardware")
-            warnings.append(f"{error}; the log is judged without the hardware comparison")
+            roofline, found = _named_comparison(acc, use_model, use_gpu, precision)
+            if roofline is not None:
+                roofline_findings += found
+                notes.append(f"{error}; decode judged against the weights its name states")
+                warnings.append(f"{error}; decode is judged against the size and format the model's name states")
+            else:
+                notes.append(f"the hardware comparison could not use "
+                             f"{', '.join(f'{k} {v!r}' for k, v in given.items())} ({error}); judged without the "
+                             "hardware")
+                warnings.append(f"{error}; the log is judged without the hardware comparison")
     elif model or gpu:
         try:
             roofline, _found, _advice = compare(acc, model=model, gpu=gpu)
@@ -141,6 +148,23 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision):
     diagnosis.notes.extend(notes)
     diagnosis.warnings.extend(warnings)
     return diagnosis
+
+
+def _named_comparison(acc, model: str, gpu: str, precision: str | None):
+    """(section, findings) against the floor of the weights the model's name states, when its config.json cannot
+    be had but the GPU is known; (None, []) when the name states no size or the GPU is unknown."""
+    from inferledger.diagnose.named_model import from_name
+    from inferledger.diagnose.roofline import named_floor_findings
+    from inferledger.hardware import find_accelerator
+
+    try:
+        accelerator = find_accelerator(gpu)
+        named = from_name(model, engine=acc.labels.get("engine"), precision=precision)
+    except InferledgerError:
+        return None, []
+    if named is None:
+        return None, []
+    return named_floor_findings(acc, named, accelerator)
 
 
 def diagnose_url(url: str, interval_seconds: float = 5.0, timeout_seconds: float = 10.0, **options):

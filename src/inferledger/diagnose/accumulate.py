@@ -37,6 +37,9 @@ PREFILL_DOMINANT_SHARE = 2 / 3  # prefill twice the decode time
 IMPOSSIBLE_PROMPT_RATE = threshold("requests-impossible-prompt-rate")
 PARTS_MISMATCH = threshold("requests-parts-mismatch")
 PROMPT_SLOWER_THAN_DECODE = threshold("requests-prompt-slower-than-decode")
+SLOW_PROMPT_RATIO = threshold("requests-slow-prompt-rate")
+SLOW_PROMPT_MIN_TOKENS = 128  # a shorter prompt's rate is dominated by fixed overhead
+SLOW_PROMPT_SHARE = 1 / 3  # of prompt eval + eval: the slow prompt costs half the decode time or more
 _INTERVAL_AVERAGED = ("vllm.", "sglang.")  # sources whose window rates average over the time since the last line
 PARTS_MISMATCH_MIN_SECONDS = 0.05  # timers print ms; below 50 ms a gap is rounding and scheduling noise
 
@@ -246,12 +249,14 @@ class Accumulator:
             "waiting", "kv_full", "kv_full_waiting", "swapped", "prefill_heavy", "slow_small_batch", "starved",
             "busy", "prompt_slower_than_decode", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start",
             "tiny_prompt", "queue_dominant", "queue_long", "slow_tpot", "kv_full_no_queue", "prefill_share",
-            "impossible_prompt_rate", "parts_mismatch", "troubled", "arrival", "stalled", "clean", "slow_tpot_bound")}
+            "impossible_prompt_rate", "parts_mismatch", "troubled", "arrival", "stalled", "clean", "slow_tpot_bound",
+            "slow_prompt")}
         self.tpot_bound = Running()  # e2e ÷ (prompt + output) of requests stating no step time, where ≥ the cutoff
         self._last_window = None  # (running, waiting) of the last stats window folded, for _arrivals
         self._last_window_file = None
         self.parts_gap = Running()  # total − (load + prefill + decode), per request that states all four
         self.effective_bandwidth = Running()  # llama-bench: weights bytes × tg tok/s (each step reads all weights)
+        self.depth_generation = {}  # llama-bench -d: context tokens -> Running of tg tok/s at that depth
         self.rank = {}  # source -> the rank kept (one rank's view per source)
         self.sources = {}  # source -> record count
         self.labels = {}  # label notes worth showing (definitions, engines)
@@ -408,6 +413,7 @@ class Accumulator:
                 labels = record.labels
                 metrics = record.metrics
                 if "snapshot" not in labels and "weights_bytes" not in metrics \
+                        and "context_depth_tokens" not in metrics \
                         and ("running_requests" in metrics or "generation_tokens_per_second" in metrics):
                     self.records += 1
                     sources[source] = seen + 1
@@ -448,8 +454,12 @@ class Accumulator:
                 stats[name].add(value, record.line_number)
             return
         self.interval_count += 1
+        if "context_depth_tokens" in metrics and "generation_tokens_per_second" in metrics:
+            depth = self.depth_generation.setdefault(metrics["context_depth_tokens"], Running())
+            depth.add(metrics["generation_tokens_per_second"], record.line_number)
         if "weights_bytes" in metrics and "generation_tokens_per_second" in metrics:
-            self.effective_bandwidth.add(metrics["weights_bytes"] * metrics["generation_tokens_per_second"],
+            self.effective_bandwidth.add(metrics.get("decode_weights_bytes", metrics["weights_bytes"]) *
+                                         metrics["generation_tokens_per_second"],
                                          record.line_number)
         # The window waits in a short list and is folded with the others, a metric or a flag at a time, into
         # `interval`, the timeline and the flags (_fold_windows): a per-window Python loop here was the largest
@@ -508,6 +518,12 @@ class Accumulator:
         if prefill and decode and tokens and output and output > 1 and tokens > 1 \
                 and prefill / tokens >= PROMPT_SLOWER_THAN_DECODE * decode / output:
             self.flags["prompt_slower_than_decode"].add(line, file)
+        elif prefill and decode and tokens and output and output > 1 and tokens >= SLOW_PROMPT_MIN_TOKENS \
+                and tokens / prefill < SLOW_PROMPT_RATIO * output / decode \
+                and prefill >= SLOW_PROMPT_SHARE * (prefill + decode):
+            # Read barely faster than the answer is written: the prompt was not processed in batches (or paid a
+            # warm-up), and it costs a good part of the request.
+            self._flags["slow_prompt"].add(line, file)
         # A prompt read at a healthy rate (PREFILL_HEALTHY_RATIO × the decode rate per token or more) is a long
         # prompt: it makes the request prefill-bound only when it takes twice the decode time or more.
         healthy_rate = bool(prefill and decode and tokens and output) \

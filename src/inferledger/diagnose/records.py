@@ -86,6 +86,8 @@ SUMMARY_METRICS = {
 STATS = ("mean", "median", "p50", "p90", "p95", "p99", "min", "max", "std")
 CAPACITY_METRICS = {
     "weights_bytes": "memory taken by the weights",
+    "decode_weights_bytes": "weights one decode step reads (a mixture of experts: the active share; llama-bench)",
+    "context_depth_tokens": "tokens already in the context when the generation rate was measured (llama-bench -d)",
     "kv_cache_bytes": "memory given to the KV cache",
     "kv_cache_tokens": "KV cache size in tokens",
     "gpu_blocks": "KV cache blocks on the GPU",

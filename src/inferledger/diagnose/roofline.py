@@ -27,6 +27,9 @@ LOW_FRACTION = threshold("hardware-decode-far-below-floor")
 NEAR_FRACTION = threshold("hardware-decode-near-floor")
 REALISTIC_FACTOR = threshold("hardware-decode-below-realistic")
 LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
+NAMED_LOW_FRACTION = threshold("hardware-named-decode-far-below-floor")
+NAMED_NEAR_FRACTION = threshold("hardware-named-decode-near-floor")
+NAMED_MAX_BATCH = 2
 
 
 def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
@@ -276,3 +279,37 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
                 section["kv_advice"] = kv_advice
     section["lines"] = lines
     return section, findings, advice
+
+
+def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, list]:
+    """(roofline section, findings) for a model known only by its name (named_model.NamedModel): the decode floor of
+    one stream is the weights the name states ÷ the card's bandwidth. Judged only at a batch of one or two, where the
+    weights are most of what a step reads; with more streams their cache, which the name does not give, joins."""
+    bandwidth = accelerator.memory_bandwidth_bytes_per_second
+    floor = named.weights_bytes_per_step / bandwidth
+    _isl, _osl, batch, notes = _shape(acc)
+    section = {"model": named.name, "accelerator": accelerator.name, "estimated_from_name": True,
+               "weights_bytes_per_step": named.weights_bytes_per_step, "batch": batch,
+               "card_bandwidth_bytes_per_second": bandwidth, "named_decode_floor_seconds_per_token": floor,
+               "lines": [named.describe() + f" → {floor * 1e3:.2f} ms/token floor on the {accelerator.name} "
+                         f"({bandwidth / 1e9:,.0f} GB/s); the config.json was not at hand, so this is an estimate"]}
+    step, source = _observed_decode(acc)
+    if not step or batch > NAMED_MAX_BATCH:
+        if step:
+            section["lines"].append(f"batch {batch}: the cache read joins the weights, which the name does not give; "
+                                    "decode not judged against this floor")
+        return section, []
+    fraction = floor / step
+    section.update(observed_decode_seconds_per_token=step, decode_source=source, decode_roofline_fraction=fraction)
+    text = (f"decode {step * 1e3:.2f} ms/token ({source}) reaches {fraction:.0%} of the speed the weights allow "
+            f"({floor * 1e3:.2f} ms for {named.weights_bytes_per_step / 1e9:.1f} GB at "
+            f"{bandwidth / 1e9:,.0f} GB/s, {named.name} sized from its name)")
+    numbers = {"decode_roofline_fraction": fraction, "observed_decode_seconds_per_token": step,
+               "named_decode_floor_seconds_per_token": floor}
+    section["lines"].append(text)
+    if fraction < NAMED_LOW_FRACTION:
+        return section, [fire("hardware-named-decode-far-below-floor", text + ": the engine or an offload, not "
+                              "the memory, limits decode", numbers)]
+    if NAMED_NEAR_FRACTION <= fraction <= IMPOSSIBLE_FRACTION:
+        return section, [fire("hardware-named-decode-near-floor", text + ": as fast as the memory allows", numbers)]
+    return section, []

@@ -63,6 +63,12 @@ _TABLE = (
     _rule("summary-all-at-once", "summary", "queueing", "request rate inf / issue rate ≥ this, uncapped", 1e6,
           "req/s", "every request sent at t=0 is a throughput test; TTFT is queue wait by construction",
           0.7, 0.75),
+    _rule("summary-burst-prefill", "summary", "prefill-bound",
+          "all requests in flight together, at most this many (one running batch), mean input ≥ 256, TTFT ≥ 1 s, "
+          "between 2× one prompt's prefill and 2× the whole burst's (100 prompt tokens per decode step)", 256,
+          "requests", "admitted together, nobody waits for a slot: the first token waits for the other prompts' "
+          "prefills; 256 is vLLM's default running cap (more may wait for a slot: the queue rules); more specific "
+          "than the all-at-once reading, so it ranks above it", 0.78),
     _rule("summary-ttft-over-prompt-work", "summary", "queueing",
           "mean TTFT ≥ this × (mean input tokens ÷ the run's input tok/s), TTFT ≥ 0.5 s", 5.0, "×",
           "the run's input rate is a lower bound on the server's prefill rate, so one prompt needs at "
@@ -117,6 +123,10 @@ _TABLE = (
           "requests running, no prompt read and no token generated over the window", 0.0, "tok/s",
           "a held request that produces nothing for a whole stats interval is a hung engine or a step longer than "
           "the interval: no token is coming", 0.5, 0.85),
+    _rule("windows-decode-slows-with-depth", "windows", "decode-bound",
+          "llama-bench tg at up to 16,384 tokens of context slower than with none by this factor", 2.0, "×",
+          "a step reads the weights plus the cache; at these depths a GQA model's cache is a fraction of its "
+          "weights, so halving the rate is the attention kernel's cost, not the memory's", 0.7),
     _rule("windows-kv-full-no-queue", "windows", "kv-capacity", "KV usage ≥ 0.90 with no request waiting", 0.90,
           "fraction", "the batch already fills the KV pool: the next burst will queue or preempt", 0.4, 0.65),
     _rule("windows-idle", "windows", "insufficient-data", "Running 0 and Waiting 0 in every window", None, "",
@@ -142,6 +152,11 @@ _TABLE = (
           "prefill reads the weights once for the whole prompt, so a prompt token never costs more than a generated "
           "one on any hardware; a prompt time that does holds something else (model load, warm-up, graph "
           "building); broken numbers outrank what is read from them", 0.9),
+    _rule("requests-slow-prompt-rate", "requests", "prefill-bound",
+          "prompt of ≥ 128 tokens read at under this × the generation rate, taking ≥ 1/3 of prompt eval + eval",
+          3.0, "× the decode rate", "batched prompt processing runs 5-20× the generation rate on a CPU and far more "
+          "on a GPU; within 3× the prompt was read a token at a time or paid a warm-up. A ratio of two rates of the "
+          "same request on the same machine, so it outranks the hardware-blind per-token cutoff", 0.5, 0.88),
     _rule("requests-cold-start", "requests", "measurement-artifact", "load time ≥ this share of the request",
           0.5, "of E2E", "the request measured a model load, not serving", 0.8),
     _rule("requests-tiny-prompt", "requests", "note", "prompt ≤ this many tokens", 20.0, "tokens",
@@ -210,6 +225,14 @@ _TABLE = (
           "weights (llama-bench size) × generation tok/s below this", 10e9, "B/s",
           "every decode step reads all weights once, so size × tok/s is the bandwidth reached; "
           "below 10 GB/s is slower than any current memory system, a backend problem (QNN example)", 0.75),
+    _rule("hardware-named-decode-far-below-floor", "hardware", "decode-bound",
+          "one stream's decode below this share of the speed the weights allow, the model sized from its name "
+          "(no config.json at hand)", 0.4, "of floor speed",
+          "the name's size × its format's bits is what a step reads at batch 1-2; engines reach 75-92 % of the "
+          "bandwidth; a stricter cutoff than with the config because the size and format are estimates", 0.8),
+    _rule("hardware-named-decode-near-floor", "hardware", "healthy",
+          "one stream's decode at or above this share of the speed the weights allow, the model sized from its "
+          "name", 0.75, "of floor speed", "as fast as the memory allows for a model this size", 0.6),
 )
 
 RULES = {rule.name: rule for rule in _TABLE}

@@ -7,6 +7,8 @@ from __future__ import annotations
 from inferledger.diagnose.accumulate import (
     PARTS_MISMATCH,
     PROMPT_SLOWER_THAN_DECODE,
+    SLOW_PROMPT_MIN_TOKENS,
+    SLOW_PROMPT_RATIO,
     TINY_PROMPT_TOKENS,
     Accumulator,
 )
@@ -52,6 +54,12 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             f"spend more time per prompt token than per generated token (≥ {PROMPT_SLOWER_THAN_DECODE:.0f}×): the "
             "prompt time holds something other than prompt work (model load, warm-up)",
             {"requests": flags["prompt_slower_than_decode"].count}, **lines_of(acc, "prompt_slower_than_decode")))
+    if flags["slow_prompt"].count:
+        findings.append(fire(
+            "requests-slow-prompt-rate", f"{flags['slow_prompt'].count} of {count} requests read a prompt of "
+            f"{SLOW_PROMPT_MIN_TOKENS}+ tokens at under {SLOW_PROMPT_RATIO:.0f}× the rate they generate, and it takes "
+            "a third or more of the request: prompt processing is not batched (or paid a warm-up)",
+            {"requests": flags["slow_prompt"].count}, share("slow_prompt"), **lines_of(acc, "slow_prompt")))
     if flags["tiny_prompt"].count:
         notes.append(f"{flags['tiny_prompt'].count} request(s) with ≤ {TINY_PROMPT_TOKENS:.0f} prompt tokens: their "
                      "prompt-eval rate is fixed overhead, not prefill speed")

@@ -9,6 +9,7 @@ from inferledger.diagnose.accumulate import Accumulator
 from inferledger.diagnose.rules import fire, threshold
 
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
+PREFILL_TOKENS_PER_STEP = 100  # prompt tokens one decode step's time prefills, at least (see _burst)
 MAX_DEFAULT_BATCH = 2048  # the largest default running-batch cap among vLLM (256/1024), SGLang, TensorRT-LLM (2048)
 _BOTTLENECKS = ("queueing", "kv-capacity", "prefill-bound", "decode-bound")
 
@@ -96,6 +97,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         before = len(findings)
         _artefacts(run, record, where, findings)
         _consistency(run, record, checks)
+        _burst(run, record, where, findings)
         queued = _queue(run, record, where, findings, notes)
         _prefill(run, record, where, findings, queued)
         if run.step is not None and run.step >= threshold("summary-slow-tpot-no-hardware") \
@@ -147,6 +149,32 @@ def _artefacts(run: _Run, record, where: dict, findings: list) -> None:
             "summary-chunked-ttst", f"{name}: time to second token {ttst * 1e3:.2f} ms after a {ttft * 1e3:.0f} ms "
             "first token: tokens arrive in chunks, so TTFT depends on what the tool counts as the first token",
             {"ttst_seconds_mean": ttst, "ttft_seconds_mean": ttft}, **where))
+
+
+def _burst(run: _Run, record, where: dict, findings: list) -> None:
+    """Every request in flight together (rate inf uncapped, or a peak concurrency of all of them) and few enough for
+    one running batch: no slot is waited for, so a first token far later than its own prompt's prefill waits for
+    the other prompts' prefills. One prompt's prefill is priced in decode steps: a prefill pass reads the weights
+    once like a step but computes on every prompt token, so it costs about tokens ÷ (ridge × bytes per weight)
+    steps: ~1/300 of the prompt at bf16 on an H100, ~1/75 with 4-bit weights; 1/100 is used, and twice the whole
+    burst's prefill is the most this can explain (beyond it, a queue)."""
+    peak = record.metrics.get("peak_concurrent_requests")
+    completed, step, ttft, mean_input = run.completed, run.step, run.ttft, run.mean_input
+    together = (run.all_at_once and run.uncapped) or bool(peak and completed and peak >= 0.9 * completed)
+    if not together or not completed or completed < 2 or completed > threshold("summary-burst-prefill") \
+            or not step or run.step_bound or ttft is None or not mean_input or mean_input < 256 or ttft < 1.0:
+        return
+    one_prompt = mean_input / PREFILL_TOKENS_PER_STEP * step
+    burst = completed * one_prompt
+    if ttft < 2 * one_prompt or ttft > 2 * burst:
+        return
+    findings.append(fire(
+        "summary-burst-prefill", f"{run.name}: {completed:.0f} requests in flight together, {mean_input:,.0f} "
+        f"input tokens each: mean TTFT {ttft:.3g} s is {ttft / one_prompt:.1f}× one prompt's prefill "
+        f"(~{one_prompt:.2g} s at {PREFILL_TOKENS_PER_STEP} prompt tokens per {step * 1e3:.1f} ms step) and within "
+        f"the burst's {burst:.3g} s: first tokens wait for the other prompts' prefills",
+        {"ttft_seconds_mean": ttft, "one_prompt_prefill_seconds": one_prompt, "burst_prefill_seconds": burst,
+         "requests_together": completed}, **where))
 
 
 def _consistency(run: _Run, record, checks: list) -> None:

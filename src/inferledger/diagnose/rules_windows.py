@@ -5,8 +5,9 @@ persists outranks one outlier window. Thresholds and confidences: rules.py."""
 from __future__ import annotations
 
 from inferledger.diagnose.accumulate import KV_FULL_FRACTION, Accumulator
-from inferledger.diagnose.rules import fire
+from inferledger.diagnose.rules import fire, threshold
 
+DEPTH_MAX_TOKENS = 16384  # deeper, a small model's cache may honestly outweigh its weights
 RECURRING_SHARE = 0.1  # a finding in this share of the windows (and 3 or more) is an episode, not an outlier
 
 
@@ -85,6 +86,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
             f"{flags['stalled'].count} of {decoding} windows that state a generation rate: the engine is stuck, "
             "or one step outlasts the window", {"stalled_windows": flags["stalled"].count},
             flags["stalled"].count / decoding, **lines_of(acc, "stalled")))
+    _depth_slowdown(acc, findings)
     if flags["kv_full_no_queue"].count:
         findings.append(fire(
             "windows-kv-full-no-queue", f"KV cache ≥ {KV_FULL_FRACTION:.0%} full with no request waiting in "
@@ -140,3 +142,26 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
     findings.append(fire("windows-healthy", f"{windows} stats windows: " + ", ".join(bits)
                          + (f"; {', '.join(known)}" if known else ""), numbers,
                          min(1.0, windows / 5) * clean / judged))
+
+
+def _depth_slowdown(acc: Accumulator, findings: list) -> None:
+    """llama-bench -d: generation at a few thousand tokens of context against generation with none. Each step reads
+    the weights plus the cache; at these depths the cache of a usual GQA model is a fraction of the weights (Llama-3
+    8B: 128 kB a token, 0.5 GB at 4,096 against 4.9 GB of Q4 weights), so a rate that halves means the attention
+    kernel, not the memory, sets the pace."""
+    rates = acc.depth_generation
+    base = rates.get(0.0)
+    if base is None or not base.count or not base.high:
+        return
+    deeper = [(depth, held.high) for depth, held in rates.items() if 0 < depth <= DEPTH_MAX_TOKENS and held.count]
+    if not deeper:
+        return
+    depth, rate = min(deeper, key=lambda item: item[1])  # the slowest depth
+    slowdown = base.high / rate if rate else float("inf")
+    if slowdown >= threshold("windows-decode-slows-with-depth"):
+        findings.append(fire(
+            "windows-decode-slows-with-depth", f"generation falls from {base.high:.1f} tok/s with an empty context "
+            f"to {rate:.1f} tok/s at {depth:,.0f} tokens of context ({slowdown:.1f}× slower): the attention over "
+            "the cache, not the weights' read, sets the pace of each token",
+            {"generation_tokens_per_second_depth_0": base.high, "generation_tokens_per_second_deep": rate,
+             "context_depth_tokens": depth, "slowdown": slowdown}))

@@ -105,9 +105,17 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
     metrics = {metric: float(rate.group(1))}
     if rate.group(2):
         metrics[f"{metric}_std"] = float(rate.group(2))
+    depth = re.search(r"@\s*d(\d+)", test)
+    if metric == "generation_tokens_per_second":
+        metrics["context_depth_tokens"] = float(depth.group(1)) if depth else 0.0
     size = re.match(r"([\d.]+)\s*(KiB|MiB|GiB|TiB)", row.get("size", ""))
     if size:
         metrics["weights_bytes"] = float(size.group(1)) * _BINARY[size.group(2)]
+        # A mixture of experts names its active size ("30B.A3B"): a decode step reads that share of the weights.
+        moe = re.search(r"(\d+(?:\.\d+)?)B\.A(\d+(?:\.\d+)?)B", row.get("model", ""))
+        if moe and float(moe.group(1)) > 0:
+            metrics["decode_weights_bytes"] = metrics["weights_bytes"] * min(1.0, float(moe.group(2)) /
+                                                                             float(moe.group(1)))
     params = re.match(r"([\d.]+)\s*([KMBT])", row.get("params", ""))
     if params:
         metrics["parameters"] = float(params.group(1)) * {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}[params.group(2)]

@@ -1,0 +1,90 @@
+"""A model known only by its name: the size and weight format that model ids and runner tags state.
+
+"google/gemma-3-27b-it", "gemma3:27b-it-qat", "qwen2.5:7b-instruct-q4_K_M", "Qwen3-30B-A3B", "Mixtral-8x7B-v0.1":
+the name says how many parameters a decode step reads, and often in what format. When the model's config.json is
+not at hand (not bundled, no hub offline) that is still enough for the one number a slow-decode judgement needs:
+the bytes of weights each step must read, hence the bandwidth floor of a single stream. It is an estimate (the
+embedding and vision tower are counted or not as the name's size does), so diagnose says where each figure came from
+and uses it only where the weights dominate the step (see roofline.named_floor_findings).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# `27b`, `0.5B`, `135m`, `e4b` (Gemma 3n's effective size), `8x7b` (experts × size): digits ending in b/m, standing
+# alone between separators. `a3b` (Qwen3-30B-A3B) is the active size of a mixture of experts.
+_SIZE = re.compile(r"(?<![a-z0-9.])e?(?:(\d+)x)?(\d+(?:\.\d+)?)([bm])(?![a-z0-9])")
+_ACTIVE = re.compile(r"(?<![a-z0-9])a(\d+(?:\.\d+)?)b(?![a-z0-9])")
+
+# Bits per weight the name's format tag stores, block scales included where the format fixes them: GGML blocks
+# (Q4_0: 32 weights in 18 bytes = 4.5 bits; Q8_0: 34 bytes = 8.5; Q4_K: 256 in 144 bytes = 4.5; Q5_K 176 = 5.5;
+# Q6_K 210 = 6.5625; Q3_K 110 = 3.4375; Q2_K 84 = 2.625; the _M mixes keep a few tensors wider, a few % more),
+# GPTQ/AWQ int4 with an fp16 scale and zero per 128 (4.25), fp8/int8 (8), bf16/fp16 (16). First match wins:
+# specific tags before generic ones.
+_FORMATS = (
+    ("q2_k", 2.625), ("q3_k", 3.4375), ("q4_k", 4.5), ("q4_0", 4.5), ("q4_1", 5.0), ("q5_k", 5.5), ("q5_0", 5.5),
+    ("q5_1", 6.0), ("q6_k", 6.5625), ("q8_0", 8.5), ("qat", 4.5), ("mxfp4", 4.25), ("nvfp4", 4.5), ("awq", 4.25),
+    ("gptq", 4.25), ("int4", 4.25), ("w4a16", 4.25), ("nf4", 4.5), ("4bit", 4.5),
+    ("fp8", 8.0), ("int8", 8.0), ("w8a8", 8.0), ("8bit", 8.0), ("bf16", 16.0), ("fp16", 16.0), ("f16", 16.0),
+    ("fp32", 32.0), ("f32", 32.0),
+)
+# What a runner serves when the tag names no format: ollama's library tags default to Q4_K_M; GGUF files people
+# run with llama.cpp are mostly Q4_K_M too; the GPU servers load the checkpoint's bf16.
+_DEFAULT_BITS = {"ollama": (4.5, "ollama's default tag (Q4_K_M)"),
+                 "llama.cpp": (4.5, "the usual GGUF (Q4_K_M)")}
+_SERVER_DEFAULT = (16.0, "bf16 (the checkpoint's usual format)")
+
+
+@dataclass(frozen=True)
+class NamedModel:
+    name: str
+    total_params: float
+    active_params: float  # the parameters one token's decode step reads (a mixture of experts: the active ones)
+    bits_per_weight: float
+    format_source: str  # where bits_per_weight came from, for the report
+
+    @property
+    def weights_bytes_per_step(self) -> float:
+        return self.active_params * self.bits_per_weight / 8
+
+    def describe(self) -> str:
+        active = "" if self.active_params == self.total_params else f", {self.active_params / 1e9:g}B active"
+        return (f"{self.name}: {self.total_params / 1e9:g}B parameters{active} read from the name, "
+                f"{self.bits_per_weight:g} bits per weight ({self.format_source}) = "
+                f"{self.weights_bytes_per_step / 1e9:.1f} GB per decode step")
+
+
+def from_name(name: str, engine: str | None = None, precision: str | None = None) -> NamedModel | None:
+    """The size and format a model's name states, or None when it states no size. `precision` (the user's
+    --precision) wins over the name; `engine` picks the default format when neither says one."""
+    lowered = name.strip().lower()
+    base = lowered.rsplit("/", 1)[-1]
+    size = _SIZE.search(base)
+    if size is None:
+        return None
+    experts, value, unit = size.groups()
+    each = float(value) * (1e9 if unit == "b" else 1e6)
+    total = each * int(experts) if experts else each
+    active = _ACTIVE.search(base)
+    if active is not None:
+        active_params = float(active.group(1)) * 1e9
+    elif experts:
+        active_params = each * 2  # Mixtral-style names: top-2 of the experts (shared attention counted in each)
+    else:
+        active_params = total
+    bits, source = _bits(base, engine, precision)
+    return NamedModel(name, total, min(active_params, total), bits, source)
+
+
+def _bits(base: str, engine: str | None, precision: str | None) -> tuple[float, str]:
+    if precision:
+        from inferledger.precision import get_precision
+
+        chosen = get_precision(precision)
+        return chosen.bytes_per_element * 8, f"--precision {precision}"
+    for tag, bits in _FORMATS:
+        if re.search(r"(?<![a-z0-9])" + re.escape(tag) + r"(?![a-z0-9])", base):
+            return bits, f"the name's {tag}"
+    return _DEFAULT_BITS.get(engine or "", _SERVER_DEFAULT)
