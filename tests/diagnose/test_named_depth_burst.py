@@ -9,6 +9,7 @@ import pytest
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.named_model import from_name
+from inferledger.diagnose.read import LogFile, detect_formats, iter_records
 
 # An id that is neither bundled nor in any hub cache: the offline path the rules must survive.
 UNKNOWN_27B = "example-org/Example-27B-Chat"
@@ -184,3 +185,21 @@ def test_a_prompt_read_barely_faster_than_the_answer(tmp_path):
 def test_no_slow_prompt_reading_outside_its_bounds(tmp_path, prompt_tokens, prompt_ms):
     diagnosis = _run(tmp_path, _llama_server(prompt_tokens, prompt_ms, 300, 30_000.0))
     assert all(item.rule != "requests-slow-prompt-rate" for item in diagnosis.evidence)
+
+
+def test_a_copied_banner_in_its_own_words_behind_go_log_stamps(tmp_path):
+    # A load tester written in Go (log package stamps) printing vLLM's banner with its own labels. 600 requests in
+    # 120 s = 5 req/s; each 190 ms end to end.
+    stamp = "2024/07/12 02:25:54 "
+    rows = ["============ Serving Benchmark Result ============", "Benchmark Duration (sec): 120.00",
+            "Number of total requests: 600", "Request throughput (req/sec): 5.000",
+            "Prompt throughput (tokens/second) avg: 150.000", "Generation throughput (tokens/second) avg: 500.000",
+            "End to End Latency (ms) avg: 190.000", "End to End Latency (ms) p90: 210.000"]
+    path = tmp_path / "load.txt"
+    path.write_text("".join(stamp + row + "\n" for row in rows))
+    log = LogFile.open(path)
+    (record,) = list(iter_records(log, detect_formats(log)))
+    assert record.metrics == pytest.approx({
+        "duration_seconds": 120.0, "completed_requests": 600, "request_throughput_per_second": 5.0,
+        "input_tokens_per_second": 150.0, "output_tokens_per_second": 500.0, "e2e_seconds_mean": 0.190,
+        "e2e_seconds_p90": 0.210})

@@ -31,6 +31,8 @@ _DOCKER = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?
 _COMPOSE = re.compile(r"[\w.-]+-\d+\s+\| ")
 _KUBECTL = re.compile(r"\[pod/[^\]]+\] ")
 _JOURNALD = re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@-]+(?:\[\d+\])?: ")
+#   Go's log package:     2024/07/12 02:25:54 <line>   (load testers and tools written in Go)
+_GO_LOG = re.compile(r"\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? ")
 _MONTHS = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 
 
@@ -48,6 +50,10 @@ def clean_line(line: str) -> str:
     first = line[0]
     if first.isdigit() and line[10:11] == "T" and line[4:5] == "-":
         match = _DOCKER.match(line)
+        if match:
+            line = line[match.end():]
+    elif first.isdigit() and line[4:5] == "/" and line[10:11] == " ":
+        match = _GO_LOG.match(line)
         if match:
             line = line[match.end():]
     elif first == "[" and line.startswith("[pod/"):
@@ -283,6 +289,7 @@ class LogFile:
                     # on the rest.
                     if "\r" in text or "\x1b" in text or "#033[" in text or " | " in text[:40] \
                             or (text[10:11] == "T" and text[4:5] == "-") or text[:5] == "[pod/" \
+                            or (text[4:5] == "/" and text[10:11] == " ") \
                             or text[:3] in _MONTHS:
                         text = clean_line(text)
                     yield line_number, text

@@ -38,6 +38,36 @@ _LATENCY_ROW = re.compile(r"^(?:(Mean|Median|Std|Max|Min|P\d+(?:\.\d+)?)\s+(TTFT
                           r"|(TTFT|TPOT|ITL|TTST|E2EL)\s+(mean|median|std|max|min|p\d+(?:\.\d+)?))\s*"
                           r"(?:\((ms|s)\))?$", re.IGNORECASE)
 _VALUE_UNIT = re.compile(r"\d\s*(ms|s)\b")
+# Clients that copy vLLM's banner with their own wording: "Benchmark Duration (sec)", "Request throughput
+# (req/sec)", "Prompt throughput (tokens/second) avg", "End to End Latency (ms) p90", "Number of total requests".
+# Their labels are reduced to vLLM's before the lookup: units spelled out, the stat after the unit, synonyms.
+_UNIT_SPELLINGS = (("(sec)", "(s)"), ("(seconds)", "(s)"), ("(req/sec)", "(req/s)"), ("(requests/s)", "(req/s)"),
+                   ("(requests/second)", "(req/s)"), ("(tokens/second)", "(tok/s)"), ("(tokens/s)", "(tok/s)"),
+                   ("(token/s)", "(tok/s)"), ("(tok/sec)", "(tok/s)"), ("(milliseconds)", "(ms)"))
+_SYNONYMS = (("prompt throughput", "input token throughput"), ("generation throughput", "output token throughput"),
+             ("end to end latency", "e2el"), ("end-to-end latency", "e2el"), ("time to first token", "ttft"),
+             ("time per output token", "tpot"), ("inter-token latency", "itl"), ("inter token latency", "itl"))
+_TOTAL_REQUESTS = ("number of total requests", "total requests", "number of requests")
+_TRAILING_STAT = re.compile(r"^(.*?\S)\s*(\([^)]*\))\s+(avg|mean|median|min|max|std|p\d+(?:\.\d+)?)$")
+
+
+def _vllm_label(label: str) -> str:
+    """A copied banner's row label in vLLM's own words ("End to End Latency (ms) avg" -> "Mean E2EL (ms)")."""
+    key = " ".join(label.lower().split())
+    for spelled, short in _UNIT_SPELLINGS:
+        key = key.replace(spelled, short)
+    for words, short in _SYNONYMS:
+        if key.startswith(words):
+            key = short + key[len(words):]
+    stat = _TRAILING_STAT.match(key)
+    if stat is not None:
+        name, unit, which = stat.groups()
+        if name in LATENCY_METRIC:
+            return f"{'mean' if which == 'avg' else which} {name} {unit}"
+        return f"{name} {unit}" if which in ("avg", "mean") else key
+    if key in _TOTAL_REQUESTS:
+        return "successful requests"
+    return key
 # Row label (lower case, as printed by either client) -> metric. Both clients print ms for latencies, s for duration.
 _CONSOLE_ROWS = {
     "successful requests": "completed_requests",
@@ -75,6 +105,8 @@ def _starts_result_rows(line: str) -> bool:
         return False
     label = match.group(1).strip()
     key = " ".join(label.lower().split())
+    if key not in _CONSOLE_ROWS and _LATENCY_ROW.match(label) is None:
+        key = label = _vllm_label(label)
     if key in _PREAMBLE_ROWS:
         return False
     return (key in _CONSOLE_ROWS and key != "concurrency") or _LATENCY_ROW.match(label) is not None
@@ -107,6 +139,9 @@ class _ConsoleBlock:
             return None
         label, value = match.group(1).strip(), match.group(2)
         key = " ".join(label.lower().split())
+        if key not in _CONSOLE_ROWS and _LATENCY_ROW.match(label) is None:
+            key = _vllm_label(label)
+            label = key
         self.unrecognised_run = 0
         if key in _SGLANG_ROWS:
             self.sglang = True
