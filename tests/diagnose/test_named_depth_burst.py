@@ -203,3 +203,29 @@ def test_a_copied_banner_in_its_own_words_behind_go_log_stamps(tmp_path):
         "duration_seconds": 120.0, "completed_requests": 600, "request_throughput_per_second": 5.0,
         "input_tokens_per_second": 150.0, "output_tokens_per_second": 500.0, "e2e_seconds_mean": 0.190,
         "e2e_seconds_p90": 0.210})
+
+
+@pytest.mark.parametrize(("name", "twin"), [
+    ("meta-llama/Llama-3.1-8B-Instruct", ("meta-llama/Llama-3.1-8B", None)),
+    ("meta-llama/Meta-Llama-3.1-8B-Instruct", ("meta-llama/Llama-3.1-8B", None)),
+    ("meta-llama/Llama-2-7b-chat-hf", ("meta-llama/Llama-2-7b-hf", None)),
+    ("Qwen/Qwen3-8B-AWQ", ("Qwen/Qwen3-8B", "int4")),
+    ("Qwen/Qwen3-30B-A3B-Instruct-2507", ("Qwen/Qwen3-30B-A3B", None)),  # not its -FP8 sibling
+    ("Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", ("Qwen/Qwen3-30B-A3B-FP8", "fp8")),
+    ("meta-llama/Meta-Llama-3-8B", None),  # Llama 3 is not Llama 3.1
+    ("google/gemma-3-27b-it", None),
+])
+def test_the_base_model_a_tuned_one_shares_its_architecture_with(name, twin):
+    from inferledger.diagnose.named_model import catalog_twin
+
+    assert catalog_twin(name) == twin
+
+
+def test_a_tuned_model_is_judged_with_its_base_config(tmp_path):
+    # 300 tokens at 100 ms each: Llama-3.1-8B's ~16 GB of bf16 weights read at the H100's ~3.35 TB/s take ~5 ms a
+    # step, so 100 ms is far below what the card allows: decode-bound by the ledger, not by the fixed cutoff.
+    diagnosis = _run(tmp_path, _llama_server(600, 600.0, 300, 30_000.0), model="meta-llama/Llama-3.1-8B-Instruct",
+                     gpu="h100")
+    assert diagnosis.verdict == "decode-bound"
+    assert diagnosis.roofline["architecture_from"] == "meta-llama/Llama-3.1-8B"
+    assert any(item.rule.startswith("hardware-decode") for item in diagnosis.evidence)

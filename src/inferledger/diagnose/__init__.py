@@ -123,11 +123,11 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision):
             # not bundled and not in the local hub cache, offline) costs that comparison, never the reading.
             given = {key: value for key, value in (("model", model), ("gpu", gpu)) if value}
             given.update(named)
-            roofline, found = _named_comparison(acc, use_model, use_gpu, precision)
+            roofline, found, advice, instead = _named_comparison(acc, use_model, use_gpu, precision, kv_precision)
             if roofline is not None:
                 roofline_findings += found
-                notes.append(f"{error}; decode judged against the weights its name states")
-                warnings.append(f"{error}; decode is judged against the size and format the model's name states")
+                notes.append(f"{error}; judged with {instead}")
+                warnings.append(f"{error}; judged with {instead}")
             else:
                 notes.append(f"the hardware comparison could not use "
                              f"{', '.join(f'{k} {v!r}' for k, v in given.items())} ({error}); judged without the "
@@ -150,21 +150,39 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision):
     return diagnosis
 
 
-def _named_comparison(acc, model: str, gpu: str, precision: str | None):
-    """(section, findings) against the floor of the weights the model's name states, when its config.json cannot
-    be had but the GPU is known; (None, []) when the name states no size or the GPU is unknown."""
-    from inferledger.diagnose.named_model import from_name
-    from inferledger.diagnose.roofline import named_floor_findings
+def _named_comparison(acc, model: str, gpu: str, precision: str | None, kv_precision: str | None):
+    """(section, findings, advice, what was used) when the model's config.json cannot be had but the GPU is known:
+    the bundled config of the base it was tuned from (same architecture), else the floor of the weights its name
+    states; (None, [], [], "") when neither."""
+    from inferledger.diagnose.named_model import catalog_twin, from_name
+    from inferledger.diagnose.roofline import compare, named_floor_findings
     from inferledger.hardware import find_accelerator
 
     try:
         accelerator = find_accelerator(gpu)
+    except InferledgerError:
+        return None, [], [], ""
+    twin = catalog_twin(model)
+    if twin is not None:
+        base, stated = twin
+        try:
+            section, found, advice = compare(acc, model=base, gpu=gpu, precision=precision or stated,
+                                             kv_precision=kv_precision)
+        except InferledgerError:
+            pass
+        else:
+            section.setdefault("lines", []).insert(0, f"{model}: not at hand; the config of {base}, the model it "
+                                                      "was tuned from (same layers, heads and sizes)")
+            section["architecture_from"] = base
+            return section, found, advice, f"the config of {base}, its base model (same architecture)"
+    try:
         named = from_name(model, engine=acc.labels.get("engine"), precision=precision)
     except InferledgerError:
-        return None, []
+        return None, [], [], ""
     if named is None:
-        return None, []
-    return named_floor_findings(acc, named, accelerator)
+        return None, [], [], ""
+    section, found = named_floor_findings(acc, named, accelerator)
+    return section, found, [], "the size and format its name states (decode against the weights' floor)"
 
 
 def diagnose_url(url: str, interval_seconds: float = 5.0, timeout_seconds: float = 10.0, **options):

@@ -88,3 +88,43 @@ def _bits(base: str, engine: str | None, precision: str | None) -> tuple[float, 
         if re.search(r"(?<![a-z0-9])" + re.escape(tag) + r"(?![a-z0-9])", base):
             return bits, f"the name's {tag}"
     return _DEFAULT_BITS.get(engine or "", _SERVER_DEFAULT)
+
+
+# Words that name a variant of a base model, not another architecture: instruction or chat tuning, a re-upload in
+# another format, a dated refresh ("Qwen3-30B-A3B-Instruct-2507"), Meta's old "Meta-" prefix.
+_VARIANT_WORDS = {"instruct", "chat", "it", "hf", "base", "fp8", "fp16", "bf16", "awq", "gptq", "int4", "int8",
+                  "w4a16", "w8a8", "4bit", "8bit", "mlx", "gguf"}
+# The format such a word names, for the ledger (--precision wins).
+_VARIANT_PRECISION = {"fp8": "fp8", "awq": "int4", "gptq": "int4", "int4": "int4", "w4a16": "int4", "4bit": "int4",
+                      "int8": "int8", "w8a8": "int8", "8bit": "int8"}
+
+
+def _architecture_key(name: str) -> tuple[str, str | None]:
+    base = name.strip().lower().rsplit("/", 1)[-1]
+    words = re.split(r"[-_\s]+", base)
+    if words and words[0] == "meta" and len(words) > 1 and words[1].startswith("llama"):
+        words = words[1:]
+    kept, precision = [], None
+    for word in words:
+        if word in _VARIANT_WORDS or re.fullmatch(r"\d{4}", word):
+            precision = precision or _VARIANT_PRECISION.get(word)
+            continue
+        kept.append(word)
+    return "-".join(kept), precision
+
+
+def catalog_twin(name: str) -> tuple[str, str | None] | None:
+    """(the bundled catalog model sharing `name`'s architecture, the format its name states) when exactly one does:
+    "meta-llama/Llama-3.1-8B-Instruct" is "meta-llama/Llama-3.1-8B" tuned, with the same layers, heads and sizes.
+    None when there is none, or several."""
+    from inferledger.model.config import catalog_names
+
+    key, precision = _architecture_key(name)
+    if not key:
+        return None
+    twins = [known for known in catalog_names() if _architecture_key(known)[0] == key]
+    if len(twins) > 1:  # "Qwen3-30B-A3B" and "Qwen3-30B-A3B-FP8": the one in the format the name states
+        twins = [known for known in twins if _architecture_key(known)[1] == precision]
+    if len(twins) != 1 or twins[0].lower() == name.strip().lower():
+        return None
+    return twins[0], precision
