@@ -189,10 +189,11 @@ def test_no_slow_prompt_reading_outside_its_bounds(tmp_path, prompt_tokens, prom
 
 def test_a_copied_banner_in_its_own_words_behind_go_log_stamps(tmp_path):
     # A load tester written in Go (log package stamps) printing vLLM's banner with its own labels. 600 requests in
-    # 120 s = 5 req/s; each 190 ms end to end.
+    # 120 s = 5 req/s; each 190 ms end to end. "Concurrency: 1", a whole number, is the client's cap (SGLang prints
+    # its measured mean concurrency with two decimals).
     stamp = "2024/07/12 02:25:54 "
     rows = ["============ Serving Benchmark Result ============", "Benchmark Duration (sec): 120.00",
-            "Number of total requests: 600", "Request throughput (req/sec): 5.000",
+            "Number of total requests: 600", "Concurrency: 1", "Request throughput (req/sec): 5.000",
             "Prompt throughput (tokens/second) avg: 150.000", "Generation throughput (tokens/second) avg: 500.000",
             "End to End Latency (ms) avg: 190.000", "End to End Latency (ms) p90: 210.000"]
     path = tmp_path / "load.txt"
@@ -200,7 +201,7 @@ def test_a_copied_banner_in_its_own_words_behind_go_log_stamps(tmp_path):
     log = LogFile.open(path)
     (record,) = list(iter_records(log, detect_formats(log)))
     assert record.metrics == pytest.approx({
-        "duration_seconds": 120.0, "completed_requests": 600, "request_throughput_per_second": 5.0,
+        "duration_seconds": 120.0, "completed_requests": 600, "max_concurrency": 1, "request_throughput_per_second": 5.0,
         "input_tokens_per_second": 150.0, "output_tokens_per_second": 500.0, "e2e_seconds_mean": 0.190,
         "e2e_seconds_p90": 0.210})
 

@@ -143,7 +143,10 @@ class _ConsoleBlock:
             key = _vllm_label(label)
             label = key
         self.unrecognised_run = 0
-        if key in _SGLANG_ROWS:
+        if key == "concurrency" and re.fullmatch(r"\s*\d+\s*", value):
+            # SGLang prints its measured mean with two decimals ("63.76"); a whole number is a client's cap.
+            key = "maximum request concurrency"
+        elif key in _SGLANG_ROWS:
             self.sglang = True
         if key == "backend":
             self.labels["backend"] = value.strip()
