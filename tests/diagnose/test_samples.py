@@ -51,6 +51,7 @@ EXPECTED = {
     "openvino__benchmark-vanilla-genai-readme-tinyllama.txt": (HEALTHY, set()),
     "sglang__2025-decode-batch-drain.txt": (HEALTHY, set()),
     "sglang__2026-decode-cuda-graph-small-batch.txt": (HEALTHY, set()),
+    "sglang__bench-one-batch-warmup-and-benchmark-mlx.txt": ({"healthy"}, set()),
     "sglang__bench-serving-2026-cookbook-deepseek-ocr.txt": (HEALTHY, set()),
     "sglang__prometheus-2024-first-version.txt": (FORMAT_ONLY, set()),
     "sglang__prometheus-v051-exposition.txt": (FORMAT_ONLY, set()),

@@ -15,7 +15,7 @@ import importlib
 
 _BUILTIN = ["vllm", "sglang", "tgi", "prometheus", "trtllm_metrics"]
 _OPTIONAL = ["bench_clients", "bench_markdown", "bench_text", "evalscope", "guidellm_rich", "llamacpp", "local_runners",
-             "ollama", "tgi_benchmark", "trtllm_bench", "vllm_offline"]
+             "ollama", "sglang_one_batch", "tgi_benchmark", "trtllm_bench", "vllm_offline"]
 
 
 def _load():
