@@ -144,7 +144,14 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision):
                      "(the ledger's floor needs both)" + ("; the log names " + ", ".join(
             f"{key} {value!r}" for key, value in named.items()) if named else ""))
     hardware_judged = bool(roofline and "observed_decode_seconds_per_token" in roofline)
-    diagnosis = build(acc, files, roofline, roofline_findings, advice, hardware_judged=hardware_judged)
+    sized = None
+    if not hardware_judged and not use_gpu and use_model:
+        from inferledger.diagnose.named_model import from_name
+
+        # The log's own name first: it is what ran, quantization tag included (`…-70B-…_q6`); else --model's.
+        for name in (acc.labels.get("model"), model):
+            sized = sized or (from_name(name, engine=acc.labels.get("engine"), precision=precision) if name else None)
+    diagnosis = build(acc, files, roofline, roofline_findings, advice, hardware_judged=hardware_judged, sized=sized)
     diagnosis.notes.extend(notes)
     diagnosis.warnings.extend(warnings)
     return diagnosis

@@ -38,6 +38,7 @@ IMPOSSIBLE_PROMPT_RATE = threshold("requests-impossible-prompt-rate")
 PARTS_MISMATCH = threshold("requests-parts-mismatch")
 PROMPT_SLOWER_THAN_DECODE = threshold("requests-prompt-slower-than-decode")
 SLOW_PROMPT_RATIO = threshold("requests-slow-prompt-rate")
+CEILING_MIN_OUTPUT = 16  # fewer output tokens and the call's fixed costs swamp the per-token time
 SLOW_PROMPT_MIN_TOKENS = 128  # a shorter prompt's rate is dominated by fixed overhead
 SLOW_PROMPT_SHARE = 1 / 3  # of prompt eval + eval: the slow prompt costs half the decode time or more
 _INTERVAL_AVERAGED = ("vllm.", "sglang.")  # sources whose window rates average over the time since the last line
@@ -252,6 +253,7 @@ class Accumulator:
             "impossible_prompt_rate", "parts_mismatch", "troubled", "arrival", "stalled", "clean", "slow_tpot_bound",
             "slow_prompt")}
         self.tpot_bound = Running()  # e2e ÷ (prompt + output) of requests stating no step time, where ≥ the cutoff
+        self.tpot_ceiling = Running()  # e2e ÷ output of requests stating no step time: the step is at most this
         self._last_window = None  # (running, waiting) of the last stats window folded, for _arrivals
         self._last_window_file = None
         self.parts_gap = Running()  # total − (load + prefill + decode), per request that states all four
@@ -512,6 +514,9 @@ class Accumulator:
             if bound >= SLOW_TPOT_SECONDS:
                 self.tpot_bound.add(bound, line)
                 self._flags["slow_tpot_bound"].add(line, file)
+        if tpot is None and e2e and output and output >= CEILING_MIN_OUTPUT and "decode_seconds" not in metrics:
+            # ... and the whole call ÷ its output tokens bounds the step from above (the prompt's time included).
+            self.tpot_ceiling.add(e2e / output, line)
         prefill = metrics.get("prefill_seconds")
         decode = metrics.get("decode_seconds")
         output = metrics.get("output_tokens")

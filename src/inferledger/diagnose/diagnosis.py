@@ -23,16 +23,17 @@ ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 CLOSE_CALL = 0.1
 
 
-def decide(acc: Accumulator, roofline_findings: list | None = None,
-           hardware_judged: bool = False) -> tuple[list, list, list]:
+def decide(acc: Accumulator, roofline_findings: list | None = None, hardware_judged: bool = False,
+           sized=None) -> tuple[list, list, list]:
     """All findings (best first), the consistency checks and the notes. `hardware_judged`: the roofline comparison
-    judged decode speed, so the fixed-cutoff decode rules stand down."""
+    judged decode speed, so the fixed-cutoff decode rules stand down. `sized`: the model's size read from its name
+    (named_model.NamedModel) when no card is known, for the fixed cutoff's large-model floor."""
     findings: list[Finding] = []
     checks: list[dict] = []
     notes: list[str] = []
     event_findings(acc, findings)
     window_findings(acc, findings, notes, hardware_judged)
-    request_findings(acc, findings, checks, notes, hardware_judged)
+    request_findings(acc, findings, checks, notes, hardware_judged, sized)
     summary_findings(acc, findings, checks, notes, hardware_judged)
     snapshot_findings(acc, findings)
     if not any(finding.verdict != "insufficient-data" for finding in findings):
@@ -91,8 +92,8 @@ def rank(findings: list) -> tuple[str, float, list]:
 
 
 def build(acc: Accumulator, files: list, roofline: dict | None = None, roofline_findings: list | None = None,
-          advice: list | None = None, hardware_judged: bool = False) -> Diagnosis:
-    findings, checks, notes = decide(acc, roofline_findings, hardware_judged)
+          advice: list | None = None, hardware_judged: bool = False, sized=None) -> Diagnosis:
+    findings, checks, notes = decide(acc, roofline_findings, hardware_judged, sized)
     verdict, confidence, alternatives = rank(findings)
     best = findings[0]
     evidence = []

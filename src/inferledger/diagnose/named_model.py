@@ -29,11 +29,13 @@ _FORMATS = (
     ("gptq", 4.25), ("int4", 4.25), ("w4a16", 4.25), ("nf4", 4.5), ("4bit", 4.5),
     ("fp8", 8.0), ("int8", 8.0), ("w8a8", 8.0), ("8bit", 8.0), ("bf16", 16.0), ("fp16", 16.0), ("f16", 16.0),
     ("fp32", 32.0), ("f32", 32.0),
+    # a bare quant level (`_q6`, `-Q4`): the K-quant of that width, the usual one
+    ("q2", 2.625), ("q3", 3.4375), ("q4", 4.5), ("q5", 5.5), ("q6", 6.5625), ("q8", 8.5),
 )
 # What a runner serves when the tag names no format: ollama's library tags default to Q4_K_M; GGUF files people
 # run with llama.cpp are mostly Q4_K_M too; the GPU servers load the checkpoint's bf16.
 _DEFAULT_BITS = {"ollama": (4.5, "ollama's default tag (Q4_K_M)"),
-                 "llama.cpp": (4.5, "the usual GGUF (Q4_K_M)")}
+                 "llama.cpp": (4.5, "the usual GGUF (Q4_K_M)"), "koboldcpp": (4.5, "the usual GGUF (Q4_K_M)")}
 _SERVER_DEFAULT = (16.0, "bf16 (the checkpoint's usual format)")
 
 

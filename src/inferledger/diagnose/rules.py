@@ -180,10 +180,17 @@ _TABLE = (
     _rule("requests-slow-tpot-no-hardware", "requests", "decode-bound",
           "time per output token ≥ this with no model/GPU to judge against", 0.100, "s",
           "≤ 10 tok/s per stream; the hardware is unknown, so the cutoff is fixed and said so", 0.55, 0.85),
+    _rule("requests-slow-tpot-large-model", "requests", "healthy",
+          "the slow per-token time is within what the weights the model's name states allow on a slow common card "
+          "(this share of 360 GB/s: Tesla P40 347, RTX 3060 360)", 0.7, "of peak bandwidth",
+          "ten tokens a second is slow for a 7B model and the best a 70B one gets on such a card: a size the name "
+          "states turns the fixed cutoff into a floor; slower than that floor stays slow (offload, CPU)", 0.6),
     _rule("requests-no-speed", "requests", "insufficient-data", "requests with times but no per-token time or TTFT",
           None, "", "a total or queue time alone cannot say where the time went", 0.5),
-    _rule("requests-healthy", "requests", "healthy", "per-token time or TTFT present, no rule above fired", None,
-          "", "the numbers are shown", 0.55, 0.75),
+    _rule("requests-healthy", "requests", "healthy", "per-token time or TTFT present (or, with neither, every "
+          "call's time ÷ its 16+ output tokens under the slow cutoff), no rule above fired", None,
+          "", "the numbers are shown; a whole call's time per output token includes its prompt, so it bounds the "
+          "decode step from above", 0.55, 0.75),
     # -- state: events, start-up capacity, /metrics snapshots ------------------------------------------------------
     _rule("state-preemption", "state", "kv-capacity", "preemption / retraction / OOM events", 1.0, "events",
           "the engine evicted requests because the KV cache ran out; more events, more confidence",

@@ -9,14 +9,41 @@ from inferledger.diagnose.accumulate import (
     PROMPT_SLOWER_THAN_DECODE,
     SLOW_PROMPT_MIN_TOKENS,
     SLOW_PROMPT_RATIO,
+    SLOW_TPOT_SECONDS,
     TINY_PROMPT_TOKENS,
     Accumulator,
 )
 from inferledger.diagnose.rules import fire, threshold
 from inferledger.diagnose.rules_windows import lines_of
 
+# The slowest card still in common use for local inference (Tesla P40 347 GB/s, RTX 3060 360 GB/s), and the share of
+# its bandwidth a decode kernel reaches: a model too large for ten tokens a second there is not slow at ten.
+SLOW_COMMON_CARD_BYTES_PER_S = 360e9
+LARGE_MODEL_EFFICIENCY = threshold("requests-slow-tpot-large-model")
 
-def request_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware_judged: bool) -> None:
+
+def _size_explains(acc: Accumulator, sized, findings: list) -> bool:
+    """A slow stream of a model whose name states its size: as slow as its weights make it on a slow common card?
+    Then the fixed cutoff misjudged a large model, and the finding says so instead (the prompt's findings stay)."""
+    tpot = acc.request_value("tpot_seconds")
+    step = tpot.mean if acc.flags["slow_tpot"].count else acc.tpot_bound.low
+    floor = sized.weights_bytes_per_step / (LARGE_MODEL_EFFICIENCY * SLOW_COMMON_CARD_BYTES_PER_S)
+    if step > floor:
+        return False
+    findings.append(fire(
+        "requests-slow-tpot-large-model", f"{step * 1e3:.0f} ms per output token (~{1 / step:.1f} tok/s per stream) "
+        f"is what {sized.describe()} allows on a {SLOW_COMMON_CARD_BYTES_PER_S / 1e9:.0f} GB/s card at "
+        f"{LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth ({floor * 1e3:.0f} ms): slow for the fixed cutoff, not for "
+        "this size; give --gpu to judge it against the card",
+        {"observed_seconds_per_token": step, "large_model_seconds_per_token": floor,
+         "weights_bytes_per_step": sized.weights_bytes_per_step}))
+    return True
+
+
+def request_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware_judged: bool,
+                     sized=None) -> None:
+    """The per-request rules. `sized`: the model's size from its name (named_model.NamedModel), when the hardware
+    is unknown; it turns the fixed slow-decode cutoff into the floor such a model has on a slow common card."""
     count = acc.request_count
     if not count:
         return
@@ -92,7 +119,11 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             f"{tokens.high:,.0f} tokens)", {"prefill_seconds_max": prefill.high}, share("prefill_share"),
             **lines_of(acc, "prefill_share")))
     tpot = acc.request_value("tpot_seconds")
-    if flags["slow_tpot"].count and not hardware_judged:
+    slow = bool(flags["slow_tpot"].count) and not hardware_judged
+    slow_bound = bool(flags["slow_tpot_bound"].count) and not hardware_judged
+    if (slow or slow_bound) and sized is not None and _size_explains(acc, sized, findings):
+        return
+    if slow:
         queue = acc.request_value("queue_seconds")
         text = (f"{flags['slow_tpot'].count} of {count} requests at {tpot.mean * 1e3:.0f} ms per output token "
                 f"(~{1 / tpot.mean:.1f} tok/s per stream)")
@@ -105,7 +136,7 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         text += "; a fixed cutoff: give --model and --gpu to judge it against the hardware"
         findings.append(fire("requests-slow-tpot-no-hardware", text, {"tpot_seconds_mean": tpot.mean},
                              share("slow_tpot"), **lines_of(acc, "slow_tpot")))
-    if flags["slow_tpot_bound"].count and not hardware_judged:
+    if slow_bound:
         bound = acc.tpot_bound
         findings.append(fire(
             "requests-slow-tpot-no-hardware", f"{flags['slow_tpot_bound'].count} of {count} requests take at least "
@@ -113,7 +144,7 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             "token costs more than a generated one; a fixed cutoff: give --model and --gpu to judge it against the "
             "hardware", {"tpot_seconds_lower_bound": bound.low}, share("slow_tpot_bound"),
             **lines_of(acc, "slow_tpot_bound")))
-    if flags["slow_tpot"].count or flags["slow_tpot_bound"].count or flags["queue_dominant"].count \
+    if slow or slow_bound or flags["queue_dominant"].count \
             or flags["queue_long"].count or flags["prefill_share"].count:
         return
     ttft = acc.request_value("ttft_seconds")
@@ -133,6 +164,12 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
     if itl is not None and tpot is None:
         bits.append(f"ITL {itl.mean * 1e3:.1f} ms")
         numbers["itl_seconds_mean"] = itl.mean
+    ceiling = acc.tpot_ceiling
+    if not bits and ceiling.count == count and ceiling.high < SLOW_TPOT_SECONDS:
+        # No step time stated, but every call's time ÷ its output tokens is already under the slow cutoff.
+        bits.append(f"at most {ceiling.high * 1e3:.1f} ms per output token (each call's whole time ÷ its output "
+                    "tokens, prompt included)")
+        numbers["tpot_seconds_upper_bound"] = ceiling.high
     queue = acc.request_value("queue_seconds")
     if queue is not None and bits:
         bits.append(f"queue {queue.mean * 1e3:.1f} ms")

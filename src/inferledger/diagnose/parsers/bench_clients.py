@@ -47,7 +47,13 @@ _UNIT_SPELLINGS = (("(sec)", "(s)"), ("(seconds)", "(s)"), ("(req/sec)", "(req/s
 _SYNONYMS = (("prompt throughput", "input token throughput"), ("generation throughput", "output token throughput"),
              ("end to end latency", "e2el"), ("end-to-end latency", "e2el"), ("time to first token", "ttft"),
              ("time per output token", "tpot"), ("inter-token latency", "itl"), ("inter token latency", "itl"))
-_TOTAL_REQUESTS = ("number of total requests", "total requests", "number of requests")
+_TOTAL_REQUESTS = ("number of total requests", "total requests", "number of requests", "successful/total requests")
+# AI-Hypercomputer inference-benchmark (GKE's benchmark_serving.py fork) opens its block with `====Result for Model:
+# deepseek-ai/DeepSeek-R1====` and states averages in the label's unit ("Average Time to First Token (s): 0.51") and
+# rates per minute ("Requests/min: 62.30").
+_MODEL_BANNER = re.compile(r"^=+\s*Result for Model:\s*(\S+?)\s*=+\s*$")
+_PER_MINUTE = {"requests/min": "request_throughput_per_second", "output_tokens/min": "output_tokens_per_second",
+               "input_tokens/min": "input_tokens_per_second", "tokens/min": "total_tokens_per_second"}
 _TRAILING_STAT = re.compile(r"^(.*?\S)\s*(\([^)]*\))\s+(avg|mean|median|min|max|std|p\d+(?:\.\d+)?)$")
 
 
@@ -56,9 +62,13 @@ def _vllm_label(label: str) -> str:
     key = " ".join(label.lower().split())
     for spelled, short in _UNIT_SPELLINGS:
         key = key.replace(spelled, short)
+    lead = ""
+    if key.startswith("average "):  # "Average Time to First Token (s)": the stat before the name
+        lead, key = "mean ", key[len("average "):]
     for words, short in _SYNONYMS:
         if key.startswith(words):
             key = short + key[len(words):]
+    key = lead + key
     stat = _TRAILING_STAT.match(key)
     if stat is not None:
         name, unit, which = stat.groups()
@@ -87,6 +97,9 @@ _CONSOLE_ROWS = {
     "peak concurrent requests": "peak_concurrent_requests",
     "total token throughput (tok/s)": "total_tokens_per_second",
     "concurrency": "mean_concurrency",  # SGLang: sum of latencies / duration = mean requests in flight
+    "total time": "duration_seconds",  # inference-benchmark: "Total time: 115.56 s"
+    "mean input length": "mean_input_tokens",
+    "mean output length": "mean_output_tokens",
     # JetStream: the same rows with the unit after the value (s, requests/s, tokens/s)
     "benchmark duration": "duration_seconds",
     "request throughput": "request_throughput_per_second",
@@ -174,6 +187,11 @@ class _ConsoleBlock:
             number = to_number(value)
             if number is not None:
                 self.metrics["spec_acceptance_fraction"] = number / 100.0
+            return None
+        if key in _PER_MINUTE:
+            number = to_number(value)
+            if number is not None:
+                self.metrics[_PER_MINUTE[key]] = number / 60.0
             return None
         metric = _CONSOLE_ROWS.get(key)
         if metric is None:
@@ -387,6 +405,7 @@ def _guidellm_row(line_number: int, columns: list, column_groups: list, row: lis
 
 _SNIFF_MARKERS = (
     (_BANNER, 0.95),
+    ("Result for Model:", 0.9),
     ("GenAI-Perf", 0.95),
     ("AIPerf | LLM Metrics", 0.95),
     ('"results_ttft_s_mean"', 0.95),
@@ -428,7 +447,7 @@ def parse(lines) -> Iterator:
         finished, block = block, None
         if finished is None or not finished.metrics:
             return None
-        tool = "sglang-bench" if finished.sglang else "vllm-bench"
+        tool = finished.labels.get("tool") or ("sglang-bench" if finished.sglang else "vllm-bench")
         if finished.unitless and finished.headless:
             tool = "jetstream-bench"
             finished.labels.pop("truncated", None)  # JetStream prints no banner: nothing was cut
@@ -478,6 +497,13 @@ def parse(lines) -> Iterator:
                     if record is not None:
                         yield record
                 continue
+        named = _MODEL_BANNER.match(line) if "Result for Model" in line else None
+        if named is not None:
+            record = close_block()
+            if record is not None:
+                yield record
+            block = _ConsoleBlock(line_number, {}, {"model": named.group(1), "tool": "inference-benchmark"})
+            continue
         if _BANNER in line:
             record = close_block()
             if record is not None:

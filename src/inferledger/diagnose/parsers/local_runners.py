@@ -10,12 +10,18 @@
   Generate:59.05s (152.6ms/T = 6.55T/s), Total:84.11s (4.60T/s)` (2024), then `CtxLimit:…, Amt:78/387, Init:0.01s,
   Process:…` (mid-2024 on); the `Processing Prompt [BLAS] (1676 / 1676 tokens)` and `Generating (78 / 387 tokens)`
   progress lines before it give the token counts the older lines lack;
+* koboldcpp --benchmark, a CSV row per run under `Timestamp,Backend,Layers,Model,MaxCtx,GenAmount,ProcessingTime,
+  ProcessingSpeed,GenerationTime,GenerationSpeed,TotalTime,Output,Flags` (times in s, speeds in T/s);
 * TabbyAPI (exllamav2/v3): `Metrics: 167 tokens generated in 21.39 seconds (Queue: 0.0 s, Process: 626.24 T/s,
   Generate: 8.79 T/s, Context: 1494 tokens)` (until mid-2024), then `Metrics (ID: …): N tokens generated in … (Queue: …,
   Process: 3840 cached tokens and 11926 new tokens at 727.64 T/s, Generate: 28.2 T/s, Context: …[, Draft: a / b
   tokens accepted (p%)])`, also wrapped by its console logger;
 * benchmark_genai: `Load time: 3405.69 ms`, `Generate time: 1430.77 ± 3.04 ms`, `TTFT: …`, `TPOT: …`, `Throughput
   tokens/s: 13.98 ± 0.53` (`Throughput : 47.89 ± 1.07 tokens/s` in later releases): mean ± std over the iterations.
+
+* mlx_lm.server: `2026-04-19 08:47:04,712 - INFO - Prompt processing progress: 4096/47330`, one line per prompt
+  per step of prompts read together; a step's prompt rate is the tokens read since the step before ÷ the time between
+  their stamps, a stats window in which nothing is generated.
 
 Times become seconds; memory figures are decimal GB (mlx_lm divides by 1e9).
 """
@@ -25,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from inferledger.diagnose.parsers._common import find_timestamp
 from inferledger.diagnose.parsers.bench_common import NUMBER, TIME_UNITS, to_number
 from inferledger.diagnose.records import Record, Skipped, looks_like_metric, unread
 
@@ -197,6 +204,34 @@ def _kobold(line_number: int, line: str, progress: dict) -> Record | Skipped:
     return Record("request", "local.koboldcpp", line_number, metrics, labels=labels)
 
 
+_KOBOLD_CSV_HEADER = "ProcessingTime,ProcessingSpeed"
+
+
+def _kobold_csv(line_number: int, columns: list, line: str) -> Record | Skipped:
+    """One koboldcpp --benchmark CSV row: the prompt is ProcessingTime × ProcessingSpeed tokens (the benchmark fills
+    the context less GenAmount), GenAmount tokens are generated."""
+    row = dict(zip(columns, line.split(","), strict=False))
+    try:
+        prefill, prompt_rate = float(row["ProcessingTime"]), float(row["ProcessingSpeed"])
+        decode, rate = float(row["GenerationTime"]), float(row["GenerationSpeed"])
+    except (KeyError, ValueError):
+        return Skipped(line_number, "koboldcpp benchmark row without its times and speeds", NAME)
+    metrics = {"prefill_seconds": prefill, "prompt_tokens_per_second": prompt_rate, "input_tokens": prefill * prompt_rate,
+               "decode_seconds": decode, "generation_tokens_per_second": rate}
+    if rate > 0:
+        metrics["tpot_seconds"] = 1.0 / rate
+    if to_number(row.get("GenAmount", "")):
+        metrics["output_tokens"] = float(row["GenAmount"])
+    if to_number(row.get("TotalTime", "")):
+        metrics["e2e_seconds"] = float(row["TotalTime"])
+    labels = {"engine": "koboldcpp", "tool": "koboldcpp --benchmark"}
+    if row.get("Model"):
+        labels["model"] = row["Model"]
+    if row.get("Backend"):
+        labels["backend"] = row["Backend"]
+    return Record("request", "local.koboldcpp", line_number, metrics, labels=labels)
+
+
 def _kobold_progress(line: str, progress: dict) -> None:
     """`Processing Prompt [BLAS] (512 / 1676 tokens)` / `Generating (78 / 387 tokens)`: the latest counts."""
     match = _KOBOLD_PROGRESS.match(line)
@@ -297,15 +332,61 @@ def _mlx_line(line: str, block: _Mlx) -> bool:
     return False
 
 
+_MLX_PROGRESS = re.compile(r"Prompt processing progress:\s*(\d+)\s*/\s*(\d+)")
+
+
+class _PromptSteps:
+    """mlx_lm.server's prompt progress: the prompts of one step share the logger's stamp. Prompts are told apart by
+    their length (the line names no request)."""
+
+    def __init__(self):
+        self.read: dict = {}  # prompt length -> tokens read at the last closed step
+        self.last_stamp: float | None = None  # the last closed step's stamp
+        self.step: tuple | None = None  # (line number, stamp, {prompt length: tokens read}) of the open step
+
+    def add(self, line_number: int, line: str) -> Record | None:
+        match = _MLX_PROGRESS.search(line)
+        stamp = find_timestamp(line)[0] if match else None
+        if stamp is None:
+            return None
+        done, total = int(match.group(1)), int(match.group(2))
+        if self.step is not None and self.step[1] == stamp:
+            self.step[2][total] = done
+            return None
+        record = self.close()
+        self.step = (line_number, stamp, {total: done})
+        return record
+
+    def close(self) -> Record | None:
+        """The open step as a window from the step before, or None for the first (no start to measure from)."""
+        if self.step is None:
+            return None
+        line_number, stamp, done = self.step
+        earlier, seconds = self.read, stamp - self.last_stamp if self.last_stamp is not None else 0.0
+        read = sum(tokens - earlier[total] for total, tokens in done.items() if total in earlier)
+        self.read = {**earlier, **done}
+        self.last_stamp, self.step = stamp, None
+        if seconds <= 0 or read <= 0:
+            return None
+        metrics = {"prompt_tokens_per_second": read / seconds, "generation_tokens_per_second": 0.0,
+                   "running_requests": float(len(done))}
+        labels = {"engine": "mlx_lm.server", "window": "prompts read together since the step before",
+                  "window_seconds": round(seconds, 3),
+                  "prompt_tokens_left": str(sum(total - tokens for total, tokens in done.items()))}
+        return Record("interval", "local.mlx-server", line_number, metrics, stamp, labels)
+
+
 # Each format's signature in a file's head: every group must be present, any one text of a group will do.
 _SIGNATURES = (
     (("Output generated in",), ("tokens/s",)),  # text-generation-webui
     (("tokens-per-sec",), ("Generation:", "Prompt:")),  # mlx_lm generate
     (("CtxLimit:", "ContextLimit:", "Time Taken - Processing:"), ("Total:",)),  # koboldcpp
+    ((_KOBOLD_CSV_HEADER,), ("GenerationSpeed",)),  # koboldcpp --benchmark
     (("tokens generated in",), ("Generate:",), ("T/s",)),  # TabbyAPI
     (("Generate time:",), ("TTFT:",), ("TPOT:",)),  # benchmark_genai
     (("Time for inference",), ("sec total",)),  # gpt-fast / torchchat
     (("prompt_tps=",), ("generation_tps=",)),  # mlx_lm.benchmark
+    (("Prompt processing progress:",),),  # mlx_lm.server
 )
 
 
@@ -339,7 +420,20 @@ def parse(lines) -> Iterator:
     held: tuple | None = None  # (line_number, kind, text, continuations) of a line wrapped by its logger
     bench_shape: tuple | None = None  # mlx_lm.benchmark's (prompt, generation) tokens for the trials below
 
+    csv_columns: list | None = None  # koboldcpp --benchmark's header, for the rows below it
+    steps = _PromptSteps()
     for line_number, line in lines:
+        if "Prompt processing progress:" in line:
+            record = steps.add(line_number, line)
+            if record is not None:
+                yield record
+            continue
+        if csv_columns is not None and line[:1].isdigit() and line.count(",") >= 10:
+            yield _kobold_csv(line_number, csv_columns, line)
+            continue
+        if _KOBOLD_CSV_HEADER in line:
+            csv_columns = [column.strip() for column in line.split(",")]
+            continue
         if held is not None:
             start, kind, text, joined = held
             text = f"{text} {line.strip()}"
@@ -406,6 +500,9 @@ def parse(lines) -> Iterator:
             yield unread(line_number, line, NAME)
     if held is not None:
         yield Skipped(held[0], f"{held[1]} timing line that could not be read", NAME)
+    record = steps.close()
+    if record is not None:
+        yield record
     for block in (mlx, genai):
         record = block.record() if block is not None else None
         if record is not None:

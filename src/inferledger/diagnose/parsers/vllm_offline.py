@@ -1,6 +1,8 @@
 """vLLM offline inference (`LLM.generate`): the tqdm bar `Processed prompts: 100%|███| 1000/1000 [00:10<00:00,
 97.45it/s, est. speed input: 49992.62 toks/s, output: 12473.79 toks/s]` (vLLM ≥ 0.5; `Generation Speed: 49.28
-toks/s` before). One summary Record per run, from the last bar line of that run.
+toks/s` before). One summary Record per run, from the last bar line of that run. `vllm bench throughput` (benchmark_throughput.py)
+ends a run with `Throughput: 0.03 requests/s, 14.83 total tokens/s, 1.65 output tokens/s` and, since 2025,
+`Total num prompt tokens:  32768` / `Total num output tokens:  4096`: joined to the run's bar when one is there.
 
 Every prompt is handed to the engine at once, so this is a throughput run, not a latency measurement: the rates are
 totals over the elapsed time (tokens are counted as each request finishes, which is why a bar can read 0.00 toks/s
@@ -19,6 +21,19 @@ NAME = "vllm-offline"
 _BAR = re.compile(r"Processed prompts:\s*(\d+)%.*?\|\s*(\d+)/(\d+)\s*\[([\d:]+)<[^,\]]*(?:,\s*([\d.]+)(it/s|s/it))?"
                   r"(?:,\s*est\. speed input:\s*([\d.]+) toks/s,\s*output:\s*([\d.]+) toks/s"
                   r"|,\s*Generation Speed:\s*([\d.]+) toks/s)?")
+
+
+_THROUGHPUT = re.compile(r"Throughput:\s*([\d.]+) requests/s,\s*([\d.]+) total tokens/s"
+                         r"(?:,\s*([\d.]+) output tokens/s)?")
+_TOTALS = re.compile(r"Total num (prompt|output) tokens:\s*(\d+)")
+
+
+def _throughput(match: re.Match) -> dict:
+    metrics = {"request_throughput_per_second": float(match.group(1)),
+               "total_tokens_per_second": float(match.group(2))}
+    if match.group(3) is not None:
+        metrics["output_tokens_per_second"] = float(match.group(3))
+    return metrics
 
 
 def _clock_seconds(text: str) -> float:
@@ -51,11 +66,11 @@ def _bar(match: re.Match) -> tuple[dict, int]:
     return metrics, total
 
 
-def _record(line_number: int, metrics: dict, total: int) -> Record:
+def _record(line_number: int, metrics: dict, total: int | None) -> Record:
     labels = {"engine": "vllm", "tool": "vllm-offline", "offline_batch": True,
               "throughput_definition": "offline batch: every prompt submitted at once, rates are totals over the "
                                        "elapsed time"}
-    if metrics["completed_requests"] < total:
+    if total is not None and metrics["completed_requests"] < total:
         labels["cut"] = f"the bar stopped at {metrics['completed_requests']:.0f} of {total:.0f} prompts"
     return Record("summary", "bench.vllm-offline", line_number, metrics, labels=labels)
 
@@ -63,20 +78,40 @@ def _record(line_number: int, metrics: dict, total: int) -> Record:
 def sniff(head: str) -> float:
     if "Processed prompts:" in head and ("toks/s" in head or "it/s" in head):
         return 0.85
+    if "Throughput:" in head and "total tokens/s" in head:
+        return 0.8
     return 0.0
 
 
 def parse(lines) -> Iterator:
-    last: tuple[int, dict, int] | None = None  # the latest bar line: (line number, metrics, prompts in its run)
+    # the latest bar line or throughput summary: (line number, metrics, prompts in its run or None, its summary read)
+    last: tuple[int, dict, int | None, bool] | None = None
     for line_number, line in lines:
+        if "Throughput:" in line:
+            match = _THROUGHPUT.search(line)
+            if match is not None:
+                if last is not None and last[3]:
+                    yield _record(*last[:3])  # the run before had its own summary
+                    last = None
+                metrics = dict(last[1]) if last is not None else {}
+                metrics.update(_throughput(match))
+                last = (last[0] if last is not None else line_number, metrics, last[2] if last else None, True)
+            continue
+        if "Total num" in line and last is not None:
+            match = _TOTALS.search(line)
+            if match is not None:
+                name = "total_input_tokens" if match.group(1) == "prompt" else "total_output_tokens"
+                last[1][name] = float(match.group(2))
+            continue
         if "Processed prompts:" not in line:
             continue
         match = _BAR.search(line)
         if match is None:
             continue
         metrics, total = _bar(match)
-        if last is not None and (total != last[2] or metrics["completed_requests"] < last[1]["completed_requests"]):
-            yield _record(*last)  # a new run: the bar restarted
-        last = (line_number, metrics, total)
+        if last is not None and (last[3] or total != last[2]
+                                 or metrics["completed_requests"] < last[1]["completed_requests"]):
+            yield _record(*last[:3])  # a new run: the bar restarted, or the run before printed its summary
+        last = (line_number, metrics, total, False)
     if last is not None:
-        yield _record(*last)
+        yield _record(*last[:3])
