@@ -336,7 +336,8 @@ def _reference_window_flags(windows):
         arrival = False
         if running > 0 and record.source.startswith(("vllm.", "sglang.")):
             if previous is None:
-                arrival = prompt > 0 and running <= 2 and (generation is None or generation < prompt)
+                arrival = running <= 2 and (prompt > 0 and (generation is None or generation < prompt)
+                                            or generation == 0 == prompt)
             else:
                 arrival = previous[0] == 0 and previous[1] == 0
         previous, previous_file = (running, waiting), file

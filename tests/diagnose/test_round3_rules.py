@@ -401,12 +401,21 @@ def test_sglang_decode_line_after_an_idle_prefill_is_an_arrival(tmp_path):
 
 
 def test_requests_held_with_nothing_produced_are_stalled(tmp_path):
-    # Four 10-s windows with one request running, no prompt read and no token generated: a hung engine.
+    # Four 10-s windows with one request running, no prompt read and no token generated: a hung engine. The first
+    # may hold the request's arrival (an excerpt's opening window has no window before it), so three count.
     lines = [_v0(10 * n, 0.0, 0.0, 1) for n in range(1, 5)]
     diagnosis = _diagnose(tmp_path, "\n".join(lines) + "\n")
     assert diagnosis.verdict == "decode-bound"
     item = next(item for item in diagnosis.evidence if item.rule == "windows-stalled")
-    assert item.numbers["stalled_windows"] == 4
+    assert item.numbers["stalled_windows"] == 3
+
+
+def test_an_excerpt_opening_on_a_request_not_yet_begun(tmp_path):
+    # One request, nothing produced in the first window (it came in just before the line), 28.9 tok/s in the next:
+    # the opening window is its arrival, not a hang.
+    lines = [_v0(10, 0.0, 0.0, 1), _v0(20, 0.0, 28.9, 1)]
+    diagnosis = _diagnose(tmp_path, "\n".join(lines) + "\n")
+    assert not any(item.rule == "windows-stalled" for item in diagnosis.evidence)
 
 
 # -- after blind round 4 (not blind) ----------------------------------------------------------------------------------

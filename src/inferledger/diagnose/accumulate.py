@@ -362,8 +362,9 @@ class Accumulator:
             if held > 0 and windows[i].source.startswith(_INTERVAL_AVERAGED):
                 if previous is not None:
                     arrived = previous == (0, 0)
-                else:
-                    arrived = 0 < prompt[i] and held <= 2 and (generation[i] is None or generation[i] < prompt[i])
+                else:  # the excerpt's first window: one or two requests reading their prompt, or not begun
+                    arrived = held <= 2 and (0 < prompt[i] and (generation[i] is None or generation[i] < prompt[i])
+                                             or generation[i] == 0 == prompt[i])
                 if arrived:
                     found.add(i)
             previous = (held, waiting[i])

@@ -123,9 +123,11 @@ def _observed_decode(acc: Accumulator) -> tuple[float | None, str]:
     tpot = acc.requests.get("tpot_seconds")
     if tpot is not None and tpot.count and not acc.labels.get("tpot_includes_prefill"):
         return tpot.mean, "mean TPOT of the requests"
+    from inferledger.diagnose.rules_summary import prefill_interleaved
+
     for record, _file in acc.summaries:
         value = record.metrics.get("tpot_seconds_mean") or record.metrics.get("tpot_seconds_median")
-        if value:
+        if value and not prefill_interleaved(record, value):
             return value, f"mean TPOT of {record.labels.get('tool', record.source)}"
     if acc.per_stream.count and acc.per_stream.mean:
         return 1 / acc.per_stream.mean, "generation tok/s ÷ running requests in the stats windows"

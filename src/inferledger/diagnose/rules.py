@@ -53,6 +53,11 @@ _TABLE = (
           "a time per output token needs a second token: with about one token generated it is the first token's "
           "time (openvino benchmark_genai printing TPOT = TTFT); the per-token time is then set aside and the run is "
           "not called healthy on it, while a queue read from its TTFT still outranks this", 0.6),
+    _rule("summary-prefill-interleaved", "summary", "prefill-bound",
+          "prompt tokens per output token ≥ this, more than one request in flight, per-token time ≥ 100 ms", 100.0,
+          "input/output", "with a hundred prompt tokens or more per generated token, the few decode steps of each "
+          "request sit between the other requests' prefills: the per-token time measures those prefills, not the "
+          "decode step, and no decode rule (nor the hardware comparison) reads it", 0.6),
     _rule("summary-chunked-ttst", "summary", "measurement-artifact",
           "time to second token below this while TTFT > 0.2 s", 0.001, "s",
           "tokens that arrive in one chunk: TTFT then depends on the tool's definition", 0.45),
@@ -185,6 +190,15 @@ _TABLE = (
           "(this share of 360 GB/s: Tesla P40 347, RTX 3060 360)", 0.7, "of peak bandwidth",
           "ten tokens a second is slow for a 7B model and the best a 70B one gets on such a card: a size the name "
           "states turns the fixed cutoff into a floor; slower than that floor stays slow (offload, CPU)", 0.6),
+    _rule("requests-slower-than-size-allows", "requests", "decode-bound",
+          "per-token time under the fixed cutoff but ≥ this many times what the name's weights take on that slow "
+          "common card", 2.5, "×", "a 3B-active MoE at 24 tok/s is as slow as a 70B one: a card of 360 GB/s streams "
+          "its 1.7 GB a step in 7 ms; 2.5× that (under 40 % of the card's speed, the hardware rule's line) is an "
+          "offload or a CPU", 0.7),
+    _rule("requests-decode-slowed", "requests", "decode-bound",
+          "a local runner's requests in turn (3+): the last decode rate at most 1/this of the best, prompts ≤ 16k",
+          2.0, "×", "a model that streamed at 37 tok/s and now streams at 17 with a 13-token prompt lost part of its "
+          "GPU (offload after a larger context allocation) or shares it: the rate, not the context, changed", 0.65),
     _rule("requests-no-speed", "requests", "insufficient-data", "requests with times but no per-token time or TTFT",
           None, "", "a total or queue time alone cannot say where the time went", 0.5),
     _rule("requests-healthy", "requests", "healthy", "per-token time or TTFT present (or, with neither, every "

@@ -14,7 +14,7 @@ from inferledger.diagnose.accumulate import (
     Accumulator,
 )
 from inferledger.diagnose.rules import fire, threshold
-from inferledger.diagnose.rules_windows import lines_of
+from inferledger.diagnose.rules_windows import DEPTH_MAX_TOKENS, lines_of
 
 # The slowest card still in common use for local inference (Tesla P40 347 GB/s, RTX 3060 360 GB/s), and the share of
 # its bandwidth a decode kernel reaches: a model too large for ten tokens a second there is not slow at ten.
@@ -36,6 +36,47 @@ def _size_explains(acc: Accumulator, sized, findings: list) -> bool:
         f"{LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth ({floor * 1e3:.0f} ms): slow for the fixed cutoff, not for "
         "this size; give --gpu to judge it against the card",
         {"observed_seconds_per_token": step, "large_model_seconds_per_token": floor,
+         "weights_bytes_per_step": sized.weights_bytes_per_step}))
+    return True
+
+
+_ONE_AT_A_TIME = ("ollama.", "llamacpp.", "local.")  # runners that serve a user's requests in turn, one model
+
+
+def _decode_slowed(acc: Accumulator, findings: list) -> bool:
+    """A runner's requests, in turn, whose decode rate ends at half its best or less, at a context too short for
+    attention to explain it: the same model now streams slower (part of it moved off the GPU, another load)."""
+    rate = acc.request_value("generation_tokens_per_second")
+    context = acc.request_value("input_tokens")
+    factor = threshold("requests-decode-slowed")
+    if rate is None or rate.count < 3 or not rate.last or rate.high < factor * rate.last \
+            or not all(source.startswith(_ONE_AT_A_TIME) for source in acc.sources) \
+            or (context is not None and context.high > DEPTH_MAX_TOKENS):
+        return False
+    findings.append(fire(
+        "requests-decode-slowed", f"decode fell from {rate.high:.1f} to {rate.last:.1f} tok/s over {rate.count} "
+        f"requests in turn ({rate.high / rate.last:.1f}×) with prompts of at most {context.high if context else 0:,.0f}"
+        " tokens: the same model streams at half its speed or less (part of it off the GPU, or another load)",
+        {"generation_tokens_per_second_max": rate.high, "generation_tokens_per_second_last": rate.last}))
+    return True
+
+
+def _size_too_slow(acc: Accumulator, sized, findings: list) -> bool:
+    """Under the fixed cutoff, yet far slower than the weights the name states allow even on a slow common card: a
+    small or mixture-of-experts model streaming from the CPU (an offload, a lost GPU)."""
+    tpot = acc.request_value("tpot_seconds")
+    if tpot is None or not tpot.count or acc.labels.get("tpot_includes_prefill"):
+        return False
+    floor = sized.weights_bytes_per_step / (LARGE_MODEL_EFFICIENCY * SLOW_COMMON_CARD_BYTES_PER_S)
+    factor = threshold("requests-slower-than-size-allows")
+    if tpot.mean < factor * floor:
+        return False
+    findings.append(fire(
+        "requests-slower-than-size-allows", f"{tpot.mean * 1e3:.1f} ms per output token is {tpot.mean / floor:.1f}× "
+        f"the {floor * 1e3:.1f} ms that {sized.describe()} takes on a {SLOW_COMMON_CARD_BYTES_PER_S / 1e9:.0f} GB/s "
+        f"card at {LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth: slower than a slow GPU would stream it (an offload to "
+        "the CPU?); give --gpu to judge it against the card",
+        {"observed_seconds_per_token": tpot.mean, "slow_card_seconds_per_token": floor,
          "weights_bytes_per_step": sized.weights_bytes_per_step}))
     return True
 
@@ -144,6 +185,10 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             "token costs more than a generated one; a fixed cutoff: give --model and --gpu to judge it against the "
             "hardware", {"tpot_seconds_lower_bound": bound.low}, share("slow_tpot_bound"),
             **lines_of(acc, "slow_tpot_bound")))
+    if not (slow or slow_bound) and not hardware_judged and sized is not None and _size_too_slow(acc, sized, findings):
+        return
+    if not (slow or slow_bound) and _decode_slowed(acc, findings):
+        return
     if slow or slow_bound or flags["queue_dominant"].count \
             or flags["queue_long"].count or flags["prefill_share"].count:
         return

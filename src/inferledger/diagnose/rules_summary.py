@@ -34,6 +34,22 @@ def offered_rate(record) -> float | None:
     return rate
 
 
+def input_per_output(metrics: dict) -> float | None:
+    """Prompt tokens per generated token of a run, from its rates or else its totals."""
+    prompt, output = metrics.get("input_tokens_per_second"), metrics.get("output_tokens_per_second")
+    if not (prompt and output):
+        prompt, output = metrics.get("total_input_tokens"), metrics.get("total_output_tokens")
+    return prompt / output if prompt and output else None
+
+
+def prefill_interleaved(record, per_token: float | None) -> bool:
+    """A long per-token time in a run that is nearly all prompt, with other requests in flight (see the rule)."""
+    ratio = input_per_output(record.metrics)
+    concurrency = record.metrics.get("max_concurrency")
+    return bool(per_token and per_token >= threshold("summary-slow-tpot-no-hardware") and ratio
+                and ratio >= threshold("summary-prefill-interleaved") and (concurrency is None or concurrency > 1))
+
+
 class _Run:
     """The numbers of one summary the rules read, each derived once."""
 
@@ -143,6 +159,15 @@ def _artefacts(run: _Run, record, where: dict, findings: list) -> None:
                                                              "seconds_per_token": run.per_token}, **where))
         run.per_token = run.step = None  # not a decode measurement: no rule reads it
         run.one_token = True
+    if run.per_token is not None and not run.one_token and prefill_interleaved(record, run.per_token):
+        ratio = input_per_output(record.metrics)
+        findings.append(fire(
+            "summary-prefill-interleaved", f"{name}: {run.per_token * 1e3:,.0f} ms per output token in a run of "
+            f"{ratio:,.0f} prompt tokens per output token: each request's few decode steps wait between the other "
+            "requests' prefills, so this is prefill time, not a decode measurement",
+            {"input_per_output_tokens": ratio, "seconds_per_token": run.per_token}, **where))
+        run.per_token = run.step = None
+        run.one_token = True  # as with one token: no decode rule reads it, and the run is not called healthy
     ttst = record.metrics.get("ttst_seconds_mean")
     if ttst is not None and ttst < threshold("summary-chunked-ttst") and ttft is not None and ttft > 0.2:
         findings.append(fire(
@@ -253,11 +278,13 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
         latency = run.e2e
         if latency is None and run.ttft is not None and run.tpot is not None and run.mean_output:
             latency = run.ttft + run.tpot * (run.mean_output - 1)
+        if latency is None and record.metrics.get("mean_concurrency") and achieved:
+            latency = record.metrics["mean_concurrency"] / achieved  # Little's law: in flight ÷ completions/s
         expected = completed / offered + (latency or 0.0)
         kept = threshold("summary-rate-not-kept")
         if achieved < kept * offered and latency is None:
             notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered, but the excerpt has no "
-                         "request latency (E2E, or TTFT and TPOT): a short run's drain and overload look the same "
+                         "request latency (E2E, TTFT and TPOT, or mean concurrency): a short run's drain and overload look the same "
                          "without it")
         elif achieved < kept * offered and run.duration and run.duration > 1.3 * expected:
             found = True

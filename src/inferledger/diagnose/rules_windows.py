@@ -16,6 +16,17 @@ def lines_of(acc: Accumulator, flag: str) -> dict:
     return {"lines": list(lines.lines), "file": lines.file}
 
 
+def _prefill_ramp(acc: Accumulator) -> bool:
+    """Every prompt-heavy window comes before every slow-decode window of one file: a batch whose prompts were read
+    first and whose decode then crawls. Its prompt windows starved no decode (none had begun): the steady state after
+    them is the reading."""
+    heavy = acc.flags["prefill_heavy"]
+    slow = [acc.flags[name] for name in ("slow_small_batch", "starved") if acc.flags[name].count]
+    if not heavy.count or not slow or heavy.count > len(heavy.lines) or any(lines.file != heavy.file for lines in slow):
+        return False
+    return max(heavy.lines) < min(min(lines.lines) for lines in slow)
+
+
 def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judged: bool) -> None:
     windows = acc.interval_count
     if not windows:
@@ -61,7 +72,11 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
         if draining:
             finding.score -= 0.15
         findings.append(finding)
-    if flags["prefill_heavy"].count:
+    ramp = _prefill_ramp(acc)
+    if ramp:
+        notes.append(f"the first {flags['prefill_heavy'].count} prompt-heavy window(s) read the batch's prompts before "
+                     "its decode began; the windows after them decode slowly, and the reading follows those")
+    elif flags["prefill_heavy"].count:
         findings.append(fire(
             "windows-prefill-heavy", f"prompt throughput dominates {flags['prefill_heavy'].count} of {windows} "
             f"windows (up to {prompt.high:.1f} prompt tok/s vs {generation.low:.1f} generation tok/s) and decode is "

@@ -84,6 +84,7 @@ _CONSOLE_ROWS = {
     "failed requests": "failed_requests",
     "maximum request concurrency": "max_concurrency",
     "max request concurrency": "max_concurrency",
+    "max reqeuest concurrency": "max_concurrency",  # SGLang's own spelling in 2025 releases
     "request rate configured (rps)": "request_rate_per_second",
     "traffic request rate": "request_rate_per_second",
     "benchmark duration (s)": "duration_seconds",
@@ -109,7 +110,8 @@ _CONSOLE_ROWS = {
     "accept length": "spec_mean_acceptance_length",  # SGLang with speculative decoding
 }
 # Rows that are printed before the result block too (the pre-amble): they do not start a cut block.
-_PREAMBLE_ROWS = ("traffic request rate", "maximum request concurrency", "max request concurrency")
+_PREAMBLE_ROWS = ("traffic request rate", "maximum request concurrency", "max request concurrency",
+                  "max reqeuest concurrency")
 
 
 def _starts_result_rows(line: str) -> bool:
@@ -126,7 +128,8 @@ def _starts_result_rows(line: str) -> bool:
 
 
 # Rows that only say which client printed the block (SGLang-only labels).
-_SGLANG_ROWS = ("backend", "max request concurrency", "concurrency", "total generated tokens (retokenized)",
+_SGLANG_ROWS = ("backend", "max request concurrency", "max reqeuest concurrency", "concurrency",
+                "total generated tokens (retokenized)",
                 "total input text tokens")
 
 
@@ -406,6 +409,7 @@ def _guidellm_row(line_number: int, columns: list, column_groups: list, row: lis
 _SNIFF_MARKERS = (
     (_BANNER, 0.95),
     ("Result for Model:", 0.9),
+    ('"totalTimeMills"', 0.9),
     ("GenAI-Perf", 0.95),
     ("AIPerf | LLM Metrics", 0.95),
     ('"results_ttft_s_mean"', 0.95),

@@ -1,6 +1,6 @@
 """Benchmark reports saved as JSON: vLLM --save-result, SGLang --output-file JSONL, AIPerf / genai-perf
-profile exports, llmperf summary and individual responses. Units: `_ms` keys are
-ms, detailed arrays seconds; exports carry a unit per metric; llmperf is seconds."""
+profile exports, llmperf summary and individual responses, DJL's awscurl summary. Units: `_ms` keys are
+ms, detailed arrays seconds; exports carry a unit per metric; llmperf is seconds; awscurl ms."""
 
 from __future__ import annotations
 
@@ -96,6 +96,8 @@ def _json_items(line_number: int, value, truncated: int) -> Iterator:
         yield from _llmperf_summary(line_number, value, base_labels)
     elif any(isinstance(item, dict) and "unit" in item for item in value.values()):
         yield from _export_summary(line_number, value, base_labels)
+    elif "totalTimeMills" in value or "timeToFirstByte" in value:
+        yield from _awscurl_summary(line_number, value, base_labels)
     elif "request_throughput" in value or any(_MS_KEY.match(key) for key in value):
         yield from _serving_json(line_number, value, base_labels)
 
@@ -151,6 +153,33 @@ def _serving_json(line_number: int, value: dict, labels: dict) -> Iterator:
                     request[metric] = number
             if request:
                 yield Record("request", source, line_number, request, labels={"tool": labels["tool"]})
+
+
+# awscurl (DJL Serving's load tester, `-c clients -N requests -P -t`): times in ms, tps = requests/s; its token
+# counts are those of the whole response body, as the tokenizer it is given splits it.
+_AWSCURL = {"totalTimeMills": ("duration_seconds", 1e-3), "failedRequests": ("failed_requests", 1.0),
+            "concurrentClients": ("max_concurrency", 1.0), "tps": ("request_throughput_per_second", 1.0),
+            "tokenThroughput": ("output_tokens_per_second", 1.0), "totalTokens": ("total_output_tokens", 1.0),
+            "tokenPerRequest": ("mean_output_tokens", 1.0), "averageLatency": ("e2e_seconds_mean", 1e-3),
+            "p50Latency": ("e2e_seconds_median", 1e-3), "p90Latency": ("e2e_seconds_p90", 1e-3),
+            "p99Latency": ("e2e_seconds_p99", 1e-3), "timeToFirstByte": ("ttft_seconds_mean", 1e-3)}
+
+
+def _awscurl_summary(line_number: int, value: dict, labels: dict) -> Iterator:
+    labels = dict(labels, tool="awscurl", token_count_definition="tokens of the whole response body, as the "
+                  "given tokenizer splits it (details and prompt echo included when the server returns them)")
+    if isinstance(value.get("tokenizer"), str):
+        labels["model"] = value["tokenizer"]
+    metrics = {}
+    for key, (metric, factor) in _AWSCURL.items():
+        number = _float(value.get(key))
+        if number is not None:
+            metrics[metric] = number * factor
+    total = _float(value.get("totalRequests"))
+    if total is not None:
+        metrics["completed_requests"] = total - metrics.get("failed_requests", 0.0)
+    if metrics:
+        yield Record("summary", "bench.awscurl", line_number, metrics, labels=labels)
 
 
 def _export_summary(line_number: int, value: dict, labels: dict) -> Iterator:
@@ -229,5 +258,5 @@ def _llmperf_requests(line_number: int, items: list, labels: dict) -> Iterator:
 
 def wanted_json(text: str) -> bool:
     return ("_ms" in text or "request_throughput" in text or "ttft_s" in text or "results_" in text
-            or '"unit"' in text)
+            or '"unit"' in text or "totalTimeMills" in text)
 

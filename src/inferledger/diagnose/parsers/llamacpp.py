@@ -143,6 +143,10 @@ def _batched_row(line_number: int, columns: list, cells: list) -> Record | Skipp
         if column in values:
             metrics[metric] = values[column]
     labels = {"engine": "llama.cpp", "tool": "llama-batched-bench"}
+    if "b" not in values and "n_kv" in values:
+        # llama-sweep-bench (ik_llama.cpp): the same columns without B, one sequence whose cache grows by N_KV.
+        metrics["running_requests"] = 1.0
+        labels["tool"] = "llama-sweep-bench"
     for column in ("pp", "tg", "b", "n_kv"):
         if column in values:
             labels[column] = str(int(values[column]))

@@ -194,7 +194,13 @@ def _kobold(line_number: int, line: str, progress: dict) -> Record | Skipped:
     if "Processing Prompt" in progress:
         metrics["input_tokens"] = progress["Processing Prompt"]
     if "Generating" in progress:
-        metrics.setdefault("output_tokens", progress["Generating"])
+        counted = progress["Generating"]
+        grown = metrics.get("context_tokens", 0) - metrics.get("input_tokens", 0)
+        if 0 < grown < counted:
+            # The context grew by fewer tokens than the counter says: early-2024 releases print `Generating (1025 /
+            # 1024 tokens)` for a 60-token reply (LostRuins/koboldcpp#619); what the context kept was generated.
+            counted = grown
+        metrics.setdefault("output_tokens", counted)
     generated, decode = metrics.get("output_tokens"), metrics.get("decode_seconds")
     if generated and decode:
         # From the counts: koboldcpp 1.57-1.66 divided the generation time by the requested amount, not the
@@ -422,7 +428,16 @@ def parse(lines) -> Iterator:
 
     csv_columns: list | None = None  # koboldcpp --benchmark's header, for the rows below it
     steps = _PromptSteps()
+    kobold_head: tuple | None = None  # a koboldcpp timing line whose `Total:` comes on the next line (early 2024)
     for line_number, line in lines:
+        if kobold_head is not None:
+            start, text = kobold_head
+            kobold_head = None
+            if line.lstrip().startswith("Total:"):
+                yield _kobold(start, f"{text}, {line.strip()}", progress)
+                progress = {}
+                continue
+            yield _kobold(start, text, progress)
         if "Prompt processing progress:" in line:
             record = steps.add(line_number, line)
             if record is not None:
@@ -449,6 +464,9 @@ def parse(lines) -> Iterator:
             yield Skipped(start, f"{kind} timing line that could not be read", NAME)
         kind = _line_kind(line)
         if kind == "kobold":
+            if "Total:" not in line:
+                kobold_head = (line_number, line.rstrip())
+                continue
             yield _kobold(line_number, line, progress)
             progress = {}
             continue
@@ -500,6 +518,8 @@ def parse(lines) -> Iterator:
             yield unread(line_number, line, NAME)
     if held is not None:
         yield Skipped(held[0], f"{held[1]} timing line that could not be read", NAME)
+    if kobold_head is not None:
+        yield _kobold(*kobold_head, progress)
     record = steps.close()
     if record is not None:
         yield record
