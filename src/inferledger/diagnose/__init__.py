@@ -35,6 +35,15 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         if bar is not None:
             bar.close()
     records = acc.records - before
+    if records == 0 and not log.skipped:
+        # A known format's marker, but none of its lines: a client no reader knows that shares a few words with one.
+        from inferledger.diagnose.parsers import FALLBACKS, pick
+
+        fallback = pick(log.head, FALLBACKS)
+        if fallback:
+            log, parsers = LogFile.open(path), fallback
+            acc.add_all(iter_records(log, parsers), shown or path)
+            records = acc.records - before
     info = {"path": path, "formats": [module.NAME for module in parsers], "lines": log.lines_read,
             "bytes": log.bytes_read, "records": records, "skipped_lines": log.skipped,
             "skipped_examples": [item.to_dict() for item in log.skipped_examples],
@@ -94,6 +103,10 @@ def diagnose_files(paths, model: str | None = None, gpu: str | None = None, prec
     diagnosis = _diagnose(acc, files, model, gpu, precision, kv_precision)
     for error in errors:
         diagnosis.notes.append("not read: " + error)
+    guessed = [info["path"] for info in files if "generic-summary" in info.get("formats", ())]
+    if guessed:
+        diagnosis.warnings.append(f"{', '.join(guessed)}: no known format; read by metric words in `label: value "
+                                  "unit` lines (check the numbers the evidence quotes)")
     return diagnosis
 
 

@@ -16,11 +16,13 @@ import importlib
 _BUILTIN = ["vllm", "sglang", "tgi", "prometheus", "trtllm_metrics"]
 _OPTIONAL = ["bench_clients", "bench_markdown", "bench_text", "evalscope", "guidellm_rich", "llamacpp", "local_runners",
              "ollama", "sglang_one_batch", "tgi_benchmark", "trtllm_bench", "vllm_offline"]
+# Tried only when no format above is detected: it reads by keywords, so beside a known format it would read lines twice.
+_FALLBACK = ["generic_summary"]
 
 
-def _load():
+def _load(names: list) -> list:
     modules = []
-    for name in _BUILTIN + _OPTIONAL:
+    for name in names:
         qualified = f"{__name__}.{name}"
         try:
             modules.append(importlib.import_module(qualified))
@@ -31,16 +33,23 @@ def _load():
     return modules
 
 
-PARSERS = _load()
+PARSERS = _load(_BUILTIN + _OPTIONAL)
+FALLBACKS = _load(_FALLBACK)
 
 # A sniff score at or above this means "this file contains that format"; several can pass for mixed logs.
 DETECT_THRESHOLD = 0.3
 
 
 def detect(head: str) -> list:
-    """The parser modules that recognise `head`, best first; empty when no format is recognised."""
+    """The parser modules that recognise `head`, best first; the fallback readers only when no format is recognised;
+    empty when none reads it."""
+    return pick(head, PARSERS) or pick(head, FALLBACKS)
+
+
+def pick(head: str, modules: list) -> list:
+    """Those of `modules` that recognise `head`, best first."""
     scored = []
-    for module in PARSERS:
+    for module in modules:
         try:
             score = float(module.sniff(head))
         except Exception:  # a sniff must never stop detection of the other formats
@@ -53,7 +62,7 @@ def detect(head: str) -> list:
 
 def by_name(name: str):
     """The parser module called `name` (its NAME), or None."""
-    for module in PARSERS:
+    for module in PARSERS + FALLBACKS:
         if module.NAME == name:
             return module
     return None
