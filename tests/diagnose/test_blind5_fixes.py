@@ -143,3 +143,12 @@ def test_a_throughput_summary_joins_its_runs_bar(tmp_path):
     assert record.metrics["completed_requests"] == 1000
     assert record.metrics["request_throughput_per_second"] == 97.40
     assert record.metrics["total_output_tokens"] == 128000
+
+
+def test_koboldcpp_2023_counts_printed_after_the_timing_line():
+    # koboldcpp#10 (April 2023): `Time Taken - Processing:134.0s, Generation:763.6s, Total:897.6s`, then
+    # `Processing Prompt (74 / 74 tokens)` and `Generating (80 / 80 tokens)`: 763.6 s ÷ 80 = 9.545 s a token.
+    records = _records(BLIND5 / "koboldcpp__2023-74-prompt-80-gen-763s.txt", local_runners)
+    assert len(records) == 1
+    assert records[0].metrics["input_tokens"] == 74 and records[0].metrics["output_tokens"] == 80
+    assert records[0].metrics["tpot_seconds"] == pytest.approx(763.6 / 80)

@@ -429,7 +429,14 @@ def parse(lines) -> Iterator:
     csv_columns: list | None = None  # koboldcpp --benchmark's header, for the rows below it
     steps = _PromptSteps()
     kobold_head: tuple | None = None  # a koboldcpp timing line whose `Total:` comes on the next line (early 2024)
+    kobold_tail: tuple | None = None  # a 2023 `Time Taken` line, its counts in the progress lines printed after it
     for line_number, line in lines:
+        if kobold_tail is not None:
+            if "Processing Prompt" in line or "Generating (" in line:
+                _kobold_progress(line, kobold_tail[2])
+                continue
+            yield _kobold(*kobold_tail)
+            kobold_tail = None
         if kobold_head is not None:
             start, text = kobold_head
             kobold_head = None
@@ -466,6 +473,10 @@ def parse(lines) -> Iterator:
         if kind == "kobold":
             if "Total:" not in line:
                 kobold_head = (line_number, line.rstrip())
+                continue
+            if "Time Taken - " in line and not progress:
+                # April 2023 releases printed the request's progress lines after its timing line (koboldcpp#10).
+                kobold_tail = (line_number, line, {})
                 continue
             yield _kobold(line_number, line, progress)
             progress = {}
@@ -520,6 +531,8 @@ def parse(lines) -> Iterator:
         yield Skipped(held[0], f"{held[1]} timing line that could not be read", NAME)
     if kobold_head is not None:
         yield _kobold(*kobold_head, progress)
+    if kobold_tail is not None:
+        yield _kobold(*kobold_tail)
     record = steps.close()
     if record is not None:
         yield record
