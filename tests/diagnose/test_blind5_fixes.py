@@ -152,3 +152,14 @@ def test_koboldcpp_2023_counts_printed_after_the_timing_line():
     assert len(records) == 1
     assert records[0].metrics["input_tokens"] == 74 and records[0].metrics["output_tokens"] == 80
     assert records[0].metrics["tpot_seconds"] == pytest.approx(763.6 / 80)
+
+
+def test_llama_server_decode_progress_spelt_n_gen():
+    # club-3090#1124: `n_gen = 259, tg = 17.74 t/s, tg_3s = 15.30 t/s`, the later spelling of `n_decoded =`: one
+    # slot's window at its last-3-s rate.
+    from inferledger.diagnose.parsers import llamacpp
+
+    records = _records(BLIND5 / "llamaserver__2026-2x5090-glm-flash-16-19-tok-s-graphs-0.txt", llamacpp)
+    windows = [record for record in records if record.kind == "interval"]
+    assert [window.metrics["generation_tokens_per_second"] for window in windows] == [19.23, 18.62, 17.10, 15.30]
+    assert windows[-1].metrics["decoded_tokens"] == 259

@@ -157,7 +157,7 @@ def _batched_row(line_number: int, columns: list, cells: list) -> Record | Skipp
 # tokens per second`, printed every few seconds while one slot reads a long prompt.
 _PROMPT_PROGRESS = re.compile(r"prompt processing,\s*n_tokens\s*=\s*(\d+),\s*progress\s*=\s*([\d.]+),\s*"
                               r"t\s*=\s*([\d.]+)\s*s\s*/\s*([\d.]+)\s*tokens per second")
-_PROGRESS = re.compile(r"n_decoded\s*=\s*(\d+),\s*tg\s*=\s*([\d.]+)\s*t/s(?:,\s*tg_3s\s*=\s*([\d.]+)\s*t/s)?")
+_PROGRESS = re.compile(r"n_(?:decoded|gen)\s*=\s*(\d+),\s*tg\s*=\s*([\d.]+)\s*t/s(?:,\s*tg_3s\s*=\s*([\d.]+)\s*t/s)?")
 _ELAPSED = re.compile(r"^\s*(\d+)\.(\d\d)\.(\d{3})\.(\d{3}) ")
 _DEVICE = re.compile(r"Device \d+: ([^,]+), compute capability")
 
@@ -173,8 +173,9 @@ def _elapsed_seconds(line: str, labels: dict) -> float | None:
 
 
 def _progress(line_number: int, line: str) -> Record | None:
-    """A 2026 llama-server decode-progress line, `n_decoded = 1081, tg = 12.93 t/s, tg_3s = 12.57 t/s`: one slot
-    decoding, its rate over the last ~3 s (tg_3s) and since the request began (tg), as a stats window."""
+    """A 2026 llama-server decode-progress line, `n_decoded = 1081, tg = 12.93 t/s, tg_3s = 12.57 t/s` (`n_gen =`
+    in later builds): one slot decoding, its rate over the last ~3 s (tg_3s) and since the request began (tg), as a
+    stats window."""
     match = _PROGRESS.search(line)
     if match is None:
         return None
@@ -323,7 +324,7 @@ def parse(lines) -> Iterator:
             if record is not None:
                 yield record
                 continue
-        if "n_decoded" in line and "tg =" in line:
+        if "tg =" in line and ("n_decoded" in line or "n_gen" in line):
             record = _progress(line_number, line)
             if record is not None:
                 yield record
