@@ -162,8 +162,8 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision):
         from inferledger.diagnose.named_model import from_name
 
         # The log's own name first: it is what ran, quantization tag included (`…-70B-…_q6`); else --model's.
-        for name in (acc.labels.get("model"), model):
-            sized = sized or (from_name(name, engine=acc.labels.get("engine"), precision=precision) if name else None)
+        names = [name for name in (acc.labels.get("model"), model) if name]
+        sized = next(filter(None, (from_name(name, acc.labels.get("engine"), precision) for name in names)), None)
     diagnosis = build(acc, files, roofline, roofline_findings, advice, hardware_judged=hardware_judged, sized=sized)
     diagnosis.notes.extend(notes)
     diagnosis.warnings.extend(warnings)

@@ -20,6 +20,12 @@ from inferledger.diagnose.rules_windows import DEPTH_MAX_TOKENS, lines_of
 # its bandwidth a decode kernel reaches: a model too large for ten tokens a second there is not slow at ten.
 SLOW_COMMON_CARD_BYTES_PER_S = 360e9
 LARGE_MODEL_EFFICIENCY = threshold("requests-slow-tpot-large-model")
+_SLOW_CARD = f"{SLOW_COMMON_CARD_BYTES_PER_S / 1e9:.0f} GB/s card at {LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth"
+
+
+def _slow_card_seconds(sized) -> float:
+    """One decode step of the weights the name states on that slow common card."""
+    return sized.weights_bytes_per_step / (LARGE_MODEL_EFFICIENCY * SLOW_COMMON_CARD_BYTES_PER_S)
 
 
 def _size_explains(acc: Accumulator, sized, findings: list) -> bool:
@@ -27,14 +33,13 @@ def _size_explains(acc: Accumulator, sized, findings: list) -> bool:
     Then the fixed cutoff misjudged a large model, and the finding says so instead (the prompt's findings stay)."""
     tpot = acc.request_value("tpot_seconds")
     step = tpot.mean if acc.flags["slow_tpot"].count else acc.tpot_bound.low
-    floor = sized.weights_bytes_per_step / (LARGE_MODEL_EFFICIENCY * SLOW_COMMON_CARD_BYTES_PER_S)
+    floor = _slow_card_seconds(sized)
     if step > floor:
         return False
     findings.append(fire(
         "requests-slow-tpot-large-model", f"{step * 1e3:.0f} ms per output token (~{1 / step:.1f} tok/s per stream) "
-        f"is what {sized.describe()} allows on a {SLOW_COMMON_CARD_BYTES_PER_S / 1e9:.0f} GB/s card at "
-        f"{LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth ({floor * 1e3:.0f} ms): slow for the fixed cutoff, not for "
-        "this size; give --gpu to judge it against the card",
+        f"is what {sized.describe()} allows on a {_SLOW_CARD} ({floor * 1e3:.0f} ms): slow for the fixed cutoff, not "
+        "for this size; give --gpu to judge it against the card",
         {"observed_seconds_per_token": step, "large_model_seconds_per_token": floor,
          "weights_bytes_per_step": sized.weights_bytes_per_step}))
     return True
@@ -67,15 +72,13 @@ def _size_too_slow(acc: Accumulator, sized, findings: list) -> bool:
     tpot = acc.request_value("tpot_seconds")
     if tpot is None or not tpot.count or acc.labels.get("tpot_includes_prefill"):
         return False
-    floor = sized.weights_bytes_per_step / (LARGE_MODEL_EFFICIENCY * SLOW_COMMON_CARD_BYTES_PER_S)
-    factor = threshold("requests-slower-than-size-allows")
-    if tpot.mean < factor * floor:
+    floor = _slow_card_seconds(sized)
+    if tpot.mean < threshold("requests-slower-than-size-allows") * floor:
         return False
     findings.append(fire(
         "requests-slower-than-size-allows", f"{tpot.mean * 1e3:.1f} ms per output token is {tpot.mean / floor:.1f}× "
-        f"the {floor * 1e3:.1f} ms that {sized.describe()} takes on a {SLOW_COMMON_CARD_BYTES_PER_S / 1e9:.0f} GB/s "
-        f"card at {LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth: slower than a slow GPU would stream it (an offload to "
-        "the CPU?); give --gpu to judge it against the card",
+        f"the {floor * 1e3:.1f} ms that {sized.describe()} takes on a {_SLOW_CARD}: slower than a slow GPU would "
+        "stream it (an offload to the CPU?); give --gpu to judge it against the card",
         {"observed_seconds_per_token": tpot.mean, "slow_card_seconds_per_token": floor,
          "weights_bytes_per_step": sized.weights_bytes_per_step}))
     return True

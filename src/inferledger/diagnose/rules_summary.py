@@ -284,8 +284,8 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
         kept = threshold("summary-rate-not-kept")
         if achieved < kept * offered and latency is None:
             notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered, but the excerpt has no "
-                         "request latency (E2E, TTFT and TPOT, or mean concurrency): a short run's drain and overload look the same "
-                         "without it")
+                         "request latency (E2E, TTFT and TPOT, or mean concurrency): a short run's drain and overload "
+                         "look the same without it")
         elif achieved < kept * offered and run.duration and run.duration > 1.3 * expected:
             found = True
             findings.append(fire(
