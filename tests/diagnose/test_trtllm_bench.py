@@ -135,3 +135,63 @@ def test_damaged_report_with_docker_prefix_and_ansi(tmp_path):
                                   "\x00"])
 def test_never_raises(text):
     parse_text(text)
+
+
+# gptManagerBenchmark's report as its Recorder::report() prints it (TensorRT-LLM benchmarks/cpp/gptManagerBenchmark.cpp:
+# one `[BENCHMARK] key value` a line, num_samples twice, a blank line between families), a streaming run of 50
+# requests; numbers chosen for the arithmetic below.
+MANAGER = """[BENCHMARK] num_samples 50
+[BENCHMARK] num_error_samples 0
+
+[BENCHMARK] num_samples 50
+[BENCHMARK] total_latency(ms) 15316.38
+[BENCHMARK] seq_throughput(seq/sec) 3.26
+[BENCHMARK] token_throughput(token/sec) 1671.35
+[BENCHMARK] avg_acceptance_rate(tokens/decoding steps) 1.00
+
+[BENCHMARK] avg_sequence_latency(ms) 9432.04
+[BENCHMARK] max_sequence_latency(ms) 15100.00
+[BENCHMARK] p99_sequence_latency(ms) 15000.10
+[BENCHMARK] p50_sequence_latency(ms) 9400.00
+
+[BENCHMARK] avg_time_to_first_token(ms) 4310.70
+[BENCHMARK] p99_time_to_first_token(ms) 9000.55
+
+[BENCHMARK] avg_inter_token_latency(ms) 10.02
+[BENCHMARK] p50_inter_token_latency(ms) 9.98
+
+[BENCHMARK] avg_user_tokens_per_second(tokens/sec/user) 99.80
+[BENCHMARK] avg_request_queueing_latency(ms) nan
+"""
+
+
+def test_gpt_manager_benchmark_report_is_one_summary():
+    assert detect(MANAGER)[0] is trtllm_bench
+    records, skipped = parse_text(MANAGER)
+    assert skipped == []
+    [record] = records
+    m = record.metrics
+    assert record.labels["tool"] == "gptManagerBenchmark"
+    assert m["completed_requests"] == 50 and m["failed_requests"] == 0
+    assert m["duration_seconds"] == pytest.approx(15.31638)
+    assert m["request_throughput_per_second"] == 3.26 and m["output_tokens_per_second"] == 1671.35
+    assert m["e2e_seconds_mean"] == pytest.approx(9.43204) and m["e2e_seconds_p99"] == pytest.approx(15.0001)
+    assert m["e2e_seconds_median"] == pytest.approx(9.4) and m["e2e_seconds_max"] == pytest.approx(15.1)
+    assert m["ttft_seconds_mean"] == pytest.approx(4.3107) and m["ttft_seconds_p99"] == pytest.approx(9.00055)
+    assert m["tpot_seconds_mean"] == pytest.approx(0.01002) and m["tpot_seconds_median"] == pytest.approx(0.00998)
+    assert m["output_tokens_per_second_per_user_mean"] == 99.8
+    assert "queue_seconds_mean" not in m  # printed as nan: no samples
+    # token_throughput = output tokens / wall time: 1671.35 × 15.31638 s = 25,599 tokens, 512 per request.
+    assert m["total_output_tokens"] == 25599
+    assert m["mean_output_tokens"] == pytest.approx(25599 / 50)
+
+
+def test_gpt_manager_benchmark_two_runs_give_two_summaries():
+    records, _ = parse_text(MANAGER + "\n" + MANAGER.replace("15316.38", "7000.00"))
+    assert [r.metrics["duration_seconds"] for r in records] == [pytest.approx(15.31638), pytest.approx(7.0)]
+
+
+def test_gpt_manager_lines_beside_a_legacy_line_keep_both():
+    legacy = "[BENCHMARK] batch_size 1 input_length 20 output_length 20 latency(ms) 432.51"
+    records, _ = parse_text(legacy + "\n" + MANAGER)
+    assert [r.source for r in records] == ["trtllm.benchmark-py", "trtllm.bench"]

@@ -1,7 +1,8 @@
 """TensorRT-LLM benchmark reports: the `trtllm-bench throughput|latency` report (sections
 `= PYTORCH BACKEND` / `= ENGINE DETAILS`, `= REQUEST DETAILS`, `= WORLD + RUNTIME INFORMATION`,
-`= PERFORMANCE OVERVIEW`, `-- Request Latency Breakdown (ms)` …) and the legacy `benchmarks/python/benchmark.py`
-`[BENCHMARK] key value key value …` line.
+`= PERFORMANCE OVERVIEW`, `-- Request Latency Breakdown (ms)` …), the legacy `benchmarks/python/benchmark.py`
+`[BENCHMARK] key value key value …` line, and the C++ gptManagerBenchmark's report: one `[BENCHMARK] key(unit) value`
+pair a line (`num_samples`, `total_latency(ms)`, `avg_time_to_first_token(ms)`, …), folded into one summary.
 
 trtllm-bench prints latencies in ms ("(ms)" in the label) and Total Latency in ms; they become seconds here.
 `Issue Rate (req/sec)` around 1E+15 or more means every request was issued at once: labelled, since the
@@ -57,6 +58,44 @@ _LEGACY = {"latency(ms)": ("e2e_seconds_mean", 1e-3), "percentile95(ms)": ("e2e_
            "generation_tokens_per_second": ("generation_tokens_per_second", 1.0),
            "gpu_peak_mem(gb)": ("peak_memory_bytes", 1e9), "batch_size": ("max_concurrency", 1.0),
            "input_length": ("mean_input_tokens", 1.0), "output_length": ("mean_output_tokens", 1.0)}
+
+
+# gptManagerBenchmark keys (one a line) -> (metric, factor). Its token_throughput is output tokens over the run's wall
+# time, seq_throughput finished requests over it; inter_token_latency is each request's mean gap after its first
+# token (a TPOT, streaming runs only), and each latency family comes as avg/min/max/p50/p90/p99.
+_MANAGER = {"num_samples": ("completed_requests", 1.0), "num_error_samples": ("failed_requests", 1.0),
+            "total_latency(ms)": ("duration_seconds", 1e-3),
+            "seq_throughput(seq/sec)": ("request_throughput_per_second", 1.0),
+            "token_throughput(token/sec)": ("output_tokens_per_second", 1.0),
+            "avg_acceptance_rate(tokens/decoding steps)": ("spec_mean_acceptance_length", 1.0)}
+_MANAGER_FAMILIES = {"sequence_latency(ms)": ("e2e_seconds", 1e-3), "time_to_first_token(ms)": ("ttft_seconds", 1e-3),
+                     "inter_token_latency(ms)": ("tpot_seconds", 1e-3),
+                     "request_queueing_latency(ms)": ("queue_seconds", 1e-3),
+                     "user_tokens_per_second(tokens/sec/user)": ("output_tokens_per_second_per_user", 1.0)}
+_MANAGER_STATS = {"avg": "mean", "min": "min", "max": "max", "p50": "median", "p90": "p90", "p99": "p99"}
+_MANAGER_LINE = re.compile(r"\[BENCHMARK\]\s+(\w+(?:\([^)]*\))?)\s+([-+\d.eE]+|nan|-?inf)\s*$")
+
+
+def _manager_metric(key: str) -> tuple[str, float] | None:
+    """The metric and factor of one gptManagerBenchmark key, or None for a key it does not print."""
+    if key in _MANAGER:
+        return _MANAGER[key]
+    stat, _, family = key.partition("_")
+    if stat in _MANAGER_STATS and family in _MANAGER_FAMILIES:
+        metric, factor = _MANAGER_FAMILIES[family]
+        return f"{metric}_{_MANAGER_STATS[stat]}", factor
+    return None
+
+
+def _manager_record(report: _Report) -> Record | None:
+    """A gptManagerBenchmark summary; its token throughput is output tokens / wall time, so the run's output tokens
+    (and their mean per request) follow from it exactly, up to the two decimals printed."""
+    metrics = report.metrics
+    if {"output_tokens_per_second", "duration_seconds"} <= metrics.keys():
+        metrics["total_output_tokens"] = round(metrics["output_tokens_per_second"] * metrics["duration_seconds"])
+        if metrics.get("completed_requests"):
+            metrics["mean_output_tokens"] = metrics["total_output_tokens"] / metrics["completed_requests"]
+    return report.record()
 
 
 def _number(text: str) -> float | None:
@@ -115,13 +154,14 @@ def sniff(head: str) -> float:
         return 0.9
     if "= PYTORCH BACKEND" in head or "= ENGINE DETAILS" in head:
         return 0.9
-    if "[BENCHMARK]" in head and "latency(ms)" in head:
+    if "[BENCHMARK]" in head and ("latency(ms)" in head or "throughput(" in head or "num_samples" in head):
         return 0.9
     return 0.0
 
 
 def parse(lines) -> Iterator:
     report: _Report | None = None
+    manager: _Report | None = None  # gptManagerBenchmark's one-pair lines
     section = ""
     after_rule = False  # the previous line was a rule of "=" signs
     for line_number, line in lines:
@@ -141,7 +181,19 @@ def parse(lines) -> Iterator:
                 report.labels["backend"] = title.replace("BACKEND", "").strip().lower()
             continue
         if "[BENCHMARK]" in line:
-            yield _legacy(line_number, line)
+            pair = _MANAGER_LINE.search(line)
+            found = _manager_metric(pair.group(1)) if pair is not None else None
+            if found is None:
+                yield _legacy(line_number, line)
+                continue
+            if manager is None or (pair.group(1) == "num_samples" and "duration_seconds" in manager.metrics):
+                if manager is not None:  # a second run's report in the same file
+                    yield _manager_record(manager)
+                manager = _Report(line_number)
+                manager.labels["tool"] = "gptManagerBenchmark"
+            value = float(pair.group(2))
+            if value == value:  # a family with no samples prints nan
+                manager.metrics[found[0]] = value * found[1]
             continue
         if ":" not in line:
             continue
@@ -183,7 +235,7 @@ def parse(lines) -> Iterator:
             yield Skipped(line_number, f"trtllm-bench row {match.group(1)!r} without a number", "trtllm-bench")
             continue
         report.metrics[found[0]] = number / found[1]
-    if report is not None:
-        record = report.record()
+    for last in (report, manager):
+        record = None if last is None else _manager_record(last) if last is manager else last.record()
         if record is not None:
             yield record
