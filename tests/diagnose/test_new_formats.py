@@ -118,3 +118,30 @@ def test_tgi_span_fragment(tmp_path):
     assert request["queue_seconds"]["max"] == pytest.approx(110.388e-6)
     assert diagnosis.verdict == "insufficient-data"
     assert "3,764.4 ms" in diagnosis.evidence[0].text
+
+
+# `vllm bench latency` (benchmarks/benchmark_latency.py) as it prints: its arguments, the tqdm bar of the timed
+# iterations, then the average and the percentiles in seconds. Written here; numbers chosen for the arithmetic.
+BENCH_LATENCY = """Namespace(model='meta-llama/Llama-2-7b-hf', tokenizer=None, tensor_parallel_size=1, input_len=32, \
+output_len=128, batch_size=8, n=1, num_iters_warmup=10, num_iters=30)
+Profiling iterations: 100%|██████████| 30/30 [00:36<00:00,  1.20s/it]
+Avg latency: 1.2036 seconds
+10% percentile latency: 1.19 seconds
+50% percentile latency: 1.20 seconds
+90% percentile latency: 1.22 seconds
+99% percentile latency: 1.23 seconds
+"""
+
+
+def test_vllm_bench_latency_summary(tmp_path):
+    path = tmp_path / "latency.txt"
+    path.write_text(BENCH_LATENCY)
+    log = LogFile.open(path)
+    [record] = list(iter_records(log, detect_formats(log)))
+    m = record.metrics
+    assert record.source == "vllm.bench-latency" and record.labels["model"] == "meta-llama/Llama-2-7b-hf"
+    assert m["e2e_seconds_mean"] == 1.2036 and m["e2e_seconds_median"] == 1.20 and m["e2e_seconds_p99"] == 1.23
+    assert (m["mean_input_tokens"], m["mean_output_tokens"], m["mean_concurrency"]) == (32, 128, 8)
+    # One batch of 8 prompts × 128 output tokens per 1.2036 s iteration.
+    assert m["output_tokens_per_second"] == pytest.approx(8 * 128 / 1.2036)
+    assert "e2e_seconds_p10" not in m  # the 10/25/75 % percentiles have no metric of their own

@@ -3,6 +3,10 @@
 toks/s` before). One summary Record per run, from the last bar line of that run. `vllm bench throughput` (benchmark_throughput.py)
 ends a run with `Throughput: 0.03 requests/s, 14.83 total tokens/s, 1.65 output tokens/s` and, since 2025,
 `Total num prompt tokens:  32768` / `Total num output tokens:  4096`: joined to the run's bar when one is there.
+`vllm bench latency` (benchmark_latency.py) times one batch of `batch_size` prompts, `input_len` tokens in and
+`output_len` out, over several iterations and prints `Avg latency: 1.2036 seconds` and `90% percentile latency: …`:
+one summary per run, its shape from the arguments it printed first (`Namespace(…, input_len=32, output_len=128,
+batch_size=8, …)`) when the excerpt holds them.
 
 Every prompt is handed to the engine at once, so this is a throughput run, not a latency measurement: the rates are
 totals over the elapsed time (tokens are counted as each request finishes, which is why a bar can read 0.00 toks/s
@@ -26,6 +30,28 @@ _BAR = re.compile(r"Processed prompts:\s*(\d+)%.*?\|\s*(\d+)/(\d+)\s*\[([\d:]+)<
 _THROUGHPUT = re.compile(r"Throughput:\s*([\d.]+) requests/s,\s*([\d.]+) total tokens/s"
                          r"(?:,\s*([\d.]+) output tokens/s)?")
 _TOTALS = re.compile(r"Total num (prompt|output) tokens:\s*(\d+)")
+
+
+_AVG_LATENCY = re.compile(r"Avg latency:\s*([\d.]+) seconds")
+_PERCENTILE_LATENCY = re.compile(r"(\d+)% percentile latency:\s*([\d.]+) seconds")
+_ARGUMENT = re.compile(r"\b(input_len|output_len|batch_size|model)=(\d+|'[^']*')")
+_LATENCY_STATS = {"50": "median", "90": "p90", "99": "p99"}  # the 10/25/75 % percentiles have no metric name
+_SHAPE = {"input_len": "mean_input_tokens", "output_len": "mean_output_tokens", "batch_size": "mean_concurrency"}  # the whole batch runs together
+
+
+def _latency_record(line_number: int, metrics: dict, arguments: dict) -> Record:
+    """One `vllm bench latency` run: every iteration is one batch, all its prompts at once, so the latency is the
+    batch's prefill plus output_len decode steps, and the batch's output tokens over it a throughput."""
+    labels = {"engine": "vllm", "tool": "benchmark_latency"}
+    if "model" in arguments:
+        labels["model"] = arguments["model"].strip("'")
+    for name, metric in _SHAPE.items():
+        if name in arguments:
+            metrics[metric] = float(arguments[name])
+    if {"mean_output_tokens", "mean_concurrency", "e2e_seconds_mean"} <= metrics.keys() and metrics["e2e_seconds_mean"]:
+        metrics["output_tokens_per_second"] = (metrics["mean_concurrency"] * metrics["mean_output_tokens"]
+                                               / metrics["e2e_seconds_mean"])
+    return Record("summary", "vllm.bench-latency", line_number, metrics, labels=labels)
 
 
 def _throughput(match: re.Match) -> dict:
@@ -80,13 +106,33 @@ def sniff(head: str) -> float:
         return 0.85
     if "Throughput:" in head and "total tokens/s" in head:
         return 0.8
+    if "Avg latency:" in head and "percentile latency:" in head:
+        return 0.8
     return 0.0
 
 
 def parse(lines) -> Iterator:
     # the latest bar line or throughput summary: (line number, metrics, prompts in its run or None, its summary read)
     last: tuple[int, dict, int | None, bool] | None = None
+    arguments: dict = {}  # the last printed Namespace(...) of a latency run
+    latency: tuple[int, dict] | None = None  # (line number, metrics) of the latency run being read
     for line_number, line in lines:
+        if "latency" in line:
+            match = _AVG_LATENCY.search(line)
+            if match is not None:
+                if latency is not None:
+                    yield _latency_record(*latency, arguments)
+                latency = (line_number, {"e2e_seconds_mean": float(match.group(1))})
+                continue
+            match = _PERCENTILE_LATENCY.search(line)
+            if match is not None and latency is not None:
+                stat = _LATENCY_STATS.get(match.group(1))
+                if stat is not None:
+                    latency[1][f"e2e_seconds_{stat}"] = float(match.group(2))
+                continue
+        if "Namespace(" in line and "output_len=" in line:
+            arguments = dict(_ARGUMENT.findall(line))
+            continue
         if "Throughput:" in line:
             match = _THROUGHPUT.search(line)
             if match is not None:
@@ -115,3 +161,5 @@ def parse(lines) -> Iterator:
         last = (line_number, metrics, total, False)
     if last is not None:
         yield _record(*last[:3])
+    if latency is not None:
+        yield _latency_record(*latency, arguments)
