@@ -183,3 +183,42 @@ def test_cut_lines_never_raise(text):
     records, skipped = parse_text(text)
     assert not records
     assert skipped
+
+
+# OpenVINO llm_bench as its print_metrics() logs it (tools/llm_bench/llm_bench_utils/metrics_print.py): a warm-up
+# iteration, two timed ones, the Average line. Written here; numbers chosen for the arithmetic.
+LLM_BENCH = """[ INFO ] ==SUCCESS FOUND==: use_case: text_gen, model_type: llama
+[ INFO ] [warm-up][P0] Input token size: 1024, Output size: 128, Infer count: 128, Tokenization Time: 2.31ms, Detokenization Time: 0.41ms, Generation Time: 9.85s, Latency: 76.95 ms/token
+[ INFO ] [warm-up][P0] First token latency: 4210.55 ms/token, other tokens latency: 44.41 ms/token, len of tokens: 128 * 1
+[ INFO ] [1][P0] Input token size: 1024, Output size: 128, Infer count: 128, Tokenization Time: 2.00ms, Detokenization Time: 0.50ms, Generation Time: 5.32s, Latency: 41.55 ms/token
+[ INFO ] [1][P0] First token latency: 350.12 ms/token, other tokens latency: 39.01 ms/token, len of tokens: 128 * 1
+[ INFO ] [1][P0] First infer latency: 348.91 ms/infer, other infers latency: 38.20 ms/infer, inference count: 128
+[ INFO ] [2][P0] Input token size: 1024, Output size: 128, Infer count: 128, Tokenization Time: 2.10ms, Detokenization Time: 0.52ms, Generation Time: 5.30s, Latency: 41.40 ms/token
+[ INFO ] [2][P0] First token latency: 349.80 ms/token, other tokens latency: 38.90 ms/token, len of tokens: 128 * 1
+[ INFO ] <<< Warm-up iteration is excluded. >>>
+[ INFO ] [Total] Iterations: 2
+[ INFO ] [Average] P[0] Input token size: 1024, 1st token latency: 349.96 ms/token, 2nd token latency: 38.96 ms/token, 2nd tokens throughput: 25.67 tokens/s
+"""
+
+
+def test_openvino_llm_bench_iterations_are_requests_without_the_warm_up():
+    assert detect(LLM_BENCH)[0] is local_runners
+    records, skipped = parse_text(LLM_BENCH)
+    assert skipped == []
+    assert [r.source for r in records] == ["openvino.llm-bench"] * 2  # warm-up and Average left out
+    first = records[0].metrics
+    assert first["input_tokens"] == 1024 and first["output_tokens"] == 128
+    assert first["e2e_seconds"] == 5.32
+    assert first["ttft_seconds"] == pytest.approx(0.35012) and first["tpot_seconds"] == pytest.approx(0.03901)
+    # 350 ms + 127 × 39.01 ms = 5.30 s: the two lines of one iteration agree with its Generation Time.
+    assert first["ttft_seconds"] + 127 * first["tpot_seconds"] == pytest.approx(first["e2e_seconds"], rel=0.01)
+    assert records[1].metrics["tpot_seconds"] == pytest.approx(0.0389)
+
+
+def test_openvino_llm_bench_batch_latency_unit():
+    text = ("[ INFO ] [1][P0] Input token size: 64, Output size: 32, Infer count: 32, Generation Time: 2.10s, "
+            "Latency: 16.41 ms/4tokens\n"
+            "[ INFO ] [1][P0] First token latency: 120.00 ms/4tokens, other tokens latency: 63.87 ms/4tokens, "
+            "len of tokens: 32 * 4\n")
+    [record], _ = parse_text(text)
+    assert record.labels["batch"] == 4 and record.metrics["tpot_seconds"] == pytest.approx(0.06387)

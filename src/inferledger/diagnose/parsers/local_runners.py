@@ -19,6 +19,11 @@
 * benchmark_genai: `Load time: 3405.69 ms`, `Generate time: 1430.77 ± 3.04 ms`, `TTFT: …`, `TPOT: …`, `Throughput
   tokens/s: 13.98 ± 0.53` (`Throughput : 47.89 ± 1.07 tokens/s` in later releases): mean ± std over the iterations.
 
+* OpenVINO's llm_bench (tools/llm_bench), two lines per iteration and prompt: `[1][P0] Input token size: 1024, Output
+  size: 128, Infer count: 128, …, Generation Time: 5.32s, Latency: 41.55 ms/token` then `[1][P0] First token latency:
+  350.12 ms/token, other tokens latency: 39.01 ms/token, len of tokens: 128 * 1` (`ms/4tokens` at batch 4); one
+  request Record per iteration, the warm-up iteration left out as llm_bench's own averages leave it out.
+
 * mlx_lm.server: `2026-04-19 08:47:04,712 - INFO - Prompt processing progress: 4096/47330`, one line per prompt
   per step of prompts read together; a step's prompt rate is the tokens read since the step before ÷ the time between
   their stamps, a stats window in which nothing is generated.
@@ -67,6 +72,10 @@ _GENAI = re.compile(r"^\s*(Load time|Generate time|Tokenization time|Detokenizat
                     r"Throughput(?: tokens/s)?)\s*:\s*(.+)$")
 _GENAI_METRIC = {"Generate time": "e2e_seconds", "TTFT": "ttft_seconds", "TPOT": "tpot_seconds"}
 # A wrapped line joins its next lines until its pattern matches, at most this many.
+_LLM_BENCH_SIZES = re.compile(r"\[(warm-up|\d+)\](?:\[P(\d+)\])?\s+Input token size: (\d+), Output size: (\d+)"
+                              r".*?Generation Time: ([\d.]+)s")
+_LLM_BENCH_TOKENS = re.compile(r"\[(warm-up|\d+)\](?:\[P(\d+)\])?\s+First token latency: ([\d.]+|NA) ms/(\d*)tokens?, "
+                               r"other tokens latency: ([\d.]+|NA) ms/")
 _MAX_CONTINUATION = 2
 
 
@@ -393,6 +402,7 @@ _SIGNATURES = (
     (("Time for inference",), ("sec total",)),  # gpt-fast / torchchat
     (("prompt_tps=",), ("generation_tps=",)),  # mlx_lm.benchmark
     (("Prompt processing progress:",),),  # mlx_lm.server
+    (("Input token size:",), ("First token latency:",)),  # OpenVINO llm_bench
 )
 
 
@@ -401,6 +411,21 @@ def sniff(head: str) -> float:
         if all(any(text in head for text in group) for group in signature):
             return 0.9
     return 0.0
+
+
+def _llm_bench(line_number: int, sizes: re.Match, tokens: re.Match) -> Record:
+    """One llm_bench iteration: its sizes line and its token-latency line (same iteration and prompt). At batch B
+    the latencies are per step of B tokens (`ms/Btokens`): a step gives each of the B streams one token."""
+    metrics = {"input_tokens": float(sizes.group(3)), "output_tokens": float(sizes.group(4)),
+               "e2e_seconds": float(sizes.group(5))}
+    if tokens.group(3) != "NA":
+        metrics["ttft_seconds"] = float(tokens.group(3)) / 1000
+    if tokens.group(5) != "NA":
+        metrics["tpot_seconds"] = float(tokens.group(5)) / 1000
+    labels = {"engine": "openvino", "tool": "llm_bench"}
+    if tokens.group(4):
+        labels["batch"] = int(tokens.group(4))
+    return Record("request", "openvino.llm-bench", line_number, metrics, labels=labels)
 
 
 def _line_kind(line: str) -> str:
@@ -430,7 +455,19 @@ def parse(lines) -> Iterator:
     steps = _PromptSteps()
     kobold_head: tuple | None = None  # a koboldcpp timing line whose `Total:` comes on the next line (early 2024)
     kobold_tail: tuple | None = None  # a 2023 `Time Taken` line, its counts in the progress lines printed after it
+    llm_bench: tuple | None = None  # (line number, match) of llm_bench's sizes line, waiting for its latency line
     for line_number, line in lines:
+        if "Input token size:" in line or "First token latency:" in line:
+            sizes = _LLM_BENCH_SIZES.search(line)
+            if sizes is not None:
+                llm_bench = (line_number, sizes) if sizes.group(1) != "warm-up" else None
+                continue
+            tokens = _LLM_BENCH_TOKENS.search(line)
+            if tokens is not None:
+                if llm_bench is not None and llm_bench[1].group(1, 2) == tokens.group(1, 2):
+                    yield _llm_bench(llm_bench[0], llm_bench[1], tokens)
+                llm_bench = None
+                continue
         if kobold_tail is not None:
             if "Processing Prompt" in line or "Generating (" in line:
                 _kobold_progress(line, kobold_tail[2])
