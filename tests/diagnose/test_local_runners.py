@@ -222,3 +222,30 @@ def test_openvino_llm_bench_batch_latency_unit():
             "len of tokens: 32 * 4\n")
     [record], _ = parse_text(text)
     assert record.labels["batch"] == 4 and record.metrics["tpot_seconds"] == pytest.approx(0.06387)
+
+
+def test_mlc_llm_runtime_stats_line():
+    # MLC LLM's chat `/stats` output as its AMD blog post quotes it (13.2 tok/s for Llama 2 7B over Vulkan).
+    text = "[INST]: /stats\nprefill: 48.3 tok/s, decode: 13.2 tok/s\n"
+    assert detect(text)[0] is local_runners
+    [record], _ = parse_text(text)
+    assert record.metrics == {"prompt_tokens_per_second": 48.3, "generation_tokens_per_second": 13.2}
+    assert record.labels["engine"] == "mlc-llm"
+
+
+def test_ipex_llm_benchmark_wrapper_lines():
+    # BenchmarkWrapper's two lines per generate() (with the memory part of 2024 releases), then the examples'
+    # one-line form; written here.
+    text = ("=========First token cost 0.0300 s and 6.556640625 GB=========\n"
+            "=========Rest tokens cost average 0.0145 s (255 tokens in all) and 6.556640625 GB=========\n"
+            'INFO:     127.0.0.1:57678 - "POST /v1/completions HTTP/1.1" 200 OK\n'
+            "First token cost 0.3572 s and rest tokens cost average 0.0412 s\n")
+    assert detect(text)[0] is local_runners
+    records, skipped = parse_text(text)
+    assert skipped == [] and len(records) == 2
+    first = records[0].metrics
+    assert first["ttft_seconds"] == 0.03 and first["tpot_seconds"] == 0.0145
+    # 255 more tokens after the first: 256 in all, 0.03 s + 255 × 14.5 ms = 3.7275 s.
+    assert first["output_tokens"] == 256 and first["e2e_seconds"] == pytest.approx(0.03 + 255 * 0.0145)
+    assert records[0].labels["peak_memory_gb"] == pytest.approx(6.556640625)
+    assert records[1].metrics == {"ttft_seconds": 0.3572, "tpot_seconds": 0.0412}

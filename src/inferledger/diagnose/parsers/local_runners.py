@@ -24,6 +24,12 @@
   350.12 ms/token, other tokens latency: 39.01 ms/token, len of tokens: 128 * 1` (`ms/4tokens` at batch 4); one
   request Record per iteration, the warm-up iteration left out as llm_bench's own averages leave it out.
 
+* MLC LLM's runtime stats (the chat's `/stats`, its examples' "Runtime stats:"): `prefill: 48.3 tok/s, decode:
+  13.2 tok/s`, rates only;
+* IPEX-LLM's BenchmarkWrapper: `=========First token cost 0.0300 s and 6.55 GB=========` then `=========Rest tokens
+  cost average 0.0145 s (255 tokens in all) and 6.55 GB=========` (the GB part since 2024), and its examples' one-line
+  `First token cost 0.3572 s and rest tokens cost average 0.0412 s`.
+
 * mlx_lm.server: `2026-04-19 08:47:04,712 - INFO - Prompt processing progress: 4096/47330`, one line per prompt
   per step of prompts read together; a step's prompt rate is the tokens read since the step before ÷ the time between
   their stamps, a stats window in which nothing is generated.
@@ -76,6 +82,10 @@ _LLM_BENCH_SIZES = re.compile(r"\[(warm-up|\d+)\](?:\[P(\d+)\])?\s+Input token s
                               r".*?Generation Time: ([\d.]+)s")
 _LLM_BENCH_TOKENS = re.compile(r"\[(warm-up|\d+)\](?:\[P(\d+)\])?\s+First token latency: ([\d.]+|NA) ms/(\d*)tokens?, "
                                r"other tokens latency: ([\d.]+|NA) ms/")
+_MLC_STATS = re.compile(r"\bprefill: ([\d.]+) tok/s, decode: ([\d.]+) tok/s")
+_IPEX_FIRST = re.compile(r"First token cost:? ([\d.]+) ?s\b")
+_IPEX_REST = re.compile(r"[Rr]est tokens? cost average:? ([\d.]+) ?s\b(?: \((\d+) tokens in all\))?")
+_IPEX_MEMORY = re.compile(r"\band ([\d.]+) GB=")
 _MAX_CONTINUATION = 2
 
 
@@ -403,6 +413,8 @@ _SIGNATURES = (
     (("prompt_tps=",), ("generation_tps=",)),  # mlx_lm.benchmark
     (("Prompt processing progress:",),),  # mlx_lm.server
     (("Input token size:",), ("First token latency:",)),  # OpenVINO llm_bench
+    (("tok/s, decode:",), ("prefill:",)),  # MLC LLM runtime stats
+    (("First token cost",), ("tokens cost average",)),  # IPEX-LLM BenchmarkWrapper
 )
 
 
@@ -426,6 +438,19 @@ def _llm_bench(line_number: int, sizes: re.Match, tokens: re.Match) -> Record:
     if tokens.group(4):
         labels["batch"] = int(tokens.group(4))
     return Record("request", "openvino.llm-bench", line_number, metrics, labels=labels)
+
+
+def _ipex(line_number: int, first: str, rest: re.Match, memory: re.Match | None) -> Record:
+    """One IPEX-LLM generate() call: the first token's time (the prompt's prefill) and the mean of the rest; the
+    `N tokens in all` counts the rest, so the call made N + 1."""
+    metrics = {"ttft_seconds": float(first), "tpot_seconds": float(rest.group(1))}
+    if rest.group(2):
+        metrics["output_tokens"] = float(rest.group(2)) + 1
+        metrics["e2e_seconds"] = metrics["ttft_seconds"] + float(rest.group(2)) * metrics["tpot_seconds"]
+    labels = {"engine": "ipex-llm", "tool": "BenchmarkWrapper"}
+    if memory is not None:
+        labels["peak_memory_gb"] = float(memory.group(1))
+    return Record("request", "ipex-llm", line_number, metrics, labels=labels)
 
 
 def _line_kind(line: str) -> str:
@@ -456,7 +481,25 @@ def parse(lines) -> Iterator:
     kobold_head: tuple | None = None  # a koboldcpp timing line whose `Total:` comes on the next line (early 2024)
     kobold_tail: tuple | None = None  # a 2023 `Time Taken` line, its counts in the progress lines printed after it
     llm_bench: tuple | None = None  # (line number, match) of llm_bench's sizes line, waiting for its latency line
+    ipex_first: tuple | None = None  # (line number, seconds) of IPEX-LLM's first-token line, waiting for the rest
     for line_number, line in lines:
+        if "cost" in line and ("First token cost" in line or "tokens cost average" in line):
+            first = _IPEX_FIRST.search(line)
+            rest = _IPEX_REST.search(line)
+            if first is not None:
+                ipex_first = (line_number, first.group(1))
+            if rest is not None and ipex_first is not None:
+                yield _ipex(ipex_first[0], ipex_first[1], rest, _IPEX_MEMORY.search(line))
+                ipex_first = None
+            continue
+        if "tok/s, decode:" in line:
+            match = _MLC_STATS.search(line)
+            if match is not None:
+                yield Record("request", "mlc-llm.stats", line_number,
+                             {"prompt_tokens_per_second": float(match.group(1)),
+                              "generation_tokens_per_second": float(match.group(2))},
+                             labels={"engine": "mlc-llm"})
+                continue
         if "Input token size:" in line or "First token latency:" in line:
             sizes = _LLM_BENCH_SIZES.search(line)
             if sizes is not None:
