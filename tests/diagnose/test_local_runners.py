@@ -249,3 +249,11 @@ def test_ipex_llm_benchmark_wrapper_lines():
     assert first["output_tokens"] == 256 and first["e2e_seconds"] == pytest.approx(0.03 + 255 * 0.0145)
     assert records[0].labels["peak_memory_gb"] == pytest.approx(6.556640625)
     assert records[1].metrics == {"ttft_seconds": 0.3572, "tpot_seconds": 0.0412}
+
+
+def test_exllamav2_test_inference_line():
+    # exllamav2's test_inference.py: tokens over the whole call, prompt included (its README's example figures).
+    text = " -- Response generated in 3.40 seconds, 128 tokens, 37.66 tokens/second (includes prompt eval.)\n"
+    assert detect(text)[0] is local_runners
+    [record], _ = parse_text(text)
+    assert record.metrics == {"e2e_seconds": 3.40, "output_tokens": 128}

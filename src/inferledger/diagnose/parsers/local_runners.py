@@ -24,6 +24,8 @@
   350.12 ms/token, other tokens latency: 39.01 ms/token, len of tokens: 128 * 1` (`ms/4tokens` at batch 4); one
   request Record per iteration, the warm-up iteration left out as llm_bench's own averages leave it out.
 
+* exllamav2's test_inference.py: ` -- Response generated in 3.40 seconds, 128 tokens, 37.66 tokens/second (includes
+  prompt eval.)`, the whole call and its output count only;
 * MLC LLM's runtime stats (the chat's `/stats`, its examples' "Runtime stats:"): `prefill: 48.3 tok/s, decode:
   13.2 tok/s`, rates only;
 * IPEX-LLM's BenchmarkWrapper: `=========First token cost 0.0300 s and 6.55 GB=========` then `=========Rest tokens
@@ -82,6 +84,7 @@ _LLM_BENCH_SIZES = re.compile(r"\[(warm-up|\d+)\](?:\[P(\d+)\])?\s+Input token s
                               r".*?Generation Time: ([\d.]+)s")
 _LLM_BENCH_TOKENS = re.compile(r"\[(warm-up|\d+)\](?:\[P(\d+)\])?\s+First token latency: ([\d.]+|NA) ms/(\d*)tokens?, "
                                r"other tokens latency: ([\d.]+|NA) ms/")
+_EXLLAMA = re.compile(r"Response generated in ([\d.]+) seconds, (\d+) tokens, [\d.]+ tokens/second \(includes prompt")
 _MLC_STATS = re.compile(r"\bprefill: ([\d.]+) tok/s, decode: ([\d.]+) tok/s")
 _IPEX_FIRST = re.compile(r"First token cost:? ([\d.]+) ?s\b")
 _IPEX_REST = re.compile(r"[Rr]est tokens? cost average:? ([\d.]+) ?s\b(?: \((\d+) tokens in all\))?")
@@ -414,6 +417,7 @@ _SIGNATURES = (
     (("Prompt processing progress:",),),  # mlx_lm.server
     (("Input token size:",), ("First token latency:",)),  # OpenVINO llm_bench
     (("tok/s, decode:",), ("prefill:",)),  # MLC LLM runtime stats
+    (("Response generated in",), ("(includes prompt eval",)),  # exllamav2 test_inference
     (("First token cost",), ("tokens cost average",)),  # IPEX-LLM BenchmarkWrapper
 )
 
@@ -492,6 +496,13 @@ def parse(lines) -> Iterator:
                 yield _ipex(ipex_first[0], ipex_first[1], rest, _IPEX_MEMORY.search(line))
                 ipex_first = None
             continue
+        if "(includes prompt eval" in line:
+            match = _EXLLAMA.search(line)
+            if match is not None:  # its rate is tokens over the whole call: the output count and the time say it all
+                yield Record("request", "exllamav2.test-inference", line_number,
+                             {"e2e_seconds": float(match.group(1)), "output_tokens": float(match.group(2))},
+                             labels={"engine": "exllamav2"})
+                continue
         if "tok/s, decode:" in line:
             match = _MLC_STATS.search(line)
             if match is not None:
