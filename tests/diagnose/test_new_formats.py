@@ -145,3 +145,26 @@ def test_vllm_bench_latency_summary(tmp_path):
     # One batch of 8 prompts × 128 output tokens per 1.2036 s iteration.
     assert m["output_tokens_per_second"] == pytest.approx(8 * 128 / 1.2036)
     assert "e2e_seconds_p10" not in m  # the 10/25/75 % percentiles have no metric of their own
+
+
+def test_bench_latency_step_judged_against_the_hardware(tmp_path):
+    """A whole-batch latency with no step time: the step is (latency − the ledger's prefill) ÷ output tokens. At
+    9.6 s for 128 steps of Llama-2-7B (13.5 GB of fp16 weights) on an A100 80GB (2,039 GB/s), a step takes ~75 ms
+    against a bandwidth floor of 13.5 / 2039 s ≈ 6.6 ms: an order of magnitude slow, decode-bound. At 1.2 s (~9 ms a
+    step) it is normal."""
+    from inferledger.hardware import find_accelerator
+    from inferledger.ledger.request import request_account
+    from inferledger.model import load_model
+
+    slow = tmp_path / "slow.txt"
+    slow.write_text(BENCH_LATENCY.replace("1.2036 seconds", "9.6 seconds"))
+    result = diagnose_files([slow], gpu="a100-80gb")
+    assert result.verdict == "decode-bound"
+    account = request_account(load_model("meta-llama/Llama-2-7b-hf"), find_accelerator("a100-80gb"), isl=32,
+                              osl=128, batch=8)
+    step = result.roofline["observed_decode_seconds_per_token"]
+    assert step == pytest.approx((9.6 - account.realistic.prefill_seconds) / 128)
+    assert 0.070 < step < 0.075  # the prefill of 8 × 32 tokens is a few ms of the 9.6 s
+    fast = tmp_path / "fast.txt"
+    fast.write_text(BENCH_LATENCY)
+    assert diagnose_files([fast], gpu="a100-80gb").verdict == "healthy"

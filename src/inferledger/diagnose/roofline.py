@@ -139,6 +139,23 @@ def _observed_decode(acc: Accumulator) -> tuple[float | None, str]:
     return None, ""
 
 
+def _whole_call_decode(acc: Accumulator, prefill_seconds: float) -> tuple[float | None, str]:
+    """Seconds per decode step from a log that times only whole calls (vllm bench latency, exllamav2, a runner's
+    total): the call's time less the ledger's estimate of its prefill, over its output tokens. Used only where no
+    step time is logged; 16 output tokens at least, so the prefill estimate's error is spread thin."""
+    for record, _file in acc.summaries:
+        metrics = record.metrics
+        e2e, output = metrics.get("e2e_seconds_mean"), metrics.get("mean_output_tokens")
+        if e2e and output and output >= 16 and "ttft_seconds_mean" not in metrics:
+            return max(e2e - prefill_seconds, 0.0) / output or None, \
+                f"{record.labels.get('tool', record.source)} latency less the ledger's prefill, ÷ output tokens"
+    e2e, output = acc.requests.get("e2e_seconds"), acc.requests.get("output_tokens")
+    if acc.tpot_ceiling.count and e2e is not None and output is not None and output.mean >= 16:
+        return max(e2e.mean - prefill_seconds, 0.0) / output.mean or None, \
+            "whole-call time less the ledger's prefill, ÷ output tokens"
+    return None, ""
+
+
 def _observed_prefill(acc: Accumulator) -> tuple[float | None, str]:
     """Observed prompt tokens per second while prefilling, and where it came from."""
     rate = acc.requests.get("prompt_tokens_per_second")
@@ -183,6 +200,9 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     advice: list[str] = []
 
     step, step_source = _observed_decode(acc)
+    if not step:
+        step, step_source = _whole_call_decode(
+            acc, account.realistic.prefill_seconds if account.realistic else account.prefill.seconds)
     if step:
         achieved = account.decode.bytes_per_step / step
         fraction = achieved / bandwidth
