@@ -463,3 +463,35 @@ def test_add_all_folds_what_add_folds(tmp_path):
         batched.add_all((record for record, named in stream if named == file), file)
     assert _accumulator_state(vars(one._folded())) == _accumulator_state(vars(batched._folded()))
     assert one.records == len(stream) and one.interval_count > 1000
+
+
+def test_scan_by_first_byte_sends_every_marked_line_once_in_order(tmp_path):
+    # The block scan runs one pattern per first byte and merges their matches: every line holding any marker comes
+    # once, in file order, whatever other markers (of other first bytes) share the line or its neighbours; a line
+    # holding none never comes. The reference is the plain substring test, line by line.
+    markers = list(vllm.MARKERS) + list(sglang.MARKERS)
+    samples = [line for line in _sample_lines("vllm__") + _sample_lines("sglang__") if not vllm.wants_next(line)]
+    rng = random.Random(11)
+    lines = []
+    for _ in range(300):
+        kind = rng.random()
+        if kind < 0.4:
+            lines.append(NOISE)
+        elif kind < 0.8:
+            lines.append(rng.choice(samples))
+        else:  # two markers of different first bytes on one line, in either order
+            first, second = rng.sample(markers, 2)
+            lines.append(f"x {first.decode()} y {second.decode()} z")
+    path = tmp_path / "marked.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    log = LogFile.open(path)
+    shapes = [shape for module in (vllm, sglang) for shape in module.LINE_SHAPES]
+    sent = [number for number, _item in log.candidate_lines(markers, shapes=shapes, block_bytes=4096)]
+    expected = [number for number, line in enumerate(lines, 1) if any(marker.decode() in line for marker in markers)]
+    assert sent == expected
+    assert len(read._scan_pattern(markers, shapes)) > 1  # several passes are merged here, not one
+
+
+def test_a_shape_body_must_start_with_a_literal_byte():
+    with pytest.raises(ValueError, match="literal byte"):
+        read._scan_pattern([b"x"], [(rb"", rb"(?:a|b)c", None)])
