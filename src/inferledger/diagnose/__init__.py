@@ -159,11 +159,15 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision):
     hardware_judged = bool(roofline and "observed_decode_seconds_per_token" in roofline)
     sized = None
     if not hardware_judged and not use_gpu and use_model:
-        from inferledger.diagnose.named_model import from_name
+        from inferledger.diagnose.named_model import from_config, from_name
 
-        # The log's own name first: it is what ran, quantization tag included (`…-70B-…_q6`); else --model's.
+        # The log's own name first: it is what ran, quantization tag included (`…-70B-…_q6`); else --model's. A name
+        # that states its format is read as written; else the config, when at hand, says what a step reads.
         names = [name for name in (acc.labels.get("model"), model) if name]
-        sized = next(filter(None, (from_name(name, acc.labels.get("engine"), precision) for name in names)), None)
+        sized = next(filter(None, (from_name(name, acc.labels.get("engine"), precision, stated_only=True)
+                                   or from_config(name, precision) or from_name(name, acc.labels.get("engine"),
+                                                                                precision)
+                                   for name in names)), None)
     diagnosis = build(acc, files, roofline, roofline_findings, advice, hardware_judged=hardware_judged, sized=sized)
     diagnosis.notes.extend(notes)
     diagnosis.warnings.extend(warnings)

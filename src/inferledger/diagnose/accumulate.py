@@ -491,7 +491,9 @@ class Accumulator:
             self._flags["ttft_zero"].add(line, file)
         if ttft is not None and e2e is not None and ttft >= e2e > 0 and (output or 2) > 1:
             self._flags["ttft_ge_e2e"].add(line, file)
-        if metrics.get("prefill_seconds") == 0 and metrics.get("input_tokens", 0) > 0:
+        # One prompt token (llama.cpp's BOS with an empty prompt) is evaluated inside the first decode step, so its
+        # 0.00 ms prompt time is llama.cpp's accounting, not a broken timer.
+        if metrics.get("prefill_seconds") == 0 and metrics.get("input_tokens", 0) > 1:
             self._flags["prefill_zero"].add(line, file)
         load = metrics.get("load_seconds")
         if load is not None and e2e and load >= COLD_START_FRACTION * e2e:

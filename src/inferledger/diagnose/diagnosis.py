@@ -34,7 +34,7 @@ def decide(acc: Accumulator, roofline_findings: list | None = None, hardware_jud
     event_findings(acc, findings)
     window_findings(acc, findings, notes, hardware_judged)
     request_findings(acc, findings, checks, notes, hardware_judged, sized)
-    summary_findings(acc, findings, checks, notes, hardware_judged)
+    summary_findings(acc, findings, checks, notes, hardware_judged, sized)
     snapshot_findings(acc, findings)
     if not any(finding.verdict != "insufficient-data" for finding in findings):
         capacity_findings(acc, findings)

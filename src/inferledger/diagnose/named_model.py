@@ -58,9 +58,11 @@ class NamedModel:
                 f"{self.weights_bytes_per_step / 1e9:.1f} GB per decode step")
 
 
-def from_name(name: str, engine: str | None = None, precision: str | None = None) -> NamedModel | None:
+def from_name(name: str, engine: str | None = None, precision: str | None = None,
+              stated_only: bool = False) -> NamedModel | None:
     """The size and format a model's name states, or None when it states no size. `precision` (the user's
-    --precision) wins over the name; `engine` picks the default format when neither says one."""
+    --precision) wins over the name; `engine` picks the default format when neither says one. `stated_only`: None as
+    well when only a GPU server's bf16 default would give the format (the config, when at hand, knows better)."""
     lowered = name.strip().lower()
     base = lowered.rsplit("/", 1)[-1]
     size = _SIZE.search(base)
@@ -77,6 +79,8 @@ def from_name(name: str, engine: str | None = None, precision: str | None = None
     else:
         active_params = total
     bits, source = _bits(base, engine, precision)
+    if stated_only and source == _SERVER_DEFAULT[1]:
+        return None
     return NamedModel(name, total, min(active_params, total), bits, source)
 
 
@@ -130,3 +134,44 @@ def catalog_twin(name: str) -> tuple[str, str | None] | None:
     if len(twins) != 1 or twins[0].lower() == name.strip().lower():
         return None
     return twins[0], precision
+
+
+@dataclass(frozen=True)
+class ConfiguredModel:
+    """A model whose config.json is at hand (bundled, cached, or its catalogued base): the bytes one decode step reads
+    come from the ledger's own account (active experts, its native format), not from the name's arithmetic."""
+
+    name: str
+    weights_bytes_per_step: float
+    weights_format: str
+    source: str  # the config that was read, when it is a base model's
+
+    def describe(self) -> str:
+        via = f" (its base {self.source}'s config)" if self.source != self.name else ""
+        return (f"{self.name}: {self.weights_bytes_per_step / 1e9:.2f} GB of {self.weights_format} weights per "
+                f"decode step by the ledger{via}")
+
+
+def from_config(name: str, precision: str | None = None) -> ConfiguredModel | None:
+    """The ledger's weights-per-step for `name` from its config.json (or its catalogued base's), or None when neither
+    can be had here (a hub model offline): callers then fall back to from_name. A mixture of experts reads only its
+    active experts, and a checkpoint's own format (gpt-oss's MXFP4) counts, which the name's size cannot say."""
+    from inferledger.errors import InferledgerError
+    from inferledger.hardware import find_accelerator
+    from inferledger.ledger.request import request_account
+    from inferledger.model import load_model
+
+    candidates = [(name, precision)]
+    twin = catalog_twin(name)
+    if twin is not None:
+        candidates.append((twin[0], precision or twin[1]))
+    for source, wanted in candidates:
+        try:
+            spec = load_model(source)
+            # Any card: one step's weight bytes do not depend on it (batch 1, one token of context).
+            account = request_account(spec, find_accelerator("h100-sxm"), isl=1, osl=1, batch=1, precision=wanted,
+                                      realistic=False)
+        except (InferledgerError, OSError, ValueError):
+            continue
+        return ConfiguredModel(name, account.decode.bytes_per_step, account.weights, source)
+    return None

@@ -51,6 +51,7 @@ REQUEST_METRICS = {
     "ttst_seconds": "time to second token (genai-perf / AIPerf); ~0 means tokens arrive in chunks",
     "cached_tokens": "prompt tokens served from a cache (ollama prompt_eval_cached_count)",
     "context_tokens": "context held when the request ended (llama-server n_tokens: cached + processed + generated)",
+    "context_limit_tokens": "the runner's context window the request ran in (koboldcpp CtxLimit: used/limit)",
     "graphs_reused": "compute graphs reused during the request (llama-server 2026)",
     "output_tokens_per_second_per_request": "llmperf per-request throughput, tool-defined (not recomputable)",
 }

@@ -65,6 +65,12 @@ _TABLE = (
           "achieved < 0.8 × offered req/s and the run took > 1.3 × (arrival window + one latency)", 0.8,
           "achieved/offered", "a server that cannot keep up completes fewer requests than arrive; a short "
           "run drains after the arrivals end, so the duration test keeps that apart", 0.8),
+    _rule("summary-drain-beyond-arrivals", "summary", "queueing",
+          "no request latency; achieved < 0.8 × offered req/s and the run took ≥ this × its arrival window "
+          "(completed ÷ offered rate)", 10.0, "×",
+          "a short run's drain and an overload look alike only while the drain is about one request's latency; "
+          "requests that all arrived in 20 s but finished over hours either waited for each other or crawled "
+          "together: either way the server is far below the offered load", 0.65),
     _rule("summary-all-at-once", "summary", "queueing", "request rate inf / issue rate ≥ this, uncapped", 1e6,
           "req/s", "every request sent at t=0 is a throughput test; TTFT is queue wait by construction",
           0.7, 0.75),
@@ -106,10 +112,21 @@ _TABLE = (
           "TPOT (or ITL) ≥ this with no model/GPU to judge against", 0.100, "s",
           "≤ 10 tok/s per stream is slow for any GPU serving a model that fits it; without --model/--gpu this "
           "is the only judgement possible and it is said so", 0.6),
+    _rule("summary-slower-than-size-allows", "summary", "decode-bound",
+          "no GPU named: the run's decode step ≥ this many times what the model's weights take on a 360 GB/s card "
+          "at 70 % of its bandwidth", 2.5, "×",
+          "as requests-slower-than-size-allows, for a summary: a step that slow is under 40 % of even a slow "
+          "card's speed for those weights (an offload, a CPU, or a slow kernel path), fast-looking rates included",
+          0.7),
     _rule("summary-healthy", "summary", "healthy", "latencies present, none of the rules above fired", None, "",
           "TTFT, per-token time and throughput stated, no queue, no artefact", 0.6),
     _rule("summary-no-latency", "summary", "insufficient-data", "counts only, no latency columns", None, "",
           "nothing to judge speed by", 0.45),
+    _rule("summary-throughput-only", "summary", "insufficient-data",
+          "throughput (tok/s, req/s) but no TTFT, per-token time or request latency", None, "",
+          "a rate alone depends on the batch, the lengths and the card: the same tok/s is fast for one setup and "
+          "slow for another, so it supports no verdict by itself (an offline throughput line, a cut summary)",
+          0.5),
     # -- server stats windows (vLLM stats line, SGLang batch lines, TRT-LLM iteration stats, two /metrics scrapes) --
     _rule("windows-kv-full-waiting", "windows", "kv-capacity", "KV usage ≥ this with requests waiting", 0.90,
           "fraction", "KV ≥ ~90 % with waiting > 0 is the KV pool holding requests back", 0.5, 0.95),
@@ -146,8 +163,9 @@ _TABLE = (
     _rule("requests-ttft-zero", "requests", "measurement-artifact", "TTFT = 0", 0.0, "s", "a first token is never free: the client did not time it", 0.85),
     _rule("requests-ttft-ge-e2e", "requests", "measurement-artifact", "TTFT ≥ E2E with more than one token",
           None, "", "not streamed", 0.85),
-    _rule("requests-prefill-zero", "requests", "measurement-artifact", "prompt eval 0.00 ms for a non-empty prompt",
-          0.0, "s", "llama-cpp-python 0.3.0", 0.85),
+    _rule("requests-prefill-zero", "requests", "measurement-artifact", "prompt eval 0.00 ms for a prompt of two tokens or more",
+          0.0, "s", "llama-cpp-python 0.3.0; a one-token prompt is evaluated in llama.cpp's first decode step, "
+          "so its 0.00 ms is accounting", 0.85),
     _rule("requests-impossible-prompt-rate", "requests", "measurement-artifact",
           "prompt tok/s above this on a single-stream runner (llama.cpp, ollama), no model/GPU", 50_000.0,
           "tok/s", "50k tok/s needs 2 × 1e9 × 5e4 = 100 TFLOP/s even for a 1B model; ollama's 139,356 tok/s "
@@ -190,6 +208,16 @@ _TABLE = (
           "(this share of 360 GB/s: Tesla P40 347, RTX 3060 360)", 0.7, "of peak bandwidth",
           "ten tokens a second is slow for a 7B model and the best a 70B one gets on such a card: a size the name "
           "states turns the fixed cutoff into a floor; slower than that floor stays slow (offload, CPU)", 0.6),
+    _rule("requests-prompt-only", "requests", "prefill-bound",
+          "requests with a prompt of this many tokens or more and its rate, and no token generated", 1024, "tokens",
+          "a prompt-processing measurement (mlx_lm's Prompt line alone, llama-bench-like runs): the prompt is all "
+          "the work timed, so it is the cost; with no card to compare against, its rate is reported, not judged",
+          0.55),
+    _rule("requests-context-full", "requests", "kv-capacity",
+          "a local runner's context held ≥ this share of its context window when a request ended", 0.9,
+          "of the window", "a runner's KV cache is its context window: near the end the next prompt no longer fits, "
+          "so the runner shifts, truncates or reprocesses the context, and replies come out cut or empty "
+          "(koboldcpp's own advice: a larger --contextsize)", 0.5, 0.75),
     _rule("requests-slower-than-size-allows", "requests", "decode-bound",
           "per-token time under the fixed cutoff but ≥ this many times what the name's weights take on that slow "
           "common card", 2.5, "×", "a 3B-active MoE at 24 tok/s is as slow as a 70B one: a card of 360 GB/s streams "

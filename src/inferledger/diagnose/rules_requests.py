@@ -20,10 +20,10 @@ from inferledger.diagnose.rules_windows import DEPTH_MAX_TOKENS, lines_of
 # its bandwidth a decode kernel reaches: a model too large for ten tokens a second there is not slow at ten.
 SLOW_COMMON_CARD_BYTES_PER_S = 360e9
 LARGE_MODEL_EFFICIENCY = threshold("requests-slow-tpot-large-model")
-_SLOW_CARD = f"{SLOW_COMMON_CARD_BYTES_PER_S / 1e9:.0f} GB/s card at {LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth"
+SLOW_CARD = f"{SLOW_COMMON_CARD_BYTES_PER_S / 1e9:.0f} GB/s card at {LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth"
 
 
-def _slow_card_seconds(sized) -> float:
+def slow_card_seconds(sized) -> float:
     """One decode step of the weights the name states on that slow common card."""
     return sized.weights_bytes_per_step / (LARGE_MODEL_EFFICIENCY * SLOW_COMMON_CARD_BYTES_PER_S)
 
@@ -33,12 +33,12 @@ def _size_explains(acc: Accumulator, sized, findings: list) -> bool:
     Then the fixed cutoff misjudged a large model, and the finding says so instead (the prompt's findings stay)."""
     tpot = acc.request_value("tpot_seconds")
     step = tpot.mean if acc.flags["slow_tpot"].count else acc.tpot_bound.low
-    floor = _slow_card_seconds(sized)
+    floor = slow_card_seconds(sized)
     if step > floor:
         return False
     findings.append(fire(
         "requests-slow-tpot-large-model", f"{step * 1e3:.0f} ms per output token (~{1 / step:.1f} tok/s per stream) "
-        f"is what {sized.describe()} allows on a {_SLOW_CARD} ({floor * 1e3:.0f} ms): slow for the fixed cutoff, not "
+        f"is what {sized.describe()} allows on a {SLOW_CARD} ({floor * 1e3:.0f} ms): slow for the fixed cutoff, not "
         "for this size; give --gpu to judge it against the card",
         {"observed_seconds_per_token": step, "large_model_seconds_per_token": floor,
          "weights_bytes_per_step": sized.weights_bytes_per_step}))
@@ -60,8 +60,9 @@ def _decode_slowed(acc: Accumulator, findings: list) -> bool:
         return False
     findings.append(fire(
         "requests-decode-slowed", f"decode fell from {rate.high:.1f} to {rate.last:.1f} tok/s over {rate.count} "
-        f"requests in turn ({rate.high / rate.last:.1f}×) with prompts of at most {context.high if context else 0:,.0f}"
-        " tokens: the same model streams at half its speed or less (part of it off the GPU, or another load)",
+        f"requests in turn ({rate.high / rate.last:.1f}×)"
+        + (f" with prompts of at most {context.high:,.0f} tokens" if context and context.high else "")
+        + ": the same model streams at half its speed or less (part of it off the GPU, or another load)",
         {"generation_tokens_per_second_max": rate.high, "generation_tokens_per_second_last": rate.last}))
     return True
 
@@ -70,16 +71,28 @@ def _size_too_slow(acc: Accumulator, sized, findings: list) -> bool:
     """Under the fixed cutoff, yet far slower than the weights the name states allow even on a slow common card: a
     small or mixture-of-experts model streaming from the CPU (an offload, a lost GPU)."""
     tpot = acc.request_value("tpot_seconds")
-    if tpot is None or not tpot.count or acc.labels.get("tpot_includes_prefill"):
+    floor = slow_card_seconds(sized)
+    if tpot is not None and tpot.count and not acc.labels.get("tpot_includes_prefill"):
+        step, how = tpot.mean, ""
+    else:
+        # Only whole-call times (gpt-fast/torchchat, exllamav2): call ÷ output tokens bounds the step from above;
+        # with 64+ tokens and a prompt no longer than 4× the output, at least half the call is decode, so half that
+        # bound is still a step the rule may read.
+        ceiling, output = acc.tpot_ceiling, acc.request_value("output_tokens")
+        prompt = acc.request_value("input_tokens")
+        if not ceiling.count or output is None or output.mean < 64 \
+                or (prompt is not None and prompt.count and prompt.mean > 4 * output.mean):
+            return False
+        step, how = ceiling.mean / 2, "at least "
+    if step < threshold("requests-slower-than-size-allows") * floor:
         return False
-    floor = _slow_card_seconds(sized)
-    if tpot.mean < threshold("requests-slower-than-size-allows") * floor:
-        return False
+    tpot_mean = step
     findings.append(fire(
-        "requests-slower-than-size-allows", f"{tpot.mean * 1e3:.1f} ms per output token is {tpot.mean / floor:.1f}× "
-        f"the {floor * 1e3:.1f} ms that {sized.describe()} takes on a {_SLOW_CARD}: slower than a slow GPU would "
+        "requests-slower-than-size-allows", f"{how}{tpot_mean * 1e3:.1f} ms per output token"
+        f"{' (half of each call ÷ its output tokens)' if how else ''} is {tpot_mean / floor:.1f}× "
+        f"the {floor * 1e3:.1f} ms that {sized.describe()} takes on a {SLOW_CARD}: slower than a slow GPU would "
         "stream it (an offload to the CPU?); give --gpu to judge it against the card",
-        {"observed_seconds_per_token": tpot.mean, "slow_card_seconds_per_token": floor,
+        {"observed_seconds_per_token": tpot_mean, "slow_card_seconds_per_token": floor,
          "weights_bytes_per_step": sized.weights_bytes_per_step}))
     return True
 
@@ -98,11 +111,20 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
 
     for flag, rule, text in (("ttft_zero", "requests-ttft-zero", "TTFT of 0 ms"),
                              ("ttft_ge_e2e", "requests-ttft-ge-e2e", "first-token latency equal to the full latency"),
-                             ("prefill_zero", "requests-prefill-zero", "prompt eval time 0.00 ms for a non-empty "
+                             ("prefill_zero", "requests-prefill-zero", "prompt eval time 0.00 ms for a multi-token "
                                                                         "prompt")):
         if flags[flag].count:
             findings.append(fire(rule, f"{flags[flag].count} of {count} requests report {text}",
                                  {"requests": flags[flag].count}, **lines_of(acc, flag)))
+    held, window = acc.request_value("context_tokens"), acc.request_value("context_limit_tokens")
+    if held is not None and window is not None and window.count and held.high >= threshold("requests-context-full") \
+            * window.low:
+        findings.append(fire(
+            "requests-context-full", f"the context held {held.high:,.0f} of the runner's {window.low:,.0f}-token "
+            f"window ({held.high / window.low:.0%}) when a request ended: the next prompt will not fit without "
+            "shifting or cutting the context; a larger context size (KV cache) is the fix",
+            {"context_tokens": held.high, "context_limit_tokens": window.low},
+            share=1.0 if held.last >= threshold("requests-context-full") * window.low else 0.5))  # still full at the end?
     if flags["cold_start"].count:
         load = acc.request_value("load_seconds")
         e2e = acc.request_value("e2e_seconds")
@@ -224,6 +246,15 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
     if bits:
         findings.append(fire("requests-healthy", f"{count} request(s): " + ", ".join(bits), numbers,
                              min(1.0, count / 5)))
+        return
+    prompt, prompt_rate = acc.request_value("input_tokens"), acc.request_value("prompt_tokens_per_second")
+    output = acc.request_value("output_tokens")
+    if prompt is not None and prompt_rate is not None and prompt_rate.count and not (output and output.high) \
+            and prompt.mean >= threshold("requests-prompt-only"):
+        findings.append(fire(
+            "requests-prompt-only", f"{count} request(s) measure only their prompt: {prompt.mean:,.0f} tokens at "
+            f"{prompt_rate.mean:,.0f} tok/s, {prompt.mean / prompt_rate.mean:,.1f} s each, and nothing generated",
+            {"input_tokens_mean": prompt.mean, "prompt_tokens_per_second_mean": prompt_rate.mean}))
         return
     e2e = acc.request_value("e2e_seconds")
     facts = [f"{label} {value.mean * 1e3:,.1f} ms" for label, value in (("total", e2e), ("queue", queue)) if value]

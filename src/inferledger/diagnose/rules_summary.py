@@ -106,7 +106,10 @@ class _Run:
         self.uncapped = self.concurrency is None or (self.completed is not None and self.concurrency >= self.completed)
 
 
-def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware_judged: bool) -> None:
+def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware_judged: bool,
+                     sized=None) -> None:
+    """The rules for benchmark summaries. `sized`: the model's weights per step (named_model) when no card is known."""
+    first = len(findings)
     for record, file in acc.summaries:
         run = _Run(record)
         where = {"lines": [record.line_number], "file": file}
@@ -124,6 +127,8 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
                 f"stream{'; the whole run generates that, so no stream is faster' if run.step_bound else ''}); "
                 "judged by a fixed cutoff: give --model and --gpu to judge it against the hardware",
                 {"tpot_seconds_mean": run.step}, **where))
+        elif run.step is not None and sized is not None and not hardware_judged:
+            _slower_than_size(run, sized, where, findings)
         failed = record.metrics.get("failed_requests")
         if failed and run.completed and failed > 0.05 * (failed + run.completed):
             notes.append(f"{run.name}: {failed:.0f} of {failed + run.completed:.0f} requests failed")
@@ -134,6 +139,28 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
                                 for finding in findings[before:]):
             continue  # healthy only when no bottleneck (or a broken measurement) was read in this run
         _health(run, record, where, findings)
+    # Runs side by side (a sweep, engines compared in one table): a bottleneck in one of them is what the file shows;
+    # the healthy runs are its baseline and do not outvote it.
+    ours = findings[first:]
+    bottleneck = max((finding.score for finding in ours if finding.verdict in _BOTTLENECKS), default=0.0)
+    if len(acc.summaries) > 1 and bottleneck >= 0.5:
+        for finding in ours:
+            if finding.rule == "summary-healthy":
+                finding.score = min(finding.score, bottleneck - 0.05)
+
+
+def _slower_than_size(run: _Run, sized, where: dict, findings: list) -> None:
+    from inferledger.diagnose.rules_requests import SLOW_CARD, slow_card_seconds
+
+    floor = slow_card_seconds(sized)
+    if run.step < threshold("summary-slower-than-size-allows") * floor:
+        return
+    findings.append(fire(
+        "summary-slower-than-size-allows", f"{run.name}: {run.step * 1e3:.1f} ms per output token is "
+        f"{run.step / floor:.1f}× the {floor * 1e3:.1f} ms that {sized.describe()} takes on a {SLOW_CARD}: slower than "
+        "a slow GPU would stream it; give --gpu to judge it against the card",
+        {"observed_seconds_per_token": run.step, "slow_card_seconds_per_token": floor,
+         "weights_bytes_per_step": sized.weights_bytes_per_step}, **where))
 
 
 def _artefacts(run: _Run, record, where: dict, findings: list) -> None:
@@ -282,7 +309,18 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             latency = record.metrics["mean_concurrency"] / achieved  # Little's law: in flight ÷ completions/s
         expected = completed / offered + (latency or 0.0)
         kept = threshold("summary-rate-not-kept")
-        if achieved < kept * offered and latency is None:
+        drain = run.duration / (completed / offered) if run.duration else None
+        if achieved < kept * offered and latency is None and drain and drain >= threshold("summary-drain-beyond-arrivals"):
+            found = True
+            findings.append(fire(
+                "summary-drain-beyond-arrivals",
+                f"{name}: {completed:.0f} requests offered at {offered:.3g} req/s all arrived within "
+                f"{completed / offered:.3g} s, but the run took {run.duration:.4g} s ({drain:.0f}× that) at "
+                f"{achieved:.3g} req/s: requests waited behind each other (or crawled together); the excerpt has "
+                "no latency to tell which",
+                {"request_throughput_per_second": achieved, "request_rate_per_second": offered,
+                 "duration_seconds": run.duration, "drain_factor": drain}, **where))
+        elif achieved < kept * offered and latency is None:
             notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered, but the excerpt has no "
                          "request latency (E2E, TTFT and TPOT, or mean concurrency): a short run's drain and overload "
                          "look the same without it")
@@ -406,13 +444,23 @@ def _health(run: _Run, record, where: dict, findings: list) -> None:
     if run.output_rate is not None:
         bits.append(f"{run.output_rate:.1f} output tok/s")
         numbers["output_tokens_per_second"] = run.output_rate
+    if run.output_rate is None and record.metrics.get("total_tokens_per_second"):
+        bits.append(f"{record.metrics['total_tokens_per_second']:.1f} total tok/s")
+        numbers["total_tokens_per_second"] = record.metrics["total_tokens_per_second"]
     if run.e2e is not None and not bits:
         bits.append(f"E2E {run.e2e * 1e3:.0f} ms")
         numbers["e2e_seconds_mean"] = run.e2e
     if run.achieved is not None and bits:
         bits.append(f"{run.achieved:.3g} req/s")
         numbers["request_throughput_per_second"] = run.achieved
-    if bits:
+    # An offline batch that ran to its end bounds every request's latency by its duration (all were in flight from
+    # the start): that bound, with its rates, is a run's full account (the vllm#5425 sample of a baseline run). A rate with
+    # no latency and no such bound (a throughput line, a bar cut mid-run) is not.
+    bounded = bool(record.labels.get("offline_batch") and not record.labels.get("cut") and run.duration)
+    if bits and run.ttft is None and run.per_token is None and run.e2e is None and not bounded:
+        findings.append(fire("summary-throughput-only", f"{run.name}: " + ", ".join(bits) + "; no TTFT, per-token "
+                             "time or request latency, so the rate alone says nothing about speed", numbers, **where))
+    elif bits:
         findings.append(fire("summary-healthy", f"{run.name}: " + ", ".join(bits), numbers, **where))
     elif run.completed or run.duration:
         findings.append(fire("summary-no-latency", f"{run.name}: request counts and token lengths only; no latency "

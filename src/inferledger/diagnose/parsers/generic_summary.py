@@ -35,6 +35,10 @@ _COUNTS = (
     ("concurrency", "max_concurrency"), ("input length", "mean_input_tokens"), ("prompt length", "mean_input_tokens"),
     ("output length", "mean_output_tokens"), ("total input tokens", "total_input_tokens"),
     ("total output tokens", "total_output_tokens"), ("total generated tokens", "total_output_tokens"),
+    # one run's counts as a one-request client prints them ("Output tokens : 87"): after the totals above
+    ("output tokens", "mean_output_tokens"), ("generated tokens", "mean_output_tokens"),
+    ("input tokens", "mean_input_tokens"), ("prompt tokens", "mean_input_tokens"),
+    ("completion tokens", "mean_output_tokens"), ("total prompt tokens", "total_input_tokens"),
 )
 _DURATIONS = ("benchmark duration", "total time", "elapsed", "duration", "wall time")
 _TOKEN_RATE = re.compile(r"\b(?:tok(?:en)?s?|t)\s*/\s*(?:s|sec|second)\b")
@@ -44,7 +48,10 @@ _STAT_WORD = re.compile(r"\b(mean|avg|average|median|p50|p90|p95|p99|min|minimum
 
 
 def _words(label: str) -> str:
-    return " ".join(re.sub(r"[_\-]+", " ", label.lower()).replace("end-to-end", "end to end").split())
+    # camelCase and CAPS keys of JSON exports ("ttftMs", "generationTPS", "completionTokens") read as words
+    label = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", label)
+    words = " ".join(re.sub(r"[_\-]+", " ", label.lower()).replace("end-to-end", "end to end").split())
+    return re.sub(r"\btps\b", "tok/s", words.replace("tokens per second", "tok/s"))
 
 
 def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
@@ -56,7 +63,9 @@ def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
     if _REQUEST_RATE.search(both):
         return "request_throughput_per_second", value
     if _TOKEN_RATE.search(both) or ("throughput" in words and "token" in both):
-        if any(word in words for word in ("input", "prompt", "prefill")):
+        if stat_word is not None and stat not in ("mean", "median"):
+            return None  # a rate's max or percentile: the summary keeps its mean
+        if any(word in words for word in ("input", "prompt", "prefill", "processing")):
             return "input_tokens_per_second", value
         if "total" in words:
             return "total_tokens_per_second", value
@@ -89,21 +98,101 @@ def _line_metric(line: str) -> tuple[str, float] | None:
     return _metric(match.group("label"), value, match.group("unit") or "")
 
 
+# A table aligned with spaces, one run per row (`Engine  Ctx  TTFT(ms)  Decode(ms)  Total(ms)  Prefill t/s`): the
+# header's cells are two or more spaces apart; words a table header uses beyond the `label: value` ones.
+_HEADER_SPLIT = re.compile(r"\s{2,}")
+_TABLE_WORDS = {"ctx": "mean_input_tokens", "context": "mean_input_tokens", "total": "e2e_seconds_mean",
+                "decode": "decode_seconds_mean", "prefill": "prefill_seconds_mean"}
+
+
+def _column(cell: str) -> tuple[str, float] | None:
+    """(metric, factor to base units) for a table header cell, or None."""
+    found = _metric(cell, 1.0, "")
+    if found is not None:
+        return found
+    words = _words(re.sub(r"\(([^)]*)\)", r" \1", cell))
+    unit = words.split()[-1] if words.split() and words.split()[-1] in TIME_UNITS else None
+    key = words.split()[0] if words.split() else ""
+    metric = _TABLE_WORDS.get(key)
+    if metric is None or (metric.endswith("_mean") and metric != "mean_input_tokens" and unit is None):
+        return None
+    return metric, TIME_UNITS[unit] if unit else 1.0
+
+
+def _table_header(line: str) -> list | None:
+    """The columns of a space-aligned table header: [(metric, factor) or None per cell], when 2+ cells are metrics."""
+    cells = _HEADER_SPLIT.split(line.strip())
+    if len(cells) < 3 or any(char.isdigit() for char in line.replace("(", "").split()[0]):
+        return None
+    columns = [_column(cell) for cell in cells]
+    return columns if sum(column is not None for column in columns) >= 2 else None
+
+
+def _table_row(line: str, columns: list) -> tuple[str, dict] | None:
+    cells = line.split()
+    if len(cells) != len(columns):
+        return None
+    metrics = {}
+    for cell, column in zip(cells, columns, strict=True):
+        if column is None:
+            continue
+        try:
+            value = float(cell.replace(",", ""))
+        except ValueError:
+            return None
+        metrics[column[0]] = value * column[1]
+    return cells[0], metrics
+
+
 def sniff(head: str) -> float:
     """Three lines or more that name a metric with a number and a unit: enough to read a summary from."""
     found = 0
-    for line in head.splitlines():
-        if looks_like_metric(line) and _line_metric(line) is not None:
+    lines = head.splitlines()
+    for line, following in zip(lines, lines[1:] + [""], strict=True):
+        columns = _table_header(line)
+        if columns is not None and _table_row(following, columns):
+            return 0.5
+    for line in lines:
+        # a JSON export's `"generationTPS" : 81.8,` counts too: its key names the metric in camelCase
+        if (looks_like_metric(line) or line.lstrip().startswith('"')) and _line_metric(line) is not None:
             found += 1
             if found >= 3:
                 return 0.5
     return 0.0
 
 
+# A JSON object opened under a key (`"ttft_ms": {`): its members ("mean": 74.6) are that metric's statistics.
+_OPEN_KEY = re.compile(r'^\s*"(?P<key>[A-Za-z][\w ./()%-]{0,60})"\s*:\s*\{\s*$')
+
+
 def parse(lines) -> Iterator:
     metrics: dict = {}
     start = 0
+    parents: list = []  # the keys of the JSON objects the line is inside
+    columns: list | None = None  # a space-aligned table's header, while its rows follow
     for line_number, line in lines:
+        if columns is not None:
+            row = _table_row(line, columns)
+            if row is not None:
+                name, values = row
+                yield _record(line_number, values, benchmark=name)
+                continue
+            columns = None
+        header = _table_header(line) if not line.lstrip().startswith('"') else None
+        if header is not None:
+            columns = header
+            continue
+        opened = _OPEN_KEY.match(line)
+        if opened is not None:
+            parents.append(opened.group("key"))
+            continue
+        if parents and line.strip().startswith("}"):
+            parents.pop()
+            continue
+        if parents and any(char.isdigit() for char in line):
+            match = _LINE.match(line)
+            if match is not None:  # "mean": 74.6 under "ttft_ms" reads as "mean ttft_ms"
+                line = f'"{match.group("label")} {parents[-1]}": {match.group("value")} {match.group("unit") or ""}'
         reading = _line_metric(line) if any(char.isdigit() for char in line) else None
         if reading is None:
             if looks_like_metric(line):
@@ -120,6 +209,8 @@ def parse(lines) -> Iterator:
         yield _record(start, metrics)
 
 
-def _record(line_number: int, metrics: dict) -> Record:
+def _record(line_number: int, metrics: dict, benchmark: str | None = None) -> Record:
     labels = {"tool": "unknown client", "reader": "generic: metric names matched by their usual words"}
+    if benchmark:
+        labels["benchmark"] = benchmark  # a table row: what the row measured (an engine, a setting)
     return Record("summary", "bench.generic", line_number, dict(metrics), labels=labels)

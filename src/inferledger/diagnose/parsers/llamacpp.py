@@ -21,6 +21,10 @@ _TIMING = re.compile(
     r"\b(prompt eval|generation eval|eval|load|sample|total) time\s*=\s*([\d.]+)\s*ms"
     r"(?:\s*/\s*(\d+)\s*(?:tokens|runs))?"
     r"(?:\s*\(\s*([\d.]+)\s*ms per token(?:,\s*([\d.]+|inf|nan)\s*tokens per second\)?)?)?")
+# Under a locale with decimal commas (de_DE, ro_RO, ...) the same line reads "602,64 ms" and "10343,02 tokens per
+# second": llama.cpp prints with %.2f, never with a thousands separator, so a comma between digits there is a decimal.
+_DECIMAL_COMMA_MS = re.compile(r"\d,\d\d ms")
+_DECIMAL_COMMA = re.compile(r"(\d),(\d\d)\b")
 # A pasted line is often cut after "ms per token, 0.38": the ms per token is whole, the rate may not be, so the rate is
 # read only when "tokens per second" follows it.
 _PHASES = re.compile(r'"?(t_prompt_processing|t_token_generation|n_prompt_tokens_processed|n_decoded)"?[=:]\s*([\d.]+)')
@@ -276,6 +280,8 @@ def parse(lines) -> Iterator:
                 continue
             table_kind = ""
         if "time" in line and " ms" in line and "=" in line:
+            if "," in line and _DECIMAL_COMMA_MS.search(line):
+                line = _DECIMAL_COMMA.sub(r"\1.\2", line)
             match = _TIMING.search(line)
             if match is not None:
                 name = match.group(1)

@@ -126,6 +126,9 @@ def _gptfast(line_number: int, line: str) -> Record | None:
     metrics = {"e2e_seconds": float(seconds), "output_tokens_per_second_per_request": float(rate)}
     if tokens is not None:
         metrics["output_tokens"] = float(tokens)
+    elif float(rate) > 0:
+        # Releases before mid-2024 print no count: tokens/sec × seconds is it (to the rate's two decimals).
+        metrics["output_tokens"] = float(round(float(rate) * float(seconds)))
     labels = {"engine": "gpt-fast", "rate_definition": "tokens/sec is output tokens over the whole call"}
     return Record("request", "local.gpt-fast", line_number, metrics, labels=labels)
 
@@ -196,6 +199,7 @@ def _kobold(line_number: int, line: str, progress: dict) -> Record | Skipped:
             metrics["context_tokens"] = number  # context held when the request ended
             if limit:
                 labels["context_limit"] = limit
+                metrics["context_limit_tokens"] = float(limit)  # the runner's context window (its KV cache)
         elif name == "Amt":
             metrics["output_tokens"] = number  # generated / requested
             if limit:

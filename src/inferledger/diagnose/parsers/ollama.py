@@ -223,6 +223,8 @@ _SLOG_MARKERS = ("source=sched.go", "source=memory.go", "source=ggml.go", "sourc
 def sniff(head: str) -> float:
     if "prompt eval rate:" in head or "eval rate:" in head and "eval count:" in head:
         return 0.95
+    if re.search(r"(?m)^\s*eval rate:\s+[\d.]+ tokens/s", head):
+        return 0.8  # only the --verbose block's last line, pasted once per run (a comparison across builds)
     if '"eval_count"' in head or '"prompt_eval_duration"' in head or '"total_duration"' in head:
         return 0.9
     if "msg=" in head and "level=" in head and any(marker in head for marker in _SLOG_MARKERS):

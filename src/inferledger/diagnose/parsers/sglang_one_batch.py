@@ -7,7 +7,10 @@
     Total. latency:  0.076 s, throughput:    923.17 token/s
     Benchmark ...
 
-one block per run (the warm-up first). The prefill line times the whole batch's prompts, so its latency is every
+one block per run (the warm-up first). Its first release (sglang.bench_latency, mid-2024) printed one `Decode.` line
+per step and a second `Prefill.` line for the measured run after the warm-up, with an "ms" label on values that are
+seconds: a decode step gives each stream at least one token, so latency × throughput is the batch, at least 1
+(0.009 s × 108 ≈ 1); read as ms it would be a thousandth of a token, so such a block's values are taken as seconds. The prefill line times the whole batch's prompts, so its latency is every
 request's first-token time and throughput × latency is the batch's prompt tokens; a decode step gives each of the
 batch's streams one token, so the median step is the time per output token. One summary Record per block, the
 warm-up's only when no measured block follows it.
@@ -22,8 +25,8 @@ from inferledger.diagnose.records import Record, Skipped
 
 NAME = "sglang-one-batch"
 
-_PHASE = re.compile(r"^\s*(Prefill|Decode|Total)\.\s+(median )?latency:\s*([\d.]+)\s*s,\s*(?:median )?throughput:"
-                    r"\s*([\d.]+)\s*token/s")
+_PHASE = re.compile(r"^\s*(Prefill|Decode|Total)\.\s+(median )?latency:\s*([\d.]+)\s*(m?s),\s*(?:median )?"
+                    r"throughput:\s*([\d.]+)\s*token/s")
 _STEP = re.compile(r"^\s*Decode \d+\.\s+Batch size:\s*(\d+),\s*latency:\s*([\d.]+)\s*s")
 
 
@@ -38,8 +41,34 @@ class _Block:
         self.metrics: dict = {}
         self.batch: int | None = None
         self.steps: list = []
+        self.phases: list = []  # (name, latency as printed, unit as printed, throughput) of the lines read
+
+    def close(self) -> None:
+        """Turn the phase lines into metrics, in seconds whatever their label says (the decode steps decide)."""
+        tokens_if_ms = [latency * 1e-3 * rate for name, latency, unit, rate in self.phases
+                        if name == "Decode" and unit == "ms"]
+        seconds_per_unit = {"s": 1.0, "ms": 1e-3}
+        if tokens_if_ms and all(tokens < 0.5 for tokens in tokens_if_ms):
+            # read as ms a step would yield under half a token, which no step does: the values are seconds
+            seconds_per_unit["ms"] = 1.0
+        decode = []
+        for name, latency, unit, rate in self.phases:
+            seconds = latency * seconds_per_unit[unit]
+            if name == "Prefill":
+                self.metrics["ttft_seconds_mean"] = seconds
+                self.metrics["total_input_tokens"] = seconds * rate
+                self.metrics["input_tokens_per_second"] = rate
+            elif name == "Decode":
+                decode.append((seconds, rate))
+            else:
+                self.metrics["e2e_seconds_mean"] = seconds
+        if decode:
+            ordered = sorted(decode)
+            self.metrics["tpot_seconds_median"], self.metrics["output_tokens_per_second"] = ordered[len(ordered) // 2]
+        self.phases = []
 
     def record(self) -> Record | None:
+        self.close()
         metrics = self.metrics
         if "ttft_seconds_mean" not in metrics and "tpot_seconds_median" not in metrics:
             return None
@@ -59,6 +88,7 @@ class _Block:
 
 def parse(lines) -> Iterator:
     block: _Block | None = None
+    first_run = None  # True while the block being read is the file's first run
     for line_number, line in lines:
         stripped = line.strip()
         if stripped.startswith(("Warmup ...", "Benchmark ...")):
@@ -82,19 +112,19 @@ def parse(lines) -> Iterator:
             if stripped.startswith(("Prefill.", "Decode", "Total.")):
                 yield Skipped(line_number, "bench_one_batch line without 'latency: X s, throughput: Y token/s'", NAME)
             continue
+        name, median, latency, unit, rate = phase.groups()
+        if block is not None and name == "Prefill" and any(phase[0] == "Prefill" for phase in block.phases):
+            # bench_latency's next run with no "Benchmark ..." line between: the first run was its warm-up
+            record = block.record()
+            if record is not None and not (block.warmup or first_run):
+                yield record
+            block = None
         if block is None:
+            first_run = first_run is None
             block = _Block(line_number, warmup=False)
-        name, _median, latency, rate = phase.groups()
-        seconds, per_second = float(latency), float(rate)
-        if name == "Prefill":
-            block.metrics["ttft_seconds_mean"] = seconds
-            block.metrics["total_input_tokens"] = seconds * per_second
-            block.metrics["input_tokens_per_second"] = per_second
-        elif name == "Decode":
-            block.metrics["tpot_seconds_median"] = seconds
-            block.metrics["output_tokens_per_second"] = per_second
-        else:
-            block.metrics["e2e_seconds_mean"] = seconds
+        if name == "Decode" and median:
+            block.phases = [phase for phase in block.phases if phase[0] != "Decode"]  # the median stands for them
+        block.phases.append((name, float(latency), unit, float(rate)))
     if block is not None:
         record = block.record()
         if record is not None:

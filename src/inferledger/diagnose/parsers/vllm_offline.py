@@ -27,7 +27,8 @@ _BAR = re.compile(r"Processed prompts:\s*(\d+)%.*?\|\s*(\d+)/(\d+)\s*\[([\d:]+)<
                   r"|,\s*Generation Speed:\s*([\d.]+) toks/s)?")
 
 
-_THROUGHPUT = re.compile(r"Throughput:\s*([\d.]+) requests/s,\s*([\d.]+) total tokens/s"
+# Before 2024 the line said only "tokens/s" (prompt + output, the same total), as forks such as Aphrodite still do.
+_THROUGHPUT = re.compile(r"Throughput:\s*([\d.]+) requests/s,\s*([\d.]+) (?:total )?tokens/s"
                          r"(?:,\s*([\d.]+) output tokens/s)?")
 _TOTALS = re.compile(r"Total num (prompt|output) tokens:\s*(\d+)")
 
@@ -104,7 +105,7 @@ def _record(line_number: int, metrics: dict, total: int | None) -> Record:
 def sniff(head: str) -> float:
     if "Processed prompts:" in head and ("toks/s" in head or "it/s" in head):
         return 0.85
-    if "Throughput:" in head and "total tokens/s" in head:
+    if "Throughput:" in head and "requests/s," in head and "tokens/s" in head:
         return 0.8
     if "Avg latency:" in head and "percentile latency:" in head:
         return 0.8
