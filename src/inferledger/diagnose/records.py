@@ -105,6 +105,7 @@ CAPACITY_METRICS = {
     "data_parallel_size": "data parallel ranks",
     "model_layers": "layers in the model (ollama layers.model, llama.cpp offload line)",
     "offloaded_layers": "layers placed on the GPU; fewer than model_layers = partial offload",
+    "gpu_share_fraction": "share of a loaded model held on the GPU (ollama ps PROCESSOR 42%/58% CPU/GPU -> 0.58)",
     "required_memory_bytes": "memory the runner needs for full offload (ollama memory.required.full)",
     "graph_memory_bytes": "compute-graph scratch memory (ollama memory.graph.full)",
 }

@@ -237,6 +237,11 @@ _TABLE = (
     _rule("state-preemption", "state", "kv-capacity", "preemption / retraction / OOM events", 1.0, "events",
           "the engine evicted requests because the KV cache ran out; more events, more confidence",
           0.8, 0.9),
+    _rule("state-partial-offload", "state", "decode-bound",
+          "a local runner's start-up places fewer than this share of the model's layers on the GPU", 0.9,
+          "of the layers", "a layer in system memory is read at the CPU's bandwidth, a tenth of a GPU's or less, and "
+          "every token passes through all layers: a fifth of them off the GPU already halves decode; seen at start-up "
+          "it decides the speed before any request runs", 0.6),
     _rule("state-few-full-requests", "state", "kv-capacity", "KV cache holds fewer than this many full-length "
           "requests", 2.0, "requests", "long-context traffic will queue on KV capacity", 0.55),
     _rule("state-capacity-only", "state", "insufficient-data", "start-up capacity lines only", None, "",

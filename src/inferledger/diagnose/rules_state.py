@@ -48,6 +48,19 @@ def capacity_findings(acc: Accumulator, findings: list) -> None:
     line_of = acc.capacity.get("kv_cache_tokens") or next(iter(acc.capacity.values()))
     where = {"lines": [line_of[1]], "file": line_of[2]}
     numbers = {"kv_cache_tokens": tokens, "max_concurrency_at_length": concurrency}
+    layers, on_gpu = capacity.get("model_layers"), capacity.get("offloaded_layers")
+    share = capacity.get("gpu_share_fraction")
+    if share is not None and share < threshold("state-partial-offload"):
+        findings.append(fire(
+            "state-partial-offload", f"the runner holds {share:.0%} of the model on the GPU and {1 - share:.0%} in "
+            "system memory: every token waits on the CPU's share", {"gpu_share_fraction": share}, **where))
+    elif layers and on_gpu is not None and on_gpu < threshold("state-partial-offload") * layers:
+        findings.append(fire(
+            "state-partial-offload", f"the runner placed {on_gpu:.0f} of the model's {layers:.0f} layers on the GPU: "
+            "the rest run from system memory, so every token waits on the CPU's share"
+            + (f" (the KV cache alone asks {capacity['kv_cache_bytes'] / 2**30:.1f} GiB: a smaller context frees "
+               "room for layers)" if capacity.get("kv_cache_bytes") else ""),
+            {"offloaded_layers": on_gpu, "model_layers": layers}, **where))
     if concurrency is not None and concurrency < threshold("state-few-full-requests"):
         findings.append(fire("state-few-full-requests", "startup capacity: " + ", ".join(facts) + ": long-context "
                              "traffic will queue on KV capacity", numbers, **where))

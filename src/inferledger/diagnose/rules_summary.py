@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from inferledger.diagnose.accumulate import Accumulator
+from inferledger.diagnose.accumulate import SLOW_STREAM_TOKENS_PER_SECOND, Accumulator
 from inferledger.diagnose.rules import fire, threshold
 
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
@@ -309,6 +309,15 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             latency = record.metrics["mean_concurrency"] / achieved  # Little's law: in flight ÷ completions/s
         expected = completed / offered + (latency or 0.0)
         kept = threshold("summary-rate-not-kept")
+        concurrency, output_rate = record.metrics.get("mean_concurrency"), run.output_rate
+        if run.duration and completed / offered < 0.05 * run.duration and concurrency and output_rate \
+                and output_rate / concurrency >= SLOW_STREAM_TOKENS_PER_SECOND:
+            # A burst (every request arrived in the run's first twentieth) whose streams each still generate at a
+            # normal rate: a throughput test, not a server that cannot keep up; the rate rules do not apply.
+            notes.append(f"{name}: {completed:.0f} requests arrived within {completed / offered:.3g} s of a "
+                         f"{run.duration:.3g} s run, ~{concurrency:.0f} in flight at {output_rate / concurrency:.1f} "
+                         "tok/s each: a throughput test; the offered rate is not a load the server had to keep up with")
+            return False
         drain = run.duration / (completed / offered) if run.duration else None
         if achieved < kept * offered and latency is None and drain and drain >= threshold("summary-drain-beyond-arrivals"):
             found = True

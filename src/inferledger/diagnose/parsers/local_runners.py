@@ -10,7 +10,8 @@
   Generate:59.05s (152.6ms/T = 6.55T/s), Total:84.11s (4.60T/s)` (2024), then `CtxLimit:…, Amt:78/387, Init:0.01s,
   Process:…` (mid-2024 on); the `Processing Prompt [BLAS] (1676 / 1676 tokens)` and `Generating (78 / 387 tokens)`
   progress lines before it give the token counts the older lines lack;
-* koboldcpp --benchmark, a CSV row per run under `Timestamp,Backend,Layers,Model,MaxCtx,GenAmount,ProcessingTime,
+* koboldcpp --benchmark, its console summary (`ProcessingTime: 52.206s`, `ProcessingSpeed: 625.75T/s`, …
+  `TotalTime: 57.234s`, one a line) or a CSV row per run under `Timestamp,Backend,Layers,Model,MaxCtx,GenAmount,ProcessingTime,
   ProcessingSpeed,GenerationTime,GenerationSpeed,TotalTime,Output,Flags` (times in s, speeds in T/s);
 * TabbyAPI (exllamav2/v3): `Metrics: 167 tokens generated in 21.39 seconds (Queue: 0.0 s, Process: 626.24 T/s,
   Generate: 8.79 T/s, Context: 1494 tokens)` (until mid-2024), then `Metrics (ID: …): N tokens generated in … (Queue: …,
@@ -237,6 +238,9 @@ def _kobold(line_number: int, line: str, progress: dict) -> Record | Skipped:
 
 
 _KOBOLD_CSV_HEADER = "ProcessingTime,ProcessingSpeed"
+# The same benchmark's console summary, one `Key: value` a line (ProcessingTime: 52.206s ... TotalTime: 57.234s).
+_KOBOLD_BENCH_LINE = re.compile(r"^\s*(ProcessingTime|ProcessingSpeed|GenerationTime|GenerationSpeed|TotalTime|"
+                                r"GenAmount|Backend|Model):\s*([\d.]+)\s*(?:s|T/s)?\s*$|^\s*(Backend|Model):\s*(\S.*)$")
 
 
 def _kobold_csv(line_number: int, columns: list, line: str) -> Record | Skipped:
@@ -420,6 +424,7 @@ _SIGNATURES = (
     (("prompt_tps=",), ("generation_tps=",)),  # mlx_lm.benchmark
     (("Prompt processing progress:",),),  # mlx_lm.server
     (("Input token size:",), ("First token latency:",)),  # OpenVINO llm_bench
+    (("ProcessingSpeed:",), ("GenerationSpeed:",)),  # koboldcpp --benchmark console summary
     (("tok/s, decode:",), ("prefill:",)),  # MLC LLM runtime stats
     (("Response generated in",), ("(includes prompt eval",)),  # exllamav2 test_inference
     (("First token cost",), ("tokens cost average",)),  # IPEX-LLM BenchmarkWrapper
@@ -490,6 +495,7 @@ def parse(lines) -> Iterator:
     kobold_tail: tuple | None = None  # a 2023 `Time Taken` line, its counts in the progress lines printed after it
     llm_bench: tuple | None = None  # (line number, match) of llm_bench's sizes line, waiting for its latency line
     ipex_first: tuple | None = None  # (line number, seconds) of IPEX-LLM's first-token line, waiting for the rest
+    kobold_bench: tuple | None = None  # (line number, {key: value}) of a koboldcpp --benchmark console summary
     for line_number, line in lines:
         if "cost" in line and ("First token cost" in line or "tokens cost average" in line):
             first = _IPEX_FIRST.search(line)
@@ -544,6 +550,18 @@ def parse(lines) -> Iterator:
             record = steps.add(line_number, line)
             if record is not None:
                 yield record
+            continue
+        if ("Time:" in line or "Speed:" in line or "GenAmount:" in line) and _KOBOLD_BENCH_LINE.match(line):
+            match = _KOBOLD_BENCH_LINE.match(line)
+            key, value = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+            if kobold_bench is None or key in kobold_bench[1]:  # a key seen again: the next benchmark's block
+                if kobold_bench is not None:
+                    yield _kobold_csv(kobold_bench[0], list(kobold_bench[1]), ",".join(kobold_bench[1].values()))
+                kobold_bench = (line_number, {})
+            kobold_bench[1][key] = value.strip().replace(",", ";")  # read back through the CSV row's reader
+            if key == "TotalTime":
+                yield _kobold_csv(kobold_bench[0], list(kobold_bench[1]), ",".join(kobold_bench[1].values()))
+                kobold_bench = None
             continue
         if csv_columns is not None and line[:1].isdigit() and line.count(",") >= 10:
             yield _kobold_csv(line_number, csv_columns, line)

@@ -231,10 +231,45 @@ def sniff(head: str) -> float:
         return 0.85
     if "[GIN]" in head:
         return 0.7
+    if "PROCESSOR" in head and "UNTIL" in head and ("GPU" in head or "CPU" in head):
+        return 0.7  # `ollama ps`
     return 0.0
 
 
+# `ollama ps`: NAME ID SIZE PROCESSOR UNTIL, the processor column "100% GPU", "100% CPU" or "42%/58% CPU/GPU".
+_PS_ROW = re.compile(r"^(\S+)\s+[0-9a-f]{12}\s+([\d.]+ [KMGT]?B)\s+(?:(\d+)%/(\d+)% CPU/GPU|(\d+)% (GPU|CPU))\b")
+
+
+def _ps_row(line_number: int, match: re.Match) -> Record:
+    if match.group(3) is not None:
+        gpu = float(match.group(4)) / 100
+    else:
+        gpu = float(match.group(5)) / 100 if match.group(6) == "GPU" else 1 - float(match.group(5)) / 100
+    return Record("capacity", "ollama.ps", line_number, {"gpu_share_fraction": gpu},
+                  labels={"engine": "ollama", "model": match.group(1)})
+
+
+def _joined(lines) -> Iterator:
+    """The lines with a slog record wrapped over several lines joined back: a record's first line ends after its
+    `source=` and the indented lines below carry its `msg=` and keys (journald's width, or a quote wrapped by hand)."""
+    held = None  # (line number, text) of a record's first line still taking continuations
+    for line_number, line in lines:
+        if held is not None:
+            if line[:1] in (" ", "\t") and "=" in line:
+                held = (held[0], f"{held[1].rstrip()} {line.strip()}")
+                continue
+            yield held
+            held = None
+        if "level=" in line and "source=" in line and "msg=" not in line:
+            held = (line_number, line)
+            continue
+        yield line_number, line
+    if held is not None:
+        yield held
+
+
 def parse(lines) -> Iterator:
+    lines = _joined(lines)
     verbose: _Verbose | None = None
     collector = JsonCollector(lambda text: "eval_count" in text or "total_duration" in text)
 
@@ -293,6 +328,11 @@ def parse(lines) -> Iterator:
             if looks_like_metric(line):
                 yield unread(line_number, line, "ollama")
             continue
+        if "% GPU" in line or "CPU/GPU" in line or "% CPU" in line:
+            match = _PS_ROW.match(line)
+            if match is not None:
+                yield _ps_row(line_number, match)
+                continue
         if "[GIN]" in line:
             record = _gin(line_number, line)
             if record is not None:
