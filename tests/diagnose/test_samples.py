@@ -42,6 +42,8 @@ EXPECTED = {
     "koboldcpp__ctxlimit-stopped-early-78-of-387.txt": ({"decode-bound"}, set()),
     "llamacpp__2024-server-json-style-timings.txt": (HEALTHY, set()),
     "llamacpp__2026-server-per-line-timings-graphs-reused.txt": (HEALTHY, set()),
+    # One streamed request, 18:32:17 to 18:32:24 (7 s), first token within its first second: no count, no rate.
+    "lmstudio__server-one-line-entries-streamed-request.txt": ({"insufficient-data"}, set()),
     "llamacpp__batched-bench-table-metal.txt": (HEALTHY, set()),
     "llmperf__individual-responses-json-excerpt.txt": (FORMAT_ONLY, set()),
     "mlxlm__generate-32k-prompt-pre-post.txt": ({"prefill-bound"}, set()),

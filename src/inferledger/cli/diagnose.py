@@ -9,7 +9,7 @@ _TIMELINE_ROWS = 16
 
 def add_arguments(parser) -> None:
     from inferledger.cli._output import add_json_flag
-    from inferledger.cli._workload import add_format_options
+    from inferledger.cli._workload import add_format_options, add_parallel_options
 
     parser.add_argument("files", nargs="*", metavar="FILE",
                         help="log files (vLLM, SGLang, TGI, llama.cpp, ollama, TensorRT-LLM, benchmark clients, "
@@ -21,6 +21,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--model", metavar="M", help="model (name, config.json or folder) for the roofline comparison")
     parser.add_argument("--gpu", metavar="G", help="accelerator for the roofline comparison (h100, a100 80gb, ...)")
     add_format_options(parser)
+    add_parallel_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--rules", action="store_true",
                         help="print the table of diagnosis rules (evidence, threshold, confidence, why) and exit")
@@ -39,7 +40,10 @@ def run(args) -> int:
         return 0
     if not args.files and not args.url:
         raise LogFormatError("give one or more log files, or --url http://host:port/metrics")
-    options = {"model": args.model, "gpu": args.gpu, "precision": args.precision, "kv_precision": args.kv_precision}
+    from inferledger.cli._workload import layout_from, topology_options
+
+    options = {"model": args.model, "gpu": args.gpu, "precision": args.precision, "kv_precision": args.kv_precision,
+               "parallel": layout_from(args), "topology_options": topology_options(args)}
     if args.url and args.files:
         raise LogFormatError("give log files or --url, not both")
     if args.url:

@@ -35,6 +35,11 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         if bar is not None:
             bar.close()
     records = acc.records - before
+    if records:
+        from inferledger.diagnose.launch import launch_records
+
+        for record in launch_records(log.head):
+            acc.add(record, shown or path)
     if records == 0 and not log.skipped:
         # A known format's marker, but none of its lines: a client no reader knows that shares a few words with one.
         from inferledger.diagnose.parsers import FALLBACKS, pick
@@ -76,9 +81,12 @@ def _read_path(acc, path: str, progress: bool, stdin) -> dict:
 
 
 def diagnose_files(paths, model: str | None = None, gpu: str | None = None, precision: str | None = None,
-                   kv_precision: str | None = None, progress: bool = False, stdin=None):
+                   kv_precision: str | None = None, progress: bool = False, stdin=None, parallel=None,
+                   topology_options: dict | None = None):
     """Read every file, fold their records together and return a Diagnosis. A path `-` reads `stdin` (a binary
-    stream; standard input by default); pipes, FIFOs and /dev/stdin are read once.
+    stream; standard input by default); pipes, FIFOs and /dev/stdin are read once. `parallel` (a
+    parallelism.Parallelism) and `topology_options` (hardware.topology.topology_for's keywords) say how the model
+    is spread over cards; by default the log's own statement, else one card, else the fewest cards that hold it.
 
     A file that cannot be read is listed with its error when others could; LogFormatError when none could.
     """
@@ -100,7 +108,7 @@ def diagnose_files(paths, model: str | None = None, gpu: str | None = None, prec
         if len(errors) == 1:
             raise LogFormatError(errors[0])
         raise LogFormatError(f"none of the {len(paths)} files could be read; first: {errors[0]}")
-    diagnosis = _diagnose(acc, files, model, gpu, precision, kv_precision)
+    diagnosis = _diagnose(acc, files, model, gpu, precision, kv_precision, parallel, topology_options)
     for error in errors:
         diagnosis.notes.append("not read: " + error)
     guessed = [info["path"] for info in files if "generic-summary" in info.get("formats", ())]
@@ -110,7 +118,7 @@ def diagnose_files(paths, model: str | None = None, gpu: str | None = None, prec
     return diagnosis
 
 
-def _diagnose(acc, files, model, gpu, precision, kv_precision):
+def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, topology_options=None):
     """Rules, plus the hardware comparison with the model and GPU given, or named by the log itself."""
     from inferledger.diagnose.diagnosis import build
     from inferledger.diagnose.roofline import compare, log_hardware_findings
@@ -126,7 +134,8 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision):
     if use_model and use_gpu:
         try:
             roofline, found, advice = compare(acc, model=use_model, gpu=use_gpu, precision=precision,
-                                              kv_precision=kv_precision)
+                                              kv_precision=kv_precision, parallel=parallel,
+                                              topology_options=topology_options)
             roofline_findings += found
             if named:
                 roofline.setdefault("lines", []).insert(0, "named by the log: " + ", ".join(
@@ -136,7 +145,8 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision):
             # not bundled and not in the local hub cache, offline) costs that comparison, never the reading.
             given = {key: value for key, value in (("model", model), ("gpu", gpu)) if value}
             given.update(named)
-            roofline, found, advice, instead = _named_comparison(acc, use_model, use_gpu, precision, kv_precision)
+            roofline, found, advice, instead = _named_comparison(acc, use_model, use_gpu, precision, kv_precision,
+                                                                 parallel, topology_options)
             if roofline is not None:
                 roofline_findings += found
                 notes.append(f"{error}; judged with {instead}")
@@ -174,7 +184,8 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision):
     return diagnosis
 
 
-def _named_comparison(acc, model: str, gpu: str, precision: str | None, kv_precision: str | None):
+def _named_comparison(acc, model: str, gpu: str, precision: str | None, kv_precision: str | None, parallel=None,
+                      topology_options=None):
     """(section, findings, advice, what was used) when the model's config.json cannot be had but the GPU is known:
     the bundled config of the base it was tuned from (same architecture), else the floor of the weights its name
     states; (None, [], [], "") when neither."""
@@ -191,7 +202,8 @@ def _named_comparison(acc, model: str, gpu: str, precision: str | None, kv_preci
         base, stated = twin
         try:
             section, found, advice = compare(acc, model=base, gpu=gpu, precision=precision or stated,
-                                             kv_precision=kv_precision)
+                                             kv_precision=kv_precision, parallel=parallel,
+                                             topology_options=topology_options)
         except InferledgerError:
             pass
         else:
@@ -239,7 +251,7 @@ def diagnose_url(url: str, interval_seconds: float = 5.0, timeout_seconds: float
               "lines": second.count("\n"), "bytes": len(second), "records": len(records), "skipped_lines": 0,
               "skipped_examples": [], "rates": rates}]
     return _diagnose(acc, files, options.get("model"), options.get("gpu"), options.get("precision"),
-                     options.get("kv_precision"))
+                     options.get("kv_precision"), options.get("parallel"), options.get("topology_options"))
 
 
 def scrape(url: str, timeout_seconds: float = 10.0) -> str:

@@ -168,9 +168,86 @@ def _observed_prefill(acc: Accumulator) -> tuple[float | None, str]:
     return None, ""
 
 
+# Cards a model spans when neither the user nor the log says how many: the fewest, a power of two (tensor parallel
+# splits heads evenly), whose memory holds the weights. Judged against one card it cannot fit on, every deployment of
+# a big model would look slow.
+_CARD_COUNTS = (2, 4, 8, 16, 32, 64)
+# A layout past one node needs a link between nodes; the one multi-node GPU clusters are usually built with.
+_ASSUMED_INTER_NODE = "ib-ndr"
+
+
+def _log_layout(acc: Accumulator):
+    """The Parallelism the log states (vLLM's tensor_parallel_size / pipeline_parallel_size, SGLang's tp_size…), or
+    None."""
+    from inferledger.errors import InferledgerError
+    from inferledger.parallelism import Parallelism
+
+    degrees = {}
+    for name, metric in (("tp", "tensor_parallel_size"), ("pp", "pipeline_parallel_size"),
+                         ("attention_dp", "attention_data_parallel_size")):
+        held = acc.capacity.get(metric)
+        if held is not None and held[0] >= 1 and float(held[0]).is_integer():
+            degrees[name] = int(held[0])
+    if not any(value > 1 for value in degrees.values()):
+        return None
+    try:
+        return Parallelism(**degrees)
+    except InferledgerError:  # degrees that do not go together (attention dp not dividing tp): not a layout
+        return None
+
+
+def _layout(acc: Accumulator, spec, accelerator, precision, kv_precision, parallel, topology_options, shape):
+    """(Parallelism or None, Topology or None, note or None): the layout the comparison judges the log against —
+    the one given, else the log's, else the fewest cards that hold the weights when one card cannot."""
+    from inferledger.errors import InferledgerError
+    from inferledger.hardware.topology import topology_for
+    from inferledger.ledger.request import request_account
+    from inferledger.parallelism import Parallelism
+
+    options = dict(topology_options or {})
+    note = None
+    layout = parallel
+    if layout is None:
+        layout = _log_layout(acc)
+        if layout is not None:
+            note = f"{layout.label()} as the log states"
+    topology = topology_for(accelerator, **options)
+    if layout is None:
+        isl, osl, batch = shape
+        alone = request_account(spec, accelerator, isl=isl, osl=osl, batch=batch, precision=precision,
+                                kv_precision=kv_precision, realistic=False)
+        if alone.memory.weights_fit:
+            return None, (topology_for(accelerator, **options) if options else None), None
+        for cards in _CARD_COUNTS:
+            tp = min(cards, topology.gpus_per_node)
+            candidate = Parallelism(tp=tp, pp=cards // tp)
+            if candidate.cards_per_replica > topology.gpus_per_node and topology.inter_node is None:
+                candidate_topology = topology_for(accelerator, **{"inter_node": _ASSUMED_INTER_NODE, **options})
+            else:
+                candidate_topology = topology
+            try:
+                account = request_account(spec, accelerator, isl=isl, osl=osl, batch=batch, precision=precision,
+                                          kv_precision=kv_precision, realistic=False, parallel=candidate,
+                                          topology=candidate_topology)
+            except InferledgerError:
+                continue
+            if account.memory.weights_fit:
+                return candidate, candidate_topology, (
+                    f"the weights do not fit one {accelerator.name}: judged on {candidate.label()}, the fewest cards "
+                    "that hold them (give --tp/--pp or --gpus for the real layout)")
+        return None, None, None
+    if layout.cards_per_replica > topology.gpus_per_node and topology.inter_node is None:
+        topology = topology_for(accelerator, **{"inter_node": _ASSUMED_INTER_NODE, **options})
+        note = (note + "; " if note else "") + f"{_ASSUMED_INTER_NODE} assumed between nodes (give --inter-node)"
+    return layout, topology, note
+
+
 def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str | None = None,
-            kv_precision: str | None = None) -> tuple[dict, list, list]:
-    """(roofline section, extra findings, advice) for the diagnosis."""
+            kv_precision: str | None = None, parallel=None, topology_options: dict | None = None
+            ) -> tuple[dict, list, list]:
+    """(roofline section, extra findings, advice) for the diagnosis. `parallel`: the Parallelism the model is
+    spread over (default: what the log states, else one card, else the fewest cards that hold the weights);
+    `topology_options`: hardware.topology.topology_for's keywords (cards per node, links)."""
     if not model or not gpu:
         missing = "--gpu" if model else "--model"
         return {"error": f"the roofline comparison needs both --model and --gpu ({missing} missing)",
@@ -184,8 +261,13 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     spec = load_model(model)
     accelerator = find_accelerator(gpu)
     isl, osl, batch, notes = _shape(acc)
+    layout, topology, layout_note = _layout(acc, spec, accelerator, precision, kv_precision, parallel,
+                                            topology_options, (isl, osl, batch))
+    if layout_note:
+        notes.append(layout_note)
+    spread = {"parallel": layout, "topology": topology}
     account = request_account(spec, accelerator, isl=isl, osl=osl, batch=batch, precision=precision,
-                              kv_precision=kv_precision)
+                              kv_precision=kv_precision, **spread)
     bandwidth = accelerator.memory_bandwidth_bytes_per_second
     dtype, peak = runs_at(accelerator, Formats.resolve(spec, precision, kv_precision).weights.compute_dtype)
     section = {"model": account.model, "accelerator": account.accelerator, "precision": account.weights,
@@ -193,8 +275,10 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
                "ledger_decode_seconds_per_token": account.decode.seconds_per_token,
                "ledger_decode_bytes_per_step": account.decode.bytes_per_step,
                "ledger_prefill_seconds": account.prefill.seconds,
-               "card_bandwidth_bytes_per_second": bandwidth, "card_peak_flops_per_second": peak}
-    lines = [f"{account.model} on {account.accelerator} ({account.weights} weights, {account.kv} KV), "
+               "card_bandwidth_bytes_per_second": bandwidth, "card_peak_flops_per_second": peak,
+               "parallel": layout.to_dict() if layout is not None else None}
+    cards = f" × {layout.cards_per_replica} ({layout.label()})" if layout is not None else ""
+    lines = [f"{account.model} on {account.accelerator}{cards} ({account.weights} weights, {account.kv} KV), "
              f"ISL {isl}, OSL {osl}, batch {batch}" + (f" [{'; '.join(notes)}]" if notes else "")]
     findings: list[Finding] = []
     advice: list[str] = []
@@ -246,7 +330,7 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
                     f"speed the hardware allows for {account.model} on {account.accelerator}: as fast as the "
                     "memory bandwidth lets it be", evidence_numbers))
             faster = request_account(spec, accelerator, isl=isl, osl=osl, batch=batch, precision="fp8",
-                                     kv_precision=kv_precision or account.kv, realistic=False)
+                                     kv_precision=kv_precision or account.kv, realistic=False, **spread)
             gain = account.decode.seconds_per_token / faster.decode.seconds_per_token
             where = "near the bandwidth roofline" if speed_fraction >= NEAR_FRACTION else \
                 "below what tuned engines reach (75-90% of bandwidth), but bandwidth-limited"
@@ -291,7 +375,7 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
         lines.append(text)
         if memory.kv_bytes_per_token:
             cheaper = request_account(spec, accelerator, isl=isl, osl=osl, batch=batch, precision=precision,
-                                      kv_precision="fp8", realistic=False)
+                                      kv_precision="fp8", realistic=False, **spread)
             if cheaper.memory is not None and cheaper.memory.kv_tokens_capacity > memory.kv_tokens_capacity:
                 section["ledger_kv_tokens_capacity_fp8_kv"] = cheaper.memory.kv_tokens_capacity
                 kv_advice = (f"fp8 KV cache: {cheaper.memory.kv_tokens_capacity:,} tokens instead of "

@@ -213,6 +213,10 @@ _TABLE = (
           "a prompt-processing measurement (mlx_lm's Prompt line alone, llama-bench-like runs): the prompt is all "
           "the work timed, so it is the cost; with no card to compare against, its rate is reported, not judged",
           0.55),
+    _rule("requests-prompt-in-progress", "requests", "prefill-bound",
+          "a prompt still being read when the excerpt ends, whose progress so far projects this long a prompt", 5.0,
+          "s", "the runner's progress lines (LM Studio's percentages) say the prompt alone takes this long before "
+          "any token; an interactive first token is expected within a second or two", 0.6),
     _rule("requests-context-full", "requests", "kv-capacity",
           "a local runner's context held ≥ this share of its context window when a request ended", 0.9,
           "of the window", "a runner's KV cache is its context window: near the end the next prompt no longer fits, "

@@ -125,6 +125,14 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             "shifting or cutting the context; a larger context size (KV cache) is the fix",
             {"context_tokens": held.high, "context_limit_tokens": window.low},
             share=1.0 if held.last >= threshold("requests-context-full") * window.low else 0.5))  # still full at the end?
+    elapsed, done = acc.request_value("prompt_elapsed_seconds"), acc.request_value("prompt_progress_fraction")
+    if elapsed is not None and done is not None and done.last > 0 \
+            and elapsed.last / done.last >= threshold("requests-prompt-in-progress"):
+        findings.append(fire(
+            "requests-prompt-in-progress", f"the excerpt ends inside a prompt: {done.last:.0%} of it read in "
+            f"{elapsed.last:,.0f} s, so the whole prompt takes about {elapsed.last / done.last:,.0f} s before the "
+            "first token", {"prompt_elapsed_seconds": elapsed.last, "prompt_progress_fraction": done.last,
+                            "projected_prefill_seconds": elapsed.last / done.last}))
     if flags["cold_start"].count:
         load = acc.request_value("load_seconds")
         e2e = acc.request_value("e2e_seconds")

@@ -1,0 +1,80 @@
+"""The launch command pasted with a log: `vllm serve M --tensor-parallel-size 4`, `python -m sglang.launch_server
+--model-path M --tp 8`, `text-generation-launcher --model-id M --num-shard 2`, SGLang's `server_args=ServerArgs(…)`
+start-up line. Users paste the command above the log more often than not, and it answers what the log never prints:
+how many cards one copy of the model spans (the hardware comparison judges each card's share), which model ran, and
+whether the prefix cache was on (the advice must not suggest what is already on).
+
+Only a line that starts a known server is read (its `\\` continuations joined), never a `#` comment, so a flag
+quoted in prose or a comment is not taken for the deployment's. Read from the head of each file: commands come before the output.
+"""
+
+from __future__ import annotations
+
+import re
+
+from inferledger.diagnose.records import Record
+
+# Entry points of the servers whose flags are read below.
+_ENTRY = re.compile(r"(?:\bvllm\s+serve\b|vllm\.entrypoints\.|\bsglang\.launch_server\b|\bsglang\s+serve\b"
+                    r"|\btext-generation-launcher\b|\btrtllm-serve\b|\blmdeploy\s+serve\b|server_args=ServerArgs\()")
+# flag -> what it sets. Both spellings (`--tp-size 8`, `--tp_size=8`), as the servers' argument parsers accept.
+_DEGREES = {
+    "tensor_parallel_size": ("--tensor-parallel-size", "-tp", "--tp", "--tp-size", "--num-shard", "tp_size"),
+    "pipeline_parallel_size": ("--pipeline-parallel-size", "-pp", "--pp", "--pp-size", "pp_size"),
+}
+_MODEL_FLAGS = ("--model", "--model-path", "--model-id", "model_path")
+_FLAG_VALUE = re.compile(r"(?:^|[\s(,])(-{0,2}[A-Za-z][\w-]*)(?:[ =]+)['\"]?([^\s,'\"()-][^\s,'\"()]*)")
+_SERVE_MODEL = re.compile(r"(?:\b(?:vllm|sglang)\s+serve|\btrtllm-serve)\s+([^\s-]\S*)")
+# Prefix caching on or off, as each server spells it.
+_CACHE_ON = ("--enable-prefix-caching", "enable_prefix_caching=True", "disable_radix_cache=False")
+_CACHE_OFF = ("--no-enable-prefix-caching", "--disable-radix-cache", "disable_radix_cache=True",
+              "enable_prefix_caching=False")
+
+
+def _commands(head: str):
+    """(line number, text) of each launch command in `head`, continuation lines joined."""
+    lines = head.split("\n")
+    index = 0
+    while index < len(lines):
+        text = lines[index]
+        if _ENTRY.search(text) and not text.lstrip().startswith("#"):  # a comment quotes a command; it did not run
+            start = index
+            while text.rstrip().endswith("\\") and index + 1 < len(lines):
+                index += 1
+                text = text.rstrip()[:-1] + " " + lines[index].strip()
+            yield start + 1, text
+        index += 1
+
+
+def _normal(flag: str) -> str:
+    return flag.replace("_", "-") if flag.startswith("-") else flag
+
+
+def launch_records(head: str, source: str = "launch") -> list[Record]:
+    """A capacity Record per launch command in `head` that states a degree, a model or the prefix cache."""
+    records = []
+    for line_number, text in _commands(head):
+        metrics, labels = {}, {}
+        for flag, value in _FLAG_VALUE.findall(text):
+            flag = _normal(flag)
+            for metric, names in _DEGREES.items():
+                if flag in names and value.isdigit() and int(value) >= 1:
+                    metrics[metric] = float(value)
+            if flag in _MODEL_FLAGS and "model" not in labels and not value.startswith("-"):
+                labels["model"] = value
+        served = _SERVE_MODEL.search(text)
+        if served and "model" not in labels:
+            labels["model"] = served.group(1)
+        normal = " ".join(_normal(word) for word in text.split())
+        # SGLang's --dp with --enable-dp-attention splits attention inside the tp cards, not the model's copies.
+        dp = re.search(r"(?:--dp|--dp-size|dp_size)[ =]+(\d+)", normal)
+        if dp and int(dp.group(1)) > 1 and ("--enable-dp-attention" in normal or "enable_dp_attention=True" in normal):
+            metrics["attention_data_parallel_size"] = float(dp.group(1))
+        if any(flag in normal for flag in _CACHE_OFF):
+            labels["prefix_caching"] = "off"
+        elif any(flag in normal for flag in _CACHE_ON):
+            labels["prefix_caching"] = "on"
+        if metrics or labels:
+            records.append(Record("capacity", source, line_number, metrics or {"launch_command": 1.0}, None,
+                                  labels))
+    return records
