@@ -10,15 +10,10 @@ import pytest
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.named_model import from_config
 from inferledger.diagnose.parsers import generic_summary, ollama, sglang_one_batch, vllm_offline
-from inferledger.diagnose.read import LogFile, detect_formats, iter_records
+from inferledger.diagnose.read import LogFile, detect_formats, read_records
 from inferledger.diagnose.records import Record
 
 BLIND7 = Path(__file__).resolve().parent.parent / "fixtures" / "blind7_logs"
-
-
-def _records(path) -> list:
-    log = LogFile.open(path)
-    return list(iter_records(log, detect_formats(log)))
 
 
 def _run(tmp_path, text: str, **options):
@@ -30,7 +25,7 @@ def _run(tmp_path, text: str, **options):
 def test_space_aligned_table_rows_are_runs():
     # lattice#187: the engine under test reads its 1,009-token prompt in 10,207 ms of an 11,720 ms call (87 %).
     path = BLIND7 / "custom__lattice-vs-ollama-vs-mlx-1k-ctx-prefill-99-tok-s.txt"
-    records = _records(path)
+    records = read_records(path)
     assert [record.labels["benchmark"] for record in records] == ["lattice", "ollama", "mlx"]
     lattice = records[0].metrics
     assert lattice["mean_input_tokens"] == 1009 and lattice["ttft_seconds_mean"] == pytest.approx(10.207)
@@ -41,13 +36,13 @@ def test_space_aligned_table_rows_are_runs():
 
 def test_json_exports_read_by_their_keys():
     # Mac-MLX#62: camelCase keys; ttftMs 312.23 ms -> 0.31223 s, 611 tokens at 81.83 tok/s.
-    (record,) = _records(BLIND7 / "macmlx__benchmark-json-gemma4-e4b-m5-max.txt")
+    (record,) = read_records(BLIND7 / "macmlx__benchmark-json-gemma4-e4b-m5-max.txt")
     assert record.metrics["ttft_seconds_mean"] == pytest.approx(0.3122318983078003)
     assert record.metrics["mean_output_tokens"] == 611 and record.metrics["mean_input_tokens"] == 1536
     assert record.metrics["output_tokens_per_second"] == pytest.approx(81.82922966036689)
     assert record.metrics["input_tokens_per_second"] == pytest.approx(4919.420495870671)
     # vllm-mlx#531: a statistic nested under its metric ("ttft_ms": {"mean": 74.63}); maxima are not new runs.
-    (nested,) = _records(BLIND7 / "vllmmlx__benchmark-json-qwen3-0.6b-m4-pro.txt")
+    (nested,) = read_records(BLIND7 / "vllmmlx__benchmark-json-qwen3-0.6b-m4-pro.txt")
     assert nested.metrics["ttft_seconds_mean"] == pytest.approx(0.07463276680064155)
     assert nested.metrics["tpot_seconds_mean"] == pytest.approx(0.003518496242349833)
     assert nested.metrics["input_tokens_per_second"] == pytest.approx(147.31074763064856)  # prompt "processing"
@@ -55,7 +50,7 @@ def test_json_exports_read_by_their_keys():
 
 def test_llama_cpp_timings_with_decimal_commas():
     # llama.cpp#3422 under a comma-decimal locale: 6213,93 ms for 512 runs = 12.14 ms each.
-    (record,) = [item for item in _records(BLIND7 / "llamacpp__2023-rocm-openchat-q2k-512-runs-decimal-commas.txt")
+    (record,) = [item for item in read_records(BLIND7 / "llamacpp__2023-rocm-openchat-q2k-512-runs-decimal-commas.txt")
                  if isinstance(item, Record)]
     assert record.metrics["tpot_seconds"] == pytest.approx(0.01214)
     assert record.metrics["decode_seconds"] == pytest.approx(6.21393) and record.metrics["output_tokens"] == 512
@@ -66,7 +61,7 @@ def test_llama_cpp_timings_with_decimal_commas():
 
 def test_first_bench_latency_unit_decided_by_one_token_a_step():
     # sglang#564: "0.009 ms" at 108.52 token/s is 0.98 tokens a step in seconds and 0.001 in ms: seconds.
-    (record,) = _records(BLIND7 / "sglang__2024-bench-latency-llama3-8b-tp2-ms-label.txt")
+    (record,) = read_records(BLIND7 / "sglang__2024-bench-latency-llama3-8b-tp2-ms-label.txt")
     assert record.metrics["tpot_seconds_median"] == pytest.approx(0.009)
     assert record.metrics["ttft_seconds_mean"] == pytest.approx(0.019)  # the measured run's prefill, not the warm-up's
     text = ("Prefill. latency: 120.5 ms, throughput: 8498.76 token/s\n"
@@ -78,7 +73,7 @@ def test_first_bench_latency_unit_decided_by_one_token_a_step():
 
 def test_old_throughput_line_and_a_rate_alone(tmp_path):
     # sonar#988 (Aphrodite): "tokens/s" without "total"; a rate with no latency supports no verdict.
-    records = _records(BLIND7 / "aphrodite__benchmark-throughput-sync-vs-async-engine.txt")
+    records = read_records(BLIND7 / "aphrodite__benchmark-throughput-sync-vs-async-engine.txt")
     assert [record.metrics["total_tokens_per_second"] for record in records] == [15075.27, 6271.73]
     assert vllm_offline in detect_formats(LogFile.open(BLIND7 / "aphrodite__benchmark-throughput-sync-vs-async-"
                                                                 "engine.txt"))
@@ -143,7 +138,7 @@ def test_whole_call_time_bounds_the_step(monkeypatch):
     # 50× what Llama-2-7B's 13.2 GB take on the slow card.
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     path = BLIND7 / "torchchat__cpu-ryzen-3700x-llama2-fp32-0.19-tok-s.txt"
-    (record,) = _records(path)
+    (record,) = read_records(path)
     assert record.metrics["output_tokens"] == 198
     diagnosis = diagnose_files([path], model="meta-llama/Llama-2-7b-hf")
     assert diagnosis.verdict == "decode-bound"

@@ -10,21 +10,16 @@ import pytest
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import local_runners, ollama
-from inferledger.diagnose.read import LogFile, detect_formats, iter_records
+from inferledger.diagnose.read import LogFile, detect_formats, read_records
 
 BLIND8 = Path(__file__).resolve().parent.parent / "fixtures" / "blind8_logs"
-
-
-def _records(path) -> list:
-    log = LogFile.open(path)
-    return list(iter_records(log, detect_formats(log)))
 
 
 def test_koboldcpp_benchmark_key_value_blocks():
     # koboldcpp#1770: four versions; 1.97.1 read its prompt in 52.206 s at 625.75 T/s = 32,668 tokens.
     path = BLIND8 / "koboldcpp__benchmark-blocks-7900xtx-32k-processing-626-to-75-t-s.txt"
     assert detect_formats(LogFile.open(path))[0] is local_runners
-    records = _records(path)
+    records = read_records(path)
     assert [record.metrics["prefill_seconds"] for record in records] == [52.206, 383.096, 405.915, 433.128]
     assert records[0].metrics["input_tokens"] == pytest.approx(52.206 * 625.75)
     assert records[0].metrics["tpot_seconds"] == pytest.approx(1 / 19.89)
@@ -35,7 +30,7 @@ def test_koboldcpp_benchmark_key_value_blocks():
 def test_wrapped_slog_record_gives_the_partial_offload():
     # ollama#8961: layers.model=65 layers.offload=24 on a line wrapped under its `source=` line.
     path = BLIND8 / "ollama__slog-offload-24-of-65-layers-ctx-128k-kv-31g.txt"
-    records = _records(path)
+    records = read_records(path)
     capacity = {name: value for record in records for name, value in record.metrics.items()}
     assert capacity["model_layers"] == 65 and capacity["offloaded_layers"] == 24
     diagnosis = diagnose_files([path])
@@ -54,7 +49,7 @@ def test_ollama_ps_processor_column():
     # ollama#4531: llama3:70b at 42%/58% CPU/GPU holds 58 % on the GPU; the 8B at 100% GPU holds all of it.
     path = BLIND8 / "ollama__ps-llama3-70b-42-percent-cpu.txt"
     assert detect_formats(LogFile.open(path))[0] is ollama
-    shares = [record.metrics["gpu_share_fraction"] for record in _records(path)]
+    shares = [record.metrics["gpu_share_fraction"] for record in read_records(path)]
     assert shares == [pytest.approx(0.58), 1.0]
     assert diagnose_files([path]).verdict == "decode-bound"
 

@@ -638,3 +638,9 @@ def iter_records(log: LogFile, parsers, progress=None) -> Iterator:
                 log.note_skipped(item)
             else:
                 yield item
+
+
+def read_records(path) -> list:
+    """Every Record of one file, read by the formats its opening is detected as: what `diagnose` folds, listed."""
+    log = LogFile.open(path)
+    return list(iter_records(log, detect_formats(log)))

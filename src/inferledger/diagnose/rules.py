@@ -123,9 +123,11 @@ _TABLE = (
     _rule("summary-no-latency", "summary", "insufficient-data", "counts only, no latency columns", None, "",
           "nothing to judge speed by", 0.45),
     _rule("summary-throughput-only", "summary", "insufficient-data",
-          "throughput (tok/s, req/s) but no TTFT, per-token time or request latency", None, "",
+          "throughput (tok/s, req/s) but no TTFT, per-token time or request latency; or a request latency with no "
+          "TTFT, per-token time, token rate or output length", None, "",
           "a rate alone depends on the batch, the lengths and the card: the same tok/s is fast for one setup and "
-          "slow for another, so it supports no verdict by itself (an offline throughput line, a cut summary)",
+          "slow for another, so it supports no verdict by itself (an offline throughput line, a cut summary); a "
+          "latency alone depends on the unknown output length the same way",
           0.5),
     # -- server stats windows (vLLM stats line, SGLang batch lines, TRT-LLM iteration stats, two /metrics scrapes) --
     _rule("windows-kv-full-waiting", "windows", "kv-capacity", "KV usage ≥ this with requests waiting", 0.90,

@@ -63,6 +63,10 @@ class _Run:
         self.completed = metrics.get("completed_requests")
         self.duration = metrics.get("duration_seconds")
         achieved = metrics.get("request_throughput_per_second")
+        sent = metrics.get("requests_sent")
+        if self.completed is None and sent and achieved and self.duration \
+                and abs(achieved * self.duration - sent) <= 0.05 * sent:
+            self.completed = sent  # the rate × the run's time accounts for every request sent: all completed
         if achieved is None and self.completed and self.duration:
             achieved = self.completed / self.duration
         self.achieved = achieved
@@ -469,6 +473,11 @@ def _health(run: _Run, record, where: dict, findings: list) -> None:
     if bits and run.ttft is None and run.per_token is None and run.e2e is None and not bounded:
         findings.append(fire("summary-throughput-only", f"{run.name}: " + ", ".join(bits) + "; no TTFT, per-token "
                              "time or request latency, so the rate alone says nothing about speed", numbers, **where))
+    elif bits and run.ttft is None and run.per_token is None and run.output_rate is None and not run.mean_output \
+            and not bounded:
+        # A request latency with no token rate or length: 67 s is fast for 10,000 tokens and slow for 10.
+        findings.append(fire("summary-throughput-only", f"{run.name}: " + ", ".join(bits) + "; no TTFT, per-token "
+                             "time or token rate, so the latency alone says nothing about speed", numbers, **where))
     elif bits:
         findings.append(fire("summary-healthy", f"{run.name}: " + ", ".join(bits), numbers, **where))
     elif run.completed or run.duration:

@@ -26,7 +26,10 @@ _LATENCIES = (
     ("ttft", "ttft_seconds"), ("time to first token", "ttft_seconds"), ("first token latency", "ttft_seconds"),
     ("first token time", "ttft_seconds"), ("ttst", "ttst_seconds"), ("tpot", "tpot_seconds"),
     ("time per output token", "tpot_seconds"), ("inter token latency", "itl_seconds"), ("itl", "itl_seconds"),
-    ("per token latency", "tpot_seconds"), ("e2el", "e2e_seconds"), ("e2e", "e2e_seconds"),
+    ("per token latency", "tpot_seconds"),
+    # a request's latency divided by its tokens (vLLM's 2023 benchmark_serving): normalised, not a step time
+    ("latency per output token", "e2e_per_output_token_seconds"), ("latency per token", "e2e_per_token_seconds"),
+    ("e2el", "e2e_seconds"), ("e2e", "e2e_seconds"),
     ("end to end latency", "e2e_seconds"), ("request latency", "e2e_seconds"), ("latency", "e2e_seconds"),
 )
 _COUNTS = (
@@ -182,6 +185,13 @@ def parse(lines) -> Iterator:
         if header is not None:
             columns = header
             continue
+        if "Namespace(" in line:
+            arguments = _arguments(line)
+            if arguments:
+                if metrics:  # the arguments open the next run
+                    yield _record(start, metrics)
+                metrics, start = arguments, line_number
+            continue
         opened = _OPEN_KEY.match(line)
         if opened is not None:
             parents.append(opened.group("key"))
@@ -207,6 +217,27 @@ def parse(lines) -> Iterator:
         metrics[name] = value
     if metrics:
         yield _record(start, metrics)
+
+
+# The client's arguments as argparse prints them (`Namespace(backend='vllm', …, num_prompts=1000, …,
+# request_rate=200.0, …)`): what was offered, which the summary lines below it never repeat.
+_ARGUMENTS = re.compile(r"\b(request_rate|num_prompts|max_concurrency)=([\w.+-]+)")
+
+
+def _arguments(line: str) -> dict:
+    metrics = {}
+    for name, value in _ARGUMENTS.findall(line):
+        try:
+            number = float(value)  # inf and infinity read as float('inf')
+        except ValueError:
+            continue  # None: not set
+        if name == "request_rate":
+            metrics["request_rate_per_second"] = number
+        elif name == "num_prompts":
+            metrics["requests_sent"] = number
+        else:
+            metrics["max_concurrency"] = number
+    return metrics
 
 
 def _record(line_number: int, metrics: dict, benchmark: str | None = None) -> Record:

@@ -48,12 +48,42 @@ def _size_bytes(text: str) -> float | None:
     return float(match.group(1)) * _SIZE_FACTOR[match.group(2)]
 
 
+_NANOS = re.compile(r"(\.\d{6})\d+")
+
+
 def _timestamp(value: str) -> float | None:
-    """slog `time=2024-09-03T06:16:48.144Z` (RFC 3339 with offset) as Unix seconds."""
+    """slog `time=2024-09-03T06:16:48.144Z` (RFC 3339 with offset) as Unix seconds; nanosecond fractions (the API's
+    created_at) are cut to microseconds."""
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        return datetime.fromisoformat(_NANOS.sub(r"\1", value).replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
+
+
+# One streamed chunk of /api/chat or /api/generate per line: ollama sends one token per chunk, stamped created_at.
+_CHUNK = re.compile(r'"created_at"\s*:\s*"([^"]+)".*"done"\s*:\s*false')
+MIN_STREAM_CHUNKS = 3  # two gaps at least: one gap alone may hold the prompt's time
+
+
+class _Stream:
+    """The chunks of one streamed response: their stamps give the time per output token of the stream."""
+
+    def __init__(self, line_number: int, model: str | None):
+        self.line_number = line_number
+        self.model = model
+        self.stamps: list[float] = []
+
+    def record(self) -> Record | None:
+        stamps = self.stamps
+        if len(stamps) < MIN_STREAM_CHUNKS or stamps[-1] <= stamps[0]:
+            return None
+        span = stamps[-1] - stamps[0]
+        labels = dict(_LABELS, surface="api-stream", tpot_definition="gap between streamed chunks (one token each)")
+        if self.model:
+            labels["model"] = self.model
+        return Record("request", "ollama.stream", self.line_number,
+                      {"tpot_seconds": span / (len(stamps) - 1), "decode_seconds": span,
+                       "output_tokens": float(len(stamps))}, stamps[0], labels)
 
 
 class _Verbose:
@@ -233,6 +263,8 @@ def sniff(head: str) -> float:
         return 0.7
     if "PROCESSOR" in head and "UNTIL" in head and ("GPU" in head or "CPU" in head):
         return 0.7  # `ollama ps`
+    if sum(1 for line in head.splitlines() if _CHUNK.search(line)) >= MIN_STREAM_CHUNKS:
+        return 0.8  # streamed API chunks
     return 0.0
 
 
@@ -282,7 +314,23 @@ def parse(lines) -> Iterator:
         return Record("request", "ollama.verbose", finished.line_number, finished.metrics,
                       labels=dict(_LABELS, surface="run --verbose"))
 
+    stream: _Stream | None = None
     for line_number, line in lines:
+        if '"done"' in line and '"created_at"' in line and not collector.buffer:
+            chunk = _CHUNK.search(line)
+            if chunk is not None:
+                stamp = _timestamp(chunk.group(1))
+                if stamp is not None:
+                    if stream is None:
+                        model = re.search(r'"model"\s*:\s*"([^"]+)"', line)
+                        stream = _Stream(line_number, model.group(1) if model else None)
+                    stream.stamps.append(stamp)
+                continue
+            if stream is not None:  # the final chunk (done: true) ends the stream; its timings are read below
+                record = stream.record()
+                stream = None
+                if record is not None and "eval_count" not in line:
+                    yield record
         if collector.buffer or (line and line.lstrip()[:1] in ("{", "[")):
             for start, value, truncated in collector.feed(line_number, line):
                 yield from _api_record(start, value, truncated)
@@ -339,6 +387,10 @@ def parse(lines) -> Iterator:
                 yield record
     for start, value, truncated in collector.finish():
         yield from _api_record(start, value, truncated)
+    if stream is not None:
+        record = stream.record()
+        if record is not None:
+            yield record
     record = flush()
     if record is not None:
         yield record
