@@ -242,3 +242,27 @@ def test_fit_gpus_is_tensor_parallel_per_card():
     assert by_gpus["per_card"]["weight_bytes"] == 2 * (80 * per_layer + 2 * 131_334_144 + 8192)
     assert by_gpus == by_tp
     assert by_gpus["parallel"]["tp"] == 8 and by_gpus["num_gpus"] == 8
+
+
+def test_across_nodes_an_all_reduce_is_nccl_and_never_under_its_floor():
+    from inferledger.ledger.collectives import fitted_parameters, realistic_seconds
+    from inferledger.ledger.parallel import realistic_communication_seconds
+
+    topology = topology_for(H100, inter_node="ib-ndr")
+    link = topology.link_for(16)
+    message = 7168 * 2  # one token's hidden state of DeepSeek-V3 in bf16
+    nccl = fitted_parameters("h100-sxm", "all_reduce", 16)  # the 8-card fit, the largest measured
+    # The engines' custom all-reduce writes into peers' memory over NVLink: one node only, so NCCL's line alone.
+    expected = nccl["latency_seconds"] + 2 * 15 / 16 * message / (nccl["bandwidth_fraction"] * 50e9)
+    assert not topology.within_node(16) and topology.within_node(8)
+    assert realistic_seconds("all_reduce", message, 16, link, "h100-sxm", one_node=False) == pytest.approx(expected)
+    custom = fitted_parameters("h100-sxm", "custom_all_reduce", 16)
+    assert realistic_seconds("all_reduce", message, 16, link, "h100-sxm") == pytest.approx(
+        custom["latency_seconds"] + 2 * 15 / 16 * message / (custom["bandwidth_fraction"] * 50e9))
+    # Over two nodes the floor's tree pays 2·log2(16) = 8 hops of the link's 2.7 µs: the realistic sum keeps to it.
+    step = sharded_step(LLAMA_70B, Step.decode(1024, batch=1), Formats.resolve(LLAMA_70B), H100, Parallelism(tp=16),
+                        topology=topology)
+    (stage,) = step.stages
+    assert step.realistic_communication_seconds == pytest.approx(
+        realistic_communication_seconds(stage, H100, topology))
+    assert step.realistic_communication_seconds >= step.communication_seconds * (1 - 1e-12)

@@ -183,7 +183,18 @@ def test_diagnose_an_uploaded_log(server_url):
     assert "inferledger-upload-" not in text
 
 
+def test_diagnose_takes_the_layout_over_cards(server_url):
+    log = (FIXTURES / "logs" / "aiperf__profile-export-json-excerpt.txt").read_bytes()
+    status, text = call(server_url, "POST", "/api/diagnose?model=llama-3.1-8b&gpu=h100-sxm&tp=2&pp=2", log)
+    assert status == 200, text
+    parallel = json.loads(text)["roofline"]["parallel"]
+    assert (parallel["tp"], parallel["pp"], parallel["cards"]) == (2, 2, 4)  # as `diagnose --tp 2 --pp 2`
+
+
 @pytest.mark.parametrize("query,body,message", [
+    ("?tp=two", b"x", "tp must be a number"),
+    ("?tp=1.5", b"x", "tp must be a whole number"),
+    ("?gpus=9999", b"x", "gpus must be between 1 and 4,096"),
     ("", b"", "the request body is empty"),
     ("", b"\x00\x01\x02 binary", "upload"),
     ("?model=/etc/passwd", b"x", "paths on the server are not accepted"),

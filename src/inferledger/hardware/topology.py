@@ -49,6 +49,10 @@ class Topology:
                               "or use fewer cards")
         return self.inter_node
 
+    def within_node(self, span_cards: int) -> bool:
+        """Whether a group spanning `span_cards` consecutive cards stays inside one node."""
+        return span_cards <= self.gpus_per_node
+
     def to_dict(self) -> dict:
         return {"gpus_per_node": self.gpus_per_node, "fast_domain": self.fast_domain, "fast": self.fast.to_dict(),
                 "host": self.host.to_dict(),

@@ -98,25 +98,30 @@ def fitted_parameters(accelerator_name: str, collective: str, cards: int) -> dic
     return fits[str(size)]
 
 
-def realistic_seconds(collective: str, message_bytes: float, cards: int, link, accelerator_name: str) -> float | None:
-    """Fitted per-call latency + bytes sent / (fitted fraction × link bandwidth); for an all-reduce the faster of
-    NCCL and the engines' custom all-reduce (vLLM's, for small messages). None when no measurement stands in.
-    The measurements are inside one node: on an inter-node link the fitted fraction is applied to that link's
-    bandwidth, an extrapolation."""
-    lines = realistic_lines(collective, cards, link, accelerator_name)
+def realistic_seconds(collective: str, message_bytes: float, cards: int, link, accelerator_name: str,
+                      one_node: bool = True) -> float | None:
+    """Fitted per-call latency + bytes sent / (fitted fraction × link bandwidth); for an all-reduce inside one node
+    the faster of NCCL and the engines' custom all-reduce (vLLM's, for small messages). None when no measurement
+    stands in. The measurements are inside one node: on an inter-node link the fitted fraction is applied to that
+    link's bandwidth, an extrapolation (the callers keep the result at or above the floor, whose hops pay the
+    inter-node link's latency)."""
+    lines = realistic_lines(collective, cards, link, accelerator_name, one_node)
     if lines is None:
         return None
     return min(intercept + slope * message_bytes for intercept, slope in lines)
 
 
-def realistic_lines(collective: str, cards: int, link, accelerator_name: str) -> tuple | None:
+def realistic_lines(collective: str, cards: int, link, accelerator_name: str, one_node: bool = True) -> tuple | None:
     """realistic_seconds as the least of lines in the message bytes: ((seconds at 0 bytes, seconds per byte), …),
     one per implementation measured (a simulator prices many steps at once with them); None when none stands in."""
     if cards == 1:
         return ((0.0, 0.0),)
     per_byte = bytes_sent(collective, 1.0, cards)  # bytes sent are proportional to the message
     lines = []
-    for name in ((collective, "custom_all_reduce") if collective == "all_reduce" else (collective,)):
+    # The engines' custom all-reduce (vLLM, SGLang) writes into its peers' memory over NVLink or PCIe peer access:
+    # one node only. A group across nodes all-reduces with NCCL.
+    custom = collective == "all_reduce" and one_node
+    for name in ((collective, "custom_all_reduce") if custom else (collective,)):
         fit = fitted_parameters(accelerator_name, "all_to_all" if name == "send" else name, cards)
         if fit is not None:
             lines.append((fit["latency_seconds"], per_byte / (fit["bandwidth_fraction"] *

@@ -87,7 +87,8 @@ def sharded_step(spec, step: Step, formats: Formats, accelerator, parallel: Para
 
 
 def realistic_communication_seconds(step_time: StepTime, accelerator, topology) -> float | None:
-    """The step's collectives at their fitted cost (collectives.realistic_seconds); None if one has no fit."""
+    """The step's collectives at their fitted cost (collectives.realistic_seconds), each at least its floor (as in
+    the realistic step, realistic.communication_estimate); None if one has no fit."""
     from inferledger.ledger.collectives import realistic_seconds
 
     total_seconds = 0.0
@@ -96,8 +97,9 @@ def realistic_communication_seconds(step_time: StepTime, accelerator, topology) 
         if not row.collective:
             continue
         seconds = realistic_seconds(row.collective, row.message_bytes, row.group_cards,
-                                    topology.link_for(row.span_cards), accelerator.name)
+                                    topology.link_for(row.span_cards), accelerator.name,
+                                    topology.within_node(row.span_cards))
         if seconds is None:
             return None
-        total_seconds += seconds * row.count
+        total_seconds += max(seconds, timed.seconds) * row.count
     return total_seconds

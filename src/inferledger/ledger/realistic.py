@@ -151,7 +151,8 @@ def communication_estimate(timed, accelerator, topology) -> RowEstimate:
     seconds = None
     if topology is not None:
         seconds = realistic_seconds(row.collective, row.message_bytes, row.group_cards,
-                                    topology.link_for(row.span_cards), accelerator.name)
+                                    topology.link_for(row.span_cards), accelerator.name,
+                                    topology.within_node(row.span_cards))
     note = "" if seconds is not None else f"{row.collective}: no collective measurements stand in: the floor is used"
     return RowEstimate(row, max(seconds or 0.0, timed.seconds), timed.seconds, "communication", "", None,
                        seconds is None, note)

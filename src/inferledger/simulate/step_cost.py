@@ -94,7 +94,8 @@ class StepCost:
 
         self._floor_lines = padded([floor_lines(r.collective, r.group_cards, link)
                                     for r, link in zip(template, links, strict=True)])
-        fitted = [realistic_lines(r.collective, r.group_cards, link, self.accelerator.name)
+        fitted = [realistic_lines(r.collective, r.group_cards, link, self.accelerator.name,
+                                  self.topology.within_node(r.span_cards))
                   for r, link in zip(template, links, strict=True)]
         for r, lines in zip(template, fitted, strict=True):
             note = f"{r.collective}: no collective measurements stand in: the floor is used"

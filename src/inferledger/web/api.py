@@ -10,7 +10,9 @@ and a JSON text, so they are tested without a socket.
                          "disaggregate"} → exactly what `request --json` prints
     POST /api/charts    the same fields → {"charts": [chart specs]} (report/charts.py)
     POST /api/report    the same fields → the self-contained HTML report (text/html)
-    POST /api/diagnose  the log itself as the body; ?model=&gpu=&precision=&kv_precision=&name= → `diagnose --json`
+    POST /api/diagnose  the log itself as the body; ?model=&gpu=&precision=&kv_precision=&name= and the layout
+                        (tp=, pp=, ep=, dp=, attention_dp=, gpus=, gpus_per_node=, link_gb_s=, inter_node=)
+                        → `diagnose --json`
 
 Input from the client is untrusted: a body has a size limit, numbers a range, strings a length, and a model is a
 catalog name, a hub id or an uploaded config.json object, never a path on the server. Every refusal is a 4xx with
@@ -36,6 +38,8 @@ NUMBER_FIELDS = {"overhead_ms": (0.0, 10_000.0), "gpu_memory_utilization": (0.01
                  "link_gb_s": (0.1, 100_000.0)}
 TEXT_FIELDS = ("model", "gpu", "precision", "kv_precision", "inter_node")
 FLAG_FIELDS = ("disaggregate",)
+# The layout over cards, also taken by /api/diagnose as query parameters (the numbers, then the one text).
+LAYOUT_FIELDS = ("tp", "pp", "ep", "dp", "attention_dp", "gpus", "gpus_per_node", "link_gb_s", "inter_node")
 FIELDS = (*TEXT_FIELDS, *INTEGER_FIELDS, *NUMBER_FIELDS, *FLAG_FIELDS, "config")
 HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}")
 
@@ -223,6 +227,26 @@ def get_formats() -> str:
     return json_text(sorted(PRECISIONS))
 
 
+def _layout_query(query: dict) -> dict:
+    """diagnose_files' `parallel` and `topology_options` from the query's layout fields, checked as /api/request
+    checks them (a query's values are text: a number is read from it first)."""
+    from inferledger.cli._workload import layout_from, topology_options
+
+    given = {}
+    for name in LAYOUT_FIELDS[:-1]:
+        if query.get(name):
+            try:
+                value = float(query[name])
+            except ValueError:
+                raise ApiError(400, f"{name} must be a number, got {query[name][:60]!r}") from None
+            low, high = INTEGER_FIELDS.get(name) or NUMBER_FIELDS[name]
+            given[name] = _number(name, value, low, high, whole=name in INTEGER_FIELDS)
+    if query.get("inter_node"):
+        given["inter_node"] = _text("inter_node", query["inter_node"])
+    args = SimpleNamespace(**{name: given.get(name) for name in LAYOUT_FIELDS})
+    return {"parallel": layout_from(args), "topology_options": topology_options(args)}
+
+
 def post_diagnose(body: bytes, query: dict) -> str:
     """Diagnose one uploaded log. It is written to a private temporary folder under a fixed name (the client's
     file name is only shown, never used as a path) and removed afterwards."""
@@ -236,11 +260,12 @@ def post_diagnose(body: bytes, query: dict) -> str:
         raise ApiError(413, f"the log is {len(body):,} bytes; the limit is {MAX_LOG_BYTES:,}")
     if not body:
         raise ApiError(400, "the request body is empty: send the log file itself as the body")
-    unknown = sorted(set(query) - {"model", "gpu", "precision", "kv_precision", "name"})
+    unknown = sorted(set(query) - {"model", "gpu", "precision", "kv_precision", "name", *LAYOUT_FIELDS})
     if unknown:
         raise ApiError(400, f"unknown query parameter(s): {', '.join(unknown)}")
     options = {name: _text(name, query[name]) for name in ("model", "gpu", "precision", "kv_precision")
                if query.get(name)}
+    options.update(_layout_query(query))
     if options.get("model"):
         options["model"] = model_spec(SimpleNamespace(model=options["model"]), None).name
     if options.get("gpu"):
