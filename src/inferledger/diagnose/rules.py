@@ -155,6 +155,10 @@ _TABLE = (
           "fraction", "the batch already fills the KV pool: the next burst will queue or preempt", 0.4, 0.65),
     _rule("windows-idle", "windows", "insufficient-data", "Running 0 and Waiting 0 in every window", None, "",
           "an idle server says nothing about its speed", 0.6),
+    _rule("windows-prompt-rate-only", "windows", "insufficient-data",
+          "prompt-processing rates only (llama-bench pp rows), no generation rate", None, "",
+          "a prompt is read many tokens per pass, bound by compute; generation reads every weight per token, so a "
+          "prompt rate, however good, says nothing about it", 0.5),
     _rule("windows-no-speed", "windows", "insufficient-data",
           "busy windows, no queue, no generation rate outside the windows where the requests arrived", None, "",
           "running counts and KV usage alone cannot show speed; a window that holds a request's arrival averages "

@@ -27,9 +27,21 @@ def _prefill_ramp(acc: Accumulator) -> bool:
     return max(heavy.lines) < min(min(lines.lines) for lines in slow)
 
 
+def _prompt_rate_only(acc: Accumulator, findings: list) -> None:
+    """Rows that measure only how fast prompts are read (a llama-bench table of pp tests): say so, with the rates."""
+    prompt = acc.interval_value("prompt_tokens_per_second")
+    if not prompt or acc.interval_value("generation_tokens_per_second"):
+        return
+    findings.append(fire("windows-prompt-rate-only", f"{prompt.count} prompt-processing measurement(s) at "
+                         f"{prompt.low:,.0f}-{prompt.high:,.0f} tok/s and no generation rate: decode speed is not "
+                         "measured", {"prompt_tokens_per_second_min": prompt.low,
+                                      "prompt_tokens_per_second_max": prompt.high, "measurements": prompt.count}))
+
+
 def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judged: bool) -> None:
     windows = acc.interval_count
     if not windows:
+        _prompt_rate_only(acc, findings)
         return
     flags = acc.flags
     kv = acc.interval_value("kv_cache_usage_fraction")

@@ -42,8 +42,9 @@ _N_SLOTS = re.compile(r"\bn_slots\s*=\s*(\d+)")
 _KV_SIZE = re.compile(r"(?:KV self size|KV buffer size|llama_kv_cache(?:_unified)?: size)\s*=\s*([\d.]+)\s*(MiB|GiB)")
 _MODEL_SIZE = re.compile(r"model size\s*=\s*([\d.]+)\s*(MiB|GiB)")
 _N_KV_MAX = re.compile(r"\bn_kv_max\s*=\s*(\d+)")
-# llama-bench's header, padded and right-aligned as printed (`|          test |`), or trimmed by a paste.
-_BENCH_HEADER = re.compile(r"\|\s*model\s*\|.*\|\s*test\s*\|", re.IGNORECASE)
+# llama-bench's header, padded and right-aligned as printed (`|          test |`), or trimmed by a paste (its first
+# pipe lost with the code fence it followed: `model      |       size | …`).
+_BENCH_HEADER = re.compile(r"(?:^|\|)[ \t]*model[ \t]*\|.*\|[ \t]*test[ \t]*\|", re.IGNORECASE | re.MULTILINE)
 _BINARY = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 
 # Which timing field fills which request metric; times are ms (llama.cpp's unit) and become seconds.
@@ -362,7 +363,7 @@ def parse(lines) -> Iterator:
                     if record is not None:
                         yield record
                 continue
-        if line.lstrip().startswith("|"):
+        if line.lstrip().startswith("|") or (line.lstrip()[:5].lower() == "model" and "|" in line):
             cells = _table_cells(line)
             lowered = [cell.lower() for cell in cells]
             if "test" in lowered and "t/s" in lowered:

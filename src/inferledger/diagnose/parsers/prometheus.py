@@ -236,6 +236,7 @@ def parse(lines) -> Iterator[Record | Skipped]:
     if capacity:
         yield Record("capacity", "prometheus.capacity", first_line, capacity, None, dict(base_labels))
     summary = {}
+    cut: dict = {}  # metric -> (observations at or below the last bound shown, that bound) of a histogram cut short
     for metric in set(sums) | set(counts) | set(buckets) | set(quantiles):
         count = counts.get(metric)
         if count and metric in sums:
@@ -249,14 +250,23 @@ def parse(lines) -> Iterator[Record | Skipped]:
                     summary[f"{metric}_{stat}"] = estimate
             if count is None and any(math.isinf(bound) for bound in series):
                 count = series[math.inf]
+            elif count is None and metric not in sums:
+                # Cut before its +Inf bucket (a pasted fragment): the last bucket shown counts the observations at
+                # or below its bound, a lower bound of the whole; no quantile can be read without the total.
+                cut[metric] = (max(series.values()), max(series))
         for stat, value in quantiles.get(metric, {}).items():
             summary[f"{metric}_{'median' if stat == 'p50' else stat}"] = value
         if metric == "e2e_seconds" and count is not None:
             summary["completed_requests"] = count
         if count is not None:
             summary[f"{metric}_count"] = count
+    for metric, (seen, _bound) in cut.items():
+        summary[f"{metric}_count"] = seen
     if summary:
         labels = dict(base_labels, quantiles_from_buckets=bool(buckets))
+        if cut:
+            labels["cut_histograms"] = ", ".join(f"{metric}: {seen:g} at or below {bound:g}"
+                                                 for metric, (seen, bound) in sorted(cut.items()))
         yield Record("summary", "prometheus.histograms", first_line, summary, None, labels)
 
 
