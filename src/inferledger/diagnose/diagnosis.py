@@ -57,7 +57,7 @@ _HEADLINES = {
     "decode-bound": "token generation is slow per stream with no queue: decode (memory bandwidth) is the limit",
     "healthy": "no bottleneck in the log: no queue, KV cache not full, per-token speed normal",
     "measurement-artifact": "the numbers are a measurement artefact, not a serving problem: do not diagnose them",
-    "insufficient-data": "the log has no traffic numbers to diagnose (startup, idle or format-only lines)",
+    "insufficient-data": "not enough in the log to name a bottleneck: the evidence says what was read and what is missing",
 }
 
 
