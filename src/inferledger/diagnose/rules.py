@@ -58,6 +58,13 @@ _TABLE = (
           "input/output", "with a hundred prompt tokens or more per generated token, the few decode steps of each "
           "request sit between the other requests' prefills: the per-token time measures those prefills, not the "
           "decode step, and no decode rule (nor the hardware comparison) reads it", 0.6),
+    _rule("summary-concurrency-not-kept", "summary", "measurement-artifact",
+          "requests in flight on average (Little's law: req/s × mean E2E, or the client's own figure) below this share "
+          "of what the run allowed (the concurrency cap, the requests sent, or rate × E2E), in a run of 3 or more "
+          "latencies", 0.25, "in flight/allowed",
+          "a client counts a request in flight from sending to the last token, queue included: a server that is slow "
+          "or full keeps them in flight longer, never fewer; far fewer than the cap means the client did not send "
+          "them (a stall, a slow tokenizer, retries), so the run's throughput and duration measure the client", 0.7),
     _rule("summary-chunked-ttst", "summary", "measurement-artifact",
           "time to second token below this while TTFT > 0.2 s", 0.001, "s",
           "tokens that arrive in one chunk: TTFT then depends on the tool's definition", 0.45),

@@ -119,6 +119,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         where = {"lines": [record.line_number], "file": file}
         before = len(findings)
         _artefacts(run, record, where, findings)
+        _in_flight(run, record, where, findings)
         _consistency(run, record, checks)
         _burst(run, record, where, findings)
         queued = _queue(run, record, where, findings, notes)
@@ -205,6 +206,28 @@ def _artefacts(run: _Run, record, where: dict, findings: list) -> None:
             "summary-chunked-ttst", f"{name}: time to second token {ttst * 1e3:.2f} ms after a {ttft * 1e3:.0f} ms "
             "first token: tokens arrive in chunks, so TTFT depends on what the tool counts as the first token",
             {"ttst_seconds_mean": ttst, "ttft_seconds_mean": ttft}, **where))
+
+
+def _in_flight(run: _Run, record, where: dict, findings: list) -> None:
+    """Fewer requests in flight than the run allowed: the client, not the server, set the pace."""
+    e2e, achieved, completed, duration = run.e2e, run.achieved, run.completed, run.duration
+    if not (e2e and achieved and completed and duration) or duration < 3 * e2e:
+        return  # one wave of requests: the ramp up and the drain are most of the run
+    reported = record.metrics.get("mean_concurrency")
+    in_flight = reported or achieved * e2e
+    allowed = min(run.concurrency or completed, completed)
+    if run.offered is not None and math.isfinite(run.offered) and run.offered > 0:
+        allowed = min(allowed, run.offered * e2e)
+    if allowed < 4 or in_flight >= threshold("summary-concurrency-not-kept") * allowed:
+        return
+    findings.append(fire(
+        "summary-concurrency-not-kept",
+        f"{run.name}: {in_flight:.1f} requests in flight on average "
+        f"({'as the client reports' if reported else f'{achieved:.3g} req/s × {e2e:.3g} s'}) where the "
+        f"run allowed {allowed:.0f}, over a {duration:.4g} s run: the client did not keep its requests in flight, so "
+        "its throughput and duration are the client's pace, not the server's",
+        {"requests_in_flight": in_flight, "requests_allowed": allowed, "duration_seconds": duration,
+         "e2e_seconds_mean": e2e}, **where))
 
 
 def _burst(run: _Run, record, where: dict, findings: list) -> None:

@@ -28,7 +28,8 @@
 * exllamav2's test_inference.py: ` -- Response generated in 3.40 seconds, 128 tokens, 37.66 tokens/second (includes
   prompt eval.)`, the whole call and its output count only;
 * MLC LLM's runtime stats (the chat's `/stats`, its examples' "Runtime stats:"): `prefill: 48.3 tok/s, decode:
-  13.2 tok/s`, rates only;
+  13.2 tok/s` (`encode:` in the first releases), rates only; WebLLM's `[WebLLM Stats] prefill: 5.38 tok/s, decoding:
+  5.08 tok/s (Prompt: 148 / Gen: 47)`, with the counts that make each phase's time;
 * IPEX-LLM's BenchmarkWrapper: `=========First token cost 0.0300 s and 6.55 GB=========` then `=========Rest tokens
   cost average 0.0145 s (255 tokens in all) and 6.55 GB=========` (the GB part since 2024), and its examples' one-line
   `First token cost 0.3572 s and rest tokens cost average 0.0412 s`.
@@ -86,7 +87,8 @@ _LLM_BENCH_SIZES = re.compile(r"\[(warm-up|\d+)\](?:\[P(\d+)\])?\s+Input token s
 _LLM_BENCH_TOKENS = re.compile(r"\[(warm-up|\d+)\](?:\[P(\d+)\])?\s+First token latency: ([\d.]+|NA) ms/(\d*)tokens?, "
                                r"other tokens latency: ([\d.]+|NA) ms/")
 _EXLLAMA = re.compile(r"Response generated in ([\d.]+) seconds, (\d+) tokens, [\d.]+ tokens/second \(includes prompt")
-_MLC_STATS = re.compile(r"\bprefill: ([\d.]+) tok/s, decode: ([\d.]+) tok/s")
+_MLC_STATS = re.compile(r"\b(?:prefill|encode): ([\d.]+) tok/s, decod(?:e|ing): ([\d.]+) tok/s"
+                        r"(?: \(Prompt: (\d+) / Gen: (\d+)\))?")
 _IPEX_FIRST = re.compile(r"First token cost:? ([\d.]+) ?s\b")
 _IPEX_REST = re.compile(r"[Rr]est tokens? cost average:? ([\d.]+) ?s\b(?: \((\d+) tokens in all\))?")
 _IPEX_MEMORY = re.compile(r"\band ([\d.]+) GB=")
@@ -132,6 +134,18 @@ def _gptfast(line_number: int, line: str) -> Record | None:
         metrics["output_tokens"] = float(round(float(rate) * float(seconds)))
     labels = {"engine": "gpt-fast", "rate_definition": "tokens/sec is output tokens over the whole call"}
     return Record("request", "local.gpt-fast", line_number, metrics, labels=labels)
+
+
+def _mlc_stats(line_number: int, match) -> Record:
+    """MLC LLM's or WebLLM's rates of one reply; WebLLM's counts give each phase its time."""
+    prompt_rate, decode_rate, prompt_tokens, generated = match.groups()
+    metrics = {"prompt_tokens_per_second": float(prompt_rate), "generation_tokens_per_second": float(decode_rate)}
+    if prompt_tokens is not None:
+        _rate_phase(float(prompt_tokens), float(prompt_rate), metrics, "prefill_seconds", "input_tokens",
+                    "prompt_tokens_per_second")
+        _rate_phase(float(generated), float(decode_rate), metrics, "decode_seconds", "output_tokens",
+                    "generation_tokens_per_second")
+    return Record("request", "mlc-llm.stats", line_number, metrics, labels={"engine": "mlc-llm"})
 
 
 def _mlx_trial(line_number: int, line: str, shape: tuple | None) -> Record | None:
@@ -425,7 +439,7 @@ _SIGNATURES = (
     (("Prompt processing progress:",),),  # mlx_lm.server
     (("Input token size:",), ("First token latency:",)),  # OpenVINO llm_bench
     (("ProcessingSpeed:",), ("GenerationSpeed:",)),  # koboldcpp --benchmark console summary
-    (("tok/s, decode:",), ("prefill:",)),  # MLC LLM runtime stats
+    (("tok/s, decode:", "tok/s, decoding:"), ("prefill:", "encode:")),  # MLC LLM / WebLLM runtime stats
     (("Response generated in",), ("(includes prompt eval",)),  # exllamav2 test_inference
     (("First token cost",), ("tokens cost average",)),  # IPEX-LLM BenchmarkWrapper
 )
@@ -513,13 +527,10 @@ def parse(lines) -> Iterator:
                              {"e2e_seconds": float(match.group(1)), "output_tokens": float(match.group(2))},
                              labels={"engine": "exllamav2"})
                 continue
-        if "tok/s, decode:" in line:
+        if "tok/s, decod" in line:
             match = _MLC_STATS.search(line)
             if match is not None:
-                yield Record("request", "mlc-llm.stats", line_number,
-                             {"prompt_tokens_per_second": float(match.group(1)),
-                              "generation_tokens_per_second": float(match.group(2))},
-                             labels={"engine": "mlc-llm"})
+                yield _mlc_stats(line_number, match)
                 continue
         if "Input token size:" in line or "First token latency:" in line:
             sizes = _LLM_BENCH_SIZES.search(line)
