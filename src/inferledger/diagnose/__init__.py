@@ -53,14 +53,14 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
             "bytes": log.bytes_read, "records": records, "skipped_lines": log.skipped,
             "skipped_examples": [item.to_dict() for item in log.skipped_examples],
             "unread_lines": log.unread, "unread_examples": [item.to_dict() for item in log.unread_examples]}
-    if records == 0:
+    if records == 0 and log.skipped:
+        # Lines of the format that could not be read (a JSON cut short, a value that is no number): a damaged file.
         names = "/".join(info["formats"])
-        detail = ""
-        if log.skipped_examples:
-            first = log.skipped_examples[0]
-            detail = f"; line {first.line_number}: {first.reason}"
+        first = log.skipped_examples[0]
         raise LogFormatError(f"{path}: looks like {names} output but no line could be read "
-                             f"({log.skipped} damaged line(s){detail})")
+                             f"({log.skipped} damaged line(s); line {first.line_number}: {first.reason})")
+    # A recognised log with no line that carries numbers (start-up, a model loading, a slot opening, a histogram
+    # cut before its total) is read as such: the diagnosis says there is nothing to judge, not that it is no log.
     return info
 
 
@@ -104,7 +104,7 @@ def diagnose_files(paths, model: str | None = None, gpu: str | None = None, prec
         except LogFormatError as error:
             errors.append(str(error))
             files.append({"path": path, "error": str(error)})
-    if not acc.records:
+    if len(errors) == len(paths):
         if len(errors) == 1:
             raise LogFormatError(errors[0])
         raise LogFormatError(f"none of the {len(paths)} files could be read; first: {errors[0]}")

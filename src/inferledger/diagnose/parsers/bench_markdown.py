@@ -27,14 +27,15 @@ _COLUMNS = (
     (r"\bttft\b|time to first token", "ttft_seconds", "time"),
     (r"\btpot\b|time per output token", "tpot_seconds", "time"),
     (r"\bitl\b|inter[- ]token", "itl_seconds", "time"),
-    (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency", "e2e_seconds", "time"),
+    (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^latency$", "e2e_seconds", "time"),
     (r"\bisl\b|input (?:seq(?:uence)? )?len|input tokens|prompt len", "mean_input_tokens", "count"),
     (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens", "mean_output_tokens", "count"),
-    (r"concurrency", "max_concurrency", "count"),
+    (r"concurrency|^batch(?: size)?$", "max_concurrency", "count"),  # a static batch runs all its requests at once
     (r"^n req|num(?:ber of)? req|^requests$|^# ?req", "completed_requests", "count"),
     (r"req(?:uest)?s? t(?:hrough)?put|req/s|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
     (r"tput user|per user|/user", "output_tokens_per_second_per_user_mean", "rate"),
     (r"total tok(?:en)?s? t(?:hrough)?put", "total_tokens_per_second", "rate"),
+    (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put", "input_tokens_per_second", "rate"),
     (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|output tok(?:en)?s?/s|tput decode|gen(?:eration)? t(?:hrough)?put",
      "output_tokens_per_second", "rate"),
 )

@@ -254,6 +254,9 @@ def sniff(head: str) -> float:
         return 0.8
     if "llm_load_tensors" in head or "load_tensors:" in head or "llama_model_loader" in head:
         return 0.6
+    if '"function":"update_slots"' in head or '"function":"launch_slot_with_task"' in head \
+            or "encode_image_with_clip:" in head:
+        return 0.6  # the server's 2024 JSON log lines (slots, kv cache) or its image encoder's lines
     return 0.0
 
 

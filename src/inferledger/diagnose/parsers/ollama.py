@@ -21,8 +21,11 @@ NAME = "ollama"
 _GO_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|μs|ms|h|m|s)")
 _GO_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 # The value may come wrapped in Markdown emphasis when pasted into an issue (`eval rate: **13.08 tokens/s**`).
+# Front-ends that show ollama's numbers title-case the labels and spell durations out (`Prompt Eval Duration: 0h, 0m,
+# 3s`, ollama-grid-search): the same fields, the parts of the duration joined back into a Go duration.
 _VERBOSE = re.compile(r"^\s*(total duration|load duration|prompt eval count|prompt eval duration|prompt eval rate|"
-                      r"eval count|eval duration|eval rate):\s*[*_]*([^\s*_]+)")
+                      r"eval count|eval duration|eval rate):\s*[*_]*((?:\d+(?:\.\d+)?[hms], )*[^\s*_]+)",
+                      re.IGNORECASE)
 _SIZE = re.compile(r"([\d.]+)\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)\b")
 _SIZE_FACTOR = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "KB": 1e3, "MB": 1e6, "GB": 1e9,
                 "TB": 1e12}
@@ -253,6 +256,8 @@ _SLOG_MARKERS = ("source=sched.go", "source=memory.go", "source=ggml.go", "sourc
 def sniff(head: str) -> float:
     if "prompt eval rate:" in head or "eval rate:" in head and "eval count:" in head:
         return 0.95
+    if "Prompt Eval Count:" in head and "Eval Duration:" in head:
+        return 0.8  # a front-end's title-cased copy of the same numbers
     if re.search(r"(?m)^\s*eval rate:\s+[\d.]+ tokens/s", head):
         return 0.8  # only the --verbose block's last line, pasted once per run (a comparison across builds)
     if '"eval_count"' in head or '"prompt_eval_duration"' in head or '"total_duration"' in head:
@@ -336,10 +341,10 @@ def parse(lines) -> Iterator:
                 yield from _api_record(start, value, truncated)
             if collector.buffer:
                 continue
-        if "duration:" in line or "count:" in line or "rate:" in line:
+        if "duration:" in line or "count:" in line or "rate:" in line or "Duration:" in line or "Count:" in line:
             match = _VERBOSE.match(line)
             if match is not None:
-                label, text = match.group(1), match.group(2)
+                label, text = match.group(1).lower(), match.group(2).replace(", ", "")
                 if verbose is not None and label in verbose.seen:
                     record = flush()  # the next --verbose block starts
                     if record is not None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from inferledger.diagnose.records import Record, Skipped
+from inferledger.diagnose.records import Record, Skipped, unread
 
 NAME = "sglang-one-batch"
 
@@ -31,7 +31,9 @@ _STEP = re.compile(r"^\s*Decode \d+\.\s+Batch size:\s*(\d+),\s*latency:\s*([\d.]
 
 
 def sniff(head: str) -> float:
-    return 0.9 if "Prefill. latency:" in head and ("Decode." in head or "Decode 0." in head) else 0.0
+    if "Prefill. latency:" in head and ("Decode." in head or "Decode 0." in head):
+        return 0.9
+    return 0.6 if "Decode.  median latency:" in head else 0.0  # a summary line quoted alone
 
 
 class _Block:
@@ -109,6 +111,9 @@ def parse(lines) -> Iterator:
             continue
         phase = _PHASE.match(line)
         if phase is None:
+            if "latency:    nan" in line or "latency: nan" in line:
+                yield unread(line_number, line, NAME)  # nan: the tool had no step to time (one output token)
+                continue
             if stripped.startswith(("Prefill.", "Decode", "Total.")):
                 yield Skipped(line_number, "bench_one_batch line without 'latency: X s, throughput: Y token/s'", NAME)
             continue
