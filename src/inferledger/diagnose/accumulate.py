@@ -37,6 +37,7 @@ PREFILL_DOMINANT_SHARE = 2 / 3  # prefill twice the decode time
 IMPOSSIBLE_PROMPT_RATE = threshold("requests-impossible-prompt-rate")
 PARTS_MISMATCH = threshold("requests-parts-mismatch")
 PROMPT_SLOWER_THAN_DECODE = threshold("requests-prompt-slower-than-decode")
+RATE_CONTRADICTS = threshold("requests-rate-contradicts-time")
 SLOW_PROMPT_RATIO = threshold("requests-slow-prompt-rate")
 CEILING_MIN_OUTPUT = 16  # fewer output tokens and the call's fixed costs swamp the per-token time
 SLOW_PROMPT_MIN_TOKENS = 128  # a shorter prompt's rate is dominated by fixed overhead
@@ -251,7 +252,7 @@ class Accumulator:
             "busy", "prompt_slower_than_decode", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start",
             "tiny_prompt", "queue_dominant", "queue_long", "slow_tpot", "kv_full_no_queue", "prefill_share",
             "impossible_prompt_rate", "parts_mismatch", "troubled", "arrival", "stalled", "clean", "slow_tpot_bound",
-            "slow_prompt")}
+            "slow_prompt", "rate_contradicts_time")}
         self.tpot_bound = Running()  # e2e ÷ (prompt + output) of requests stating no step time, where ≥ the cutoff
         self.tpot_ceiling = Running()  # e2e ÷ output of requests stating no step time: the step is at most this
         self._last_window = None  # (running, waiting) of the last stats window folded, for _arrivals
@@ -540,6 +541,10 @@ class Accumulator:
         if prefill is not None and decode is not None and prefill + decode > 0 \
                 and (tokens is None or tokens > TINY_PROMPT_TOKENS) and prefill >= share * (prefill + decode):
             self._flags["prefill_share"].add(line, file)
+        # The generation side only: a prompt's count may include cached tokens its rate leaves out (TabbyAPI).
+        stated = metrics.get("generation_tokens_per_second")
+        if stated and output and decode and abs(stated * decode / output - 1) > RATE_CONTRADICTS:
+            self._flags["rate_contradicts_time"].add(line, file)
         engine = record.labels.get("engine")
         rate = metrics.get("prompt_tokens_per_second")
         if rate is not None and rate > IMPOSSIBLE_PROMPT_RATE and engine in ("llama.cpp", "ollama"):

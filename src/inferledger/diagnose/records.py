@@ -63,6 +63,7 @@ SUMMARY_METRICS = {
     "completed_requests": "requests that finished",
     "failed_requests": "requests that failed",
     "duration_seconds": "benchmark wall time",
+    "load_seconds": "model load time before the run",
     "request_throughput_per_second": "finished requests per second",
     "input_tokens_per_second": "prompt tokens per second",
     "output_tokens_per_second": "generated tokens per second",
@@ -203,7 +204,7 @@ def unread(line_number: int, line: str, source: str) -> Unread:
 # Words that make a line in a known format look like a measurement: a line with one of them and a digit that no
 # reader used is reported as unread.
 _METRIC_WORDS = ("tok/s", "tokens/s", "t/s", "token/s", "throughput", "latency", "ttft", "tpot", " ms", "seconds",
-                 "duration", "per token", "requests/s", "req/s")
+                 "duration", "per token", "requests/s", "req/s", "load time")
 
 
 def looks_like_metric(line: str) -> bool:

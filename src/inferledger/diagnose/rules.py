@@ -183,6 +183,10 @@ _TABLE = (
           "prompt tok/s above this on a single-stream runner (llama.cpp, ollama), no model/GPU", 50_000.0,
           "tok/s", "50k tok/s needs 2 × 1e9 × 5e4 = 100 TFLOP/s even for a 1B model; ollama's 139,356 tok/s "
           "was a timing bug (PR #12742)", 0.7),
+    _rule("requests-rate-contradicts-time", "requests", "measurement-artifact",
+          "a printed tokens/s that differs by more than this share from the line's own tokens ÷ time", 0.10, "share",
+          "a timer prints both from one count and one time, so they agree to rounding; a rate that contradicts its "
+          "own time was edited or mixed from two runs, and no speed can be read from the line", 0.8),
     _rule("requests-prompt-slower-than-decode", "requests", "measurement-artifact",
           "prompt eval time per token ≥ this × the eval time per generated token", 3.0, "×",
           "prefill reads the weights once for the whole prompt, so a prompt token never costs more than a generated "

@@ -149,6 +149,13 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             f"{threshold('requests-impossible-prompt-rate'):,.0f} tok/s is a timing bug (only part of the prompt "
             "timed), not prefill speed", {"prompt_tokens_per_second_max": rate.high},
             **lines_of(acc, "impossible_prompt_rate")))
+    if flags["rate_contradicts_time"].count:
+        findings.append(fire(
+            "requests-rate-contradicts-time", f"{flags['rate_contradicts_time'].count} of {count} requests print a "
+            "tokens/s that contradicts their own count and time (more than "
+            f"{threshold('requests-rate-contradicts-time'):.0%} apart): the line was edited or mixed, no speed can "
+            "be read from it", {"requests": flags["rate_contradicts_time"].count},
+            share=share("rate_contradicts_time"), **lines_of(acc, "rate_contradicts_time")))
     if flags["prompt_slower_than_decode"].count:
         findings.append(fire(
             "requests-prompt-slower-than-decode", f"{flags['prompt_slower_than_decode'].count} of {count} requests "

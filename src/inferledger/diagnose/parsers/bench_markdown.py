@@ -1,4 +1,4 @@
-"""Benchmark results pasted as a table, in either layout:
+"""Benchmark results pasted as a table (markdown or box-drawing bars, or a CSV export), in either layout:
 - one row per run, the columns named by the metric (`| ISL | OSL | Concurrency | TTFT (ms) | TPOT (ms) | E2EL (ms) |`,
   as report generators and README sweeps print them);
 - one row per metric (`| Metric | osl-128 avg | osl-512 avg |`, or a box table `│ TTFT │ total │ 7437.1 ms │ …`
@@ -24,18 +24,19 @@ NAME = "markdown-table"
 # (pattern on the lower-case header without its unit, metric, kind): kind "time" needs a unit and takes a stat
 # suffix (mean when the header names none); "count"/"rate" are per-run numbers. Order matters: first match wins.
 _COLUMNS = (
-    (r"\bttft\b|time to first token", "ttft_seconds", "time"),
+    (r"\bttft\b|time to first token|^prefill$", "ttft_seconds", "time"),  # a run's prefill time is its TTFT
     (r"\btpot\b|time per output token", "tpot_seconds", "time"),
     (r"\bitl\b|inter[- ]token", "itl_seconds", "time"),
-    (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^latency$", "e2e_seconds", "time"),
-    (r"\bisl\b|input (?:seq(?:uence)? )?len|input tokens|prompt len", "mean_input_tokens", "count"),
-    (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens", "mean_output_tokens", "count"),
+    (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^latency$|^wall", "e2e_seconds", "time"),
+    (r"\bisl\b|input (?:seq(?:uence)? )?len|input tokens|prompt len|^prompt tokens$", "mean_input_tokens", "count"),
+    (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens|^generated tokens$", "mean_output_tokens", "count"),
     (r"concurrency|^batch(?: size)?$", "max_concurrency", "count"),  # a static batch runs all its requests at once
     (r"^n req|num(?:ber of)? req|^requests$|^# ?req", "completed_requests", "count"),
     (r"req(?:uest)?s? t(?:hrough)?put|req/s|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
-    (r"tput user|per user|/user", "output_tokens_per_second_per_user_mean", "rate"),
+    (r"tput user|per user|/user|^decode tps$", "output_tokens_per_second_per_user_mean", "rate"),
     (r"total tok(?:en)?s? t(?:hrough)?put", "total_tokens_per_second", "rate"),
-    (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put", "input_tokens_per_second", "rate"),
+    (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^prefill tps$", "input_tokens_per_second",
+     "rate"),
     (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|output tok(?:en)?s?/s|tput decode|gen(?:eration)? t(?:hrough)?put",
      "output_tokens_per_second", "rate"),
 )
@@ -66,7 +67,7 @@ def _is_rule(line: str) -> bool:
 
 def _column(header: str):
     """(metric name with its stat, seconds per unit or None, kind) for one header cell, or None."""
-    lowered = header.lower().strip()
+    lowered = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", header).lower().strip()  # a CSV's camelCase: `wallMs` is wall ms
     unit_match = _UNIT.search(lowered)
     unit = None
     if unit_match:
@@ -111,14 +112,14 @@ def _stat(header: str) -> str | None:
                 None)
 
 
-def _runs_by_row(header: list, columns: list, rows: list) -> list:
+def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown table") -> list:
     """Records for the run-per-row layout: [(line, cells)] under a header naming metrics (`columns`, from _header)."""
     records = []
     for line_number, cells in rows:
         if len(cells) != len(columns):
             continue  # a cut or merged row: its cells cannot be matched to the header
         metrics = {}
-        tool = "markdown table"
+        tool = name
         for name, column, cell in zip(header, columns, cells, strict=True):
             if name.lower() in _TOOL_COLUMNS and cell:
                 tool = cell
@@ -163,12 +164,40 @@ def _records(table: list) -> list:
     (first_line, header), rows = table[0], table[1:]
     columns = _header(header)
     if columns is not None:
-        return _runs_by_row(header, columns, rows)
+        return _runs_by_row(header, columns, rows, "csv table" if isinstance(table, _CsvTable) else "markdown table")
     return _runs_by_column(header, rows, first_line)
 
 
+# A CSV export's header: four or more comma-separated names (`id,runtime,promptTokens,prefillTps,wallMs,…`).
+_CSV_HEADER = re.compile(r"^[A-Za-z][\w .()/%-]*(?:,[A-Za-z][\w .()/%-]*){3,}$")
+
+
+class _CsvTable(list):
+    """A CSV block's [(line_number, cells)]: read as a table, named as a CSV in the evidence."""
+
+
+def _csv_tables(lines) -> Iterator:
+    """Each CSV block as [(line_number, cells)]: a header of names, then the rows with as many fields."""
+    table = _CsvTable()
+    for line_number, line in lines:
+        stripped = line.strip()
+        if table and stripped.count(",") == len(table[0][1]) - 1:
+            table.append((line_number, [cell.strip() for cell in stripped.split(",")]))
+            continue
+        if len(table) > 1:
+            yield table
+        table = _CsvTable([(line_number, stripped.split(","))] if _CSV_HEADER.match(stripped) else [])
+    if len(table) > 1:
+        yield table
+
+
 def tables(lines) -> Iterator:
-    """Each table in the lines as [(line_number, cells)]: rows of cells between bars, rules skipped."""
+    """Each table in the lines as [(line_number, cells)]: rows of cells between bars, rules skipped; a text with no
+    bar is read for CSV blocks instead."""
+    lines = list(lines) if not isinstance(lines, list) else lines
+    if not any("|" in line or "│" in line for _, line in lines[:200]):
+        yield from _csv_tables(lines)
+        return
     table: list = []
     for line_number, line in lines:
         stripped = line.strip()
@@ -185,7 +214,7 @@ def tables(lines) -> Iterator:
 
 
 def sniff(head: str) -> float:
-    if "|" not in head and "│" not in head:
+    if "|" not in head and "│" not in head and "," not in head:
         return 0.0
     if "┃" in head:
         return 0.0  # rich console tables with a heavy header bar: genai-perf / AIPerf (bench_clients)

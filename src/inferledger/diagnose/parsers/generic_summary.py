@@ -85,6 +85,8 @@ def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
     if time_unit is None:
         return None
     seconds = value * TIME_UNITS[time_unit]
+    if "load time" in words or "load duration" in words:
+        return "load_seconds", seconds  # the model's load, before any request (not the run's duration)
     if any(word in words for word in _DURATIONS) and stat_word is None:
         return "duration_seconds", seconds
     for words_of, metric in _LATENCIES:

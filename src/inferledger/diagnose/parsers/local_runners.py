@@ -383,6 +383,31 @@ def _mlx_line(line: str, block: _Mlx) -> bool:
 
 
 _MLX_PROGRESS = re.compile(r"Prompt processing progress:\s*(\d+)\s*/\s*(\d+)")
+# MLC LLM's C++ chat runtime, one line per decode step: `llm_chat.cc:689: [i: 166] decoding-time=8.72583ms tok/s:
+# 117.286.` (the tok/s is the running average since the first step).
+_MLC_STEP = re.compile(r"\[i: (\d+)\] decoding-time=([\d.]+)ms")
+
+
+class _DecodeSteps:
+    """MLC's decode-step lines of one generation: one request record, its time per token the mean step."""
+
+    def __init__(self):
+        self.first_line: int | None = None
+        self.times: list = []
+
+    def add(self, line_number: int, match: re.Match) -> None:
+        if self.first_line is None:
+            self.first_line = line_number
+        self.times.append(float(match.group(2)) * 1e-3)
+
+    def record(self) -> Record | None:
+        if not self.times:
+            return None
+        decode = sum(self.times)
+        metrics = {"tpot_seconds": decode / len(self.times), "decode_seconds": decode,
+                   "output_tokens": float(len(self.times)), "generation_tokens_per_second": len(self.times) / decode}
+        return Record("request", "mlc-llm.steps", self.first_line, metrics,
+                      labels={"engine": "mlc-llm", "output_tokens_definition": "decode steps shown in the excerpt"})
 
 
 class _PromptSteps:
@@ -440,6 +465,7 @@ _SIGNATURES = (
     (("Input token size:",), ("First token latency:",)),  # OpenVINO llm_bench
     (("ProcessingSpeed:",), ("GenerationSpeed:",)),  # koboldcpp --benchmark console summary
     (("tok/s, decode:", "tok/s, decoding:"), ("prefill:", "encode:")),  # MLC LLM / WebLLM runtime stats
+    (("] decoding-time=",), ("tok/s:",)),  # MLC LLM's decode-step lines
     (("Response generated in",), ("(includes prompt eval",)),  # exllamav2 test_inference
     (("First token cost",), ("tokens cost average",)),  # IPEX-LLM BenchmarkWrapper
 )
@@ -505,12 +531,18 @@ def parse(lines) -> Iterator:
 
     csv_columns: list | None = None  # koboldcpp --benchmark's header, for the rows below it
     steps = _PromptSteps()
+    mlc_steps = _DecodeSteps()
     kobold_head: tuple | None = None  # a koboldcpp timing line whose `Total:` comes on the next line (early 2024)
     kobold_tail: tuple | None = None  # a 2023 `Time Taken` line, its counts in the progress lines printed after it
     llm_bench: tuple | None = None  # (line number, match) of llm_bench's sizes line, waiting for its latency line
     ipex_first: tuple | None = None  # (line number, seconds) of IPEX-LLM's first-token line, waiting for the rest
     kobold_bench: tuple | None = None  # (line number, {key: value}) of a koboldcpp --benchmark console summary
     for line_number, line in lines:
+        if "decoding-time=" in line:
+            step = _MLC_STEP.search(line)
+            if step is not None:
+                mlc_steps.add(line_number, step)
+                continue
         if "cost" in line and ("First token cost" in line or "tokens cost average" in line):
             first = _IPEX_FIRST.search(line)
             rest = _IPEX_REST.search(line)
@@ -657,9 +689,9 @@ def parse(lines) -> Iterator:
         yield _kobold(*kobold_head, progress)
     if kobold_tail is not None:
         yield _kobold(*kobold_tail)
-    record = steps.close()
-    if record is not None:
-        yield record
+    for record in (steps.close(), mlc_steps.record()):
+        if record is not None:
+            yield record
     for block in (mlx, genai):
         record = block.record() if block is not None else None
         if record is not None:
