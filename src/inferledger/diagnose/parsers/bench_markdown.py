@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import chain, islice
 
 from inferledger.diagnose.parsers.bench_common import TIME_UNITS, canonical_stat, to_number
 from inferledger.diagnose.records import Record
@@ -194,8 +195,10 @@ def _csv_tables(lines) -> Iterator:
 def tables(lines) -> Iterator:
     """Each table in the lines as [(line_number, cells)]: rows of cells between bars, rules skipped; a text with no
     bar is read for CSV blocks instead."""
-    lines = list(lines) if not isinstance(lines, list) else lines
-    if not any("|" in line or "│" in line for _, line in lines[:200]):
+    lines = iter(lines)
+    head = list(islice(lines, 200))  # the opening decides; the rest streams (constant memory on a long file)
+    lines = chain(head, lines)
+    if not any("|" in line or "│" in line for _, line in head):
         yield from _csv_tables(lines)
         return
     table: list = []
