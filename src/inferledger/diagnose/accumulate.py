@@ -30,6 +30,7 @@ ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 QUEUE_MIN_SECONDS = threshold("requests-queue-dominant")
 QUEUE_LONG_SECONDS = threshold("requests-queue-long")
 PREFILL_SHARE = threshold("requests-prefill-share")
+BENCH_PREFILL_SHARE = threshold("windows-bench-prefill-share")
 # Prefill reads the weights once for the whole prompt: on GPUs a prompt token costs 1/10 to 1/100 of a generated one
 # (CPUs ~1/3 to 1/10); a prompt read 10× faster per token than the answer is written is a healthy prefill.
 PREFILL_HEALTHY_RATIO = 10.0
@@ -43,7 +44,19 @@ CEILING_MIN_OUTPUT = 16  # fewer output tokens and the call's fixed costs swamp 
 SLOW_PROMPT_MIN_TOKENS = 128  # a shorter prompt's rate is dominated by fixed overhead
 SLOW_PROMPT_SHARE = 1 / 3  # of prompt eval + eval: the slow prompt costs half the decode time or more
 _INTERVAL_AVERAGED = ("vllm.", "sglang.")  # sources whose window rates average over the time since the last line
+PREFILL_GAP_MIN_TOKENS = 128  # shorter prompts: fixed costs, not the prompt's work, set the time
+PREFILL_GAP_MIN_SECONDS = 2.0  # stamps are whole seconds and the gap holds a few decode steps: under 2 s, noise
 PARTS_MISMATCH_MIN_SECONDS = 0.05  # timers print ms; below 50 ms a gap is rounding and scheduling noise
+
+
+def _prefill_dominates(row: dict) -> bool:
+    """A bench row timing both phases of one request shape (T_PP, T_TG): its prompt phase takes BENCH_PREFILL_SHARE of
+    the row or more, PREFILL_DOMINANT_SHARE where the prompt is read at a healthy rate (PREFILL_HEALTHY_RATIO × the
+    generation rate or more: then it is a long prompt, as for a request's own prompt eval and eval times)."""
+    prefill, decode = row["prefill_seconds"], row["decode_seconds"]
+    healthy = row.get("prompt_tokens_per_second", 0.0) >= PREFILL_HEALTHY_RATIO * row.get(
+        "generation_tokens_per_second", math.inf)
+    return prefill >= (PREFILL_DOMINANT_SHARE if healthy else BENCH_PREFILL_SHARE) * (prefill + decode) > 0
 
 
 class Running:
@@ -252,10 +265,14 @@ class Accumulator:
             "busy", "prompt_slower_than_decode", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start",
             "tiny_prompt", "queue_dominant", "queue_long", "slow_tpot", "kv_full_no_queue", "prefill_share",
             "impossible_prompt_rate", "parts_mismatch", "troubled", "arrival", "stalled", "clean", "slow_tpot_bound",
-            "slow_prompt", "rate_contradicts_time")}
+            "slow_prompt", "rate_contradicts_time", "prompt_artifact_minor", "prefill_gap",
+            "bench_rows_timed", "bench_prefill_share")}
         self.tpot_bound = Running()  # e2e ÷ (prompt + output) of requests stating no step time, where ≥ the cutoff
         self.tpot_ceiling = Running()  # e2e ÷ output of requests stating no step time: the step is at most this
         self._last_window = None  # (running, waiting) of the last stats window folded, for _arrivals
+        self._last_prefill = None  # (tokens, stamp, line, file) of a last SGLang prefill awaiting its next line
+        self.prefill_gap_rate = Running()  # SGLang prompt tokens ÷ time to the next decode line (_prefill_gaps)
+        self.prefill_gap_slowest = None  # (tokens, seconds) of the slowest of them
         self._last_window_file = None
         self.parts_gap = Running()  # total − (load + prefill + decode), per request that states all four
         self.effective_bandwidth = Running()  # llama-bench: weights bytes × tg tok/s (each step reads all weights)
@@ -322,6 +339,11 @@ class Accumulator:
         flags["kv_full_no_queue"].extend([lines[i] for i in full if not waiting[i] > 0 and running[i] > 0], file)
         flags["swapped"].extend([lines[i] for i in swapped], file)
         prompt = [metrics.get("prompt_tokens_per_second", 0.0) for metrics in every]
+        self._prefill_gaps(windows, every, file)
+        # Bench rows that time both phases of one request (llama-batched-bench, llama-sweep-bench: T_PP, T_TG).
+        timed = [i for i in indexes if "decode_seconds" in every[i] and "prefill_seconds" in every[i]]
+        flags["bench_rows_timed"].extend([lines[i] for i in timed], file)
+        flags["bench_prefill_share"].extend([lines[i] for i in timed if _prefill_dominates(every[i])], file)
         arrivals = self._arrivals(windows, running, waiting, prompt, generation, file)
         flags["arrival"].extend([lines[i] for i in sorted(arrivals)], file)
         streams = [i for i in indexes if running[i] > 0 and generation[i] is not None and i not in arrivals
@@ -350,6 +372,31 @@ class Accumulator:
         # Busy windows that are neither an arrival nor troubled: what "healthy" rests on.
         flags["clean"].extend([lines[i] for i in indexes if (running[i] > 0 or waiting[i] > 0) and i not in arrivals
                                and i not in troubled], file)
+
+    def _prefill_gaps(self, windows: list, every: list, file: str) -> None:
+        """SGLang prints a Prefill batch line when a prefill is scheduled and its next Decode line after the prefill
+        and a few decode steps: the time between the two stamps bounds the prefill from above. Prompts of
+        PREFILL_GAP_MIN_TOKENS or more whose next line comes PREFILL_GAP_MIN_SECONDS or more later are kept, as
+        prompt tok/s (tokens ÷ gap, a lower bound of the prompt rate); the last prefill carries to the next batch."""
+        previous = self._last_prefill if self._last_prefill is not None and self._last_prefill[3] == file else None
+        sources = [window.source for window in windows]
+        if previous is None and "sglang.prefill" not in sources:
+            return
+        for i, source in enumerate(sources):
+            if previous is not None and source == "sglang.decode":
+                tokens, stamp, line, _file = previous
+                now = windows[i].timestamp_seconds
+                if now is not None and now - stamp >= PREFILL_GAP_MIN_SECONDS:
+                    rate = tokens / (now - stamp)
+                    if not rate >= self.prefill_gap_rate.low:
+                        self.prefill_gap_slowest = (tokens, now - stamp)
+                    self.prefill_gap_rate.add(rate, line)
+                    self._flags["prefill_gap"].add(line, file)
+            tokens = every[i].get("batch_tokens")
+            stamp = windows[i].timestamp_seconds
+            previous = (tokens, stamp, windows[i].line_number, file) if source == "sglang.prefill" and tokens \
+                and tokens >= PREFILL_GAP_MIN_TOKENS and stamp is not None else None
+        self._last_prefill = previous
 
     def _arrivals(self, windows: list, running: list, waiting: list, prompt: list, generation: list,
                   file: str) -> set:
@@ -527,6 +574,8 @@ class Accumulator:
         if prefill and decode and tokens and output and output > 1 and tokens > 1 \
                 and prefill / tokens >= PROMPT_SLOWER_THAN_DECODE * decode / output:
             self.flags["prompt_slower_than_decode"].add(line, file)
+            if decode >= prefill:  # the odd prompt time is the smaller part: the decode time stands on its own
+                self._flags["prompt_artifact_minor"].add(line, file)
         elif prefill and decode and tokens and output and output > 1 and tokens >= SLOW_PROMPT_MIN_TOKENS \
                 and tokens / prefill < SLOW_PROMPT_RATIO * output / decode \
                 and prefill >= SLOW_PROMPT_SHARE * (prefill + decode):

@@ -7,6 +7,11 @@ from inferledger.diagnose.accumulate import Accumulator
 from inferledger.diagnose.rules import threshold
 
 LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
+# Engines that run one request at a time (or a few slots without a shared scheduler): advice for a batching server
+# (chunked prefill, disaggregation) does not apply to them.
+SINGLE_STREAM_RUNNERS = {"llama.cpp", "ollama", "mlx", "mlx_lm", "mlx_lm.server", "mlc-llm", "koboldcpp",
+                         "text-generation-webui", "tabbyapi", "exllamav2", "ktransformers", "gpt-fast", "ipex-llm",
+                         "openvino", "lmstudio"}
 
 
 def _prefix_cache_state(acc: Accumulator | None) -> str | None:
@@ -48,6 +53,14 @@ def advice_for(verdict: str, section: dict | None, throughput_test: bool = False
         return tips
     if verdict == "prefill-bound":
         chunk = acc.capacity.get("chunked_prefill_tokens") if acc is not None else None
+        engine = acc.labels.get("engine") if acc is not None else None
+        if engine in SINGLE_STREAM_RUNNERS:
+            # One request at a time: no decode to starve, so chunking does not apply; the prompt's own work does.
+            return ["the prompt is the cost on a one-request-at-a-time runner: reuse a cached prefix of the prompt "
+                    "(llama.cpp --cache-reuse / its prompt cache, a kept-alive ollama session), shorten it, or read "
+                    "it in larger batches (llama.cpp -b/-ub, flash attention, mlx_lm's prefill_step_size)",
+                    "prompt processing is compute-bound: a GPU (or more of its layers offloaded) reads prompts "
+                    "10-100× faster than a CPU"]
         if chunk is not None:
             tips = [f"chunked prefill is on ({chunk[0]:,.0f} tokens per chunk): a smaller chunk (vLLM "
                     "--max-num-batched-tokens, SGLang --chunked-prefill-size) interleaves decode more often"]

@@ -146,6 +146,16 @@ _TABLE = (
     _rule("windows-prefill-heavy", "windows", "prefill-bound",
           "prompt tok/s ≥ 5 × generation tok/s and < 10 generation tok/s per running request", 5.0, "×",
           "an interval dominated by prompt tokens while decode collapses", 0.5, 0.95),
+    _rule("windows-slow-prefill-gap", "windows", "prefill-bound",
+          "an SGLang prompt of ≥ 128 tokens read (Prefill line to the next Decode line, ≥ 2 s) at under this × the "
+          "per-stream decode rate", 3.0, "× the decode rate", "a prompt is read in batched matrix products, 5-20× "
+          "the generation rate on a CPU and far more on a GPU (the requests' slow-prompt rule, measured between two "
+          "stamps); a prompt read barely faster than one stream generates costs as much as thousands of output "
+          "tokens", 0.6, 0.9),
+    _rule("windows-bench-prefill-share", "windows", "prefill-bound",
+          "bench rows (llama-batched-bench, llama-sweep-bench) whose prompt phase is ≥ this share of the row's time",
+          0.5, "share", "a row times one request shape end to end (T_PP then T_TG): where reading the prompt takes "
+          "half of it, prefill is that request's cost, as for a request's own prompt eval and eval times", 0.5, 0.85),
     _rule("windows-slow-streams", "windows", "decode-bound",
           "generation < 10 tok/s per running request at ≤ 8 running (or < 5 at any batch), no prefill load",
           10.0, "tok/s per request", "a small batch is bandwidth-bound and should stream well above 10 tok/s "

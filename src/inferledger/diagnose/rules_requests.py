@@ -156,7 +156,14 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             f"{threshold('requests-rate-contradicts-time'):.0%} apart): the line was edited or mixed, no speed can "
             "be read from it", {"requests": flags["rate_contradicts_time"].count},
             share=share("rate_contradicts_time"), **lines_of(acc, "rate_contradicts_time")))
-    if flags["prompt_slower_than_decode"].count:
+    minor = flags["prompt_slower_than_decode"].count == flags["prompt_artifact_minor"].count \
+        and flags["slow_tpot"].count and not hardware_judged
+    if flags["prompt_slower_than_decode"].count and minor:
+        # An odd prompt time voids the prompt's figures, not a slow decode that takes most of each request.
+        notes.append(f"{flags['prompt_slower_than_decode'].count} request(s) spend more time per prompt token than "
+                     f"per generated token (≥ {PROMPT_SLOWER_THAN_DECODE:.0f}×): their prompt time holds something "
+                     "other than prompt work (load, warm-up); decode, the larger part, is judged on its own")
+    elif flags["prompt_slower_than_decode"].count:
         findings.append(fire(
             "requests-prompt-slower-than-decode", f"{flags['prompt_slower_than_decode'].count} of {count} requests "
             f"spend more time per prompt token than per generated token (≥ {PROMPT_SLOWER_THAN_DECODE:.0f}×): the "

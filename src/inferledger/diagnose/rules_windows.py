@@ -8,6 +8,7 @@ from inferledger.diagnose.accumulate import KV_FULL_FRACTION, Accumulator
 from inferledger.diagnose.rules import fire, threshold
 
 DEPTH_MAX_TOKENS = 16384  # deeper, a small model's cache may honestly outweigh its weights
+SGLANG_DECODE_LOG_STEPS = 40  # SGLang's --decode-log-interval default: a Decode line every 40 steps
 RECURRING_SHARE = 0.1  # a finding in this share of the windows (and 3 or more) is an episode, not an outlier
 
 
@@ -96,6 +97,16 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
             {"prompt_tokens_per_second_max": prompt.high, "generation_tokens_per_second_min": generation.low,
              "generation_per_request_min": acc.per_stream.low}, share("prefill_heavy"),
             **lines_of(acc, "prefill_heavy")))
+    _slow_prefill_gap(acc, findings)
+    if flags["bench_prefill_share"].count:
+        timed = flags["bench_rows_timed"].count
+        prefill = acc.interval_value("prefill_seconds")
+        findings.append(fire(
+            "windows-bench-prefill-share", f"{flags['bench_prefill_share'].count} of {timed} bench rows spend at least "
+            f"half their time reading the prompt (prompt phase up to {prefill.high:,.3g} s): for requests of these "
+            "lengths the prompt is the cost", {"rows": flags["bench_prefill_share"].count, "rows_timed": timed,
+                                               "prefill_seconds_max": prefill.high},
+            flags["bench_prefill_share"].count / timed, **lines_of(acc, "bench_prefill_share")))
     slow = flags["slow_small_batch"].count + flags["starved"].count
     # Speed is judged only in windows that state one (running > 0 and a generation rate): SGLang prefill-batch lines
     # carry no generation rate, so they neither support nor dilute a per-stream reading.
@@ -169,6 +180,31 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
     findings.append(fire("windows-healthy", f"{windows} stats windows: " + ", ".join(bits)
                          + (f"; {', '.join(known)}" if known else ""), numbers,
                          min(1.0, windows / 5) * clean / judged))
+
+
+def _slow_prefill_gap(acc: Accumulator, findings: list) -> None:
+    """SGLang prompts whose reading (Prefill line to the next Decode line) ran under the threshold × the rate one
+    stream then generates at: the prompt, not the decode, is the cost of those requests. The gap also holds the
+    decode steps before that Decode line, at most SGLANG_DECODE_LOG_STEPS: taken off, the gap bounds the prefill from
+    below, so the prompt rate it gives is the fastest the prompt can have been read."""
+    streams = acc.per_stream
+    if acc.prefill_gap_slowest is None or not streams.count or not streams.mean:
+        return
+    tokens, seconds = acc.prefill_gap_slowest
+    prefill = seconds - SGLANG_DECODE_LOG_STEPS / streams.mean
+    if prefill <= 0:
+        return
+    ratio = tokens / prefill / streams.mean
+    if ratio >= threshold("windows-slow-prefill-gap"):
+        return
+    findings.append(fire(
+        "windows-slow-prefill-gap", f"a {tokens:,.0f}-token prompt took {prefill:,.0f}-{seconds:,.0f} s from its "
+        f"Prefill line to the next Decode line (at most {tokens / prefill:,.0f} prompt tok/s) while a stream then "
+        f"generates ~{streams.mean:.1f} tok/s: the prompt is read at most {ratio:.1f}× as fast as one stream writes, "
+        f"so it costs as much as ~{prefill * streams.mean:,.0f} generated tokens", {
+            "prompt_tokens": tokens, "prefill_seconds_min": prefill, "prefill_seconds_max": seconds,
+            "prompt_tokens_per_second_max": tokens / prefill, "generation_per_request_mean": streams.mean},
+        **lines_of(acc, "prefill_gap")))
 
 
 def _depth_slowdown(acc: Accumulator, findings: list) -> None:

@@ -26,7 +26,11 @@
   request Record per iteration, the warm-up iteration left out as llm_bench's own averages leave it out.
 
 * exllamav2's test_inference.py: ` -- Response generated in 3.40 seconds, 128 tokens, 37.66 tokens/second (includes
-  prompt eval.)`, the whole call and its output count only;
+  prompt eval.)`, the whole call and its output count only (its examples print the same without the parenthesis);
+* KTransformers' balance_serve backend: `Performance(T/s): prefill 0.0709, decode 0.2152. Time(s): tokenize 0.5366,
+  prefill 126.9957, decode 362.4446`, one request: each phase's rate and time, so its token counts too;
+* a script's progress line with the time of each item: `Finished question 2 of 9 in 2.48 seconds` (also Completed /
+  Processed / Done, `N/M`): one request's whole time, no token count;
 * MLC LLM's runtime stats (the chat's `/stats`, its examples' "Runtime stats:"): `prefill: 48.3 tok/s, decode:
   13.2 tok/s` (`encode:` in the first releases), rates only; WebLLM's `[WebLLM Stats] prefill: 5.38 tok/s, decoding:
   5.08 tok/s (Prompt: 148 / Gen: 47)`, with the counts that make each phase's time;
@@ -61,6 +65,11 @@ _GPTFAST = re.compile(r"Time for inference \d+:\s*([\d.]+) sec total,\s*(?:(\d+)
 # mlx_lm.benchmark: `Timing with prompt_tokens=2048 and generation_tokens=128.` then one line per trial.
 _MLX_BENCH_SHAPE = re.compile(r"prompt_tokens=(\d+) and generation_tokens=(\d+)")
 _MLX_BENCH_TRIAL = re.compile(r"^\s*Trial \d+:\s*prompt_tps=([\d.]+),\s*generation_tps=([\d.]+)")
+# Its Averages line repeats the trials above it; an excerpt may keep only it (`Pre: Averages: prompt_tps=…`).
+_MLX_BENCH_AVERAGES = re.compile(r"\bAverages:\s*prompt_tps=([\d.]+),\s*generation_tps=([\d.]+)")
+# The command names the lengths when the `Timing with` line is not in the excerpt: `-p 2048 -g 128`.
+_MLX_BENCH_COMMAND = re.compile(r"mlx_lm[._]benchmark\b.*?(?:-p|--prompt-tokens)[ =](\d+).*?"
+                                r"(?:-g|--generation-tokens)[ =](\d+)")
 # mlx_lm generate --verbose.
 _MLX_RATE = re.compile(r"^\s*(Prompt|Generation):\s*(?:(\d+) tokens,\s*)?([\d.]+) tokens-per-sec")
 _MLX_PEAK = re.compile(r"^\s*Peak memory:\s*([\d.]+) GB")
@@ -86,7 +95,11 @@ _LLM_BENCH_SIZES = re.compile(r"\[(warm-up|\d+)\](?:\[P(\d+)\])?\s+Input token s
                               r".*?Generation Time: ([\d.]+)s")
 _LLM_BENCH_TOKENS = re.compile(r"\[(warm-up|\d+)\](?:\[P(\d+)\])?\s+First token latency: ([\d.]+|NA) ms/(\d*)tokens?, "
                                r"other tokens latency: ([\d.]+|NA) ms/")
-_EXLLAMA = re.compile(r"Response generated in ([\d.]+) seconds, (\d+) tokens, [\d.]+ tokens/second \(includes prompt")
+_EXLLAMA = re.compile(r"Response generated in ([\d.]+) seconds, (\d+) tokens, [\d.]+ tokens/second")
+_KTRANSFORMERS = re.compile(r"Performance\(T/s\): prefill ([\d.]+), decode ([\d.]+)\. Time\(s\): tokenize ([\d.]+), "
+                            r"prefill ([\d.]+), decode ([\d.]+)")
+_ITEM_DONE = re.compile(r"^\s*(?:Finished|Completed|Processed|Done)\b[^\d\n]{0,40}\b(\d+) ?(?:of|/) ?(\d+) in "
+                        r"([\d.]+) ?(?:s|secs?|seconds)\b")
 _MLC_STATS = re.compile(r"\b(?:prefill|encode): ([\d.]+) tok/s, decod(?:e|ing): ([\d.]+) tok/s"
                         r"(?: \(Prompt: (\d+) / Gen: (\d+)\))?")
 _IPEX_FIRST = re.compile(r"First token cost:? ([\d.]+) ?s\b")
@@ -148,9 +161,10 @@ def _mlc_stats(line_number: int, match) -> Record:
     return Record("request", "mlc-llm.stats", line_number, metrics, labels={"engine": "mlc-llm"})
 
 
-def _mlx_trial(line_number: int, line: str, shape: tuple | None) -> Record | None:
-    """One mlx_lm.benchmark trial: the rates of both phases at the prompt and generation lengths stated above."""
-    match = _MLX_BENCH_TRIAL.match(line)
+def _mlx_trial(line_number: int, line: str, shape: tuple | None, pattern=_MLX_BENCH_TRIAL) -> Record | None:
+    """One mlx_lm.benchmark trial (or the average of a run's trials): the rates of both phases at the prompt and
+    generation lengths stated above."""
+    match = pattern.search(line)
     if match is None or shape is None:
         return None
     metrics: dict = {}
@@ -161,6 +175,19 @@ def _mlx_trial(line_number: int, line: str, shape: tuple | None) -> Record | Non
     if metrics.get("generation_tokens_per_second"):
         metrics["tpot_seconds"] = 1 / metrics["generation_tokens_per_second"]
     return Record("request", "local.mlx-benchmark", line_number, metrics, labels={"engine": "mlx"})
+
+
+def _ktransformers(line_number: int, match) -> Record:
+    """KTransformers' one-request line: each phase's rate and time, so each phase's token count (rate × time)."""
+    prompt_rate, decode_rate, tokenize, prefill, decode = (float(value) for value in match.groups())
+    metrics = {"prompt_tokens_per_second": prompt_rate, "generation_tokens_per_second": decode_rate,
+               "prefill_seconds": prefill, "decode_seconds": decode, "e2e_seconds": tokenize + prefill + decode}
+    if prompt_rate > 0:
+        metrics["input_tokens"] = float(round(prompt_rate * prefill))
+    if decode_rate > 0:
+        metrics["output_tokens"] = float(round(decode_rate * decode))
+        metrics["tpot_seconds"] = 1 / decode_rate
+    return Record("request", "ktransformers", line_number, metrics, labels={"engine": "ktransformers"})
 
 
 def _tabby(line_number: int, line: str) -> Record | None:
@@ -466,7 +493,8 @@ _SIGNATURES = (
     (("ProcessingSpeed:",), ("GenerationSpeed:",)),  # koboldcpp --benchmark console summary
     (("tok/s, decode:", "tok/s, decoding:"), ("prefill:", "encode:")),  # MLC LLM / WebLLM runtime stats
     (("] decoding-time=",), ("tok/s:",)),  # MLC LLM's decode-step lines
-    (("Response generated in",), ("(includes prompt eval",)),  # exllamav2 test_inference
+    (("Response generated in",), ("tokens/second",)),  # exllamav2 test_inference and examples
+    (("Performance(T/s): prefill",), ("Time(s): tokenize",)),  # KTransformers balance_serve
     (("First token cost",), ("tokens cost average",)),  # IPEX-LLM BenchmarkWrapper
 )
 
@@ -475,6 +503,9 @@ def sniff(head: str) -> float:
     for signature in _SIGNATURES:
         if all(any(text in head for text in group) for group in signature):
             return 0.9
+    # Progress lines with a time per item: two of them, so one sentence of prose does not make a log of it.
+    if len(re.findall(_ITEM_DONE.pattern, head, re.MULTILINE)) >= 2:
+        return 0.6
     return 0.0
 
 
@@ -528,6 +559,7 @@ def parse(lines) -> Iterator:
     progress: dict = {}
     held: tuple | None = None  # (line_number, kind, text, continuations) of a line wrapped by its logger
     bench_shape: tuple | None = None  # mlx_lm.benchmark's (prompt, generation) tokens for the trials below
+    bench_trials = 0  # mlx_lm.benchmark trials read since the last Averages line
 
     csv_columns: list | None = None  # koboldcpp --benchmark's header, for the rows below it
     steps = _PromptSteps()
@@ -552,12 +584,23 @@ def parse(lines) -> Iterator:
                 yield _ipex(ipex_first[0], ipex_first[1], rest, _IPEX_MEMORY.search(line))
                 ipex_first = None
             continue
-        if "(includes prompt eval" in line:
+        if "Response generated in" in line:
             match = _EXLLAMA.search(line)
             if match is not None:  # its rate is tokens over the whole call: the output count and the time say it all
                 yield Record("request", "exllamav2.test-inference", line_number,
                              {"e2e_seconds": float(match.group(1)), "output_tokens": float(match.group(2))},
                              labels={"engine": "exllamav2"})
+                continue
+        if "Performance(T/s)" in line:
+            match = _KTRANSFORMERS.search(line)
+            if match is not None:
+                yield _ktransformers(line_number, match)
+                continue
+        if " in " in line and line.lstrip()[:1] in "FCPD":
+            match = _ITEM_DONE.match(line)
+            if match is not None:
+                yield Record("request", "local.progress", line_number, {"e2e_seconds": float(match.group(3))},
+                             labels={"tool": "script progress line", "item": f"{match.group(1)} of {match.group(2)}"})
                 continue
         if "tok/s, decod" in line:
             match = _MLC_STATS.search(line)
@@ -648,12 +691,23 @@ def parse(lines) -> Iterator:
             match = _MLX_BENCH_SHAPE.search(line)
             bench_shape = (float(match.group(1)), float(match.group(2))) if match else None
             continue
+        if "benchmark" in line and _MLX_BENCH_COMMAND.search(line):
+            match = _MLX_BENCH_COMMAND.search(line)
+            bench_shape = (float(match.group(1)), float(match.group(2)))
+            continue
         if "prompt_tps=" in line:
             if line.lstrip().startswith("Trial"):
                 record = _mlx_trial(line_number, line, bench_shape)
+                bench_trials += 1
                 yield record if record is not None else Skipped(
                     line_number, "mlx_lm.benchmark trial without its prompt/generation lengths or rates", NAME)
-            continue  # the Averages line repeats the trials
+            elif "Averages:" in line and not bench_trials:  # the run's only line in the excerpt
+                record = _mlx_trial(line_number, line, bench_shape, _MLX_BENCH_AVERAGES)
+                yield record if record is not None else Skipped(
+                    line_number, "mlx_lm.benchmark averages without the run's prompt/generation lengths", NAME)
+            else:  # the Averages line repeats the trials above it
+                bench_trials = 0
+            continue
         if "Processing Prompt" in line or "Generating (" in line:
             _kobold_progress(line, progress)
             continue
