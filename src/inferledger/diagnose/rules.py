@@ -209,6 +209,11 @@ _TABLE = (
           "same request on the same machine, so it outranks the hardware-blind per-token cutoff", 0.5, 0.88),
     _rule("requests-cold-start", "requests", "measurement-artifact", "load time ≥ this share of the request",
           0.5, "of E2E", "the request measured a model load, not serving", 0.8),
+    _rule("requests-first-warm-up", "requests", "note",
+          "the file's first request's time per output token ≥ this × the mean of the later ones", 5.0, "×",
+          "a runner's first request after a model load pays the load's tail, graph building and cold caches; the "
+          "same runner then serving the same kind of request several times faster shows the steady state, so the "
+          "first is left out of the judgement and said so", 0.0),
     _rule("requests-tiny-prompt", "requests", "note", "prompt ≤ this many tokens", 20.0, "tokens",
           "a prompt-eval rate on a handful of tokens is fixed overhead", 0.0),
     _rule("requests-parts-mismatch", "requests", "check",

@@ -14,11 +14,12 @@ from inferledger.diagnose.accumulate import (
     Accumulator,
 )
 from inferledger.diagnose.rules import fire, threshold
-from inferledger.diagnose.rules_windows import DEPTH_MAX_TOKENS, lines_of
+from inferledger.diagnose.rules_windows import DEPTH_MAX_TOKENS
 
 # The slowest card still in common use for local inference (Tesla P40 347 GB/s, RTX 3060 360 GB/s), and the share of
 # its bandwidth a decode kernel reaches: a model too large for ten tokens a second there is not slow at ten.
 SLOW_COMMON_CARD_BYTES_PER_S = 360e9
+WARM_UP_RATIO = threshold("requests-first-warm-up")
 LARGE_MODEL_EFFICIENCY = threshold("requests-slow-tpot-large-model")
 SLOW_CARD = f"{SLOW_COMMON_CARD_BYTES_PER_S / 1e9:.0f} GB/s card at {LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth"
 
@@ -97,6 +98,36 @@ def _size_too_slow(acc: Accumulator, sized, findings: list) -> bool:
     return True
 
 
+class _Held:
+    """A flag's count and lines without the warm-up request's line (it is the first request, so its line comes
+    first when flagged)."""
+
+    def __init__(self, lines, warm_line):
+        dropped = warm_line is not None and lines.lines[:1] == [warm_line]
+        self.count = lines.count - dropped
+        self.lines = lines.lines[1:] if dropped else lines.lines
+        self.file = lines.file
+
+
+class _WithoutWarmUp(dict):
+    """acc.flags as the request rules read them: each flag without the warm-up request."""
+
+    def __init__(self, flags: dict, warm_line):
+        super().__init__({name: _Held(lines, warm_line) for name, lines in flags.items()})
+
+
+def _warm_up(acc: Accumulator) -> tuple | None:
+    """(line, first, rest) when the file's first request took WARM_UP_RATIO × or more the later requests' mean time
+    per output token: a cold start, left out of the judgement."""
+    tpot = acc.request_value("tpot_seconds")
+    if tpot is None or tpot.count < 2 or tpot.first != tpot.high:
+        return None
+    rest = (tpot.total - tpot.first) / (tpot.count - 1)
+    if not tpot.first >= WARM_UP_RATIO * rest:
+        return None
+    return tpot.high_line, tpot.first, rest
+
+
 def request_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware_judged: bool,
                      sized=None) -> None:
     """The per-request rules. `sized`: the model's size from its name (named_model.NamedModel), when the hardware
@@ -104,10 +135,18 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
     count = acc.request_count
     if not count:
         return
-    flags = acc.flags
+    warm = _warm_up(acc)
+    if warm is not None:
+        notes.append(f"the first request (line {warm[0]}) took {warm[1] * 1e3:,.0f} ms per output token, "
+                     f"{warm[1] / warm[2]:.0f}× the {warm[2] * 1e3:,.1f} ms of the later ones: a cold start (model "
+                     "load, warm-up), left out of the judgement")
+    flags = _WithoutWarmUp(acc.flags, warm[0] if warm else None)
 
     def share(flag: str) -> float:
         return flags[flag].count / count
+
+    def where(flag: str) -> dict:
+        return {"lines": list(flags[flag].lines), "file": flags[flag].file}
 
     for flag, rule, text in (("ttft_zero", "requests-ttft-zero", "TTFT of 0 ms"),
                              ("ttft_ge_e2e", "requests-ttft-ge-e2e", "first-token latency equal to the full latency"),
@@ -115,7 +154,7 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
                                                                         "prompt")):
         if flags[flag].count:
             findings.append(fire(rule, f"{flags[flag].count} of {count} requests report {text}",
-                                 {"requests": flags[flag].count}, **lines_of(acc, flag)))
+                                 {"requests": flags[flag].count}, **where(flag)))
     held, window = acc.request_value("context_tokens"), acc.request_value("context_limit_tokens")
     if held is not None and window is not None and window.count and held.high >= threshold("requests-context-full") \
             * window.low:
@@ -140,7 +179,7 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             "requests-cold-start", f"model load {load.high * 1e3:.1f} ms is {load.high / e2e.high:.0%} of the "
             "request time: this measures a cold start, not serving", {"load_seconds": load.high,
                                                                        "e2e_seconds": e2e.high},
-            **lines_of(acc, "cold_start")))
+            **where("cold_start")))
     if flags["impossible_prompt_rate"].count:
         rate = acc.request_value("prompt_tokens_per_second")
         findings.append(fire(
@@ -148,14 +187,14 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             f"runner in {flags['impossible_prompt_rate'].count} of {count} requests: above "
             f"{threshold('requests-impossible-prompt-rate'):,.0f} tok/s is a timing bug (only part of the prompt "
             "timed), not prefill speed", {"prompt_tokens_per_second_max": rate.high},
-            **lines_of(acc, "impossible_prompt_rate")))
+            **where("impossible_prompt_rate")))
     if flags["rate_contradicts_time"].count:
         findings.append(fire(
             "requests-rate-contradicts-time", f"{flags['rate_contradicts_time'].count} of {count} requests print a "
             "tokens/s that contradicts their own count and time (more than "
             f"{threshold('requests-rate-contradicts-time'):.0%} apart): the line was edited or mixed, no speed can "
             "be read from it", {"requests": flags["rate_contradicts_time"].count},
-            share=share("rate_contradicts_time"), **lines_of(acc, "rate_contradicts_time")))
+            share=share("rate_contradicts_time"), **where("rate_contradicts_time")))
     minor = flags["prompt_slower_than_decode"].count == flags["prompt_artifact_minor"].count \
         and flags["slow_tpot"].count and not hardware_judged
     if flags["prompt_slower_than_decode"].count and minor:
@@ -168,13 +207,13 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             "requests-prompt-slower-than-decode", f"{flags['prompt_slower_than_decode'].count} of {count} requests "
             f"spend more time per prompt token than per generated token (≥ {PROMPT_SLOWER_THAN_DECODE:.0f}×): the "
             "prompt time holds something other than prompt work (model load, warm-up)",
-            {"requests": flags["prompt_slower_than_decode"].count}, **lines_of(acc, "prompt_slower_than_decode")))
+            {"requests": flags["prompt_slower_than_decode"].count}, **where("prompt_slower_than_decode")))
     if flags["slow_prompt"].count:
         findings.append(fire(
             "requests-slow-prompt-rate", f"{flags['slow_prompt'].count} of {count} requests read a prompt of "
             f"{SLOW_PROMPT_MIN_TOKENS}+ tokens at under {SLOW_PROMPT_RATIO:.0f}× the rate they generate, and it takes "
             "a third or more of the request: prompt processing is not batched (or paid a warm-up)",
-            {"requests": flags["slow_prompt"].count}, share("slow_prompt"), **lines_of(acc, "slow_prompt")))
+            {"requests": flags["slow_prompt"].count}, share("slow_prompt"), **where("slow_prompt")))
     if flags["tiny_prompt"].count:
         notes.append(f"{flags['tiny_prompt'].count} request(s) with ≤ {TINY_PROMPT_TOKENS:.0f} prompt tokens: their "
                      "prompt-eval rate is fixed overhead, not prefill speed")
@@ -191,13 +230,13 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         findings.append(fire(
             "requests-queue-dominant", f"{flags['queue_dominant'].count} of {count} requests spent longer queued "
             f"than computing (queue up to {queue.high:.3g} s)", {"queue_seconds_max": queue.high},
-            share("queue_dominant"), **lines_of(acc, "queue_dominant")))
+            share("queue_dominant"), **where("queue_dominant")))
     if flags["queue_long"].count:
         queue = acc.request_value("queue_seconds")
         findings.append(fire(
             "requests-queue-long", f"{flags['queue_long'].count} of {count} requests waited in the queue up to "
             f"{queue.high:.3g} s (≥ {threshold('requests-queue-long'):.0f} s; the line gives no compute time to "
-            "compare with)", {"queue_seconds_max": queue.high}, share("queue_long"), **lines_of(acc, "queue_long")))
+            "compare with)", {"queue_seconds_max": queue.high}, share("queue_long"), **where("queue_long")))
     if flags["prefill_share"].count:
         prefill = acc.request_value("prefill_seconds")
         tokens = acc.request_value("input_tokens")
@@ -205,16 +244,17 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             "requests-prefill-share", f"{flags['prefill_share'].count} of {count} requests spent at least half "
             f"their compute reading the prompt (prompt eval up to {prefill.high:.3g} s for up to "
             f"{tokens.high:,.0f} tokens)", {"prefill_seconds_max": prefill.high}, share("prefill_share"),
-            **lines_of(acc, "prefill_share")))
+            **where("prefill_share")))
     tpot = acc.request_value("tpot_seconds")
+    tpot_mean = warm[2] if warm is not None else tpot.mean if tpot is not None else None
     slow = bool(flags["slow_tpot"].count) and not hardware_judged
     slow_bound = bool(flags["slow_tpot_bound"].count) and not hardware_judged
     if (slow or slow_bound) and sized is not None and _size_explains(acc, sized, findings):
         return
     if slow:
         queue = acc.request_value("queue_seconds")
-        text = (f"{flags['slow_tpot'].count} of {count} requests at {tpot.mean * 1e3:.0f} ms per output token "
-                f"(~{1 / tpot.mean:.1f} tok/s per stream)")
+        text = (f"{flags['slow_tpot'].count} of {count} requests at {tpot_mean * 1e3:.0f} ms per output token "
+                f"(~{1 / tpot_mean:.1f} tok/s per stream)")
         if queue is not None:
             text += f" with {queue.mean * 1e3:.2f} ms in the queue: no queueing"
         if acc.labels.get("tpot_includes_prefill"):
@@ -222,8 +262,8 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         if acc.labels.get("backend") == "cpu":
             text += "; the log shows a CPU backend: decode reads the weights from DRAM"
         text += "; a fixed cutoff: give --model and --gpu to judge it against the hardware"
-        findings.append(fire("requests-slow-tpot-no-hardware", text, {"tpot_seconds_mean": tpot.mean},
-                             share("slow_tpot"), **lines_of(acc, "slow_tpot")))
+        findings.append(fire("requests-slow-tpot-no-hardware", text, {"tpot_seconds_mean": tpot_mean},
+                             share("slow_tpot"), **where("slow_tpot")))
     if slow_bound:
         bound = acc.tpot_bound
         findings.append(fire(
@@ -231,7 +271,7 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             f"{bound.low * 1e3:,.0f} ms per output token: the whole call ÷ (prompt + output tokens), since no prompt "
             "token costs more than a generated one; a fixed cutoff: give --model and --gpu to judge it against the "
             "hardware", {"tpot_seconds_lower_bound": bound.low}, share("slow_tpot_bound"),
-            **lines_of(acc, "slow_tpot_bound")))
+            **where("slow_tpot_bound")))
     if not (slow or slow_bound) and not hardware_judged and sized is not None and _size_too_slow(acc, sized, findings):
         return
     if not (slow or slow_bound) and _decode_slowed(acc, findings):
@@ -248,8 +288,8 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         bits.append(f"TTFT {ttft.mean * 1e3:.0f} ms")
         numbers["ttft_seconds_mean"] = ttft.mean
     if tpot is not None:
-        bits.append(f"{tpot.mean * 1e3:.1f} ms/token")
-        numbers["tpot_seconds_mean"] = tpot.mean
+        bits.append(f"{tpot_mean * 1e3:.1f} ms/token")
+        numbers["tpot_seconds_mean"] = tpot_mean
     elif generation is not None:
         bits.append(f"{generation.mean:.1f} tok/s generation")
         numbers["generation_tokens_per_second_mean"] = generation.mean
@@ -266,8 +306,10 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
     if queue is not None and bits:
         bits.append(f"queue {queue.mean * 1e3:.1f} ms")
     if bits:
-        findings.append(fire("requests-healthy", f"{count} request(s): " + ", ".join(bits), numbers,
-                             min(1.0, count / 5)))
+        judged = count - (warm is not None)
+        findings.append(fire("requests-healthy", f"{judged} request(s)"
+                             + (" after the first" if warm is not None else "") + ": " + ", ".join(bits), numbers,
+                             min(1.0, judged / 5)))
         return
     prompt, prompt_rate = acc.request_value("input_tokens"), acc.request_value("prompt_tokens_per_second")
     output = acc.request_value("output_tokens")

@@ -484,7 +484,7 @@ def _health(run: _Run, record, where: dict, findings: list) -> None:
         bits.append(f"{record.metrics['total_tokens_per_second']:.1f} total tok/s")
         numbers["total_tokens_per_second"] = record.metrics["total_tokens_per_second"]
     if run.e2e is not None and not bits:
-        bits.append(f"E2E {run.e2e * 1e3:.0f} ms")
+        bits.append(f"E2E {run.e2e * 1e3:.3g} ms")
         numbers["e2e_seconds_mean"] = run.e2e
     if run.achieved is not None and bits:
         bits.append(f"{run.achieved:.3g} req/s")

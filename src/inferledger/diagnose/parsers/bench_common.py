@@ -7,8 +7,8 @@ import re
 
 NUMBER = re.compile(r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf(?:inity)?", re.IGNORECASE)
 # Seconds per unit, for the unit words the tools print.
-TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "sec": 1.0, "secs": 1.0,
-               "seconds": 1.0}
+TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "usec": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "msec": 1e-3, "s": 1.0,
+              "sec": 1.0, "secs": 1.0, "seconds": 1.0}
 # The statistic spellings of the tools, mapped onto records.STATS (p50 is the median everywhere).
 STAT_NAMES = {"mean": "mean", "avg": "mean", "average": "mean", "median": "median", "p50": "median",
                "p90": "p90", "p95": "p95", "p99": "p99", "min": "min", "minimum": "min", "max": "max",

@@ -45,8 +45,9 @@ _COUNTS = (
 )
 _DURATIONS = ("benchmark duration", "total time", "elapsed", "duration", "wall time")
 _TOKEN_RATE = re.compile(r"\b(?:tok(?:en)?s?|t)\s*/\s*(?:s|sec|second)\b")
-_REQUEST_RATE = re.compile(r"\b(?:req(?:uest)?s?\s*/\s*(?:s|sec|second)|qps|rps)\b")
-_LABEL_UNIT = re.compile(r"\((ns|us|µs|μs|ms|s|sec|secs|seconds)\)|[ _](ns|us|ms|s|sec|secs|seconds)$")
+# Triton's perf_analyzer counts requests as inferences: `Throughput: 219.6 infer/sec`.
+_REQUEST_RATE = re.compile(r"\b(?:(?:req(?:uest)?s?|infer(?:ences?)?)\s*/\s*(?:s|sec|second)|qps|rps)\b")
+_LABEL_UNIT = re.compile(r"\((ns|us|usec|µs|μs|ms|msec|s|sec|secs|seconds)\)|[ _](ns|us|usec|ms|msec|s|sec|secs|seconds)$")
 _STAT_WORD = re.compile(r"\b(mean|avg|average|median|p50|p90|p95|p99|min|minimum|max|maximum|std|stddev)\b")
 
 
