@@ -24,6 +24,7 @@ SMALL_BATCH = 8  # at or below this many running requests decode should be bandw
 STARVED_TOKENS_PER_SECOND = 5.0  # per running request, even a very large batch should do better
 PREFILL_HEAVY_RATIO = threshold("windows-prefill-heavy")
 SLOW_TPOT_SECONDS = threshold("requests-slow-tpot-no-hardware")
+IMPOSSIBLE_TPOT_SECONDS = threshold("requests-impossible-tpot")
 TINY_PROMPT_TOKENS = threshold("requests-tiny-prompt")
 COLD_START_FRACTION = threshold("requests-cold-start")
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
@@ -266,7 +267,7 @@ class Accumulator:
             "tiny_prompt", "queue_dominant", "queue_long", "slow_tpot", "kv_full_no_queue", "prefill_share",
             "impossible_prompt_rate", "parts_mismatch", "troubled", "arrival", "stalled", "clean", "slow_tpot_bound",
             "slow_prompt", "rate_contradicts_time", "prompt_artifact_minor", "prefill_gap",
-            "bench_rows_timed", "bench_prefill_share")}
+            "bench_rows_timed", "bench_prefill_share", "impossible_tpot")}
         self.tpot_bound = Running()  # e2e ÷ (prompt + output) of requests stating no step time, where ≥ the cutoff
         self.tpot_ceiling = Running()  # e2e ÷ output of requests stating no step time: the step is at most this
         self._last_window = None  # (running, waiting) of the last stats window folded, for _arrivals
@@ -556,7 +557,9 @@ class Accumulator:
         elif queue is not None and busy is None and queue >= QUEUE_LONG_SECONDS:
             self._flags["queue_long"].add(line, file)
         tpot = metrics.get("tpot_seconds")
-        if tpot is not None and tpot >= SLOW_TPOT_SECONDS:
+        if tpot is not None and tpot >= IMPOSSIBLE_TPOT_SECONDS:
+            self._flags["impossible_tpot"].add(line, file)
+        elif tpot is not None and tpot >= SLOW_TPOT_SECONDS:
             self._flags["slow_tpot"].add(line, file)
         elif tpot is None and e2e and output and tokens and "decode_seconds" not in metrics:
             # Only the whole call's time: as no prompt token costs more than a generated one, the call needs at

@@ -209,6 +209,11 @@ _TABLE = (
           "same request on the same machine, so it outranks the hardware-blind per-token cutoff", 0.5, 0.88),
     _rule("requests-cold-start", "requests", "measurement-artifact", "load time ≥ this share of the request",
           0.5, "of E2E", "the request measured a model load, not serving", 0.8),
+    _rule("requests-impossible-tpot", "requests", "measurement-artifact",
+          "time per output token at or above this", 86400.0, "s",
+          "a day a token is beyond any runner that serves a request: even 2 TB of fp16 weights streamed from a "
+          "100 MB/s disk each token take 2e12 ÷ 1e8 = 20,000 s (5.6 h); a per-token time that long is a timer bug "
+          "(llm_bench printed 1,958,228,200 ms, 23 days, before openvino.genai#1244)", 0.9),
     _rule("requests-first-warm-up", "requests", "note",
           "the file's first request's time per output token ≥ this × the mean of the later ones", 5.0, "×",
           "a runner's first request after a model load pays the load's tail, graph building and cold caches; the "

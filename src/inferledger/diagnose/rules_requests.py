@@ -5,6 +5,7 @@ weighted by the share of requests it holds for. Thresholds and confidences: rule
 from __future__ import annotations
 
 from inferledger.diagnose.accumulate import (
+    IMPOSSIBLE_TPOT_SECONDS,
     PARTS_MISMATCH,
     PROMPT_SLOWER_THAN_DECODE,
     SLOW_PROMPT_MIN_TOKENS,
@@ -123,7 +124,7 @@ def _warm_up(acc: Accumulator) -> tuple | None:
     if tpot is None or tpot.count < 2 or tpot.first != tpot.high:
         return None
     rest = (tpot.total - tpot.first) / (tpot.count - 1)
-    if not tpot.first >= WARM_UP_RATIO * rest:
+    if not tpot.first >= WARM_UP_RATIO * rest or tpot.first >= IMPOSSIBLE_TPOT_SECONDS:  # the latter: a timer bug
         return None
     return tpot.high_line, tpot.first, rest
 
@@ -188,6 +189,11 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             f"{threshold('requests-impossible-prompt-rate'):,.0f} tok/s is a timing bug (only part of the prompt "
             "timed), not prefill speed", {"prompt_tokens_per_second_max": rate.high},
             **where("impossible_prompt_rate")))
+    if flags["impossible_tpot"].count:
+        findings.append(fire(
+            "requests-impossible-tpot", f"{flags['impossible_tpot'].count} of {count} requests state a time per "
+            f"output token of a day or more (up to {acc.request_value('tpot_seconds').high:,.0f} s): a timer bug, no "
+            "speed can be read from them", {"requests": flags["impossible_tpot"].count}, **where("impossible_tpot")))
     if flags["rate_contradicts_time"].count:
         findings.append(fire(
             "requests-rate-contradicts-time", f"{flags['rate_contradicts_time'].count} of {count} requests print a "
@@ -276,8 +282,8 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         return
     if not (slow or slow_bound) and _decode_slowed(acc, findings):
         return
-    if slow or slow_bound or flags["queue_dominant"].count \
-            or flags["queue_long"].count or flags["prefill_share"].count:
+    if slow or slow_bound or flags["queue_dominant"].count or flags["queue_long"].count \
+            or flags["prefill_share"].count or flags["impossible_tpot"].count:
         return
     ttft = acc.request_value("ttft_seconds")
     generation = acc.request_value("generation_tokens_per_second")

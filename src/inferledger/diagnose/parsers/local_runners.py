@@ -23,7 +23,9 @@
 * OpenVINO's llm_bench (tools/llm_bench), two lines per iteration and prompt: `[1][P0] Input token size: 1024, Output
   size: 128, Infer count: 128, …, Generation Time: 5.32s, Latency: 41.55 ms/token` then `[1][P0] First token latency:
   350.12 ms/token, other tokens latency: 39.01 ms/token, len of tokens: 128 * 1` (`ms/4tokens` at batch 4); one
-  request Record per iteration, the warm-up iteration left out as llm_bench's own averages leave it out.
+  request Record per iteration, the warm-up iteration left out as llm_bench's own averages leave it out; its
+  `[Average] P[0] Input token size: 128, 1st token latency: 91.54 ms/16tokens, 2nd token latency: 69.81 ms/16tokens,
+  2nd tokens throughput: 229.18 tokens/s` line read where no iteration is (markdown `**` around numbers allowed).
 
 * exllamav2's test_inference.py: ` -- Response generated in 3.40 seconds, 128 tokens, 37.66 tokens/second (includes
   prompt eval.)`, the whole call and its output count only (its examples print the same without the parenthesis);
@@ -93,6 +95,8 @@ _GENAI_METRIC = {"Generate time": "e2e_seconds", "TTFT": "ttft_seconds", "TPOT":
 # A wrapped line joins its next lines until its pattern matches, at most this many.
 _LLM_BENCH_SIZES = re.compile(r"\[(warm-up|\d+)\](?:\[P(\d+)\])?\s+Input token size: (\d+), Output size: (\d+)"
                               r".*?Generation Time: ([\d.]+)s")
+_LLM_BENCH_AVERAGE = re.compile(r"\[Average\](?:\s*P\[(\d+)\])?\s+Input token size: (\d+), \**1st token latency: "
+                                r"\**([\d.]+|NA) ms/(\d*)tokens?\**, \**2nd token latency: \**([\d.]+|NA) ms/\d*tokens?")
 _LLM_BENCH_TOKENS = re.compile(r"\[(warm-up|\d+)\](?:\[P(\d+)\])?\s+First token latency: ([\d.]+|NA) ms/(\d*)tokens?, "
                                r"other tokens latency: ([\d.]+|NA) ms/")
 _EXLLAMA = re.compile(r"Response generated in ([\d.]+) seconds, (\d+) tokens, [\d.]+ tokens/second")
@@ -489,7 +493,7 @@ _SIGNATURES = (
     (("Time for inference",), ("sec total",)),  # gpt-fast / torchchat
     (("prompt_tps=",), ("generation_tps=",)),  # mlx_lm.benchmark
     (("Prompt processing progress:",),),  # mlx_lm.server
-    (("Input token size:",), ("First token latency:",)),  # OpenVINO llm_bench
+    (("Input token size:",), ("First token latency:", "1st token latency:")),  # OpenVINO llm_bench
     (("ProcessingSpeed:",), ("GenerationSpeed:",)),  # koboldcpp --benchmark console summary
     (("tok/s, decode:", "tok/s, decoding:"), ("prefill:", "encode:")),  # MLC LLM / WebLLM runtime stats
     (("] decoding-time=",), ("tok/s:",)),  # MLC LLM's decode-step lines
@@ -521,6 +525,20 @@ def _llm_bench(line_number: int, sizes: re.Match, tokens: re.Match) -> Record:
     labels = {"engine": "openvino", "tool": "llm_bench"}
     if tokens.group(4):
         labels["batch"] = int(tokens.group(4))
+    return Record("request", "openvino.llm-bench", line_number, metrics, labels=labels)
+
+
+def _llm_bench_average(line_number: int, average: re.Match) -> Record:
+    """llm_bench's average over one prompt's iterations: the prompt's size and both latencies (per step of the
+    batch's B tokens, one token a stream)."""
+    metrics = {"input_tokens": float(average.group(2))}
+    if average.group(3) != "NA":
+        metrics["ttft_seconds"] = float(average.group(3)) / 1000
+    if average.group(5) != "NA":
+        metrics["tpot_seconds"] = float(average.group(5)) / 1000
+    labels = {"engine": "openvino", "tool": "llm_bench", "statistic": "average over the iterations"}
+    if average.group(4):
+        labels["batch"] = int(average.group(4))
     return Record("request", "openvino.llm-bench", line_number, metrics, labels=labels)
 
 
@@ -567,6 +585,7 @@ def parse(lines) -> Iterator:
     kobold_head: tuple | None = None  # a koboldcpp timing line whose `Total:` comes on the next line (early 2024)
     kobold_tail: tuple | None = None  # a 2023 `Time Taken` line, its counts in the progress lines printed after it
     llm_bench: tuple | None = None  # (line number, match) of llm_bench's sizes line, waiting for its latency line
+    bench_iterations = 0  # llm_bench iterations read (its Average lines are read only without them)
     ipex_first: tuple | None = None  # (line number, seconds) of IPEX-LLM's first-token line, waiting for the rest
     kobold_bench: tuple | None = None  # (line number, {key: value}) of a koboldcpp --benchmark console summary
     for line_number, line in lines:
@@ -616,7 +635,13 @@ def parse(lines) -> Iterator:
             if tokens is not None:
                 if llm_bench is not None and llm_bench[1].group(1, 2) == tokens.group(1, 2):
                     yield _llm_bench(llm_bench[0], llm_bench[1], tokens)
+                    bench_iterations += 1
                 llm_bench = None
+                continue
+            average = _LLM_BENCH_AVERAGE.search(line)
+            if average is not None:
+                if not bench_iterations:  # the averages repeat the iterations above them
+                    yield _llm_bench_average(line_number, average)
                 continue
         if kobold_tail is not None:
             if "Processing Prompt" in line or "Generating (" in line:

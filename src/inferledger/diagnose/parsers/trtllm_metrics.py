@@ -1,6 +1,7 @@
 """TensorRT-LLM executor iteration stats: the JSON objects `trtllm-serve` returns on `/metrics` for the TRT
-backend, one per iteration, as a JSON array, one object per line, or pasted with trailing commas
-.
+backend, one per iteration, as a JSON array, one object per line, or pasted with trailing commas; and the older
+Triton TensorRT-LLM backend's in-flight batching line (`libtensorrtllm.cc:…] {"Active Request Count":1,…}`, spaced keys,
+no iteration latency), often pasted wrapped inside its keys, so a wrapped object's lines are joined without a gap.
 
 Objects are decoded one at a time as their braces close, so a long dump streams in constant memory; a cut
 object at the end is reported as a skipped line, never raised.
@@ -23,9 +24,30 @@ _DECODER = json.JSONDecoder()
 def sniff(head: str) -> float:
     if '"iterLatencyMS"' in head and ('"kvCacheStats"' in head or '"numActiveRequests"' in head):
         return 0.95
-    if '"iterLatencyMS"' in head:
+    if '"iterLatencyMS"' in head or '{"Active Request Count"' in head:
         return 0.7
     return 0.0
+
+
+# The Triton backend's spaced keys -> the executor's (nested where the executor nests them).
+_LEGACY = {"Active Request Count": ("numActiveRequests",), "Max Request Count": ("maxNumActiveRequests",),
+           "Iteration Counter": ("iter",), "Timestamp": ("timestamp",),
+           "Used KV cache blocks": ("kvCacheStats", "usedNumBlocks"), "Max KV cache blocks": ("kvCacheStats", "maxNumBlocks"),
+           "Tokens per KV cache block": ("kvCacheStats", "tokensPerBlock"),
+           "Total Context Tokens": ("inflightBatchingStats", "numCtxTokens"),
+           "Generation Requests": ("inflightBatchingStats", "numGenRequests")}
+
+
+def _from_legacy(stats: dict) -> dict:
+    """A Triton backend stats object in the executor's shape (its other keys dropped)."""
+    shaped: dict = {}
+    for key, path in _LEGACY.items():
+        if key in stats:
+            target = shaped
+            for part in path[:-1]:
+                target = target.setdefault(part, {})
+            target[path[-1]] = stats[key]
+    return shaped
 
 
 def _timestamp(text) -> float | None:
@@ -99,6 +121,30 @@ def _records(stats: dict, line_number: int) -> Iterator[Record]:
         yield Record("capacity", "trtllm.iteration", line_number, capacity, timestamp, labels)
 
 
+def _decode(text: str, start: int, cut: bool = False) -> Iterator[Record | Skipped]:
+    """The records of every complete object in `text` (one object, an array, or objects separated by commas); the
+    first object that does not decode ends it with a Skipped, `cut` saying the text ended inside it."""
+    position = 0
+    length = len(text)
+    while position < length:
+        while position < length and text[position] in " \t\n,[]":
+            position += 1
+        if position >= length:
+            break
+        try:
+            value, position = _DECODER.raw_decode(text, position)
+        except json.JSONDecodeError:
+            yield Skipped(start, "TensorRT-LLM iteration stats: JSON cut before its closing brace" if cut else
+                          "TensorRT-LLM iteration stats: JSON object not readable (cut or damaged)", "trtllm.iteration")
+            return
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, dict) and "iterLatencyMS" in item:
+                yield from _records(item, start)
+            elif isinstance(item, dict) and "Active Request Count" in item:
+                yield from _records(_from_legacy(item), start)
+
+
 def parse(lines) -> Iterator[Record | Skipped]:
     buffer: list[str] = []
     size = 0
@@ -108,7 +154,10 @@ def parse(lines) -> Iterator[Record | Skipped]:
         if not buffer:
             stripped = line.lstrip(" \t[,")
             if not stripped.startswith("{"):
-                continue
+                brace = line.find('{"Active Request Count"')  # the backend's line: a log prefix before the object
+                if brace < 0:
+                    continue
+                stripped = line[brace:]
             start = line_number
             line = stripped
         buffer.append(line)
@@ -116,24 +165,10 @@ def parse(lines) -> Iterator[Record | Skipped]:
         depth += line.count("{") - line.count("}")
         if depth > 0 and size < _MAX_OBJECT_CHARS:
             continue
-        text = "\n".join(buffer)
+        # Joined without a gap: JSON needs none between tokens, and a key wrapped by the terminal joins back whole.
+        text = "".join(buffer)
         buffer, size, depth = [], 0, 0
-        position = 0
-        length = len(text)
-        while position < length:
-            while position < length and text[position] in " \t\n,[]":
-                position += 1
-            if position >= length:
-                break
-            try:
-                value, position = _DECODER.raw_decode(text, position)
-            except json.JSONDecodeError:
-                yield Skipped(start, "TensorRT-LLM iteration stats: JSON object not readable (cut or damaged)",
-                              "trtllm.iteration")
-                break
-            items = value if isinstance(value, list) else [value]
-            for item in items:
-                if isinstance(item, dict) and "iterLatencyMS" in item:
-                    yield from _records(item, start)
+        yield from _decode(text, start)
     if buffer:
-        yield Skipped(start, "TensorRT-LLM iteration stats: JSON cut before its closing brace", "trtllm.iteration")
+        # An excerpt cut inside an object (a pasted array stops mid-way): the complete objects before it still count.
+        yield from _decode("".join(buffer), start, cut=True)
