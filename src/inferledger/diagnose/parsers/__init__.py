@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 
 _BUILTIN = ["vllm", "sglang", "tgi", "prometheus", "trtllm_metrics"]
-_OPTIONAL = ["bench_clients", "bench_markdown", "bench_text", "evalscope", "curl_time", "guidellm_rich", "lightllm", "llamacpp", "lmstudio", "local_runners",
+_OPTIONAL = ["bench_clients", "bench_markdown", "bench_text", "evalscope", "curl_time", "guidellm_rich", "lightllm", "llamacpp", "lmcache", "lmstudio", "local_runners",
              "ollama", "sglang_one_batch", "tgi_benchmark", "trtllm_bench", "vllm_offline"]
 # Tried only when no format above is detected: it reads by keywords, so beside a known format it would read lines twice.
 _FALLBACK = ["generic_summary"]
