@@ -96,6 +96,12 @@ class _Run:
             # No per-token row: the decode part of the mean request, spread over its tokens after the first.
             self.per_token = (self.e2e - self.ttft) / (mean_output - 1)
             self.per_token_derived = True
+        stream = metrics.get("output_tokens_per_second_per_user_mean")
+        if self.per_token is None and stream:
+            # Only a stream's generation rate (ollama's eval rate: its tokens over their decode time): the step is
+            # its inverse.
+            self.per_token = 1 / stream
+            self.per_token_derived = True
         # The decode step: TPOT, unless the median gap between tokens is far shorter (stalls inflate TPOT).
         itl_median = record.metrics.get("itl_seconds_median")
         self.step = self.per_token

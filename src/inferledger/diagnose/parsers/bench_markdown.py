@@ -34,7 +34,8 @@ _COLUMNS = (
     (r"concurrency|^batch(?: size)?$", "max_concurrency", "count"),  # a static batch runs all its requests at once
     (r"^n req|num(?:ber of)? req|^requests$|^# ?req", "completed_requests", "count"),
     (r"req(?:uest)?s? t(?:hrough)?put|req/s|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
-    (r"tput user|per user|/user|^decode tps$", "output_tokens_per_second_per_user_mean", "rate"),
+    # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
+    (r"tput user|per user|/user|^decode tps$|^eval rate", "output_tokens_per_second_per_user_mean", "rate"),
     (r"total tok(?:en)?s? t(?:hrough)?put", "total_tokens_per_second", "rate"),
     (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^prefill tps$", "input_tokens_per_second",
      "rate"),
@@ -86,10 +87,22 @@ def _column(header: str):
     return f"{metric}_{stat}", unit, kind
 
 
+# A per-stream generation rate is a speed on its own (one request's tokens over its decode time), so a table of runs
+# stating only it is read too (ollama's eval rate, a run a row).
+_STREAM_RATE = "output_tokens_per_second_per_user_mean"
+
+
+def _speed(column) -> bool:
+    return column is not None and (column[2] == "time" or column[0] == _STREAM_RATE)
+
+
 def _header(cells: list) -> list | None:
-    """The columns of a header row naming at least one latency and one other metric, else None."""
+    """The columns of a header row naming at least one latency and one other metric, or a per-stream generation
+    rate, else None."""
     columns = [_column(cell) for cell in cells]
     named = [column for column in columns if column is not None]
+    if any(column[0] == _STREAM_RATE for column in named):
+        return columns
     if not any(column[2] == "time" for column in named) or len(named) < 2:
         return None
     return columns
@@ -121,13 +134,13 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
             continue  # a cut or merged row: its cells cannot be matched to the header
         metrics = {}
         tool = name
-        for name, column, cell in zip(header, columns, cells, strict=True):
-            if name.lower() in _TOOL_COLUMNS and cell:
+        for title, column, cell in zip(header, columns, cells, strict=True):
+            if title.lower() in _TOOL_COLUMNS and cell:
                 tool = cell
             number = to_number(cell) if column is not None else None
             if number is not None:
                 metrics[column[0]] = number * column[1]
-        if any(column is not None and column[2] == "time" and column[0] in metrics for column in columns):
+        if any(_speed(column) and column[0] in metrics for column in columns):
             records.append(Record("summary", "bench.markdown", line_number, metrics, labels={"tool": tool}))
     return records
 

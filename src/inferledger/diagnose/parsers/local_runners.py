@@ -33,6 +33,8 @@
   prefill 126.9957, decode 362.4446`, one request: each phase's rate and time, so its token counts too;
 * a script's progress line with the time of each item: `Finished question 2 of 9 in 2.48 seconds` (also Completed /
   Processed / Done, `N/M`): one request's whole time, no token count;
+* tinygrad's examples/llama.py --timing: `ran model in 17725.62 ms` and `total 17726.15 ms, 0.06 tok/sec` per token,
+  one request whose time per token is the mean total;
 * MLC LLM's runtime stats (the chat's `/stats`, its examples' "Runtime stats:"): `prefill: 48.3 tok/s, decode:
   13.2 tok/s` (`encode:` in the first releases), rates only; WebLLM's `[WebLLM Stats] prefill: 5.38 tok/s, decoding:
   5.08 tok/s (Prompt: 148 / Gen: 47)`, with the counts that make each phase's time;
@@ -419,17 +421,24 @@ _MLX_PROGRESS = re.compile(r"Prompt processing progress:\s*(\d+)\s*/\s*(\d+)")
 _MLC_STEP = re.compile(r"\[i: (\d+)\] decoding-time=([\d.]+)ms")
 
 
-class _DecodeSteps:
-    """MLC's decode-step lines of one generation: one request record, its time per token the mean step."""
+# tinygrad's examples/llama.py --timing, per generated token: `ran model in 17725.62 ms` then `total 17726.15 ms,
+# 0.06 tok/sec` (the step with sampling and decoding).
+_TINYGRAD_STEP = re.compile(r"^total ([\d.]+) ms, [\d.]+ tok/sec")
 
-    def __init__(self):
+
+class _DecodeSteps:
+    """A runner's per-token step lines of one generation (MLC's decode-step lines, tinygrad's --timing totals): one
+    request record, its time per token the mean step."""
+
+    def __init__(self, source: str, engine: str):
+        self.source, self.engine = source, engine
         self.first_line: int | None = None
         self.times: list = []
 
-    def add(self, line_number: int, match: re.Match) -> None:
+    def add(self, line_number: int, seconds: float) -> None:
         if self.first_line is None:
             self.first_line = line_number
-        self.times.append(float(match.group(2)) * 1e-3)
+        self.times.append(seconds)
 
     def record(self) -> Record | None:
         if not self.times:
@@ -437,8 +446,8 @@ class _DecodeSteps:
         decode = sum(self.times)
         metrics = {"tpot_seconds": decode / len(self.times), "decode_seconds": decode,
                    "output_tokens": float(len(self.times)), "generation_tokens_per_second": len(self.times) / decode}
-        return Record("request", "mlc-llm.steps", self.first_line, metrics,
-                      labels={"engine": "mlc-llm", "output_tokens_definition": "decode steps shown in the excerpt"})
+        return Record("request", self.source, self.first_line, metrics,
+                      labels={"engine": self.engine, "output_tokens_definition": "decode steps shown in the excerpt"})
 
 
 class _PromptSteps:
@@ -497,6 +506,7 @@ _SIGNATURES = (
     (("ProcessingSpeed:",), ("GenerationSpeed:",)),  # koboldcpp --benchmark console summary
     (("tok/s, decode:", "tok/s, decoding:"), ("prefill:", "encode:")),  # MLC LLM / WebLLM runtime stats
     (("] decoding-time=",), ("tok/s:",)),  # MLC LLM's decode-step lines
+    (("ran model in",), ("tok/sec",)),  # tinygrad's llama.py --timing
     (("Response generated in",), ("tokens/second",)),  # exllamav2 test_inference and examples
     (("Performance(T/s): prefill",), ("Time(s): tokenize",)),  # KTransformers balance_serve
     (("First token cost",), ("tokens cost average",)),  # IPEX-LLM BenchmarkWrapper
@@ -581,7 +591,8 @@ def parse(lines) -> Iterator:
 
     csv_columns: list | None = None  # koboldcpp --benchmark's header, for the rows below it
     steps = _PromptSteps()
-    mlc_steps = _DecodeSteps()
+    mlc_steps = _DecodeSteps("mlc-llm.steps", "mlc-llm")
+    tinygrad_steps = _DecodeSteps("tinygrad.steps", "tinygrad")
     kobold_head: tuple | None = None  # a koboldcpp timing line whose `Total:` comes on the next line (early 2024)
     kobold_tail: tuple | None = None  # a 2023 `Time Taken` line, its counts in the progress lines printed after it
     llm_bench: tuple | None = None  # (line number, match) of llm_bench's sizes line, waiting for its latency line
@@ -592,7 +603,12 @@ def parse(lines) -> Iterator:
         if "decoding-time=" in line:
             step = _MLC_STEP.search(line)
             if step is not None:
-                mlc_steps.add(line_number, step)
+                mlc_steps.add(line_number, float(step.group(2)) * 1e-3)
+                continue
+        if "tok/sec" in line and line.startswith("total "):
+            step = _TINYGRAD_STEP.match(line)
+            if step is not None:
+                tinygrad_steps.add(line_number, float(step.group(1)) * 1e-3)
                 continue
         if "cost" in line and ("First token cost" in line or "tokens cost average" in line):
             first = _IPEX_FIRST.search(line)
@@ -768,7 +784,7 @@ def parse(lines) -> Iterator:
         yield _kobold(*kobold_head, progress)
     if kobold_tail is not None:
         yield _kobold(*kobold_tail)
-    for record in (steps.close(), mlc_steps.record()):
+    for record in (steps.close(), mlc_steps.record(), tinygrad_steps.record()):
         if record is not None:
             yield record
     for block in (mlx, genai):
