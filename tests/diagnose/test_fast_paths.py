@@ -495,3 +495,18 @@ def test_scan_by_first_byte_sends_every_marked_line_once_in_order(tmp_path):
 def test_a_shape_body_must_start_with_a_literal_byte():
     with pytest.raises(ValueError, match="literal byte"):
         read._scan_pattern([b"x"], [(rb"", rb"(?:a|b)c", None)])
+
+
+def test_windows_blocks_diagnose_what_records_diagnose(tmp_path, monkeypatch):
+    # The usual stats lines read as Windows blocks (columns, no Record each) against the same file with every line
+    # fed to the parsers as text, one Record each: the same diagnosis, every number in it.
+    path = tmp_path / "mixed.log"
+    _mixed_log(path, repeats=8)
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("\n".join(_shape_lines()) + "\n")
+    shaped = diagnose_files([path]).to_dict()
+    monkeypatch.setattr(vllm, "LINE_SHAPES", ())
+    monkeypatch.setattr(sglang, "LINE_SHAPES", ())
+    fed = diagnose_files([path]).to_dict()
+    assert shaped["metrics"]["interval"]["running_requests"]["count"] > 1000
+    assert shaped == fed

@@ -30,7 +30,7 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         bar = Progress(log.size_bytes, label=os.path.basename(path)[:30])
     before = acc.records
     try:
-        acc.add_all(iter_records(log, parsers, bar), shown or path)
+        acc.add_all(iter_records(log, parsers, bar, windows=True), shown or path)
     finally:
         if bar is not None:
             bar.close()
@@ -47,7 +47,7 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         fallback = pick(log.head, FALLBACKS)
         if fallback:
             log, parsers = LogFile.open(path), fallback
-            acc.add_all(iter_records(log, parsers), shown or path)
+            acc.add_all(iter_records(log, parsers, windows=True), shown or path)
             records = acc.records - before
     info = {"path": path, "formats": [module.NAME for module in parsers], "lines": log.lines_read,
             "bytes": log.bytes_read, "records": records, "skipped_lines": log.skipped,

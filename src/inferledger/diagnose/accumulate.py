@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import math
 from functools import reduce
-from itertools import chain, compress
+from itertools import compress
 from operator import add as _add
-from operator import itemgetter
 
+from inferledger.diagnose.records import Windows
 from inferledger.diagnose.rules import threshold
 
 TIMELINE_BUCKETS = 48
@@ -50,13 +50,12 @@ PREFILL_GAP_MIN_SECONDS = 2.0  # stamps are whole seconds and the gap holds a fe
 PARTS_MISMATCH_MIN_SECONDS = 0.05  # timers print ms; below 50 ms a gap is rounding and scheduling noise
 
 
-def _prefill_dominates(row: dict) -> bool:
+def _prefill_dominates(prefill: float, decode: float, prompt_rate, generation_rate) -> bool:
     """A bench row timing both phases of one request shape (T_PP, T_TG): its prompt phase takes BENCH_PREFILL_SHARE of
     the row or more, PREFILL_DOMINANT_SHARE where the prompt is read at a healthy rate (PREFILL_HEALTHY_RATIO × the
-    generation rate or more: then it is a long prompt, as for a request's own prompt eval and eval times)."""
-    prefill, decode = row["prefill_seconds"], row["decode_seconds"]
-    healthy = row.get("prompt_tokens_per_second", 0.0) >= PREFILL_HEALTHY_RATIO * row.get(
-        "generation_tokens_per_second", math.inf)
+    generation rate or more: then it is a long prompt, as for a request's own prompt eval and eval times). A rate
+    the row does not state is None."""
+    healthy = (prompt_rate or 0.0) >= PREFILL_HEALTHY_RATIO * (math.inf if generation_rate is None else generation_rate)
     return prefill >= (PREFILL_DOMINANT_SHARE if healthy else BENCH_PREFILL_SHARE) * (prefill + decode) > 0
 
 
@@ -128,14 +127,6 @@ _TIMELINE_METRICS = ("prompt_tokens_per_second", "generation_tokens_per_second",
 _TIMELINE_SLOTS = tuple(enumerate(_TIMELINE_METRICS))
 
 
-def _values_of(name: str, every: list) -> list:
-    """[metrics[name] for metrics in every if name in metrics], at C speed where every one holds it."""
-    try:
-        return list(map(itemgetter(name), every))
-    except KeyError:
-        return [metrics[name] for metrics in every if name in metrics]
-
-
 class Timeline:
     """Interval records folded into at most TIMELINE_BUCKETS buckets; when full, neighbours merge pairwise.
 
@@ -146,38 +137,41 @@ class Timeline:
         self.width = 1  # records per bucket
         self.buckets: list[list] = []
 
-    def extend(self, records) -> None:
-        """Fold these records in, in order: what one add per record would give, a bucket's worth at a time (the
-        sums with reduce, adding in the same order; the max from the bucket's own, so a NaN is never kept)."""
+    def extend(self, windows) -> None:
+        """Fold these windows (records.Windows) in, in order: what one add per window would give, a bucket's worth
+        at a time (the sums with reduce, adding in the same order; the max from the bucket's own, so a NaN is never
+        kept)."""
+        lines, stamps = windows.lines, windows.stamps
+        columns = [(index, windows.metrics.get(name)) for index, name in _TIMELINE_SLOTS]
+        columns = [(index, column) for index, column in columns if column is not None]
         done = 0
-        while done < len(records):
+        total = len(lines)
+        while done < total:
             buckets = self.buckets
             if not buckets or buckets[-1][0] >= self.width:
                 if len(buckets) >= TIMELINE_BUCKETS:
                     self._halve()
                     buckets = self.buckets
                 if not buckets or buckets[-1][0] >= self.width:
-                    first = records[done]
-                    buckets.append([0, first.line_number, first.line_number, first.timestamp_seconds,
-                                    first.timestamp_seconds, [0.0] * 5, [0] * 5, [-math.inf] * 5])
+                    buckets.append([0, lines[done], lines[done], stamps[done], stamps[done], [0.0] * 5, [0] * 5,
+                                    [-math.inf] * 5])
             bucket = buckets[-1]
-            part = records[done: done + self.width - bucket[0]]
-            done += len(part)
-            bucket[0] += len(part)
-            bucket[2] = part[-1].line_number
-            stamps = [record.timestamp_seconds for record in part if record.timestamp_seconds is not None]
-            if stamps:
+            end = min(total, done + self.width - bucket[0])
+            bucket[0] += end - done
+            bucket[2] = lines[end - 1]
+            part = [stamp for stamp in stamps[done:end] if stamp is not None]
+            if part:
                 if bucket[3] is None:
-                    bucket[3] = stamps[0]
-                bucket[4] = stamps[-1]
-            every = [record.metrics for record in part]
+                    bucket[3] = part[0]
+                bucket[4] = part[-1]
             sums, counts, maxes = bucket[5], bucket[6], bucket[7]
-            for index, name in _TIMELINE_SLOTS:
-                values = _values_of(name, every)
+            for index, column in columns:
+                values = [value for value in column[done:end] if value is not None]
                 if values:
                     sums[index] = reduce(_add, values, sums[index])
                     counts[index] += len(values)
                     maxes[index] = max(maxes[index], *values)
+            done = end
 
     def _halve(self) -> None:
         merged = []
@@ -248,7 +242,7 @@ class Accumulator:
 
     def __init__(self):
         self._interval_stats = {}  # metric -> Running, over server-stats windows (live, not snapshots); `interval`
-        self._unfolded = []  # stats windows not yet in _interval_stats, the timeline and the flags (_fold_windows)
+        self._unfolded = Windows()  # stats windows not yet in _interval_stats, the timeline, the flags (_fold_windows)
         self._unfolded_file = ""  # the file they come from
         self.snapshot = {}  # metric -> Running, over Prometheus gauge snapshots
         self._per_stream = Running()  # `per_stream`: generation tok/s per running request, windows with running > 0
@@ -301,54 +295,68 @@ class Accumulator:
 
     def _fold_windows(self) -> None:
         """Fold the waiting windows (all from the file _unfolded_file) into the timeline, the flags and their
-        metrics' Running, a metric at a time at C speed: the same numbers as Running.add window by window (new
-        metrics are made in the order first seen)."""
+        metrics' Running, a metric at a time at C speed: the same numbers as Running.add window by window."""
         windows = self._unfolded
-        self._unfolded = []
+        self._unfolded = Windows()
         self._timeline.extend(windows)
-        every = [record.metrics for record in windows]
-        lines = [record.line_number for record in windows]
-        self._flag_windows(windows, every, lines, self._unfolded_file)
+        self._flag_windows(windows, self._unfolded_file)
         stats = self._interval_stats
-        for name in dict.fromkeys(chain.from_iterable(every)):
+        lines = windows.lines
+        for name, column in windows.metrics.items():
             held = stats.get(name)
             if held is None:
                 held = stats[name] = Running()
-            take = itemgetter(name)
-            try:
-                held.extend(list(map(take, every)), lines)  # C speed where every window holds the metric
-            except KeyError:  # a metric some windows lack (a V0-only field in a mixed log): those holding it
-                holding = [name in metrics for metrics in every]
-                held.extend(list(map(take, compress(every, holding))), list(compress(lines, holding)))
+            if None in column:  # a metric some windows lack (a V0-only field in a mixed log): those holding it
+                holding = [value is not None for value in column]
+                held.extend(list(compress(column, holding)), list(compress(lines, holding)))
+            else:
+                held.extend(column, lines)  # C speed
 
-    def _flag_windows(self, windows: list, every: list, lines: list, file: str) -> None:
-        """What each window says (queue, KV full, slow streams), a flag at a time over the list; each flag gets
+    def _flag_windows(self, windows: Windows, file: str) -> None:
+        """What each window says (queue, KV full, slow streams), a flag at a time over the columns; each flag gets
         the windows' lines in order, as one add per window would give."""
         flags = self._flags
-        running = [metrics.get("running_requests", 0.0) for metrics in every]
-        waiting = [metrics.get("waiting_requests", 0.0) for metrics in every]
-        kv = [metrics.get("kv_cache_usage_fraction") for metrics in every]
-        generation = [metrics.get("generation_tokens_per_second") for metrics in every]
-        indexes = range(len(windows))
+        lines, sources = windows.lines, windows.sources
+        count = len(lines)
+
+        def column(name: str, absent):
+            """The metric's column, `absent` where a window does not state it."""
+            values = windows.metrics.get(name)
+            if values is None:
+                return [absent] * count
+            if absent is None or None not in values:
+                return values
+            return [absent if value is None else value for value in values]
+
+        running = column("running_requests", 0.0)
+        waiting = column("waiting_requests", 0.0)
+        kv = column("kv_cache_usage_fraction", None)
+        generation = column("generation_tokens_per_second", None)
+        prompt = column("prompt_tokens_per_second", 0.0)
+        indexes = range(count)
         flags["busy"].extend([lines[i] for i in indexes if running[i] > 0 or waiting[i] > 0], file)
         queued = [i for i in indexes if waiting[i] > 0]
         full = [i for i in indexes if kv[i] is not None and kv[i] >= KV_FULL_FRACTION]
-        swapped = [i for i in indexes if every[i].get("swapped_requests", 0.0) > 0]
+        swapped_column = column("swapped_requests", 0.0)
+        swapped = [i for i in indexes if swapped_column[i] > 0]
         flags["waiting"].extend([lines[i] for i in queued], file)
         flags["kv_full"].extend([lines[i] for i in full], file)
         flags["kv_full_waiting"].extend([lines[i] for i in full if waiting[i] > 0], file)
         flags["kv_full_no_queue"].extend([lines[i] for i in full if not waiting[i] > 0 and running[i] > 0], file)
         flags["swapped"].extend([lines[i] for i in swapped], file)
-        prompt = [metrics.get("prompt_tokens_per_second", 0.0) for metrics in every]
-        self._prefill_gaps(windows, every, file)
+        self._prefill_gaps(windows, file)
         # Bench rows that time both phases of one request (llama-batched-bench, llama-sweep-bench: T_PP, T_TG).
-        timed = [i for i in indexes if "decode_seconds" in every[i] and "prefill_seconds" in every[i]]
-        flags["bench_rows_timed"].extend([lines[i] for i in timed], file)
-        flags["bench_prefill_share"].extend([lines[i] for i in timed if _prefill_dominates(every[i])], file)
-        arrivals = self._arrivals(windows, running, waiting, prompt, generation, file)
+        prefill, decode = windows.metrics.get("prefill_seconds"), windows.metrics.get("decode_seconds")
+        if prefill is not None and decode is not None:
+            timed = [i for i in indexes if prefill[i] is not None and decode[i] is not None]
+            flags["bench_rows_timed"].extend([lines[i] for i in timed], file)
+            rates = column("prompt_tokens_per_second", None)
+            flags["bench_prefill_share"].extend([lines[i] for i in timed if _prefill_dominates(
+                prefill[i], decode[i], rates[i], generation[i])], file)
+        arrivals = self._arrivals(sources, running, waiting, prompt, generation, file)
         flags["arrival"].extend([lines[i] for i in sorted(arrivals)], file)
         streams = [i for i in indexes if running[i] > 0 and generation[i] is not None and i not in arrivals
-                   and windows[i].source != "llamacpp.batched-bench"]
+                   and sources[i] != "llamacpp.batched-bench"]
         # Requests held and nothing produced: a hang, or one step longer than the window.
         stalled = [i for i in streams if generation[i] == 0 and prompt[i] == 0]
         flags["stalled"].extend([lines[i] for i in stalled], file)
@@ -374,32 +382,33 @@ class Accumulator:
         flags["clean"].extend([lines[i] for i in indexes if (running[i] > 0 or waiting[i] > 0) and i not in arrivals
                                and i not in troubled], file)
 
-    def _prefill_gaps(self, windows: list, every: list, file: str) -> None:
+    def _prefill_gaps(self, windows: Windows, file: str) -> None:
         """SGLang prints a Prefill batch line when a prefill is scheduled and its next Decode line after the prefill
         and a few decode steps: the time between the two stamps bounds the prefill from above. Prompts of
         PREFILL_GAP_MIN_TOKENS or more whose next line comes PREFILL_GAP_MIN_SECONDS or more later are kept, as
         prompt tok/s (tokens ÷ gap, a lower bound of the prompt rate); the last prefill carries to the next batch."""
         previous = self._last_prefill if self._last_prefill is not None and self._last_prefill[3] == file else None
-        sources = [window.source for window in windows]
+        sources, stamps, lines = windows.sources, windows.stamps, windows.lines
         if previous is None and "sglang.prefill" not in sources:
             return
+        batch_tokens = windows.metrics.get("batch_tokens") or [None] * len(lines)
         for i, source in enumerate(sources):
             if previous is not None and source == "sglang.decode":
                 tokens, stamp, line, _file = previous
-                now = windows[i].timestamp_seconds
+                now = stamps[i]
                 if now is not None and now - stamp >= PREFILL_GAP_MIN_SECONDS:
                     rate = tokens / (now - stamp)
                     if not rate >= self.prefill_gap_rate.low:
                         self.prefill_gap_slowest = (tokens, now - stamp)
                     self.prefill_gap_rate.add(rate, line)
                     self._flags["prefill_gap"].add(line, file)
-            tokens = every[i].get("batch_tokens")
-            stamp = windows[i].timestamp_seconds
-            previous = (tokens, stamp, windows[i].line_number, file) if source == "sglang.prefill" and tokens \
+            tokens = batch_tokens[i]
+            stamp = stamps[i]
+            previous = (tokens, stamp, lines[i], file) if source == "sglang.prefill" and tokens \
                 and tokens >= PREFILL_GAP_MIN_TOKENS and stamp is not None else None
         self._last_prefill = previous
 
-    def _arrivals(self, windows: list, running: list, waiting: list, prompt: list, generation: list,
+    def _arrivals(self, sources: list, running: list, waiting: list, prompt: list, generation: list,
                   file: str) -> set:
         """Windows in which the running requests arrived: vLLM and SGLang average a window's rates over its whole
         interval (since their last stats or decode line), so a window that follows an idle one, or opens the file
@@ -408,7 +417,7 @@ class Accumulator:
         previous = self._last_window if self._last_window_file == file else None
         found = set()
         for i, held in enumerate(running):
-            if held > 0 and windows[i].source.startswith(_INTERVAL_AVERAGED):
+            if held > 0 and sources[i].startswith(_INTERVAL_AVERAGED):
                 if previous is not None:
                     arrived = previous == (0, 0)
                 else:  # the excerpt's first window: one or two requests reading their prompt, or not begun
@@ -455,10 +464,14 @@ class Accumulator:
     def add_all(self, records, file: str = "") -> None:
         """add(record, file) for each record in turn. The usual record, a stats window of a source already seen in
         this file, takes a short path: no labels to note, no snapshot, no weights, only its rank checked and the
-        window queued for _fold_windows (a method call and a dozen tests per window cost as much as parsing it)."""
+        window queued for _fold_windows (a method call and a dozen tests per window cost as much as parsing it).
+        A records.Windows block (the reader's usual stats lines, as columns) is queued whole (add_windows)."""
         sources = self.sources
         ranks = self.rank
         for record in records:
+            if type(record) is Windows:
+                self.add_windows(record, file)
+                continue
             source = record.source
             seen = sources.get(source)
             if seen is not None and record.kind == "interval" and file == self._unfolded_file:
@@ -479,6 +492,30 @@ class Accumulator:
                         self._fold_windows()
                     continue
             self.add(record, file)
+
+    def add_windows(self, windows: Windows, file: str = "") -> None:
+        """add_all(windows.records(), file) without a Record each: every row a stats window (running requests or a
+        generation rate stated, no snapshot, weights or depth), as the reader's LINE_SHAPES make them. Rows of a
+        source first seen here, or of another file, take the record path (labels noted, file switched)."""
+        sources = self.sources
+        if file != self._unfolded_file or any(source not in sources for source in set(windows.sources)):
+            self.add_all(windows.records(), file)
+            return
+        count = len(windows)
+        self.records += count
+        for source in set(windows.sources):
+            sources[source] += windows.sources.count(source)
+        keep = None
+        ranked = [labels.get("rank") for labels in windows.labels]
+        if any(rank is not None for rank in ranked):
+            ranks = self.rank
+            keep = [rank is None or ranks.setdefault(source, rank) == rank
+                    for source, rank in zip(windows.sources, ranked, strict=True)]
+            count = sum(keep)
+        self.interval_count += count
+        self._unfolded.extend(windows, keep)
+        if len(self._unfolded) >= FOLD_WINDOWS:
+            self._fold_windows()
 
     def _keep_rank(self, record) -> bool:
         rank = record.labels.get("rank")

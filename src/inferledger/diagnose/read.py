@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from inferledger.diagnose.records import Unread
+from inferledger.diagnose.records import Unread, Windows
 from inferledger.errors import LogFormatError
 
 _match_start = operator.methodcaller("start")
@@ -75,6 +75,7 @@ def clean_line(line: str) -> str:
 
 
 READ_BLOCK_BYTES = 4 * 1024 * 1024
+WINDOWS_ROWS = 4096  # shape lines gathered into one records.Windows at most (candidate_lines with `windows`)
 # A line start that clean_line might strip: a digit (Docker/RFC 3339 stamps), "[pod/" (kubectl), a month name
 # (journald). One regex over the block (it searches for "\n" first), not one substring search per prefix.
 _PREFIXED_LINE = re.compile(r"\n(?:\d|\[pod/|(?:" + "|".join(sorted(_MONTHS)) + ") )")
@@ -205,7 +206,7 @@ class LogFile:
 
     def candidate_lines(self, markers, wants_next=None, progress=None, block_bytes: int = 8 << 20,
                         start: int = 0, stop: int | None = None, first_line: int = 1,
-                        shapes=()) -> Iterator[tuple[int, object]]:
+                        shapes=(), windows: bool = False) -> Iterator[tuple[int, object]]:
         """(line_number, cleaned_text) for only the lines holding one of `markers` (bytes), plus the line after
         one for which wants_next(text) is true. The file is scanned in blocks by one compiled pattern at C speed
         (the "skip lines cheaply before regex work" of the issue); line numbers come from counting newlines.
@@ -214,10 +215,15 @@ class LogFile:
         whose text after `prefix` matches `body` to its end, its prefix matching `prefix` whole, comes as
         (line_number, build(groups, prefix_text, line_number)), the parser's Record, not as text.
 
+        With `windows`, the lines of shapes whose build has a `columns` converter come as (0, records.Windows): the
+        shape lines of a block read so far, as columns, before any text line after them and at the block's end (no
+        Record each; the accumulator folds the columns).
+
         `start`/`stop` (plain files only) read the byte range [start, stop), start being a line start whose line
         number is `first_line`; bytes_read is the absolute offset reached, lines_read the last line number."""
-        patterns = _scan_pattern(markers, shapes if self.encoding == "utf-8" else ())
+        patterns = _scan_pattern(markers, shapes if self.encoding == "utf-8" else (), windows)
         shapes_of = {pattern: shape_of for pattern, shape_of in patterns}
+        rows: list = []  # (line number, columns converter, groups, prefix) of shape lines not yet sent (`windows`)
         encoding = self.encoding
         number_at = first_line  # line number of the first line in `block`
         done = start
@@ -269,13 +275,20 @@ class LogFile:
                             continue
                         start = rfind(b"\n", position, match.start()) + 1 or position
                         if match.lastindex is not None:  # a shape's body matched up to the line end
-                            lo, hi, prefix, build = shapes_of[match.re][match.lastindex]
+                            lo, hi, prefix, build, columns = shapes_of[match.re][match.lastindex]
                             body = match.start()
                             if prefix(block, start, body) is not None:
                                 line_number += count(b"\n", counted_to, start)
                                 counted_to = start
-                                yield line_number, build(match.groups()[lo:hi], block[start:body].decode(),
-                                                         line_number)
+                                if columns is not None:
+                                    rows.append((line_number, columns, match.groups()[lo:hi],
+                                                 block[start:body].decode()))
+                                    if len(rows) >= WINDOWS_ROWS:  # bounded memory however dense the block
+                                        yield 0, _windows_of(rows)
+                                        rows = []
+                                else:
+                                    yield line_number, build(match.groups()[lo:hi], block[start:body].decode(),
+                                                             line_number)
                                 position = match.end() + 1
                                 if position >= size:
                                     break
@@ -296,11 +309,17 @@ class LogFile:
                             or (text[4:5] == "/" and text[10:11] == " ") \
                             or text[:3] in _MONTHS:
                         text = clean_line(text)
+                    if rows:  # the shape lines before this one come first
+                        yield 0, _windows_of(rows)
+                        rows = []
                     yield line_number, text
                     if wants_next is not None and wants_next(text):
                         send_next = True
                     if position >= size:
                         break
+                if rows:
+                    yield 0, _windows_of(rows)
+                    rows = []
                 # The newlines before counted_to are in line_number already: count only the rest (one pass a byte).
                 number_at = line_number + count(b"\n", counted_to)
                 done += len(block)
@@ -320,9 +339,10 @@ class LogFile:
             self.skipped_examples.append(skipped)
 
 
-def _scan_pattern(markers, shapes):
+def _scan_pattern(markers, shapes, windows: bool = False):
     """The block scan's patterns, one per first byte, and, per pattern, a map from group number of a shape's groups
-    (match.lastindex) to (first, last + 1 group index in match.groups(), prefix fullmatch, build).
+    (match.lastindex) to (first, last + 1 group index in match.groups(), prefix fullmatch, build, columns): columns
+    is the build's `columns` converter when `windows` asks for rows as columns, else None.
 
     Why one pattern per first byte: CPython's regex engine finds a pattern whose alternatives all begin with the same
     byte with a fast search for that byte (2 GB/s on a noisy log), but any pattern with two different first bytes
@@ -337,8 +357,9 @@ def _scan_pattern(markers, shapes):
     alternatives = {}  # first byte -> [(alternative, [(inner groups, prefix fullmatch, build)] or None)]
     for prefix, body, build in shapes:
         first = _first_byte(body)
+        columns = getattr(build, "columns", None) if windows else None
         alternatives.setdefault(first, []).append(
-            (b"(?:" + body + b")(?=\n)", (re.compile(body).groups, re.compile(prefix).fullmatch, build)))
+            (b"(?:" + body + b")(?=\n)", (re.compile(body).groups, re.compile(prefix).fullmatch, build, columns)))
     for first, alternative in _by_first_byte(markers):
         alternatives.setdefault(first, []).append((alternative, None))
     patterns = []
@@ -348,13 +369,38 @@ def _scan_pattern(markers, shapes):
         for _alternative, shape in group:
             if shape is None:
                 continue
-            inner, prefix, build = shape
-            entry = (groups, groups + inner, prefix, build)
+            inner, prefix, build, columns = shape
+            entry = (groups, groups + inner, prefix, build, columns)
             for index in range(groups + 1, groups + inner + 1):  # optional groups: any of them may be the last
                 shape_of[index] = entry
             groups += inner
         patterns.append((re.compile(b"|".join(alternative for alternative, _shape in group)), shape_of))
     return patterns
+
+
+def _windows_of(rows: list) -> Windows:
+    """The shape lines of `rows` [(line number, columns converter, groups, prefix)] as one Windows in their order: each
+    converter turns its own rows' groups and prefixes into (stamps, sources, labels, metric columns) at once."""
+    lines = [row[0] for row in rows]
+    by_converter: dict = {}
+    for index, row in enumerate(rows):
+        by_converter.setdefault(row[1], []).append(index)
+    if len(by_converter) == 1:
+        stamps, sources, labels, metrics = rows[0][1]([row[2] for row in rows], [row[3] for row in rows])
+        return Windows(lines, stamps, sources, labels, metrics)
+    count = len(rows)
+    stamps, sources, labels, metrics = [None] * count, [None] * count, [None] * count, {}
+    for convert, indexes in by_converter.items():
+        part = convert([rows[i][2] for i in indexes], [rows[i][3] for i in indexes])
+        for i, stamp, source, label in zip(indexes, *part[:3], strict=True):
+            stamps[i], sources[i], labels[i] = stamp, source, label
+        for name, column in part[3].items():
+            target = metrics.get(name)
+            if target is None:
+                target = metrics[name] = [None] * count
+            for i, value in zip(indexes, column, strict=True):
+                target[i] = value
+    return Windows(lines, stamps, sources, labels, metrics)
 
 
 def _first_byte(body: bytes) -> bytes:
@@ -411,10 +457,10 @@ def detect_formats(log: LogFile) -> list:
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
 PARALLEL_PAIR_BYTES = 32 * 1024 * 1024
 # Share of each pair this process reads itself: it also folds every record (its own and the child's) into the
-# diagnosis, so it takes the smaller part. Since the usual stats windows reach the accumulator by a short path
-# (Accumulator.add_all) the folding weighs less: 0.4 was the fastest of 0.2-0.5 on a 256 MiB bench_diagnose.py log,
-# 10 % stats lines (0.3 ran 15-25 % slower, the parent waiting on the child).
-PARALLEL_PARENT_SHARE = 0.4
+# diagnosis. Since the usual stats lines reach the accumulator as Windows columns (no Record each) the folding weighs
+# little: 0.5 ran 5 % faster than 0.4 on a 256 MiB bench_diagnose.py log, 10 % stats lines (0.4 was the fastest when
+# every window was a Record).
+PARALLEL_PARENT_SHARE = 0.5
 _BATCH_ITEMS = 4096
 
 
@@ -432,9 +478,10 @@ def _push_scan(push):
 
 
 def _push_items(log: LogFile, push, progress=None, start: int = 0, stop: int | None = None,
-                first_line: int = 1) -> Iterator:
+                first_line: int = 1, windows: bool = False) -> Iterator:
     """Records and Skipped from one scan for all push-style parsers (vLLM and SGLang in one mixed log cost one
-    pass, not two), over the whole file or the byte range [start, stop) whose first line is `first_line`."""
+    pass, not two), over the whole file or the byte range [start, stop) whose first line is `first_line`; with
+    `windows`, the usual stats lines come as records.Windows blocks (LogFile.candidate_lines)."""
     markers, wants_next = _push_scan(push)
     line_parsers = [module.LineParser() for module in push]
     # A shape's line is read by the scan itself; it needs every parser's state empty there (SPLITTABLE: a state
@@ -442,7 +489,7 @@ def _push_items(log: LogFile, push, progress=None, start: int = 0, stop: int | N
     shapes = [shape for module in push for shape in getattr(module, "LINE_SHAPES", ())] \
         if all(getattr(module, "SPLITTABLE", False) for module in push) else ()
     lines = log.candidate_lines(markers, wants_next, progress, start=start, stop=stop, first_line=first_line,
-                                shapes=shapes)
+                                shapes=shapes, windows=windows)
     # `text` is a str to feed, or the Record a LINE_SHAPE made of its line.
     if len(line_parsers) == 1:
         feed = line_parsers[0].feed
@@ -516,17 +563,23 @@ def _child(log: LogFile, push, chunks, connection) -> None:
             # kept as pickled batches: compact bytes on both sides, and one batch of objects at a time.
             batches = []
             items = []
-            for item in _push_items(part, push, start=start, stop=stop):
-                if type(item) is Record:
+            held = 0  # windows and records in `items`
+            for item in _push_items(part, push, start=start, stop=stop, windows=True):
+                held += 1
+                if type(item) is Windows:
+                    items.append((item.lines, item.stamps, item.sources, item.labels, item.metrics))
+                    held += len(item) - 1
+                elif type(item) is Record:
                     items.append((item.line_number, item.kind, item.source, item.metrics, item.timestamp_seconds,
                                   item.labels))
                 elif type(item) is Unread:
                     items.append((item.line_number, item.text, item.source, "unread"))
                 else:
                     items.append((item.line_number, item.reason, item.source))
-                if len(items) >= _BATCH_ITEMS:
+                if held >= _BATCH_ITEMS:
                     batches.append(pickle.dumps(items, protocol))
                     items = []
+                    held = 0
             batches.append(pickle.dumps(items, protocol))
             connection.send_bytes(pickle.dumps(len(batches), protocol))
             for batch in batches:
@@ -584,6 +637,8 @@ def _parallel_run(log: LogFile, push, progress, context, chunks) -> Iterator:
                             if len(item) == 6:
                                 line, kind, source, metrics, timestamp, labels = item
                                 yield new_record(kind, source, line + lines, metrics, timestamp, labels)
+                            elif len(item) == 5:  # a Windows block, its lines counted from the chunk's start
+                                yield Windows([line + lines for line in item[0]], *item[1:])
                             elif len(item) == 4:
                                 yield Unread(item[0] + lines, item[1], item[2])
                             else:
@@ -596,7 +651,7 @@ def _parallel_run(log: LogFile, push, progress, context, chunks) -> Iterator:
                         progress.update(done)
                     continue
             part = LogFile(path=log.path, encoding=log.encoding, size_bytes=log.size_bytes)
-            yield from _push_items(part, push, progress, start, stop, first_line=lines + 1)
+            yield from _push_items(part, push, progress, start, stop, first_line=lines + 1, windows=True)
             lines = part.lines_read
             log.lines_read = lines
             log.bytes_read = part.bytes_read
@@ -607,8 +662,10 @@ def _parallel_run(log: LogFile, push, progress, context, chunks) -> Iterator:
         child.join()
 
 
-def iter_records(log: LogFile, parsers, progress=None) -> Iterator:
-    """Every Record the parsers read from the file; Skipped lines are counted on `log`, never raised.
+def iter_records(log: LogFile, parsers, progress=None, windows: bool = False) -> Iterator:
+    """Every Record the parsers read from the file; Skipped lines are counted on `log`, never raised. With
+    `windows`, the usual stats lines come as records.Windows blocks (what Accumulator.add_all folds fastest), else
+    as Records.
 
     Each parser reads the whole file in its own pass: a mixed log (a server log with a benchmark summary pasted
     after it) costs one pass per format present, and each parser keeps its own state.
@@ -623,9 +680,14 @@ def iter_records(log: LogFile, parsers, progress=None) -> Iterator:
     if push:
         items = _parallel_items(log, push, progress) if not pull else None
         if items is None:
-            items = _push_items(log, push, progress)
+            items = _push_items(log, push, progress, windows=True)
         for item in items:
-            if type(item) is Skipped or type(item) is Unread:
+            if type(item) is Windows:
+                if windows:
+                    yield item
+                else:
+                    yield from item.records()
+            elif type(item) is Skipped or type(item) is Unread:
                 log.note_skipped(item)
             else:
                 yield item

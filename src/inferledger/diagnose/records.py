@@ -7,6 +7,7 @@ Base units only (seconds, bytes, tokens, fractions 0..1): each parser converts i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import compress
 
 KINDS = ("interval", "request", "summary", "capacity", "event")
 
@@ -166,6 +167,80 @@ def new_record(kind: str, source: str, line_number: int, metrics: dict, timestam
     set_timestamp(record, timestamp_seconds)
     set_labels(record, labels)
     return record
+
+
+class Windows:
+    """Stats windows in file order as columns: what a block of the usual stats lines (read.py's LINE_SHAPES) makes
+    without a Record each, and what the accumulator queues before folding. Row i is the window at lines[i] from
+    sources[i], stamped stamps[i], labelled labels[i] (dicts shared between rows, never mutated); metrics maps a
+    name to its column, None where a window does not state it. records() gives the Records the rows stand for."""
+
+    __slots__ = ("lines", "stamps", "sources", "labels", "metrics")
+
+    def __init__(self, lines=None, stamps=None, sources=None, labels=None, metrics=None):
+        self.lines = [] if lines is None else lines
+        self.stamps = [] if stamps is None else stamps
+        self.sources = [] if sources is None else sources
+        self.labels = [] if labels is None else labels
+        self.metrics = {} if metrics is None else metrics
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __repr__(self) -> str:
+        return f"Windows({len(self.lines)} rows, metrics {sorted(self.metrics)})"
+
+    def append(self, record) -> None:
+        """Record `record` (a stats window) as the next row."""
+        count = len(self.lines)
+        self.lines.append(record.line_number)
+        self.stamps.append(record.timestamp_seconds)
+        self.sources.append(record.source)
+        self.labels.append(record.labels)
+        columns = self.metrics
+        for name, value in record.metrics.items():
+            column = columns.get(name)
+            if column is None:
+                column = columns[name] = [None] * count
+            column.append(value)
+        for column in columns.values():
+            if len(column) == count:
+                column.append(None)
+
+    def extend(self, other: Windows, keep=None) -> None:
+        """Append other's rows (those whose `keep` flag is true, when given) after these."""
+        if keep is not None:
+            other = other.select(keep)
+        count, added = len(self.lines), len(other.lines)
+        self.lines += other.lines
+        self.stamps += other.stamps
+        self.sources += other.sources
+        self.labels += other.labels
+        columns = self.metrics
+        for name, column in other.metrics.items():
+            held = columns.get(name)
+            if held is None:
+                columns[name] = [None] * count + column
+            else:
+                held += column
+        for column in columns.values():
+            if len(column) == count:
+                column += [None] * added
+
+    def select(self, keep) -> Windows:
+        """The rows whose flag in `keep` is true."""
+        keep = list(keep)
+        return Windows(list(compress(self.lines, keep)), list(compress(self.stamps, keep)),
+                       list(compress(self.sources, keep)), list(compress(self.labels, keep)),
+                       {name: list(compress(column, keep)) for name, column in self.metrics.items()})
+
+    def records(self) -> list:
+        """The rows as Records, as a parser would have made them one line at a time."""
+        columns = list(self.metrics.items())
+        return [new_record("interval", source, line, {name: column[row] for name, column in columns
+                                                         if column[row] is not None}, stamp, labels)
+                for row, (line, stamp, source, labels)
+                in enumerate(zip(self.lines, self.stamps, self.sources, self.labels, strict=True))]
 
 
 @dataclass(frozen=True, slots=True)

@@ -290,11 +290,40 @@ MARKERS = (b"#running-req", b"#queue-req", b"#retracted", b"CUDA out of memory",
 SPLITTABLE = True
 
 
+def _graph(value) -> float:
+    return 1.0 if value in _TRUE else 0.0
+
+
+# Each layout's metrics as (name, group index, conversion): the same numbers as its metrics function, a column at a
+# time (read.py's Windows).
+_LAYOUT_COLUMNS = {
+    _decode_graph_metrics: (("running_requests", 0, float), ("kv_cache_used_tokens", 1, float),
+                            ("kv_cache_usage_fraction", 2, float), ("cuda_graph", 3, _graph),
+                            ("generation_tokens_per_second", 4, float), ("waiting_requests", 5, float)),
+    _decode_largest_metrics: (("running_requests", 0, float), ("kv_cache_used_tokens", 1, float),
+                              ("kv_cache_usage_fraction", 2, float), ("generation_tokens_per_second", 3, float),
+                              ("waiting_requests", 4, float)),
+    _prefill_metrics: (("new_requests", 0, float), ("batch_tokens", 1, float), ("cached_tokens", 2, float),
+                       ("kv_cache_usage_fraction", 3, float), ("running_requests", 4, float),
+                       ("waiting_requests", 5, float)),
+}
+
+
 def _shape_builder(metrics, source: str):
-    """The Record _batch makes of a batch line in this layout, from the layout's groups and the line's prefix."""
+    """The Record _batch makes of a batch line in this layout, from the layout's groups and the line's prefix; its
+    `columns` makes many lines' at once (stamps, sources, labels, metric columns)."""
     def build(groups, prefix: str, line_number: int) -> Record:
         timestamp, labels = _prefix(prefix)
         return new_record("interval", source, line_number, metrics(groups), timestamp, labels)
+
+    def columns(groups: list, prefixes: list):
+        fields = list(zip(*groups, strict=True))
+        stamped = [_prefix(prefix) for prefix in prefixes]
+        return [stamp for stamp, _labels in stamped], [source] * len(stamped), \
+            [labels for _stamp, labels in stamped], \
+            {name: list(map(convert, fields[index])) for name, index, convert in _LAYOUT_COLUMNS[metrics]}
+
+    build.columns = columns
     return build
 
 

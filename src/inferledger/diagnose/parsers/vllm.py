@@ -181,6 +181,32 @@ def _window(groups, prefix: str, line_number: int) -> Record:
     return new_record("interval", "vllm.stats", line_number, metrics, timestamp, labels)
 
 
+def _optional(column, scale: float | None) -> list:
+    return [None if value is None else float(value) if scale is None else float(value) * scale for value in column]
+
+
+def _window_columns(groups: list, prefixes: list):
+    """_window for many stats lines at once (read.py's Windows): (stamps, sources, labels, metric columns), each
+    number made as _window makes it; a field some lines lack is None there."""
+    prompt, generation, running, swapped, waiting, kv, cpu_kv, prefix_hit, mm_hit = zip(*groups, strict=True)
+    metrics = {"prompt_tokens_per_second": list(map(float, prompt)),
+               "generation_tokens_per_second": list(map(float, generation)),
+               "running_requests": list(map(float, running)), "waiting_requests": list(map(float, waiting)),
+               "kv_cache_usage_fraction": [float(value) * 0.01 for value in kv]}
+    for name, column, scale in (("swapped_requests", swapped, None), ("cpu_kv_cache_usage_fraction", cpu_kv, 0.01),
+                                ("prefix_cache_hit_fraction", prefix_hit, 0.01),
+                                ("mm_cache_hit_fraction", mm_hit, 0.01)):
+        if column.count(None) != len(column):
+            metrics[name] = _optional(column, scale)
+    stamped = [_stamp_and_labels(prefix, "v1" if held is None else "v0")
+               for prefix, held in zip(prefixes, swapped, strict=True)]
+    return [stamp for stamp, _labels in stamped], ["vllm.stats"] * len(stamped), \
+        [labels for _stamp, labels in stamped], metrics
+
+
+_window.columns = _window_columns
+
+
 def _stats_record(segment: str, prefix: str, line_number: int) -> Record | None:
     match = _FAST.match(segment)
     if match is not None:
