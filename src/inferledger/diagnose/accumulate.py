@@ -271,6 +271,7 @@ class Accumulator:
         self._last_window_file = None
         self.parts_gap = Running()  # total − (load + prefill + decode), per request that states all four
         self.effective_bandwidth = Running()  # llama-bench: weights bytes × tg tok/s (each step reads all weights)
+        self.bandwidth_source = "llama-bench: model size × generation rate"  # what effective_bandwidth was read from
         self.depth_generation = {}  # llama-bench -d: context tokens -> Running of tg tok/s at that depth
         self.rank = {}  # source -> the rank kept (one rank's view per source)
         self.sources = {}  # source -> record count
@@ -593,6 +594,10 @@ class Accumulator:
             self._flags["queue_dominant"].add(line, file)
         elif queue is not None and busy is None and queue >= QUEUE_LONG_SECONDS:
             self._flags["queue_long"].add(line, file)
+        reached = metrics.get("weight_read_bytes_per_second")
+        if reached is not None:  # the runner's own figure (gpt-fast style loops print `Bandwidth achieved`)
+            self.effective_bandwidth.add(reached, line)
+            self.bandwidth_source = "the runner's bandwidth achieved (model size × generation rate)"
         tpot = metrics.get("tpot_seconds")
         if tpot is not None and tpot >= IMPOSSIBLE_TPOT_SECONDS:
             self._flags["impossible_tpot"].add(line, file)

@@ -82,6 +82,7 @@ SUMMARY_METRICS = {
     "peak_concurrent_requests": "most requests in flight in any 1-s bucket",
     "mean_concurrency": "mean requests in flight (SGLang Concurrency, trtllm-bench concurrent requests)",
     "output_tokens_per_second_per_user": "per-stream generation rate (genai-perf, trtllm-bench), with _<stat>",
+    "weight_read_bytes_per_second": "the bandwidth a generate loop says it achieved (model bytes × tokens/s)",
     "output_tokens_per_second_per_gpu": "generated tokens per second per GPU (trtllm-bench)",
     "kv_memory_fraction": "share of free GPU memory given to the KV cache (trtllm-bench), 0..1",
     "max_batch_tokens": "cap on tokens per engine step (trtllm-bench Max Runtime Tokens)",

@@ -54,7 +54,7 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
             bandwidth = accelerator.memory_bandwidth_bytes_per_second
             fraction = reached.high / bandwidth
             numbers.update(card_bandwidth_bytes_per_second=bandwidth, bandwidth_fraction=fraction)
-            text = (f"llama-bench: model size × generation rate = {reached.high / 1e9:.1f} GB/s at best{where}, "
+            text = (f"{acc.bandwidth_source} = {reached.high / 1e9:.1f} GB/s at best{where}, "
                     f"{fraction:.0%} of the {accelerator.name}'s {bandwidth / 1e9:,.0f} GB/s")
             if fraction > IMPOSSIBLE_FRACTION:
                 return [fire("hardware-decode-faster-than-floor", text + ": faster than the card can read the "
@@ -66,10 +66,10 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
                 return [fire("hardware-decode-near-floor", text + ": as fast as the memory allows", numbers)]
     if reached.high < LOW_BANDWIDTH:
         return [fire("hardware-low-effective-bandwidth",
-                     f"llama-bench: model size × generation rate = {reached.high / 1e9:.2f} GB/s at best{where}: "
+                     f"{acc.bandwidth_source} = {reached.high / 1e9:.2f} GB/s at best{where}: "
                      f"below {LOW_BANDWIDTH / 1e9:.0f} GB/s, slower than any current memory system; the backend, "
                      "not the hardware, limits decode", numbers)]
-    return [fire("hardware-decode-near-floor", f"llama-bench: model size × generation rate = "
+    return [fire("hardware-decode-near-floor", f"{acc.bandwidth_source} = "
                  f"{reached.low / 1e9:.1f}–{reached.high / 1e9:.1f} GB/s{where}: what a memory system delivers; "
                  "give --gpu to compare with the card's bandwidth", numbers,
                  score=0.55, verdict="healthy")]

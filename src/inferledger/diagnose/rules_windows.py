@@ -156,6 +156,24 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
                 "waiting", "kv_full", "prefill_heavy", "slow_small_batch", "starved", "swapped", "stalled")):
         return
     # What a healthy window looks like: busy, no queue, KV not full, per-stream speed shown.
+    shown = _window_bits(acc, numbers)
+    if not generation and not acc.per_stream.count:
+        # No speed in the windows: healthy needs numbers that show it; say what the windows do show.
+        findings.append(fire("windows-no-speed", f"{windows} stats windows: " + shown
+                             + "; no generation rate to judge speed by", numbers))
+        return
+    known = [text for value, text in ((waiting, "no queue"), (kv, "KV cache not full")) if value is not None]
+    if clean < judged:
+        known = [f"{clean} of {judged} busy windows without a finding"]
+    findings.append(fire("windows-healthy", f"{windows} stats windows: " + shown
+                         + (f"; {', '.join(known)}" if known else ""), numbers,
+                         min(1.0, windows / 5) * clean / judged))
+
+
+def _window_bits(acc: Accumulator, numbers: dict) -> str:
+    """What the windows show (generation, running, waiting, KV, per-stream speed), the means added to `numbers`."""
+    generation, running = acc.interval_value("generation_tokens_per_second"), acc.interval_value("running_requests")
+    waiting, kv = acc.interval_value("waiting_requests"), acc.interval_value("kv_cache_usage_fraction")
     bits = []
     if generation:
         bits.append(f"generation {generation.low:.1f}–{generation.high:.1f} tok/s")
@@ -169,17 +187,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
     if acc.per_stream.count:
         bits.append(f"~{acc.per_stream.mean:.1f} tok/s per running request")
         numbers["generation_per_request_mean"] = acc.per_stream.mean
-    if not generation and not acc.per_stream.count:
-        # No speed in the windows: healthy needs numbers that show it; say what the windows do show.
-        findings.append(fire("windows-no-speed", f"{windows} stats windows: " + ", ".join(bits)
-                             + "; no generation rate to judge speed by", numbers))
-        return
-    known = [text for value, text in ((waiting, "no queue"), (kv, "KV cache not full")) if value is not None]
-    if clean < judged:
-        known = [f"{clean} of {judged} busy windows without a finding"]
-    findings.append(fire("windows-healthy", f"{windows} stats windows: " + ", ".join(bits)
-                         + (f"; {', '.join(known)}" if known else ""), numbers,
-                         min(1.0, windows / 5) * clean / judged))
+    return ", ".join(bits)
 
 
 def _slow_prefill_gap(acc: Accumulator, findings: list) -> None:

@@ -29,6 +29,8 @@
 
 * exllamav2's test_inference.py: ` -- Response generated in 3.40 seconds, 128 tokens, 37.66 tokens/second (includes
   prompt eval.)`, the whole call and its output count only (its examples print the same without the parenthesis);
+* gpt-fast style generate loops (fish-speech's LM): `Generated 43 tokens in 37.66 seconds, 1.14 tokens/sec` and the
+  `Bandwidth achieved: 0.56 GB/s` after it, the bandwidth the loop says it reached (model bytes × tokens/s);
 * KTransformers' balance_serve backend: `Performance(T/s): prefill 0.0709, decode 0.2152. Time(s): tokenize 0.5366,
   prefill 126.9957, decode 362.4446`, one request: each phase's rate and time, so its token counts too;
 * a script's progress line with the time of each item: `Finished question 2 of 9 in 2.48 seconds` (also Completed /
@@ -102,6 +104,10 @@ _LLM_BENCH_AVERAGE = re.compile(r"\[Average\](?:\s*P\[(\d+)\])?\s+Input token si
 _LLM_BENCH_TOKENS = re.compile(r"\[(warm-up|\d+)\](?:\[P(\d+)\])?\s+First token latency: ([\d.]+|NA) ms/(\d*)tokens?, "
                                r"other tokens latency: ([\d.]+|NA) ms/")
 _EXLLAMA = re.compile(r"Response generated in ([\d.]+) seconds, (\d+) tokens, [\d.]+ tokens/second")
+# gpt-fast style generate loops (fish-speech's semantic-token LM): `Generated 43 tokens in 37.66 seconds, 1.14
+# tokens/sec`, then often `Bandwidth achieved: 0.56 GB/s` (model bytes × tokens/s, its own figure).
+_GENERATED = re.compile(r"Generated (\d+) tokens in ([\d.]+) seconds, [\d.]+ tokens/sec")
+_BANDWIDTH = re.compile(r"Bandwidth achieved: ([\d.]+) ?GB/s")
 _KTRANSFORMERS = re.compile(r"Performance\(T/s\): prefill ([\d.]+), decode ([\d.]+)\. Time\(s\): tokenize ([\d.]+), "
                             r"prefill ([\d.]+), decode ([\d.]+)")
 _ITEM_DONE = re.compile(r"^\s*(?:Finished|Completed|Processed|Done)\b[^\d\n]{0,40}\b(\d+) ?(?:of|/) ?(\d+) in "
@@ -181,6 +187,14 @@ def _mlx_trial(line_number: int, line: str, shape: tuple | None, pattern=_MLX_BE
     if metrics.get("generation_tokens_per_second"):
         metrics["tpot_seconds"] = 1 / metrics["generation_tokens_per_second"]
     return Record("request", "local.mlx-benchmark", line_number, metrics, labels={"engine": "mlx"})
+
+
+def _generated(line_number: int, match, bandwidth) -> Record:
+    """A gpt-fast style loop's one generation: its tokens over the whole call, and the bandwidth it reports."""
+    metrics = {"e2e_seconds": float(match.group(2)), "output_tokens": float(match.group(1))}
+    if bandwidth is not None:
+        metrics["weight_read_bytes_per_second"] = float(bandwidth.group(1)) * 1e9
+    return Record("request", "local.generate-loop", line_number, metrics, labels={"engine": "gpt-fast style loop"})
 
 
 def _ktransformers(line_number: int, match) -> Record:
@@ -509,6 +523,7 @@ _SIGNATURES = (
     (("ran model in",), ("tok/sec",)),  # tinygrad's llama.py --timing
     (("Response generated in",), ("tokens/second",)),  # exllamav2 test_inference and examples
     (("Performance(T/s): prefill",), ("Time(s): tokenize",)),  # KTransformers balance_serve
+    (("Generated ",), ("tokens/sec",), (" tokens in ",)),  # gpt-fast style generate loops
     (("First token cost",), ("tokens cost average",)),  # IPEX-LLM BenchmarkWrapper
 )
 
@@ -597,6 +612,7 @@ def parse(lines) -> Iterator:
     kobold_tail: tuple | None = None  # a 2023 `Time Taken` line, its counts in the progress lines printed after it
     llm_bench: tuple | None = None  # (line number, match) of llm_bench's sizes line, waiting for its latency line
     bench_iterations = 0  # llm_bench iterations read (its Average lines are read only without them)
+    generated: tuple | None = None  # (line number, match) of a `Generated N tokens` line, its bandwidth line may follow
     ipex_first: tuple | None = None  # (line number, seconds) of IPEX-LLM's first-token line, waiting for the rest
     kobold_bench: tuple | None = None  # (line number, {key: value}) of a koboldcpp --benchmark console summary
     for line_number, line in lines:
@@ -625,6 +641,17 @@ def parse(lines) -> Iterator:
                 yield Record("request", "exllamav2.test-inference", line_number,
                              {"e2e_seconds": float(match.group(1)), "output_tokens": float(match.group(2))},
                              labels={"engine": "exllamav2"})
+                continue
+        if generated is not None:  # the line after a `Generated` line may give its bandwidth
+            bandwidth = _BANDWIDTH.search(line) if "Bandwidth achieved" in line else None
+            yield _generated(generated[0], generated[1], bandwidth)
+            generated = None
+            if bandwidth is not None:
+                continue
+        if "tokens/sec" in line and "Generated " in line:
+            match = _GENERATED.search(line)
+            if match is not None:
+                generated = (line_number, match)
                 continue
         if "Performance(T/s)" in line:
             match = _KTRANSFORMERS.search(line)
@@ -778,6 +805,8 @@ def parse(lines) -> Iterator:
                 continue
         if (mlx is not None or genai is not None) and looks_like_metric(line):
             yield unread(line_number, line, NAME)
+    if generated is not None:
+        yield _generated(generated[0], generated[1], None)
     if held is not None:
         yield Skipped(held[0], f"{held[1]} timing line that could not be read", NAME)
     if kobold_head is not None:
