@@ -23,7 +23,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 29, 30), "blind5_logs
           "blind12_logs": (5, 11, 12), "blind13_logs": (5, 9, 11),
           "blind14_logs": (2, 8, 9), "blind15_logs": (4, 8, 8),
           "blind16_logs": (5, 8, 8), "blind17_logs": (3, 5, 6),
-          "blind18_logs": (3, 5, 6), "blind19_logs": (2, 3, 4)}
+          "blind18_logs": (3, 5, 6), "blind19_logs": (2, 3, 4),
+          "blind20_logs": (2, 3, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -25,7 +25,8 @@ from inferledger.diagnose.records import Record, Skipped, unread
 
 NAME = "sglang-one-batch"
 
-_PHASE = re.compile(r"^\s*(Prefill|Decode|Total)\.\s+(median )?latency:\s*([\d.]+)\s*(m?s),\s*(?:median )?"
+# A result may be quoted as a shell comment (`# Decode.  median latency: …` under the command that made it).
+_PHASE = re.compile(r"^\s*(?:#\s*)?(Prefill|Decode|Total)\.\s+(median )?latency:\s*([\d.]+)\s*(m?s),\s*(?:median )?"
                     r"throughput:\s*([\d.]+)\s*token/s")
 _STEP = re.compile(r"^\s*Decode \d+\.\s+Batch size:\s*(\d+),\s*latency:\s*([\d.]+)\s*s")
 
@@ -44,6 +45,7 @@ class _Block:
         self.batch: int | None = None
         self.steps: list = []
         self.phases: list = []  # (name, latency as printed, unit as printed, throughput) of the lines read
+        self.median_seen = False  # a `Decode.  median` line read: the run's summary
 
     def close(self) -> None:
         """Turn the phase lines into metrics, in seconds whatever their label says (the decode steps decide)."""
@@ -128,6 +130,12 @@ def parse(lines) -> Iterator:
             first_run = first_run is None
             block = _Block(line_number, warmup=False)
         if name == "Decode" and median:
+            if block.median_seen:  # a second run's summary line with no Prefill line between: its own run
+                record = block.record()
+                if record is not None:
+                    yield record
+                block = _Block(line_number, warmup=False)
+            block.median_seen = True
             block.phases = [phase for phase in block.phases if phase[0] != "Decode"]  # the median stands for them
         block.phases.append((name, float(latency), unit, float(rate)))
     if block is not None:
