@@ -354,7 +354,7 @@ def _scan_pattern(markers, shapes, windows: bool = False):
     Within a pattern the shapes' bodies come first: where a body and a marker start at the same place the body is
     tried first (a marker is the fallback, to the per-line path). A body gets no capturing group of its own, so a
     marker's match has no lastindex and a body's names its shape."""
-    alternatives = {}  # first byte -> [(alternative, [(inner groups, prefix fullmatch, build)] or None)]
+    alternatives = {}  # first byte -> [(alternative, (inner groups, prefix fullmatch, build, columns) or None)]
     for prefix, body, build in shapes:
         first = _first_byte(body)
         columns = getattr(build, "columns", None) if windows else None
