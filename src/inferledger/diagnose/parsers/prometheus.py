@@ -1,5 +1,6 @@
-"""Prometheus text exposition (`/metrics`) from vLLM, SGLang, TGI and TensorRT-LLM's PyTorch backend
-.
+"""Prometheus text exposition (`/metrics`) from vLLM, SGLang, TGI, TensorRT-LLM's PyTorch backend and llama.cpp's
+server. llama.cpp counts the seconds its slots spent reading prompts and generating beside the tokens, so one scrape
+gives each phase's rate since start (tokens ÷ their seconds; a slot's own speed, the seconds being summed over slots).
 
 A scrape is a snapshot: gauges give one interval-like record (running, waiting, KV usage), counters are
 cumulative totals (a rate needs two scrapes: see `rates_between`), histograms give means (from _sum/_count) and
@@ -20,7 +21,7 @@ NAME = "prometheus"
 
 _SAMPLE = re.compile(r"([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+-?\d+)?\s*$")
 _LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
-_PREFIXES = ("vllm:", "sglang:", "pytrtllm:", "trtllm:", "tgi_")
+_PREFIXES = ("vllm:", "sglang:", "pytrtllm:", "trtllm:", "tgi_", "llamacpp:")
 
 # Gauges -> interval metrics. vLLM `*_perc` are ratios 0..1 despite the name.
 _GAUGES = {
@@ -42,8 +43,14 @@ _GAUGES = {
     "cache_hit_rate": "prefix_cache_hit_fraction",
     "spec_accept_length": "spec_mean_acceptance_length",
     "spec_accept_rate": "spec_acceptance_fraction",
+    "requests_processing": "running_requests",  # llama.cpp
+    "requests_deferred": "waiting_requests",  # llama.cpp
+    "kv_cache_usage_ratio": "kv_cache_usage_fraction",  # llama.cpp until 2025
     # Counters (cumulative since start; `_total` suffix stripped before lookup).
     "prompt_tokens": "prompt_tokens_total",
+    "tokens_predicted": "generation_tokens_total",  # llama.cpp
+    "prompt_seconds": "prompt_seconds_total",  # llama.cpp: slot time spent reading prompts
+    "tokens_predicted_seconds": "generation_seconds_total",  # llama.cpp: slot time spent generating
     "generation_tokens": "generation_tokens_total",
     "num_preemptions": "preemptions_total",
     "request_success": "requests_total",
@@ -228,6 +235,15 @@ def parse(lines) -> Iterator[Record | Skipped]:
     interval = {metric: sum(groups.values()) for metric, groups in gauges.items()}
     if interval:
         yield Record("interval", "prometheus.gauges", first_line, interval, None, dict(base_labels))
+    phases = {}
+    for tokens, seconds, rate in (("prompt_tokens_total", "prompt_seconds_total", "input_tokens_per_second"),
+                                  ("generation_tokens_total", "generation_seconds_total",
+                                   "output_tokens_per_second_per_user_mean")):
+        if interval.get(tokens) and interval.get(seconds):
+            phases[rate] = interval[tokens] / interval[seconds]
+    if phases:  # llama.cpp: each phase's tokens over its own seconds, since the server started
+        yield Record("summary", "prometheus.llamacpp-totals", first_line, phases, None,
+                     dict(base_labels, tool="llama.cpp /metrics totals since start"))
     for key, metric in (("num_gpu_blocks", "gpu_blocks"), ("block_size", "block_size_tokens"),
                         ("num_cpu_blocks", "cpu_blocks")):
         value = _value(info_labels.get(key, ""))
