@@ -262,7 +262,15 @@ def _shape_lines() -> list[str]:
     lines += [v0, v1, v1 + ", MM cache hit rate: 5.0%", v0[:-1], v0 + " ", v1 + "%", v1.replace("Engine 000: ", ""),
               "Mar 14 02:00:02 host vllm[7]: " + v1, "2026-05-12T08:01:39Z " + v0, "vllm-1  | " + v0,
               v1.replace("INFO", "batch #running-req"), v1.replace("(APIServer pid=92107)", "(Retract memory)"),
-              v1 + " " + v1, v0.replace("12.5", "1٢.5"), "\x1b[32m" + v1]
+              v1 + " " + v1, v0.replace("12.5", "1٢.5"), "\x1b[32m" + v1,
+              # Prefixes the columns converter reads from the prefix's groups: year and fraction, a month that is
+              # no date, another process, a V0 line with an engine, and a long SGLang rank list.
+              v0.replace("03-14 02:00:01", "2025-03-14 02:00:01,250"), v0.replace("03-14", "13-14"),
+              v1.replace("APIServer pid=92107", "EngineCore_DP0 pid=5").replace("02:00:02", "02:00:02.7"),
+              v0.replace("metrics.py:449] ", "[metrics.py:449] Engine 003: "),
+              "[2025-03-14 02:00:01 TP0 DP1 EP2 PP3 TP4 DP5 EP6 PP7 TP8 DP9 EP10 PP11 TP12] Decode batch, "
+              "#running-req: 3, #token: 9, token usage: 0.10, cuda graph: True, gen throughput (token/s): 9.00, "
+              "#queue-req: 0"]
     return lines
 
 
@@ -285,6 +293,12 @@ def test_line_shapes_read_what_the_parsers_read():
                     continue
                 taken += 1
                 record = build(match.groups(), data[:start].decode(), 7)
+                # The columns converter (read.py's Windows) reads the same from the prefix's match.
+                stamps, sources, labels, columns = build.columns([match.groups()],
+                                                                 [re.compile(prefix).fullmatch(data, 0, start)])
+                assert (stamps, sources, labels) == ([record.timestamp_seconds], [record.source], [record.labels]), line
+                assert {name: column[0] for name, column in columns.items() if column[0] is not None} \
+                    == record.metrics, line
                 assert read.clean_line(line) == line, line
                 assert not vllm.wants_next(line), line
                 assert owner.LineParser().feed(7, line) == [record], line

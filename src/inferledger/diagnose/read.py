@@ -223,7 +223,7 @@ class LogFile:
         number is `first_line`; bytes_read is the absolute offset reached, lines_read the last line number."""
         patterns = _scan_pattern(markers, shapes if self.encoding == "utf-8" else (), windows)
         shapes_of = {pattern: shape_of for pattern, shape_of in patterns}
-        rows: list = []  # (line number, columns converter, groups, prefix) of shape lines not yet sent (`windows`)
+        rows: list = []  # (line number, columns converter, groups, prefix match) of shape lines not sent (`windows`)
         encoding = self.encoding
         number_at = first_line  # line number of the first line in `block`
         done = start
@@ -277,12 +277,12 @@ class LogFile:
                         if match.lastindex is not None:  # a shape's body matched up to the line end
                             lo, hi, prefix, build, columns = shapes_of[match.re][match.lastindex]
                             body = match.start()
-                            if prefix(block, start, body) is not None:
+                            found = prefix(block, start, body)
+                            if found is not None:
                                 line_number += count(b"\n", counted_to, start)
                                 counted_to = start
                                 if columns is not None:
-                                    rows.append((line_number, columns, match.groups()[lo:hi],
-                                                 block[start:body].decode()))
+                                    rows.append((line_number, columns, match.groups()[lo:hi], found))
                                     if len(rows) >= WINDOWS_ROWS:  # bounded memory however dense the block
                                         yield 0, _windows_of(rows)
                                         rows = []
@@ -379,8 +379,9 @@ def _scan_pattern(markers, shapes, windows: bool = False):
 
 
 def _windows_of(rows: list) -> Windows:
-    """The shape lines of `rows` [(line number, columns converter, groups, prefix)] as one Windows in their order: each
-    converter turns its own rows' groups and prefixes into (stamps, sources, labels, metric columns) at once."""
+    """The shape lines of `rows` [(line number, columns converter, groups, prefix match)] as one Windows in their
+    order: each converter turns its own rows' body groups and prefix matches (the shape's prefix pattern, bytes
+    groups) into (stamps, sources, labels, metric columns) at once."""
     lines = [row[0] for row in rows]
     by_converter: dict = {}
     for index, row in enumerate(rows):

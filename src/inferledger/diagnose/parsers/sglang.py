@@ -79,6 +79,17 @@ _RANK_LABELS: dict = {None: {"engine": "sglang"}}
 _MINUTE_TEXT: dict = {}  # "YYYY-MM-DD HH:MM" of a `[stamp` that _PREFIX matched at the line start -> its epoch
 
 
+def _rank_labels(rank: str | None) -> dict:
+    labels = _RANK_LABELS.get(rank)
+    if labels is None:
+        labels = {"engine": "sglang"}
+        if rank:
+            labels["rank"] = rank
+        if len(_RANK_LABELS) < 256 and rank.isascii():
+            _RANK_LABELS[rank] = labels
+    return labels
+
+
 def _prefix(line: str):
     # The usual line starts `[YYYY-MM-DD HH:MM:SS TP0] ` or `[... SS] `: once _PREFIX has matched a line starting
     # with this minute and (validated) rank, the same text needs no regex, only the seconds checked.
@@ -98,13 +109,7 @@ def _prefix(line: str):
     if not match:
         return None, {"engine": "sglang"}
     year, month, day, hour, minute, second, fraction, rank = match.groups()
-    labels = _RANK_LABELS.get(rank)
-    if labels is None:
-        labels = {"engine": "sglang"}
-        if rank:
-            labels["rank"] = rank
-        if len(_RANK_LABELS) < 256 and rank.isascii():
-            _RANK_LABELS[rank] = labels
+    labels = _rank_labels(rank)
     # Consecutive lines share their minute: its epoch is computed once (timegm is linear in the seconds, so
     # minute + seconds is exactly what epoch_seconds returns for the whole stamp).
     key = (year, month, day, hour, minute)
@@ -124,6 +129,43 @@ def _prefix(line: str):
     if fraction:
         timestamp += float("0." + fraction)
     return timestamp, labels
+
+
+_ROW_HOURS: dict = {}  # _PREFIX's groups to the hour, and the rank (bytes) -> (epoch of the hour, labels)
+
+
+def _prefix_stamps(prefixes: list) -> tuple[list, list]:
+    """(stamps, labels) of batch lines from their prefixes' _LINE_PREFIX matches (bytes groups): what _prefix reads
+    from the prefix text, the hour's epoch and the labels looked up once an hour (timegm is linear in the minutes
+    and seconds: hour + 60 × minute + second is exactly the stamp's epoch)."""
+    stamps, labels = [], []
+    cache = _ROW_HOURS
+    for match in prefixes:
+        if match.end() - match.start() > 64:  # past where _prefix looks for its stamp: read as it reads it
+            stamp, label = _prefix(match.group().decode())
+            stamps.append(stamp)
+            labels.append(label)
+            continue
+        year, month, day, hour, minute, second, fraction, rank = match.groups()
+        key = (year, month, day, hour, rank)
+        hit = cache.get(key)
+        if hit is None:
+            if len(cache) > 4096:  # bounded: constant memory on any log length
+                cache.clear()
+            try:
+                base = epoch_seconds(int(year), int(month), int(day), int(hour), 0, 0, None)
+            except (ValueError, OverflowError):
+                base = None
+            hit = cache[key] = (base, _rank_labels(rank.decode() if rank else None))
+        base = hit[0]
+        labels.append(hit[1])
+        if base is None:
+            stamps.append(None)
+        elif fraction:
+            stamps.append(base + (int(minute) * 60 + int(second)) + float(b"0." + fraction))
+        else:
+            stamps.append(base + (int(minute) * 60 + int(second)))
+    return stamps, labels
 
 
 # The layouts SGLang prints (the samples), each read by one match of the whole rest of the line;
@@ -318,9 +360,8 @@ def _shape_builder(metrics, source: str):
 
     def columns(groups: list, prefixes: list):
         fields = list(zip(*groups, strict=True))
-        stamped = [_prefix(prefix) for prefix in prefixes]
-        return [stamp for stamp, _labels in stamped], [source] * len(stamped), \
-            [labels for _stamp, labels in stamped], \
+        stamps, labels = _prefix_stamps(prefixes)
+        return stamps, [source] * len(stamps), labels, \
             {name: list(map(convert, fields[index])) for name, index, convert in _LAYOUT_COLUMNS[metrics]}
 
     build.columns = columns

@@ -100,19 +100,23 @@ _LABEL_CACHE: dict = {}
 
 
 def _stats_labels(prefix: str, year_assumed: bool, version: str) -> dict:
-    # Labels repeat line after line: build each distinct set once and share it (records never mutate labels).
     proc = _PROC.search(prefix) if "(" in prefix else None
     engine = _ENGINE.search(prefix) if "Engine" in prefix else None
-    key = (proc.group(1) if proc else None, engine.group(1) if engine else None, year_assumed, version)
+    return _labels_of(proc.group(1) if proc else None, engine.group(1) if engine else None, year_assumed, version)
+
+
+def _labels_of(process: str | None, engine: str | None, year_assumed: bool, version: str) -> dict:
+    # Labels repeat line after line: build each distinct set once and share it (records never mutate labels).
+    key = (process, engine, year_assumed, version)
     labels = _LABEL_CACHE.get(key)
     if labels is None:
         labels = {"engine": "vllm", "version": version}
         if year_assumed:
             labels["timestamp_year_assumed"] = True
-        if key[0]:
-            labels["process"] = key[0]
-        if key[1] is not None:
-            labels["engine_index"] = int(key[1])
+        if process:
+            labels["process"] = process
+        if engine is not None:
+            labels["engine_index"] = int(engine)
         if len(_LABEL_CACHE) < 4096:
             _LABEL_CACHE[key] = labels
     return labels
@@ -198,10 +202,40 @@ def _window_columns(groups: list, prefixes: list):
                                 ("mm_cache_hit_fraction", mm_hit, 0.01)):
         if column.count(None) != len(column):
             metrics[name] = _optional(column, scale)
-    stamped = [_stamp_and_labels(prefix, "v1" if held is None else "v0")
-               for prefix, held in zip(prefixes, swapped, strict=True)]
-    return [stamp for stamp, _labels in stamped], ["vllm.stats"] * len(stamped), \
-        [labels for _stamp, labels in stamped], metrics
+    stamps, labels = _prefix_stamps(prefixes, swapped)
+    return stamps, ["vllm.stats"] * len(stamps), labels, metrics
+
+
+_ROW_HOURS: dict = {}  # _LINE_PREFIX's groups to the hour, and the version -> (epoch of the hour, labels)
+
+
+def _prefix_stamps(prefixes: list, swapped) -> tuple[list, list]:
+    """(stamps, labels) of stats lines from their prefixes' _LINE_PREFIX matches (bytes groups) and their Swapped
+    fields (None in V1): what _stamp_and_labels reads from the prefix text. The hour's epoch and the labels are
+    looked up once an hour; timegm is linear in the minutes and seconds, so hour + 60 × minute + second is exactly
+    the stamp's epoch. The prefix names one stamp (the first), so its groups are the stamp find_timestamp finds."""
+    stamps, labels = [], []
+    cache = _ROW_HOURS
+    for match, held in zip(prefixes, swapped, strict=True):
+        process, year, month, day, hour, minute, second, fraction, engine = match.groups()
+        key = (process, year, month, day, hour, engine, held is None)
+        hit = cache.get(key)
+        if hit is None:
+            if len(cache) > 4096:  # bounded: constant memory on any log length
+                cache.clear()
+            base = minute_epoch(year.decode() if year else None, month.decode(), day.decode(), hour.decode(), "00")
+            hit = cache[key] = (base, _labels_of(process.decode() if process else None,
+                                                 engine.decode() if engine else None,
+                                                 base is not None and year is None, "v1" if held is None else "v0"))
+        base = hit[0]
+        labels.append(hit[1])
+        if base is None:
+            stamps.append(None)
+        elif fraction:
+            stamps.append(base + (int(minute) * 60 + int(second)) + float(b"0." + fraction))
+        else:
+            stamps.append(base + (int(minute) * 60 + int(second)))
+    return stamps, labels
 
 
 _window.columns = _window_columns
@@ -462,8 +496,9 @@ SPLITTABLE = True
 # that feed() reads with _FAST: one stats start, ending in `%` or `%.` (so it never asks for the next line), a
 # stamped engine prefix that clean_line leaves as it is and that sglang.LineParser reads nothing from
 # (tests/diagnose/test_fast_paths.py checks these).
-_LINE_PREFIX = rb"(?:\(\w+(?: pid=\d+)?\) )?[A-Z]+ (?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)? \[?[\w.]+:\d+\] " \
-               rb"(?:Engine \d+: )?"
+# Its groups (process, year, month, day, hour, minute, second, fraction, engine) are what _prefix_stamps reads.
+_LINE_PREFIX = rb"(?:\((\w+)(?: pid=\d+)?\) )?[A-Z]+ (?:(\d{4})-)?(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))? " \
+               rb"\[?[\w.]+:\d+\] (?:Engine (\d+): )?"
 LINE_SHAPES = ((_LINE_PREFIX, _FAST.pattern.encode() + rb"\.?", _window),)
 
 
