@@ -524,3 +524,40 @@ def test_windows_blocks_diagnose_what_records_diagnose(tmp_path, monkeypatch):
     fed = diagnose_files([path]).to_dict()
     assert shaped["metrics"]["interval"]["running_requests"]["count"] > 1000
     assert shaped == fed
+
+
+def test_windows_fold_what_their_records_fold():
+    # Accumulator.add_windows against the same rows as Records one at a time: blocks of random sizes where sources
+    # first appear part way in, ranks change (another rank's view first), the file switches, and values are odd.
+    from inferledger.diagnose.accumulate import Accumulator
+    from inferledger.diagnose.records import Record, Windows
+
+    rng = random.Random(5)
+    odd = [0.0, -0.0, 1.0, 0.5, 3.0, 600.0, float("nan"), float("inf")]
+    records = []
+    for index in range(6000):
+        source = rng.choice(["vllm.stats", "sglang.decode", "sglang.prefill"] if index > 40 else ["vllm.stats"])
+        labels = {"engine": source.split(".")[0]}
+        if source != "vllm.stats" and rng.random() < 0.2:
+            labels = {"engine": "sglang", "rank": rng.choice(["TP0", "TP1"])}
+        metrics = {"running_requests": rng.choice([0.0, 1.0, 2.0, 64.0])}
+        for name in ("waiting_requests", "kv_cache_usage_fraction", "generation_tokens_per_second",
+                     "prompt_tokens_per_second", "batch_tokens"):
+            if rng.random() < 0.7:
+                metrics[name] = rng.choice(odd) if rng.random() < 0.2 else rng.uniform(0, 300)
+        records.append((Record("interval", source, index + 1, metrics, float(index // 3), labels),
+                        "a.log" if index < 4000 else "b.log"))
+    one, blocks = Accumulator(), Accumulator()
+    for record, file in records:
+        one.add(record, file)
+    done = 0
+    while done < len(records):
+        size = rng.choice([1, 7, 300, 2500])
+        part = [pair for pair in records[done:done + size] if pair[1] == records[done][1]]
+        windows = Windows()
+        for record, _file in part:
+            windows.append(record)
+        blocks.add_all([windows], part[0][1])
+        done += len(part)
+    assert _accumulator_state(vars(one._folded())) == _accumulator_state(vars(blocks._folded()))
+    assert one.interval_count > 4000

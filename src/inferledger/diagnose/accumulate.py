@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import math
 from functools import reduce
-from itertools import compress
+from itertools import repeat
 from operator import add as _add
+from operator import is_not
 
 from inferledger.diagnose.records import Windows
 from inferledger.diagnose.rules import threshold
@@ -87,29 +88,34 @@ class Running:
             self.high_line = line
         self.last = value
 
-    def extend(self, values: list, lines: list) -> None:
-        """add() for each value (at the line of the same index) in turn, at C speed: the same numbers (reduce adds
-        in the same order; min/max, like the strict comparisons, keep the first of equal values). Values whose sum
-        is NaN (a NaN among them, or inf and -inf) go value by value, which skips NaN as add() does."""
-        if not values:
+    def extend(self, values, lines) -> None:
+        """add() for each value (a float64 array) at the line of the same index (an int array) in turn, at C speed:
+        the same numbers. np.add.accumulate adds in order, as add() does (np.sum adds pairwise: other roundings);
+        min/max take the first of equal values (-0.0 and 0.0), as the strict comparisons do. Values whose sum is NaN
+        (a NaN among them, or inf and -inf) go value by value, which skips NaN as add() does."""
+        import numpy as np
+
+        if not len(values):
             return
-        total = reduce(_add, values, self.total)
+        with np.errstate(invalid="ignore", over="ignore"):  # inf - inf is NaN, handled below; overflow is inf
+            total = np.add.accumulate(np.concatenate(([self.total], values)))[-1].item()
         if total != total:
-            for value, line in zip(values, lines, strict=True):
+            for value, line in zip(values.tolist(), lines.tolist(), strict=True):
                 self.add(value, line)
             return
         if not self.count:
-            self.first = values[0]
+            self.first = values[0].item()
         self.count += len(values)
         self.total = total
-        low = min(values)
+        low = values.min()
         if low < self.low:
-            self.low = low
-        high = max(values)
+            self.low = values[np.argmax(values == low)].item()
+        high = values.max()
         if high > self.high:
-            self.high = high
-            self.high_line = lines[values.index(high)]
-        self.last = values[-1]
+            index = np.argmax(values == high)
+            self.high = values[index].item()
+            self.high_line = lines[index].item()
+        self.last = values[-1].item()
 
     @property
     def mean(self) -> float | None:
@@ -223,13 +229,24 @@ class _Lines:
             self.lines.append(line)
             self.file = self.file or file
 
-    def extend(self, lines: list, file: str) -> None:
-        """add(line, file) for each line in turn."""
-        self.count += len(lines)
+    def extend(self, lines: list, file: str, count: int | None = None) -> None:
+        """add(line, file) for each line in turn; `count` lines when only the first of them are given."""
+        self.count += len(lines) if count is None else count
         room = MAX_LINES - len(self.lines)
         if lines and room > 0:
             self.lines.extend(lines[:room])
             self.file = self.file or file
+
+
+def _column(values: list, count: int) -> tuple:
+    """(floats, stated) of a metric's column: a float64 array, NaN where a window does not state the metric (None),
+    and a bool array of where it does (None when every window does: no None, and no NaN read as one)."""
+    import numpy as np
+
+    array = np.fromiter(values, float, count)
+    if not np.isnan(array).any():
+        return array, None
+    return array, np.fromiter(map(is_not, values, repeat(None)), bool, count)
 
 
 def _folded_view(name: str, doc: str) -> property:
@@ -296,92 +313,103 @@ class Accumulator:
 
     def _fold_windows(self) -> None:
         """Fold the waiting windows (all from the file _unfolded_file) into the timeline, the flags and their
-        metrics' Running, a metric at a time at C speed: the same numbers as Running.add window by window."""
+        metrics' Running, a metric at a time over numpy columns: the same numbers as Running.add window by window."""
+        import numpy as np
+
         windows = self._unfolded
         self._unfolded = Windows()
         self._timeline.extend(windows)
-        self._flag_windows(windows, self._unfolded_file)
+        count = len(windows)
+        at = np.array(windows.lines)
+        columns = {name: _column(values, count) for name, values in windows.metrics.items()}
+        self._flag_windows(windows, columns, at, self._unfolded_file)
         stats = self._interval_stats
-        lines = windows.lines
-        for name, column in windows.metrics.items():
+        for name, (values, stated) in columns.items():
             held = stats.get(name)
             if held is None:
                 held = stats[name] = Running()
-            if None in column:  # a metric some windows lack (a V0-only field in a mixed log): those holding it
-                holding = [value is not None for value in column]
-                held.extend(list(compress(column, holding)), list(compress(lines, holding)))
-            else:
-                held.extend(column, lines)  # C speed
+            if stated is None:
+                held.extend(values, at)
+            else:  # a metric some windows lack (a V0-only field in a mixed log): those holding it
+                held.extend(values[stated], at[stated])
 
-    def _flag_windows(self, windows: Windows, file: str) -> None:
-        """What each window says (queue, KV full, slow streams), a flag at a time over the columns; each flag gets
-        the windows' lines in order, as one add per window would give."""
+    def _flag_windows(self, windows: Windows, columns: dict, at, file: str) -> None:
+        """What each window says (queue, KV full, slow streams), a flag at a time over the columns (_column arrays,
+        `at` the windows' lines); each flag gets the windows' lines in order, as one add per window would give.
+        Comparisons read a NaN as Python does (false)."""
+        import numpy as np
+
         flags = self._flags
         lines, sources = windows.lines, windows.sources
         count = len(lines)
 
-        def column(name: str, absent):
-            """The metric's column, `absent` where a window does not state it."""
-            values = windows.metrics.get(name)
+        def column(name: str, absent: float | None):
+            """(values, stated): the metric's values, `absent` (NaN when None) where a window does not state it, and
+            where it does."""
+            values, stated = columns.get(name, (None, None))
             if values is None:
-                return [absent] * count
-            if absent is None or None not in values:
-                return values
-            return [absent if value is None else value for value in values]
+                return np.full(count, np.nan if absent is None else absent), np.zeros(count, bool)
+            if stated is None:
+                return values, np.ones(count, bool)
+            if absent is not None:
+                values = values.copy()
+                values[~stated] = absent
+            return values, stated
 
-        running = column("running_requests", 0.0)
-        waiting = column("waiting_requests", 0.0)
-        kv = column("kv_cache_usage_fraction", None)
-        generation = column("generation_tokens_per_second", None)
-        prompt = column("prompt_tokens_per_second", 0.0)
-        indexes = range(count)
-        flags["busy"].extend([lines[i] for i in indexes if running[i] > 0 or waiting[i] > 0], file)
-        queued = [i for i in indexes if waiting[i] > 0]
-        full = [i for i in indexes if kv[i] is not None and kv[i] >= KV_FULL_FRACTION]
-        swapped_column = column("swapped_requests", 0.0)
-        swapped = [i for i in indexes if swapped_column[i] > 0]
-        flags["waiting"].extend([lines[i] for i in queued], file)
-        flags["kv_full"].extend([lines[i] for i in full], file)
-        flags["kv_full_waiting"].extend([lines[i] for i in full if waiting[i] > 0], file)
-        flags["kv_full_no_queue"].extend([lines[i] for i in full if not waiting[i] > 0 and running[i] > 0], file)
-        flags["swapped"].extend([lines[i] for i in swapped], file)
-        self._prefill_gaps(windows, file)
-        # Bench rows that time both phases of one request (llama-batched-bench, llama-sweep-bench: T_PP, T_TG).
-        prefill, decode = windows.metrics.get("prefill_seconds"), windows.metrics.get("decode_seconds")
-        if prefill is not None and decode is not None:
-            timed = [i for i in indexes if prefill[i] is not None and decode[i] is not None]
-            flags["bench_rows_timed"].extend([lines[i] for i in timed], file)
-            rates = column("prompt_tokens_per_second", None)
-            flags["bench_prefill_share"].extend([lines[i] for i in timed if _prefill_dominates(
-                prefill[i], decode[i], rates[i], generation[i])], file)
-        arrivals = self._arrivals(sources, running, waiting, prompt, generation, file)
-        flags["arrival"].extend([lines[i] for i in sorted(arrivals)], file)
-        streams = [i for i in indexes if running[i] > 0 and generation[i] is not None and i not in arrivals
-                   and sources[i] != "llamacpp.batched-bench"]
-        # Requests held and nothing produced: a hang, or one step longer than the window.
-        stalled = [i for i in streams if generation[i] == 0 and prompt[i] == 0]
-        flags["stalled"].extend([lines[i] for i in stalled], file)
-        per_stream = [generation[i] / running[i] for i in streams]
-        self._per_stream.extend(per_stream, [lines[i] for i in streams])
-        slow = {"prefill_heavy": [], "slow_small_batch": [], "starved": []}
-        limit = max(SLOW_STREAM_TOKENS_PER_SECOND, STARVED_TOKENS_PER_SECOND)
-        for i, rate in zip(streams, per_stream, strict=True):
-            if not rate < limit:  # every finding below needs a slow stream (a NaN rate is none)
-                continue
-            if prompt[i] >= PREFILL_HEAVY_RATIO * max(generation[i], 1.0) and rate < SLOW_STREAM_TOKENS_PER_SECOND:
-                slow["prefill_heavy"].append(i)
-            elif prompt[i] < generation[i] and rate < SLOW_STREAM_TOKENS_PER_SECOND and running[i] <= SMALL_BATCH:
-                slow["slow_small_batch"].append(i)
-            elif prompt[i] < generation[i] and rate < STARVED_TOKENS_PER_SECOND:
-                slow["starved"].append(i)
-        for name, found in slow.items():
-            flags[name].extend([lines[i] for i in found], file)
-        # Windows with any finding: the rest can support "healthy".
-        troubled = set(queued).union(full, swapped, stalled, *slow.values())
-        flags["troubled"].count += len(troubled)
-        # Busy windows that are neither an arrival nor troubled: what "healthy" rests on.
-        flags["clean"].extend([lines[i] for i in indexes if (running[i] > 0 or waiting[i] > 0) and i not in arrivals
-                               and i not in troubled], file)
+        def flag(name: str, mask) -> None:
+            found = np.flatnonzero(mask)
+            flags[name].extend(at[found[:MAX_LINES]].tolist(), file, len(found))
+
+        running, _ = column("running_requests", 0.0)
+        waiting, _ = column("waiting_requests", 0.0)
+        kv, _ = column("kv_cache_usage_fraction", None)
+        generation, generation_stated = column("generation_tokens_per_second", None)
+        prompt, _ = column("prompt_tokens_per_second", 0.0)
+        swapped, _ = column("swapped_requests", 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            busy = (running > 0) | (waiting > 0)
+            queued = waiting > 0
+            full = kv >= KV_FULL_FRACTION  # NaN (not stated) is never full
+            flag("busy", busy)
+            flag("waiting", queued)
+            flag("kv_full", full)
+            flag("kv_full_waiting", full & queued)
+            flag("kv_full_no_queue", full & ~queued & (running > 0))
+            flag("swapped", swapped > 0)
+            self._prefill_gaps(windows, file)
+            # Bench rows that time both phases of one request (llama-batched-bench, llama-sweep-bench: T_PP, T_TG).
+            prefill, decode = windows.metrics.get("prefill_seconds"), windows.metrics.get("decode_seconds")
+            if prefill is not None and decode is not None:
+                timed = [i for i in range(count) if prefill[i] is not None and decode[i] is not None]
+                flags["bench_rows_timed"].extend([lines[i] for i in timed], file)
+                rates = windows.metrics.get("prompt_tokens_per_second") or [None] * count
+                stated_generation = windows.metrics.get("generation_tokens_per_second") or [None] * count
+                flags["bench_prefill_share"].extend([lines[i] for i in timed if _prefill_dominates(
+                    prefill[i], decode[i], rates[i], stated_generation[i])], file)
+            arrival = self._arrivals(sources, running, waiting, prompt, generation, generation_stated, file)
+            flag("arrival", arrival)
+            streams = (running > 0) & generation_stated & ~arrival
+            if "llamacpp.batched-bench" in sources:
+                streams &= np.array([source != "llamacpp.batched-bench" for source in sources])
+            # Requests held and nothing produced: a hang, or one step longer than the window.
+            stalled = streams & (generation == 0) & (prompt == 0)
+            flag("stalled", stalled)
+            rate = np.divide(generation, running, where=streams, out=np.full(count, np.nan))
+            self._per_stream.extend(rate[streams], at[streams])
+            # Every finding below needs a slow stream (a NaN rate is none); the first that holds is the window's.
+            slow = streams & (rate < SLOW_STREAM_TOKENS_PER_SECOND)
+            prefill_heavy = slow & (prompt >= PREFILL_HEAVY_RATIO * np.maximum(generation, 1.0))
+            small_batch = slow & ~prefill_heavy & (prompt < generation) & (running <= SMALL_BATCH)
+            starved = streams & (rate < STARVED_TOKENS_PER_SECOND) & ~prefill_heavy & ~small_batch \
+                & (prompt < generation)
+            flag("prefill_heavy", prefill_heavy)
+            flag("slow_small_batch", small_batch)
+            flag("starved", starved)
+            # Windows with any finding: the rest can support "healthy".
+            troubled = queued | full | (swapped > 0) | stalled | prefill_heavy | small_batch | starved
+            flags["troubled"].count += int(troubled.sum())
+            # Busy windows that are neither an arrival nor troubled: what "healthy" rests on.
+            flag("clean", busy & ~arrival & ~troubled)
 
     def _prefill_gaps(self, windows: Windows, file: str) -> None:
         """SGLang prints a Prefill batch line when a prefill is scheduled and its next Decode line after the prefill
@@ -409,27 +437,29 @@ class Accumulator:
                 and tokens >= PREFILL_GAP_MIN_TOKENS and stamp is not None else None
         self._last_prefill = previous
 
-    def _arrivals(self, sources: list, running: list, waiting: list, prompt: list, generation: list,
-                  file: str) -> set:
-        """Windows in which the running requests arrived: vLLM and SGLang average a window's rates over its whole
-        interval (since their last stats or decode line), so a window that follows an idle one, or opens the file
-        with one or two requests mostly reading their prompt, holds time before they came: its generation rate is
-        not a stream's speed. The last window's state carries over to the next batch of the same file."""
+    def _arrivals(self, sources: list, running, waiting, prompt, generation, generation_stated, file: str):
+        """Windows in which the running requests arrived (a numpy mask): vLLM and SGLang average a window's rates over
+        its whole interval (since their last stats or decode line), so a window that follows an idle one, or opens
+        the file with one or two requests mostly reading their prompt, holds time before they came: its generation
+        rate is not a stream's speed. The last window's state carries over to the next batch of the same file."""
+        import numpy as np
+
+        count = len(sources)
+        if not count:
+            return np.zeros(0, bool)
+        kinds = {source: source.startswith(_INTERVAL_AVERAGED) for source in set(sources)}
+        averaged = np.fromiter(map(kinds.__getitem__, sources), bool, count)
+        idle_before = np.empty(count, bool)  # the window before held no request, running or waiting
+        idle_before[1:] = (running[:-1] == 0) & (waiting[:-1] == 0)
         previous = self._last_window if self._last_window_file == file else None
-        found = set()
-        for i, held in enumerate(running):
-            if held > 0 and sources[i].startswith(_INTERVAL_AVERAGED):
-                if previous is not None:
-                    arrived = previous == (0, 0)
-                else:  # the excerpt's first window: one or two requests reading their prompt, or not begun
-                    arrived = held <= 2 and (0 < prompt[i] and (generation[i] is None or generation[i] < prompt[i])
-                                             or generation[i] == 0 == prompt[i])
-                if arrived:
-                    found.add(i)
-            previous = (held, waiting[i])
-        if running:
-            self._last_window, self._last_window_file = previous, file
-        return found
+        if previous is not None:
+            idle_before[0] = previous[0] == 0 and previous[1] == 0
+        else:  # the excerpt's first window: one or two requests reading their prompt, or not begun
+            held, read, made = running[0], prompt[0], generation[0]
+            idle_before[0] = held <= 2 and (0 < read and (not generation_stated[0] or made < read)
+                                            or made == 0 == read)
+        self._last_window, self._last_window_file = (running[-1].item(), waiting[-1].item()), file
+        return (running > 0) & averaged & idle_before
 
     def add(self, record, file: str = "") -> None:
         self.records += 1
@@ -497,10 +527,22 @@ class Accumulator:
     def add_windows(self, windows: Windows, file: str = "") -> None:
         """add_all(windows.records(), file) without a Record each: every row a stats window (running requests or a
         generation rate stated, no snapshot, weights or depth), as the reader's LINE_SHAPES make them. Rows of a
-        source first seen here, or of another file, take the record path (labels noted, file switched)."""
+        source first seen here, or of another file, take the record path (labels noted, file switched): the rows up
+        to the last source's first row, the rest as columns."""
         sources = self.sources
-        if file != self._unfolded_file or any(source not in sources for source in set(windows.sources)):
-            self.add_all(windows.records(), file)
+        if file != self._unfolded_file:
+            head = 1  # the file switches on the first row's record
+        else:
+            new = [windows.sources.index(source) for source in set(windows.sources) if source not in sources]
+            head = max(new) + 1 if new else 0
+        if head:
+            keep = [True] * head + [False] * (len(windows) - head)
+            self.add_all(windows.select(keep).records(), file)
+            rest = windows.select([not flag for flag in keep])
+            if file == self._unfolded_file and all(source in sources for source in set(rest.sources)):
+                self.add_windows(rest, file)  # no head left: the rows as columns
+            elif rest:  # the head's rows were not kept (another rank's view): the rest as records too
+                self.add_all(rest.records(), file)
             return
         count = len(windows)
         self.records += count
