@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import random
 from pathlib import Path
@@ -545,7 +546,8 @@ def test_windows_fold_what_their_records_fold():
                      "prompt_tokens_per_second", "batch_tokens"):
             if rng.random() < 0.7:
                 metrics[name] = rng.choice(odd) if rng.random() < 0.2 else rng.uniform(0, 300)
-        records.append((Record("interval", source, index + 1, metrics, float(index // 3), labels),
+        stamp = None if rng.random() < 0.05 else float(index * 3 // 2)  # a gap of 1 or 2 s between rows
+        records.append((Record("interval", source, index + 1, metrics, stamp, labels),
                         "a.log" if index < 4000 else "b.log"))
     one, blocks = Accumulator(), Accumulator()
     for record, file in records:
@@ -560,4 +562,106 @@ def test_windows_fold_what_their_records_fold():
         blocks.add_all([windows], part[0][1])
         done += len(part)
     assert _accumulator_state(vars(one._folded())) == _accumulator_state(vars(blocks._folded()))
-    assert one.interval_count > 4000
+    assert one.interval_count > 4000 and one.flags["prefill_gap"].count > 50
+
+
+def test_prefill_gaps_fold_like_one_window_at_a_time():
+    # The reference reads each window in turn: a decode row right after a prefill of PREFILL_GAP_MIN_TOKENS or more
+    # whose stamp is PREFILL_GAP_MIN_SECONDS or more later gives tokens ÷ gap; the last prefill carries across blocks.
+    from inferledger.diagnose import accumulate as a
+    from inferledger.diagnose.records import Record
+
+    rng = random.Random(9)
+    rows = []
+    for index in range(5000):
+        source = rng.choice(["sglang.prefill", "sglang.decode", "sglang.decode", "vllm.stats"])
+        metrics = {"running_requests": 1.0}
+        if rng.random() < 0.9:
+            metrics["batch_tokens"] = rng.choice([0.0, 64.0, 128.0, 4096.0])
+        stamp = None if rng.random() < 0.05 else float(index * 3 // 2)
+        rows.append(Record("interval", source, index + 1, metrics, stamp, {}))
+    expected, previous = [], None
+    for row in rows:
+        if previous is not None and row.source == "sglang.decode" and row.timestamp_seconds is not None \
+                and row.timestamp_seconds - previous[1] >= a.PREFILL_GAP_MIN_SECONDS:
+            expected.append((previous[2], previous[0] / (row.timestamp_seconds - previous[1])))
+        tokens = row.metrics.get("batch_tokens")
+        previous = (tokens, row.timestamp_seconds, row.line_number) if row.source == "sglang.prefill" and tokens \
+            and tokens >= a.PREFILL_GAP_MIN_TOKENS and row.timestamp_seconds is not None else None
+    acc = a.Accumulator()
+    for row in rows:
+        acc.add(row, "x.log")
+    acc._folded()
+    assert acc.flags["prefill_gap"].count == len(expected) > 100
+    assert acc.flags["prefill_gap"].lines == [line for line, _rate in expected[:a.MAX_LINES]]
+    assert acc.prefill_gap_rate.total == sum(rate for _line, rate in expected)
+
+
+def test_timeline_folds_like_one_window_at_a_time():
+    # The reference: each window joins the last bucket until it holds `width`; a full timeline merges neighbours
+    # pairwise and doubles the width; sums in order, the max never a NaN, start/end the first/last stamp stated.
+    from inferledger.diagnose import accumulate as a
+    from inferledger.diagnose.records import Record
+
+    rng = random.Random(4)
+    odd = [0.0, -0.0, 1.0, float("nan"), float("inf"), -float("inf"), 1e300]
+    rows = []
+    for index in range(9000):
+        metrics = {"running_requests": rng.choice([0.0, 1.0, 3.0])}
+        for name in ("prompt_tokens_per_second", "generation_tokens_per_second", "waiting_requests",
+                     "kv_cache_usage_fraction"):
+            if rng.random() < 0.7:
+                metrics[name] = rng.choice(odd) if rng.random() < 0.1 else rng.uniform(-5, 500)
+        stamp = None if rng.random() < 0.1 else float(index)
+        rows.append(Record("interval", "vllm.stats", index + 1, metrics, stamp, {}))
+    names = ("prompt_tokens_per_second", "generation_tokens_per_second", "running_requests", "waiting_requests",
+             "kv_cache_usage_fraction")
+    for cut in (1, 47, 49, 2100, 9000):
+        width, buckets = 1, []
+        for row in rows[:cut]:
+            if buckets and buckets[-1]["records"] >= width and len(buckets) >= a.TIMELINE_BUCKETS:
+                merged = []
+                for first, *rest in (buckets[i:i + 2] for i in range(0, len(buckets), 2)):
+                    for other in rest:
+                        first["records"] += other["records"]
+                        first["last_line"] = other["last_line"]
+                        first["start_seconds"] = first["start_seconds"] if first["start_seconds"] is not None \
+                            else other["start_seconds"]
+                        first["end_seconds"] = other["end_seconds"] if other["end_seconds"] is not None \
+                            else first["end_seconds"]
+                        for name in names:
+                            first[name] = [first[name][0] + other[name][0], first[name][1] + other[name][1],
+                                           max(first[name][2], other[name][2])]
+                    merged.append(first)
+                buckets, width = merged, width * 2
+            if not buckets or buckets[-1]["records"] >= width:
+                buckets.append({"records": 0, "first_line": row.line_number, "start_seconds": None,
+                                "end_seconds": None, **{name: [0.0, 0, -math.inf] for name in names}})
+            bucket = buckets[-1]
+            bucket["records"] += 1
+            bucket["last_line"] = row.line_number
+            if row.timestamp_seconds is not None:
+                if bucket["start_seconds"] is None:
+                    bucket["start_seconds"] = row.timestamp_seconds
+                bucket["end_seconds"] = row.timestamp_seconds
+            for name in names:
+                value = row.metrics.get(name)
+                if value is not None:
+                    held = bucket[name]
+                    held[0] += value
+                    held[1] += 1
+                    if value > held[2]:
+                        held[2] = value
+        expected = []
+        for bucket in buckets:
+            out = {key: bucket[key] for key in ("records", "first_line", "last_line", "start_seconds",
+                                                 "end_seconds")}
+            for name in names:
+                if bucket[name][1]:
+                    out[f"{name}_mean"] = bucket[name][0] / bucket[name][1]
+                    out[f"{name}_max"] = bucket[name][2]
+            expected.append(out)
+        acc = a.Accumulator()
+        for row in rows[:cut]:
+            acc.add(row, "x.log")
+        assert repr(acc.timeline.to_list()) == repr(expected), cut

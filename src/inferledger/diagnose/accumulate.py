@@ -5,9 +5,7 @@ length. The thresholds the flags use live here, each with its reason."""
 from __future__ import annotations
 
 import math
-from functools import reduce
 from itertools import repeat
-from operator import add as _add
 from operator import is_not
 
 from inferledger.diagnose.records import Windows
@@ -143,13 +141,14 @@ class Timeline:
         self.width = 1  # records per bucket
         self.buckets: list[list] = []
 
-    def extend(self, windows) -> None:
-        """Fold these windows (records.Windows) in, in order: what one add per window would give, a bucket's worth
-        at a time (the sums with reduce, adding in the same order; the max from the bucket's own, so a NaN is never
-        kept)."""
+    def extend(self, windows, columns: dict) -> None:
+        """Fold these windows (records.Windows, their metrics as _column arrays in `columns`) in, in order: what one
+        add per window would give, a bucket's worth at a time (the sums by np.add.accumulate, adding in the same
+        order; the max the first of the bucket's own largest, so a NaN is never kept)."""
+        import numpy as np
+
         lines, stamps = windows.lines, windows.stamps
-        columns = [(index, windows.metrics.get(name)) for index, name in _TIMELINE_SLOTS]
-        columns = [(index, column) for index, column in columns if column is not None]
+        slots = [(index, columns[name]) for index, name in _TIMELINE_SLOTS if name in columns]
         done = 0
         total = len(lines)
         while done < total:
@@ -165,18 +164,23 @@ class Timeline:
             end = min(total, done + self.width - bucket[0])
             bucket[0] += end - done
             bucket[2] = lines[end - 1]
-            part = [stamp for stamp in stamps[done:end] if stamp is not None]
-            if part:
+            first = next((stamp for stamp in stamps[done:end] if stamp is not None), None)
+            if first is not None:
                 if bucket[3] is None:
-                    bucket[3] = part[0]
-                bucket[4] = part[-1]
+                    bucket[3] = first
+                bucket[4] = next(stamp for stamp in reversed(stamps[done:end]) if stamp is not None)
             sums, counts, maxes = bucket[5], bucket[6], bucket[7]
-            for index, column in columns:
-                values = [value for value in column[done:end] if value is not None]
-                if values:
-                    sums[index] = reduce(_add, values, sums[index])
+            for index, (values, stated) in slots:
+                values = values[done:end] if stated is None else values[done:end][stated[done:end]]
+                if len(values):
+                    with np.errstate(invalid="ignore", over="ignore"):
+                        sums[index] = np.add.accumulate(np.concatenate(([sums[index]], values)))[-1].item()
                     counts[index] += len(values)
-                    maxes[index] = max(maxes[index], *values)
+                    values = values[~np.isnan(values)]
+                    if len(values):
+                        high = values.max()
+                        if high > maxes[index]:
+                            maxes[index] = values[np.argmax(values == high)].item()
             done = end
 
     def _halve(self) -> None:
@@ -318,10 +322,10 @@ class Accumulator:
 
         windows = self._unfolded
         self._unfolded = Windows()
-        self._timeline.extend(windows)
         count = len(windows)
         at = np.array(windows.lines)
         columns = {name: _column(values, count) for name, values in windows.metrics.items()}
+        self._timeline.extend(windows, columns)
         self._flag_windows(windows, columns, at, self._unfolded_file)
         stats = self._interval_stats
         for name, (values, stated) in columns.items():
@@ -421,21 +425,29 @@ class Accumulator:
         if previous is None and "sglang.prefill" not in sources:
             return
         batch_tokens = windows.metrics.get("batch_tokens") or [None] * len(lines)
-        for i, source in enumerate(sources):
-            if previous is not None and source == "sglang.decode":
-                tokens, stamp, line, _file = previous
-                now = stamps[i]
-                if now is not None and now - stamp >= PREFILL_GAP_MIN_SECONDS:
-                    rate = tokens / (now - stamp)
-                    if not rate >= self.prefill_gap_rate.low:
-                        self.prefill_gap_slowest = (tokens, now - stamp)
-                    self.prefill_gap_rate.add(rate, line)
-                    self._flags["prefill_gap"].add(line, file)
-            tokens = batch_tokens[i]
-            stamp = stamps[i]
-            previous = (tokens, stamp, lines[i], file) if source == "sglang.prefill" and tokens \
+        count = len(sources)
+        # Only a prefill row, and the row right after it, matter: those rows are visited, not every window.
+        prefills = [i for i, source in enumerate(sources) if source == "sglang.prefill"]
+        for i in ([0] if previous is not None else []) + [i + 1 for i in prefills]:
+            if i > 0:
+                tokens, stamp = batch_tokens[i - 1], stamps[i - 1]
+                previous = (tokens, stamp, lines[i - 1], file) if tokens and tokens >= PREFILL_GAP_MIN_TOKENS \
+                    and stamp is not None else None
+            if i == count or previous is None or sources[i] != "sglang.decode":
+                continue
+            tokens, stamp, line, _file = previous
+            now = stamps[i]
+            if now is not None and now - stamp >= PREFILL_GAP_MIN_SECONDS:
+                rate = tokens / (now - stamp)
+                if not rate >= self.prefill_gap_rate.low:
+                    self.prefill_gap_slowest = (tokens, now - stamp)
+                self.prefill_gap_rate.add(rate, line)
+                self._flags["prefill_gap"].add(line, file)
+        # What carries to the next batch: the last row, when it is a prefill that counts.
+        if count:
+            tokens, stamp = batch_tokens[-1], stamps[-1]
+            self._last_prefill = (tokens, stamp, lines[-1], file) if sources[-1] == "sglang.prefill" and tokens \
                 and tokens >= PREFILL_GAP_MIN_TOKENS and stamp is not None else None
-        self._last_prefill = previous
 
     def _arrivals(self, sources: list, running, waiting, prompt, generation, generation_stated, file: str):
         """Windows in which the running requests arrived (a numpy mask): vLLM and SGLang average a window's rates over
@@ -530,30 +542,39 @@ class Accumulator:
         source first seen here, or of another file, take the record path (labels noted, file switched): the rows up
         to the last source's first row, the rest as columns."""
         sources = self.sources
-        if file != self._unfolded_file:
-            head = 1  # the file switches on the first row's record
-        else:
-            new = [windows.sources.index(source) for source in set(windows.sources) if source not in sources]
-            head = max(new) + 1 if new else 0
-        if head:
+        while True:
+            if file != self._unfolded_file:
+                head = 1  # the file switches on the first row's record
+            else:
+                new = [windows.sources.index(source) for source in set(windows.sources) if source not in sources]
+                head = max(new) + 1 if new else 0
+            if not head:
+                break
             keep = [True] * head + [False] * (len(windows) - head)
             self.add_all(windows.select(keep).records(), file)
-            rest = windows.select([not flag for flag in keep])
-            if file == self._unfolded_file and all(source in sources for source in set(rest.sources)):
-                self.add_windows(rest, file)  # no head left: the rows as columns
-            elif rest:  # the head's rows were not kept (another rank's view): the rest as records too
-                self.add_all(rest.records(), file)
-            return
+            windows = windows.select([not flag for flag in keep])
+            if not windows:
+                return
+            if file != self._unfolded_file:  # the head's rows were not kept (another rank's view): records too
+                self.add_all(windows.records(), file)
+                return
         count = len(windows)
         self.records += count
         for source in set(windows.sources):
             sources[source] += windows.sources.count(source)
         keep = None
-        ranked = [labels.get("rank") for labels in windows.labels]
-        if any(rank is not None for rank in ranked):
-            ranks = self.rank
-            keep = [rank is None or ranks.setdefault(source, rank) == rank
-                    for source, rank in zip(windows.sources, ranked, strict=True)]
+        # Rows share their labels dicts: the rank is read once per (source, labels) pair, in the order the pairs first
+        # come (the first rank seen of a source is the one kept), and rows are picked only when some are dropped.
+        pairs = list(zip(windows.sources, map(id, windows.labels), strict=True))
+        labels_of = dict(zip(map(id, windows.labels), windows.labels, strict=True))
+        ranks = self.rank
+        dropped = set()
+        for source, key in dict.fromkeys(pairs):
+            rank = labels_of[key].get("rank")
+            if rank is not None and ranks.setdefault(source, rank) != rank:
+                dropped.add((source, key))
+        if dropped:
+            keep = [pair not in dropped for pair in pairs]
             count = sum(keep)
         self.interval_count += count
         self._unfolded.extend(windows, keep)
