@@ -459,10 +459,10 @@ def detect_formats(log: LogFile) -> list:
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
 PARALLEL_PAIR_BYTES = 32 * 1024 * 1024
 # Share of each pair this process reads itself: it also folds every record (its own and the child's) into the
-# diagnosis. Since the usual stats lines reach the accumulator as Windows columns (no Record each) the folding weighs
-# little: 0.5 ran 5 % faster than 0.4 on a 256 MiB bench_diagnose.py log, 10 % stats lines (0.4 was the fastest when
-# every window was a Record).
-PARALLEL_PARENT_SHARE = 0.5
+# diagnosis. With the windows folded over numpy columns, 256 MiB bench_diagnose.py logs, back to back: at 0.4 this
+# process waited for the child (0.2-0.3 s a run), at 0.5 the child waited; 0.45 was the fastest at 1 %, 10 % and
+# 60 % stats lines (108, 39 and 220 MB/s against 104, 40 and 200 at 0.4).
+PARALLEL_PARENT_SHARE = 0.45
 _BATCH_ITEMS = 4096
 
 
