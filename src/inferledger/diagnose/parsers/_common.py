@@ -71,6 +71,17 @@ def minute_epoch(year: str | None, month: str, day: str, hour: str, minute: str)
     return base
 
 
+def hour_stamp(hour: float | None, minute: bytes, second: bytes, fraction: bytes | None) -> float | None:
+    """Epoch seconds of a stamp from its hour's epoch and its minute, second and fraction digits (bytes, as a line
+    shape's prefix groups give them): timegm is linear in the minutes and seconds, so hour + 60 × minute + second is
+    exactly the stamp's epoch_seconds. None when the hour is not a date."""
+    if hour is None:
+        return None
+    if fraction:
+        return hour + (int(minute) * 60 + int(second)) + float(b"0." + fraction)
+    return hour + (int(minute) * 60 + int(second))
+
+
 def find_timestamp(text: str) -> tuple[float | None, bool]:
     """(epoch seconds, year_assumed) for the first `[YYYY-]MM-DD HH:MM:SS[.f]` in text, or (None, False)."""
     parts = _fast_parts(text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from inferledger.diagnose.parsers._common import BINARY_MEMORY, epoch_seconds, feed_all
+from inferledger.diagnose.parsers._common import BINARY_MEMORY, epoch_seconds, feed_all, hour_stamp
 from inferledger.diagnose.records import Record, Skipped, new_record
 
 NAME = "sglang"
@@ -136,8 +136,7 @@ _ROW_HOURS: dict = {}  # _PREFIX's groups to the hour, and the rank (bytes) -> (
 
 def _prefix_stamps(prefixes: list) -> tuple[list, list]:
     """(stamps, labels) of batch lines from their prefixes' _LINE_PREFIX matches (bytes groups): what _prefix reads
-    from the prefix text, the hour's epoch and the labels looked up once an hour (timegm is linear in the minutes
-    and seconds: hour + 60 × minute + second is exactly the stamp's epoch)."""
+    from the prefix text, the hour's epoch and the labels looked up once an hour (hour_stamp)."""
     stamps, labels = [], []
     cache = _ROW_HOURS
     for match in prefixes:
@@ -157,14 +156,8 @@ def _prefix_stamps(prefixes: list) -> tuple[list, list]:
             except (ValueError, OverflowError):
                 base = None
             hit = cache[key] = (base, _rank_labels(rank.decode() if rank else None))
-        base = hit[0]
         labels.append(hit[1])
-        if base is None:
-            stamps.append(None)
-        elif fraction:
-            stamps.append(base + (int(minute) * 60 + int(second)) + float(b"0." + fraction))
-        else:
-            stamps.append(base + (int(minute) * 60 + int(second)))
+        stamps.append(hour_stamp(hit[0], minute, second, fraction))
     return stamps, labels
 
 

@@ -16,6 +16,7 @@ from inferledger.diagnose.parsers._common import (
     _fast_parts,
     feed_all,
     find_timestamp,
+    hour_stamp,
     minute_epoch,
     number,
 )
@@ -211,9 +212,9 @@ _ROW_HOURS: dict = {}  # _LINE_PREFIX's groups to the hour, and the version -> (
 
 def _prefix_stamps(prefixes: list, swapped) -> tuple[list, list]:
     """(stamps, labels) of stats lines from their prefixes' _LINE_PREFIX matches (bytes groups) and their Swapped
-    fields (None in V1): what _stamp_and_labels reads from the prefix text. The hour's epoch and the labels are
-    looked up once an hour; timegm is linear in the minutes and seconds, so hour + 60 × minute + second is exactly
-    the stamp's epoch. The prefix names one stamp (the first), so its groups are the stamp find_timestamp finds."""
+    fields (None in V1): what _stamp_and_labels reads from the prefix text, the hour's epoch and the labels looked
+    up once an hour (hour_stamp). The prefix names one stamp (the first): its groups are the one find_timestamp
+    finds."""
     stamps, labels = [], []
     cache = _ROW_HOURS
     for match, held in zip(prefixes, swapped, strict=True):
@@ -227,14 +228,8 @@ def _prefix_stamps(prefixes: list, swapped) -> tuple[list, list]:
             hit = cache[key] = (base, _labels_of(process.decode() if process else None,
                                                  engine.decode() if engine else None,
                                                  base is not None and year is None, "v1" if held is None else "v0"))
-        base = hit[0]
         labels.append(hit[1])
-        if base is None:
-            stamps.append(None)
-        elif fraction:
-            stamps.append(base + (int(minute) * 60 + int(second)) + float(b"0." + fraction))
-        else:
-            stamps.append(base + (int(minute) * 60 + int(second)))
+        stamps.append(hour_stamp(hit[0], minute, second, fraction))
     return stamps, labels
 
 
