@@ -295,7 +295,7 @@ def test_line_shapes_read_what_the_parsers_read():
                 taken += 1
                 record = build(match.groups(), data[:start].decode(), 7)
                 # The columns converter (read.py's Windows) reads the same from the prefix's match.
-                stamps, sources, labels, columns = build.columns([match.groups()],
+                stamps, sources, labels, columns = build.columns([(group,) for group in match.groups()],
                                                                  [re.compile(prefix).fullmatch(data, 0, start)])
                 assert (stamps, sources, labels) == ([record.timestamp_seconds], [record.source], [record.labels]), line
                 assert {name: column[0] for name, column in columns.items() if column[0] is not None} \
@@ -665,3 +665,59 @@ def test_timeline_folds_like_one_window_at_a_time():
         for row in rows[:cut]:
             acc.add(row, "x.log")
         assert repr(acc.timeline.to_list()) == repr(expected), cut
+
+
+@pytest.mark.parametrize("block_bytes", [4096, 257, 1 << 20])
+def test_shape_lines_read_as_text_where_a_line_by_line_reading_reads_them(tmp_path, monkeypatch, block_bytes):
+    # A shape line is read as text, as the reader's per-line path reads it, when it follows a cut stats line (sent
+    # whatever it holds, for wrap joining; also across a block's edge) or when a marker sits in its prefix (a file
+    # name holding `_gpu_blocks`); the markers inside a shape line's body (SGLang's `#running-req`) send nothing more.
+    # The reference: the same file with no LINE_SHAPES, every line fed to the parsers as text.
+    from inferledger.diagnose.records import Windows
+
+    shape = next(line for line in _shape_lines() if line.startswith("INFO 03-14") and "Swapped" in line)
+    cut = shape[: shape.index("Running")]
+    assert vllm.wants_next(cut) and not vllm.wants_next(shape)
+    marked = shape.replace("metrics.py:449]", "x_gpu_blocks.py:449]")
+    sglang_line = next(line for line in _shape_lines() if "Decode batch" in line)
+    lines = []
+    for index in range(60):
+        lines += [NOISE * (index % 5), cut, shape, sglang_line, marked, shape, sglang_line]
+    path = tmp_path / "text.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    log = LogFile.open(path)
+    markers = list(vllm.MARKERS) + list(sglang.MARKERS)
+    shapes = [shape for module in (vllm, sglang) for shape in module.LINE_SHAPES]
+    items = list(log.candidate_lines(markers, vllm.wants_next, shapes=shapes, block_bytes=block_bytes, windows=True))
+    texts = [number for number, item in items if type(item) is str]
+    windowed = [number for _zero, item in items if type(item) is Windows for number in item.lines]
+    expected_texts = [number for number, line in enumerate(lines, 1)
+                      if line in (cut, marked) or (line == shape and lines[number - 2] == cut)]
+    assert texts == expected_texts
+    assert sorted(windowed + texts) == [number for number, line in enumerate(lines, 1)
+                                        if line in (cut, shape, sglang_line, marked)]  # each once; noise never
+    shaped = diagnose_files([path]).to_dict()
+    records = _read(path)
+    monkeypatch.setattr(vllm, "LINE_SHAPES", ())
+    monkeypatch.setattr(sglang, "LINE_SHAPES", ())
+    assert _read(path) == records
+    assert diagnose_files([path]).to_dict() == shaped
+
+
+def test_hour_stamps_read_each_row_as_hour_stamp_does():
+    # The column maps against hour_stamp a row at a time: hours that are not dates (None), and fractions all absent,
+    # all present, or mixed.
+    from inferledger.diagnose.parsers._common import hour_stamp, hour_stamps
+
+    rng = random.Random(3)
+    for case in range(40):
+        count = rng.randint(1, 30)
+        hours = [None if case % 4 == 0 and rng.random() < 0.3 else 3600.0 * rng.randint(0, 500000)
+                 for _ in range(count)]
+        minutes = [f"{rng.randint(0, 59):02d}".encode() for _ in range(count)]
+        seconds = [f"{rng.randint(0, 59):02d}".encode() for _ in range(count)]
+        kind = case % 3
+        fractions = [None if kind == 0 or (kind == 2 and rng.random() < 0.5)
+                     else str(rng.randint(0, 999999)).encode() for _ in range(count)]
+        expected = [hour_stamp(*row) for row in zip(hours, minutes, seconds, fractions, strict=True)]
+        assert hour_stamps(tuple(hours), tuple(minutes), tuple(seconds), tuple(fractions)) == expected

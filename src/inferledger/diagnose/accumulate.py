@@ -248,8 +248,12 @@ def _column(values: list, count: int) -> tuple:
     import numpy as np
 
     array = np.fromiter(values, float, count)
-    if not np.isnan(array).any():
+    nan = np.isnan(array)
+    if not nan.any():
         return array, None
+    # Every None is a NaN: as many None as NaN (counted at C speed) means the NaNs are exactly the Nones.
+    if values.count(None) == np.count_nonzero(nan):
+        return array, ~nan
     return array, np.fromiter(map(is_not, values, repeat(None)), bool, count)
 
 

@@ -12,14 +12,18 @@ import gzip
 import operator
 import os
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import accumulate, chain, compress, repeat
 
 from inferledger.diagnose.records import Unread, Windows
 from inferledger.errors import LogFormatError
 
-_match_start = operator.methodcaller("start")
+_match_start = re.Match.start
+_groups = re.Match.groups
+_lastindex = operator.attrgetter("lastindex")
+_first = operator.itemgetter(0)
 
 HEAD_BYTES = 64 * 1024
 MAX_SKIP_EXAMPLES = 20
@@ -76,7 +80,6 @@ def clean_line(line: str) -> str:
 
 
 READ_BLOCK_BYTES = 4 * 1024 * 1024
-WINDOWS_ROWS = 4096  # shape lines gathered into one records.Windows at most (candidate_lines with `windows`)
 # A line start that clean_line might strip: a digit (Docker/RFC 3339 stamps), "[pod/" (kubectl), a month name
 # (journald). One regex over the block (it searches for "\n" first), not one substring search per prefix.
 _PREFIXED_LINE = re.compile(r"\n(?:\d|\[pod/|(?:" + "|".join(sorted(_MONTHS)) + ") )")
@@ -205,7 +208,7 @@ class LogFile:
             self.lines_read = number
             self.bytes_read = done
 
-    def candidate_lines(self, markers, wants_next=None, progress=None, block_bytes: int = 8 << 20,
+    def candidate_lines(self, markers, wants_next=None, progress=None, block_bytes: int = 2 << 20,
                         start: int = 0, stop: int | None = None, first_line: int = 1,
                         shapes=(), windows: bool = False) -> Iterator[tuple[int, object]]:
         """(line_number, cleaned_text) for only the lines holding one of `markers` (bytes), plus the line after
@@ -217,19 +220,17 @@ class LogFile:
         (line_number, build(groups, prefix_text, line_number)), the parser's Record, not as text.
 
         With `windows`, the lines of shapes whose build has a `columns` converter come as (0, records.Windows): the
-        shape lines of a block read so far, as columns, before any text line after them and at the block's end (no
-        Record each; the accumulator folds the columns).
+        shape lines between two other lines sent, or a block's edge, as columns (no Record each; the accumulator
+        folds the columns).
 
         `start`/`stop` (plain files only) read the byte range [start, stop), start being a line start whose line
         number is `first_line`; bytes_read is the absolute offset reached, lines_read the last line number."""
         patterns = _scan_pattern(markers, shapes if self.encoding == "utf-8" else (), windows)
-        shapes_of = {pattern: shape_of for pattern, shape_of in patterns}
-        rows: list = []  # (line number, columns converter, groups, prefix match) of shape lines not sent (`windows`)
         encoding = self.encoding
         number_at = first_line  # line number of the first line in `block`
         done = start
         carry = b""
-        send_next = False
+        send_next = [False]  # the next block's first line is the line after a cut line: sent as text
         with _open_binary(self.path) as handle:
             if start:
                 handle.seek(start)
@@ -252,77 +253,8 @@ class LogFile:
                     carry = b""
                     if not block.endswith(b"\n"):
                         block += b"\n"
-                position = 0
-                counted_to = 0
-                line_number = number_at
-                # One pass per pattern over the block, merged in order (no new matcher state per line: a
-                # search(block, position) call costs more than a line's own work); the matches in a line already
-                # sent are skipped.
-                matches = _matches_in_order(patterns, block)
-                find = block.find
-                rfind = block.rfind
-                count = block.count
-                size = len(block)
-                while True:
-                    if send_next:
-                        # The line right after a cut line, whatever it holds (wrap joining).
-                        start = position
-                        send_next = False
-                    else:
-                        match = next(matches, None)
-                        if match is None:
-                            break
-                        if match.start() < position:
-                            continue
-                        start = rfind(b"\n", position, match.start()) + 1 or position
-                        if match.lastindex is not None:  # a shape's body matched up to the line end
-                            lo, hi, prefix, build, columns = shapes_of[match.re][match.lastindex]
-                            body = match.start()
-                            found = prefix(block, start, body)
-                            if found is not None:
-                                line_number += count(b"\n", counted_to, start)
-                                counted_to = start
-                                if columns is not None:
-                                    rows.append((line_number, columns, match.groups()[lo:hi], found))
-                                    if len(rows) >= WINDOWS_ROWS:  # bounded memory however dense the block
-                                        yield 0, _windows_of(rows)
-                                        rows = []
-                                else:
-                                    yield line_number, build(match.groups()[lo:hi], block[start:body].decode(),
-                                                             line_number)
-                                position = match.end() + 1
-                                if position >= size:
-                                    break
-                                continue
-                    end = find(b"\n", start)
-                    line_number += count(b"\n", counted_to, start)
-                    counted_to = start
-                    raw = block[start:end]
-                    position = end + 1
-                    try:
-                        text = raw.decode(encoding)
-                    except UnicodeDecodeError:
-                        text = raw.decode(encoding, errors="replace")
-                    # Exactly the lines clean_line could change (its own tests, cheapest first); it is idempotent
-                    # on the rest.
-                    if "\r" in text or "\x1b" in text or "#033[" in text or " | " in text[:40] \
-                            or (text[10:11] == "T" and text[4:5] == "-") or text[:5] == "[pod/" \
-                            or (text[4:5] == "/" and text[10:11] == " ") \
-                            or text[:3] in _MONTHS:
-                        text = clean_line(text)
-                    if rows:  # the shape lines before this one come first
-                        yield 0, _windows_of(rows)
-                        rows = []
-                    yield line_number, text
-                    if wants_next is not None and wants_next(text):
-                        send_next = True
-                    if position >= size:
-                        break
-                if rows:
-                    yield 0, _windows_of(rows)
-                    rows = []
-                # The newlines before counted_to are in line_number already: count only the rest (one pass a byte).
-                number_at = line_number + count(b"\n", counted_to)
+                yield from _block_items(block, patterns, number_at, encoding, wants_next, send_next)
+                number_at += block.count(b"\n")
                 done += len(block)
                 self.bytes_read = done
                 self.lines_read = number_at - 1
@@ -338,6 +270,172 @@ class LogFile:
         self.skipped += 1
         if len(self.skipped_examples) < MAX_SKIP_EXAMPLES:
             self.skipped_examples.append(skipped)
+
+
+def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_next, send_next: list) -> Iterator:
+    """candidate_lines' items for one block of whole lines, its first line numbered `first_line`. send_next[0] says
+    the block's first line is the line after a cut line (sent as text whatever it holds); it is left saying the same
+    of the next block's first line.
+
+    Three steps; the first and the last cost no Python step a shape line, however many the block holds:
+    1. each pattern's matches; a shape body's line start (rfind) and prefix (its fullmatch) by a map over them; a
+       body whose prefix does not match, and every marker, is a text candidate;
+    2. the text candidates in order, a Python step each (few in a plain log), after the markers inside a shape
+       line's body (SGLang's `#running-req`) are dropped at C speed; a marker inside a shape line's prefix makes
+       that line text, as does following a cut line;
+    3. line numbers from the newlines between the lines sent; then the text lines in order, the shape lines between
+       two of them as one records.Windows (their converters) or as a Record each (builds with no converter)."""
+    rows, candidates = _shape_rows(block, patterns)
+    text_lines = _text_lines(block, candidates, encoding, wants_next, send_next)
+    if text_lines and rows:
+        shape_starts = set(chain.from_iterable(row[1] for row in rows))
+        turned = [start for start, _text in text_lines if start in shape_starts]
+        if turned:  # shape lines read as text: out of the rows
+            rows = _without_lines(rows, set(turned))
+    starts = sorted(chain((start for start, _text in text_lines), *(row[1] for row in rows)))
+    newlines = accumulate(map(block.count, repeat(b"\n"), chain((0,), starts), starts))
+    numbers = dict(zip(starts, map(operator.add, repeat(first_line), newlines), strict=True))
+    events = [(start, numbers[start], text) for start, text in text_lines]
+    windowed = []
+    for row in rows:
+        lo, hi, _prefix, build, columns = row[0]
+        if columns is not None:
+            windowed.append(row)
+            continue
+        events += [(start, numbers[start], build(match.groups()[lo:hi], block[start:match.start()].decode(),
+                                                   numbers[start]))
+                   for start, match in zip(row[1], row[2], strict=True)]
+    if len(events) > len(text_lines):
+        events.sort(key=_first)
+    if not windowed:
+        for _start, number, item in events:
+            yield number, item
+        return
+    # Each converter's rows before each event: the shape lines between two events, a slice of each.
+    event_starts = [start for start, _number, _item in events]
+    cuts = [list(map(bisect_left, repeat(row[1]), event_starts)) + [len(row[1])] for row in windowed]
+    done = [0] * len(windowed)
+    for index, event in enumerate(chain(events, [None])):
+        parts = []
+        for which, row in enumerate(windowed):
+            first, last = done[which], cuts[which][index]
+            if last > first:
+                parts.append(_converted(row, first, last, numbers))
+                done[which] = last
+        if parts:
+            yield 0, _windows_of(parts)
+        if event is not None:
+            yield event[1], event[2]
+
+
+def _shape_rows(block: bytes, patterns) -> tuple[list, list]:
+    """Step 1 of _block_items: ([(shape entry, line starts, body matches, prefix matches)] in line order per entry,
+    [text candidate matches])."""
+    entries: dict = {}  # shape entry -> its body matches
+    candidates: list = []
+    for pattern, shape_of in patterns:
+        found = list(pattern.finditer(block))
+        if not shape_of:
+            candidates += found
+            continue
+        kinds = list(map(shape_of.get, map(_lastindex, found)))  # a marker's match has no lastindex
+        for kind in dict.fromkeys(kinds):
+            mine = [match for match, its in zip(found, kinds, strict=True) if its is kind]
+            if kind is None:
+                candidates += mine
+            else:
+                entries[kind] = mine
+    rows = []
+    rfind = block.rfind
+    for entry, bodies in entries.items():
+        body_starts = list(map(_match_start, bodies))
+        line_starts = [cut + 1 for cut in map(rfind, repeat(b"\n"), repeat(0), body_starts)]
+        prefixes = list(map(entry[2], repeat(block), line_starts, body_starts))
+        if None in prefixes:  # a body after other text: its line is read the per-line way
+            candidates += [body for body, prefix in zip(bodies, prefixes, strict=True) if prefix is None]
+            kept = [index for index, prefix in enumerate(prefixes) if prefix is not None]
+            line_starts, bodies, prefixes = ([column[index] for index in kept]
+                                             for column in (line_starts, bodies, prefixes))
+        if line_starts:
+            rows.append((entry, line_starts, bodies, prefixes))
+    if rows and candidates:
+        candidates = _outside_shape_bodies(candidates, rows, block)
+    elif len(patterns) > 1:
+        candidates.sort(key=_match_start)
+    return rows, candidates
+
+
+def _outside_shape_bodies(candidates: list, rows: list, block: bytes) -> list:
+    """The candidates, in order, less those inside a shape line's body (SGLang's batch lines hold two `#` markers
+    each), by maps: no Python step a match."""
+    body_at = dict(zip(chain.from_iterable(row[1] for row in rows),
+                       chain.from_iterable(map(_match_start, row[2]) for row in rows), strict=True))
+    starts = list(map(_match_start, candidates))
+    lines = [cut + 1 for cut in map(block.rfind, repeat(b"\n"), repeat(0), starts)]
+    kept = list(compress(candidates, map(operator.lt, starts, map(body_at.get, lines, repeat(len(block))))))
+    kept.sort(key=_match_start)
+    return kept
+
+
+def _text_lines(block: bytes, candidates: list, encoding: str, wants_next, send_next: list) -> list:
+    """Step 2 of _block_items: [(line start, cleaned text)] of the lines the candidates (in order) fall in, each once,
+    and of each line after one for which wants_next(text) is true."""
+    lines = []
+    find, rfind = block.find, block.rfind
+    size = len(block)
+    position = 0
+    following = send_next[0]
+    send_next[0] = False
+    matches = iter(candidates)
+    while True:
+        if following:  # the line right after a cut line, whatever it holds (wrap joining)
+            start = position
+            following = False
+        else:
+            match = next(matches, None)
+            if match is None:
+                break
+            if match.start() < position:
+                continue
+            start = rfind(b"\n", position, match.start()) + 1 or position
+        end = find(b"\n", start)
+        raw = block[start:end]
+        position = end + 1
+        try:
+            text = raw.decode(encoding)
+        except UnicodeDecodeError:
+            text = raw.decode(encoding, errors="replace")
+        # Exactly the lines clean_line could change (its own tests, cheapest first); it is idempotent on the rest.
+        if "\r" in text or "\x1b" in text or "#033[" in text or " | " in text[:40] \
+                or (text[10:11] == "T" and text[4:5] == "-") or text[:5] == "[pod/" \
+                or (text[4:5] == "/" and text[10:11] == " ") \
+                or text[:3] in _MONTHS:
+            text = clean_line(text)
+        lines.append((start, text))
+        if wants_next is not None and wants_next(text):
+            following = True
+        if position >= size:
+            send_next[0] = following
+            break
+    return lines
+
+
+def _without_lines(rows: list, starts: set) -> list:
+    """The rows less the shape lines starting at `starts` (read as text instead)."""
+    kept_rows = []
+    for entry, line_starts, bodies, prefixes in rows:
+        kept = [index for index, start in enumerate(line_starts) if start not in starts]
+        if kept:
+            kept_rows.append((entry, *([column[index] for index in kept] for column in (line_starts, bodies, prefixes))))
+    return kept_rows
+
+
+def _converted(row, first: int, last: int, numbers: dict) -> tuple:
+    """(line numbers, converter's (stamps, sources, labels, metric columns)) of rows[first:last] of one shape: the
+    converter gets the shape's groups as columns (a tuple a group) and the prefixes' matches."""
+    (lo, hi, _prefix, _build, columns), line_starts, bodies, prefixes = row
+    fields = list(zip(*map(_groups, bodies[first:last]), strict=True))[lo:hi]  # a tuple a group: the shape's own
+    return list(map(numbers.__getitem__, line_starts[first:last])), columns(fields, prefixes[first:last])
 
 
 def _scan_pattern(markers, shapes, windows: bool = False):
@@ -379,30 +477,23 @@ def _scan_pattern(markers, shapes, windows: bool = False):
     return patterns
 
 
-def _windows_of(rows: list) -> Windows:
-    """The shape lines of `rows` [(line number, columns converter, groups, prefix match)] as one Windows in their
-    order: each converter turns its own rows' body groups and prefix matches (the shape's prefix pattern, bytes
-    groups) into (stamps, sources, labels, metric columns) at once."""
-    lines = [row[0] for row in rows]
-    by_converter: dict = {}
-    for row in rows:
-        by_converter.setdefault(row[1], []).append(row)
-    if len(by_converter) == 1:
-        stamps, sources, labels, metrics = rows[0][1]([row[2] for row in rows], [row[3] for row in rows])
+def _windows_of(parts: list) -> Windows:
+    """One Windows of converted rows [(line numbers, (stamps, sources, labels, metric columns))], one part a shape,
+    each part in line order: a log mixing engines has several, joined one after the other and put back in line
+    order by one itemgetter a column (C speed, not a Python step a value)."""
+    if len(parts) == 1:
+        lines, (stamps, sources, labels, metrics) = parts[0]
         return Windows(lines, stamps, sources, labels, metrics)
-    # Several converters (a log mixing engines): each converts its rows, the parts are joined one after the other
-    # and put back in line order by one itemgetter a column (C speed, not a Python step a value).
-    parts = [(len(group), convert([row[2] for row in group], [row[3] for row in group]))
-             for convert, group in by_converter.items()]
-    joined_lines = [row[0] for group in by_converter.values() for row in group]
-    order = operator.itemgetter(*sorted(range(len(rows)), key=joined_lines.__getitem__))
-    names = dict.fromkeys(name for _size, part in parts for name in part[3])
+    joined_lines = list(chain.from_iterable(lines for lines, _part in parts))
+    order = operator.itemgetter(*sorted(range(len(joined_lines)), key=joined_lines.__getitem__))
+    names = dict.fromkeys(name for _lines, part in parts for name in part[3])
 
     def joined(column_of) -> list:
-        return list(order(list(chain.from_iterable(column_of(part) or [None] * size for size, part in parts))))
+        return list(order(list(chain.from_iterable(column_of(part) or [None] * len(lines) for lines, part in parts))))
 
-    return Windows(lines, joined(lambda part: part[0]), joined(lambda part: part[1]), joined(lambda part: part[2]),
-                   {name: joined(lambda part, name=name: part[3].get(name)) for name in names})
+    return Windows(list(order(joined_lines)), joined(lambda part: part[0]), joined(lambda part: part[1]),
+                   joined(lambda part: part[2]), {name: joined(lambda part, name=name: part[3].get(name))
+                                                  for name in names})
 
 
 def _first_byte(body: bytes) -> bytes:
@@ -422,16 +513,6 @@ def _by_first_byte(markers) -> list:
     for marker in sorted(set(markers), key=len, reverse=True):
         rests.setdefault(marker[:1], []).append(re.escape(marker[1:]))
     return [(first, re.escape(first) + b"(?:" + b"|".join(rest) + b")") for first, rest in rests.items()]
-
-
-def _matches_in_order(patterns, block: bytes):
-    """Every pattern's matches in the block, earliest first (one pattern: its own finditer). All of a block's matches
-    sorted at C speed cost less than merging the passes a match at a time (heapq.merge: ~2 us a match)."""
-    if len(patterns) == 1:
-        return patterns[0][0].finditer(block)
-    found = [match for pattern, _shape_of in patterns for match in pattern.finditer(block)]
-    found.sort(key=_match_start)
-    return iter(found)
 
 
 def detect_formats(log: LogFile) -> list:

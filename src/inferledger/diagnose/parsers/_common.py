@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import calendar
 import re
+from itertools import repeat
+from operator import add, mul
 
 # vLLM prints `MM-DD HH:MM:SS` without a year. The diagnosis only uses differences
 # between stamps, so a fixed leap year keeps 02-29 valid; the record says the year was assumed.
@@ -80,6 +82,34 @@ def hour_stamp(hour: float | None, minute: bytes, second: bytes, fraction: bytes
     if fraction:
         return hour + (int(minute) * 60 + int(second)) + float(b"0." + fraction)
     return hour + (int(minute) * 60 + int(second))
+
+
+def hour_stamps(hours, minutes, seconds, fractions) -> list:
+    """hour_stamp of each row (columns, one value a row), by maps at C speed when every row's hour is a date and
+    the fractions are all absent or all present (the usual log): the same operations in the same order."""
+    if None not in hours:
+        offsets = map(add, map(mul, map(int, minutes), repeat(60)), map(int, seconds))
+        if fractions.count(None) == len(fractions):
+            return list(map(add, hours, offsets))
+        if None not in fractions:
+            return list(map(add, map(add, hours, offsets), map(float, map(add, repeat(b"0."), fractions))))
+    return list(map(hour_stamp, hours, minutes, seconds, fractions))
+
+
+def cached_rows(keys: list, cache: dict, read) -> list:
+    """cache[key] for each row's key, by a map; read(key) stored first for a key not held (a new hour of a log: few).
+    The cache is bounded (cleared past 4096 keys): constant memory on any log length."""
+    hits = list(map(cache.get, keys))
+    if None in hits:
+        for index in [index for index, hit in enumerate(hits) if hit is None]:
+            key = keys[index]
+            hit = cache.get(key)
+            if hit is None:
+                if len(cache) > 4096:
+                    cache.clear()
+                hit = cache[key] = read(key)
+            hits[index] = hit
+    return hits
 
 
 def find_timestamp(text: str) -> tuple[float | None, bool]:

@@ -9,11 +9,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from operator import sub
 
-from inferledger.diagnose.parsers._common import BINARY_MEMORY, epoch_seconds, feed_all, hour_stamp
+from inferledger.diagnose.parsers._common import (
+    BINARY_MEMORY,
+    cached_rows,
+    epoch_seconds,
+    feed_all,
+    hour_stamps,
+)
 from inferledger.diagnose.records import Record, Skipped, new_record
 
 NAME = "sglang"
+_groups, _start, _end = re.Match.groups, re.Match.start, re.Match.end
 
 _PREFIX = re.compile(r"\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]{2}\d+(?: [A-Z]{2}\d+)*))?\]")
 
@@ -136,29 +144,36 @@ _ROW_HOURS: dict = {}  # _PREFIX's groups to the hour, and the rank (bytes) -> (
 
 def _prefix_stamps(prefixes: list) -> tuple[list, list]:
     """(stamps, labels) of batch lines from their prefixes' _LINE_PREFIX matches (bytes groups): what _prefix reads
-    from the prefix text, the hour's epoch and the labels looked up once an hour (hour_stamp)."""
+    from the prefix text, the hour's epoch and the labels looked up once an hour (hour_stamps), by maps over the
+    columns."""
+    if max(map(sub, map(_end, prefixes), map(_start, prefixes))) <= 64:
+        return _short_prefix_stamps(prefixes)
     stamps, labels = [], []
-    cache = _ROW_HOURS
     for match in prefixes:
         if match.end() - match.start() > 64:  # past where _prefix looks for its stamp: read as it reads it
             stamp, label = _prefix(match.group().decode())
-            stamps.append(stamp)
-            labels.append(label)
-            continue
-        year, month, day, hour, minute, second, fraction, rank = match.groups()
-        key = (year, month, day, hour, rank)
-        hit = cache.get(key)
-        if hit is None:
-            if len(cache) > 4096:  # bounded: constant memory on any log length
-                cache.clear()
-            try:
-                base = epoch_seconds(int(year), int(month), int(day), int(hour), 0, 0, None)
-            except (ValueError, OverflowError):
-                base = None
-            hit = cache[key] = (base, _rank_labels(rank.decode() if rank else None))
-        labels.append(hit[1])
-        stamps.append(hour_stamp(hit[0], minute, second, fraction))
+        else:
+            (stamp,), (label,) = _short_prefix_stamps([match])
+        stamps.append(stamp)
+        labels.append(label)
     return stamps, labels
+
+
+def _hour_of(key: tuple) -> tuple:
+    """(epoch of the hour or None when it is not a date, labels) for _ROW_HOURS' key (bytes groups)."""
+    year, month, day, hour, rank = key
+    try:
+        base = epoch_seconds(int(year), int(month), int(day), int(hour), 0, 0, None)
+    except (ValueError, OverflowError):
+        base = None
+    return base, _rank_labels(rank.decode() if rank else None)
+
+
+def _short_prefix_stamps(prefixes: list) -> tuple[list, list]:
+    year, month, day, hour, minute, second, fraction, rank = zip(*map(_groups, prefixes), strict=True)
+    hits = cached_rows(list(zip(year, month, day, hour, rank, strict=True)), _ROW_HOURS, _hour_of)
+    hours, labels = zip(*hits, strict=True)
+    return hour_stamps(hours, minute, second, fraction), list(labels)
 
 
 # The layouts SGLang prints (the samples), each read by one match of the whole rest of the line;
@@ -346,13 +361,13 @@ _LAYOUT_COLUMNS = {
 
 def _shape_builder(metrics, source: str):
     """The Record _batch makes of a batch line in this layout, from the layout's groups and the line's prefix; its
-    `columns` makes many lines' at once (stamps, sources, labels, metric columns)."""
+    `columns` makes many lines' at once from their groups as columns (a tuple a group) and their prefixes' matches:
+    (stamps, sources, labels, metric columns)."""
     def build(groups, prefix: str, line_number: int) -> Record:
         timestamp, labels = _prefix(prefix)
         return new_record("interval", source, line_number, metrics(groups), timestamp, labels)
 
-    def columns(groups: list, prefixes: list):
-        fields = list(zip(*groups, strict=True))
+    def columns(fields: list, prefixes: list):
         stamps, labels = _prefix_stamps(prefixes)
         return stamps, [source] * len(stamps), labels, \
             {name: list(map(convert, fields[index])) for name, index, convert in _LAYOUT_COLUMNS[metrics]}

@@ -10,19 +10,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import repeat
+from operator import is_, mul
 
 from inferledger.diagnose.parsers._common import (
     BINARY_MEMORY,
     _fast_parts,
+    cached_rows,
     feed_all,
     find_timestamp,
-    hour_stamp,
+    hour_stamps,
     minute_epoch,
     number,
 )
 from inferledger.diagnose.records import Record, Skipped, Unread, looks_like_metric, new_record, unread
 
 NAME = "vllm"
+_groups = re.Match.groups
 
 _STATS = "Avg prompt throughput:"
 _FIELD = re.compile(r"([A-Za-z][A-Za-z ]*): (-?\d+(?:\.\d+)?)")
@@ -187,17 +191,20 @@ def _window(groups, prefix: str, line_number: int) -> Record:
 
 
 def _optional(column, scale: float | None) -> list:
+    if None not in column:
+        return list(map(float, column)) if scale is None else list(map(mul, map(float, column), repeat(scale)))
     return [None if value is None else float(value) if scale is None else float(value) * scale for value in column]
 
 
-def _window_columns(groups: list, prefixes: list):
-    """_window for many stats lines at once (read.py's Windows): (stamps, sources, labels, metric columns), each
-    number made as _window makes it; a field some lines lack is None there."""
-    prompt, generation, running, swapped, waiting, kv, cpu_kv, prefix_hit, mm_hit = zip(*groups, strict=True)
+def _window_columns(fields: list, prefixes: list):
+    """_window for many stats lines at once (read.py's Windows) from their groups as columns (one tuple a group) and
+    their prefixes' matches: (stamps, sources, labels, metric columns), each number made as _window makes it, by
+    maps (no Python step a line); a field some lines lack is None there."""
+    prompt, generation, running, swapped, waiting, kv, cpu_kv, prefix_hit, mm_hit = fields
     metrics = {"prompt_tokens_per_second": list(map(float, prompt)),
                "generation_tokens_per_second": list(map(float, generation)),
                "running_requests": list(map(float, running)), "waiting_requests": list(map(float, waiting)),
-               "kv_cache_usage_fraction": [float(value) * 0.01 for value in kv]}
+               "kv_cache_usage_fraction": _optional(kv, 0.01)}
     for name, column, scale in (("swapped_requests", swapped, None), ("cpu_kv_cache_usage_fraction", cpu_kv, 0.01),
                                 ("prefix_cache_hit_fraction", prefix_hit, 0.01),
                                 ("mm_cache_hit_fraction", mm_hit, 0.01)):
@@ -210,27 +217,24 @@ def _window_columns(groups: list, prefixes: list):
 _ROW_HOURS: dict = {}  # _LINE_PREFIX's groups to the hour, and the version -> (epoch of the hour, labels)
 
 
+def _hour_of(key: tuple) -> tuple:
+    """(epoch of the hour or None when it is not a date, labels) for _ROW_HOURS' key (bytes groups; V1 or not)."""
+    process, year, month, day, hour, engine, is_v1 = key
+    base = minute_epoch(year.decode() if year else None, month.decode(), day.decode(), hour.decode(), "00")
+    return base, _labels_of(process.decode() if process else None, engine.decode() if engine else None,
+                            base is not None and year is None, "v1" if is_v1 else "v0")
+
+
 def _prefix_stamps(prefixes: list, swapped) -> tuple[list, list]:
     """(stamps, labels) of stats lines from their prefixes' _LINE_PREFIX matches (bytes groups) and their Swapped
     fields (None in V1): what _stamp_and_labels reads from the prefix text, the hour's epoch and the labels looked
-    up once an hour (hour_stamp). The prefix names one stamp (the first): its groups are the one find_timestamp
-    finds."""
-    stamps, labels = [], []
-    cache = _ROW_HOURS
-    for match, held in zip(prefixes, swapped, strict=True):
-        process, year, month, day, hour, minute, second, fraction, engine = match.groups()
-        key = (process, year, month, day, hour, engine, held is None)
-        hit = cache.get(key)
-        if hit is None:
-            if len(cache) > 4096:  # bounded: constant memory on any log length
-                cache.clear()
-            base = minute_epoch(year.decode() if year else None, month.decode(), day.decode(), hour.decode(), "00")
-            hit = cache[key] = (base, _labels_of(process.decode() if process else None,
-                                                 engine.decode() if engine else None,
-                                                 base is not None and year is None, "v1" if held is None else "v0"))
-        labels.append(hit[1])
-        stamps.append(hour_stamp(hit[0], minute, second, fraction))
-    return stamps, labels
+    up once an hour (hour_stamps), by maps over the columns. The prefix names one stamp (the first): its groups are
+    the one find_timestamp finds."""
+    process, year, month, day, hour, minute, second, fraction, engine = zip(*map(_groups, prefixes), strict=True)
+    hits = cached_rows(list(zip(process, year, month, day, hour, engine, map(is_, swapped, repeat(None)), strict=True)),
+                       _ROW_HOURS, _hour_of)
+    hours, labels = zip(*hits, strict=True)
+    return hour_stamps(hours, minute, second, fraction), list(labels)
 
 
 _window.columns = _window_columns
