@@ -24,7 +24,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 29, 30), "blind5_logs
           "blind14_logs": (2, 8, 9), "blind15_logs": (4, 8, 8),
           "blind16_logs": (5, 8, 8), "blind17_logs": (3, 5, 6),
           "blind18_logs": (3, 5, 6), "blind19_logs": (2, 3, 4),
-          "blind20_logs": (2, 3, 3), "blind21_logs": (1, 2, 3)}
+          "blind20_logs": (2, 3, 3), "blind21_logs": (1, 2, 3),
+          "blind22_logs": (2, 7, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -11,7 +11,7 @@ LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
 # (chunked prefill, disaggregation) does not apply to them.
 SINGLE_STREAM_RUNNERS = {"llama.cpp", "ollama", "mlx", "mlx_lm", "mlx_lm.server", "mlc-llm", "koboldcpp",
                          "text-generation-webui", "tabbyapi", "exllamav2", "ktransformers", "gpt-fast", "ipex-llm",
-                         "openvino", "lmstudio"}
+                         "openvino", "lmstudio", "omlx", "onnxruntime-genai", "executorch"}
 
 
 def _prefix_cache_state(acc: Accumulator | None) -> str | None:
@@ -34,7 +34,11 @@ def _prefix_cache_state(acc: Accumulator | None) -> str | None:
 
 
 def advice_for(verdict: str, section: dict | None, throughput_test: bool = False,
-               acc: Accumulator | None = None) -> list[str]:
+               acc: Accumulator | None = None, same_work_slower: bool = False) -> list[str]:
+    if same_work_slower:
+        return ["compare the slow run with the fast one: eager mode or CUDA graphs, the attention backend, the device "
+                "each ran on (a CPU fallback), the library versions; the fast run shows what the card does with "
+                "this work"]
     if throughput_test:
         return ["to measure latency, rerun at finite request rates (a sweep up to the throughput this test found) "
                 "with the real ISL/OSL distribution; use this run for capacity only"]

@@ -113,8 +113,13 @@ def build(acc: Accumulator, files: list, roofline: dict | None = None, roofline_
     # A queue that the test itself built (every request sent at t=0) is not overload: say so instead.
     throughput_test = verdict == "queueing" and all(
         (item.numbers.get("request_rate_per_second") or 0) >= ALL_AT_ONCE_RATE for item in best.evidence)
-    advice = list(advice or []) + advice_for(verdict, roofline, throughput_test=throughput_test, acc=acc)
+    same_work = best.rule == "summary-same-work-slower"
+    advice = list(advice or []) + advice_for(verdict, roofline, throughput_test=throughput_test, acc=acc,
+                                             same_work_slower=same_work)
     headline = _HEADLINES[verdict]
+    if same_work:
+        headline = ("a run generates the same tokens far slower than another run in this file: its generation path "
+                    "is broken, not the card's limit")
     if throughput_test:
         headline = ("a throughput test: every request was sent at once, so requests queue by design; its TTFT is "
                     "queue wait, not serving latency")

@@ -125,6 +125,12 @@ _TABLE = (
           "as requests-slower-than-size-allows, for a summary: a step that slow is under 40 % of even a slow "
           "card's speed for those weights (an offload, a CPU, or a slow kernel path), fast-looking rates included",
           0.7),
+    _rule("summary-same-work-slower", "summary", "decode-bound",
+          "an offline run generates the same tokens (same count, same model) as another run of the file at this "
+          "many times lower throughput", 5.0, "×",
+          "the other run is the same card's own evidence of what the work needs: engines and settings differ by "
+          "2-3× on one card, so 5× or more is a broken generation path (eager mode, a fallback kernel, a CPU), not "
+          "tuning (nano-vllm at 132 tok/s beside vLLM at 9,530 on one A100, nano-vllm#245)", 0.65),
     _rule("summary-healthy", "summary", "healthy", "latencies present, none of the rules above fired", None, "",
           "TTFT, per-token time and throughput stated, no queue, no artefact", 0.6),
     _rule("summary-no-latency", "summary", "insufficient-data", "counts only, no latency columns", None, "",

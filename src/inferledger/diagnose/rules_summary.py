@@ -150,6 +150,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
                                 for finding in findings[before:]):
             continue  # healthy only when no bottleneck (or a broken measurement) was read in this run
         _health(run, record, where, findings)
+    _same_work(acc, findings, first)
     # Runs side by side (a sweep, engines compared in one table): a bottleneck in one of them is what the file shows;
     # the healthy runs are its baseline and do not outvote it.
     ours = findings[first:]
@@ -158,6 +159,34 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         for finding in ours:
             if finding.rule == "summary-healthy":
                 finding.score = min(finding.score, bottleneck - 0.05)
+
+
+def _same_work(acc: Accumulator, findings: list, first: int) -> None:
+    """Offline runs of one file that generate the same tokens (count and model): the fastest is what the work needs
+    on that card, and a run far slower than it has a broken generation path (summary-same-work-slower); its healthy
+    reading is taken back."""
+    runs: dict = {}
+    for record, file in acc.summaries:
+        tokens, rate = record.metrics.get("total_output_tokens"), record.metrics.get("output_tokens_per_second")
+        if record.labels.get("offline_batch") and tokens and rate and rate > 0:
+            runs.setdefault((file, tokens, record.labels.get("model")), []).append(record)
+    ratio = threshold("summary-same-work-slower")
+    for (file, tokens, _model), records in runs.items():
+        fastest = max(records, key=lambda record: record.metrics["output_tokens_per_second"])
+        best = fastest.metrics["output_tokens_per_second"]
+        for record in records:
+            rate = record.metrics["output_tokens_per_second"]
+            if best < ratio * rate:
+                continue
+            findings[first:] = [finding for finding in findings[first:] if not (
+                finding.rule == "summary-healthy" and finding.evidence[0].lines == [record.line_number]
+                and finding.evidence[0].file == file)]
+            findings.append(fire(
+                "summary-same-work-slower",
+                f"{_Run(record).name}: {tokens:,.0f} generated tokens at {rate:,.1f} tok/s, {best / rate:.0f}× slower "
+                f"than the same work at {best:,.1f} tok/s (line {fastest.line_number}): the generation path is "
+                "broken, not tuned", {"output_tokens_per_second": rate, "same_work_tokens_per_second": best},
+                lines=[record.line_number], file=file))
 
 
 def _slower_than_size(run: _Run, sized, where: dict, findings: list) -> None:

@@ -44,6 +44,20 @@
   cost average 0.0145 s (255 tokens in all) and 6.55 GB=========` (the GB part since 2024), and its examples' one-line
   `First token cost 0.3572 s and rest tokens cost average 0.0412 s`.
 
+* onnxruntime-genai's examples with --timings (phi3-qa.py, model-qa.py): `Prompt length: 21, New tokens: 85, Time to
+  first: 2.62s, Prompt tokens per second: 8.02 tps, New tokens per second: 5.09 tps`, one request: the time to the
+  first token from the start (chat template and encoding included) and the new tokens (the first one counted) over
+  the time after it;
+* ExecuTorch's LLM runners (extension/llm/runner/stats.h): `PyTorchObserver {"prompt_tokens":2,"generated_tokens":7,
+  "model_load_start_ms":…,"model_load_end_ms":…,"inference_start_ms":…,"inference_end_ms":…,"prompt_eval_end_ms":…,
+  "first_token_ms":…,…,"SCALING_FACTOR_UNITS_PER_SECOND":1000}`, one request: prefill from inference start to the end
+  of prompt evaluation, generation from there to the end, in the units the line states (the model's load comes
+  before inference starts: a label, not part of the request);
+* oMLX's benchmark (a Mac server on MLX), its "Single Request Results" table: `pp1024/tg128  5123.4  58.96  199.9
+  tok/s  22.6 tok/s  5.300  194.0 tok/s  16.68 GB` (test, TTFT ms, TPOT ms, prompt and generation rates, E2E s,
+  throughput, peak memory), one request a row, its generation time from its own rate (the E2E column is timed
+  apart and may disagree); its batching tables after it are left unread.
+
 * mlx_lm.server: `2026-04-19 08:47:04,712 - INFO - Prompt processing progress: 4096/47330`, one line per prompt
   per step of prompts read together; a step's prompt rate is the tokens read since the step before ÷ the time between
   their stamps, a stats window in which nothing is generated.
@@ -53,6 +67,7 @@ Times become seconds; memory figures are decimal GB (mlx_lm divides by 1e9).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 
@@ -117,6 +132,10 @@ _MLC_STATS = re.compile(r"\b(?:prefill|encode): ([\d.]+) tok/s, decod(?:e|ing): 
 _IPEX_FIRST = re.compile(r"First token cost:? ([\d.]+) ?s\b")
 _IPEX_REST = re.compile(r"[Rr]est tokens? cost average:? ([\d.]+) ?s\b(?: \((\d+) tokens in all\))?")
 _IPEX_MEMORY = re.compile(r"\band ([\d.]+) GB=")
+_ORT_TIMINGS = re.compile(r"Prompt length: (\d+), New tokens: (\d+), Time to first: ([\d.]+)s, Prompt tokens per "
+                          r"second: [\d.]+ tps, New tokens per second: ([\d.]+) tps")
+_OMLX_ROW = re.compile(r"^\s*pp(\d+)/tg(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+) tok/s\s+([\d.]+) tok/s\s+([\d.]+)\s+"
+                       r"[\d.]+ tok/s(?:\s+([\d.]+) GB)?\s*$")
 _MAX_CONTINUATION = 2
 
 
@@ -208,6 +227,74 @@ def _ktransformers(line_number: int, match) -> Record:
         metrics["output_tokens"] = float(round(decode_rate * decode))
         metrics["tpot_seconds"] = 1 / decode_rate
     return Record("request", "ktransformers", line_number, metrics, labels={"engine": "ktransformers"})
+
+
+def _ort_timings(line_number: int, match) -> Record:
+    """onnxruntime-genai's --timings line: the first token's time from the start, and the new tokens over the time
+    after it (its rate counts the first token too, so the time after it is new ÷ rate)."""
+    prompt, new, first, rate = (float(value) for value in match.groups())
+    metrics = {"input_tokens": prompt, "output_tokens": new, "ttft_seconds": first, "prefill_seconds": first}
+    if first > 0:
+        metrics["prompt_tokens_per_second"] = prompt / first
+    if rate > 0:
+        metrics.update(generation_tokens_per_second=rate, decode_seconds=new / rate, tpot_seconds=1 / rate,
+                       e2e_seconds=first + new / rate)
+    return Record("request", "onnxruntime-genai.timings", line_number, metrics,
+                  labels={"engine": "onnxruntime-genai", "tool": "--timings"})
+
+
+def _executorch(line_number: int, line: str) -> Record | None:
+    """ExecuTorch's PyTorchObserver line of one generate() call, or None when it is not an LLM runner's (the same
+    prefix carries other JSON)."""
+    try:
+        stats = json.loads(line[line.index("{"):line.rindex("}") + 1])
+    except ValueError:
+        return None
+    if not isinstance(stats, dict):
+        return None
+    prompt, generated = stats.get("prompt_tokens"), stats.get("generated_tokens")
+    start, end = stats.get("inference_start_ms"), stats.get("inference_end_ms")
+    scale = stats.get("SCALING_FACTOR_UNITS_PER_SECOND", 1000)
+    if not all(isinstance(value, (int, float)) for value in (prompt, generated, start, end, scale)) or scale <= 0:
+        return None
+
+    def since(key: str, origin) -> float | None:
+        value = stats.get(key)
+        return (value - origin) / scale if isinstance(value, (int, float)) and isinstance(origin, (int, float)) \
+            else None
+
+    metrics = {"input_tokens": float(prompt), "output_tokens": float(generated), "e2e_seconds": (end - start) / scale}
+    prefill = since("prompt_eval_end_ms", start)
+    if prefill is not None:
+        metrics["prefill_seconds"] = prefill
+        metrics["decode_seconds"] = metrics["e2e_seconds"] - prefill
+        if prefill > 0:
+            metrics["prompt_tokens_per_second"] = prompt / prefill
+        if metrics["decode_seconds"] > 0 and generated:
+            metrics["generation_tokens_per_second"] = generated / metrics["decode_seconds"]
+    first = since("first_token_ms", start)
+    if first is not None:
+        metrics["ttft_seconds"] = first
+    labels = {"engine": "executorch", "tool": "PyTorchObserver"}
+    load = since("model_load_end_ms", stats.get("model_load_start_ms"))
+    if load is not None:  # before inference starts, not part of the request
+        labels["model_load_seconds"] = load
+    return Record("request", "executorch.stats", line_number, metrics, labels=labels)
+
+
+def _omlx_row(line_number: int, match) -> Record:
+    """One row of oMLX's single-request table: a request of the stated prompt and output lengths."""
+    prompt, output, ttft_ms, tpot_ms, prompt_rate, rate, e2e, peak = match.groups()
+    metrics = {"input_tokens": float(prompt), "output_tokens": float(output), "ttft_seconds": float(ttft_ms) / 1000,
+               "prefill_seconds": float(ttft_ms) / 1000, "tpot_seconds": float(tpot_ms) / 1000,
+               "prompt_tokens_per_second": float(prompt_rate), "generation_tokens_per_second": float(rate),
+               "e2e_seconds": float(e2e)}
+    if metrics["generation_tokens_per_second"] > 0:  # from its own rate: the E2E column is timed apart
+        metrics["decode_seconds"] = metrics["output_tokens"] / metrics["generation_tokens_per_second"]
+    labels = {"engine": "omlx", "tool": "benchmark"}
+    if peak is not None:
+        labels["peak_memory_gb"] = float(peak)
+    return Record("request", "omlx.benchmark", line_number, metrics, labels=labels)
 
 
 def _tabby(line_number: int, line: str) -> Record | None:
@@ -525,6 +612,9 @@ _SIGNATURES = (
     (("Performance(T/s): prefill",), ("Time(s): tokenize",)),  # KTransformers balance_serve
     (("Generated ",), ("tokens/sec",), (" tokens in ",)),  # gpt-fast style generate loops
     (("First token cost",), ("tokens cost average",)),  # IPEX-LLM BenchmarkWrapper
+    (("Time to first:",), ("New tokens per second:",)),  # onnxruntime-genai --timings
+    (("PyTorchObserver",), ("generated_tokens",)),  # ExecuTorch's LLM runners
+    (("Single Request Results",), ("pp TPS",)),  # oMLX's benchmark
 )
 
 
@@ -615,7 +705,25 @@ def parse(lines) -> Iterator:
     generated: tuple | None = None  # (line number, match) of a `Generated N tokens` line, its bandwidth line may follow
     ipex_first: tuple | None = None  # (line number, seconds) of IPEX-LLM's first-token line, waiting for the rest
     kobold_bench: tuple | None = None  # (line number, {key: value}) of a koboldcpp --benchmark console summary
+    omlx_single = False  # inside oMLX's "Single Request Results" table
     for line_number, line in lines:
+        if "Time to first:" in line:
+            match = _ORT_TIMINGS.search(line)
+            if match is not None:
+                yield _ort_timings(line_number, match)
+                continue
+        if "PyTorchObserver" in line:
+            record = _executorch(line_number, line)
+            if record is not None:
+                yield record
+                continue
+        if "Results" in line or "Batching" in line:
+            omlx_single = "Single Request Results" in line
+        if omlx_single and "tok/s" in line:
+            match = _OMLX_ROW.match(line)
+            if match is not None:
+                yield _omlx_row(line_number, match)
+                continue
         if "decoding-time=" in line:
             step = _MLC_STEP.search(line)
             if step is not None:

@@ -8,6 +8,11 @@ ends a run with `Throughput: 0.03 requests/s, 14.83 total tokens/s, 1.65 output 
 one summary per run, its shape from the arguments it printed first (`Namespace(…, input_len=32, output_len=128,
 batch_size=8, …)`) when the excerpt holds them.
 
+nano-vllm's bench.py (and its forks) ends with `Total: 133966tok, Time: 14.06s, Throughput: 9530.43tok/s` (forks
+prefix `Inference Engine: vllm, Model: Qwen3-0.6B, `; later releases add `, TTFT(avg/min/max): a/b/cms`): the
+generated tokens of all its prompts (every one runs to its max_tokens), the elapsed time and their ratio, one run a
+line.
+
 Every prompt is handed to the engine at once, so this is a throughput run, not a latency measurement: the rates are
 totals over the elapsed time (tokens are counted as each request finishes, which is why a bar can read 0.00 toks/s
 until the first request is done). A bar that stopped short of its total was cut by the excerpt or the run.
@@ -33,6 +38,8 @@ _THROUGHPUT = re.compile(r"Throughput:\s*([\d.]+) requests/s,\s*([\d.]+) (?:tota
 _TOTALS = re.compile(r"Total num (prompt|output) tokens:\s*(\d+)")
 
 
+_NANO = re.compile(r"(?:Inference Engine: ([^,]+), Model: ([^,]+), )?Total: (\d+)tok, Time: ([\d.]+)s, "
+                   r"Throughput: ([\d.]+)tok/s(?:, TTFT\(avg/min/max\): ([\d.]+)/([\d.]+)/([\d.]+)ms)?")
 _AVG_LATENCY = re.compile(r"Avg latency:\s*([\d.]+) seconds")
 _PERCENTILE_LATENCY = re.compile(r"(\d+)% percentile latency:\s*([\d.]+) seconds")
 _ARGUMENT = re.compile(r"\b(input_len|output_len|batch_size|model)=(\d+|'[^']*')")
@@ -53,6 +60,23 @@ def _latency_record(line_number: int, metrics: dict, arguments: dict) -> Record:
         metrics["output_tokens_per_second"] = (metrics["mean_concurrency"] * metrics["mean_output_tokens"]
                                                / metrics["e2e_seconds_mean"])
     return Record("summary", "vllm.bench-latency", line_number, metrics, labels=labels)
+
+
+def _nano(line_number: int, match: re.Match) -> Record:
+    """One nano-vllm bench run: its generated tokens, time and their ratio (all prompts at once, to their end)."""
+    engine, model, tokens, seconds, rate, ttft, ttft_min, ttft_max = match.groups()
+    metrics = {"total_output_tokens": float(tokens), "duration_seconds": float(seconds),
+               "output_tokens_per_second": float(rate)}
+    if ttft is not None:
+        metrics.update(ttft_seconds_mean=float(ttft) / 1000, ttft_seconds_min=float(ttft_min) / 1000,
+                       ttft_seconds_max=float(ttft_max) / 1000)
+    labels = {"engine": engine.strip() if engine else "nano-vllm", "tool": "nano-vllm bench.py", "offline_batch": True,
+              "throughput_definition": "offline batch: every prompt submitted at once, generated tokens over the "
+                                       "elapsed time"}
+    if model:
+        labels["model"] = model.strip()
+        labels["benchmark"] = f"{labels['engine']} bench, {labels['model']}"
+    return Record("summary", "bench.nano-vllm", line_number, metrics, labels=labels)
 
 
 def _throughput(match: re.Match) -> dict:
@@ -109,6 +133,8 @@ def sniff(head: str) -> float:
         return 0.8
     if "Avg latency:" in head and "percentile latency:" in head:
         return 0.8
+    if "tok, Time: " in head and "Throughput: " in head and _NANO.search(head):
+        return 0.8
     return 0.0
 
 
@@ -134,6 +160,11 @@ def parse(lines) -> Iterator:
         if "Namespace(" in line and "output_len=" in line:
             arguments = dict(_ARGUMENT.findall(line))
             continue
+        if "tok, Time: " in line:
+            match = _NANO.search(line)
+            if match is not None:
+                yield _nano(line_number, match)
+                continue
         if "Throughput:" in line:
             match = _THROUGHPUT.search(line)
             if match is not None:
