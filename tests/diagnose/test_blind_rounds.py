@@ -20,12 +20,12 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 29, 30), "blind5_logs
           "blind6_logs": (19, 28, 30), "blind7_logs": (18, 30, 30),
           "blind8_logs": (20, 27, 30), "blind9_logs": (11, 13, 17),
           "blind10_logs": (11, 13, 14), "blind11_logs": (15, 17, 17),
-          "blind12_logs": (5, 11, 12), "blind13_logs": (5, 9, 11),
+          "blind12_logs": (5, 11, 12), "blind13_logs": (5, 10, 11),
           "blind14_logs": (2, 8, 9), "blind15_logs": (4, 8, 8),
           "blind16_logs": (5, 8, 8), "blind17_logs": (3, 5, 6),
           "blind18_logs": (3, 5, 6), "blind19_logs": (2, 3, 4),
           "blind20_logs": (2, 3, 3), "blind21_logs": (1, 2, 3),
-          "blind22_logs": (2, 7, 7)}
+          "blind22_logs": (2, 7, 7), "blind23_logs": (1, 4, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

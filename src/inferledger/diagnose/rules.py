@@ -48,6 +48,13 @@ _TABLE = (
           0.0, "tok/s", "tgi-gaudi printed Throughput 0.0 tokens/s for a run that generated tokens", 0.9),
     _rule("summary-ttft-equals-e2e", "summary", "measurement-artifact", "mean TTFT ≥ this share of mean E2E",
           0.999, "ratio", "LMDeploy's first-token latency equal to the full latency (not streamed)", 0.85),
+    _rule("summary-retokenized-short", "summary", "measurement-artifact",
+          "the client's received text, tokenized again, holds at most this share of the tokens the server generated",
+          0.05, "share", "re-tokenizing what was received gives back the server's count to within a few percent, "
+          "and forced-length output (ignore_eos) re-counts lower as its repetitions merge (45 %, sglang#13376); under "
+          "a twentieth means the client did not see the generated text as it streamed (tool calls buffered until "
+          "complete, sglang#36272: 32 of 6,400), so its first-token and per-token times were taken on something "
+          "else", 0.85),
     _rule("summary-one-token", "summary", "measurement-artifact",
           "a per-token time stated while requests generate at most this many tokens on average", 1.5, "tokens",
           "a time per output token needs a second token: with about one token generated it is the first token's "
@@ -243,6 +250,13 @@ _TABLE = (
           "per request, the time to read the prompt exceeds the time to write the answer: prefill dominates "
           "(llama.cpp, ollama state both parts); a prompt read at a healthy rate is a long prompt, prefill-bound "
           "only when it takes twice the decode time", 0.45, 0.75),
+    _rule("requests-phase-leads", "requests", "note",
+          "both phases read as slow (prompt share and per-token cutoff): the one holding at least this share of the "
+          "requests' prompt + generation time leads; the other's confidence is held below it", 2 / 3, "of compute",
+          "a bottleneck is where the time goes: 193 s reading a prompt beside 9 s writing 30 slow tokens is a "
+          "prefill problem first (private-gpt#493), whichever fixed cutoff the per-token time also crosses; a "
+          "per-token time the model's size shows to be several times too slow is not capped (it is an anomaly of "
+          "its own)", 0.0),
     _rule("requests-slow-tpot-no-hardware", "requests", "decode-bound",
           "time per output token ≥ this with no model/GPU to judge against", 0.100, "s",
           "≤ 10 tok/s per stream; the hardware is unknown, so the cutoff is fixed and said so", 0.55, 0.85),

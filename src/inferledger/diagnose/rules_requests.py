@@ -129,6 +129,22 @@ def _warm_up(acc: Accumulator) -> tuple | None:
     return tpot.high_line, tpot.first, rest
 
 
+def _phase_leads(acc: Accumulator, findings: list) -> None:
+    """requests-phase-leads: with both the prompt share and the per-token cutoff fired over the requests, the phase
+    holding most of their time leads (its summed seconds against the other's)."""
+    prompt = next((finding for finding in findings if finding.rule == "requests-prefill-share"), None)
+    decode = next((finding for finding in findings if finding.rule == "requests-slow-tpot-no-hardware"), None)
+    prefill, generation = acc.request_value("prefill_seconds"), acc.request_value("decode_seconds")
+    if prompt is None or decode is None or not (prefill and generation and prefill.count and generation.count):
+        return
+    prefill_total, decode_total = prefill.mean * prefill.count, generation.mean * generation.count
+    share = threshold("requests-phase-leads")
+    if prefill_total >= share * (prefill_total + decode_total):
+        decode.score = min(decode.score, prompt.score - 0.05)
+    elif decode_total >= share * (prefill_total + decode_total):
+        prompt.score = min(prompt.score, decode.score - 0.05)
+
+
 def request_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware_judged: bool,
                      sized=None) -> None:
     """The per-request rules. `sized`: the model's size from its name (named_model.NamedModel), when the hardware
@@ -278,6 +294,8 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             "token costs more than a generated one; a fixed cutoff: give --model and --gpu to judge it against the "
             "hardware", {"tpot_seconds_lower_bound": bound.low}, share("slow_tpot_bound"),
             **where("slow_tpot_bound")))
+    if sized is None:  # a per-token time judged against the model's size stands on its own evidence
+        _phase_leads(acc, findings)
     if not (slow or slow_bound) and not hardware_judged and sized is not None and _size_too_slow(acc, sized, findings):
         return
     if not (slow or slow_bound) and _decode_slowed(acc, findings):

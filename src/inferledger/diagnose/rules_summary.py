@@ -88,7 +88,7 @@ class _Run:
         self.offered = offered_rate(record)
         self.concurrency = metrics.get("max_concurrency")
         self.per_token = self.tpot if self.tpot is not None else self.itl
-        self.per_token_derived = False
+        self.per_token_derived: bool | str = False  # True: (E2E − TTFT) spread over the tokens; a str: how else
         self.step_bound = False
         self.one_token = False  # set when the per-token time covers about one token (summary-one-token)
         if self.per_token is None and self.e2e and self.ttft is not None and mean_output and mean_output > 1 \
@@ -101,7 +101,7 @@ class _Run:
             # Only a stream's generation rate (ollama's eval rate: its tokens over their decode time): the step is
             # its inverse.
             self.per_token = 1 / stream
-            self.per_token_derived = True
+            self.per_token_derived = "per token at the per-stream rate"
         # The decode step: TPOT, unless the median gap between tokens is far shorter (stalls inflate TPOT).
         itl_median = record.metrics.get("itl_seconds_median")
         self.step = self.per_token
@@ -218,6 +218,15 @@ def _artefacts(run: _Run, record, where: dict, findings: list) -> None:
             and (run.mean_output or 2) > 1:
         findings.append(fire("summary-ttft-equals-e2e", f"{name}: first-token latency equals the full latency "
                              "(not streamed?)", {"ttft_seconds_mean": ttft, "e2e_seconds_mean": e2e}, **where))
+    received, generated = record.metrics.get("total_output_tokens_retokenized"), record.metrics.get("total_output_tokens")
+    if received is not None and generated and received <= threshold("summary-retokenized-short") * generated:
+        findings.append(fire(
+            "summary-retokenized-short", f"{name}: the client's text re-counts to {received:,.0f} of the "
+            f"{generated:,.0f} tokens generated: it did not see the text as it streamed, so its TTFT and per-token "
+            "times measure something else", {"total_output_tokens_retokenized": received,
+                                             "total_output_tokens": generated}, **where))
+        run.per_token = run.step = None  # not a decode measurement: no rule reads it
+        run.one_token = True  # nor a healthy one
     if run.per_token is not None and not run.per_token_derived and run.mean_output is not None \
             and 0 < run.mean_output <= threshold("summary-one-token"):
         findings.append(fire("summary-one-token", f"{name}: {run.per_token * 1e3:.2f} ms per output token with "
@@ -509,7 +518,8 @@ def _health(run: _Run, record, where: dict, findings: list) -> None:
         bits.append(f"TTFT {run.ttft * 1e3:.1f} ms")
         numbers["ttft_seconds_mean"] = run.ttft
     if run.per_token is not None:
-        kind = "TPOT" if run.tpot is not None else "(E2E − TTFT) per token" if run.per_token_derived else "ITL"
+        kind = "TPOT" if run.tpot is not None else "ITL" if not run.per_token_derived \
+            else run.per_token_derived if isinstance(run.per_token_derived, str) else "(E2E − TTFT) per token"
         bits.append(f"{kind} {run.per_token * 1e3:.2f} ms")
         numbers["seconds_per_token"] = run.per_token
     if run.output_rate is not None:

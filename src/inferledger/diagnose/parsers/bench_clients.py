@@ -90,6 +90,7 @@ _CONSOLE_ROWS = {
     "benchmark duration (s)": "duration_seconds",
     "total input tokens": "total_input_tokens",
     "total generated tokens": "total_output_tokens",
+    "total generated tokens (retokenized)": "total_output_tokens_retokenized",  # SGLang: the client's text, re-counted
     "request throughput (req/s)": "request_throughput_per_second",
     "request goodput (req/s)": "goodput_requests_per_second",
     "input token throughput (tok/s)": "input_tokens_per_second",

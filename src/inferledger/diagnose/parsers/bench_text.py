@@ -2,6 +2,12 @@
 profile_throughput.py / profile_generation.py / profile_restful_api.py and the tgi-gaudi client's "Performance
 summary" (examples/run_generation.py). One summary Record per block.
 
+Also the text-generation examples that print `Throughput (including tokenization) = 109.7 tokens/second` (optimum-
+habana's run_generation.py, with `Memory allocated = 17.56 GB` and `Graph compilation duration = 8.35 seconds`
+beside it; transformers-bloom-inference's `*** Performance stats` with `Total tokens generated = N with batch size =
+B`): every prompt of the batch generates max_new_tokens together, and the rate is all of them over the whole call, so
+one stream's rate is it ÷ the batch size, taken from the `input N:` lines the script prints (or the batch-size line).
+
 Units as printed: LMDeploy latencies in seconds (a `(s)` in the label, or an `s` after each value in old
 releases), throughput in token/s and req/s (or req/min); tgi-gaudi latencies in ms after each value.
 """
@@ -118,7 +124,28 @@ def _gaudi_line(block: _Block, line: str) -> bool:
     return False
 
 
+_INCLUDING = re.compile(r"Throughput \(including tokenization\) = ([\d.]+) tokens/sec")
+_INPUT = re.compile(r"^input (\d+): ")
+_BATCH = re.compile(r"with batch size = (\d+)")
+_EXAMPLE_LABELS = {"memory allocated": "memory_allocated_gb", "max memory allocated": "max_memory_allocated_gb",
+                   "graph compilation duration": "graph_compilation_seconds"}
+
+
+def _example_record(line_number: int, rate: float, batch: int | None, labels: dict) -> Record:
+    """One text-generation example run: its batch's output rate over the call, and one stream's when the batch is
+    known (all its prompts generate together)."""
+    metrics = {"output_tokens_per_second": rate}
+    labels = {"tool": "text-generation example", "offline_batch": True,
+              "throughput_definition": "batch × new tokens over the whole call, tokenization included", **labels}
+    if batch:
+        metrics["mean_concurrency"] = float(batch)
+        metrics["output_tokens_per_second_per_user_mean"] = rate / batch
+    return Record("summary", "bench.text-generation-example", line_number, metrics, labels=labels)
+
+
 def sniff(head: str) -> float:
+    if "Throughput (including tokenization) = " in head:
+        return 0.8
     if _GAUDI_TITLE in head:
         return 0.9
     lowered = head.lower()
@@ -130,10 +157,38 @@ def sniff(head: str) -> float:
 
 def parse(lines) -> Iterator:
     block: _Block | None = None
+    example: list | None = None  # a text-generation example's run (see where it is made)
+    inputs = 0  # `input N:` lines since the last example run, its batch
     for line_number, line in lines:
         stripped = line.strip()
         if not stripped:
             continue
+        if stripped.startswith("input ") and _INPUT.match(stripped):
+            inputs = max(inputs, int(_INPUT.match(stripped).group(1)))
+            if example is not None and example[4]:
+                example[2] = inputs  # the inputs printed after the stats (older releases)
+            continue
+        if "(including tokenization) =" in stripped:
+            match = _INCLUDING.search(stripped)
+            if match is not None:
+                if "msecs/token" in stripped or (example is not None and example[0] == line_number - 1
+                                                 and example[1] == float(match.group(1))):
+                    continue
+                if example is not None:
+                    yield _example_record(*example[:4])
+                # [line, rate, batch, labels, batch still to come from the `input N:` lines after it]
+                example = [line_number, float(match.group(1)), inputs or None, {}, not inputs]
+                inputs = 0
+                continue
+        if example is not None and "=" in stripped:
+            label, _, value = stripped.partition("=")
+            key = " ".join(label.lower().split())
+            batch = _BATCH.search(stripped)
+            if batch is not None:
+                example[2], example[4] = int(batch.group(1)), False
+            if key in _EXAMPLE_LABELS and to_number(value) is not None:
+                example[3][_EXAMPLE_LABELS[key]] = to_number(value)
+                continue
         if stripped.startswith("-----") and _GAUDI_TITLE not in stripped:
             continue  # rules between and inside the blocks
         if _GAUDI_TITLE in stripped:
@@ -154,3 +209,5 @@ def parse(lines) -> Iterator:
             yield unread(line_number, line, NAME)
     if block is not None and (record := block.record()) is not None:
         yield record
+    if example is not None:
+        yield _example_record(*example[:4])
