@@ -2,6 +2,12 @@
 2026 per-line elapsed prefix) and of the CLI / library (`llama_print_timings:`, `llama_perf_context_print:`),
 llama-bench and llama-batched-bench markdown tables, and a few startup capacity lines.
 
+Also the timing block of ggml's examples and of the first llama.cpp (March 2023) and its forks (bloomz.cpp, …):
+`main: number of tokens in prompt = 3`, `main:     load time =  2494.93 ms`, `main:  predict time =   675.43 ms / 56.29
+ms per token`, `main:    total time =  3903.00 ms`. The predict time is every evaluation of the run, prompt included,
+and its per-token figure divides it by all the tokens evaluated: one request whose generated tokens are those past
+the prompt; the load comes before it (a label, not part of the request).
+
 llama.cpp prints times in ms and rates in tokens/s; they become seconds here. "prompt eval" is prefill and "eval"
 is decode. Its prompt token count is the tokens actually processed: prompt-cache hits are not counted, so
 a 104-token prompt eval can belong to a 19,740-token context.
@@ -54,6 +60,25 @@ _FIELD = {"prompt eval": ("prefill_seconds", "input_tokens", "prompt_tokens_per_
           "load": ("load_seconds", None, None),
           "total": ("e2e_seconds", None, None)}
 _INPUT_NOTE = "processed prompt tokens only; prompt-cache hits are not counted"
+_GGML_PREDICT = re.compile(r"\bpredict time\s*=\s*([\d.]+) ms / ([\d.]+) ms per token")
+_GGML_PROMPT = re.compile(r"\bnumber of tokens in prompt = (\d+)")
+_GGML_LOAD = re.compile(r"^\s*main:\s+load time\s*=\s*([\d.]+) ms")
+
+
+def _ggml_main(line_number: int, match, prompt: int | None, load: float | None) -> Record:
+    """A ggml example's (or the first llama.cpp's) run: the predict time over every token it evaluated."""
+    predict_ms, per_token_ms = float(match.group(1)), float(match.group(2))
+    metrics = {"e2e_seconds": predict_ms / 1000.0}
+    evaluated = round(predict_ms / per_token_ms) if per_token_ms > 0 else None
+    if prompt is not None:
+        metrics["input_tokens"] = float(prompt)
+        if evaluated is not None and evaluated > prompt:
+            metrics["output_tokens"] = float(evaluated - prompt)
+    labels = {"engine": "ggml example", "tool": "main",
+              "e2e_definition": "predict time: every evaluation of the run, prompt included, model load excluded"}
+    if load is not None:
+        labels["model_load_seconds"] = load
+    return Record("request", "ggml.main", line_number, metrics, labels=labels)
 
 
 def _variant(line: str) -> str:
@@ -248,6 +273,8 @@ def _capacity(line_number: int, line: str) -> Record | None:
 def sniff(head: str) -> float:
     if "print_timing" in head or "llama_print_timings" in head or "llama_perf_context_print" in head:
         return 0.95
+    if "predict time =" in head and "ms per token" in head and _GGML_PREDICT.search(head):
+        return 0.9
     if "S_PP t/s" in head or ("t/s" in head and _BENCH_HEADER.search(head)):
         return 0.95
     if "prompt eval time" in head and " ms" in head:
@@ -271,8 +298,26 @@ def parse(lines) -> Iterator:
         return finished.record() if finished is not None else None
 
     header_labels: dict = {}  # a bare `slot print_timing: id N | task N |` line names the request that follows
+    ggml_prompt: int | None = None  # a ggml example's prompt length and load time, for its predict line
+    ggml_load: float | None = None
 
     for line_number, line in lines:
+        if "main:" in line and ("time =" in line or "tokens in prompt" in line):
+            match = _GGML_PREDICT.search(line)
+            if match is not None:
+                yield _ggml_main(line_number, match, ggml_prompt, ggml_load)
+                ggml_prompt = ggml_load = None
+                continue
+            prompt = _GGML_PROMPT.search(line)
+            if prompt is not None:
+                ggml_prompt = int(prompt.group(1))
+                continue
+            load = _GGML_LOAD.match(line)
+            if load is not None:
+                ggml_load = float(load.group(1)) / 1000.0
+                continue
+            if line.lstrip().startswith("main:") and ("sample time" in line or "total time" in line):
+                continue  # sampling, and the run's whole time (the load included)
         if table_kind:
             if line.lstrip().startswith("|"):
                 cells = _table_cells(line)

@@ -58,6 +58,9 @@
   throughput, peak memory), one request a row, its generation time from its own rate (the E2E column is timed
   apart and may disagree); its batching tables after it are left unread.
 
+* candle's examples (quantized, llama, …): `19 prompt tokens processed: 98.22 token/s` then `99 tokens generated:
+  63.82 token/s`, one request: each phase's count and rate, so its time.
+
 * mlx_lm.server: `2026-04-19 08:47:04,712 - INFO - Prompt processing progress: 4096/47330`, one line per prompt
   per step of prompts read together; a step's prompt rate is the tokens read since the step before ÷ the time between
   their stamps, a stats window in which nothing is generated.
@@ -132,6 +135,8 @@ _MLC_STATS = re.compile(r"\b(?:prefill|encode): ([\d.]+) tok/s, decod(?:e|ing): 
 _IPEX_FIRST = re.compile(r"First token cost:? ([\d.]+) ?s\b")
 _IPEX_REST = re.compile(r"[Rr]est tokens? cost average:? ([\d.]+) ?s\b(?: \((\d+) tokens in all\))?")
 _IPEX_MEMORY = re.compile(r"\band ([\d.]+) GB=")
+_CANDLE_PROMPT = re.compile(r"^\s*(\d+) prompt tokens processed: ([\d.]+) token/s")
+_CANDLE_GENERATED = re.compile(r"^\s*(\d+) tokens generated: ([\d.]+) token/s")
 _ORT_TIMINGS = re.compile(r"Prompt length: (\d+), New tokens: (\d+), Time to first: ([\d.]+)s, Prompt tokens per "
                           r"second: [\d.]+ tps, New tokens per second: ([\d.]+) tps")
 _OMLX_ROW = re.compile(r"^\s*pp(\d+)/tg(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+) tok/s\s+([\d.]+) tok/s\s+([\d.]+)\s+"
@@ -227,6 +232,19 @@ def _ktransformers(line_number: int, match) -> Record:
         metrics["output_tokens"] = float(round(decode_rate * decode))
         metrics["tpot_seconds"] = 1 / decode_rate
     return Record("request", "ktransformers", line_number, metrics, labels={"engine": "ktransformers"})
+
+
+def _candle(line_number: int, prompt, generated) -> Record:
+    """candle's example run: each phase's count and rate (the prompt line may be missing)."""
+    metrics: dict = {}
+    if prompt is not None:
+        _rate_phase(float(prompt.group(1)), float(prompt.group(2)), metrics, "prefill_seconds", "input_tokens",
+                    "prompt_tokens_per_second")
+    _rate_phase(float(generated.group(1)), float(generated.group(2)), metrics, "decode_seconds", "output_tokens",
+                "generation_tokens_per_second")
+    if metrics.get("generation_tokens_per_second"):
+        metrics["tpot_seconds"] = 1 / metrics["generation_tokens_per_second"]
+    return Record("request", "candle.example", line_number, metrics, labels={"engine": "candle"})
 
 
 def _ort_timings(line_number: int, match) -> Record:
@@ -615,6 +633,7 @@ _SIGNATURES = (
     (("Time to first:",), ("New tokens per second:",)),  # onnxruntime-genai --timings
     (("PyTorchObserver",), ("generated_tokens",)),  # ExecuTorch's LLM runners
     (("Single Request Results",), ("pp TPS",)),  # oMLX's benchmark
+    (("tokens generated: ",), ("token/s",)),  # candle's examples
 )
 
 
@@ -706,7 +725,18 @@ def parse(lines) -> Iterator:
     ipex_first: tuple | None = None  # (line number, seconds) of IPEX-LLM's first-token line, waiting for the rest
     kobold_bench: tuple | None = None  # (line number, {key: value}) of a koboldcpp --benchmark console summary
     omlx_single = False  # inside oMLX's "Single Request Results" table
+    candle_prompt = None  # candle's prompt line, for the generated line after it
     for line_number, line in lines:
+        if "token/s" in line and ("prompt tokens processed:" in line or "tokens generated:" in line):
+            prompt = _CANDLE_PROMPT.match(line)
+            if prompt is not None:
+                candle_prompt = prompt
+                continue
+            candle_generated = _CANDLE_GENERATED.match(line)
+            if candle_generated is not None:
+                yield _candle(line_number, candle_prompt, candle_generated)
+                candle_prompt = None
+                continue
         if "Time to first:" in line:
             match = _ORT_TIMINGS.search(line)
             if match is not None:
