@@ -154,6 +154,18 @@ def _rate_phase(tokens: float | None, rate: float | None, metrics: dict, seconds
         metrics[count] = tokens
 
 
+def _both_phases(prompt: float | None, prompt_rate: float | None, output: float | None,
+                 rate: float | None) -> dict:
+    """A run printed as each phase's count and rate: the rates, the counts, each phase's time, and the per-token time
+    the generation rate implies."""
+    metrics: dict = {}
+    _rate_phase(prompt, prompt_rate, metrics, "prefill_seconds", "input_tokens", "prompt_tokens_per_second")
+    _rate_phase(output, rate, metrics, "decode_seconds", "output_tokens", "generation_tokens_per_second")
+    if metrics.get("generation_tokens_per_second"):
+        metrics["tpot_seconds"] = 1 / metrics["generation_tokens_per_second"]
+    return metrics
+
+
 def _textgen(line_number: int, line: str) -> Record | None:
     match = _TEXTGEN.search(line)
     if match is None:
@@ -203,13 +215,7 @@ def _mlx_trial(line_number: int, line: str, shape: tuple | None, pattern=_MLX_BE
     match = pattern.search(line)
     if match is None or shape is None:
         return None
-    metrics: dict = {}
-    _rate_phase(shape[0], float(match.group(1)), metrics, "prefill_seconds", "input_tokens",
-                "prompt_tokens_per_second")
-    _rate_phase(shape[1], float(match.group(2)), metrics, "decode_seconds", "output_tokens",
-                "generation_tokens_per_second")
-    if metrics.get("generation_tokens_per_second"):
-        metrics["tpot_seconds"] = 1 / metrics["generation_tokens_per_second"]
+    metrics = _both_phases(shape[0], float(match.group(1)), shape[1], float(match.group(2)))
     return Record("request", "local.mlx-benchmark", line_number, metrics, labels={"engine": "mlx"})
 
 
@@ -236,14 +242,8 @@ def _ktransformers(line_number: int, match) -> Record:
 
 def _candle(line_number: int, prompt, generated) -> Record:
     """candle's example run: each phase's count and rate (the prompt line may be missing)."""
-    metrics: dict = {}
-    if prompt is not None:
-        _rate_phase(float(prompt.group(1)), float(prompt.group(2)), metrics, "prefill_seconds", "input_tokens",
-                    "prompt_tokens_per_second")
-    _rate_phase(float(generated.group(1)), float(generated.group(2)), metrics, "decode_seconds", "output_tokens",
-                "generation_tokens_per_second")
-    if metrics.get("generation_tokens_per_second"):
-        metrics["tpot_seconds"] = 1 / metrics["generation_tokens_per_second"]
+    tokens, rate = (float(prompt.group(1)), float(prompt.group(2))) if prompt is not None else (None, None)
+    metrics = _both_phases(tokens, rate, float(generated.group(1)), float(generated.group(2)))
     return Record("request", "candle.example", line_number, metrics, labels={"engine": "candle"})
 
 
