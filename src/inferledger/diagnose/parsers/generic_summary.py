@@ -151,8 +151,9 @@ def _table_row(line: str, columns: list) -> tuple[str, dict] | None:
 
 
 def sniff(head: str) -> float:
-    """Three lines or more that name a metric with a number and a unit: enough to read a summary from."""
-    found = 0
+    """Three lines or more that name a metric with a number and a unit, or two that give a first-token time and a
+    token rate (a script's two-line summary: both phases of its requests): enough to read a summary from."""
+    found = []
     lines = head.splitlines()
     for line, following in zip(lines, lines[1:] + [""], strict=True):
         columns = _table_header(line)
@@ -160,10 +161,15 @@ def sniff(head: str) -> float:
             return 0.5
     for line in lines:
         # a JSON export's `"generationTPS" : 81.8,` counts too: its key names the metric in camelCase
-        if (looks_like_metric(line) or line.lstrip().startswith('"')) and _line_metric(line) is not None:
-            found += 1
-            if found >= 3:
-                return 0.5
+        if looks_like_metric(line) or line.lstrip().startswith('"'):
+            metric = _line_metric(line)
+            if metric is not None:
+                found.append(metric[0])
+                if len(found) >= 3:
+                    return 0.5
+    if len(found) == 2 and any(name.startswith("ttft") for name in found) \
+            and any(name.endswith("tokens_per_second") for name in found):
+        return 0.5
     return 0.0
 
 

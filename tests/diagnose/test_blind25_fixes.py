@@ -1,0 +1,27 @@
+"""The general fix of blind round 25 (tests/fixtures/blind25_logs): the keyword reader takes a script's two-line
+summary when its lines are a first-token time and a token rate. Expected figures are the excerpt's numbers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inferledger.diagnose import diagnose_files
+from inferledger.diagnose.read import read_records
+from inferledger.errors import LogFormatError
+
+ROUND = Path(__file__).resolve().parent.parent / "fixtures" / "blind25_logs"
+
+
+def test_a_first_token_time_and_a_rate_are_a_summary():
+    (record,) = read_records(ROUND / "glm4voice__a800-first-token-0.09s-decode-22.8-tok-s.txt")
+    assert record.metrics == {"ttft_seconds_mean": 0.0907, "output_tokens_per_second": 22.7574}
+    assert diagnose_files([ROUND / "glm4voice__a800-first-token-0.09s-decode-22.8-tok-s.txt"]).verdict == "healthy"
+
+
+def test_two_other_metric_lines_are_still_not_enough(tmp_path):
+    path = tmp_path / "two.txt"
+    path.write_text("Total requests: 12\nMean latency: 3.2 s\n", encoding="utf-8")
+    with pytest.raises(LogFormatError):
+        diagnose_files([path])
