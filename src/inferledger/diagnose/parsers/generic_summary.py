@@ -26,6 +26,9 @@ _LATENCIES = (
     ("ttft", "ttft_seconds"), ("time to first token", "ttft_seconds"), ("first token latency", "ttft_seconds"),
     ("first token time", "ttft_seconds"), ("ttst", "ttst_seconds"), ("tpot", "tpot_seconds"),
     ("time per output token", "tpot_seconds"), ("inter token latency", "itl_seconds"), ("itl", "itl_seconds"),
+    # the tokens after the first, as Xeon / Gaudi / OpenVINO tools name them: a decode step each
+    ("next token latency", "tpot_seconds"), ("2nd token latency", "tpot_seconds"),
+    ("second token latency", "tpot_seconds"),
     ("per token latency", "tpot_seconds"),
     # a request's latency divided by its tokens (vLLM's 2023 benchmark_serving): normalised, not a step time
     ("latency per output token", "e2e_per_output_token_seconds"), ("latency per token", "e2e_per_token_seconds"),
@@ -90,8 +93,10 @@ def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
         return "load_seconds", seconds  # the model's load, before any request (not the run's duration)
     if any(word in words for word in _DURATIONS) and stat_word is None:
         return "duration_seconds", seconds
+    # A statistic may sit inside the name ("First token Avg Latency", "Next token P90 Latency"): matched without it.
+    bare = " ".join(_STAT_WORD.sub(" ", words).split())
     for words_of, metric in _LATENCIES:
-        if re.search(rf"\b{words_of}\b", words):
+        if re.search(rf"\b{words_of}\b", words) or re.search(rf"\b{words_of}\b", bare):
             return f"{metric}_{stat}", seconds
     return None
 

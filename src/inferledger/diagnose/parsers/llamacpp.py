@@ -138,7 +138,7 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
     depth = re.search(r"@\s*d(\d+)", test)
     if metric == "generation_tokens_per_second":
         metrics["context_depth_tokens"] = float(depth.group(1)) if depth else 0.0
-    size = re.match(r"([\d.]+)\s*(KiB|MiB|GiB|TiB)", row.get("size", ""))
+    size = re.match(r"([\d.]+)\s*(KiB|MiB|GiB|TiB)", row.get("size") or row.get("modelsize", ""))  # MNN: modelSize
     if size:
         metrics["weights_bytes"] = float(size.group(1)) * _BINARY[size.group(2)]
         # A mixture of experts names its active size ("30B.A3B"): a decode step reads that share of the weights.

@@ -58,6 +58,9 @@
   throughput, peak memory), one request a row, its generation time from its own rate (the E2E column is timed
   apart and may disagree); its batching tables after it are left unread.
 
+* club-3090's bench script (llama.cpp / vLLM servers on RTX cards): `[bench] narrative run 3/5: 359 tok in 20.2s (18.40
+  decode TPS, ttft 733ms)`, one request generating; `[bench] prefill-10k run 1/3: 9647 prompt tok, 596.4 prefill
+  tok/s, ttft 16177ms` (also `prompt-processing run`, `PP tok/s`), one request reading a prompt;
 * candle's examples (quantized, llama, …): `19 prompt tokens processed: 98.22 token/s` then `99 tokens generated:
   63.82 token/s`, one request: each phase's count and rate, so its time.
 
@@ -135,6 +138,9 @@ _MLC_STATS = re.compile(r"\b(?:prefill|encode): ([\d.]+) tok/s, decod(?:e|ing): 
 _IPEX_FIRST = re.compile(r"First token cost:? ([\d.]+) ?s\b")
 _IPEX_REST = re.compile(r"[Rr]est tokens? cost average:? ([\d.]+) ?s\b(?: \((\d+) tokens in all\))?")
 _IPEX_MEMORY = re.compile(r"\band ([\d.]+) GB=")
+_CLUB_RUN = re.compile(r"\[bench\] ([\w-]+) run \d+/\d+: (\d+) tok in ([\d.]+)s \(([\d.]+) decode TPS, ttft (\d+)ms\)")
+_CLUB_PREFILL = re.compile(r"\[bench\] ([\w-]+) run \d+/\d+: (\d+) prompt tok, ([\d.]+) (?:PP|prefill) tok/s, "
+                          r"ttft (\d+)ms")
 _CANDLE_PROMPT = re.compile(r"^\s*(\d+) prompt tokens processed: ([\d.]+) token/s")
 _CANDLE_GENERATED = re.compile(r"^\s*(\d+) tokens generated: ([\d.]+) token/s")
 _ORT_TIMINGS = re.compile(r"Prompt length: (\d+), New tokens: (\d+), Time to first: ([\d.]+)s, Prompt tokens per "
@@ -152,6 +158,27 @@ def _rate_phase(tokens: float | None, rate: float | None, metrics: dict, seconds
             metrics[seconds] = tokens / rate
     if tokens is not None:
         metrics[count] = tokens
+
+
+def _club_bench(line_number: int, line: str) -> Record | None:
+    """One run of club-3090's bench script: a generating run (its tokens, time, decode rate and first token) or a
+    prompt run (its prompt, rate and first token, the whole of it)."""
+    run = _CLUB_RUN.search(line)
+    if run is not None:
+        kind, tokens, seconds, rate, ttft_ms = run.groups()
+        metrics = {"output_tokens": float(tokens), "e2e_seconds": float(seconds), "ttft_seconds": float(ttft_ms) / 1000,
+                   "generation_tokens_per_second": float(rate)}
+        if float(rate) > 0:
+            metrics["decode_seconds"] = float(tokens) / float(rate)
+            metrics["tpot_seconds"] = 1 / float(rate)
+    else:
+        prefill = _CLUB_PREFILL.search(line)
+        if prefill is None:
+            return None
+        kind, tokens, rate, ttft_ms = prefill.groups()
+        metrics = {"input_tokens": float(tokens), "prompt_tokens_per_second": float(rate),
+                   "ttft_seconds": float(ttft_ms) / 1000, "prefill_seconds": float(ttft_ms) / 1000}
+    return Record("request", "club-3090.bench", line_number, metrics, labels={"tool": "club-3090 bench", "run": kind})
 
 
 def _both_phases(prompt: float | None, prompt_rate: float | None, output: float | None,
@@ -634,6 +661,7 @@ _SIGNATURES = (
     (("PyTorchObserver",), ("generated_tokens",)),  # ExecuTorch's LLM runners
     (("Single Request Results",), ("pp TPS",)),  # oMLX's benchmark
     (("tokens generated: ",), ("token/s",)),  # candle's examples
+    (("[bench] ",), ("decode TPS", "prefill tok/s", "PP tok/s")),  # club-3090's bench script
 )
 
 
@@ -727,6 +755,11 @@ def parse(lines) -> Iterator:
     omlx_single = False  # inside oMLX's "Single Request Results" table
     candle_prompt = None  # candle's prompt line, for the generated line after it
     for line_number, line in lines:
+        if "[bench] " in line and " run " in line:
+            record = _club_bench(line_number, line)
+            if record is not None:
+                yield record
+                continue
         if "token/s" in line and ("prompt tokens processed:" in line or "tokens generated:" in line):
             prompt = _CANDLE_PROMPT.match(line)
             if prompt is not None:
