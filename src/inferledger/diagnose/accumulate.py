@@ -286,7 +286,7 @@ class Accumulator:
             "tiny_prompt", "queue_dominant", "queue_long", "slow_tpot", "kv_full_no_queue", "prefill_share",
             "impossible_prompt_rate", "parts_mismatch", "troubled", "arrival", "stalled", "clean", "slow_tpot_bound",
             "slow_prompt", "rate_contradicts_time", "prompt_artifact_minor", "prefill_gap",
-            "bench_rows_timed", "bench_prefill_share", "impossible_tpot")}
+            "bench_rows_timed", "bench_prefill_share", "impossible_tpot", "one_token")}
         self.tpot_bound = Running()  # e2e ÷ (prompt + output) of requests stating no step time, where ≥ the cutoff
         self.tpot_ceiling = Running()  # e2e ÷ output of requests stating no step time: the step is at most this
         self._last_window = None  # (running, waiting) of the last stats window folded, for _arrivals
@@ -634,6 +634,13 @@ class Accumulator:
         self.request_count += 1
         metrics = record.metrics
         line = record.line_number
+        if metrics.get("output_tokens") is not None and metrics["output_tokens"] <= 1 \
+                and ("tpot_seconds" in metrics or "generation_tokens_per_second" in metrics):
+            # One token written: its "per-token" time (llama.cpp's 0.00 ms, inf tokens per second) times no decode
+            # step, so it is set aside (requests-one-token), as summary-one-token does for a run's mean.
+            self._flags["one_token"].add(line, file)
+            metrics = {name: value for name, value in metrics.items()
+                       if name not in ("tpot_seconds", "generation_tokens_per_second")}
         for name, value in metrics.items():
             if name not in self.requests:
                 self.requests[name] = Running()
@@ -650,7 +657,9 @@ class Accumulator:
         if metrics.get("prefill_seconds") == 0 and metrics.get("input_tokens", 0) > 1:
             self._flags["prefill_zero"].add(line, file)
         load = metrics.get("load_seconds")
-        if load is not None and e2e and load >= COLD_START_FRACTION * e2e:
+        # A load longer than the whole total cannot be inside it (llama.cpp builds whose total starts after the
+        # load): only a load that fits in the total is a cold start of the request.
+        if load is not None and e2e and COLD_START_FRACTION * e2e <= load <= e2e:
             self._flags["cold_start"].add(line, file)
         tokens = metrics.get("input_tokens")
         if tokens is not None and tokens <= TINY_PROMPT_TOKENS:
@@ -699,7 +708,8 @@ class Accumulator:
         healthy_rate = bool(prefill and decode and tokens and output) \
             and tokens / prefill >= PREFILL_HEALTHY_RATIO * output / decode
         share = PREFILL_DOMINANT_SHARE if healthy_rate else PREFILL_SHARE
-        if prefill is not None and decode is not None and prefill + decode > 0 \
+        # A request that writes one token has no decode to weigh its prompt against: its share says nothing.
+        if prefill is not None and decode is not None and prefill + decode > 0 and (output is None or output > 1) \
                 and (tokens is None or tokens > TINY_PROMPT_TOKENS) and prefill >= share * (prefill + decode):
             self._flags["prefill_share"].add(line, file)
         # The generation side only: a prompt's count may include cached tokens its rate leaves out (TabbyAPI).

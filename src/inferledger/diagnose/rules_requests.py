@@ -129,6 +129,11 @@ def _warm_up(acc: Accumulator) -> tuple | None:
     return tpot.high_line, tpot.first, rest
 
 
+def _per_token(seconds: float) -> str:
+    """A time per token as people write it: milliseconds, or seconds past ten of them."""
+    return f"{seconds:,.0f} s" if seconds >= 10 else f"{seconds * 1e3:.0f} ms"
+
+
 def _phase_leads(acc: Accumulator, findings: list) -> None:
     """requests-phase-leads: with both the prompt share and the per-token cutoff fired over the requests, the phase
     holding most of their time leads (its summed seconds against the other's)."""
@@ -205,6 +210,11 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             f"{threshold('requests-impossible-prompt-rate'):,.0f} tok/s is a timing bug (only part of the prompt "
             "timed), not prefill speed", {"prompt_tokens_per_second_max": rate.high},
             **where("impossible_prompt_rate")))
+    if flags["one_token"].count:
+        findings.append(fire(
+            "requests-one-token", f"{flags['one_token'].count} of {count} requests write one token: their per-token "
+            "time or rate is the prompt's first token, not a decode step, and is set aside",
+            {"requests": flags["one_token"].count}, share("one_token"), **where("one_token")))
     if flags["impossible_tpot"].count:
         findings.append(fire(
             "requests-impossible-tpot", f"{flags['impossible_tpot'].count} of {count} requests state a time per "
@@ -275,8 +285,8 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         return
     if slow:
         queue = acc.request_value("queue_seconds")
-        text = (f"{flags['slow_tpot'].count} of {count} requests at {tpot_mean * 1e3:.0f} ms per output token "
-                f"(~{1 / tpot_mean:.1f} tok/s per stream)")
+        text = (f"{flags['slow_tpot'].count} of {count} requests at {_per_token(tpot_mean)} per output token "
+                f"(~{1 / tpot_mean:.3g} tok/s per stream)")
         if queue is not None:
             text += f" with {queue.mean * 1e3:.2f} ms in the queue: no queueing"
         if acc.labels.get("tpot_includes_prefill"):

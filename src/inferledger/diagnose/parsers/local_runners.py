@@ -61,6 +61,9 @@
 * club-3090's bench script (llama.cpp / vLLM servers on RTX cards): `[bench] narrative run 3/5: 359 tok in 20.2s (18.40
   decode TPS, ttft 733ms)`, one request generating; `[bench] prefill-10k run 1/3: 9647 prompt tok, 596.4 prefill
   tok/s, ttft 16177ms` (also `prompt-processing run`, `PP tok/s`), one request reading a prompt;
+* airllm's layer-streaming passes: `running layers(self.running_device): 100%|███| 83/83 [27:57<00:00, 20.22s/it]`,
+  one forward pass over every layer, each read from storage as it runs: a generated token needs a whole pass, so a
+  finished bar's time is a time per token;
 * candle's examples (quantized, llama, …): `19 prompt tokens processed: 98.22 token/s` then `99 tokens generated:
   63.82 token/s`, one request: each phase's count and rate, so its time.
 
@@ -141,6 +144,7 @@ _IPEX_MEMORY = re.compile(r"\band ([\d.]+) GB=")
 _CLUB_RUN = re.compile(r"\[bench\] ([\w-]+) run \d+/\d+: (\d+) tok in ([\d.]+)s \(([\d.]+) decode TPS, ttft (\d+)ms\)")
 _CLUB_PREFILL = re.compile(r"\[bench\] ([\w-]+) run \d+/\d+: (\d+) prompt tok, ([\d.]+) (?:PP|prefill) tok/s, "
                           r"ttft (\d+)ms")
+_AIRLLM_PASS = re.compile(r"running layers\([^)]*\):\s*100%\|[^|]*\|\s*(\d+)/(\d+) \[(?:(\d+):)?(\d+):(\d+)<")
 _CANDLE_PROMPT = re.compile(r"^\s*(\d+) prompt tokens processed: ([\d.]+) token/s")
 _CANDLE_GENERATED = re.compile(r"^\s*(\d+) tokens generated: ([\d.]+) token/s")
 _ORT_TIMINGS = re.compile(r"Prompt length: (\d+), New tokens: (\d+), Time to first: ([\d.]+)s, Prompt tokens per "
@@ -179,6 +183,17 @@ def _club_bench(line_number: int, line: str) -> Record | None:
         metrics = {"input_tokens": float(tokens), "prompt_tokens_per_second": float(rate),
                    "ttft_seconds": float(ttft_ms) / 1000, "prefill_seconds": float(ttft_ms) / 1000}
     return Record("request", "club-3090.bench", line_number, metrics, labels={"tool": "club-3090 bench", "run": kind})
+
+
+def _airllm_pass(line_number: int, match) -> Record | None:
+    """One finished airllm forward pass: the time a token costs when every layer is streamed in for it."""
+    done, total, hours, minutes, seconds = match.groups()
+    if done != total:
+        return None
+    elapsed = int(hours or 0) * 3600 + int(minutes) * 60 + int(seconds)
+    return Record("request", "airllm.pass", line_number, {"tpot_seconds": float(elapsed)},
+                  labels={"engine": "airllm", "layers": int(total),
+                          "tpot_definition": "one forward pass over every layer, each streamed from storage"})
 
 
 def _both_phases(prompt: float | None, prompt_rate: float | None, output: float | None,
@@ -662,6 +677,7 @@ _SIGNATURES = (
     (("Single Request Results",), ("pp TPS",)),  # oMLX's benchmark
     (("tokens generated: ",), ("token/s",)),  # candle's examples
     (("[bench] ",), ("decode TPS", "prefill tok/s", "PP tok/s")),  # club-3090's bench script
+    (("running layers(",), ("s/it]", "it/s]")),  # airllm's layer passes
 )
 
 
@@ -755,6 +771,13 @@ def parse(lines) -> Iterator:
     omlx_single = False  # inside oMLX's "Single Request Results" table
     candle_prompt = None  # candle's prompt line, for the generated line after it
     for line_number, line in lines:
+        if "running layers(" in line:
+            match = _AIRLLM_PASS.search(line)
+            if match is not None:
+                record = _airllm_pass(line_number, match)
+                if record is not None:
+                    yield record
+                continue
         if "[bench] " in line and " run " in line:
             record = _club_bench(line_number, line)
             if record is not None:
