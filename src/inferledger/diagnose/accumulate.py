@@ -25,6 +25,7 @@ PREFILL_HEAVY_RATIO = threshold("windows-prefill-heavy")
 SLOW_TPOT_SECONDS = threshold("requests-slow-tpot-no-hardware")
 IMPOSSIBLE_TPOT_SECONDS = threshold("requests-impossible-tpot")
 TINY_PROMPT_TOKENS = threshold("requests-tiny-prompt")
+PROMPT_ONLY_TOKENS = threshold("requests-prompt-only")
 COLD_START_FRACTION = threshold("requests-cold-start")
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 QUEUE_MIN_SECONDS = threshold("requests-queue-dominant")
@@ -708,9 +709,11 @@ class Accumulator:
         healthy_rate = bool(prefill and decode and tokens and output) \
             and tokens / prefill >= PREFILL_HEALTHY_RATIO * output / decode
         share = PREFILL_DOMINANT_SHARE if healthy_rate else PREFILL_SHARE
-        # A request that writes one token has no decode to weigh its prompt against: its share says nothing.
-        if prefill is not None and decode is not None and prefill + decode > 0 and (output is None or output > 1) \
-                and (tokens is None or tokens > TINY_PROMPT_TOKENS) and prefill >= share * (prefill + decode):
+        # A request that writes one token has no decode to weigh its prompt against: like a prompt-only
+        # measurement, only a long prompt (requests-prompt-only's size) makes it prefill-bound.
+        enough = TINY_PROMPT_TOKENS if output is None or output > 1 else PROMPT_ONLY_TOKENS
+        if prefill is not None and decode is not None and prefill + decode > 0 \
+                and (tokens is None or tokens > enough) and prefill >= share * (prefill + decode):
             self._flags["prefill_share"].add(line, file)
         # The generation side only: a prompt's count may include cached tokens its rate leaves out (TabbyAPI).
         stated = metrics.get("generation_tokens_per_second")

@@ -227,7 +227,8 @@ _TABLE = (
     _rule("requests-one-token", "requests", "measurement-artifact",
           "a per-token time or generation rate stated for a request that writes at most this many tokens", 1.0,
           "tokens", "one token is the prompt's first: its eval time (llama.cpp's 0.00 ms and inf tokens per second, "
-          "llama-coder#3) times no decode step, so it is set aside and read by no decode rule", 0.6),
+          "llama-coder#3) times no decode step, so it is set aside and read by no decode rule; its prompt share "
+          "counts only for a prompt of requests-prompt-only's size", 0.6),
     _rule("requests-impossible-tpot", "requests", "measurement-artifact",
           "time per output token at or above this", 86400.0, "s",
           "a day a token is beyond any runner that serves a request: even 2 TB of fp16 weights streamed from a "
