@@ -8,6 +8,10 @@ beside it; transformers-bloom-inference's `*** Performance stats` with `Total to
 B`): every prompt of the batch generates max_new_tokens together, and the rate is all of them over the whole call, so
 one stream's rate is it ÷ the batch size, taken from the `input N:` lines the script prints (or the batch-size line).
 
+And optimum-benchmark's inference log lines, `… - + Forward pass latency: 1.22e-02 (s)`, `+ Generation pass latency`,
+`+ Generation throughput: 1234.5 (tokens/s)`, `+ Per token latency`: the forward pass is the prompt's (the first
+token's), the generation pass the whole generate() call, one summary per run of them.
+
 Units as printed: LMDeploy latencies in seconds (a `(s)` in the label, or an `s` after each value in old
 releases), throughput in token/s and req/s (or req/min); tgi-gaudi latencies in ms after each value.
 """
@@ -127,6 +131,13 @@ def _gaudi_line(block: _Block, line: str) -> bool:
 _INCLUDING = re.compile(r"Throughput \(including tokenization\) = ([\d.]+) tokens/sec")
 _INPUT = re.compile(r"^input (\d+): ")
 _BATCH = re.compile(r"with batch size = (\d+)")
+_OPTIMUM = re.compile(r"\+ (Forward pass|Prefill|Generation pass|Generation|Decode|Per token) (latency|throughput)(?: \(mean\))?: "
+                      r"([\d.]+(?:[eE][-+]?\d+)?) \(([^)]+)\)")
+_OPTIMUM_METRIC = {("forward pass", "latency"): "ttft_seconds_mean", ("prefill", "latency"): "ttft_seconds_mean",
+                   ("generation pass", "latency"): "e2e_seconds_mean", ("generation", "latency"): "e2e_seconds_mean",
+                   ("per token", "latency"): "tpot_seconds_mean", ("decode", "latency"): "tpot_seconds_mean",
+                   ("generation", "throughput"): "output_tokens_per_second",
+                   ("decode", "throughput"): "output_tokens_per_second"}
 _EXAMPLE_LABELS = {"memory allocated": "memory_allocated_gb", "max memory allocated": "max_memory_allocated_gb",
                    "graph compilation duration": "graph_compilation_seconds"}
 
@@ -146,6 +157,8 @@ def _example_record(line_number: int, rate: float, batch: int | None, labels: di
 def sniff(head: str) -> float:
     if "Throughput (including tokenization) = " in head:
         return 0.8
+    if ("pass latency: " in head or "Per token latency: " in head) and _OPTIMUM.search(head):
+        return 0.8
     if _GAUDI_TITLE in head:
         return 0.9
     lowered = head.lower()
@@ -159,10 +172,25 @@ def parse(lines) -> Iterator:
     block: _Block | None = None
     example: list | None = None  # a text-generation example's run (see where it is made)
     inputs = 0  # `input N:` lines since the last example run, its batch
+    optimum: tuple | None = None  # (line number, metrics) of optimum-benchmark's run being read
     for line_number, line in lines:
         stripped = line.strip()
         if not stripped:
             continue
+        if " latency" in stripped or " throughput" in stripped:
+            match = _OPTIMUM.search(stripped)
+            if match is not None:
+                metric = _OPTIMUM_METRIC.get((match.group(1).lower(), match.group(2)))
+                unit = match.group(4).strip().lower()
+                if metric is not None and (metric.endswith("per_second") == unit.endswith("/s")):
+                    value = float(match.group(3)) * (TIME_UNITS.get(unit, 1.0) if "seconds" in metric else 1.0)
+                    if optimum is not None and metric in optimum[1]:  # the next run's lines
+                        yield Record("summary", "bench.optimum-benchmark", *optimum, labels={"tool": "optimum-benchmark"})
+                        optimum = None
+                    if optimum is None:
+                        optimum = (line_number, {})
+                    optimum[1][metric] = value
+                continue
         if stripped.startswith("input ") and _INPUT.match(stripped):
             inputs = max(inputs, int(_INPUT.match(stripped).group(1)))
             if example is not None and example[4]:
@@ -211,3 +239,5 @@ def parse(lines) -> Iterator:
         yield record
     if example is not None:
         yield _example_record(*example[:4])
+    if optimum is not None:
+        yield Record("summary", "bench.optimum-benchmark", *optimum, labels={"tool": "optimum-benchmark"})

@@ -64,6 +64,11 @@
 * airllm's layer-streaming passes: `running layers(self.running_device): 100%|███| 83/83 [27:57<00:00, 20.22s/it]`,
   one forward pass over every layer, each read from storage as it runs: a generated token needs a whole pass, so a
   finished bar's time is a time per token;
+* MLC LLM's benchmark.py (jetson-containers): `…/params:  input=16 output=128 prefill_time 0.081 sec, prefill_rate 197.0
+  tokens/sec, decode_time 6.632 sec, decode_rate 19.3 tokens/sec` (the counts may be missing), one request;
+* TensorRT-Edge-LLM's `--dumpProfile` summary: `=== LLM Prefill ===` then `Computed Tokens: 512`, `Average Time per
+  Run: 61.8572 ms`, and `=== LLM Generation … ===` then `Generated Tokens: 120`, `Tokens/Second: 32.8`, `Average Time
+  per Token: 30.4815 ms`, one request (averages per run when several ran);
 * candle's examples (quantized, llama, …): `19 prompt tokens processed: 98.22 token/s` then `99 tokens generated:
   63.82 token/s`, one request: each phase's count and rate, so its time.
 
@@ -145,6 +150,10 @@ _CLUB_RUN = re.compile(r"\[bench\] ([\w-]+) run \d+/\d+: (\d+) tok in ([\d.]+)s 
 _CLUB_PREFILL = re.compile(r"\[bench\] ([\w-]+) run \d+/\d+: (\d+) prompt tok, ([\d.]+) (?:PP|prefill) tok/s, "
                           r"ttft (\d+)ms")
 _AIRLLM_PASS = re.compile(r"running layers\([^)]*\):\s*100%\|[^|]*\|\s*(\d+)/(\d+) \[(?:(\d+):)?(\d+):(\d+)<")
+_MLC_BENCH = re.compile(r"(?:input=(\d+) output=(\d+) )?prefill_time ([\d.]+) sec, prefill_rate ([\d.]+) tokens/sec, "
+                        r"decode_time ([\d.]+) sec, decode_rate ([\d.]+) tokens/sec")
+_EDGE_FIELD = re.compile(r"^(Computed Tokens|Average Tokens per Run|Average Time per Run|Generated Tokens|"
+                         r"Tokens/Second|Average Time per Token):\s*([\d.]+)")
 _CANDLE_PROMPT = re.compile(r"^\s*(\d+) prompt tokens processed: ([\d.]+) token/s")
 _CANDLE_GENERATED = re.compile(r"^\s*(\d+) tokens generated: ([\d.]+) token/s")
 _ORT_TIMINGS = re.compile(r"Prompt length: (\d+), New tokens: (\d+), Time to first: ([\d.]+)s, Prompt tokens per "
@@ -194,6 +203,58 @@ def _airllm_pass(line_number: int, match) -> Record | None:
     return Record("request", "airllm.pass", line_number, {"tpot_seconds": float(elapsed)},
                   labels={"engine": "airllm", "layers": int(total),
                           "tpot_definition": "one forward pass over every layer, each streamed from storage"})
+
+
+def _mlc_bench(line_number: int, match) -> Record:
+    """One MLC benchmark.py result: each phase's time and rate (and the counts, when printed)."""
+    inputs, outputs, prefill, prompt_rate, decode, rate = match.groups()
+    metrics = {"prefill_seconds": float(prefill), "prompt_tokens_per_second": float(prompt_rate),
+               "decode_seconds": float(decode), "generation_tokens_per_second": float(rate)}
+    if float(rate) > 0:
+        metrics["tpot_seconds"] = 1 / float(rate)
+    if inputs is not None:
+        metrics.update(input_tokens=float(inputs), output_tokens=float(outputs))
+    return Record("request", "mlc-llm.benchmark", line_number, metrics, labels={"engine": "mlc-llm"})
+
+
+class _EdgeProfile:
+    """TensorRT-Edge-LLM's --dumpProfile summary, read section by section into one request."""
+
+    def __init__(self, line_number: int):
+        self.line_number = line_number
+        self.section = ""
+        self.fields: dict = {}
+
+    def feed(self, line: str) -> None:
+        stripped = line.strip()
+        if stripped.startswith("=== "):
+            self.section = "prefill" if "Prefill" in stripped else "generation" if "Generation" in stripped else ""
+            return
+        match = _EDGE_FIELD.match(stripped)
+        if match is not None and self.section:
+            self.fields[(self.section, match.group(1))] = float(match.group(2))
+
+    def record(self) -> Record | None:
+        fields = self.fields
+        metrics: dict = {}
+        tokens = fields.get(("prefill", "Average Tokens per Run"), fields.get(("prefill", "Computed Tokens")))
+        if tokens is not None:
+            metrics["input_tokens"] = tokens
+        if ("prefill", "Average Time per Run") in fields:
+            metrics["prefill_seconds"] = fields[("prefill", "Average Time per Run")] / 1000
+        generated = fields.get(("generation", "Average Tokens per Run"), fields.get(("generation", "Generated Tokens")))
+        if generated is not None:
+            metrics["output_tokens"] = generated
+        if ("generation", "Tokens/Second") in fields:
+            metrics["generation_tokens_per_second"] = fields[("generation", "Tokens/Second")]
+        if ("generation", "Average Time per Token") in fields:
+            metrics["tpot_seconds"] = fields[("generation", "Average Time per Token")] / 1000
+            if generated:
+                metrics["decode_seconds"] = metrics["tpot_seconds"] * generated
+        if not metrics:
+            return None
+        return Record("request", "tensorrt-edge-llm.profile", self.line_number, metrics,
+                      labels={"engine": "tensorrt-edge-llm"})
 
 
 def _both_phases(prompt: float | None, prompt_rate: float | None, output: float | None,
@@ -678,6 +739,8 @@ _SIGNATURES = (
     (("tokens generated: ",), ("token/s",)),  # candle's examples
     (("[bench] ",), ("decode TPS", "prefill tok/s", "PP tok/s")),  # club-3090's bench script
     (("running layers(",), ("s/it]", "it/s]")),  # airllm's layer passes
+    (("prefill_rate ",), ("decode_rate ",)),  # MLC's benchmark.py
+    (("=== Performance Summary ===",), ("=== LLM Generation",)),  # TensorRT-Edge-LLM's profile
 )
 
 
@@ -770,7 +833,21 @@ def parse(lines) -> Iterator:
     kobold_bench: tuple | None = None  # (line number, {key: value}) of a koboldcpp --benchmark console summary
     omlx_single = False  # inside oMLX's "Single Request Results" table
     candle_prompt = None  # candle's prompt line, for the generated line after it
+    edge: _EdgeProfile | None = None  # a TensorRT-Edge-LLM profile being read
     for line_number, line in lines:
+        if "prefill_rate " in line and "decode_rate " in line:
+            match = _MLC_BENCH.search(line)
+            if match is not None:
+                yield _mlc_bench(line_number, match)
+                continue
+        if "=== Performance Summary ===" in line:
+            if edge is not None and (record := edge.record()) is not None:
+                yield record
+            edge = _EdgeProfile(line_number)
+            continue
+        if edge is not None and (line.lstrip().startswith("===") or _EDGE_FIELD.match(line.strip())):
+            edge.feed(line)
+            continue
         if "running layers(" in line:
             match = _AIRLLM_PASS.search(line)
             if match is not None:
@@ -1007,7 +1084,8 @@ def parse(lines) -> Iterator:
         yield _kobold(*kobold_head, progress)
     if kobold_tail is not None:
         yield _kobold(*kobold_tail)
-    for record in (steps.close(), mlc_steps.record(), tinygrad_steps.record()):
+    for record in (steps.close(), mlc_steps.record(), tinygrad_steps.record(),
+                   edge.record() if edge is not None else None):
         if record is not None:
             yield record
     for block in (mlx, genai):
