@@ -51,6 +51,7 @@ _TOKEN_RATE = re.compile(r"\b(?:tok(?:en)?s?|t)\s*/\s*(?:s|sec|second)\b")
 # Triton's perf_analyzer counts requests as inferences: `Throughput: 219.6 infer/sec`.
 _REQUEST_RATE = re.compile(r"\b(?:(?:req(?:uest)?s?|infer(?:ences?)?)\s*/\s*(?:s|sec|second)|qps|rps)\b")
 _LABEL_UNIT = re.compile(r"\((ns|us|usec|µs|μs|ms|msec|s|sec|secs|seconds)\)|[ _](ns|us|usec|ms|msec|s|sec|secs|seconds)$")
+_OTHER_PERCENTILE = re.compile(r"\bp\d+(?:\.\d+)?\b")
 _STAT_WORD = re.compile(r"\b(mean|avg|average|median|p50|p90|p95|p99|min|minimum|max|maximum|std|stddev)\b")
 
 
@@ -58,13 +59,18 @@ def _words(label: str) -> str:
     # camelCase and CAPS keys of JSON exports ("ttftMs", "generationTPS", "completionTokens") read as words
     label = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", label)
     words = " ".join(re.sub(r"[_\-]+", " ", label.lower()).replace("end-to-end", "end to end").split())
-    return re.sub(r"\btps\b", "tok/s", words.replace("tokens per second", "tok/s"))
+    words = re.sub(r"\btokens per sec(?:ond)?\b", "tok/s", words)
+    words = re.sub(r"\brequests per sec(?:ond)?\b", "req/s", words)
+    return re.sub(r"\btps\b", "tok/s", words)
 
 
 def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
     """(metric name, value in its unit) for one line, or None when the words or the unit do not say enough."""
     words = _words(label)
     both = f"{words} {unit.lower()}"
+    percentile = _OTHER_PERCENTILE.search(words)
+    if percentile is not None and percentile.group() not in STAT_NAMES:
+        return None  # a percentile with no metric name of its own (p0.1, p25, p99.9): not read as another statistic
     stat_word = _STAT_WORD.search(words)
     stat = STAT_NAMES[stat_word.group(1)] if stat_word else "mean"
     if _REQUEST_RATE.search(both):
@@ -155,9 +161,17 @@ def _table_row(line: str, columns: list) -> tuple[str, dict] | None:
     return cells[0], metrics
 
 
+# inference-perf's JSON report (kubernetes-sigs): latencies in seconds with no unit in their keys, nested as
+# "latency": {"request_latency": {"mean": …}, "normalized_time_per_output_token": {…}, …}.
+_INFERENCE_PERF_KEYS = ('"normalized_time_per_output_token"', '"load_summary"', '"schedule_delay"')
+
+
 def sniff(head: str) -> float:
     """Three lines or more that name a metric with a number and a unit, or two that give a first-token time and a
-    token rate (a script's two-line summary: both phases of its requests): enough to read a summary from."""
+    token rate (a script's two-line summary: both phases of its requests), or an inference-perf report: enough to
+    read a summary from."""
+    if any(key in head for key in _INFERENCE_PERF_KEYS) and '"successes"' in head:
+        return 0.5
     found = []
     lines = head.splitlines()
     for line, following in zip(lines, lines[1:] + [""], strict=True):
@@ -187,7 +201,10 @@ def parse(lines) -> Iterator:
     start = 0
     parents: list = []  # the keys of the JSON objects the line is inside
     columns: list | None = None  # a space-aligned table's header, while its rows follow
+    seconds = False  # an inference-perf report: its latencies are in seconds
     for line_number, line in lines:
+        if not seconds and any(key in line for key in _INFERENCE_PERF_KEYS):
+            seconds = True
         if columns is not None:
             row = _table_row(line, columns)
             if row is not None:
@@ -216,7 +233,8 @@ def parse(lines) -> Iterator:
         if parents and any(char.isdigit() for char in line):
             match = _LINE.match(line)
             if match is not None:  # "mean": 74.6 under "ttft_ms" reads as "mean ttft_ms"
-                line = f'"{match.group("label")} {parents[-1]}": {match.group("value")} {match.group("unit") or ""}'
+                unit = match.group("unit") or ("s" if seconds and "latency" in parents else "")
+                line = f'"{match.group("label")} {parents[-1]}": {match.group("value")} {unit}'
         reading = _line_metric(line) if any(char.isdigit() for char in line) else None
         if reading is None:
             if looks_like_metric(line):
