@@ -44,7 +44,7 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         # A known format's marker, but none of its lines: a client no reader knows that shares a few words with one.
         from inferledger.diagnose.parsers import FALLBACKS, pick
 
-        fallback = pick(log.head, FALLBACKS)
+        fallback = pick(log.head, FALLBACKS)[:1]
         if fallback:
             log, parsers = LogFile.open(path), fallback
             acc.add_all(iter_records(log, parsers, windows=True), shown or path)
@@ -111,10 +111,12 @@ def diagnose_files(paths, model: str | None = None, gpu: str | None = None, prec
     diagnosis = _diagnose(acc, files, model, gpu, precision, kv_precision, parallel, topology_options)
     for error in errors:
         diagnosis.notes.append("not read: " + error)
-    guessed = [info["path"] for info in files if "generic-summary" in info.get("formats", ())]
-    if guessed:
-        diagnosis.warnings.append(f"{', '.join(guessed)}: no known format; read by metric words in `label: value "
-                                  "unit` lines (check the numbers the evidence quotes)")
+    for name, how in (("generic-summary", "by metric words in `label: value unit` lines"),
+                      ("generic-phrases", "from phrases: each clause's phase by its words, its numbers by their units")):
+        guessed = [info["path"] for info in files if name in info.get("formats", ())]
+        if guessed:
+            diagnosis.warnings.append(f"{', '.join(guessed)}: no known format; read {how} (check the numbers the "
+                                      "evidence quotes)")
     return diagnosis
 
 

@@ -16,8 +16,9 @@ import importlib
 _BUILTIN = ["vllm", "sglang", "tgi", "prometheus", "trtllm_metrics"]
 _OPTIONAL = ["bench_clients", "bench_markdown", "bench_text", "evalscope", "curl_time", "guidellm_rich", "lightllm", "llamacpp", "lmcache", "lmstudio", "local_runners",
              "ollama", "sglang_one_batch", "tgi_benchmark", "trtllm_bench", "vllm_offline"]
-# Tried only when no format above is detected: it reads by keywords, so beside a known format it would read lines twice.
-_FALLBACK = ["generic_summary"]
+# Tried only when no format above is detected: they read by keywords, so beside a known format they would read lines
+# twice; only the one that reads the most is used (a summary's `label: value` lines, or a request's phrases).
+_FALLBACK = ["generic_summary", "generic_phrases"]
 
 
 def _load(names: list) -> list:
@@ -43,7 +44,7 @@ DETECT_THRESHOLD = 0.3
 def detect(head: str) -> list:
     """The parser modules that recognise `head`, best first; the fallback readers only when no format is recognised;
     empty when none reads it."""
-    return pick(head, PARSERS) or pick(head, FALLBACKS)
+    return pick(head, PARSERS) or pick(head, FALLBACKS)[:1]
 
 
 def pick(head: str, modules: list) -> list:

@@ -1,0 +1,210 @@
+"""The last resort for a runner or script whose own words no reader knows: its requests told in phrases.
+
+"Prefill: 512 tokens in 0.41s (1248.8 tok/s)", "prompt processing: 1024 tokens, 850.3 t/s", "generated 200 tokens in
+25.1 seconds (7.97 tokens/sec), first token after 1.2 s", "ttft=0.84s tpot=52ms input_len=2000 output_len=300",
+"Prefill time: 1.93 s". A line is cut into clauses (at ", ", ";", " | " and between key=value pairs); a clause's
+words name its phase (the prompt, the decode, the first token, a per-token time, the whole request) and its numbers
+are read by their units: a token count, a time, a rate. A clause that names no phase takes the one before it on its
+line ("1024 tokens, 850.3 t/s"). The lines of one request follow each other; a number seen again for the same phase
+starts the next request. A number with no unit is never guessed (a count needs its label to say tokens or length).
+
+Used, like generic_summary, only when no format is recognised (parsers.detect takes the one fallback that reads the
+most), so it never reads a line a format reader reads. Every record says it was read from phrases.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from inferledger.diagnose.parsers.bench_common import TIME_UNITS
+from inferledger.diagnose.records import Record, looks_like_metric, unread
+
+NAME = "generic-phrases"
+
+# A clause's phase, by its words, first match wins: a first token's time before a per-token time before the phases
+# ("time to first token" names a token; "prompt eval" holds "eval").
+_PHASES = (
+    ("first", re.compile(r"first[ _-]?token|\bttft|time to first")),
+    ("per_token", re.compile(r"per[ _-]?(?:output[ _-]?)?token|\btpot|\bitl\b|inter[ _-]?token|/\s*tok(?:en)?\b")),
+    ("prompt", re.compile(r"prefill|prompt|\bpp\d*\b|\binput|\bprocessing|\bingest|\bisl\b")),
+    ("decode", re.compile(r"decod|generat|\bgen\b|\beval|\boutput|\btg\d*\b|completion|sampl|\bosl\b|new tokens")),
+    ("total", re.compile(r"\btotal|\be2e|end[ _-]?to[ _-]?end|overall|elapsed|\bwall|latency")),
+)
+# What a clause's numbers mean in each phase: (count, time, rate) -> metric name.
+_MEANING = {
+    "prompt": ("input_tokens", "prefill_seconds", "prompt_tokens_per_second"),
+    "decode": ("output_tokens", "decode_seconds", "generation_tokens_per_second"),
+    "first": (None, "ttft_seconds", None),
+    "per_token": (None, "tpot_seconds", "generation_tokens_per_second"),
+    "total": (None, "e2e_seconds", None),
+}
+_NUMBER = r"(\d[\d,]*(?:\.\d+)?|\.\d+)"
+_TIME_UNIT = r"(ms|msec|milliseconds|s|sec|secs|seconds|us|µs|μs)"
+_RATE = re.compile(_NUMBER + r"\s*(?:tok(?:en)?s?|t)\s*/\s*(?:s|sec|second)\b|" + _NUMBER +
+                   r"\s*(?:tok(?:en)?s? per sec(?:ond)?|tps)\b")
+_PER_TOKEN = re.compile(_NUMBER + r"\s*" + _TIME_UNIT + r"\s*(?:/|per)\s*tok(?:en)?\b")
+_TOKENS_IN = re.compile(_NUMBER + r"\s*(?:[a-z]+\s+)?tok(?:en)?s?\s+(?:in|took|over)\s+" + _NUMBER + r"\s*" +
+                        _TIME_UNIT + r"\b")
+_COUNT = re.compile(_NUMBER + r"\s*tok(?:en)?s?\b(?!\s*(?:/|per\b))")
+_TIME = re.compile(_NUMBER + r"\s*" + _TIME_UNIT + r"\b(?!\s*(?:/|per\b))")
+# `label: value [unit]` or `key=value[unit]`; the label's own unit ("(ms)", "_ms") or token words give a bare value's.
+_PAIR = re.compile(r"([A-Za-z][\w .()/-]*?)\s*[:=]\s*" + _NUMBER +
+                   r"\s*((?:ms|msec|milliseconds|s|sec|secs|seconds|us|µs|μs|tok(?:en)?s?(?:\s*/\s*s)?|t/s|tps)\b)?")
+_LABEL_UNIT = re.compile(r"(?:\(|[ _])" + _TIME_UNIT + r"\)?$")
+_COUNT_LABEL = re.compile(r"\btok(?:en)?s\b|\blen(?:gth)?\b|\bisl\b|\bosl\b|token count|num tokens?")  # not "next_token: 30932"
+_RATE_LABEL = re.compile(r"\btps\b|tok(?:en)?s?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|throughput|\bspeed\b")
+# A setting, not a measurement: "max_new_tokens = 256", "max length: 4096", "context limit".
+_SETTING = re.compile(r"\b(?:max|min)\b.*(?:tok|\blen)|\blimit\b|\bcap\b")
+
+
+def _clauses(line: str) -> tuple[list, bool]:
+    """The line's clauses, lowercased, a `label: value` or `key=value` clause with its unit spelled after the value;
+    and whether they are key=value pairs (each names its own phase: none is taken from the pair before it)."""
+    text = line.lower()
+    pairs = list(_PAIR.finditer(text))
+    keyed = len(pairs) >= 2 and text.count("=") >= 2
+    pieces = [pair.group(0) for pair in pairs] if keyed else re.split(r",\s|;|\s\|\s|\s-\s", text)
+    return [_spelled(piece.strip(" \t-*•>#[](){}\"'")) for piece in pieces], keyed
+
+
+def _spelled(clause: str) -> str:
+    """`label: value` with no unit after the value, given the one its label implies; the label keeps its words."""
+    pair = _PAIR.fullmatch(clause) or _PAIR.match(clause)
+    if pair is None or pair.group(3):
+        return clause.replace("_", " ")
+    label = pair.group(1).replace("_", " ").strip()
+    unit_in_label = _LABEL_UNIT.search(label)
+    if unit_in_label is not None:
+        unit = unit_in_label.group(1)
+    elif _RATE_LABEL.search(label):
+        unit = "tok/s"
+    elif _COUNT_LABEL.search(label):
+        unit = "tokens"
+    else:
+        return clause.replace("_", " ")
+    return f"{label} {pair.group(2)} {unit}"
+
+
+def _phase(clause: str) -> str | None:
+    for phase, words in _PHASES:
+        if words.search(clause):
+            return phase
+    return None
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _seconds(value: str, unit: str) -> float:
+    return _number(value) * TIME_UNITS.get(unit, TIME_UNITS["ms"] if unit.startswith("milli") else 1.0)
+
+
+def _readings(clause: str) -> tuple[list, float | None, float | None, float | None]:
+    """The clause's (counts, seconds, rate, seconds per token), each number read once (a match is blanked out)."""
+    counts: list = []
+    seconds = rate = per_token = None
+    match = _RATE.search(clause)
+    if match is not None:
+        rate = _number(match.group(1) or match.group(2))
+        clause = clause[:match.start()] + " " + clause[match.end():]
+    match = _PER_TOKEN.search(clause)
+    if match is not None:
+        per_token = _seconds(match.group(1), match.group(2))
+        clause = clause[:match.start()] + " " + clause[match.end():]
+    match = _TOKENS_IN.search(clause)
+    if match is not None:
+        counts.append(_number(match.group(1)))
+        seconds = _seconds(match.group(2), match.group(3))
+        clause = clause[:match.start()] + " " + clause[match.end():]
+    match = _COUNT.search(clause)
+    if match is not None and not counts and _number(match.group(1)).is_integer():  # "0.8 tokens": a ratio
+        counts.append(_number(match.group(1)))
+    match = _TIME.search(clause)
+    if match is not None and seconds is None:
+        seconds = _seconds(match.group(1), match.group(2))
+    return counts, seconds, rate, per_token
+
+
+def line_metrics(line: str, bare_rates: bool = True) -> dict:
+    """The request metrics one line states, by the phases its clauses name ({} when none); with `bare_rates`, a
+    token rate no word places is the output's."""
+    if not any(char.isdigit() for char in line):
+        return {}
+    metrics: dict = {}
+    phase = None
+    clauses, keyed = _clauses(line)
+    for clause in clauses:
+        if keyed:
+            phase = None
+        if _SETTING.search(clause):
+            continue
+        counts, seconds, rate, per_token = _readings(clause)
+        phase = _phase(clause) or phase or ("decode" if rate is not None and bare_rates else None)
+        if phase is None:
+            continue
+        count_name, time_name, rate_name = _MEANING[phase]
+        if counts and count_name:
+            metrics.setdefault(count_name, counts[0])
+        if seconds is not None and time_name:
+            metrics.setdefault(time_name, seconds)
+        if rate is not None and rate_name:
+            metrics.setdefault(rate_name, rate)
+        if per_token is not None and phase in ("decode", "per_token"):
+            metrics.setdefault("tpot_seconds", per_token)
+    return metrics
+
+
+def sniff(head: str) -> float:
+    """Two request metrics or more in the head's phrases that words place (a line of bare rates is too little to
+    go on): 0.6 when they say more than generic_summary's `label: value` reading of the same lines (which then
+    yields to this reader), else 0.4."""
+    from inferledger.diagnose.parsers.generic_summary import _line_metric
+
+    mine = theirs = 0
+    for line in head.splitlines():
+        found = line_metrics(line, bare_rates=False)
+        if found:
+            mine += len(found)
+            theirs += _line_metric(line) is not None
+    if mine < 2:
+        return 0.0
+    return 0.6 if mine > theirs else 0.4
+
+
+def parse(lines) -> Iterator:
+    metrics: dict = {}
+    start = 0
+    for line_number, line in lines:
+        found = line_metrics(line)
+        if not found:
+            if looks_like_metric(line):
+                yield unread(line_number, line, NAME)
+            continue
+        if any(name in metrics for name in found):  # the same phase's number again: the next request
+            yield _record(start, metrics)
+            metrics = {}
+        if not metrics:
+            start = line_number
+        metrics.update(found)
+    if metrics:
+        yield _record(start, metrics)
+
+
+def _record(line_number: int, metrics: dict) -> Record:
+    """One request, its phases' missing numbers worked out from the others (a count over a time is a rate)."""
+    metrics = dict(metrics)
+    for count, time, rate in (_MEANING["prompt"], _MEANING["decode"]):
+        tokens, seconds, per_second = metrics.get(count), metrics.get(time), metrics.get(rate)
+        if tokens and seconds and per_second and not 0.5 < tokens / seconds / per_second < 2:
+            del metrics[time]  # a time that is not the phase's (an average per token, say): the rate says more
+            seconds = None
+        if per_second is None and tokens and seconds:
+            metrics[rate] = tokens / seconds
+        elif seconds is None and tokens is not None and per_second:
+            metrics[time] = tokens / per_second
+    if "tpot_seconds" not in metrics and metrics.get("generation_tokens_per_second"):
+        metrics["tpot_seconds"] = 1 / metrics["generation_tokens_per_second"]
+    labels = {"tool": "unknown runner", "reader": "phrases: each clause's phase by its words, its numbers by their units"}
+    return Record("request", "text.phrases", line_number, metrics, labels=labels)
