@@ -25,27 +25,31 @@ NAME = "markdown-table"
 # (pattern on the lower-case header without its unit, metric, kind): kind "time" needs a unit and takes a stat
 # suffix (mean when the header names none); "count"/"rate" are per-run numbers. Order matters: first match wins.
 _COLUMNS = (
-    (r"\bttft\b|time to first token|^prefill$", "ttft_seconds", "time"),  # a run's prefill time is its TTFT
-    (r"\btpot\b|time per output token", "tpot_seconds", "time"),
+    (r"\bttft\b|time to first token|^prefill$|^1st token", "ttft_seconds", "time"),  # a run's prefill time: its TTFT
+    # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
+    (r"\btpot\b|time per output token|^2\+|^(?:next|2nd) token", "tpot_seconds", "time"),
     (r"\bitl\b|inter[- ]token", "itl_seconds", "time"),
     (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^latency$|^wall", "e2e_seconds", "time"),
-    (r"\bisl\b|input (?:seq(?:uence)? )?len|input tokens|prompt len|^prompt tokens$", "mean_input_tokens", "count"),
+    (r"\bisl\b|input (?:seq(?:uence)? )?len|input tokens|prompt len|^prompt tokens$|^ctx$|^context$",
+     "mean_input_tokens", "count"),  # a sweep's context: the prompt each row prefills
     (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens|^generated tokens$", "mean_output_tokens", "count"),
     (r"concurrency|^batch(?: size)?$", "max_concurrency", "count"),  # a static batch runs all its requests at once
     (r"^n req|num(?:ber of)? req|^requests$|^# ?req", "completed_requests", "count"),
     (r"req(?:uest)?s? t(?:hrough)?put|req/s|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
     # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
-    (r"tput user|per user|/user|^decode tps$|^eval rate", "output_tokens_per_second_per_user_mean", "rate"),
+    # A runner's sweep (llama-bench's tg, ds4-bench's `gen steady t/s`) is one stream a row, as is its prefill rate.
+    (r"tput user|per user|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg)(?: steady)? (?:t|tok(?:en)?s?)/s$",
+     "output_tokens_per_second_per_user_mean", "rate"),
     (r"total tok(?:en)?s? t(?:hrough)?put", "total_tokens_per_second", "rate"),
-    (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^prefill tps$", "input_tokens_per_second",
-     "rate"),
+    (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^(?:prefill|pp) (?:tps|(?:t|tok(?:en)?s?)/s)$",
+     "input_tokens_per_second", "rate"),
     (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|output tok(?:en)?s?/s|tput decode|gen(?:eration)? t(?:hrough)?put",
      "output_tokens_per_second", "rate"),
 )
 _BARS = re.compile(r"[|│┃]")
 # A rule between rows; "\ufffd" is a box character a paste cut in half (decoded with replacement).
 _BOX_RULE = re.compile(r"^[╒╞╘├└┌┝╪╤╧┼─═━┿╇┡┢┯┷┤╡┐┘╛╕\ufffd\s]+$")
-_UNIT = re.compile(r"\s*\((ms|s|sec|us|µs)\)|[_ ](ms|s|sec|us)$")
+_UNIT = re.compile(r"\s*\((ms|s|sec|us|µs)(?:/tok(?:en)?)?\)|[_ ](ms|s|sec|us)$")  # "(ms/token)": a per-token time
 _TOOL_COLUMNS = ("source", "tool", "backend", "engine", "framework")
 _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$")
 

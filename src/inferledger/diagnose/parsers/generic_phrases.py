@@ -25,8 +25,10 @@ NAME = "generic-phrases"
 # A clause's phase, by its words, first match wins: a first token's time before a per-token time before the phases
 # ("time to first token" names a token; "prompt eval" holds "eval").
 _PHASES = (
-    ("first", re.compile(r"first[ _-]?token|\bttft|time to first")),
-    ("per_token", re.compile(r"per[ _-]?(?:output[ _-]?)?token|\btpot|\bitl\b|inter[ _-]?token|/\s*tok(?:en)?\b")),
+    ("first", re.compile(r"(?:first|1st)[ _-]?token|\bttft|time to first")),
+    # the tokens after the first: "2+ avg latency" (IPEX-LLM's all-in-one benchmark), "next token latency"
+    ("per_token", re.compile(r"per[ _-]?(?:output[ _-]?)?token|\btpot|\bitl\b|inter[ _-]?token|/\s*tok(?:en)?\b|"
+                             r"^2\+|(?:next|2nd|second)[ _-]?token")),
     ("prompt", re.compile(r"prefill|prompt|\bpp\d*\b|\binput|\bprocessing|\bingest|\bisl\b")),
     ("decode", re.compile(r"decod|generat|\bgen\b|\beval|\boutput|\btg\d*\b|completion|sampl|\bosl\b|new tokens")),
     ("total", re.compile(r"\btotal|\be2e|end[ _-]?to[ _-]?end|overall|elapsed|\bwall|latency")),
@@ -49,9 +51,9 @@ _TOKENS_IN = re.compile(_NUMBER + r"\s*(?:[a-z]+\s+)?tok(?:en)?s?\s+(?:in|took|o
 _COUNT = re.compile(_NUMBER + r"\s*tok(?:en)?s?\b(?!\s*(?:/|per\b))")
 _TIME = re.compile(_NUMBER + r"\s*" + _TIME_UNIT + r"\b(?!\s*(?:/|per\b))")
 # `label: value [unit]` or `key=value[unit]`; the label's own unit ("(ms)", "_ms") or token words give a bare value's.
-_PAIR = re.compile(r"([A-Za-z][\w .()/-]*?)\s*[:=]\s*" + _NUMBER +
+_PAIR = re.compile(r"((?:[A-Za-z]|\d(?:st|nd|rd|th|\+))[\w .()/+-]*?)\s*[:=]\s*" + _NUMBER +  # "1st token …: 617.64"
                    r"\s*((?:ms|msec|milliseconds|s|sec|secs|seconds|us|µs|μs|tok(?:en)?s?(?:\s*/\s*s)?|t/s|tps)\b)?")
-_LABEL_UNIT = re.compile(r"(?:\(|[ _])" + _TIME_UNIT + r"\)?$")
+_LABEL_UNIT = re.compile(r"(?:\(|[ _])" + _TIME_UNIT + r"(/tok(?:en)?)?\)?$")  # "(ms)", "_s", "(ms/token)"
 _COUNT_LABEL = re.compile(r"\btok(?:en)?s\b|\blen(?:gth)?\b|\bisl\b|\bosl\b|token count|num tokens?")  # not "next_token: 30932"
 _RATE_LABEL = re.compile(r"\btps\b|tok(?:en)?s?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|throughput|\bspeed\b")
 # A setting, not a measurement: "max_new_tokens = 256", "max length: 4096", "context limit".
@@ -76,7 +78,7 @@ def _spelled(clause: str) -> str:
     label = pair.group(1).replace("_", " ").strip()
     unit_in_label = _LABEL_UNIT.search(label)
     if unit_in_label is not None:
-        unit = unit_in_label.group(1)
+        unit = unit_in_label.group(1) + ("/token" if unit_in_label.group(2) else "")
     elif _RATE_LABEL.search(label):
         unit = "tok/s"
     elif _COUNT_LABEL.search(label):
@@ -182,7 +184,9 @@ def parse(lines) -> Iterator:
             if looks_like_metric(line):
                 yield unread(line_number, line, NAME)
             continue
-        if any(name in metrics for name in found):  # the same phase's number again: the next request
+        if any(metrics.get(name, value) != value for name, value in found.items()):
+            # the same phase's number again, a new value: the next request (the same value is an echo: "Prompt: 6
+            # tokens" then "Prefill: 6 tokens in 166.62s")
             yield _record(start, metrics)
             metrics = {}
         if not metrics:
@@ -197,6 +201,8 @@ def _record(line_number: int, metrics: dict) -> Record:
     metrics = dict(metrics)
     for count, time, rate in (_MEANING["prompt"], _MEANING["decode"]):
         tokens, seconds, per_second = metrics.get(count), metrics.get(time), metrics.get(rate)
+        if tokens and seconds and per_second == 0:
+            per_second = metrics[rate] = tokens / seconds  # a rate printed as 0.0: too few digits for a slow run
         if tokens and seconds and per_second and not 0.5 < tokens / seconds / per_second < 2:
             del metrics[time]  # a time that is not the phase's (an average per token, say): the rate says more
             seconds = None
