@@ -26,6 +26,7 @@ NAME = "markdown-table"
 # suffix (mean when the header names none); "count"/"rate" are per-run numbers. Order matters: first match wins.
 _COLUMNS = (
     (r"\bttft\b|time to first token|^prefill$|^1st token", "ttft_seconds", "time"),  # a run's prefill time: its TTFT
+    (r"^1000 ?/ ?tpot$", "output_tokens_per_second_per_user_mean", "rate"),  # 1000 / TPOT in ms: a stream's tok/s
     # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
     (r"\btpot\b|time per output token|^2\+|^(?:next|2nd) token", "tpot_seconds", "time"),
     (r"\bitl\b|inter[- ]token", "itl_seconds", "time"),
@@ -100,10 +101,29 @@ def _speed(column) -> bool:
     return column is not None and (column[2] == "time" or column[0] == _STREAM_RATE)
 
 
-def _header(cells: list) -> list | None:
+# A cell that carries its own time unit ("1.3s", "22 s", "870ms"): a column whose header names no unit takes its cells'.
+_TIMED_CELL = re.compile(r"^\s*(\d[\d,]*(?:\.\d+)?)\s*(ms|s|sec|us)\s*$")
+
+
+def _cell_seconds(cell: str) -> float | None:
+    match = _TIMED_CELL.match(cell)
+    return None if match is None else float(match.group(1).replace(",", "")) * TIME_UNITS[match.group(2)]
+
+
+def _unit_from_cells(header: str, index: int, rows: list):
+    """A time column whose header names no unit, when every row's cell in it carries one: (metric, None, "time"),
+    the None saying each cell is read with its own unit; else None."""
+    column = _column(f"{header} (s)")
+    cells = [cells[index] for _, cells in rows if index < len(cells) and cells[index].strip()]
+    if column is None or column[2] != "time" or not cells or any(_cell_seconds(cell) is None for cell in cells):
+        return None
+    return column[0], None, "time"
+
+
+def _header(cells: list, rows: list = ()) -> list | None:
     """The columns of a header row naming at least one latency and one other metric, or a per-stream generation
     rate, else None."""
-    columns = [_column(cell) for cell in cells]
+    columns = [_column(cell) or _unit_from_cells(cell, index, rows) for index, cell in enumerate(cells)]
     named = [column for column in columns if column is not None]
     if any(column[0] == _STREAM_RATE for column in named):
         return columns
@@ -141,6 +161,11 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
         for title, column, cell in zip(header, columns, cells, strict=True):
             if title.lower() in _TOOL_COLUMNS and cell:
                 tool = cell
+            if column is not None and column[1] is None:  # a time with its unit in the cell
+                seconds = _cell_seconds(cell)
+                if seconds is not None:
+                    metrics[column[0]] = seconds
+                continue
             number = to_number(cell) if column is not None else None
             if number is not None:
                 metrics[column[0]] = number * column[1]
@@ -180,7 +205,7 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
 def _records(table: list) -> list:
     """Records of one table: [(line_number, cells)], header first."""
     (first_line, header), rows = table[0], table[1:]
-    columns = _header(header)
+    columns = _header(header, rows)
     if columns is not None:
         return _runs_by_row(header, columns, rows, "csv table" if isinstance(table, _CsvTable) else "markdown table")
     return _runs_by_column(header, rows, first_line)
