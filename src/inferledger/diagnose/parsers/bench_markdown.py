@@ -55,6 +55,11 @@ _TOOL_COLUMNS = ("source", "tool", "backend", "engine", "framework")
 _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$")
 
 
+class _CutRow(list):
+    """The cells of a row the excerpt cut before its closing bar, less its last (perhaps cut) cell: the cells kept
+    still fill the first columns."""
+
+
 def _cells(line: str) -> list:
     """The cells of a table row; a row cut before its closing bar loses its last (perhaps cut) cell."""
     stripped = line.strip()
@@ -64,7 +69,7 @@ def _cells(line: str) -> list:
     if cells and cells[-1] == "":
         cells = cells[:-1]
     elif cells and stripped[:1] in "|│┃":
-        cells = cells[:-1]  # opened with a bar but not closed: the excerpt cut the row
+        return _CutRow(cells[:-1])  # opened with a bar but not closed: the excerpt cut the row
     return cells
 
 
@@ -154,11 +159,11 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
     """Records for the run-per-row layout: [(line, cells)] under a header naming metrics (`columns`, from _header)."""
     records = []
     for line_number, cells in rows:
-        if len(cells) != len(columns):
-            continue  # a cut or merged row: its cells cannot be matched to the header
+        if len(cells) != len(columns) and not (isinstance(cells, _CutRow) and len(cells) < len(columns)):
+            continue  # a merged row, or one with a cell too many: its cells cannot be matched to the header
         metrics = {}
         tool = name
-        for title, column, cell in zip(header, columns, cells, strict=True):
+        for title, column, cell in zip(header, columns, cells, strict=False):  # a cut row fills the first columns
             if title.lower() in _TOOL_COLUMNS and cell:
                 tool = cell
             if column is not None and column[1] is None:  # a time with its unit in the cell
