@@ -91,3 +91,8 @@ def test_the_fallback_that_reads_more_is_the_one_used():
     phrases = "Input tokens: 2048\nOutput tokens: 512\nPrefill time: 1.93 s\nDecode time: 40.1 s\n"
     assert detect(phrases) == [generic_phrases]
     assert set(FALLBACKS) == {generic_summary, generic_phrases}
+
+
+def test_a_token_latency_after_a_first_token_latency_is_per_token():
+    assert generic_phrases.line_metrics("First token latency: 0.45 s, average token latency: 0.03 s") == \
+        {"ttft_seconds": 0.45, "tpot_seconds": 0.03}
