@@ -85,6 +85,7 @@ def _column(header: str):
     if unit_match:
         unit = TIME_UNITS.get(unit_match.group(1) or unit_match.group(2))
         lowered = lowered[: unit_match.start()].strip()
+    lowered = " ".join(re.sub(r"[()]", " ", lowered).split())  # `prefill(tok/s)` reads as `prefill tok/s`
     found = next(((metric, kind) for pattern, metric, kind in _COLUMNS if re.search(pattern, lowered)), None)
     if found is None:
         return None

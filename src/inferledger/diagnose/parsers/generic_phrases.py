@@ -192,9 +192,7 @@ def parse(lines) -> Iterator:
             if looks_like_metric(line):
                 yield unread(line_number, line, NAME)
             continue
-        if any(metrics.get(name, value) != value for name, value in found.items()):
-            # the same phase's number again, a new value: the next request (the same value is an echo: "Prompt: 6
-            # tokens" then "Prefill: 6 tokens in 166.62s")
+        if _starts_next(metrics, found):
             yield _record(start, metrics)
             metrics = {}
         if not metrics:
@@ -202,6 +200,21 @@ def parse(lines) -> Iterator:
         metrics.update(found)
     if metrics:
         yield _record(start, metrics)
+
+
+def _starts_next(metrics: dict, found: dict) -> bool:
+    """Whether a line's numbers open the next request: a number the request already has, with a new value; or the
+    same count again once the request has that phase's time or rate (the next run of the same size). The same count
+    on the line that gives the phase its time is an echo ("Prompt: 6 tokens", then "Prefill: 6 tokens in 166.62s")."""
+    for name, value in found.items():
+        if name not in metrics:
+            continue
+        if metrics[name] != value:
+            return True
+        for count, time, rate in (_MEANING["prompt"], _MEANING["decode"]):
+            if name == count and (time in metrics or rate in metrics) and time not in found and rate not in found:
+                return True
+    return False
 
 
 def _record(line_number: int, metrics: dict) -> Record:
