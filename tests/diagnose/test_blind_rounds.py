@@ -25,12 +25,12 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 29, 30), "blind5_logs
           "blind16_logs": (5, 8, 8), "blind17_logs": (3, 5, 6),
           "blind18_logs": (3, 5, 6), "blind19_logs": (2, 3, 4),
           "blind20_logs": (2, 3, 3), "blind21_logs": (1, 2, 3),
-          "blind22_logs": (2, 7, 7), "blind23_logs": (1, 4, 5),
+          "blind22_logs": (2, 7, 7), "blind23_logs": (1, 5, 5),
           "blind24_logs": (1, 3, 3), "blind25_logs": (3, 4, 4),
           "blind26_logs": (2, 5, 6), "blind27_logs": (4, 6, 6),
           "blind28_logs": (0, 2, 3), "blind29_logs": (3, 5, 5),
           "blind30_logs": (3, 7, 7), "blind31_logs": (3, 4, 6),
-          "blind32_logs": (3, 5, 5), "blind33_logs": (2, 3, 4)}
+          "blind32_logs": (3, 5, 5), "blind33_logs": (2, 4, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -90,7 +90,7 @@ def test_the_fallback_that_reads_more_is_the_one_used():
     assert pick(summary, FALLBACKS)[0] is generic_summary
     phrases = "Input tokens: 2048\nOutput tokens: 512\nPrefill time: 1.93 s\nDecode time: 40.1 s\n"
     assert detect(phrases) == [generic_phrases]
-    assert set(FALLBACKS) == {generic_summary, generic_phrases}
+    assert {generic_summary, generic_phrases} <= set(FALLBACKS)
 
 
 def test_a_token_latency_after_a_first_token_latency_is_per_token():

@@ -35,7 +35,7 @@ _ANSI = re.compile(r"(?:\x1b|#033)\[[0-9;?]*[A-Za-z]")
 #   compose:              vllm-1  | <line>
 #   kubectl --prefix:     [pod/name/container] <line>
 #   journald:             May 12 08:01:39 host vllm[123]: <line>
-_DOCKER = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+")
+_DOCKER = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)\s+")
 _COMPOSE = re.compile(r"[\w.-]+-\d+\s+\| ")
 _KUBECTL = re.compile(r"\[pod/[^\]]+\] ")
 _JOURNALD = re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@-]+(?:\[\d+\])?: ")

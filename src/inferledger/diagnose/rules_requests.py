@@ -272,11 +272,11 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
     if flags["prefill_share"].count:
         prefill = acc.request_value("prefill_seconds")
         tokens = acc.request_value("input_tokens")
+        size = f" for up to {tokens.high:,.0f} tokens" if tokens is not None else ""  # a prompt of unstated length
         findings.append(fire(
             "requests-prefill-share", f"{flags['prefill_share'].count} of {count} requests spent at least half "
-            f"their compute reading the prompt (prompt eval up to {prefill.high:.3g} s for up to "
-            f"{tokens.high:,.0f} tokens)", {"prefill_seconds_max": prefill.high}, share("prefill_share"),
-            **where("prefill_share")))
+            f"their compute reading the prompt (prompt eval up to {prefill.high:.3g} s{size})",
+            {"prefill_seconds_max": prefill.high}, share("prefill_share"), **where("prefill_share")))
     tpot = acc.request_value("tpot_seconds")
     tpot_mean = warm[2] if warm is not None else tpot.mean if tpot is not None else None
     slow = bool(flags["slow_tpot"].count) and not hardware_judged
