@@ -13,6 +13,10 @@ prefix `Inference Engine: vllm, Model: Qwen3-0.6B, `; later releases add `, TTFT
 generated tokens of all its prompts (every one runs to its max_tokens), the elapsed time and their ratio, one run a
 line.
 
+vLLM's benchmark_guided.py follows its `Throughput:` line with pandas' describe() of each request's `First token
+latency(msecs):` and `Next token latency(msecs):` (count, mean, std, min, 25%, 50%, 75%, max): the run's TTFT and
+per-token time statistics.
+
 Every prompt is handed to the engine at once, so this is a throughput run, not a latency measurement: the rates are
 totals over the elapsed time (tokens are counted as each request finishes, which is why a bar can read 0.00 toks/s
 until the first request is done). A bar that stopped short of its total was cut by the excerpt or the run.
@@ -44,6 +48,10 @@ _AVG_LATENCY = re.compile(r"Avg latency:\s*([\d.]+) seconds")
 _PERCENTILE_LATENCY = re.compile(r"(\d+)% percentile latency:\s*([\d.]+) seconds")
 _ARGUMENT = re.compile(r"\b(input_len|output_len|batch_size|model)=(\d+|'[^']*')")
 _LATENCY_STATS = {"50": "median", "90": "p90", "99": "p99"}  # the 10/25/75 % percentiles have no metric name
+# benchmark_guided.py's describe() blocks: a heading naming the latency and its unit, then one statistic a line.
+_DESCRIBED = re.compile(r"^(First|Next) token latency\((msecs|secs)\):\s*$")
+_DESCRIBE_ROW = re.compile(r"^(count|mean|min|max|50%)\s+(-?[\d.]+(?:e[-+]?\d+)?)\s*$")
+_DESCRIBE_STATS = {"mean": "mean", "min": "min", "max": "max", "50%": "median"}
 _SHAPE = {"input_len": "mean_input_tokens", "output_len": "mean_output_tokens", "batch_size": "mean_concurrency"}  # the whole batch runs together
 
 
@@ -143,7 +151,26 @@ def parse(lines) -> Iterator:
     last: tuple[int, dict, int | None, bool] | None = None
     arguments: dict = {}  # the last printed Namespace(...) of a latency run
     latency: tuple[int, dict] | None = None  # (line number, metrics) of the latency run being read
+    described: str | None = None  # the metric whose describe() rows follow, while they do
     for line_number, line in lines:
+        if described is not None and last is not None:
+            row = _DESCRIBE_ROW.match(line.strip())
+            if row is not None:
+                stat, value = row.groups()
+                if stat == "count":
+                    last[1].setdefault("completed_requests", float(value))
+                else:
+                    last[1][f"{described[0]}_{_DESCRIBE_STATS[stat]}"] = float(value) * described[1]
+                continue
+            if line.strip().startswith(("std", "25%", "75%", "dtype:")):
+                continue
+            described = None
+        if "token latency(" in line and last is not None:
+            heading = _DESCRIBED.match(line.strip())
+            if heading is not None:
+                metric = "ttft_seconds" if heading.group(1) == "First" else "tpot_seconds"
+                described = (metric, 1e-3 if heading.group(2) == "msecs" else 1.0)
+                continue
         if "latency" in line:
             match = _AVG_LATENCY.search(line)
             if match is not None:
