@@ -31,7 +31,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 29, 30), "blind5_logs
           "blind28_logs": (0, 2, 3), "blind29_logs": (3, 5, 5),
           "blind30_logs": (3, 7, 7), "blind31_logs": (3, 4, 6),
           "blind32_logs": (3, 5, 5), "blind33_logs": (2, 4, 4),
-          "blind34_logs": (3, 3, 4), "blind35_logs": (1, 2, 3)}
+          "blind34_logs": (3, 3, 4), "blind35_logs": (1, 2, 3),
+          "blind36_logs": (2, 4, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -11,6 +11,7 @@ import pytest
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import bench_markdown, vllm_offline
+from inferledger.diagnose.read import read_records
 from inferledger.diagnose.records import Record
 from inferledger.errors import LogFormatError
 
@@ -182,7 +183,20 @@ def test_markdown_time_columns_need_a_unit(tmp_path):
 def test_markdown_cut_row_is_not_misread(tmp_path):
     cut = SWEEP.rstrip("\n").rsplit("|", 3)[0] + "\n"  # the last row loses its last cells
     diagnosis = _diagnose(tmp_path, cut)
-    assert diagnosis.verdict == "healthy"  # only the complete first row is a run
+    # The cut row keeps its cells before the last (perhaps cut) one: concurrency 64, 640 requests, TTFT 4.0 s (its
+    # TPOT, the cell the cut may have shortened, is not read, nor are the cells after it). No input rate is left to
+    # weigh the prompt's work, but 4000 / 60 = 66.7x the first token of concurrency 1 for 64x the requests in
+    # flight (>= half of 64) is a wait (summary-ttft-grows-with-concurrency).
+    assert diagnosis.verdict == "queueing"
+    item = next(item for item in diagnosis.evidence if item.rule == "summary-ttft-grows-with-concurrency")
+    assert item.numbers["ttft_seconds_high"] / item.numbers["ttft_seconds_low"] == pytest.approx(4000 / 60)
+    path = tmp_path / "cut_rows.md"
+    path.write_text(cut, encoding="utf-8")
+    first, second = read_records(path)
+    assert first.metrics["tpot_seconds_mean"] == pytest.approx(0.020)
+    assert second.metrics == pytest.approx({"mean_input_tokens": 512, "mean_output_tokens": 256,
+                                            "max_concurrency": 64, "completed_requests": 640,
+                                            "ttft_seconds_mean": 4.0})
 
 
 # -- one generated token (summary-one-token) -------------------------------------------------------------------------

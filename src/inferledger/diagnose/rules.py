@@ -113,6 +113,12 @@ _TABLE = (
           "length (input max ≤ 2 × min, when stated); per-token spread ≤ 2×", 5.0, "×",
           "the fastest first token bounds one prompt's own prefill at this length; a typical request that waits "
           "5× that while its decode runs as fast as anyone's spent the difference in a queue", 0.6, 0.7),
+    _rule("summary-ttft-grows-with-concurrency", "summary", "queueing",
+          "runs of one file at concurrency levels this many times apart or more, no offered rate: the median TTFT "
+          "at the highest level ≥ half the concurrency ratio × the one at the lowest, and ≥ 1 s", 4.0, "×",
+          "a first token that grows in step with the requests in flight waits for the requests ahead of it (slots "
+          "full, or prompts prefilled one after another on saturated compute: sglang#8750's CPU backend, 0.31 s "
+          "alone and 2.6 s at 16); which of the two the runs alone do not say", 0.6),
     _rule("summary-ttft-share", "summary", "prefill-bound", "mean TTFT ≥ this share of mean E2E and ≥ 1 s",
           0.25, "of E2E", "the first token takes a quarter of the request: prompt work is a major part of the "
           "latency (queue evidence ruled out first)", 0.5, 0.65),

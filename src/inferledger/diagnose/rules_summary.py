@@ -1,9 +1,11 @@
-"""Rules over benchmark-client summaries (one Record per run): artefacts first, then queue evidence
- (-1.3), then prefill and decode, then the two consistency checks of Thresholds and confidences: rules.py."""
+"""Rules over benchmark-client summaries (one Record per run): artefacts first, then queue evidence, then prefill and
+decode, then the consistency checks; last the rules across a file's runs (the same work at another speed, the first
+token against the concurrency). Thresholds and confidences: rules.py."""
 
 from __future__ import annotations
 
 import math
+from statistics import median
 
 from inferledger.diagnose.accumulate import SLOW_STREAM_TOKENS_PER_SECOND, Accumulator
 from inferledger.diagnose.rules import fire, threshold
@@ -151,6 +153,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
             continue  # healthy only when no bottleneck (or a broken measurement) was read in this run
         _health(run, record, where, findings)
     _same_work(acc, findings, first)
+    _ttft_with_concurrency(acc, findings)
     # Runs side by side (a sweep, engines compared in one table): a bottleneck in one of them is what the file shows;
     # the healthy runs are its baseline and do not outvote it.
     ours = findings[first:]
@@ -159,6 +162,33 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         for finding in ours:
             if finding.rule == "summary-healthy":
                 finding.score = min(finding.score, bottleneck - 0.05)
+
+
+def _ttft_with_concurrency(acc: Accumulator, findings: list) -> None:
+    """summary-ttft-grows-with-concurrency: a file's runs at several concurrency levels (a sweep table), the median
+    TTFT of the highest level against that of the lowest."""
+    levels: dict = {}  # (file, variant) -> concurrency -> [(TTFT, line)]; a variant: a table's column group
+    for record, file in acc.summaries:
+        concurrency, ttft = record.metrics.get("max_concurrency"), summary_value(record, "ttft_seconds_mean")
+        if concurrency and ttft is not None and offered_rate(record) is None:
+            series = levels.setdefault((file, record.labels.get("benchmark")), {})
+            series.setdefault(concurrency, []).append((ttft, record.line_number))
+    for (file, variant), by_level in levels.items():
+        if len(by_level) < 2:
+            continue
+        low, high = min(by_level), max(by_level)
+        low_ttft, high_ttft = median(t for t, _ in by_level[low]), median(t for t, _ in by_level[high])
+        if high / low < threshold("summary-ttft-grows-with-concurrency") or high_ttft < 1.0 \
+                or high_ttft < 0.5 * (high / low) * low_ttft:
+            continue
+        lines = sorted({line for level in (low, high) for _, line in by_level[level]})
+        findings.append(fire(
+            "summary-ttft-grows-with-concurrency",
+            f"{variant + ': ' if variant else ''}median TTFT {low_ttft * 1e3:.0f} ms at concurrency {low:.0f}, "
+            f"{high_ttft * 1e3:.0f} ms at {high:.0f}: "
+            f"{high_ttft / low_ttft:.1f}× for {high / low:.0f}× the requests in flight: each first token waits for the "
+            "requests ahead of it", {"ttft_seconds_low": low_ttft, "ttft_seconds_high": high_ttft,
+                                    "concurrency_low": low, "concurrency_high": high}, lines=lines, file=file))
 
 
 def _same_work(acc: Accumulator, findings: list, first: int) -> None:

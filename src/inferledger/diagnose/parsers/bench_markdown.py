@@ -22,6 +22,10 @@ from inferledger.diagnose.records import Record
 
 NAME = "markdown-table"
 
+# A per-stream generation rate is a speed on its own (one request's tokens over its decode time), so a table of runs
+# stating only it is read too (ollama's eval rate, a run a row).
+_STREAM_RATE = "output_tokens_per_second_per_user_mean"
+
 # (pattern on the lower-case header without its unit, metric, kind): kind "time" needs a unit and takes a stat
 # suffix (mean when the header names none); "count"/"rate" are per-run numbers. Order matters: first match wins.
 _COLUMNS = (
@@ -98,11 +102,6 @@ def _column(header: str):
     return f"{metric}_{stat}", unit, kind
 
 
-# A per-stream generation rate is a speed on its own (one request's tokens over its decode time), so a table of runs
-# stating only it is read too (ollama's eval rate, a run a row).
-_STREAM_RATE = "output_tokens_per_second_per_user_mean"
-
-
 def _speed(column) -> bool:
     return column is not None and (column[2] == "time" or column[0] == _STREAM_RATE)
 
@@ -116,12 +115,23 @@ def _cell_seconds(cell: str) -> float | None:
     return None if match is None else float(match.group(1).replace(",", "")) * TIME_UNITS[match.group(2)]
 
 
+_RATE_CELL = re.compile(r"^\s*\d[\d,]*(?:\.\d+)?\s*(?:tok(?:en)?s?|t)\s*/\s*s\s*$")
+# A rate column whose header names only the phase ("prefill", "decode"): each row a run of one stream.
+_PHASE_RATES = ((re.compile(r"^(?:prefill|prompt|pp|input)\b"), "input_tokens_per_second"),
+                (re.compile(r"^(?:decode|decoding|gen|generation|tg|output)\b"), _STREAM_RATE))
+
+
 def _unit_from_cells(header: str, index: int, rows: list):
-    """A time column whose header names no unit, when every row's cell in it carries one: (metric, None, "time"),
-    the None saying each cell is read with its own unit; else None."""
-    column = _column(f"{header} (s)")
+    """A column whose header names no unit, when every row's cell in it carries one: a time, (metric, None, "time"),
+    the None saying each cell is read with its own unit; or a rate in tok/s under a phase's name; else None."""
     cells = [cells[index] for _, cells in rows if index < len(cells) and cells[index].strip()]
-    if column is None or column[2] != "time" or not cells or any(_cell_seconds(cell) is None for cell in cells):
+    if not cells:
+        return None
+    if all(_RATE_CELL.match(cell) for cell in cells):
+        words = header.lower().strip()
+        return next(((metric, 1.0, "rate") for pattern, metric in _PHASE_RATES if pattern.match(words)), None)
+    column = _column(f"{header} (s)")
+    if column is None or column[2] != "time" or any(_cell_seconds(cell) is None for cell in cells):
         return None
     return column[0], None, "time"
 
@@ -156,27 +166,54 @@ def _stat(header: str) -> str | None:
                 None)
 
 
+def _variants(header: list, columns: list) -> list:
+    """[(variant name or None, the column indexes it reads)]: one variant, every column, unless a metric is named by
+    several columns (`TTFT (ms) Before | TTFT (ms) After`, engine A against B): then the n-th column of each repeated
+    metric is the n-th variant's, and the columns named once are shared by all."""
+    places: dict = {}
+    for index, column in enumerate(columns):
+        if column is not None:
+            places.setdefault(column[0], []).append(index)
+    repeated = [indexes for indexes in places.values() if len(indexes) > 1]
+    if not repeated:
+        return [(None, list(range(len(columns))))]
+    count = max(len(indexes) for indexes in repeated)
+    shared = [index for index in range(len(columns)) if not any(index in indexes for indexes in repeated)]
+    variants = []
+    for which in range(count):
+        own = [indexes[which] for indexes in repeated if which < len(indexes)]
+        variants.append((header[own[0]], sorted(shared + own)))
+    return variants
+
+
 def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown table") -> list:
-    """Records for the run-per-row layout: [(line, cells)] under a header naming metrics (`columns`, from _header)."""
+    """Records for the run-per-row layout: [(line, cells)] under a header naming metrics (`columns`, from _header);
+    a row holding several variants of a run (a metric in more than one column) is a record each."""
     records = []
+    variants = _variants(header, columns)
     for line_number, cells in rows:
         if len(cells) != len(columns) and not (isinstance(cells, _CutRow) and len(cells) < len(columns)):
             continue  # a merged row, or one with a cell too many: its cells cannot be matched to the header
-        metrics = {}
-        tool = name
-        for title, column, cell in zip(header, columns, cells, strict=False):  # a cut row fills the first columns
-            if title.lower() in _TOOL_COLUMNS and cell:
-                tool = cell
-            if column is not None and column[1] is None:  # a time with its unit in the cell
-                seconds = _cell_seconds(cell)
-                if seconds is not None:
-                    metrics[column[0]] = seconds
-                continue
-            number = to_number(cell) if column is not None else None
-            if number is not None:
-                metrics[column[0]] = number * column[1]
-        if any(_speed(column) and column[0] in metrics for column in columns):
-            records.append(Record("summary", "bench.markdown", line_number, metrics, labels={"tool": tool}))
+        for variant, indexes in variants:
+            metrics = {}
+            tool = name
+            for index in indexes:
+                if index >= len(cells):
+                    break  # a cut row fills the first columns
+                title, column, cell = header[index], columns[index], cells[index]
+                if title.lower() in _TOOL_COLUMNS and cell:
+                    tool = cell
+                if column is not None and column[1] is None:  # a time with its unit in the cell
+                    seconds = _cell_seconds(cell)
+                    if seconds is not None:
+                        metrics[column[0]] = seconds
+                    continue
+                number = to_number(cell) if column is not None else None
+                if number is not None:
+                    metrics[column[0]] = number * column[1]
+            if any(_speed(column) and column[0] in metrics for column in columns if column is not None):
+                labels = {"tool": tool} if variant is None else {"tool": tool, "benchmark": f"column {variant!r}"}
+                records.append(Record("summary", "bench.markdown", line_number, metrics, labels=labels))
     return records
 
 
@@ -240,9 +277,18 @@ def _csv_tables(lines) -> Iterator:
         yield table
 
 
+# GitHub's markdown also takes a table with no outer bars (`Model | TP | TTFT` over `-- | -- | --`), as a copied HTML
+# table pastes: its header is the line above a rule of dashes.
+_BARE_RULE = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)+\|?\s*$")
+
+
+def _bare_cells(line: str) -> list:
+    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+
 def tables(lines) -> Iterator:
-    """Each table in the lines as [(line_number, cells)]: rows of cells between bars, rules skipped; a text with no
-    bar is read for CSV blocks instead."""
+    """Each table in the lines as [(line_number, cells)]: rows of cells between bars, rules skipped; a table with no
+    outer bars from the line above its rule of dashes; a text with no bar is read for CSV blocks instead."""
     lines = iter(lines)
     head = list(islice(lines, 200))  # the opening decides; the rest streams (constant memory on a long file)
     lines = chain(head, lines)
@@ -250,8 +296,21 @@ def tables(lines) -> Iterator:
         yield from _csv_tables(lines)
         return
     table: list = []
+    bare = False  # inside a table with no outer bars
+    previous = None  # (line number, text) of the line before, a bare table's header if a rule follows
     for line_number, line in lines:
         stripped = line.strip()
+        if not table and previous is not None and _BARE_RULE.match(stripped) and not _is_rule(previous[1]):
+            table, bare, previous = [(previous[0], _bare_cells(previous[1]))], True, None
+            continue
+        if bare:
+            if "|" in stripped:
+                table.append((line_number, _bare_cells(stripped)))
+                continue
+            if len(table) > 1:
+                yield table
+            table, bare = [], False
+        previous = (line_number, stripped) if "|" in stripped and stripped[:1] not in "|│┃" else None
         if _is_rule(stripped) and stripped:
             continue
         if stripped[:1] in "|│┃" and len(_BARS.split(stripped)) > 2:
