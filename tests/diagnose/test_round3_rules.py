@@ -537,4 +537,5 @@ Mean ITL (ms):                           0.00
 """
     diagnosis = _diagnose(tmp_path, text)
     assert diagnosis.verdict == "queueing"
-    assert any(item.rule == "summary-one-token" for item in diagnosis.evidence)
+    # 768 tokens over 768 requests, an ITL of 0: set aside with a note (no decode step was timed), not an artefact
+    assert any("per-token time of 0" in note for note in diagnosis.notes)

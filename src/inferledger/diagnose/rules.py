@@ -59,7 +59,8 @@ _TABLE = (
           "a per-token time stated while requests generate at most this many tokens on average", 1.5, "tokens",
           "a time per output token needs a second token: with about one token generated it is the first token's "
           "time (openvino benchmark_genai printing TPOT = TTFT); the per-token time is then set aside and the run is "
-          "not called healthy on it, while a queue read from its TTFT still outranks this", 0.6),
+          "not called healthy on it, while a queue read from its TTFT still outranks this; a per-token time of 0 "
+          "(the client's placeholder in a prefill test, sglang#12263) is set aside with a note instead", 0.6),
     _rule("summary-prefill-interleaved", "summary", "prefill-bound",
           "prompt tokens per output token ≥ this, more than one request in flight, per-token time ≥ 100 ms", 100.0,
           "input/output", "with a hundred prompt tokens or more per generated token, the few decode steps of each "

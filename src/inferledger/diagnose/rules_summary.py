@@ -126,7 +126,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         run = _Run(record)
         where = {"lines": [record.line_number], "file": file}
         before = len(findings)
-        _artefacts(run, record, where, findings)
+        _artefacts(run, record, where, findings, notes)
         _in_flight(run, record, where, findings)
         _consistency(run, record, checks)
         _burst(run, record, where, findings)
@@ -233,7 +233,7 @@ def _slower_than_size(run: _Run, sized, where: dict, findings: list) -> None:
          "weights_bytes_per_step": sized.weights_bytes_per_step}, **where))
 
 
-def _artefacts(run: _Run, record, where: dict, findings: list) -> None:
+def _artefacts(run: _Run, record, where: dict, findings: list, notes: list) -> None:
     name, ttft, e2e = run.name, run.ttft, run.e2e
     if ttft is not None and ttft <= 0 and (run.completed or run.output_rate or e2e):
         findings.append(fire("summary-ttft-zero", f"{name}: mean TTFT is 0 ms: the first token was not timed "
@@ -257,6 +257,14 @@ def _artefacts(run: _Run, record, where: dict, findings: list) -> None:
                                              "total_output_tokens": generated}, **where))
         run.per_token = run.step = None  # not a decode measurement: no rule reads it
         run.one_token = True  # nor a healthy one
+    if run.per_token == 0 and not run.per_token_derived and run.mean_output is not None \
+            and 0 < run.mean_output <= threshold("summary-one-token"):
+        # A per-token time of 0.00 beside about one token a request: the client had no second token to time and
+        # printed its placeholder, a prefill test's (sglang#12263). Nothing was mis-measured: the per-token time is
+        # set aside and the run judged on its first token.
+        notes.append(f"{name}: {run.mean_output:.2f} tokens generated per request and a per-token time of 0: no "
+                     "decode step was timed (a prefill test); the run is judged on its first token")
+        run.per_token = run.step = None
     if run.per_token is not None and not run.per_token_derived and run.mean_output is not None \
             and 0 < run.mean_output <= threshold("summary-one-token"):
         findings.append(fire("summary-one-token", f"{name}: {run.per_token * 1e3:.2f} ms per output token with "
