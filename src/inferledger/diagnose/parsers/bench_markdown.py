@@ -30,7 +30,7 @@ _STREAM_RATE = "output_tokens_per_second_per_user_mean"
 # suffix (mean when the header names none); "count"/"rate" are per-run numbers. Order matters: first match wins.
 _COLUMNS = (
     (r"\bttft\b|time to first token|^prefill$|^1st token", "ttft_seconds", "time"),  # a run's prefill time: its TTFT
-    (r"^1000 ?/ ?tpot$", "output_tokens_per_second_per_user_mean", "rate"),  # 1000 / TPOT in ms: a stream's tok/s
+    (r"^1000 ?/ ?tpot$", _STREAM_RATE, "rate"),  # 1000 / TPOT in ms: a stream's tok/s
     # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
     (r"\btpot\b|time per output token|^2\+|^(?:next|2nd) token", "tpot_seconds", "time"),
     (r"\bitl\b|inter[- ]token", "itl_seconds", "time"),
@@ -44,7 +44,7 @@ _COLUMNS = (
     # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
     # A runner's sweep (llama-bench's tg, ds4-bench's `gen steady t/s`) is one stream a row, as is its prefill rate.
     (r"tput user|per user|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg)(?: steady)? (?:t|tok(?:en)?s?)/s$",
-     "output_tokens_per_second_per_user_mean", "rate"),
+     _STREAM_RATE, "rate"),
     (r"total tok(?:en)?s? t(?:hrough)?put", "total_tokens_per_second", "rate"),
     (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^(?:prefill|pp) (?:tps|(?:t|tok(?:en)?s?)/s)$",
      "input_tokens_per_second", "rate"),

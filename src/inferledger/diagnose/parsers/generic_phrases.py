@@ -5,8 +5,10 @@
 "Prefill time: 1.93 s". A line is cut into clauses (at ", ", ";", " | " and between key=value pairs); a clause's
 words name its phase (the prompt, the decode, the first token, a per-token time, the whole request) and its numbers
 are read by their units: a token count, a time, a rate. A clause that names no phase takes the one before it on its
-line ("1024 tokens, 850.3 t/s"). The lines of one request follow each other; a number seen again for the same phase
-starts the next request. A number with no unit is never guessed (a count needs its label to say tokens or length).
+line ("1024 tokens, 850.3 t/s"). The lines of one request follow each other; a number it already holds, seen again
+with a new value, or a count seen again after its phase was timed, starts the next request (the same count on the line
+that times its phase is an echo). A number with no unit is never guessed (a count needs its label to say tokens or
+length).
 
 Used, like generic_summary, only when no format is recognised (parsers.detect takes the one fallback that reads the
 most), so it never reads a line a format reader reads. Every record says it was read from phrases.
@@ -162,7 +164,7 @@ def sniff(head: str) -> float:
     """Two request metrics or more in the head's phrases that words place (a line of bare rates is too little to
     go on): 0.6 when they say more than generic_summary's `label: value` reading of the same lines (which then
     yields to this reader), else 0.4."""
-    from inferledger.diagnose.parsers.generic_summary import _line_metric
+    from inferledger.diagnose.parsers.generic_summary import line_metric
 
     worded: list = []
     for line in head.splitlines():
@@ -177,7 +179,7 @@ def sniff(head: str) -> float:
         found = line_metrics(line, bare_rates=bare)
         if found:
             mine += len(found)
-            theirs += _line_metric(line) is not None
+            theirs += line_metric(line) is not None
     if mine < 2:
         return 0.0
     return 0.6 if mine > theirs else 0.4

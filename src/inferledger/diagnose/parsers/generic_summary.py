@@ -107,7 +107,9 @@ def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
     return None
 
 
-def _line_metric(line: str) -> tuple[str, float] | None:
+def line_metric(line: str) -> tuple[str, float] | None:
+    """(metric name, value in base units) that one `label: value unit` line states, or None (generic_phrases weighs
+    its own reading against this one)."""
     match = _LINE.match(line)
     if match is None:
         return None
@@ -181,7 +183,7 @@ def sniff(head: str) -> float:
     for line in lines:
         # a JSON export's `"generationTPS" : 81.8,` counts too: its key names the metric in camelCase
         if looks_like_metric(line) or line.lstrip().startswith('"'):
-            metric = _line_metric(line)
+            metric = line_metric(line)
             if metric is not None:
                 found.append(metric[0])
                 if len(found) >= 3:
@@ -235,7 +237,7 @@ def parse(lines) -> Iterator:
             if match is not None:  # "mean": 74.6 under "ttft_ms" reads as "mean ttft_ms"
                 unit = match.group("unit") or ("s" if seconds and "latency" in parents else "")
                 line = f'"{match.group("label")} {parents[-1]}": {match.group("value")} {unit}'
-        reading = _line_metric(line) if any(char.isdigit() for char in line) else None
+        reading = line_metric(line) if any(char.isdigit() for char in line) else None
         if reading is None:
             if looks_like_metric(line):
                 yield unread(line_number, line, NAME)

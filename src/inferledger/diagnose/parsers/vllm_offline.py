@@ -151,7 +151,7 @@ def parse(lines) -> Iterator:
     last: tuple[int, dict, int | None, bool] | None = None
     arguments: dict = {}  # the last printed Namespace(...) of a latency run
     latency: tuple[int, dict] | None = None  # (line number, metrics) of the latency run being read
-    described: str | None = None  # the metric whose describe() rows follow, while they do
+    described: tuple | None = None  # (metric, seconds per unit) whose describe() rows follow, while they do
     for line_number, line in lines:
         if described is not None and last is not None:
             row = _DESCRIBE_ROW.match(line.strip())
