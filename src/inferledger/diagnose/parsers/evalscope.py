@@ -43,6 +43,9 @@ _ROWS = {
 def sniff(head: str) -> float:
     if _TITLE in head or _JSON_KEY in head:
         return 0.9 if ("concurrency" in head or "Average" in head) else 0.5
+    # the grid pasted without its title (under the user's own heading, "20并发："): its keys are evalscope's own
+    if "Time taken for tests" in head and ("Number of concurrency" in head or "Succeed requests" in head):
+        return 0.8
     return 0.0
 
 
@@ -72,6 +75,9 @@ def parse(lines) -> Iterator:
         if entry is None or number is None:
             continue
         metric, factor = entry
+        if metric in metrics:  # the next summary, pasted without its title
+            yield Record("summary", "bench.evalscope", start, metrics, labels={"tool": "evalscope"})
+            metrics, start = {}, line_number
         if not metrics:
             start = start or line_number
         metrics[metric] = number * factor
