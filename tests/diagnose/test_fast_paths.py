@@ -737,3 +737,22 @@ def test_hour_stamps_read_each_row_as_hour_stamp_does():
                      else str(rng.randint(0, 999999)).encode() for _ in range(count)]
         expected = [hour_stamp(*row) for row in zip(hours, minutes, seconds, fractions, strict=True)]
         assert hour_stamps(tuple(hours), tuple(minutes), tuple(seconds), tuple(fractions)) == expected
+
+
+def test_fewer_collections_while_reading_then_the_thresholds_as_they_were():
+    import gc
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        with read.fewer_collections():
+            assert gc.get_threshold() == (read.READ_GC_THRESHOLD, 10, 10)
+        assert gc.get_threshold() == (700, 10, 10)
+        with pytest.raises(RuntimeError), read.fewer_collections():
+            raise RuntimeError("a read that fails")
+        assert gc.get_threshold() == (700, 10, 10)
+        gc.set_threshold(0)  # collection switched off by the caller: left off
+        with read.fewer_collections():
+            assert gc.get_threshold()[0] == 0
+    finally:
+        gc.set_threshold(*before)
