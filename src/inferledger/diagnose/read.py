@@ -243,19 +243,19 @@ class LogFile:
                         else b""
                 if not data and not carry:
                     break
-                block = carry + data
                 if data:
-                    cut = block.rfind(b"\n")
+                    cut = data.rfind(b"\n")  # the last newline of carry + data (carry holds none)
                     if cut < 0:
-                        carry = block
+                        carry += data
                         continue
-                    block, carry = block[: cut + 1], block[cut + 1:]
+                    # The block copied once: carry and data's whole lines joined from a view, not sliced then added.
+                    block, carry = b"".join((carry, memoryview(data)[: cut + 1])), data[cut + 1:]
                 else:
-                    carry = b""
+                    block, carry = carry, b""
                     if not block.endswith(b"\n"):
                         block += b"\n"
-                yield from _block_items(block, patterns, number_at, encoding, wants_next, send_next)
-                number_at += block.count(b"\n")
+                newlines = yield from _block_items(block, patterns, number_at, encoding, wants_next, send_next)
+                number_at += newlines
                 done += len(block)
                 self.bytes_read = done
                 self.lines_read = number_at - 1
@@ -276,7 +276,8 @@ class LogFile:
 def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_next, send_next: list) -> Iterator:
     """candidate_lines' items for one block of whole lines, its first line numbered `first_line`. send_next[0] says
     the block's first line is the line after a cut line (sent as text whatever it holds); it is left saying the same
-    of the next block's first line.
+    of the next block's first line. Returns the block's newline count (the newlines before its last line sent are
+    counted for the line numbers already: only the rest is counted again).
 
     Three steps; the first and the last cost no Python step a shape line, however many the block holds:
     1. each pattern's matches; a shape body's line start (rfind) and prefix (its fullmatch) by a map over them; a
@@ -296,6 +297,7 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
     starts = sorted(chain((start for start, _text in text_lines), *(row[1] for row in rows)))
     newlines = accumulate(map(block.count, repeat(b"\n"), chain((0,), starts), starts))
     numbers = dict(zip(starts, map(operator.add, repeat(first_line), newlines), strict=True))
+    block_lines = numbers[starts[-1]] - first_line + block.count(b"\n", starts[-1]) if starts else block.count(b"\n")
     events = [(start, numbers[start], text) for start, text in text_lines]
     windowed = []
     for row in rows:
@@ -311,7 +313,7 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
     if not windowed:
         for _start, number, item in events:
             yield number, item
-        return
+        return block_lines
     # Each converter's rows before each event: the shape lines between two events, a slice of each.
     event_starts = [start for start, _number, _item in events]
     cuts = [list(map(bisect_left, repeat(row[1]), event_starts)) + [len(row[1])] for row in windowed]
@@ -327,6 +329,7 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
             yield 0, _windows_of(parts)
         if event is not None:
             yield event[1], event[2]
+    return block_lines
 
 
 def _shape_rows(block: bytes, patterns) -> tuple[list, list]:
