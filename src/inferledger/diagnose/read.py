@@ -447,7 +447,8 @@ def _converted(row, first: int, last: int, numbers: dict) -> tuple:
 def _scan_pattern(markers, shapes, windows: bool = False):
     """The block scan's patterns, one per first byte, and, per pattern, a map from group number of a shape's groups
     (match.lastindex) to (first, last + 1 group index in match.groups(), prefix fullmatch, build, columns): columns
-    is the build's `columns` converter when `windows` asks for rows as columns, else None.
+    is the build's `columns` converter when `windows` asks for rows as columns, else None. The first bytes that only
+    markers start with are one _MarkerPass (with an empty map) from MERGED_PASS_MIN_BYTES of them on.
 
     Why one pattern per first byte: CPython's regex engine finds a pattern whose alternatives all begin with the same
     byte with a fast search for that byte (2 GB/s on a noisy log), but any pattern with two different first bytes
