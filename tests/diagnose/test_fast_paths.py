@@ -507,6 +507,22 @@ def test_scan_by_first_byte_sends_every_marked_line_once_in_order(tmp_path):
     assert len(read._scan_pattern(markers, shapes)) > 1  # several passes are merged here, not one
 
 
+def test_merged_marker_pass_finds_every_place_a_marker_starts():
+    # The marker-only first bytes share one pass over a translated block (read._MarkerPass): every place where a
+    # marker starts comes, overlapping ones and ones right at the block's edges too, and no other place, whatever the
+    # translation makes look alike (another merged first byte before a marker's rest, NUL bytes in the file).
+    markers = sorted(set(vllm.MARKERS) | set(sglang.MARKERS) | {b"KV cache", b"cache size"})  # overlapping ones
+    merged = read._MarkerPass(markers)
+    firsts = sorted({marker[:1] for marker in markers})
+    rng = random.Random(3)
+    pieces = [marker for marker in markers] + [first + marker[1:] for first in firsts for marker in markers] \
+        + [marker[1:] for marker in markers] + [b"\x00", b"\n", b" ", b"x", b"#", b"_", NOISE.encode()]
+    for _ in range(200):
+        block = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
+        places = [match.start() for match in merged.finditer(block)]
+        assert places == [at for at in range(len(block)) if any(block.startswith(marker, at) for marker in markers)]
+
+
 def test_a_shape_body_must_start_with_a_literal_byte():
     with pytest.raises(ValueError, match="literal byte"):
         read._scan_pattern([b"x"], [(rb"", rb"(?:a|b)c", None)])
@@ -721,3 +737,22 @@ def test_hour_stamps_read_each_row_as_hour_stamp_does():
                      else str(rng.randint(0, 999999)).encode() for _ in range(count)]
         expected = [hour_stamp(*row) for row in zip(hours, minutes, seconds, fractions, strict=True)]
         assert hour_stamps(tuple(hours), tuple(minutes), tuple(seconds), tuple(fractions)) == expected
+
+
+def test_fewer_collections_while_reading_then_the_thresholds_as_they_were():
+    import gc
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        with read.fewer_collections():
+            assert gc.get_threshold() == (read.READ_GC_THRESHOLD, 10, 10)
+        assert gc.get_threshold() == (700, 10, 10)
+        with pytest.raises(RuntimeError), read.fewer_collections():
+            raise RuntimeError("a read that fails")
+        assert gc.get_threshold() == (700, 10, 10)
+        gc.set_threshold(0)  # collection switched off by the caller: left off
+        with read.fewer_collections():
+            assert gc.get_threshold()[0] == 0
+    finally:
+        gc.set_threshold(*before)

@@ -19,7 +19,7 @@ from inferledger.errors import InferledgerError, LogFormatError
 
 
 def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict:
-    from inferledger.diagnose.read import LogFile, detect_formats, iter_records
+    from inferledger.diagnose.read import LogFile, detect_formats, fewer_collections, iter_records
 
     log = LogFile.open(path)
     parsers = detect_formats(log)
@@ -30,7 +30,8 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         bar = Progress(log.size_bytes, label=os.path.basename(path)[:30])
     before = acc.records
     try:
-        acc.add_all(iter_records(log, parsers, bar, windows=True), shown or path)
+        with fewer_collections():
+            acc.add_all(iter_records(log, parsers, bar, windows=True), shown or path)
     finally:
         if bar is not None:
             bar.close()

@@ -14,6 +14,7 @@ import os
 import re
 from bisect import bisect_left
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, compress, repeat
 
@@ -242,19 +243,19 @@ class LogFile:
                         else b""
                 if not data and not carry:
                     break
-                block = carry + data
                 if data:
-                    cut = block.rfind(b"\n")
+                    cut = data.rfind(b"\n")  # the last newline of carry + data (carry holds none)
                     if cut < 0:
-                        carry = block
+                        carry += data
                         continue
-                    block, carry = block[: cut + 1], block[cut + 1:]
+                    # The block copied once: carry and data's whole lines joined from a view, not sliced then added.
+                    block, carry = b"".join((carry, memoryview(data)[: cut + 1])), data[cut + 1:]
                 else:
-                    carry = b""
+                    block, carry = carry, b""
                     if not block.endswith(b"\n"):
                         block += b"\n"
-                yield from _block_items(block, patterns, number_at, encoding, wants_next, send_next)
-                number_at += block.count(b"\n")
+                newlines = yield from _block_items(block, patterns, number_at, encoding, wants_next, send_next)
+                number_at += newlines
                 done += len(block)
                 self.bytes_read = done
                 self.lines_read = number_at - 1
@@ -275,7 +276,8 @@ class LogFile:
 def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_next, send_next: list) -> Iterator:
     """candidate_lines' items for one block of whole lines, its first line numbered `first_line`. send_next[0] says
     the block's first line is the line after a cut line (sent as text whatever it holds); it is left saying the same
-    of the next block's first line.
+    of the next block's first line. Returns the block's newline count (the newlines before its last line sent are
+    counted for the line numbers already: only the rest is counted again).
 
     Three steps; the first and the last cost no Python step a shape line, however many the block holds:
     1. each pattern's matches; a shape body's line start (rfind) and prefix (its fullmatch) by a map over them; a
@@ -295,6 +297,7 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
     starts = sorted(chain((start for start, _text in text_lines), *(row[1] for row in rows)))
     newlines = accumulate(map(block.count, repeat(b"\n"), chain((0,), starts), starts))
     numbers = dict(zip(starts, map(operator.add, repeat(first_line), newlines), strict=True))
+    block_lines = numbers[starts[-1]] - first_line + block.count(b"\n", starts[-1]) if starts else block.count(b"\n")
     events = [(start, numbers[start], text) for start, text in text_lines]
     windowed = []
     for row in rows:
@@ -310,7 +313,7 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
     if not windowed:
         for _start, number, item in events:
             yield number, item
-        return
+        return block_lines
     # Each converter's rows before each event: the shape lines between two events, a slice of each.
     event_starts = [start for start, _number, _item in events]
     cuts = [list(map(bisect_left, repeat(row[1]), event_starts)) + [len(row[1])] for row in windowed]
@@ -326,6 +329,7 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
             yield 0, _windows_of(parts)
         if event is not None:
             yield event[1], event[2]
+    return block_lines
 
 
 def _shape_rows(block: bytes, patterns) -> tuple[list, list]:
@@ -339,8 +343,10 @@ def _shape_rows(block: bytes, patterns) -> tuple[list, list]:
             candidates += found
             continue
         kinds = list(map(shape_of.get, map(_lastindex, found)))  # a marker's match has no lastindex
-        for kind in dict.fromkeys(kinds):
-            mine = [match for match, its in zip(found, kinds, strict=True) if its is kind]
+        sorts = dict.fromkeys(kinds)
+        for kind in sorts:
+            # One shape and no marker (the usual block): all of them, no step a match to pick them.
+            mine = found if len(sorts) == 1 else [match for match, its in zip(found, kinds, strict=True) if its is kind]
             if kind is None:
                 candidates += mine
             else:
@@ -441,7 +447,8 @@ def _converted(row, first: int, last: int, numbers: dict) -> tuple:
 def _scan_pattern(markers, shapes, windows: bool = False):
     """The block scan's patterns, one per first byte, and, per pattern, a map from group number of a shape's groups
     (match.lastindex) to (first, last + 1 group index in match.groups(), prefix fullmatch, build, columns): columns
-    is the build's `columns` converter when `windows` asks for rows as columns, else None.
+    is the build's `columns` converter when `windows` asks for rows as columns, else None. The first bytes that only
+    markers start with are one _MarkerPass (with an empty map) from MERGED_PASS_MIN_BYTES of them on.
 
     Why one pattern per first byte: CPython's regex engine finds a pattern whose alternatives all begin with the same
     byte with a fast search for that byte (2 GB/s on a noisy log), but any pattern with two different first bytes
@@ -462,6 +469,10 @@ def _scan_pattern(markers, shapes, windows: bool = False):
     for first, alternative in _by_first_byte(markers):
         alternatives.setdefault(first, []).append((alternative, None))
     patterns = []
+    marker_only = [first for first, group in alternatives.items() if all(shape is None for _a, shape in group)]
+    if len(marker_only) >= MERGED_PASS_MIN_BYTES:
+        patterns.append((_MarkerPass([marker for marker in set(markers) if marker[:1] in marker_only]), {}))
+        alternatives = {first: group for first, group in alternatives.items() if first not in marker_only}
     for group in alternatives.values():
         shape_of = {}
         groups = 0
@@ -503,6 +514,38 @@ def _first_byte(body: bytes) -> bytes:
     if body[:1] in b"([{.*+?^$|":
         raise ValueError(f"a LINE_SHAPES body must begin with a literal byte: {body[:20]!r}")
     return body[:1]
+
+
+# Marker-only first bytes (no shape body starts with them) merged into one pass from this many on: the merged pass
+# costs a translate of the block (~0.8 ms a MiB) and one pass (~0.4 ms a MiB), each pass it replaces ~0.4 ms a MiB.
+MERGED_PASS_MIN_BYTES = 4
+_MERGED = b"\x00"
+
+
+class _MarkerPass:
+    """The markers of several first bytes found in one pass instead of one pass each (_scan_pattern). The block is
+    translated with each of those first bytes turned into one byte (NUL), and a pattern starting with that byte finds
+    every place where the translated text reads as a translated marker: the regex engine's fast search for a single
+    first byte holds, for the price of one translate (a C loop, half the cost of a pass). Each place is then checked
+    against the markers themselves on the block as it is, so a place that only the translation made (other text, a
+    NUL in the file) is dropped. The pattern takes one byte a match (the rest is a lookahead), so no match hides
+    another: every place a marker starts comes, overlapping ones too (in the same line; read once all the same)."""
+
+    __slots__ = ("table", "pattern", "check")
+
+    def __init__(self, markers):
+        firsts = bytes(sorted({marker[0] for marker in markers}))
+        self.table = bytes.maketrans(firsts, _MERGED * len(firsts))
+        # After the merged byte, one branch per next byte (a place that is no marker fails at its first test).
+        rests = {marker[1:].translate(self.table) for marker in markers}
+        self.pattern = re.compile(re.escape(_MERGED) + b"(?=" + b"|".join(
+            alternative for _next, alternative in _by_first_byte(rests)) + b")")
+        self.check = re.compile(b"|".join(alternative for _first, alternative in _by_first_byte(markers))).match
+
+    def finditer(self, block: bytes) -> list:
+        """The matches of the markers in the block (match objects on the block itself), in order."""
+        places = map(_match_start, self.pattern.finditer(block.translate(self.table)))
+        return list(filter(None, map(self.check, repeat(block), places)))
 
 
 def _by_first_byte(markers) -> list:
@@ -743,6 +786,28 @@ def _parallel_run(log: LogFile, push, progress, context, chunks) -> Iterator:
         if child.is_alive():
             child.terminate()
         child.join()
+
+
+# Reading a big log makes millions of short-lived tuples (regex groups, zipped columns, cache keys) and no reference
+# cycles worth collecting; each 700 of them set off the cyclic collector, which now and then walks every object of
+# the process: ~1300 collections (11 full ones) on a 32 MiB log with 60 % stats lines, 10-15 % of the read
+# (benchmarks/bench_diagnose.py). While a log is read the collector runs after 50,000 allocations instead.
+READ_GC_THRESHOLD = 50_000
+
+
+@contextmanager
+def fewer_collections():
+    """The cyclic garbage collector's first threshold raised to READ_GC_THRESHOLD inside the block, the previous
+    thresholds back after it (a threshold of 0, collection switched off, is left as it is)."""
+    import gc
+
+    thresholds = gc.get_threshold()
+    if thresholds[0]:
+        gc.set_threshold(max(thresholds[0], READ_GC_THRESHOLD), *thresholds[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
 
 
 def iter_records(log: LogFile, parsers, progress=None, windows: bool = False) -> Iterator:
