@@ -57,3 +57,13 @@ def test_only_a_container_runtimes_stamp_is_stripped():
     # an application's own stamp (log4j, Python logging with a T) is part of its line
     line = "2023-12-05T00:01:08,523 [DEBUG] W-9000 org.pytorch.serve.wlm.WorkerThread - sent a reply, jobdone: false"
     assert clean_line(line) == line
+
+
+def test_stamps_to_the_second_or_in_one_millisecond_time_nothing(tmp_path):
+    seconds = "".join(f"2024-01-01 10:00:0{index} sent token {index}\n" for index in range(6))
+    assert generic_cadence.sniff(seconds) == 0.0  # no fraction: a stamp to the second
+    same = "".join("2024-01-01 10:00:00,000 sent token\n" for _ in range(6))
+    path = tmp_path / "same.log"
+    path.write_text(same, encoding="utf-8")
+    (record,) = read_records(path)
+    assert "tpot_seconds" not in record.metrics  # six pieces in one millisecond: no time per piece

@@ -27,12 +27,13 @@ MIN_PIECES = 5
 
 
 def _stamped(line: str) -> tuple[float, str] | None:
-    """(seconds, the line after its stamp with digits taken out) for a line that opens with a date and time."""
+    """(seconds, the line after its stamp with digits taken out) for a line that opens with a date and a time to the
+    millisecond or finer (a stamp to the second cannot time a piece of a stream)."""
     match = _STAMP.search(line[:40])
-    if match is None:
+    if match is None or match.group(3) is None or len(match.group(3)) < 3:
         return None
     day, clock, fraction = match.groups()
-    seconds = datetime.fromisoformat(f"{day} {clock}").timestamp() + (float(f"0.{fraction}") if fraction else 0.0)
+    seconds = datetime.fromisoformat(f"{day} {clock}").timestamp() + float(f"0.{fraction}")
     return seconds, _DIGITS.sub("#", line[match.end():]).strip()
 
 
@@ -85,7 +86,7 @@ def _record(start: float | None, pieces: list) -> Record:
     stamps = [seconds for _number, seconds in pieces]
     gaps = [later - earlier for earlier, later in zip(stamps, stamps[1:], strict=False)]
     metrics = {"output_tokens": float(len(stamps))}
-    if gaps:
+    if gaps and median(gaps) > 0:  # pieces logged in the same millisecond are not timed apart
         # the median gap: an excerpt's elided lines ("....." in a paste) make one long gap, not a slower stream
         metrics["tpot_seconds"] = median(gaps)
         metrics["decode_seconds"] = stamps[-1] - stamps[0]
