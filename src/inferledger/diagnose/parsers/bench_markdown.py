@@ -43,10 +43,10 @@ _COLUMNS = (
     (r"req(?:uest)?s? t(?:hrough)?put|req/s|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
     # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
     # A runner's sweep (llama-bench's tg, ds4-bench's `gen steady t/s`) is one stream a row, as is its prefill rate.
-    (r"tput user|per user|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg)(?: steady)? (?:t|tok(?:en)?s?)/s$",
+    (r"tput user|per user|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)? (?:t|tok(?:en)?s?)/s$",
      _STREAM_RATE, "rate"),
     (r"total tok(?:en)?s? t(?:hrough)?put", "total_tokens_per_second", "rate"),
-    (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^(?:prefill|pp) (?:tps|(?:t|tok(?:en)?s?)/s)$",
+    (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^(?:prefill|pp\d*) (?:tps|(?:t|tok(?:en)?s?)/s)$",
      "input_tokens_per_second", "rate"),
     (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|output tok(?:en)?s?/s|tput decode|gen(?:eration)? t(?:hrough)?put",
      "output_tokens_per_second", "rate"),
@@ -115,7 +115,11 @@ def _cell_seconds(cell: str) -> float | None:
     return None if match is None else float(match.group(1).replace(",", "")) * TIME_UNITS[match.group(2)]
 
 
-_RATE_CELL = re.compile(r"^\s*\d[\d,]*(?:\.\d+)?\s*(?:tok(?:en)?s?|t)\s*/\s*s\s*$")
+# A rate cell: `9.51 t/s`, and as people mark them up in a table, `~9.9–10.0 t/s` or `**8.75 t/s**` (a range reads as
+# its first figure).
+_RATE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?\s*(?:tok(?:en)?s?|t)\s*/\s*s[\s*]*$")
+_RATE_OR_NUMBER = re.compile(r"^[\s*~≈]*\d|^\s*$")  # a rate column's cell that starts with its figure
+
 # A rate column whose header names only the phase ("prefill", "decode"): each row a run of one stream.
 _PHASE_RATES = ((re.compile(r"^(?:prefill|prompt|pp|input)\b"), "input_tokens_per_second"),
                 (re.compile(r"^(?:decode|decoding|gen|generation|tg|output)\b"), _STREAM_RATE))
@@ -127,7 +131,7 @@ def _unit_from_cells(header: str, index: int, rows: list):
     cells = [cells[index] for _, cells in rows if index < len(cells) and cells[index].strip()]
     if not cells:
         return None
-    if all(_RATE_CELL.match(cell) for cell in cells):
+    if sum(bool(_RATE_CELL.match(cell)) for cell in cells) >= max(2, 2 * len(cells) / 3):  # a note in a cell or two
         words = header.lower().strip()
         return next(((metric, 1.0, "rate") for pattern, metric in _PHASE_RATES if pattern.match(words)), None)
     column = _column(f"{header} (s)")
@@ -208,6 +212,8 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
                     if seconds is not None:
                         metrics[column[0]] = seconds
                     continue
+                if column is not None and column[2] == "rate" and ("%" in cell or not _RATE_OR_NUMBER.match(cell)):
+                    continue  # a `diff` row's `-39%`, a note: not a rate
                 number = to_number(cell) if column is not None else None
                 if number is not None:
                     metrics[column[0]] = number * column[1]

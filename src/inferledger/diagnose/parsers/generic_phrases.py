@@ -85,6 +85,10 @@ def _spelled(clause: str) -> str:
         unit = "tok/s"
     elif _COUNT_LABEL.search(label):
         unit = "tokens"
+    elif "±" in clause[pair.end(2):] and _phase(label) in ("prompt", "decode"):
+        # llama-bench's figures quoted as `Token generation: 119.66 ± 0.16`: its t/s is the only figure it prints
+        # with a ± spread, so a phase's value with one is a rate
+        unit = "tok/s"
     else:
         return clause.replace("_", " ")
     return f"{label} {pair.group(2)} {unit}"
