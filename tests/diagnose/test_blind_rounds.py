@@ -34,7 +34,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 29, 30), "blind5_logs
           "blind34_logs": (3, 3, 4), "blind35_logs": (1, 2, 3),
           "blind36_logs": (2, 4, 4), "blind37_logs": (2, 3, 4),
           "blind38_logs": (3, 3, 3), "blind39_logs": (1, 2, 2),
-          "blind40_logs": (3, 3, 3), "blind41_logs": (0, 3, 3)}
+          "blind40_logs": (3, 3, 3), "blind41_logs": (0, 3, 3),
+          "blind42_logs": (2, 3, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

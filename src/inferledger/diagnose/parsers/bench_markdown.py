@@ -38,7 +38,8 @@ _COLUMNS = (
     (r"\bisl\b|input (?:seq(?:uence)? )?len|input tokens|prompt len|^prompt tokens$|^ctx$|^context$",
      "mean_input_tokens", "count"),  # a sweep's context: the prompt each row prefills
     (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens|^generated tokens$", "mean_output_tokens", "count"),
-    (r"concurrency|^batch(?: size)?$", "max_concurrency", "count"),  # a static batch runs all its requests at once
+    # a static batch runs all its requests at once; SGLang's cookbook tables head the concurrency `c`
+    (r"concurrency|^conc\.?$|^c$|^batch(?: size)?$|^bs$", "max_concurrency", "count"),
     (r"^n req|num(?:ber of)? req|^requests$|^# ?req", "completed_requests", "count"),
     (r"req(?:uest)?s? t(?:hrough)?put|req/s|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
     # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
