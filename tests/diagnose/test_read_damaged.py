@@ -54,6 +54,10 @@ def read(path):
     "May 12 08:01:39 gpu-host vllm[1234]: " + V0_LINE,  # journald
     "[pod/vllm-0/vllm] " + V0_LINE,  # kubectl logs --prefix
     V0_LINE + "\r",  # CRLF
+    "> " + V0_LINE,  # quoted in a reply (Markdown, e-mail)
+    ">> " + V0_LINE,  # a quote of a quote
+    "> 2026-05-12T08:01:39.331095044Z " + V0_LINE,  # a quoted docker log
+    "vllm-1  | 2026-05-12T08:01:39.331095044Z " + V0_LINE,  # compose over docker --timestamps
 ])
 def test_prefixes_and_colour_are_cleaned(damaged):
     assert clean_line(damaged) == V0_LINE

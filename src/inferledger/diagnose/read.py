@@ -31,17 +31,20 @@ MAX_SKIP_EXAMPLES = 20
 
 # ESC [ ... letter, and the same sequence after a log shipper rendered ESC as the text "#033" (TGI via CloudWatch).
 _ANSI = re.compile(r"(?:\x1b|#033)\[[0-9;?]*[A-Za-z]")
+_ANSI_BYTES = re.compile(_ANSI.pattern.encode())
 # Outer prefixes added by the deployment, not the engine:
 #   docker --timestamps:  2026-05-12T08:01:39.331095044Z <line>
 #   compose:              vllm-1  | <line>
 #   kubectl --prefix:     [pod/name/container] <line>
 #   journald:             May 12 08:01:39 host vllm[123]: <line>
-_DOCKER = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)\s+")
+_DOCKER = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) ")
 _COMPOSE = re.compile(r"[\w.-]+-\d+\s+\| ")
 _KUBECTL = re.compile(r"\[pod/[^\]]+\] ")
 _JOURNALD = re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@-]+(?:\[\d+\])?: ")
 #   Go's log package:     2024/07/12 02:25:54 <line>   (load testers and tools written in Go)
 _GO_LOG = re.compile(r"\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? ")
+# And one added by the person pasting: a Markdown or e-mail quote (`> `, nested `>> `) around a log quoted in a reply.
+_QUOTE = re.compile(r"(?:>[ \t]?)+")
 _MONTHS = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 
 
@@ -54,36 +57,44 @@ def clean_line(line: str) -> str:
             line = line.rsplit("\r", 1)[1]
     if "\x1b" in line or "#033[" in line:
         line = _ANSI.sub("", line)
-    if not line:
-        return line
-    first = line[0]
-    if first.isdigit() and line[10:11] == "T" and line[4:5] == "-":
-        match = _DOCKER.match(line)
-        if match:
-            line = line[match.end():]
-    elif first.isdigit() and line[4:5] == "/" and line[10:11] == " ":
-        match = _GO_LOG.match(line)
-        if match:
-            line = line[match.end():]
-    elif first == "[" and line.startswith("[pod/"):
-        match = _KUBECTL.match(line)
-        if match:
-            line = line[match.end():]
-    elif line[:3] in _MONTHS:
-        match = _JOURNALD.match(line)
-        if match:
-            line = line[match.end():]
-    elif " | " in line[:40]:
-        match = _COMPOSE.match(line)
-        if match:
-            line = line[match.end():]
+    while line:  # stacked prefixes: compose over Go's log stamp, a quote over docker's stamp, ...
+        cut = _outer_prefix_end(line)
+        if not cut:
+            break
+        line = line[cut:]
     return line
 
 
+def _outer_prefix_end(line: str) -> int:
+    """Where the outermost prefix a deployment or a paste put before the engine's line ends (0: none)."""
+    first = line[0]
+    match = None
+    if first == ">":
+        match = _QUOTE.match(line)
+    elif first.isdigit():
+        if line[10:11] == "T" and line[4:5] == "-":
+            match = _DOCKER.match(line)
+        elif line[4:5] == "/" and line[10:11] == " ":
+            match = _GO_LOG.match(line)
+    elif first == "[" and line.startswith("[pod/"):
+        match = _KUBECTL.match(line)
+    elif line[:3] in _MONTHS:
+        match = _JOURNALD.match(line)
+    elif " | " in line[:40]:
+        match = _COMPOSE.match(line)
+    return match.end() if match else 0
+
+
 READ_BLOCK_BYTES = 4 * 1024 * 1024
-# A line start that clean_line might strip: a digit (Docker/RFC 3339 stamps), "[pod/" (kubectl), a month name
-# (journald). One regex over the block (it searches for "\n" first), not one substring search per prefix.
-_PREFIXED_LINE = re.compile(r"\n(?:\d|\[pod/|(?:" + "|".join(sorted(_MONTHS)) + ") )")
+# A line start that clean_line might strip: a digit (Docker/RFC 3339 stamps), ">" (a quote), "[pod/" (kubectl), a
+# month name (journald). One regex over the block (it searches for "\n" first), not one substring search per prefix.
+_PREFIXED_LINE = re.compile(r"\n(?:\d|>|\[pod/|(?:" + "|".join(sorted(_MONTHS)) + ") )")
+
+
+def _may_need_cleaning(line: str) -> bool:
+    """False only for lines clean_line leaves as they are (its own tests, cheapest first; a superset of them)."""
+    return "\r" in line or "\x1b" in line or "#033[" in line or line[:1].isdigit() or line[:1] == ">" \
+        or " | " in line[:40] or line[:3] in _MONTHS or line[:5] == "[pod/"
 
 
 def _block_is_clean(text: str) -> bool:
@@ -91,7 +102,7 @@ def _block_is_clean(text: str) -> bool:
     tests first (memchr speed); a '|' anywhere may be a compose prefix, so such blocks take the per-line path."""
     if "\r" in text or "\x1b" in text or "|" in text or "#033[" in text:
         return False
-    if text[:1].isdigit() or text[:3] in _MONTHS or text[:5] == "[pod/":
+    if text[:1].isdigit() or text[:1] == ">" or text[:3] in _MONTHS or text[:5] == "[pod/":
         return False
     return _PREFIXED_LINE.search(text) is None
 
@@ -194,10 +205,7 @@ class LogFile:
                     yield from enumerate(pieces, number + 1)
                 else:
                     for index, line in enumerate(pieces, number + 1):
-                        if "\r" in line or "\x1b" in line or "#033[" in line or line[:1].isdigit() \
-                                or " | " in line[:40] or line[:3] in _MONTHS or line[:5] == "[pod/":
-                            line = clean_line(line)
-                        yield index, line
+                        yield index, clean_line(line) if _may_need_cleaning(line) else line
                 number += len(pieces)
                 self.lines_read = number
                 self.bytes_read = done - len(tail)
@@ -254,9 +262,11 @@ class LogFile:
                     block, carry = carry, b""
                     if not block.endswith(b"\n"):
                         block += b"\n"
+                done += len(block)
+                if b"\x1b" in block or b"#033[" in block:  # colour inside a marker (`LMCache \x1b[32mINFO`)
+                    block = _ANSI_BYTES.sub(b"", block)
                 newlines = yield from _block_items(block, patterns, number_at, encoding, wants_next, send_next)
                 number_at += newlines
-                done += len(block)
                 self.bytes_read = done
                 self.lines_read = number_at - 1
                 if progress is not None:
@@ -411,11 +421,7 @@ def _text_lines(block: bytes, candidates: list, encoding: str, wants_next, send_
             text = raw.decode(encoding)
         except UnicodeDecodeError:
             text = raw.decode(encoding, errors="replace")
-        # Exactly the lines clean_line could change (its own tests, cheapest first); it is idempotent on the rest.
-        if "\r" in text or "\x1b" in text or "#033[" in text or " | " in text[:40] \
-                or (text[10:11] == "T" and text[4:5] == "-") or text[:5] == "[pod/" \
-                or (text[4:5] == "/" and text[10:11] == " ") \
-                or text[:3] in _MONTHS:
+        if _may_need_cleaning(text):
             text = clean_line(text)
         lines.append((start, text))
         if wants_next is not None and wants_next(text):

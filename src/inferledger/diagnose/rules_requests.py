@@ -124,7 +124,9 @@ def _warm_up(acc: Accumulator) -> tuple | None:
     if tpot is None or tpot.count < 2 or tpot.first != tpot.high:
         return None
     rest = (tpot.total - tpot.first) / (tpot.count - 1)
-    if not tpot.first >= WARM_UP_RATIO * rest or tpot.first >= IMPOSSIBLE_TPOT_SECONDS:  # the latter: a timer bug
+    # rest 0: the later requests print no per-token time (a placeholder), nothing to compare the first with;
+    # a first past IMPOSSIBLE_TPOT_SECONDS: a timer bug
+    if rest <= 0 or not tpot.first >= WARM_UP_RATIO * rest or tpot.first >= IMPOSSIBLE_TPOT_SECONDS:
         return None
     return tpot.high_line, tpot.first, rest
 

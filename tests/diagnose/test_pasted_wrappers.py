@@ -1,0 +1,76 @@
+"""What a person pasting a log, or the deployment around the engine, wraps around it changes no reading: each real
+excerpt below, quoted as a reply quotes it (`> ` before every line), stamped by docker, prefixed by compose over
+that, or coloured, gives the reading of the excerpt as it is, evidence and numbers (a metamorphic check: the expected value is the
+tool's reading of the unwrapped file, which the blind rounds' tables check on their own)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from inferledger.diagnose import diagnose_files
+from inferledger.diagnose.accumulate import Accumulator
+from inferledger.diagnose.records import Record
+from inferledger.diagnose.rules_requests import request_findings
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _wrapped(source: Path, target: Path, prefix: str, colour: bool = False) -> Path:
+    lines = source.read_text(encoding="utf-8").split("\n")
+    head = 0
+    while head < len(lines) and lines[head].startswith("# "):  # the fixture's own header stays as it is
+        head += 1
+    body = [prefix + line if line else line for line in lines[head:]]
+    if colour:  # the level coloured as Python's and Rust's coloured formatters print it
+        body = [line.replace("INFO", "\x1b[32mINFO\x1b[0m") for line in body]
+    target.write_text("\n".join(lines[:head] + body), encoding="utf-8")
+    return target
+
+
+@pytest.mark.parametrize("name", [
+    "blind4_logs/sglang__bench-serving-vision-768-one-token-outputs.txt",  # a bench summary block
+    "blind42_logs/sglang__gb10-ling-flash-mxfp4-c1-c16-ttft-2s-to-71s.txt",  # a Markdown table
+    "blind5_logs/vllm__v1-2025-kv-99-running-34-waiting-18-to-40-wrapped.txt",  # docker-stamped stats lines, wrapped
+    "blind6_logs/ollama__verbose-gemma2-27b-growing-context-37-to-17-tok-s.txt",  # ollama --verbose
+    "blind2_logs/llamabench__qwen3-0.6b-f16-metal.txt",  # llama-bench
+])
+@pytest.mark.parametrize("prefix", ["> ", ">> "])
+def test_a_quoted_excerpt_reads_as_the_excerpt(tmp_path, name, prefix):
+    source = FIXTURES / name
+    quoted = _wrapped(source, tmp_path / source.name, prefix)
+    assert _reading(quoted) == _reading(source)
+
+
+@pytest.mark.parametrize(("name", "prefix", "colour"), [
+    # wrapped slog lines: docker's stamp takes one space, the continuation's own indentation stays
+    ("blind8_logs/ollama__slog-offload-24-of-65-layers-ctx-128k-kv-31g.txt", "2025-06-01T10:00:00.123456789Z ", False),
+    # compose's prefix over a Go logger's stamp: both are stripped
+    ("blind4_logs/loadtest__vllm-conc1-conc5-tiny-requests.txt", "bench-1  | ", False),
+    # colour inside the marker the block scan looks for (`LMCache INFO: Stored`)
+    ("blind17_logs/lmcache__stored-1024-tokens-3.9s-to-0.14s.txt", "", True),
+])
+def test_a_deployment_wrapped_excerpt_reads_as_the_excerpt(tmp_path, name, prefix, colour):
+    source = FIXTURES / name
+    wrapped = _wrapped(source, tmp_path / source.name, prefix, colour)
+    assert _reading(wrapped) == _reading(source)
+
+
+def _reading(path: Path) -> str:
+    """The whole diagnosis as JSON, less what names the file (its path, its size with the wrapping)."""
+    document = diagnose_files([path]).to_dict()
+    document.pop("files")
+    return json.dumps(document, sort_keys=True).replace(str(path), "FILE")
+
+
+def test_no_warm_up_against_later_requests_with_no_per_token_time():
+    # Two requests: the first at 57 ms a token, the second printing 0 (a placeholder): no cold start can be measured
+    # against 0 (this divided by zero when a quoted bench summary was read as two requests).
+    acc = Accumulator()
+    acc.add(Record("request", "test", 1, {"tpot_seconds": 0.057, "output_tokens": 100}))
+    acc.add(Record("request", "test", 2, {"tpot_seconds": 0.0, "output_tokens": 100}))
+    findings, checks, notes = [], [], []
+    request_findings(acc, findings, checks, notes, hardware_judged=False)
+    assert not any("cold start" in note for note in notes)
