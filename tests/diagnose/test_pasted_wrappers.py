@@ -19,11 +19,12 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def _wrapped(source: Path, target: Path, prefix: str, colour: bool = False) -> Path:
+    """`prefix` before every line of the excerpt; "{n}" in it is the line's number in the file (grep -n)."""
     lines = source.read_text(encoding="utf-8").split("\n")
     head = 0
     while head < len(lines) and lines[head].startswith("# "):  # the fixture's own header stays as it is
         head += 1
-    body = [prefix + line if line else line for line in lines[head:]]
+    body = [prefix.format(n=number) + line if line else line for number, line in enumerate(lines[head:], head + 1)]
     if colour:  # the level coloured as Python's and Rust's coloured formatters print it
         body = [line.replace("INFO", "\x1b[32mINFO\x1b[0m") for line in body]
     target.write_text("\n".join(lines[:head] + body), encoding="utf-8")
@@ -63,6 +64,33 @@ def _reading(path: Path) -> str:
     document = diagnose_files([path]).to_dict()
     document.pop("files")
     return json.dumps(document, sort_keys=True).replace(str(path), "FILE")
+
+
+@pytest.mark.parametrize("name", [
+    "blind5_logs/vllm__v1-2025-kv-99-running-34-waiting-18-to-40-wrapped.txt",  # docker-stamped stats lines, wrapped
+    "blind6_logs/ollama__verbose-gemma2-27b-growing-context-37-to-17-tok-s.txt",  # ollama --verbose
+    "blind42_logs/sglang__gb10-ling-flash-mxfp4-c1-c16-ttft-2s-to-71s.txt",  # a Markdown table
+    "logs/sglang__prometheus-v051-exposition.txt",  # a Prometheus exposition (its readers anchor at the line start)
+])
+@pytest.mark.parametrize("prefix", ["    ", "\t", "{n}:", "logs/vllm-0.log:"])
+def test_a_searched_or_indented_excerpt_reads_as_the_excerpt(tmp_path, name, prefix):
+    # an indented Markdown code block, `grep -n`, grep over several files: the prefix on every line is found in the
+    # head and taken off each line before any reader sees it
+    source = FIXTURES / name
+    assert _reading(_wrapped(source, tmp_path / source.name, prefix)) == _reading(source)
+
+
+def test_a_prefix_of_the_log_itself_is_kept(tmp_path):
+    from inferledger.diagnose.read import LogFile
+
+    # a year at the start of every line is no grep line number (it does not increase), an engine's own stamp stays
+    stamped = tmp_path / "stamped.log"
+    stamped.write_text("".join(f"2025-06-01 10:00:0{second},123 - INFO - step {second}\n" for second in range(5)))
+    assert LogFile.open(stamped).paste_prefix is None
+    # lines indented by one space only, or not all of them, keep their indentation
+    ragged = tmp_path / "ragged.log"
+    ragged.write_text("    a: 1\n    b: 2\nc: 3\n    d: 4\n")
+    assert LogFile.open(ragged).paste_prefix is None
 
 
 def test_no_warm_up_against_later_requests_with_no_per_token_time():

@@ -58,6 +58,8 @@ def read(path):
     ">> " + V0_LINE,  # a quote of a quote
     "> 2026-05-12T08:01:39.331095044Z " + V0_LINE,  # a quoted docker log
     "vllm-1  | 2026-05-12T08:01:39.331095044Z " + V0_LINE,  # compose over docker --timestamps
+    "2026-05-12T08:01:39+0000 gpu-host vllm[1234]: " + V0_LINE,  # journalctl -o short-iso
+    "May 12 08:01:39.123456 gpu-host vllm[1234]: " + V0_LINE,  # journalctl -o short-precise
 ])
 def test_prefixes_and_colour_are_cleaned(damaged):
     assert clean_line(damaged) == V0_LINE

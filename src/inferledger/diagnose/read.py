@@ -40,7 +40,10 @@ _ANSI_BYTES = re.compile(_ANSI.pattern.encode())
 _DOCKER = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) ")
 _COMPOSE = re.compile(r"[\w.-]+-\d+\s+\| ")
 _KUBECTL = re.compile(r"\[pod/[^\]]+\] ")
-_JOURNALD = re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@-]+(?:\[\d+\])?: ")
+_JOURNALD = re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ [\w.@-]+(?:\[\d+\])?: ")
+#   journalctl -o short-iso:  2025-05-12T08:01:39+0000 host vllm[123]: <line>   (the [pid] needed: a docker stamp
+#   before an engine's own `Token generation: ...` reads the same way without it)
+_JOURNALD_ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) \S+ [\w.@-]+\[\d+\]: ")
 #   Go's log package:     2024/07/12 02:25:54 <line>   (load testers and tools written in Go)
 _GO_LOG = re.compile(r"\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? ")
 # And one added by the person pasting: a Markdown or e-mail quote (`> `, nested `>> `) around a log quoted in a reply.
@@ -73,7 +76,7 @@ def _outer_prefix_end(line: str) -> int:
         match = _QUOTE.match(line)
     elif first.isdigit():
         if line[10:11] == "T" and line[4:5] == "-":
-            match = _DOCKER.match(line)
+            match = _JOURNALD_ISO.match(line) or _DOCKER.match(line)
         elif line[4:5] == "/" and line[10:11] == " ":
             match = _GO_LOG.match(line)
     elif first == "[" and line.startswith("[pod/"):
@@ -83,6 +86,38 @@ def _outer_prefix_end(line: str) -> int:
     elif " | " in line[:40]:
         match = _COMPOSE.match(line)
     return match.end() if match else 0
+
+
+# A prefix the person pasting put on every line, found in the head (_paste_prefix): an indented Markdown code block's
+# indentation, `grep -n`'s line numbers (":" a match, "-" a context line), grep's file name when it searched several.
+_GREP_NUMBER = re.compile(r"(\d+)[:-]")
+_GREP_FILE = re.compile(r"((?:[\w.-]*/)*[\w.-]+\.(?:log|txt|out|err|jsonl?))[:-]")
+
+
+def _paste_prefix(lines: list) -> re.Pattern | None:
+    """The prefix every line of the head's body carries (comment lines and grep's `--` group rules aside), when it is
+    one a paste or a search adds: the common indentation (a tab, or 2 spaces or more), line numbers that increase
+    line after line (a year or a port repeated on every line does not), or one file name. None for most logs."""
+    body = [line.rstrip("\r") for line in lines if line.strip() and line[:1] != "#" and line.strip() != "--"]
+    if len(body) < 3:
+        return None
+    indent = os.path.commonprefix([line[: len(line) - len(line.lstrip(" \t"))] for line in body])
+    if len(indent) >= 2 or "\t" in indent:
+        return re.compile(re.escape(indent))
+    numbers = [_GREP_NUMBER.match(line) for line in body]
+    if all(numbers):
+        values = [int(match.group(1)) for match in numbers]
+        if values == sorted(set(values)):  # strictly increasing
+            return _GREP_NUMBER
+    names = {match.group(1) if match else None for match in map(_GREP_FILE.match, body)}
+    if len(names) == 1 and None not in names:
+        return re.compile(re.escape(names.pop()) + r"[:-]")
+    return None
+
+
+def _unwrapped(line: str, prefix: re.Pattern | None) -> str:
+    match = prefix.match(line) if prefix is not None else None
+    return line[match.end():] if match else line
 
 
 READ_BLOCK_BYTES = 4 * 1024 * 1024
@@ -145,6 +180,7 @@ class LogFile:
     unread_examples: list = field(default_factory=list)
     lines_read: int = 0
     bytes_read: int = 0
+    paste_prefix: re.Pattern | None = None  # on every line, put there by the person pasting (_paste_prefix)
 
     @classmethod
     def open(cls, path: str) -> LogFile:
@@ -167,8 +203,10 @@ class LogFile:
         text = raw_head.decode(encoding, errors="replace")
         if len(raw_head) == HEAD_BYTES and "\n" in text:
             text = text[: text.rindex("\n")]  # a cut last line would mislead sniffing
-        head = "\n".join(clean_line(line) for line in text.split("\n"))
-        return cls(path=path, encoding=encoding, size_bytes=os.path.getsize(path), head=head)
+        raw_lines = text.split("\n")
+        prefix = _paste_prefix(raw_lines)
+        head = "\n".join(clean_line(_unwrapped(line, prefix)) for line in raw_lines)
+        return cls(path=path, encoding=encoding, size_bytes=os.path.getsize(path), head=head, paste_prefix=prefix)
 
     def lines(self, progress=None) -> Iterator[tuple[int, str]]:
         """(line_number, cleaned_text) for every line, streamed in constant memory."""
@@ -177,12 +215,13 @@ class LogFile:
             with open(self.path, encoding="utf-16", errors="replace", newline="") as handle:
                 for number, line in enumerate(handle, 1):
                     self.lines_read = number
-                    yield number, clean_line(line.rstrip("\n"))
+                    yield number, clean_line(_unwrapped(line.rstrip("\n"), self.paste_prefix))
             return
         # Read 4 MiB blocks cut at their last newline and decode each block once: per-line decoding and the
         # per-line cleaning tests cost more than parsing a noise line (benchmarks/bench_diagnose.py). A block
         # boundary is always a newline, so a multi-byte character is never split.
         encoding = self.encoding
+        prefix = self.paste_prefix
         done = 0
         number = 0
         tail = b""
@@ -201,7 +240,10 @@ class LogFile:
                 text = data[:cut].decode(encoding, errors="replace")
                 pieces = text.split("\n")
                 pieces.pop()  # the empty piece after the final newline
-                if _block_is_clean(text):
+                if prefix is not None:
+                    for index, line in enumerate(pieces, number + 1):
+                        yield index, clean_line(_unwrapped(line, prefix))
+                elif _block_is_clean(text):
                     yield from enumerate(pieces, number + 1)
                 else:
                     for index, line in enumerate(pieces, number + 1):
@@ -213,7 +255,7 @@ class LogFile:
                     progress.update(self.bytes_read)
             if tail:
                 number += 1
-                yield number, clean_line(tail.decode(encoding, errors="replace"))
+                yield number, clean_line(_unwrapped(tail.decode(encoding, errors="replace"), prefix))
             self.lines_read = number
             self.bytes_read = done
 
@@ -265,7 +307,8 @@ class LogFile:
                 done += len(block)
                 if b"\x1b" in block or b"#033[" in block:  # colour inside a marker (`LMCache \x1b[32mINFO`)
                     block = _ANSI_BYTES.sub(b"", block)
-                newlines = yield from _block_items(block, patterns, number_at, encoding, wants_next, send_next)
+                newlines = yield from _block_items(block, patterns, number_at, encoding, wants_next, send_next,
+                                                   self.paste_prefix)
                 number_at += newlines
                 self.bytes_read = done
                 self.lines_read = number_at - 1
@@ -283,7 +326,8 @@ class LogFile:
             self.skipped_examples.append(skipped)
 
 
-def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_next, send_next: list) -> Iterator:
+def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_next, send_next: list,
+                 prefix=None) -> Iterator:
     """candidate_lines' items for one block of whole lines, its first line numbered `first_line`. send_next[0] says
     the block's first line is the line after a cut line (sent as text whatever it holds); it is left saying the same
     of the next block's first line. Returns the block's newline count (the newlines before its last line sent are
@@ -298,7 +342,7 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
     3. line numbers from the newlines between the lines sent; then the text lines in order, the shape lines between
        two of them as one records.Windows (their converters) or as a Record each (builds with no converter)."""
     rows, candidates = _shape_rows(block, patterns)
-    text_lines = _text_lines(block, candidates, encoding, wants_next, send_next)
+    text_lines = _text_lines(block, candidates, encoding, wants_next, send_next, prefix)
     if text_lines and rows:
         shape_starts = set(chain.from_iterable(row[1] for row in rows))
         turned = [start for start, _text in text_lines if start in shape_starts]
@@ -393,9 +437,9 @@ def _outside_shape_bodies(candidates: list, rows: list, block: bytes) -> list:
     return kept
 
 
-def _text_lines(block: bytes, candidates: list, encoding: str, wants_next, send_next: list) -> list:
+def _text_lines(block: bytes, candidates: list, encoding: str, wants_next, send_next: list, prefix=None) -> list:
     """Step 2 of _block_items: [(line start, cleaned text)] of the lines the candidates (in order) fall in, each once,
-    and of each line after one for which wants_next(text) is true."""
+    and of each line after one for which wants_next(text) is true. `prefix`: the file's paste prefix, stripped."""
     lines = []
     find, rfind = block.find, block.rfind
     size = len(block)
@@ -421,6 +465,8 @@ def _text_lines(block: bytes, candidates: list, encoding: str, wants_next, send_
             text = raw.decode(encoding)
         except UnicodeDecodeError:
             text = raw.decode(encoding, errors="replace")
+        if prefix is not None:
+            text = _unwrapped(text, prefix)
         if _may_need_cleaning(text):
             text = clean_line(text)
         lines.append((start, text))
