@@ -6,6 +6,7 @@ tool's reading of the unwrapped file, which the blind rounds' tables check on th
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,26 @@ def test_a_searched_or_indented_excerpt_reads_as_the_excerpt(tmp_path, name, pre
     # head and taken off each line before any reader sees it
     source = FIXTURES / name
     assert _reading(_wrapped(source, tmp_path / source.name, prefix)) == _reading(source)
+
+
+@pytest.mark.parametrize(("name", "spacing"), [
+    # a llama-bench table copied from a web page or a chat app: its padding turns into no-break spaces
+    ("blind2_logs/llamabench__qwen3-0.6b-f16-metal.txt", ("  ", "\xa0 ")),
+    # a JSON reply with no-break spaces for its indentation
+    ("blind5_logs/ollama__api-generate-json-gemma2-9b-192-tokens-3.2s.txt", ("  ", "\xa0\xa0")),
+    # a space-aligned table copied from a spreadsheet: its columns a tab apart
+    ("blind7_logs/custom__lattice-vs-ollama-vs-mlx-1k-ctx-prefill-99-tok-s.txt", (r" {2,}", "\t")),
+    # the tgi-gaudi client's `Performance  summary` title with its two spaces collapsed to one (rendered text)
+    ("found_logs/tgigaudi__run-generation-performance-summary-throughput-zero.txt", (r" {2,}", " ")),
+])
+def test_respaced_excerpt_reads_as_the_excerpt(tmp_path, name, spacing):
+    source = FIXTURES / name
+    lines = source.read_text(encoding="utf-8").split("\n")
+    pattern, replacement = spacing
+    respaced = tmp_path / source.name
+    respaced.write_text("\n".join(line if line.startswith("# ") else re.sub(pattern, replacement, line)
+                                  for line in lines), encoding="utf-8")
+    assert _reading(respaced) == _reading(source)
 
 
 def test_a_prefix_of_the_log_itself_is_kept(tmp_path):

@@ -32,6 +32,8 @@ MAX_SKIP_EXAMPLES = 20
 # ESC [ ... letter, and the same sequence after a log shipper rendered ESC as the text "#033" (TGI via CloudWatch).
 _ANSI = re.compile(r"(?:\x1b|#033)\[[0-9;?]*[A-Za-z]")
 _ANSI_BYTES = re.compile(_ANSI.pattern.encode())
+# No-break spaces (a table copied from a web page or a chat app) read as the spaces they stand for.
+_SPACES = str.maketrans({"\xa0": " ", "\u202f": " ", "\u2007": " "})
 # Outer prefixes added by the deployment, not the engine:
 #   docker --timestamps:  2026-05-12T08:01:39.331095044Z <line>
 #   compose:              vllm-1  | <line>
@@ -60,6 +62,8 @@ def clean_line(line: str) -> str:
             line = line.rsplit("\r", 1)[1]
     if "\x1b" in line or "#033[" in line:
         line = _ANSI.sub("", line)
+    if "\xa0" in line or "\u202f" in line or "\u2007" in line:
+        line = line.translate(_SPACES)
     while line:  # stacked prefixes: compose over Go's log stamp, a quote over docker's stamp, ...
         cut = _outer_prefix_end(line)
         if not cut:
@@ -129,13 +133,15 @@ _PREFIXED_LINE = re.compile(r"\n(?:\d|>|\[pod/|(?:" + "|".join(sorted(_MONTHS)) 
 def _may_need_cleaning(line: str) -> bool:
     """False only for lines clean_line leaves as they are (its own tests, cheapest first; a superset of them)."""
     return "\r" in line or "\x1b" in line or "#033[" in line or line[:1].isdigit() or line[:1] == ">" \
-        or " | " in line[:40] or line[:3] in _MONTHS or line[:5] == "[pod/"
+        or " | " in line[:40] or line[:3] in _MONTHS or line[:5] == "[pod/" or "\xa0" in line \
+        or "\u202f" in line or "\u2007" in line
 
 
 def _block_is_clean(text: str) -> bool:
     """True when no line of the block needs clean_line: no CR, no ANSI code, no deployment prefix. Single-character
     tests first (memchr speed); a '|' anywhere may be a compose prefix, so such blocks take the per-line path."""
-    if "\r" in text or "\x1b" in text or "|" in text or "#033[" in text:
+    if "\r" in text or "\x1b" in text or "|" in text or "#033[" in text or "\xa0" in text or "\u202f" in text \
+            or "\u2007" in text:
         return False
     if text[:1].isdigit() or text[:1] == ">" or text[:3] in _MONTHS or text[:5] == "[pod/":
         return False

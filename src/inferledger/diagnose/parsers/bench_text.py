@@ -51,7 +51,7 @@ _LMDEPLOY_SCALARS = {  # label (lower case, before ':') -> (metric, factor)
     "rpm (request per minute)": ("request_throughput_per_second", 1 / 60.0),
 }
 _PAIR = re.compile(r"([A-Za-z_][\w ]*?(?:\([^)]*\))?)\s*:\s*([^,]+)")
-_GAUDI_TITLE = "Performance  summary"
+_GAUDI_TITLE = re.compile(r"Performance\s+summary")  # two spaces as printed, one when a paste collapsed them
 _GAUDI_SECTIONS = {"first token latency": "ttft_seconds", "output token latency": "tpot_seconds"}
 
 
@@ -159,7 +159,7 @@ def sniff(head: str) -> float:
         return 0.8
     if ("pass latency: " in head or "Per token latency: " in head) and _OPTIMUM.search(head):
         return 0.8
-    if _GAUDI_TITLE in head:
+    if _GAUDI_TITLE.search(head):
         return 0.9
     lowered = head.lower()
     if ("first_token latency" in lowered or "first token latency" in lowered) and (
@@ -217,9 +217,10 @@ def parse(lines) -> Iterator:
             if key in _EXAMPLE_LABELS and to_number(value) is not None:
                 example[3][_EXAMPLE_LABELS[key]] = to_number(value)
                 continue
-        if stripped.startswith("-----") and _GAUDI_TITLE not in stripped:
+        title = _GAUDI_TITLE.search(stripped)
+        if stripped.startswith("-----") and not title:
             continue  # rules between and inside the blocks
-        if _GAUDI_TITLE in stripped:
+        if title:
             if block is not None and (record := block.record()) is not None:
                 yield record
             block = _Block(line_number, "tgi-gaudi")

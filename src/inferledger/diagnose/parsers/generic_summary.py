@@ -118,8 +118,8 @@ def line_metric(line: str) -> tuple[str, float] | None:
 
 
 # A table aligned with spaces, one run per row (`Engine  Ctx  TTFT(ms)  Decode(ms)  Total(ms)  Prefill t/s`): the
-# header's cells are two or more spaces apart; words a table header uses beyond the `label: value` ones.
-_HEADER_SPLIT = re.compile(r"\s{2,}")
+# header's cells are two or more spaces (or a tab) apart; words a table header uses beyond the `label: value` ones.
+_HEADER_SPLIT = re.compile(r"\s{2,}|\t")  # or one tab (a table copied from a spreadsheet)
 _TABLE_WORDS = {"ctx": "mean_input_tokens", "context": "mean_input_tokens", "total": "e2e_seconds_mean",
                 "decode": "decode_seconds_mean", "prefill": "prefill_seconds_mean"}
 

@@ -28,13 +28,14 @@ NAME = "sglang-one-batch"
 # A result may be quoted as a shell comment (`# Decode.  median latency: …` under the command that made it).
 _PHASE = re.compile(r"^\s*(?:#\s*)?(Prefill|Decode|Total)\.\s+(median )?latency:\s*([\d.]+)\s*(m?s),\s*(?:median )?"
                     r"throughput:\s*([\d.]+)\s*token/s")
+_MEDIAN = re.compile(r"Decode\.\s+median latency:")
 _STEP = re.compile(r"^\s*Decode \d+\.\s+Batch size:\s*(\d+),\s*latency:\s*([\d.]+)\s*s")
 
 
 def sniff(head: str) -> float:
     if "Prefill. latency:" in head and ("Decode." in head or "Decode 0." in head):
         return 0.9
-    return 0.6 if "Decode.  median latency:" in head else 0.0  # a summary line quoted alone
+    return 0.6 if _MEDIAN.search(head) else 0.0  # a summary line quoted alone
 
 
 class _Block:
