@@ -27,7 +27,8 @@ NAME = "markdown-table"
 _STREAM_RATE = "output_tokens_per_second_per_user_mean"
 
 # (pattern on the lower-case header without its unit, metric, kind): kind "time" needs a unit and takes a stat
-# suffix (mean when the header names none); "count"/"rate" are per-run numbers. Order matters: first match wins.
+# suffix (mean when the header names none), "duration" needs a unit and takes none; "count"/"rate" are per-run
+# numbers. Order matters: first match wins.
 _COLUMNS = (
     (r"\bttft\b|time to first token|^prefill$|^1st token", "ttft_seconds", "time"),  # a run's prefill time: its TTFT
     (r"^1000 ?/ ?tpot$", _STREAM_RATE, "rate"),  # 1000 / TPOT in ms: a stream's tok/s
@@ -35,12 +36,16 @@ _COLUMNS = (
     (r"\btpot\b|time per output token|^2\+|^(?:next|2nd) token", "tpot_seconds", "time"),
     (r"\bitl\b|inter[- ]token", "itl_seconds", "time"),
     (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^latency$|^wall", "e2e_seconds", "time"),
+    # a run's totals (vLLM's `Total input tokens` tabulated a metric a row) before the per-request lengths
+    (r"^total (?:input|prompt) tokens$", "total_input_tokens", "count"),
+    (r"^total (?:generated|output) tokens$", "total_output_tokens", "count"),
+    (r"^(?:benchmark )?duration$", "duration_seconds", "duration"),
     (r"\bisl\b|input (?:seq(?:uence)? )?len|input tokens|prompt len|^prompt tokens$|^ctx$|^context$",
      "mean_input_tokens", "count"),  # a sweep's context: the prompt each row prefills
     (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens|^generated tokens$", "mean_output_tokens", "count"),
     # a static batch runs all its requests at once; SGLang's cookbook tables head the concurrency `c`
     (r"concurrency|^conc\.?$|^c$|^batch(?: size)?$|^bs$", "max_concurrency", "count"),
-    (r"^n req|num(?:ber of)? req|^requests$|^# ?req", "completed_requests", "count"),
+    (r"^n req|num(?:ber of)? req|^requests$|^# ?req|^successful requests$", "completed_requests", "count"),
     (r"req(?:uest)?s? t(?:hrough)?put|req/s|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
     # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
     # A runner's sweep (llama-bench's tg, ds4-bench's `gen steady t/s`) is one stream a row, as is its prefill rate.
@@ -95,6 +100,8 @@ def _column(header: str):
     if found is None:
         return None
     metric, kind = found
+    if kind == "duration":  # a run's wall time: needs its unit, takes no statistic
+        return None if unit is None else (metric, unit, "count")
     if kind != "time":
         return metric, 1.0, kind
     if unit is None:
@@ -246,10 +253,14 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
             elif one_run and stat not in ("mean", None):
                 continue  # a count's percentile column is not the run's count
             runs.setdefault(0 if one_run else index, {})[name] = number * factor
+    # A run needs a latency, or a benchmark run's own account (requests done with its duration or token totals):
+    # a table of other numbers is no run.
     return [Record("summary", "bench.markdown", first_line, metrics,
                    labels={"tool": "table" if one_run else f"table column {header[key + 1]!r}"})
             for key, metrics in sorted(runs.items())
-            if any(name.startswith(("ttft_", "tpot_", "itl_", "e2e_")) for name in metrics)]
+            if any(name.startswith(("ttft_", "tpot_", "itl_", "e2e_")) for name in metrics)
+            or ("completed_requests" in metrics and metrics.keys() & {"duration_seconds", "total_input_tokens",
+                                                                     "total_output_tokens"})]
 
 
 def _records(table: list) -> list:
