@@ -374,19 +374,29 @@ def _reference_window_flags(windows):
         if metrics.get("swapped_requests", 0.0) > 0:
             add("swapped", line, file)
             found = True
-        if running > 0 and generation is not None and record.source != "llamacpp.batched-bench" and not arrival:
+        batch_rate = record.source == "llamacpp.batched-bench" and running > 1  # B sequences: no stream's speed
+        # a bench row timing its phases apart states a generation rate its prompt does not dilute
+        apart = "prefill_seconds" in metrics and "decode_seconds" in metrics
+        quiet = (generation is not None and prompt < generation) or apart
+        if apart:
+            add("bench_rows_timed", line, file)
+            if a._prefill_dominates(metrics["prefill_seconds"], metrics["decode_seconds"],
+                                    metrics.get("prompt_tokens_per_second"), generation):
+                add("bench_prefill_share", line, file)
+        if running > 0 and generation is not None and not batch_rate and not arrival:
             rate = generation / running
             per_stream.add(rate, line)
             if generation == 0 and prompt == 0:
                 add("stalled", line, file)
                 found = True
-            if prompt >= a.PREFILL_HEAVY_RATIO * max(generation, 1.0) and rate < a.SLOW_STREAM_TOKENS_PER_SECOND:
+            if not apart and prompt >= a.PREFILL_HEAVY_RATIO * max(generation, 1.0) \
+                    and rate < a.SLOW_STREAM_TOKENS_PER_SECOND:
                 add("prefill_heavy", line, file)
                 found = True
-            elif prompt < generation and rate < a.SLOW_STREAM_TOKENS_PER_SECOND and running <= a.SMALL_BATCH:
+            elif quiet and rate < a.SLOW_STREAM_TOKENS_PER_SECOND and running <= a.SMALL_BATCH:
                 add("slow_small_batch", line, file)
                 found = True
-            elif prompt < generation and rate < a.STARVED_TOKENS_PER_SECOND:
+            elif quiet and rate < a.STARVED_TOKENS_PER_SECOND:
                 add("starved", line, file)
                 found = True
         troubled += found
@@ -410,8 +420,10 @@ def test_window_flags_fold_like_one_window_at_a_time():
                 metrics[name] = rng.choice(odd) if rng.random() < 0.3 else rng.uniform(0, 40)
         if "kv_cache_usage_fraction" in metrics and rng.random() < 0.5:
             metrics["kv_cache_usage_fraction"] = rng.uniform(0.85, 1.0)
-        metrics.setdefault("running_requests", rng.choice([0.0, 2.0, 64.0]))
+        metrics.setdefault("running_requests", rng.choice([0.0, 1.0, 2.0, 64.0]))
         source = rng.choice(["vllm.stats", "sglang.decode", "llamacpp.batched-bench"])
+        if source == "llamacpp.batched-bench" and rng.random() < 0.5:  # a row timing its phases apart (T_PP, T_TG)
+            metrics.update(prefill_seconds=rng.uniform(0, 9), decode_seconds=rng.uniform(0, 9))
         file = "a.log" if index < 3000 else rng.choice(["b.log", "c.log"])
         windows.append((Record("interval", source, index // 2 + 1, metrics, None, {}), file))
     for cut in (1, 9, 2048, 3001, 7000):

@@ -44,6 +44,7 @@ SLOW_PROMPT_RATIO = threshold("requests-slow-prompt-rate")
 CEILING_MIN_OUTPUT = 16  # fewer output tokens and the call's fixed costs swamp the per-token time
 SLOW_PROMPT_MIN_TOKENS = 128  # a shorter prompt's rate is dominated by fixed overhead
 SLOW_PROMPT_SHARE = 1 / 3  # of prompt eval + eval: the slow prompt costs half the decode time or more
+BENCH_SOURCES = ("llamacpp.bench", "llamacpp.batched-bench")  # a runner's bench rows (llama-bench, sweep-bench)
 _INTERVAL_AVERAGED = ("vllm.", "sglang.")  # sources whose window rates average over the time since the last line
 PREFILL_GAP_MIN_TOKENS = 128  # shorter prompts: fixed costs, not the prompt's work, set the time
 PREFILL_GAP_MIN_SECONDS = 2.0  # stamps are whole seconds and the gap holds a few decode steps: under 2 s, noise
@@ -272,6 +273,7 @@ class Accumulator:
         self._unfolded_file = ""  # the file they come from
         self.snapshot = {}  # metric -> Running, over Prometheus gauge snapshots
         self._per_stream = Running()  # `per_stream`: generation tok/s per running request, windows with running > 0
+        self._bench_stream = Running()  # `bench_stream`: the same, of llama.cpp's bench rows (BENCH_SOURCES) only
         self._timeline = Timeline()  # `timeline`: the windows waiting in _unfolded are folded in when read
         self.requests = {}  # metric -> Running
         self.summaries: list = []  # (record, file)
@@ -299,6 +301,7 @@ class Accumulator:
         self.effective_bandwidth = Running()  # llama-bench: weights bytes × tg tok/s (each step reads all weights)
         self.bandwidth_source = "llama-bench: model size × generation rate"  # what effective_bandwidth was read from
         self.depth_generation = {}  # llama-bench -d: context tokens -> Running of tg tok/s at that depth
+        self.depth_prompt = {}  # and of pp tok/s
         self.rank = {}  # source -> the rank kept (one rank's view per source)
         self.sources = {}  # source -> record count
         self.labels = {}  # label notes worth showing (definitions, engines)
@@ -319,6 +322,7 @@ class Accumulator:
     timeline = _folded_view("_timeline", "The timeline of the server-stats windows.")
     flags = _folded_view("_flags", "name -> _Lines: where each finding was seen.")
     per_stream = _folded_view("_per_stream", "Generation tok/s per running request, windows with running > 0.")
+    bench_stream = _folded_view("_bench_stream", "per_stream of the bench rows (BENCH_SOURCES) alone.")
 
     def _fold_windows(self) -> None:
         """Fold the waiting windows (all from the file _unfolded_file) into the timeline, the flags and their
@@ -398,19 +402,24 @@ class Accumulator:
             arrival = self._arrivals(sources, running, waiting, prompt, generation, generation_stated, file)
             flag("arrival", arrival)
             streams = (running > 0) & generation_stated & ~arrival
-            if "llamacpp.batched-bench" in sources:
-                streams &= np.array([source != "llamacpp.batched-bench" for source in sources])
+            if "llamacpp.batched-bench" in sources:  # B sequences at once: a batch's rate, not a stream's speed
+                streams &= ~(np.array([source == "llamacpp.batched-bench" for source in sources]) & (running > 1))
+            # A bench row that times its phases apart (T_PP, T_TG) states its generation rate undiluted by its prompt.
+            phases_apart = column("prefill_seconds", None)[1] & column("decode_seconds", None)[1]
+            no_prompt_load = (prompt < generation) | phases_apart
             # Requests held and nothing produced: a hang, or one step longer than the window.
             stalled = streams & (generation == 0) & (prompt == 0)
             flag("stalled", stalled)
             rate = np.divide(generation, running, where=streams, out=np.full(count, np.nan))
             self._per_stream.extend(rate[streams], at[streams])
+            if any(source.startswith(BENCH_SOURCES) for source in set(sources)):
+                benched = streams & np.array([source.startswith(BENCH_SOURCES) for source in sources])
+                self._bench_stream.extend(rate[benched], at[benched])
             # Every finding below needs a slow stream (a NaN rate is none); the first that holds is the window's.
             slow = streams & (rate < SLOW_STREAM_TOKENS_PER_SECOND)
-            prefill_heavy = slow & (prompt >= PREFILL_HEAVY_RATIO * np.maximum(generation, 1.0))
-            small_batch = slow & ~prefill_heavy & (prompt < generation) & (running <= SMALL_BATCH)
-            starved = streams & (rate < STARVED_TOKENS_PER_SECOND) & ~prefill_heavy & ~small_batch \
-                & (prompt < generation)
+            prefill_heavy = slow & ~phases_apart & (prompt >= PREFILL_HEAVY_RATIO * np.maximum(generation, 1.0))
+            small_batch = slow & ~prefill_heavy & no_prompt_load & (running <= SMALL_BATCH)
+            starved = streams & (rate < STARVED_TOKENS_PER_SECOND) & ~prefill_heavy & ~small_batch & no_prompt_load
             flag("prefill_heavy", prefill_heavy)
             flag("slow_small_batch", small_batch)
             flag("starved", starved)
@@ -603,18 +612,28 @@ class Accumulator:
                     self.snapshot[name] = Running()
                 self.snapshot[name].add(value, record.line_number)
             return
+        depth = metrics.get("context_depth_tokens")
+        if depth is not None:  # llama-bench -d: each test's rate by the context it ran over
+            for name, by_depth in (("generation_tokens_per_second", self.depth_generation),
+                                   ("prompt_tokens_per_second", self.depth_prompt)):
+                if name in metrics:
+                    by_depth.setdefault(depth, Running()).add(metrics[name], record.line_number)
         if "running_requests" not in metrics and "generation_tokens_per_second" not in metrics:
-            # Spec-decoding lines and the like: statistics only, not a stats window.
-            stats = self.interval  # the windows before it first, so every Running sees its values in order
+            # Spec-decoding lines and the like: statistics only, not a stats window. The windows waiting are folded
+            # first only when they hold one of its metrics (every Running sees its values in order), or when both
+            # name a metric not seen yet (the metrics keep the order they first came in): a spec line after each
+            # stats line would otherwise fold the windows one at a time (~0.3 ms each).
+            stats = self._interval_stats
+            waiting = self._unfolded.metrics.keys()
+            if waiting and (not waiting.isdisjoint(metrics)
+                            or (not stats.keys() >= metrics.keys() and not stats.keys() >= waiting)):
+                self._fold_windows()
             for name, value in metrics.items():
                 if name not in stats:
                     stats[name] = Running()
                 stats[name].add(value, record.line_number)
             return
         self.interval_count += 1
-        if "context_depth_tokens" in metrics and "generation_tokens_per_second" in metrics:
-            depth = self.depth_generation.setdefault(metrics["context_depth_tokens"], Running())
-            depth.add(metrics["generation_tokens_per_second"], record.line_number)
         if "weights_bytes" in metrics and "generation_tokens_per_second" in metrics:
             self.effective_bandwidth.add(metrics.get("decode_weights_bytes", metrics["weights_bytes"]) *
                                          metrics["generation_tokens_per_second"],

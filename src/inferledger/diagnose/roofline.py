@@ -30,6 +30,7 @@ LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
 NAMED_LOW_FRACTION = threshold("hardware-named-decode-far-below-floor")
 NAMED_NEAR_FRACTION = threshold("hardware-named-decode-near-floor")
 NAMED_MAX_BATCH = 2
+STREAMS_SEEN = 2.0  # requests at once above which a summary was no batch of one (_littles_law)
 
 
 def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
@@ -75,8 +76,9 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
                  score=0.55, verdict="healthy")]
 
 
-def _shape(acc: Accumulator) -> tuple[int, int, int, list[str]]:
-    """ISL, OSL, batch and notes on where each came from."""
+def _shape(acc: Accumulator) -> tuple[int, int, int | None, list[str]]:
+    """ISL, OSL, batch and notes on where each came from; batch None where the log shows several requests at once
+    and no batch (_littles_law)."""
     notes = []
     isl = osl = None
     batch = None
@@ -113,9 +115,42 @@ def _shape(acc: Accumulator) -> tuple[int, int, int, list[str]]:
         osl = DEFAULT_OSL
         notes.append(f"output length not in the log: OSL {DEFAULT_OSL} assumed")
     if batch is None:
-        batch = 1
-        notes.append("batch 1 assumed (the log shows no concurrency)")
+        streams, held, how = _littles_law(acc)
+        if streams is not None:
+            batch = streams
+            notes.append(f"batch ~{streams:,.0f}: {how}")
+        elif held is not None:
+            notes.append(f"at least ~{held:,.0f} requests in flight ({how}) at a batch the log does not state")
+            return max(1, round(isl)), max(1, round(osl)), None, notes
+        elif acc.summaries and not acc.request_count and not acc.interval_count:
+            notes.append("a benchmark summary that states no concurrency: its per-token time may be any batch's")
+            return max(1, round(isl)), max(1, round(osl)), None, notes
+        else:
+            batch = 1
+            notes.append("batch 1 assumed (the log shows no concurrency)")
     return max(1, round(isl)), max(1, round(osl)), max(1, round(batch)), notes
+
+
+def _littles_law(acc: Accumulator) -> tuple[float | None, float | None, str]:
+    """(decode streams, the fewest requests in flight, how) of a benchmark summary that states no concurrency, by
+    Little's law: each stream writes 1/TPOT tokens a second, so output tok/s × TPOT is the streams decoding at once;
+    req/s × E2E is the requests in flight (× TTFT, a part of E2E, the fewest), and total tok/s × TPOT bounds the streams
+    from above (prompt tokens counted too). A run that held more than STREAMS_SEEN at once was no batch of one: judged
+    against a one-stream estimate, its batched TPOT reads as slow decode. (None, None, "") when nothing says so."""
+    for record, _file in acc.summaries:
+        metrics = record.metrics
+        tpot = metrics.get("tpot_seconds_mean") or metrics.get("tpot_seconds_median")
+        output = metrics.get("output_tokens_per_second")
+        if tpot and output and output * tpot > STREAMS_SEEN:
+            return output * tpot, None, "output tok/s × TPOT (Little's law)"
+        rate = metrics.get("request_throughput_per_second")
+        for name, what in (("e2e_seconds_mean", "E2E"), ("ttft_seconds_mean", "TTFT")):
+            if rate and metrics.get(name) and rate * metrics[name] > STREAMS_SEEN:
+                return None, rate * metrics[name], f"req/s × mean {what}, Little's law"
+        total = metrics.get("total_tokens_per_second")
+        if tpot and total and total * tpot > STREAMS_SEEN:
+            return None, total * tpot, "at most total tok/s × TPOT streams, Little's law"
+    return None, None, ""
 
 
 def _observed_decode(acc: Accumulator) -> tuple[float | None, str]:
@@ -261,6 +296,8 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     spec = load_model(model)
     accelerator = find_accelerator(gpu)
     isl, osl, batch, notes = _shape(acc)
+    batch_known = batch is not None
+    batch = batch or 1  # the account of one stream still gives the memory and the prefill; its decode is not judged
     layout, topology, layout_note = _layout(acc, spec, accelerator, precision, kv_precision, parallel,
                                             topology_options, (isl, osl, batch))
     if layout_note:
@@ -287,7 +324,11 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     if not step:
         step, step_source = _whole_call_decode(
             acc, account.realistic.prefill_seconds if account.realistic else account.prefill.seconds)
-    if step:
+    if step and not batch_known:
+        if _judge_unknown_batch(step, step_source, account, spec, accelerator, (isl, osl, precision, kv_precision),
+                                spread, lines, findings):
+            section.update(observed_decode_seconds_per_token=step, decode_source=step_source)
+    elif step:
         achieved = account.decode.bytes_per_step / step
         fraction = achieved / bandwidth
         speed_fraction = account.decode.seconds_per_token / step
@@ -387,6 +428,43 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     return section, findings, advice
 
 
+def _judge_unknown_batch(step: float, step_source: str, account, spec, accelerator, shape: tuple, spread: dict,
+                         lines: list, findings: list) -> bool:
+    """A per-token time from a run whose batch the log does not state: any batch from one to the most the card's KV
+    memory holds could have made it, so it is slow only when slower than the ledger's realistic step even at that
+    largest batch, and impossible only when faster than one stream's floor. Whether it was judged."""
+    from inferledger.ledger.request import request_account
+
+    isl, osl, precision, kv_precision = shape
+    fullest = account.memory.max_concurrency if account.memory is not None else None
+    floor = account.decode.seconds_per_token
+    text = f"decode: {step * 1e3:.2f} ms/token observed ({step_source}) at a batch the log does not state"
+    if step * IMPOSSIBLE_FRACTION < floor:
+        lines.append(text)
+        findings.append(fire(
+            "hardware-decode-faster-than-floor", f"decode {step * 1e3:.2f} ms/token is faster than the ledger's "
+            f"one-stream floor {floor * 1e3:.2f} ms for {account.model} on {account.accelerator}: wrong model/GPU, "
+            "speculative decoding, or a broken measurement",
+            {"observed_decode_seconds_per_token": step, "ledger_decode_seconds_per_token": floor}))
+        return True
+    if not fullest or fullest <= 1:
+        lines.append(text + "; not judged against the hardware")
+        return False
+    full = request_account(spec, accelerator, isl=isl, osl=osl, batch=fullest, precision=precision,
+                           kv_precision=kv_precision, **spread)
+    slowest = full.realistic.decode_seconds_per_token if full.realistic else full.decode.seconds_per_token
+    lines.append(text + f": between one stream's realistic step and {slowest * 1e3:.2f} ms at the {fullest:,} "
+                 "requests the card's KV memory holds, any batch could have made it")
+    if step > REALISTIC_FACTOR * slowest:
+        findings.append(fire(
+            "hardware-decode-below-realistic", f"decode {step * 1e3:.2f} ms/token ({step_source}) is "
+            f"{step / slowest:.1f}× the ledger's realistic {slowest * 1e3:.2f} ms for {account.model} on "
+            f"{account.accelerator} even at the {fullest:,} requests its KV memory holds (the log states no batch)",
+            {"observed_decode_seconds_per_token": step, "ledger_realistic_decode_seconds_per_token": slowest,
+             "batch": fullest}))
+    return True
+
+
 def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, list]:
     """(roofline section, findings) for a model known only by its name (named_model.NamedModel): the decode floor of
     one stream is the weights the name states ÷ the card's bandwidth. Judged only at a batch of one or two, where the
@@ -394,6 +472,7 @@ def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, li
     bandwidth = accelerator.memory_bandwidth_bytes_per_second
     floor = named.weights_bytes_per_step / bandwidth
     _isl, _osl, batch, notes = _shape(acc)
+    batch = batch or NAMED_MAX_BATCH + 1  # several at once, how many not stated: not judged against one stream's floor
     section = {"model": named.name, "accelerator": accelerator.name, "estimated_from_name": True,
                "weights_bytes_per_step": named.weights_bytes_per_step, "batch": batch,
                "card_bandwidth_bytes_per_second": bandwidth, "named_decode_floor_seconds_per_token": floor,

@@ -189,6 +189,12 @@ _TABLE = (
           "llama-bench tg at up to 16,384 tokens of context slower than with none by this factor", 2.0, "×",
           "a step reads the weights plus the cache; at these depths a GQA model's cache is a fraction of its "
           "weights, so halving the rate is the attention kernel's cost, not the memory's", 0.7),
+    _rule("windows-slowdown-beyond-context", "windows", "measurement-artifact",
+          "a llama-bench test (pp or tg) at depth d2 slower than at depth d1 > 0 by more than this many times d2 / d1",
+          1.5, "× d2/d1", "a step's time is the weights' read plus the cache's, the cache's linear in the depth, so "
+          "from d1 to d2 it grows at most d2/d1 times (even with attention all of it); a rate falling faster is "
+          "something else: memory spilled off the device, another load, a first test run once (-r 1). Half again "
+          "for cache effects and noise", 0.75),
     _rule("windows-kv-full-no-queue", "windows", "kv-capacity", "KV usage ≥ 0.90 with no request waiting", 0.90,
           "fraction", "the batch already fills the KV pool: the next burst will queue or preempt", 0.4, 0.65),
     _rule("windows-idle", "windows", "insufficient-data", "Running 0 and Waiting 0 in every window", None, "",
@@ -303,6 +309,12 @@ _TABLE = (
           "a local runner's requests in turn (3+): the last decode rate at most 1/this of the best, prompts ≤ 16k",
           2.0, "×", "a model that streamed at 37 tok/s and now streams at 17 with a 13-token prompt lost part of its "
           "GPU (offload after a larger context allocation) or shares it: the rate, not the context, changed", 0.65),
+    _rule("requests-decode-below-bench", "requests", "decode-bound",
+          "served requests' mean decode rate below this share of the slowest one-stream generation rate the same log "
+          "benches (llama-bench tg, sweep-bench), prompts ≤ 16k", 0.85, "of the bench",
+          "a request decodes as the bench's one stream does, less a few percent for sampling and the HTTP stream; "
+          "losing more than 15 % of the speed the same machine measured is the serving path's (settings, offload, "
+          "another load, a different build), not the hardware's", 0.8),
     _rule("requests-no-speed", "requests", "insufficient-data", "requests with times but no per-token time or TTFT",
           None, "", "a total or queue time alone cannot say where the time went", 0.5),
     _rule("requests-healthy", "requests", "healthy", "per-token time or TTFT present (or, with neither, every "

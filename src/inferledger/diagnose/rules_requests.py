@@ -69,6 +69,28 @@ def _decode_slowed(acc: Accumulator, findings: list) -> bool:
     return True
 
 
+def _decode_below_bench(acc: Accumulator, findings: list) -> bool:
+    """Served requests slower to decode than the same log's bench of one stream (a user pasting the server's timings
+    under llama-bench's or sweep-bench's table): compared with the bench's slowest row, so a depth the bench ran
+    deeper than the requests does not make the requests look slow."""
+    rate = acc.request_value("generation_tokens_per_second")
+    context = acc.request_value("input_tokens")
+    benched = [held.high for depth, held in acc.depth_generation.items() if depth <= DEPTH_MAX_TOKENS and held.count]
+    if acc.bench_stream.count:
+        benched.append(acc.bench_stream.low)
+    if rate is None or not rate.count or not benched or (context is not None and context.high > DEPTH_MAX_TOKENS):
+        return False
+    bench = min(benched)
+    if not rate.mean < threshold("requests-decode-below-bench") * bench:
+        return False
+    findings.append(fire(
+        "requests-decode-below-bench", f"served requests decode at {rate.mean:.1f} tok/s (mean of {rate.count}), "
+        f"{rate.mean / bench:.0%} of the {bench:.1f} tok/s this log's bench measures for one stream (its slowest row): "
+        "the serving path, not the machine, loses the speed (its settings, an offload, another load or build)",
+        {"generation_tokens_per_second_mean": rate.mean, "bench_generation_tokens_per_second": bench}))
+    return True
+
+
 def _size_too_slow(acc: Accumulator, sized, findings: list) -> bool:
     """Under the fixed cutoff, yet far slower than the weights the name states allow even on a slow common card: a
     small or mixture-of-experts model streaming from the CPU (an offload, a lost GPU)."""
@@ -310,7 +332,7 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         _phase_leads(acc, findings)
     if not (slow or slow_bound) and not hardware_judged and sized is not None and _size_too_slow(acc, sized, findings):
         return
-    if not (slow or slow_bound) and _decode_slowed(acc, findings):
+    if not (slow or slow_bound) and (_decode_slowed(acc, findings) or _decode_below_bench(acc, findings)):
         return
     if slow or slow_bound or flags["queue_dominant"].count or flags["queue_long"].count \
             or flags["prefill_share"].count or flags["impossible_tpot"].count:

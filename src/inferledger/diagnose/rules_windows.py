@@ -125,6 +125,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
             "or one step outlasts the window", {"stalled_windows": flags["stalled"].count},
             flags["stalled"].count / decoding, **lines_of(acc, "stalled")))
     _depth_slowdown(acc, findings)
+    _slowdown_beyond_context(acc, findings)
     if flags["kv_full_no_queue"].count:
         findings.append(fire(
             "windows-kv-full-no-queue", f"KV cache ≥ {KV_FULL_FRACTION:.0%} full with no request waiting in "
@@ -236,3 +237,27 @@ def _depth_slowdown(acc: Accumulator, findings: list) -> None:
             "the cache, not the weights' read, sets the pace of each token",
             {"generation_tokens_per_second_depth_0": base.high, "generation_tokens_per_second_deep": rate,
              "context_depth_tokens": depth, "slowdown": slowdown}))
+
+
+def _slowdown_beyond_context(acc: Accumulator, findings: list) -> None:
+    """llama-bench -d at two depths d1 < d2, both above zero: a step reads the weights (fixed) and the cache (linear
+    in the depth), so its time grows at most d2/d1 times between them, for prompt and generation tests alike. A rate
+    that falls much faster than that does not measure what the context costs."""
+    worst = None
+    for phase, rates in (("generation", acc.depth_generation), ("prompt", acc.depth_prompt)):
+        depths = sorted((depth, held.high) for depth, held in rates.items() if depth > 0 and held.count and held.high)
+        for index, (shallow, fast) in enumerate(depths):
+            for deep, slow in depths[index + 1:]:
+                excess = fast / slow / (deep / shallow)
+                if excess >= threshold("windows-slowdown-beyond-context") and (worst is None or excess > worst[0]):
+                    worst = (excess, phase, shallow, fast, deep, slow)
+    if worst is None:
+        return
+    excess, phase, shallow, fast, deep, slow = worst
+    findings.append(fire(
+        "windows-slowdown-beyond-context", f"{phase} falls from {fast:,.1f} tok/s at {shallow:,.0f} tokens of context "
+        f"to {slow:,.1f} at {deep:,.0f} ({fast / slow:.1f}× slower over a context {deep / shallow:.1f}× longer): a "
+        "step's cache read grows no faster than the context, so this is not the context's cost (memory spilled off "
+        "the device, another load, or a test run once: rerun with -r 3 and watch device memory)",
+        {f"{phase}_tokens_per_second_shallow": fast, f"{phase}_tokens_per_second_deep": slow,
+         "context_depth_tokens_shallow": shallow, "context_depth_tokens_deep": deep, "slowdown_over_depth_ratio": excess}))

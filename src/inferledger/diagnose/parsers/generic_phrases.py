@@ -168,7 +168,7 @@ def sniff(head: str) -> float:
     """Two request metrics or more in the head's phrases that words place (a line of bare rates is too little to
     go on): 0.6 when they say more than generic_summary's `label: value` reading of the same lines (which then
     yields to this reader), else 0.4."""
-    from inferledger.diagnose.parsers.generic_summary import line_metric
+    from inferledger.diagnose.parsers.generic_summary import line_metric, unitless_latency
 
     worded: list = []
     for line in head.splitlines():
@@ -178,12 +178,9 @@ def sniff(head: str) -> float:
     # beside a first token's time, a bare tok/s is the rest of the request's account (GenieX's "Performance : 13.8
     # tok/s • 966 tok • 0.3 s first token")
     bare = any("ttft_seconds" in found for _line, found in worded)
-    mine = theirs = 0
-    for line in head.splitlines() if bare else (line for line, _found in worded):
-        found = line_metrics(line, bare_rates=bare)
-        if found:
-            mine += len(found)
-            theirs += line_metric(line) is not None
+    mine = sum(len(line_metrics(line, bare_rates=bare))
+               for line in (head.splitlines() if bare else (line for line, _found in worded)))
+    theirs = sum(line_metric(line) is not None or unitless_latency(line) is not None for line in head.splitlines())
     if mine < 2:
         return 0.0
     return 0.6 if mine > theirs else 0.4

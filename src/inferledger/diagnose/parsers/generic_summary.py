@@ -180,6 +180,7 @@ def sniff(head: str) -> float:
         columns = _table_header(line)
         if columns is not None and _table_row(following, columns):
             return 0.5
+    unitless = []  # latencies with no unit: counted only beside what settles their unit (_unit_by_littles_law)
     for line in lines:
         # a JSON export's `"generationTPS" : 81.8,` counts too: its key names the metric in camelCase
         if looks_like_metric(line) or line.lstrip().startswith('"'):
@@ -188,6 +189,12 @@ def sniff(head: str) -> float:
                 found.append(metric[0])
                 if len(found) >= 3:
                     return 0.5
+        if ":" in line and unitless_latency(line) is not None:
+            unitless.append(line)
+    if unitless:
+        named = {metric[0] for metric in map(line_metric, lines) if metric is not None}
+        if "request_throughput_per_second" in named and named & {"max_concurrency", "mean_concurrency"}:
+            return 0.5
     if len(found) == 2 and any(name.startswith("ttft") for name in found) \
             and any(name.endswith("tokens_per_second") for name in found):
         return 0.5
@@ -222,7 +229,7 @@ def parse(lines) -> Iterator:
             arguments = _arguments(line)
             if arguments:
                 if metrics:  # the arguments open the next run
-                    yield _record(start, metrics)
+                    yield from _run(start, metrics)
                 metrics, start = arguments, line_number
             continue
         opened = _OPEN_KEY.match(line)
@@ -239,18 +246,68 @@ def parse(lines) -> Iterator:
                 line = f'"{match.group("label")} {parents[-1]}": {match.group("value")} {unit}'
         reading = line_metric(line) if any(char.isdigit() for char in line) else None
         if reading is None:
-            if looks_like_metric(line):
-                yield unread(line_number, line, NAME)
-            continue
+            reading = unitless_latency(line)
+            if reading is None:
+                if looks_like_metric(line):
+                    yield unread(line_number, line, NAME)
+                continue
         name, value = reading
         if name in metrics:  # the same label again: the next run's summary
-            yield _record(start, metrics)
+            yield from _run(start, metrics)
             metrics = {}
         if not metrics:
             start = line_number
         metrics[name] = value
     if metrics:
-        yield _record(start, metrics)
+        yield from _run(start, metrics)
+
+
+_UNITLESS = "unitless "  # a latency whose line gives no unit, kept under this prefix until its run is complete
+_LATENCY_NAMES = ("ttft_", "ttst_", "tpot_", "itl_", "e2e_")
+
+
+def unitless_latency(line: str) -> tuple[str, float] | None:
+    """(`unitless <metric>`, the number) for a latency line with no unit (`Total Latency : 236.9`), else None."""
+    match = _LINE.match(line)
+    if match is None or match.group("unit"):
+        return None
+    found = _metric(match.group("label"), 1.0, "s")
+    if found is None or not found[0].startswith(_LATENCY_NAMES):
+        return None
+    return _UNITLESS + found[0], float(match.group("value").replace(",", ""))
+
+
+def _run(line_number: int, metrics: dict) -> Iterator:
+    """The run's Record, its unitless latencies in seconds where Little's law gives their unit, else each reported
+    unread. A client holding C requests at once at R requests a second completes each in C / R seconds (a closed
+    loop's Little's law): its mean latency printed as 236.9 beside C = 1 and R = 3.92 (0.255 s) is milliseconds.
+    Seconds and milliseconds differ a thousandfold, so a factor of two either way decides without a guess."""
+    unitless = {name[len(_UNITLESS):]: value for name, value in metrics.items() if name.startswith(_UNITLESS)}
+    metrics = {name: value for name, value in metrics.items() if not name.startswith(_UNITLESS)}
+    factor = _unit_by_littles_law(metrics, unitless)
+    if factor is not None:
+        metrics.update({name: value * factor for name, value in unitless.items() if name not in metrics})
+        unitless = {}
+    for name, value in unitless.items():
+        yield unread(line_number, f"{name.replace('_seconds_', ' ')}: {value:g} (no unit; Little's law did not "
+                     "settle seconds or milliseconds)", NAME)
+    if metrics:
+        yield _record(line_number, metrics)
+
+
+LITTLE_TOLERANCE = 2.0  # measured latency within this factor of C / R: closed loops, warm-up and stragglers
+
+
+def _unit_by_littles_law(metrics: dict, unitless: dict) -> float | None:
+    """Seconds per unit of the run's unitless latencies (1 or 0.001), or None when the run cannot say."""
+    rate = metrics.get("request_throughput_per_second")
+    held = metrics.get("mean_concurrency") or metrics.get("max_concurrency")
+    latency = unitless.get("e2e_seconds_mean") or unitless.get("e2e_seconds_median")
+    if not rate or not held or not latency:
+        return None
+    expected = held / rate
+    return next((factor for factor in (1.0, 1e-3)
+                 if 1 / LITTLE_TOLERANCE <= latency * factor / expected <= LITTLE_TOLERANCE), None)
 
 
 # The client's arguments as argparse prints them (`Namespace(backend='vllm', …, num_prompts=1000, …,

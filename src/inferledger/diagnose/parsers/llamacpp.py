@@ -120,7 +120,7 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
     """One llama-bench row: `model | size | params | backend | ngl | … | test | t/s` (t/s = mean ± stddev)."""
     row = dict(zip(columns, cells, strict=False))
     test = row.get("test", "")
-    rate = re.match(r"\s*([\d.]+)(?:\s*±\s*([\d.]+))?", row.get("t/s", ""))
+    rate = re.match(r"\s*([\d.]+)(?:\s*±\s*([\d.]+))?", row.get("t/s", "").replace("*", ""))  # **26.75**: markup
     if not test or rate is None:
         return Skipped(line_number, "llama-bench row without a 'test' and a 't/s' value", "llamacpp")
     shape = test.split("@")[0].strip()
@@ -136,7 +136,7 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
     if rate.group(2):
         metrics[f"{metric}_std"] = float(rate.group(2))
     depth = re.search(r"@\s*d(\d+)", test)
-    if metric == "generation_tokens_per_second":
+    if metric != "total_tokens_per_second":
         metrics["context_depth_tokens"] = float(depth.group(1)) if depth else 0.0
     size = re.match(r"([\d.]+)\s*(KiB|MiB|GiB|TiB)", row.get("size") or row.get("modelsize", ""))  # MNN: modelSize
     if size:
@@ -291,6 +291,7 @@ def parse(lines) -> Iterator:
     request: _Request | None = None
     table_kind = ""  # "bench" or "batched" while inside a markdown table
     table_columns: list = []
+    table_tabs = False  # the table's cells are a tab apart, not between bars
 
     def flush():
         nonlocal request
@@ -319,8 +320,8 @@ def parse(lines) -> Iterator:
             if line.lstrip().startswith("main:") and ("sample time" in line or "total time" in line):
                 continue  # sampling, and the run's whole time (the load included)
         if table_kind:
-            if line.lstrip().startswith("|"):
-                cells = _table_cells(line)
+            if line.lstrip().startswith("|") or (table_tabs and "\t" in line):
+                cells = _table_cells(line) if not table_tabs else [cell.strip() for cell in line.strip().split("\t")]
                 if cells and set(cells[0]) <= set("-: "):
                     continue  # |---|---| rule
                 row = (_bench_row if table_kind == "bench" else _batched_row)(line_number, table_columns, cells)
@@ -411,9 +412,11 @@ def parse(lines) -> Iterator:
                     if record is not None:
                         yield record
                 continue
-        if line.lstrip().startswith("|") or (line.lstrip()[:5].lower() == "model" and "|" in line):
-            cells = _table_cells(line)
+        tabs = "|" not in line and line.count("\t") >= 2  # a table pasted with its columns a tab apart
+        if line.lstrip().startswith("|") or (line.lstrip()[:5].lower() == "model" and "|" in line) or tabs:
+            cells = _table_cells(line) if not tabs else [cell.strip() for cell in line.strip().split("\t")]
             lowered = [cell.lower() for cell in cells]
+            table_tabs = tabs
             if "test" in lowered and "t/s" in lowered:
                 table_kind, table_columns = "bench", lowered
             elif "s_tg t/s" in lowered or "s_pp t/s" in lowered:
