@@ -23,6 +23,7 @@ SMALL_BATCH = 8  # at or below this many running requests decode should be bandw
 STARVED_TOKENS_PER_SECOND = 5.0  # per running request, even a very large batch should do better
 PREFILL_HEAVY_RATIO = threshold("windows-prefill-heavy")
 SLOW_TPOT_SECONDS = threshold("requests-slow-tpot-no-hardware")
+SLOW_CPU_TPOT_SECONDS = threshold("requests-slow-tpot-cpu")
 IMPOSSIBLE_TPOT_SECONDS = threshold("requests-impossible-tpot")
 TINY_PROMPT_TOKENS = threshold("requests-tiny-prompt")
 PROMPT_ONLY_TOKENS = threshold("requests-prompt-only")
@@ -286,7 +287,7 @@ class Accumulator:
         self._flags = {name: _Lines() for name in (  # `flags`: windows waiting in _unfolded folded in when read
             "waiting", "kv_full", "kv_full_waiting", "swapped", "prefill_heavy", "slow_small_batch", "starved",
             "busy", "prompt_slower_than_decode", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start",
-            "tiny_prompt", "queue_dominant", "queue_long", "slow_tpot", "kv_full_no_queue", "prefill_share",
+            "tiny_prompt", "queue_dominant", "queue_long", "slow_tpot", "slow_tpot_cpu", "kv_full_no_queue", "prefill_share",
             "impossible_prompt_rate", "parts_mismatch", "troubled", "arrival", "stalled", "clean", "slow_tpot_bound",
             "slow_prompt", "rate_contradicts_time", "prompt_artifact_minor", "prefill_gap",
             "bench_rows_timed", "bench_prefill_share", "impossible_tpot", "one_token")}
@@ -699,6 +700,8 @@ class Accumulator:
             self._flags["impossible_tpot"].add(line, file)
         elif tpot is not None and tpot >= SLOW_TPOT_SECONDS:
             self._flags["slow_tpot"].add(line, file)
+            if tpot >= SLOW_CPU_TPOT_SECONDS:
+                self._flags["slow_tpot_cpu"].add(line, file)
         elif tpot is None and e2e and output and tokens and "decode_seconds" not in metrics:
             # Only the whole call's time: as no prompt token costs more than a generated one, the call needs at
             # least (prompt + output) × the decode step, so e2e ÷ (prompt + output) bounds the step from below.

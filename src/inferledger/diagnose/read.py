@@ -909,6 +909,14 @@ def iter_records(log: LogFile, parsers, progress=None, windows: bool = False) ->
 
 
 def read_records(path) -> list:
-    """Every Record of one file, read by the formats its opening is detected as: what `diagnose` folds, listed."""
+    """Every Record of one file, read by the formats its opening is detected as: what `diagnose` folds, listed (with
+    diagnose's fallback: a known format's marker but none of its lines read, the last-resort reader that sniffs it)."""
     log = LogFile.open(path)
-    return list(iter_records(log, detect_formats(log)))
+    records = list(iter_records(log, detect_formats(log)))
+    if not records and not log.skipped:
+        from inferledger.diagnose.parsers import FALLBACKS, pick
+
+        fallback = pick(log.head, FALLBACKS)[:1]
+        if fallback:
+            records = list(iter_records(LogFile.open(path), fallback))
+    return records

@@ -30,7 +30,6 @@ LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
 NAMED_LOW_FRACTION = threshold("hardware-named-decode-far-below-floor")
 NAMED_NEAR_FRACTION = threshold("hardware-named-decode-near-floor")
 NAMED_MAX_BATCH = 2
-STREAMS_SEEN = 2.0  # requests at once above which a summary was no batch of one (_littles_law)
 
 
 def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
@@ -132,24 +131,13 @@ def _shape(acc: Accumulator) -> tuple[int, int, int | None, list[str]]:
 
 
 def _littles_law(acc: Accumulator) -> tuple[float | None, float | None, str]:
-    """(decode streams, the fewest requests in flight, how) of a benchmark summary that states no concurrency, by
-    Little's law: each stream writes 1/TPOT tokens a second, so output tok/s × TPOT is the streams decoding at once;
-    req/s × E2E is the requests in flight (× TTFT, a part of E2E, the fewest), and total tok/s × TPOT bounds the streams
-    from above (prompt tokens counted too). A run that held more than STREAMS_SEEN at once was no batch of one: judged
-    against a one-stream estimate, its batched TPOT reads as slow decode. (None, None, "") when nothing says so."""
+    """rules_summary.streams_by_littles_law of the first summary that says how many requests it held at once."""
+    from inferledger.diagnose.rules_summary import streams_by_littles_law
+
     for record, _file in acc.summaries:
-        metrics = record.metrics
-        tpot = metrics.get("tpot_seconds_mean") or metrics.get("tpot_seconds_median")
-        output = metrics.get("output_tokens_per_second")
-        if tpot and output and output * tpot > STREAMS_SEEN:
-            return output * tpot, None, "output tok/s × TPOT (Little's law)"
-        rate = metrics.get("request_throughput_per_second")
-        for name, what in (("e2e_seconds_mean", "E2E"), ("ttft_seconds_mean", "TTFT")):
-            if rate and metrics.get(name) and rate * metrics[name] > STREAMS_SEEN:
-                return None, rate * metrics[name], f"req/s × mean {what}, Little's law"
-        total = metrics.get("total_tokens_per_second")
-        if tpot and total and total * tpot > STREAMS_SEEN:
-            return None, total * tpot, "at most total tok/s × TPOT streams, Little's law"
+        found = streams_by_littles_law(record.metrics)
+        if found[2]:
+            return found
     return None, None, ""
 
 

@@ -37,6 +37,11 @@ def _rule(name, family, verdict, evidence, threshold, unit, why, low, high=None)
     return Rule(name, family, verdict, evidence, threshold, unit, why, low, low if high is None else high)
 
 
+# Why a CPU gets its own cutoff: the GPU's ten tokens a second is a fast CPU run.
+_CPU_WHY = ("a CPU streams the weights from DRAM: a desktop's two channels (40-90 GB/s) give a 7B model at 4-bit "
+            "10-20 tok/s and at 16-bit 3-6, a 70B at 4-bit 1-2; under one token a second nothing a CPU commonly "
+            "runs is at its memory's pace")
+
 _TABLE = (
     # -- benchmark summaries (vllm/sglang bench, genai-perf, AIPerf, guidellm, llmperf, trtllm-bench, JetStream,
     #    LMDeploy, TGI benchmark clients) -----------------------------------------------------------------------
@@ -134,6 +139,8 @@ _TABLE = (
           "TPOT (or ITL) ≥ this with no model/GPU to judge against", 0.100, "s",
           "≤ 10 tok/s per stream is slow for any GPU serving a model that fits it; without --model/--gpu this "
           "is the only judgement possible and it is said so", 0.6),
+    _rule("summary-slow-tpot-cpu", "summary", "decode-bound",
+          "on a CPU (a CPU backend, a CPU named for the run) with no model/GPU: TPOT ≥ this", 1.0, "s", _CPU_WHY, 0.6),
     _rule("summary-slower-than-size-allows", "summary", "decode-bound",
           "no GPU named: the run's decode step ≥ this many times what the model's weights take on a 360 GB/s card "
           "at 70 % of its bandwidth", 2.5, "×",
@@ -281,6 +288,8 @@ _TABLE = (
     _rule("requests-slow-tpot-no-hardware", "requests", "decode-bound",
           "time per output token ≥ this with no model/GPU to judge against", 0.100, "s",
           "≤ 10 tok/s per stream; the hardware is unknown, so the cutoff is fixed and said so", 0.55, 0.85),
+    _rule("requests-slow-tpot-cpu", "requests", "decode-bound",
+          "on a CPU backend with no model/GPU: time per output token ≥ this", 1.0, "s", _CPU_WHY, 0.55, 0.85),
     _rule("requests-slow-tpot-large-model", "requests", "healthy",
           "the slow per-token time is within what the weights the model's name states allow on a slow common card "
           "(this share of 360 GB/s: Tesla P40 347, RTX 3060 360)", 0.7, "of peak bandwidth",

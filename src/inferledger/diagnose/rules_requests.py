@@ -303,23 +303,28 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             {"prefill_seconds_max": prefill.high}, share("prefill_share"), **where("prefill_share")))
     tpot = acc.request_value("tpot_seconds")
     tpot_mean = warm[2] if warm is not None else tpot.mean if tpot is not None else None
-    slow = bool(flags["slow_tpot"].count) and not hardware_judged
-    slow_bound = bool(flags["slow_tpot_bound"].count) and not hardware_judged
+    cpu = acc.labels.get("backend") == "cpu"  # the GPU's cutoff is a fast CPU run: a CPU's own (requests-slow-tpot-cpu)
+    slow_flag = "slow_tpot_cpu" if cpu else "slow_tpot"
+    slow = bool(flags[slow_flag].count) and not hardware_judged
+    slow_bound = bool(flags["slow_tpot_bound"].count) and not hardware_judged and not cpu
+    if cpu and flags["slow_tpot"].count and not slow and not hardware_judged:
+        notes.append(f"{_per_token(tpot_mean)} per output token on a CPU backend: slow for a GPU, within what a CPU's "
+                     "memory gives; give --model and --gpu (a CPU part) to judge it")
     if (slow or slow_bound) and sized is not None and _size_explains(acc, sized, findings):
         return
     if slow:
         queue = acc.request_value("queue_seconds")
-        text = (f"{flags['slow_tpot'].count} of {count} requests at {_per_token(tpot_mean)} per output token "
+        text = (f"{flags[slow_flag].count} of {count} requests at {_per_token(tpot_mean)} per output token "
                 f"(~{1 / tpot_mean:.3g} tok/s per stream)")
         if queue is not None:
             text += f" with {queue.mean * 1e3:.2f} ms in the queue: no queueing"
         if acc.labels.get("tpot_includes_prefill"):
             text += "; this time_per_token includes prefill"
-        if acc.labels.get("backend") == "cpu":
-            text += "; the log shows a CPU backend: decode reads the weights from DRAM"
+        if cpu:
+            text += "; the log shows a CPU backend: decode reads the weights from DRAM, and slower than a CPU's cutoff"
         text += "; a fixed cutoff: give --model and --gpu to judge it against the hardware"
-        findings.append(fire("requests-slow-tpot-no-hardware", text, {"tpot_seconds_mean": tpot_mean},
-                             share("slow_tpot"), **where("slow_tpot")))
+        findings.append(fire("requests-slow-tpot-cpu" if cpu else "requests-slow-tpot-no-hardware", text,
+                             {"tpot_seconds_mean": tpot_mean}, share(slow_flag), **where(slow_flag)))
     if slow_bound:
         bound = acc.tpot_bound
         findings.append(fire(

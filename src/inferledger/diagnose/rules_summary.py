@@ -118,6 +118,29 @@ class _Run:
         self.uncapped = self.concurrency is None or (self.completed is not None and self.concurrency >= self.completed)
 
 
+STREAMS_SEEN = 2.0  # requests at once above which a run was no batch of one (streams_by_littles_law)
+
+
+def streams_by_littles_law(metrics: dict) -> tuple[float | None, float | None, str]:
+    """(decode streams, the fewest requests in flight, how) of a run, by Little's law: each stream writes 1/TPOT
+    tokens a second, so output tok/s × TPOT is the streams decoding at once; req/s × E2E is the requests in flight
+    (× TTFT, a part of E2E, the fewest), and total tok/s × TPOT bounds the streams from above (prompt tokens counted
+    too). Only figures above STREAMS_SEEN are returned: a run that held more at once was no batch of one, and its
+    batched TPOT judged as one stream's reads as slow decode. (None, None, "") when nothing says so."""
+    tpot = metrics.get("tpot_seconds_mean") or metrics.get("tpot_seconds_median")
+    output = metrics.get("output_tokens_per_second")
+    if tpot and output and output * tpot > STREAMS_SEEN:
+        return output * tpot, None, "output tok/s × TPOT (Little's law)"
+    rate = metrics.get("request_throughput_per_second")
+    for name, what in (("e2e_seconds_mean", "E2E"), ("ttft_seconds_mean", "TTFT")):
+        if rate and metrics.get(name) and rate * metrics[name] > STREAMS_SEEN:
+            return None, rate * metrics[name], f"req/s × mean {what}, Little's law"
+    total = metrics.get("total_tokens_per_second")
+    if tpot and total and total * tpot > STREAMS_SEEN:
+        return None, total * tpot, "at most total tok/s × TPOT streams, Little's law"
+    return None, None, ""
+
+
 def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware_judged: bool,
                      sized=None) -> None:
     """The rules for benchmark summaries. `sized`: the model's weights per step (named_model) when no card is known."""
@@ -132,16 +155,17 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         _burst(run, record, where, findings)
         queued = _queue(run, record, where, findings, notes)
         _prefill(run, record, where, findings, queued)
-        if run.step is not None and run.step >= threshold("summary-slow-tpot-no-hardware") \
-                and not hardware_judged:
+        # A run on a CPU (its own backend cell, or the log's) gets a CPU's cutoff: ten tokens a second is fast there.
+        cpu = record.labels.get("device") == "cpu" or acc.labels.get("backend") == "cpu"
+        rule = "summary-slow-tpot-cpu" if cpu else "summary-slow-tpot-no-hardware"
+        if run.step is not None and run.step >= threshold(rule) and not hardware_judged:
             findings.append(fire(
-                "summary-slow-tpot-no-hardware",
-                f"{run.name}: {run.step * 1e3:.0f} ms per output token (≤ {1 / run.step:.1f} tok/s per "
-                f"stream{'; the whole run generates that, so no stream is faster' if run.step_bound else ''}); "
-                "judged by a fixed cutoff: give --model and --gpu to judge it against the hardware",
-                {"tpot_seconds_mean": run.step}, **where))
+                rule, f"{run.name}: {run.step * 1e3:.0f} ms per output token (≤ {1 / run.step:.1f} tok/s per "
+                f"stream{'; the whole run generates that, so no stream is faster' if run.step_bound else ''}"
+                f"{' on a CPU' if cpu else ''}); judged by a fixed cutoff: give --model and --gpu to judge it "
+                "against the hardware", {"tpot_seconds_mean": run.step}, **where))
         elif run.step is not None and sized is not None and not hardware_judged:
-            _slower_than_size(run, sized, where, findings)
+            _slower_than_size(run, record, sized, where, findings, notes)
         failed = record.metrics.get("failed_requests")
         if failed and run.completed and failed > 0.05 * (failed + run.completed):
             notes.append(f"{run.name}: {failed:.0f} of {failed + run.completed:.0f} requests failed")
@@ -219,9 +243,16 @@ def _same_work(acc: Accumulator, findings: list, first: int) -> None:
                 lines=[record.line_number], file=file))
 
 
-def _slower_than_size(run: _Run, sized, where: dict, findings: list) -> None:
+def _slower_than_size(run: _Run, record, sized, where: dict, findings: list, notes: list) -> None:
+    """The step against one stream's read of the weights the model's size states on a slow common card; not for a
+    run that held several streams at once and states no batch (Little's law): its step is a batch's."""
     from inferledger.diagnose.rules_requests import SLOW_CARD, slow_card_seconds
 
+    streams, held, how = streams_by_littles_law(record.metrics) if run.concurrency is None else (None, None, "")
+    if streams or held:
+        notes.append(f"{run.name}: {run.step * 1e3:.1f} ms per output token at ~{streams or held:,.0f} requests at "
+                     f"once ({how}): a batch's step, not judged against one stream's read of the weights")
+        return
     floor = slow_card_seconds(sized)
     if run.step < threshold("summary-slower-than-size-allows") * floor:
         return

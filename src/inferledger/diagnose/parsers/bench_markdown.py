@@ -30,7 +30,8 @@ _STREAM_RATE = "output_tokens_per_second_per_user_mean"
 # suffix (mean when the header names none), "duration" needs a unit and takes none; "count"/"rate" are per-run
 # numbers. Order matters: first match wins.
 _COLUMNS = (
-    (r"\bttft\b|time to first token|^prefill$|^1st token", "ttft_seconds", "time"),  # a run's prefill time: its TTFT
+    # a run's prefill time (one request's prompt processing) is its TTFT
+    (r"\bttft\b|time to first token|^prefill$|^prompt processing$|^1st token", "ttft_seconds", "time"),
     (r"^1000 ?/ ?tpot$", _STREAM_RATE, "rate"),  # 1000 / TPOT in ms: a stream's tok/s
     # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
     (r"\btpot\b|time per output token|^2\+|^(?:next|2nd) token", "tpot_seconds", "time"),
@@ -51,7 +52,7 @@ _COLUMNS = (
     # A runner's sweep (llama-bench's tg, ds4-bench's `gen steady t/s`) is one stream a row, as is its prefill rate.
     (r"tput user|per user|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)? (?:t|tok(?:en)?s?)/s$",
      _STREAM_RATE, "rate"),
-    (r"total tok(?:en)?s? t(?:hrough)?put", "total_tokens_per_second", "rate"),
+    (r"total tok(?:en)?s? t(?:hrough)?put|^total tok/s$", "total_tokens_per_second", "rate"),
     (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^(?:prefill|pp\d*) (?:tps|(?:t|tok(?:en)?s?)/s)$",
      "input_tokens_per_second", "rate"),
     (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|output tok(?:en)?s?/s|tput decode|gen(?:eration)? t(?:hrough)?put",
@@ -87,9 +88,41 @@ def _is_rule(line: str) -> bool:
     return bool(_SEPARATOR.match(line) or (line and _BOX_RULE.match(line)))
 
 
+# Header words of tables written in Chinese (the seed's readers paste them), as the English the patterns know.
+_CHINESE = (("首字延迟", "ttft"), ("首token延迟", "ttft"), ("首字时延", "ttft"), ("首token时延", "ttft"),
+            ("首词延迟", "ttft"), ("初始延迟", "ttft"), ("首包延迟", "ttft"),
+            ("每token延迟", "tpot"), ("每token时延", "tpot"), ("单token延迟", "tpot"), ("token间延迟", "itl"),
+            ("端到端延迟", "e2e latency"), ("总延迟", "e2e latency"), ("请求延迟", "e2e latency"),
+            ("生成速度", "gen"), ("解码速度", "decode"), ("输出速度", "gen"), ("输出吞吐", "output throughput"),
+            ("输入长度", "input len"), ("输出长度", "output len"), ("并发数", "concurrency"), ("并发", "concurrency"),
+            ("吞吐量", "throughput"), ("吞吐", "throughput"), ("请求数", "requests"))
+_CPU_WORD = re.compile(r"\bcpu\b|^cpu", re.IGNORECASE)  # `(cpu)`, `CPU型号` (a CPU's model): the run had no GPU
+_SORT_MARKS = re.compile(r"[↓↑▲▼⬇⬆⇣⇡]")  # a web table's sort arrow beside a header
+_PER_TOKEN = re.compile(r"^(ms|s)\s*(?:/|per)\s*tok(?:en)?$")  # a header that is a per-token time's unit alone
+_CONTEXT_PREFIX = re.compile(r"^(\d+(?:\.\d+)?)\s*([kK])\s+(?=[^\W\d])")  # `30K prompt processing`: at 30K
+
+
+def _normal(header: str) -> str:
+    """The header as the patterns read it: Chinese words in English, sort arrows off, `TPS` as tok/s, lower case."""
+    for chinese, english in _CHINESE:
+        header = header.replace(chinese, f" {english} ")
+    header = _SORT_MARKS.sub(" ", header)
+    lowered = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", header).lower().strip()  # a CSV's camelCase: `wallMs` is wall ms
+    return " ".join(re.sub(r"\btps\b", "tok/s", lowered).split())
+
+
+def _context_of(header: str) -> float | None:
+    """The context a header names before its metric (`146k token generation`), in tokens, or None."""
+    match = _CONTEXT_PREFIX.match(header.strip())
+    return float(match.group(1)) * 1000 if match else None
+
+
 def _column(header: str):
     """(metric name with its stat, seconds per unit or None, kind) for one header cell, or None."""
-    lowered = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", header).lower().strip()  # a CSV's camelCase: `wallMs` is wall ms
+    lowered = _CONTEXT_PREFIX.sub("", _normal(header))
+    per_token = _PER_TOKEN.match(lowered)
+    if per_token:
+        return "tpot_seconds_mean", TIME_UNITS[per_token.group(1)], "time"
     unit_match = _UNIT.search(lowered)
     unit = None
     if unit_match:
@@ -130,7 +163,7 @@ _RATE_OR_NUMBER = re.compile(r"^[\s*~≈]*\d|^\s*$")  # a rate column's cell tha
 
 # A rate column whose header names only the phase ("prefill", "decode"): each row a run of one stream.
 _PHASE_RATES = ((re.compile(r"^(?:prefill|prompt|pp|input)\b"), "input_tokens_per_second"),
-                (re.compile(r"^(?:decode|decoding|gen|generation|tg|output)\b"), _STREAM_RATE))
+                (re.compile(r"^(?:token )?(?:decode|decoding|gen|generation|tg|output)\b"), _STREAM_RATE))
 
 
 def _unit_from_cells(header: str, index: int, rows: list):
@@ -140,7 +173,7 @@ def _unit_from_cells(header: str, index: int, rows: list):
     if not cells:
         return None
     if sum(bool(_RATE_CELL.match(cell)) for cell in cells) >= max(2, 2 * len(cells) / 3):  # a note in a cell or two
-        words = header.lower().strip()
+        words = _CONTEXT_PREFIX.sub("", _normal(header))
         return next(((metric, 1.0, "rate") for pattern, metric in _PHASE_RATES if pattern.match(words)), None)
     column = _column(f"{header} (s)")
     if column is None or column[2] != "time" or any(_cell_seconds(cell) is None for cell in cells):
@@ -150,11 +183,11 @@ def _unit_from_cells(header: str, index: int, rows: list):
 
 def _header(cells: list, rows: list = ()) -> list | None:
     """The columns of a header row naming at least one latency and one other metric, or a per-stream generation
-    rate, else None."""
+    rate or time per token, else None."""
     columns = [_column(cell) or _unit_from_cells(cell, index, rows) for index, cell in enumerate(cells)]
     named = [column for column in columns if column is not None]
-    if any(column[0] == _STREAM_RATE for column in named):
-        return columns
+    if any(column[0] == _STREAM_RATE or column[0].startswith("tpot_") for column in named):
+        return columns  # one stream's speed (a generation rate, a time per token) is a run's account on its own
     if not any(column[2] == "time" for column in named) or len(named) < 2:
         return None
     return columns
@@ -179,9 +212,18 @@ def _stat(header: str) -> str | None:
 
 
 def _variants(header: list, columns: list) -> list:
-    """[(variant name or None, the column indexes it reads)]: one variant, every column, unless a metric is named by
-    several columns (`TTFT (ms) Before | TTFT (ms) After`, engine A against B): then the n-th column of each repeated
-    metric is the n-th variant's, and the columns named once are shared by all."""
+    """[(variant name or None, the column indexes it reads)]: one variant, every column, unless the headers name two
+    contexts or more (`30K prompt processing`, `146k token generation`: a variant each, its columns plus those naming
+    none), or a metric is named by several columns (`TTFT (ms) Before | TTFT (ms) After`, engine A against B): then
+    the n-th column of each repeated metric is the n-th variant's, and the columns named once are shared by all."""
+    contexts = [_context_of(title) for title in header]
+    if len(set(contexts) - {None}) >= 2:  # `30K prompt processing | … | 146k token generation`: a run per context
+        groups: dict = {}
+        for index, context in enumerate(contexts):
+            if context is not None and columns[index] is not None:
+                groups.setdefault(context, []).append(index)
+        shared = [index for index, context in enumerate(contexts) if context is None]
+        return [(header[own[0]], sorted(shared + own)) for own in groups.values()]
     places: dict = {}
     for index, column in enumerate(columns):
         if column is not None:
@@ -203,6 +245,7 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
     a row holding several variants of a run (a metric in more than one column) is a record each."""
     records = []
     variants = _variants(header, columns)
+    on_cpu = any(_CPU_WORD.search(_normal(title)) for title in header)
     for line_number, cells in rows:
         if len(cells) != len(columns) and not (isinstance(cells, _CutRow) and len(cells) < len(columns)):
             continue  # a merged row, or one with a cell too many: its cells cannot be matched to the header
@@ -225,8 +268,13 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
                 number = to_number(cell) if column is not None else None
                 if number is not None:
                     metrics[column[0]] = number * column[1]
+            context = _context_of(variant) if variant else None
+            if context and "mean_input_tokens" not in metrics:
+                metrics["mean_input_tokens"] = context  # the context the variant's columns name: its prompt
             if any(_speed(column) and column[0] in metrics for column in columns if column is not None):
                 labels = {"tool": tool} if variant is None else {"tool": tool, "benchmark": f"column {variant!r}"}
+                if on_cpu or _CPU_WORD.search(tool):  # a CPU column (`CPU model`) or a backend cell `(cpu)`
+                    labels["device"] = "cpu"  # this run's own (a file's backend label would speak for every row)
                 records.append(Record("summary", "bench.markdown", line_number, metrics, labels=labels))
     return records
 
@@ -263,12 +311,40 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
                                                                      "total_output_tokens"})]
 
 
+# A cell holding its run's figures as `label: value` lines (an HTML table's `<br>`: `Total TPS: 9743.28<br>Mean
+# TPOT(ms): 48.57`), a case a row and a setup a column.
+_CELL_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_CELL_PAIR = re.compile(r"^\s*([A-Za-z][^:]{0,40}?)\s*:\s*(\S.*)$")
+
+
+def _runs_in_cells(header: list, rows: list) -> list:
+    """Records for the figures-in-cells layout: each cell after a row's label whose `<br>`-separated `label: value`
+    parts name a latency is one run (its column's setup, its row's case)."""
+    records = []
+    for line_number, cells in rows:
+        for index, cell in enumerate(cells[1:], 1):
+            metrics = {}
+            for part in _CELL_BREAK.split(cell):
+                pair = _CELL_PAIR.match(re.sub(r"<[^>]+>", "", part))
+                found = _label(pair.group(1), [pair.group(2)]) if pair else None
+                number = to_number(pair.group(2)) if found else None
+                if number is not None:
+                    metrics[found[0]] = number * found[1]
+            if any(name.startswith(("ttft_", "tpot_", "itl_", "e2e_")) for name in metrics):
+                setup = header[index] if index < len(header) else f"column {index}"
+                records.append(Record("summary", "bench.markdown", line_number, metrics,
+                                      labels={"tool": setup, "benchmark": cells[0].strip("* ")}))
+    return records
+
+
 def _records(table: list) -> list:
     """Records of one table: [(line_number, cells)], header first."""
     (first_line, header), rows = table[0], table[1:]
     columns = _header(header, rows)
     if columns is not None:
         return _runs_by_row(header, columns, rows, "csv table" if isinstance(table, _CsvTable) else "markdown table")
+    if any(_CELL_BREAK.search(cell) for _line, cells in rows for cell in cells):
+        return _runs_in_cells(header, rows)
     return _runs_by_column(header, rows, first_line)
 
 

@@ -1,0 +1,213 @@
+"""Blind rounds 44-46 (tests/fixtures/blind44_logs .. blind46_logs), the reading fixes after their blind runs. Expected
+figures are the excerpts' own numbers or arithmetic written out here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inferledger.diagnose import diagnose_files
+from inferledger.diagnose.read import read_records
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _rules(diagnosis) -> set:
+    return {item.rule for item in diagnosis.evidence}
+
+
+def _write(tmp_path, text: str, name: str = "log.txt") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+# -- Little's law: how many requests a run held --------------------------------------------------------------------
+
+def test_a_burst_run_is_not_judged_against_one_streams_decode(monkeypatch):
+    # rate=inf, 94.91 req/s with a 2.905 s mean TTFT: at least 94.91 × 2.905 = 276 requests in flight, so its 5.45 ms
+    # TPOT is a batch's; against the batch-1 estimate it read as decode 2.2× too slow.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    path = FIXTURES / "blind45_logs" / ".." / "blind46_logs" / "vllm__kvcached-h100-layout-ab-bench-serve-rate-inf-and-16.txt"
+    diagnosis = diagnose_files([path], model="Qwen/Qwen3-0.6B", gpu="h100-sxm")
+    assert "hardware-decode-below-realistic" not in _rules(diagnosis)
+    assert diagnosis.verdict == "queueing"
+    assert any("276 requests in flight" in line for line in diagnosis.roofline["lines"])
+
+
+def test_an_unstated_batch_is_judged_against_the_fullest_batch(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # No concurrency, no rate: 25 ms a token could be any batch's, so it is not slow ...
+    fine = _write(tmp_path, "Mean TPOT (ms): 25.0\nMean TTFT (ms): 300.0\nOutput token throughput (tok/s): 20.0\n")
+    diagnosis = diagnose_files([fine], model="Qwen/Qwen3-0.6B", gpu="h100-sxm")
+    assert "hardware-decode-below-realistic" not in _rules(diagnosis)
+    # ... but 5 s a token is slower than a 0.6B model's step even at the most requests an H100's KV memory holds.
+    slow = _write(tmp_path, "Mean TPOT (ms): 5000.0\nMean TTFT (ms): 300.0\nOutput token throughput (tok/s): 0.2\n",
+                  "slow.txt")
+    diagnosis = diagnose_files([slow], model="Qwen/Qwen3-0.6B", gpu="h100-sxm")
+    (finding,) = [item for item in diagnosis.evidence if item.rule == "hardware-decode-below-realistic"]
+    assert "requests its KV memory holds" in finding.text
+
+
+def test_output_rate_times_tpot_is_the_batch(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    # 1,600 output tok/s at 20 ms a token: 1600 × 0.020 = 32 streams decoding at once.
+    path = _write(tmp_path, "Mean TPOT (ms): 20.0\nMean TTFT (ms): 150.0\nOutput token throughput (tok/s): 1600.0\n")
+    diagnosis = diagnose_files([path], model="Qwen/Qwen3-0.6B", gpu="h100-sxm")
+    assert diagnosis.roofline["batch"] == 32
+
+
+# -- llama.cpp's benches -------------------------------------------------------------------------------------------
+
+def test_a_sweep_bench_row_is_one_stream_judged_on_its_own_generation_rate():
+    # One sequence, phases timed apart: 7,168 prompt tokens at 255.56 t/s, then 5.43 t/s of generation. The prompt
+    # does not dilute a rate timed on its own; 5.43 tok/s is under the fixed cutoff of 10.
+    diagnosis = diagnose_files([FIXTURES / "blind45_logs" / "ikllama__sweep-bench-tg-drop-7168-prompt-branch-vs-main.txt"])
+    assert diagnosis.verdict == "decode-bound"
+    assert "windows-slow-streams" in _rules(diagnosis)
+    assert "windows-prefill-heavy" not in _rules(diagnosis)
+
+
+def test_a_tab_separated_sweep_bench_table_is_read():
+    records = read_records(FIXTURES / "blind45_logs" / "ikllama__sweep-bench-tg-drop-7168-prompt-branch-vs-main.txt")
+    assert [record.metrics["generation_tokens_per_second"] for record in records] == [5.43, 4.32]
+    assert records[1].metrics["decode_seconds"] == 414.487
+
+
+def test_a_batched_bench_row_of_several_sequences_is_no_streams_speed(tmp_path):
+    # B = 8 sequences at 40 t/s in all: 5 t/s each is a batch's share, not a slow stream.
+    path = _write(tmp_path, "|    PP |     TG |    B |   N_KV |   T_PP s | S_PP t/s |   T_TG s | S_TG t/s |      T s |    S t/s |\n"
+                            "|-------|--------|------|--------|----------|----------|----------|----------|----------|----------|\n"
+                            "|   128 |    128 |    8 |   2048 |    0.500 |  2048.00 |   25.600 |    40.00 |   26.100 |    78.47 |\n")
+    diagnosis = diagnose_files([path])
+    assert "windows-slow-streams" not in _rules(diagnosis)
+
+
+def test_a_bench_slowing_faster_than_its_context_grows_is_no_measure_of_the_context():
+    # pp512: 179.48 t/s at depth 5,000, 26.75 at 10,000 (the poster's **bold** cell): 6.7× slower over a context 2×
+    # longer, past 1.5 × 2 = 3×.
+    path = FIXTURES / "blind45_logs" / "llamabench__vulkan-r9-hawaii-ministral-3b-depth-10000.txt"
+    records = read_records(path)
+    assert [(r.metrics.get("prompt_tokens_per_second"), r.metrics["context_depth_tokens"]) for r in records][0] == \
+        (26.75, 10000.0)
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "measurement-artifact"
+    (finding,) = [item for item in diagnosis.evidence if item.rule == "windows-slowdown-beyond-context"]
+    assert finding.numbers["slowdown_over_depth_ratio"] == pytest.approx((179.48 / 26.75) / (10000 / 5000))
+
+
+def test_a_slowdown_the_context_explains_is_left_alone(tmp_path):
+    # tg128: 50 t/s at depth 4,096, 40 at 8,192: 1.25× slower over 2× the context, within the bound.
+    rows = "".join(f"| llama 8B Q4_0 | 4.33 GiB | 8.03 B | CUDA | 99 | {test} | {rate} ± 0.10 |\n"
+                   for test, rate in (("tg128 @ d4096", 50.0), ("tg128 @ d8192", 40.0)))
+    path = _write(tmp_path, "| model | size | params | backend | ngl | test | t/s |\n| --- | ---: | ---: | --- | --: | ---: | ---: |\n"
+                  + rows)
+    assert "windows-slowdown-beyond-context" not in _rules(diagnose_files([path]))
+
+
+def test_served_requests_slower_than_the_same_logs_bench():
+    # The server's request: 23.22 t/s; the sweep-bench beside it, slowest row 29.13 t/s (at N_KV 4,096):
+    # 23.22 / 29.13 = 0.80, under 0.85.
+    diagnosis = diagnose_files([FIXTURES / "blind45_logs" / "ikllama__server-timings-vs-sweep-bench-1024-prompt.txt"])
+    assert diagnosis.verdict == "decode-bound"
+    (finding,) = [item for item in diagnosis.evidence if item.rule == "requests-decode-below-bench"]
+    assert finding.numbers["bench_generation_tokens_per_second"] == pytest.approx(29.13)
+
+
+def test_a_request_as_fast_as_the_bench_is_not_flagged(tmp_path):
+    text = (FIXTURES / "blind45_logs" / "ikllama__server-timings-vs-sweep-bench-1024-prompt.txt").read_text()
+    # the request at 28.0 t/s (35.71 ms a token): 28.0 / 29.13 = 0.96 of the bench
+    text = text.replace("(   43.06 ms per token,    23.22 tokens per second)", "(   35.71 ms per token,    28.00 tokens per second)")
+    text = text.replace("eval time =   10721.79 ms", "eval time =    8892.86 ms")
+    assert "requests-decode-below-bench" not in _rules(diagnose_files([_write(tmp_path, text)]))
+
+
+# -- units a line does not print ----------------------------------------------------------------------------------
+
+def test_unitless_latencies_take_the_unit_littles_law_gives():
+    # Concurrency 1 at 3.9196 req/s: each request takes 1 / 3.9196 = 0.255 s; Total Latency 236.95 is milliseconds.
+    (record,) = read_records(FIXTURES / "blind45_logs" / "fwbench__fireworks-llama-v3p1-8b-concurrency-1-short-outputs.txt")
+    assert record.metrics["ttft_seconds_mean"] == pytest.approx(0.21038031)
+    assert record.metrics["e2e_seconds_mean"] == pytest.approx(0.23694919)
+    assert diagnose_files([FIXTURES / "blind45_logs" / "fwbench__fireworks-llama-v3p1-8b-concurrency-1-short-outputs.txt"]
+                          ).verdict == "healthy"
+
+
+def test_unitless_latencies_in_seconds_and_unsettled_ones(tmp_path):
+    # 4 requests at once at 0.8 req/s: 4 / 0.8 = 5 s each; "Total Latency : 4.8" is seconds.
+    path = _write(tmp_path, "Concurrency : 4\nQps : 0.8\nTime To First Token : 0.9\nTotal Latency : 4.8\n"
+                            "Num Requests : 40\n")
+    (record,) = [r for r in read_records(path) if hasattr(r, "metrics")]
+    assert record.metrics["e2e_seconds_mean"] == 4.8
+    # 48 at 0.8 req/s with 1 request at once: 1.25 s expected, 48 is neither 1.25 s nor 1.25 ms within 2×: unread.
+    path = _write(tmp_path, "Concurrency : 1\nQps : 0.8\nTime To First Token : 9\nTotal Latency : 48\n"
+                            "Num Requests : 40\n", "odd.txt")
+    (record,) = [r for r in read_records(path) if hasattr(r, "metrics")]
+    assert "e2e_seconds_mean" not in record.metrics and "ttft_seconds_mean" not in record.metrics
+
+
+# -- tables -----------------------------------------------------------------------------------------------------------
+
+def test_a_per_token_time_column_alone_makes_a_run(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    records = read_records(FIXTURES / "blind44_logs" / "onebin__batch-decode-table-b1-b4-b8-ms-per-token.txt")
+    assert [record.metrics["tpot_seconds_mean"] for record in records] == pytest.approx([0.466, 0.175, 0.135])
+
+
+def test_context_prefixed_columns_are_runs_at_that_context():
+    # `30K prompt processing | 30K token generation | 146k prompt processing | 146k token generation`: two runs a row;
+    # the 146k prompt column states no unit (1156, 1186) and is not read.
+    records = read_records(FIXTURES / "blind44_logs" / "mlxlm__m3-ultra-minimax-m2.1-4bit-mlx-vs-llamacpp-30k-146k-table.txt")
+    runs = [(r.metrics.get("ttft_seconds_mean"), r.metrics["output_tokens_per_second_per_user_mean"],
+             r.metrics["mean_input_tokens"]) for r in records]
+    assert runs == [(82.5, 25.0, 30000), (None, 5.95, 146000), (78.0, 32.0, 30000), (None, 12.12, 146000)]
+
+
+def test_sort_arrows_ranges_and_a_cpu_backend_cell(tmp_path):
+    # `Gen tok/s ↓` with `206.5–216.7` (a range reads as its first figure); the `(cpu)` row at 8.6 tok/s is judged
+    # by a CPU's cutoff (1 s a token), the GPU rows' 9.1 by the GPU's (100 ms).
+    records = read_records(FIXTURES / "blind46_logs" / "llamacpp__homelab-gemma-4-gen-toks-ranges-across-rigs-backends-table.txt")
+    assert records[0].metrics["output_tokens_per_second_per_user_mean"] == 206.5
+    assert [r.labels.get("device") for r in records].count("cpu") == 1
+    path = _write(tmp_path, "| Backend | Conc. | Gen tok/s ↓ |\n|---|---|---|\n| llama.cpp (cpu) | 1 | 8.6–10.2 |\n"
+                            "| llama.cpp (cuda) | 1 | 120.5 |\n")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "healthy"
+
+
+def test_a_chinese_header_table_on_cpus():
+    # 初始延迟 (ms) = first-token latency, 生成速度 (TPS) = generation speed, CPU型号 = the CPU's model.
+    records = read_records(FIXTURES / "blind46_logs" / "ollama__csdn-cpu-only-llama2-7b-load-first-token-tps-table.txt")
+    assert records[0].metrics["ttft_seconds_mean"] == pytest.approx(0.890)
+    assert records[0].metrics["output_tokens_per_second_per_user_mean"] == 6.8
+    assert records[0].labels["device"] == "cpu"
+    assert diagnose_files([FIXTURES / "blind46_logs" / "ollama__csdn-cpu-only-llama2-7b-load-first-token-tps-table.txt"]
+                          ).verdict == "healthy"
+
+
+def test_figures_inside_cells(tmp_path):
+    # `Total TPS: 9743.28<br>Mean TPOT(ms): 48.57`: a case a row, a setup a column.
+    records = read_records(FIXTURES / "blind46_logs" / "vllm__gpustack-perf-lab-gpt-oss-20b-a100-baseline-vs-optimized-table.txt")
+    assert len(records) == 10
+    assert records[0].metrics == {"total_tokens_per_second": 9743.28, "tpot_seconds_mean": pytest.approx(0.04857)}
+    assert records[1].labels["benchmark"] == "ShareGPT" and records[1].labels["tool"] == "Optimized"
+
+
+def test_a_batch_size_model_floor_is_not_applied_to_a_many_stream_run(tmp_path, monkeypatch):
+    # 9,743 total tok/s at 48.57 ms a token: up to 9743 × 0.04857 = 473 streams; the 20B model's one-stream floor on
+    # a slow card does not judge it.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    path = _write(tmp_path, "| Case | Setup |\n|---|---|\n| A | Total TPS: 9743.28<br>Mean TPOT(ms): 48.57 |\n")
+    diagnosis = diagnose_files([path], model="openai/gpt-oss-20b")
+    assert "summary-slower-than-size-allows" not in _rules(diagnosis)
+    assert any("a batch's step" in note for note in diagnosis.notes)
+
+
+def test_a_cpu_backend_request_is_judged_by_a_cpus_cutoff(tmp_path):
+    # llama.cpp on its CPU backend at 150 ms a token (6.7 tok/s): slow for a GPU, not for a CPU.
+    text = ("llama_model_load_internal: using CPU backend\n"
+            "| model | size | params | backend | threads | test | t/s |\n| --- | ---: | ---: | --- | ---: | ---: | ---: |\n"
+            "| llama 7B Q4_0 | 3.56 GiB | 6.74 B | CPU | 8 | tg128 | 6.67 ± 0.05 |\n")
+    diagnosis = diagnose_files([_write(tmp_path, text)])
+    assert diagnosis.verdict != "decode-bound"
