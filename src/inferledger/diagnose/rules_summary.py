@@ -123,18 +123,19 @@ STREAMS_SEEN = 2.0  # requests at once above which a run was no batch of one (st
 
 def streams_by_littles_law(metrics: dict) -> tuple[float | None, float | None, str]:
     """(decode streams, the fewest requests in flight, how) of a run, by Little's law: each stream writes 1/TPOT
-    tokens a second, so output tok/s × TPOT is the streams decoding at once; req/s × E2E is the requests in flight
-    (× TTFT, a part of E2E, the fewest), and total tok/s × TPOT bounds the streams from above (prompt tokens counted
-    too). Only figures above STREAMS_SEEN are returned: a run that held more at once was no batch of one, and its
+    tokens a second, so output tok/s × TPOT is the streams decoding at once and req/s × E2E the requests in flight
+    (either is the batch); req/s × TTFT, a part of E2E, is the fewest in flight and total tok/s × TPOT bounds the
+    streams from above (prompt tokens counted too): the batch is then unknown. Only figures above STREAMS_SEEN are returned: a run that held more at once was no batch of one, and its
     batched TPOT judged as one stream's reads as slow decode. (None, None, "") when nothing says so."""
     tpot = metrics.get("tpot_seconds_mean") or metrics.get("tpot_seconds_median")
     output = metrics.get("output_tokens_per_second")
     if tpot and output and output * tpot > STREAMS_SEEN:
         return output * tpot, None, "output tok/s × TPOT (Little's law)"
     rate = metrics.get("request_throughput_per_second")
-    for name, what in (("e2e_seconds_mean", "E2E"), ("ttft_seconds_mean", "TTFT")):
-        if rate and metrics.get(name) and rate * metrics[name] > STREAMS_SEEN:
-            return None, rate * metrics[name], f"req/s × mean {what}, Little's law"
+    if rate and metrics.get("e2e_seconds_mean") and rate * metrics["e2e_seconds_mean"] > STREAMS_SEEN:
+        return rate * metrics["e2e_seconds_mean"], None, "req/s × mean E2E: requests in flight (Little's law)"
+    if rate and metrics.get("ttft_seconds_mean") and rate * metrics["ttft_seconds_mean"] > STREAMS_SEEN:
+        return None, rate * metrics["ttft_seconds_mean"], "req/s × mean TTFT, Little's law"
     total = metrics.get("total_tokens_per_second")
     if tpot and total and total * tpot > STREAMS_SEEN:
         return None, total * tpot, "at most total tok/s × TPOT streams, Little's law"
