@@ -37,7 +37,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 29, 30), "blind5_logs
           "blind40_logs": (3, 3, 3), "blind41_logs": (0, 3, 3),
           "blind42_logs": (2, 3, 4), "blind43_logs": (3, 4, 4),
           "blind44_logs": (8, 10, 10), "blind45_logs": (6, 10, 10),
-          "blind46_logs": (3, 6, 10)}
+          "blind46_logs": (3, 6, 10), "blind47_logs": (6, 9, 10),
+          "blind48_logs": (2, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

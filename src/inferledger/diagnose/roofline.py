@@ -30,6 +30,9 @@ LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
 NAMED_LOW_FRACTION = threshold("hardware-named-decode-far-below-floor")
 NAMED_NEAR_FRACTION = threshold("hardware-named-decode-near-floor")
 NAMED_MAX_BATCH = 2
+# vLLM V1's and SGLang's default chunked-prefill budget on data-centre GPUs (max_num_batched_tokens,
+# --chunked-prefill-size): the most prompt tokens one step of a saturated run carries beside its decodes.
+PREFILL_CHUNK_TOKENS = 8192
 
 
 def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
@@ -119,7 +122,7 @@ def _shape(acc: Accumulator) -> tuple[int, int, int | None, list[str]]:
             batch = streams
             notes.append(f"batch ~{streams:,.0f}: {how}")
         elif held is not None:
-            notes.append(f"at least ~{held:,.0f} requests in flight ({how}) at a batch the log does not state")
+            notes.append(f"~{held:,.0f} requests at once ({how}) at a batch the log does not state")
             return max(1, round(isl)), max(1, round(osl)), None, notes
         elif acc.summaries and not acc.request_count and not acc.interval_count:
             notes.append("a benchmark summary that states no concurrency: its per-token time may be any batch's")
@@ -419,8 +422,9 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
 def _judge_unknown_batch(step: float, step_source: str, account, spec, accelerator, shape: tuple, spread: dict,
                          lines: list, findings: list) -> bool:
     """A per-token time from a run whose batch the log does not state: any batch from one to the most the card's KV
-    memory holds could have made it, so it is slow only when slower than the ledger's realistic step even at that
-    largest batch, and impossible only when faster than one stream's floor. Whether it was judged."""
+    memory holds could have made it, each step perhaps carrying a chunk of other prompts, so it is slow only when
+    slower than the ledger's realistic step at that largest batch plus one chunk's prefill, and impossible only when
+    faster than one stream's floor. Whether it was judged."""
     from inferledger.ledger.request import request_account
 
     isl, osl, precision, kv_precision = shape
@@ -440,14 +444,21 @@ def _judge_unknown_batch(step: float, step_source: str, account, spec, accelerat
         return False
     full = request_account(spec, accelerator, isl=isl, osl=osl, batch=fullest, precision=precision,
                            kv_precision=kv_precision, **spread)
-    slowest = full.realistic.decode_seconds_per_token if full.realistic else full.decode.seconds_per_token
-    lines.append(text + f": between one stream's realistic step and {slowest * 1e3:.2f} ms at the {fullest:,} "
-                 "requests the card's KV memory holds, any batch could have made it")
+    # A saturated run's step also carries a chunk of other requests' prompts (chunked prefill): its TPOT includes it.
+    chunk = request_account(spec, accelerator, isl=PREFILL_CHUNK_TOKENS, osl=1, batch=1, precision=precision,
+                            kv_precision=kv_precision, **spread)
+    chunk_seconds = chunk.realistic.prefill_seconds if chunk.realistic else chunk.prefill.seconds
+    decode = full.realistic.decode_seconds_per_token if full.realistic else full.decode.seconds_per_token
+    slowest = decode + chunk_seconds
+    lines.append(text + f": between one stream's realistic step and {slowest * 1e3:.2f} ms ({decode * 1e3:.2f} ms "
+                 f"at the {fullest:,} requests the card's KV memory holds, plus {chunk_seconds * 1e3:.2f} ms of a "
+                 f"{PREFILL_CHUNK_TOKENS:,}-token prefill chunk sharing the step), any batch could have made it")
     if step > REALISTIC_FACTOR * slowest:
         findings.append(fire(
             "hardware-decode-below-realistic", f"decode {step * 1e3:.2f} ms/token ({step_source}) is "
             f"{step / slowest:.1f}× the ledger's realistic {slowest * 1e3:.2f} ms for {account.model} on "
-            f"{account.accelerator} even at the {fullest:,} requests its KV memory holds (the log states no batch)",
+            f"{account.accelerator} even at the {fullest:,} requests its KV memory holds with a prefill chunk in "
+            "every step (the log states no batch)",
             {"observed_decode_seconds_per_token": step, "ledger_realistic_decode_seconds_per_token": slowest,
              "batch": fullest}))
     return True

@@ -324,6 +324,11 @@ _TABLE = (
           "a request decodes as the bench's one stream does, less a few percent for sampling and the HTTP stream; "
           "losing more than 15 % of the speed the same machine measured is the serving path's (settings, offload, "
           "another load, a different build), not the hardware's", 0.8),
+    _rule("requests-ttft-unexplained", "requests", "insufficient-data",
+          "requests with a mean TTFT ≥ this, no prompt length and no per-token time", 5.0, "s",
+          "a first token that late is a prompt of tens of thousands of tokens or a wait in a queue, and nothing in the "
+          "log tells which; under it, even a long prompt on a slow card fits, so the TTFT alone can support healthy",
+          0.6),
     _rule("requests-no-speed", "requests", "insufficient-data", "requests with times but no per-token time or TTFT",
           None, "", "a total or queue time alone cannot say where the time went", 0.5),
     _rule("requests-healthy", "requests", "healthy", "per-token time or TTFT present (or, with neither, every "

@@ -316,6 +316,9 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         queue = acc.request_value("queue_seconds")
         text = (f"{flags[slow_flag].count} of {count} requests at {_per_token(tpot_mean)} per output token "
                 f"(~{1 / tpot_mean:.3g} tok/s per stream)")
+        if flags[slow_flag].count < count and tpot is not None and tpot.high > tpot_mean:  # some slow: the slowest
+            text = (f"{flags[slow_flag].count} of {count} requests as slow as {_per_token(tpot.high)} per output "
+                    f"token (~{1 / tpot.high:.3g} tok/s per stream; {_per_token(tpot_mean)} the mean of all)")
         if queue is not None:
             text += f" with {queue.mean * 1e3:.2f} ms in the queue: no queueing"
         if acc.labels.get("tpot_includes_prefill"):
@@ -345,6 +348,13 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
     ttft = acc.request_value("ttft_seconds")
     generation = acc.request_value("generation_tokens_per_second")
     itl = acc.request_value("itl_seconds")
+    if ttft is not None and tpot is None and generation is None and itl is None \
+            and acc.request_value("input_tokens") is None and ttft.mean >= threshold("requests-ttft-unexplained"):
+        findings.append(fire(
+            "requests-ttft-unexplained", f"{count} request(s): first token after {ttft.mean:,.1f} s on average with no "
+            "prompt length and no per-token time: a long prompt and a wait for a slot look the same",
+            {"ttft_seconds_mean": ttft.mean}))
+        return
     bits = []
     numbers = {}
     if ttft is not None:

@@ -31,7 +31,9 @@ _STREAM_RATE = "output_tokens_per_second_per_user_mean"
 # numbers. Order matters: first match wins.
 _COLUMNS = (
     # a run's prefill time (one request's prompt processing) is its TTFT
-    (r"\bttft\b|time to first token|^prefill$|^prompt processing$|^1st token", "ttft_seconds", "time"),
+    # LMDeploy's tables head it FTL, first token latency
+    (r"\bttft\b|time to first token|\bftl\b|first token latency|^prefill$|^prompt processing$|^1st token",
+     "ttft_seconds", "time"),
     (r"^1000 ?/ ?tpot$", _STREAM_RATE, "rate"),  # 1000 / TPOT in ms: a stream's tok/s
     # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
     (r"\btpot\b|time per output token|^2\+|^(?:next|2nd) token", "tpot_seconds", "time"),
@@ -52,10 +54,12 @@ _COLUMNS = (
     # A runner's sweep (llama-bench's tg, ds4-bench's `gen steady t/s`) is one stream a row, as is its prefill rate.
     (r"tput user|per user|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)? (?:t|tok(?:en)?s?)/s$",
      _STREAM_RATE, "rate"),
-    (r"total tok(?:en)?s? t(?:hrough)?put|^total tok/s$", "total_tokens_per_second", "rate"),
+    (r"total tok(?:en)?s? t(?:hrough)?put|\btotal tok/s$", "total_tokens_per_second", "rate"),
+    # llama-bench's test names alone (`pp16384`, `tg512`): its rates are t/s
+    (r"^pp\d+$", "input_tokens_per_second", "rate"), (r"^tg\d+$", _STREAM_RATE, "rate"),
     (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^(?:prefill|pp\d*) (?:tps|(?:t|tok(?:en)?s?)/s)$",
      "input_tokens_per_second", "rate"),
-    (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|output tok(?:en)?s?/s|tput decode|gen(?:eration)? t(?:hrough)?put",
+    (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|(?:output|\bout) tok(?:en)?s?/s|tput decode|gen(?:eration)? t(?:hrough)?put",
      "output_tokens_per_second", "rate"),
 )
 _BARS = re.compile(r"[|│┃]")
@@ -279,6 +283,34 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
     return records
 
 
+_METRIC_HEADER = ("metric", "metrics")
+
+
+def _runs_grouped(header: list, rows: list, at: int) -> list:
+    """Records for a metric-per-row table grouped by key columns (`| Model | Metric | engine A | engine B |`, the
+    key's cell left blank under its first row): a run per key and value column."""
+    runs: dict = {}
+    key: list = []
+    for line_number, cells in rows:
+        if len(cells) <= at + 1:
+            continue
+        key = [cell or (key[index] if index < len(key) else "") for index, cell in enumerate(cells[:at])]
+        found = _label(cells[at], cells[at + 1:])
+        if found is None:
+            continue
+        metric, factor, _kind = found
+        for index, cell in enumerate(cells[at + 1:], at + 1):
+            number = to_number(cell)
+            if number is not None and not (found[2] == "rate" and "%" in cell):
+                run = runs.setdefault((" ".join(key), index), {"line": line_number, "metrics": {}})
+                run["metrics"][metric] = number * factor
+    return [Record("summary", "bench.markdown", run["line"], run["metrics"],
+                   labels={"tool": header[index] if index < len(header) else f"column {index}", "benchmark": name})
+            for (name, index), run in runs.items()
+            if any(name.startswith(("ttft_", "tpot_", "itl_", "e2e_")) or name == _STREAM_RATE
+                   for name in run["metrics"])]
+
+
 def _runs_by_column(header: list, rows: list, first_line: int) -> list:
     """Records for the metric-per-row layout: the value columns are runs, or one run's statistics when they name
     two or more different statistics (Average / Min / P99)."""
@@ -345,6 +377,9 @@ def _records(table: list) -> list:
         return _runs_by_row(header, columns, rows, "csv table" if isinstance(table, _CsvTable) else "markdown table")
     if any(_CELL_BREAK.search(cell) for _line, cells in rows for cell in cells):
         return _runs_in_cells(header, rows)
+    at = next((index for index, cell in enumerate(header) if cell.strip().lower() in _METRIC_HEADER), 0)
+    if at > 0:
+        return _runs_grouped(header, rows, at)
     return _runs_by_column(header, rows, first_line)
 
 

@@ -164,6 +164,9 @@ def line_metrics(line: str, bare_rates: bool = True) -> dict:
     return metrics
 
 
+LISTED_RATE_CHARS = 80  # a list's line: a name and its rate, not a sentence
+
+
 def sniff(head: str) -> float:
     """Two request metrics or more in the head's phrases that words place (a line of bare rates is too little to
     go on): 0.6 when they say more than generic_summary's `label: value` reading of the same lines (which then
@@ -182,7 +185,10 @@ def sniff(head: str) -> float:
                for line in (head.splitlines() if bare else (line for line, _found in worded)))
     theirs = sum(line_metric(line) is not None or unitless_latency(line) is not None for line in head.splitlines())
     if mine < 2:
-        return 0.0
+        # A list of runs, a rate a line (`- mistral:7b  ~57.78t/s`): three short lines or more, each one bare rate.
+        listed = [line for line in head.splitlines()
+                  if len(line) <= LISTED_RATE_CHARS and list(line_metrics(line)) == ["generation_tokens_per_second"]]
+        return 0.4 if len(listed) >= 3 else 0.0
     return 0.6 if mine > theirs else 0.4
 
 

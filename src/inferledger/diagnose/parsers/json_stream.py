@@ -85,6 +85,20 @@ def _repair_by_characters(text: str) -> tuple:
     return None, 1
 
 
+def _python_literal(text: str):
+    """A one-line document Python printed (`{'model': 'gemma2:2b', 'done': True, …}`: a client's print of a dict), read
+    by ast.literal_eval, which evaluates literals only (no name, no call: nothing runs); None if it is not one."""
+    if not text.startswith(("{'", "[{'")):
+        return None
+    import ast
+
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, (dict, list)) else None
+
+
 class JsonCollector:
     """Finds JSON documents in a line stream: one-line objects (JSONL) and pretty-printed blocks that start
     with '{' or '[' and end with the matching bracket at the same indent. A document cut short (EOF, or a log line
@@ -135,6 +149,10 @@ class JsonCollector:
                 out.append((line_number, json.loads(stripped), 0))
                 return out
             except ValueError:
+                value = _python_literal(stripped)
+                if value is not None:
+                    out.append((line_number, value, 0))
+                    return out
                 if stripped[0] == "{" and stripped.count("{") == stripped.count("}"):
                     out.append((line_number, None, 1))
                     return out

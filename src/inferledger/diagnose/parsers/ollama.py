@@ -260,8 +260,9 @@ def sniff(head: str) -> float:
         return 0.8  # a front-end's title-cased copy of the same numbers
     if re.search(r"(?m)^\s*eval rate:\s+[\d.]+ tokens/s", head):
         return 0.8  # only the --verbose block's last line, pasted once per run (a comparison across builds)
-    if '"eval_count"' in head or '"prompt_eval_duration"' in head or '"total_duration"' in head:
-        return 0.9
+    if any(f"{quote}{key}{quote}" in head for quote in "\"'" for key in ("eval_count", "prompt_eval_duration",
+                                                                          "total_duration")):
+        return 0.9  # the API's JSON, or the dict a Python client printed
     if "msg=" in head and "level=" in head and any(marker in head for marker in _SLOG_MARKERS):
         return 0.85
     if "[GIN]" in head:

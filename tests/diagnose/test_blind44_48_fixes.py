@@ -1,4 +1,4 @@
-"""Blind rounds 44-46 (tests/fixtures/blind44_logs .. blind46_logs), the reading fixes after their blind runs. Expected
+"""Blind rounds 44-48 (tests/fixtures/blind44_logs .. blind48_logs), the reading fixes after their blind runs. Expected
 figures are the excerpts' own numbers or arithmetic written out here."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def test_a_burst_run_is_not_judged_against_one_streams_decode(monkeypatch):
     diagnosis = diagnose_files([path], model="Qwen/Qwen3-0.6B", gpu="h100-sxm")
     assert "hardware-decode-below-realistic" not in _rules(diagnosis)
     assert diagnosis.verdict == "queueing"
-    assert any("276 requests in flight" in line for line in diagnosis.roofline["lines"])
+    assert any("~276 requests at once" in line for line in diagnosis.roofline["lines"])
 
 
 def test_an_unstated_batch_is_judged_against_the_fullest_batch(tmp_path, monkeypatch):
@@ -42,7 +42,8 @@ def test_an_unstated_batch_is_judged_against_the_fullest_batch(tmp_path, monkeyp
     fine = _write(tmp_path, "Mean TPOT (ms): 25.0\nMean TTFT (ms): 300.0\nOutput token throughput (tok/s): 20.0\n")
     diagnosis = diagnose_files([fine], model="Qwen/Qwen3-0.6B", gpu="h100-sxm")
     assert "hardware-decode-below-realistic" not in _rules(diagnosis)
-    # ... but 5 s a token is slower than a 0.6B model's step even at the most requests an H100's KV memory holds.
+    # ... but 5 s a token is slower than a 0.6B model's step even at the most requests an H100's KV memory holds,
+    # with an 8,192-token prefill chunk in every step.
     slow = _write(tmp_path, "Mean TPOT (ms): 5000.0\nMean TTFT (ms): 300.0\nOutput token throughput (tok/s): 0.2\n",
                   "slow.txt")
     diagnosis = diagnose_files([slow], model="Qwen/Qwen3-0.6B", gpu="h100-sxm")
@@ -211,3 +212,65 @@ def test_a_cpu_backend_request_is_judged_by_a_cpus_cutoff(tmp_path):
             "| llama 7B Q4_0 | 3.56 GiB | 6.74 B | CPU | 8 | tg128 | 6.67 ± 0.05 |\n")
     diagnosis = diagnose_files([_write(tmp_path, text)])
     assert diagnosis.verdict != "decode-bound"
+
+
+# -- rounds 47 and 48 -------------------------------------------------------------------------------------------------
+
+def test_a_late_first_token_alone_is_no_healthy_reading():
+    # Six hosted calls, TTFT 14.4 s, 197.4 s, 0.6 s, 2.7 s, 1.4 s, 0.8 s (mean 36.2 s), no prompt length and no
+    # per-token time: a long prompt and a wait look the same.
+    diagnosis = diagnose_files([FIXTURES / "blind47_logs" / "nimstats__hosted-nim-models-success-ttft-six-models.txt"])
+    assert diagnosis.verdict == "insufficient-data"
+    (finding,) = [item for item in diagnosis.evidence if item.rule == "requests-ttft-unexplained"]
+    assert finding.numbers["ttft_seconds_mean"] == pytest.approx((14444 + 197389 + 625 + 2721 + 1414 + 842) / 6 / 1e3)
+
+
+def test_a_list_of_runs_a_rate_a_line():
+    # `- qwen-coder:7b ~3t/s` beside 154, 78 and 57.78 t/s: 1 / 3 = 333 ms a token, under the fixed cutoff.
+    records = read_records(FIXTURES / "blind47_logs" / "ollama__amd-fork-who-are-you-four-models-rates.txt")
+    assert [record.metrics["generation_tokens_per_second"] for record in records] == [154.0, 78.0, 57.78, 3.0]
+    diagnosis = diagnose_files([FIXTURES / "blind47_logs" / "ollama__amd-fork-who-are-you-four-models-rates.txt"])
+    assert diagnosis.verdict == "decode-bound"
+    assert "as slow as 333 ms" in diagnosis.evidence[0].text
+
+
+def test_a_metric_column_between_keys_and_runs():
+    # `| Model | Metric | oMLX (Cache off) | … |`, `pp16384` and `tg512` rows: llama-bench's tests, in t/s.
+    records = read_records(FIXTURES / "blind47_logs" / "omlx__maintainer-table-pp16384-tg512-vs-mlx-lm-apple-silicon.txt")
+    first = records[0]
+    assert first.labels == {"tool": "oMLX (Cache off)", "benchmark": "Qwen3.6-35B-A3B-6bit"}
+    assert first.metrics == {"input_tokens_per_second": 2469.9, "output_tokens_per_second_per_user_mean": 75.0}
+
+
+def test_a_dict_a_python_client_printed():
+    # ollama-python's final chunk printed as a dict: 17 tokens in 4,034 ms of eval, 237 ms a token.
+    (record,) = [r for r in read_records(FIXTURES / "blind48_logs" / "ollama__python-stream-chunks-gemma2-2b-final-durations.txt")
+                 if "output_tokens" in r.metrics]
+    assert record.metrics["output_tokens"] == 17
+    assert record.metrics["tpot_seconds"] == pytest.approx(record.metrics["decode_seconds"] / 17)
+
+
+def test_a_python_literal_is_read_not_run(tmp_path):
+    # A name or a call is no literal: such a line is not read (ast.literal_eval evaluates literals only).
+    path = _write(tmp_path, "{'eval_count': __import__('os').getpid(), 'eval_duration': 1000000000}\n"
+                            "{'eval_count': 10, 'eval_duration': 1000000000, 'total_duration': 1200000000}\n")
+    records = read_records(path)
+    assert [record.metrics["output_tokens"] for record in records] == [10]
+
+
+def test_lmdeploy_table_headers():
+    # `FTL(ave)(s)` is the mean first-token latency, `throughput(out tok/s)` the output rate, `batch` the cap.
+    records = read_records(FIXTURES / "blind48_logs" / "lmdeploy__a100-v0.2.0-restful-3000-prompts-table.txt")
+    assert records[0].metrics["ttft_seconds_mean"] == 0.526
+    assert records[0].metrics["output_tokens_per_second"] == 3387.419
+    assert records[0].metrics["max_concurrency"] == 256
+
+
+def test_a_saturated_steps_prefill_chunk_is_allowed_for(monkeypatch):
+    # DeepSeek-R1 on 8 H200s, batch unstated: 227 ms a token is within the realistic step at the most requests the KV
+    # memory holds plus an 8,192-token prefill chunk in the same step.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    path = FIXTURES / "blind48_logs" / "vllm__gpustack-deepseek-r1-h200-baseline-vs-sglang-dp-attention-table.txt"
+    diagnosis = diagnose_files([path], model="deepseek-ai/DeepSeek-R1", gpu="h200-sxm")
+    assert "hardware-decode-below-realistic" not in _rules(diagnosis)
+    assert any("8,192-token prefill chunk" in line for line in diagnosis.roofline["lines"])
