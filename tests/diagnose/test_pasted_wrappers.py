@@ -123,3 +123,16 @@ def test_no_warm_up_against_later_requests_with_no_per_token_time():
     findings, checks, notes = [], [], []
     request_findings(acc, findings, checks, notes, hardware_judged=False)
     assert not any("cold start" in note for note in notes)
+
+
+def test_whole_blocks_read_as_they_are_unless_a_line_has_a_deployment_prefix(tmp_path):
+    # llama-server's own clock (`16.42.988.854`) and its ` | ` between fields are the engine's, kept; a compose prefix
+    # or a docker stamp on a later line of the same block is taken off that line.
+    from inferledger.diagnose.read import LogFile
+
+    own = ["16.44.049.633 I slot print_timing: id  3 | task 1941 | prompt eval time =     210.02 ms",
+           "slot update_slots: id  3 | task 1941 | new prompt, n_ctx_slot = 32768"]
+    path = tmp_path / "server.log"
+    path.write_text("\n".join(own + ["llama-1  | srv  update_slots: all slots are idle",
+                                     "2026-05-12T08:01:39.331095044Z srv  update_slots: all slots are idle"]) + "\n")
+    assert [text for _number, text in LogFile.open(str(path)).lines()] == own + ["srv  update_slots: all slots are idle"] * 2

@@ -125,9 +125,12 @@ def _unwrapped(line: str, prefix: re.Pattern | None) -> str:
 
 
 READ_BLOCK_BYTES = 4 * 1024 * 1024
-# A line start that clean_line might strip: a digit (Docker/RFC 3339 stamps), ">" (a quote), "[pod/" (kubectl), a
-# month name (journald). One regex over the block (it searches for "\n" first), not one substring search per prefix.
-_PREFIXED_LINE = re.compile(r"\n(?:\d|>|\[pod/|(?:" + "|".join(sorted(_MONTHS)) + ") )")
+# A line start that clean_line might strip: a date (Docker/RFC 3339 and journald's ISO stamps, Go's log stamp), ">"
+# (a quote), "[pod/" (kubectl), a month name (journald). One regex over the block (it searches for "\n" first), not
+# one substring search per prefix; an engine's own clock (llama-server's `16.42.988.854`) is no date.
+_PREFIX_START = r"(?:\d{4}[-/]\d\d[-/]\d\d[T ]|>|\[pod/|(?:" + "|".join(sorted(_MONTHS)) + ") )"
+_PREFIXED_LINE = re.compile(r"\n" + _PREFIX_START)
+_PREFIXED_FIRST = re.compile(_PREFIX_START)
 
 
 def _may_need_cleaning(line: str) -> bool:
@@ -137,15 +140,19 @@ def _may_need_cleaning(line: str) -> bool:
         or "\u202f" in line or "\u2007" in line
 
 
+# A compose prefix (`vllm-1  | `) at a line start after the first: the search runs from each newline (a literal first
+# character), so a block of llama-server lines, a ` | ` in each, is not walked a line at a time for it.
+_COMPOSE_LINE = re.compile(r"\n" + _COMPOSE.pattern)
+
+
 def _block_is_clean(text: str) -> bool:
     """True when no line of the block needs clean_line: no CR, no ANSI code, no deployment prefix. Single-character
-    tests first (memchr speed); a '|' anywhere may be a compose prefix, so such blocks take the per-line path."""
-    if "\r" in text or "\x1b" in text or "|" in text or "#033[" in text or "\xa0" in text or "\u202f" in text \
-            or "\u2007" in text:
+    tests first (memchr speed); a '|' is searched for as a compose prefix at a line start."""
+    if "\r" in text or "\x1b" in text or "#033[" in text or "\xa0" in text or "\u202f" in text or "\u2007" in text:
         return False
-    if text[:1].isdigit() or text[:1] == ">" or text[:3] in _MONTHS or text[:5] == "[pod/":
+    if "|" in text and (_COMPOSE.match(text) or _COMPOSE_LINE.search(text)):
         return False
-    return _PREFIXED_LINE.search(text) is None
+    return _PREFIXED_FIRST.match(text) is None and _PREFIXED_LINE.search(text) is None
 
 
 def _open_binary(path: str):

@@ -237,32 +237,33 @@ def _prompt_progress(line_number: int, line: str) -> Record | None:
 
 
 def _capacity(line_number: int, line: str) -> Record | None:
-    match = _DEVICE.search(line)
+    # Each search behind its own word: a server prints `n_ctx_slot` on every request, which reaches here.
+    match = _DEVICE.search(line) if "Device " in line or "CUDA devices" in line else None
     if match:  # `Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6`: the GPU the log names
         return Record("capacity", "llamacpp.startup", line_number, {},
                       labels={"engine": "llama.cpp", "gpu": match.group(1).strip(), "backend": "CUDA"})
     metrics = {}
     labels = {"engine": "llama.cpp"}
-    match = _OFFLOADED.search(line)
+    match = _OFFLOADED.search(line) if "offloaded" in line else None
     if match:
         metrics["offloaded_layers"] = float(match.group(1))
         metrics["model_layers"] = float(match.group(2))
         if match.group(1) == "0":
             labels["backend"] = "cpu"  # no layer on the GPU: decode reads the weights from system memory
-    match = _KV_SIZE.search(line)
+    match = _KV_SIZE.search(line) if "size" in line else None
     if match:
         metrics["kv_cache_bytes"] = float(match.group(1)) * _BINARY[match.group(2)]
-    match = _MODEL_SIZE.search(line)
+    match = _MODEL_SIZE.search(line) if "model size" in line else None
     if match:
         metrics["weights_bytes"] = float(match.group(1)) * _BINARY[match.group(2)]
     if "n_ctx" in line and "n_ctx_train" not in line and "n_ctx_per_seq" not in line:
         match = _N_CTX.search(line)
         if match:
             metrics["context_tokens"] = float(match.group(1))
-    match = _N_SLOTS.search(line)
+    match = _N_SLOTS.search(line) if "n_slots" in line else None
     if match:
         metrics["parallel_slots"] = float(match.group(1))
-    match = _N_KV_MAX.search(line)
+    match = _N_KV_MAX.search(line) if "n_kv_max" in line else None
     if match:
         metrics["kv_cache_tokens"] = float(match.group(1))  # batched-bench: KV cache size in tokens
     if not metrics:
