@@ -417,18 +417,25 @@ class Accumulator:
                 benched = streams & np.array([source.startswith(BENCH_SOURCES) for source in sources])
                 self._bench_stream.extend(rate[benched], at[benched])
             # Every finding below needs a slow stream (a NaN rate is none); the first that holds is the window's.
-            slow = streams & (rate < SLOW_STREAM_TOKENS_PER_SECOND)
+            judged = streams
+            llama_bench = np.zeros(count, bool)
+            if "llamacpp.bench" in sources:  # a bench row run on the CPU (no layer offloaded): a CPU's cutoff
+                llama_bench = np.array([source == "llamacpp.bench" for source in sources])
+                on_cpu = np.array([labels.get("device") == "cpu" for labels in windows.labels])
+                judged = streams & (~on_cpu | (rate < 1 / SLOW_CPU_TPOT_SECONDS))
+            slow = judged & (rate < SLOW_STREAM_TOKENS_PER_SECOND)
             prefill_heavy = slow & ~phases_apart & (prompt >= PREFILL_HEAVY_RATIO * np.maximum(generation, 1.0))
             small_batch = slow & ~prefill_heavy & no_prompt_load & (running <= SMALL_BATCH)
-            starved = streams & (rate < STARVED_TOKENS_PER_SECOND) & ~prefill_heavy & ~small_batch & no_prompt_load
+            starved = judged & (rate < STARVED_TOKENS_PER_SECOND) & ~prefill_heavy & ~small_batch & no_prompt_load
             flag("prefill_heavy", prefill_heavy)
             flag("slow_small_batch", small_batch)
             flag("starved", starved)
             # Windows with any finding: the rest can support "healthy".
             troubled = queued | full | (swapped > 0) | stalled | prefill_heavy | small_batch | starved
             flags["troubled"].count += int(troubled.sum())
-            # Busy windows that are neither an arrival nor troubled: what "healthy" rests on.
-            flag("clean", busy & ~arrival & ~troubled)
+            # Busy windows that are neither an arrival nor troubled: what "healthy" rests on. A llama-bench test is a
+            # measurement, not a served window: judged slow or not, its health is read from its bandwidth instead.
+            flag("clean", busy & ~arrival & ~troubled & ~llama_bench)
 
     def _prefill_gaps(self, windows: Windows, file: str) -> None:
         """SGLang prints a Prefill batch line when a prefill is scheduled and its next Decode line after the prefill

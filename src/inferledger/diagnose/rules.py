@@ -329,6 +329,9 @@ _TABLE = (
           "a first token that late is a prompt of tens of thousands of tokens or a wait in a queue, and nothing in the "
           "log tells which; under it, even a long prompt on a slow card fits, so the TTFT alone can support healthy",
           0.6),
+    _rule("summary-ttft-unexplained", "summary", "insufficient-data",
+          "a run's mean TTFT ≥ requests-ttft-unexplained's threshold with no prompt length, per-token time or rate",
+          None, "", "the same as requests-ttft-unexplained, for a benchmark's run", 0.5),
     _rule("requests-no-speed", "requests", "insufficient-data", "requests with times but no per-token time or TTFT",
           None, "", "a total or queue time alone cannot say where the time went", 0.5),
     _rule("requests-healthy", "requests", "healthy", "per-token time or TTFT present (or, with neither, every "

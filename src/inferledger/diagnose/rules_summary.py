@@ -622,6 +622,12 @@ def _health(run: _Run, record, where: dict, findings: list) -> None:
         # A request latency with no token rate or length: 67 s is fast for 10,000 tokens and slow for 10.
         findings.append(fire("summary-throughput-only", f"{run.name}: " + ", ".join(bits) + "; no TTFT, per-token "
                              "time or token rate, so the latency alone says nothing about speed", numbers, **where))
+    elif bits and run.ttft is not None and run.per_token is None and run.output_rate is None \
+            and run.mean_input is None and run.ttft >= threshold("requests-ttft-unexplained"):
+        # A late first token alone, no prompt length beside it: a long prompt and a wait look the same.
+        findings.append(fire("summary-ttft-unexplained", f"{run.name}: first token after {run.ttft:,.1f} s with no "
+                             "prompt length and no per-token time or rate: a long prompt and a wait look the same",
+                             numbers, **where))
     elif bits:
         findings.append(fire("summary-healthy", f"{run.name}: " + ", ".join(bits), numbers, **where))
     elif run.completed or run.duration:

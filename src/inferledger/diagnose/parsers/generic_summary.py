@@ -198,6 +198,8 @@ def sniff(head: str) -> float:
     if len(found) == 2 and any(name.startswith("ttft") for name in found) \
             and any(name.endswith("tokens_per_second") for name in found):
         return 0.5
+    if {"input_tokens_per_second", "output_tokens_per_second"} <= set(found):
+        return 0.5  # both phases' rates: one generation's account (mlx_lm's `prompt_tps`, `generation_tps`)
     return 0.0
 
 

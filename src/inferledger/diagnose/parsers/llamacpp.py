@@ -50,7 +50,7 @@ _MODEL_SIZE = re.compile(r"model size\s*=\s*([\d.]+)\s*(MiB|GiB)")
 _N_KV_MAX = re.compile(r"\bn_kv_max\s*=\s*(\d+)")
 # llama-bench's header, padded and right-aligned as printed (`|          test |`), or trimmed by a paste (its first
 # pipe lost with the code fence it followed: `model      |       size | …`).
-_BENCH_HEADER = re.compile(r"(?:^|\|)[ \t]*model[ \t]*\|.*\|[ \t]*test[ \t]*\|", re.IGNORECASE | re.MULTILINE)
+_BENCH_HEADER = re.compile(r"(?:^|\|)[ \t]*model[ \t]*\|(?:.*\|)?[ \t]*test[ \t]*\|", re.IGNORECASE | re.MULTILINE)
 _BINARY = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 
 # Which timing field fills which request metric; times are ms (llama.cpp's unit) and become seconds.
@@ -133,6 +133,8 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
     else:
         return Skipped(line_number, f"llama-bench test {test!r} is neither pp<N> nor tg<N>", "llamacpp")
     metrics = {metric: float(rate.group(1))}
+    if metric == "generation_tokens_per_second":
+        metrics["running_requests"] = 1.0  # a tg test generates one sequence: its rate is one stream's
     if rate.group(2):
         metrics[f"{metric}_std"] = float(rate.group(2))
     depth = re.search(r"@\s*d(\d+)", test)
@@ -153,6 +155,8 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
     for key in ("model", "backend", "ngl", "threads", "n_batch", "n_ubatch", "fa"):
         if row.get(key):
             labels[key] = row[key]
+    if row.get("ngl", "").strip() == "0" or row.get("backend", "").strip().lower() in ("cpu", "blas"):
+        labels["device"] = "cpu"  # no layer on a GPU: this row ran on the CPU, whatever the build
     return Record("interval", "llamacpp.bench", line_number, metrics, labels=labels)
 
 

@@ -9,6 +9,7 @@ figures are binary units (`42.2 GiB`, `974.6 MiB`) or plain bytes (`available=84
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 from collections.abc import Iterator
 from datetime import datetime
@@ -223,29 +224,49 @@ def _runner(line_number: int, line: str) -> Record | None:
     return Record("capacity", "ollama.server", line_number, {}, timestamp, labels)
 
 
+# The GIN paths that run the model (the native API and the OpenAI-compatible one).
+_INFERENCE_PATHS = ("/api/generate", "/api/chat", "/api/embed", "/v1/chat/completions", "/v1/completions",
+                    "/v1/embeddings", "/v1/responses", "/v1/messages")
+
+
 def _gin(line_number: int, line: str) -> Record | Skipped | None:
     """`[GIN] 2024/09/03 - 06:17:01 | 200 | 1m16s | 172.17.0.1 | POST "/api/chat"`: latency only."""
     match = _GIN.search(line)
     if match is None:
         return Skipped(line_number, "GIN access line without date | status | latency | client | method path",
                        "ollama")
-    if not match.group(6).startswith("/api/") and not match.group(6).startswith("/v1/"):
-        return None
+    if not match.group(6).startswith(_INFERENCE_PATHS):
+        return None  # `/`, `/api/ps`, `/api/show`, `/api/tags`: health checks and management, no request served
     seconds = go_duration_seconds(match.group(3))
     if seconds is None:
         return Skipped(line_number, f"GIN latency {match.group(3)!r} is not a Go duration", "ollama")
     labels = {"engine": "ollama", "surface": "gin", "status": match.group(2), "path": match.group(6)}
     if seconds >= 60:
         labels["e2e_resolution"] = "whole seconds (GIN truncates above one minute)"
-    try:
-        # Server local time without a zone: read as UTC, like the engines' zone-less stamps (the diagnosis only
-        # uses differences), and said so in the labels.
-        moment = datetime.strptime(match.group(1), "%Y/%m/%d - %H:%M:%S")
-        timestamp = float(calendar.timegm(moment.timetuple()))
+    # Server local time without a zone: read as UTC, like the engines' zone-less stamps (the diagnosis only uses
+    # differences), and said so in the labels.
+    timestamp = _gin_seconds(match.group(1))
+    if timestamp is not None:
         labels["timestamp_zone_assumed"] = "UTC"
-    except ValueError:
-        timestamp = None
     return Record("request", "ollama.gin", line_number, {"e2e_seconds": seconds}, timestamp, labels)
+
+
+@functools.lru_cache(maxsize=64)
+def _day_seconds(day: str) -> float | None:
+    """Unix seconds at the start of `2024/09/03` (UTC), or None: one strptime a day, not a line (23 µs each)."""
+    try:
+        return float(calendar.timegm(datetime.strptime(day, "%Y/%m/%d").timetuple()))
+    except ValueError:
+        return None
+
+
+def _gin_seconds(stamp: str) -> float | None:
+    """`2024/09/03 - 06:17:01` (the regex's shape) as Unix seconds, None for an impossible date or clock."""
+    day = _day_seconds(stamp[:10])
+    hours, minutes, seconds = int(stamp[13:15]), int(stamp[16:18]), int(stamp[19:21])
+    if day is None or hours > 23 or minutes > 59 or seconds > 61:
+        return None
+    return day + hours * 3600 + minutes * 60 + seconds
 
 
 # Go source files of the ollama server that log the scheduler, memory and runner lines (2024-2025 builds).

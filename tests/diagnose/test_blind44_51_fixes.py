@@ -1,4 +1,4 @@
-"""Blind rounds 44-48 (tests/fixtures/blind44_logs .. blind48_logs), the reading fixes after their blind runs. Expected
+"""Blind rounds 44-51 (tests/fixtures/blind44_logs .. blind51_logs), the reading fixes after their blind runs. Expected
 figures are the excerpts' own numbers or arithmetic written out here."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import pytest
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.read import read_records
+from inferledger.diagnose.records import Record
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -274,3 +275,51 @@ def test_a_saturated_steps_prefill_chunk_is_allowed_for(monkeypatch):
     diagnosis = diagnose_files([path], model="deepseek-ai/DeepSeek-R1", gpu="h200-sxm")
     assert "hardware-decode-below-realistic" not in _rules(diagnosis)
     assert any("8,192-token prefill chunk" in line for line in diagnosis.roofline["lines"])
+
+
+# -- rounds 49 and 51 -------------------------------------------------------------------------------------------------
+
+def test_a_llama_bench_table_with_test_second():
+    # llama-benchy heads `| model | test | t/s | peak t/s | ttfr (ms) | …`: pp2048 at 475.08 t/s, tg512 at 48.87.
+    records = read_records(FIXTURES / "blind51_logs" / "llamaserver__sycl-llama-benchy-qwen36-35b-a3b-pp2048-tg512.txt")
+    assert [(r.metrics.get("prompt_tokens_per_second"), r.metrics.get("generation_tokens_per_second")) for r in records] \
+        == [(475.08, None), (None, 48.87)]
+
+
+def test_two_runs_in_a_cell_read_as_the_first():
+    # `3.89 / 4.02s`: two warm runs, the unit after the last; the cold column's 9.41 s with no prompt length beside it
+    # is no healthy reading, the warm ones are.
+    records = read_records(FIXTURES / "blind51_logs" / "mtplx__ttft-cold-warm-by-build-probe-table.txt")
+    assert [r.metrics["ttft_seconds_mean"] for r in records[:2]] == [9.41, 3.89]
+    diagnosis = diagnose_files([FIXTURES / "blind51_logs" / "mtplx__ttft-cold-warm-by-build-probe-table.txt"])
+    assert "summary-ttft-unexplained" in _rules(diagnosis) and diagnosis.verdict == "healthy"
+
+
+def test_both_phases_rates_make_a_run():
+    # mlx_lm's `"prompt_tps": 64.93…` and `"generation_tps": 34.87…`: one generation's account, no latency.
+    (record,) = read_records(FIXTURES / "blind49_logs" / "mlx__llm-logs-response-json-mistral-small-4bit.txt")
+    assert record.metrics == {"input_tokens_per_second": pytest.approx(64.93223804297065),
+                              "output_tokens_per_second": pytest.approx(34.876992607358126)}
+
+
+def test_a_llama_bench_row_with_no_layer_offloaded_is_a_cpu_run():
+    # ngl 0 rows at 4.45 t/s ran on the CPU (a CPU's cutoff is 1 t/s), the ngl 99 rows at 21-34 t/s on the GPU.
+    diagnosis = diagnose_files([FIXTURES / "blind9_logs" / "llamabench__2024-rx6800xt-13b-q6k-opencl-vulkan-rocm-ngl-0-99.txt"])
+    assert diagnosis.verdict == "healthy"
+    # With 8 layers on the Radeon Pro 5600M, 3.05 t/s is slow for its GPU; 7.2 t/s with none is a CPU's speed.
+    diagnosis = diagnose_files([FIXTURES / "blind13_logs" / "llamabench__metal-intel-mac-5600m-ngl-0-vs-8.txt"])
+    assert diagnosis.verdict == "decode-bound"
+    (finding,) = [item for item in diagnosis.evidence if item.rule == "windows-slow-streams"]
+    assert finding.numbers["generation_per_request_mean"] == pytest.approx((7.2 + 3.05) / 2, abs=0.05)
+
+
+def test_gin_management_calls_and_stamps():
+    from inferledger.diagnose.parsers import ollama
+
+    lines = ['[GIN] 2026/01/20 - 23:21:17 | 200 |       16.52µs |       127.0.0.1 | GET      "/api/ps"',
+             '[GIN] 2026/01/20 - 23:21:17 | 200 |  200.665714ms |       127.0.0.1 | POST     "/api/generate"']
+    (record,) = [item for item in ollama.parse(enumerate(lines, 1)) if isinstance(item, Record)]
+    assert record.metrics["e2e_seconds"] == pytest.approx(0.200665714)
+    # 2026-01-20 is 20,473 days after 1970-01-01; 23:21:17 is 84,077 s into it.
+    assert record.timestamp_seconds == 20473 * 86400 + 84077
+    assert ollama._gin_seconds("2026/13/20 - 23:21:17") is None and ollama._gin_seconds("2026/01/20 - 24:00:00") is None
