@@ -323,3 +323,10 @@ def test_gin_management_calls_and_stamps():
     # 2026-01-20 is 20,473 days after 1970-01-01; 23:21:17 is 84,077 s into it.
     assert record.timestamp_seconds == 20473 * 86400 + 84077
     assert ollama._gin_seconds("2026/13/20 - 23:21:17") is None and ollama._gin_seconds("2026/01/20 - 24:00:00") is None
+
+
+def test_a_unit_spelled_out_and_a_statistic_before_latency():
+    # `| Batch Size | Output throughput in token per second (TPS) | Average latency in seconds |`, no rule line:
+    # batch 1 at 36 tok/s and 3.530 s a request.
+    records = read_records(FIXTURES / "blind50_logs" / "vllm__oci-mi300x-llama-3.1-405b-fp8-latency-batch-sweep-and-throughput-table.txt")
+    assert records[0].metrics == {"max_concurrency": 1, "output_tokens_per_second": 36, "e2e_seconds_mean": 3.530}

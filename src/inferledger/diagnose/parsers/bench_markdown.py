@@ -38,7 +38,8 @@ _COLUMNS = (
     # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
     (r"\btpot\b|time per output token|^2\+|^(?:next|2nd) token", "tpot_seconds", "time"),
     (r"\bitl\b|inter[- ]token", "itl_seconds", "time"),
-    (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^latency$|^wall", "e2e_seconds", "time"),
+    (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^(?:(?:mean|average|avg|median|p\d+) )?latency$|^wall",
+     "e2e_seconds", "time"),
     # a run's totals (vLLM's `Total input tokens` tabulated a metric a row) before the per-request lengths
     (r"^total (?:input|prompt) tokens$", "total_input_tokens", "count"),
     (r"^total (?:generated|output) tokens$", "total_output_tokens", "count"),
@@ -65,7 +66,8 @@ _COLUMNS = (
 _BARS = re.compile(r"[|│┃]")
 # A rule between rows; "\ufffd" is a box character a paste cut in half (decoded with replacement).
 _BOX_RULE = re.compile(r"^[╒╞╘├└┌┝╪╤╧┼─═━┿╇┡┢┯┷┤╡┐┘╛╕\ufffd\s]+$")
-_UNIT = re.compile(r"\s*\((ms|s|sec|us|µs)(?:/tok(?:en)?)?\)|[_ ](ms|s|sec|us)$")  # "(ms/token)": a per-token time
+# "(ms/token)": a per-token time; `Average latency in seconds`: the unit spelled out at the end
+_UNIT = re.compile(r"\s*\((ms|s|sec|secs|seconds|us|µs)(?:/tok(?:en)?)?\)|[_ ](?:in )?(ms|s|sec|secs|seconds|us)$")
 _TOOL_COLUMNS = ("source", "tool", "backend", "engine", "framework")
 _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$")
 
