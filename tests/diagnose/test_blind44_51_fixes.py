@@ -330,3 +330,14 @@ def test_a_unit_spelled_out_and_a_statistic_before_latency():
     # batch 1 at 36 tok/s and 3.530 s a request.
     records = read_records(FIXTURES / "blind50_logs" / "vllm__oci-mi300x-llama-3.1-405b-fp8-latency-batch-sweep-and-throughput-table.txt")
     assert records[0].metrics == {"max_concurrency": 1, "output_tokens_per_second": 36, "e2e_seconds_mean": 3.530}
+
+
+def test_headline_figures_number_first():
+    # `2394 Total tok/s (serve bench)` and `479 Output tok/s (serve bench)`: rates alone, so insufficient-data; a
+    # label holding another figure (`3670.42 pp / 82.74 tg tok/s`) is not read as one.
+    from inferledger.diagnose.parsers.generic_summary import line_metric
+
+    assert line_metric("2394 Total tok/s (serve bench)") == ("total_tokens_per_second", 2394.0)
+    assert line_metric("3670.42 pp / 82.74 tg tok/s") is None and line_metric("192 GB HBM3 per card") is None
+    diagnosis = diagnose_files([FIXTURES / "blind50_logs" / "vllm__mi300x-gpt-oss-120b-aiter-serve-bench-headline-rates.txt"])
+    assert diagnosis.verdict == "insufficient-data"

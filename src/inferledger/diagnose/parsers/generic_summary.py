@@ -107,12 +107,20 @@ def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
     return None
 
 
+# A headline figure, its number first: `2394 Total tok/s (serve bench)`, `479 Output tok/s`.
+# The label holds no other number (`3670.42 pp / 82.74 tg tok/s` is two figures, not one).
+_VALUE_FIRST = re.compile(r"^[\s\-*•>]*(?P<value>\d[\d,]*(?:\.\d+)?)\s+(?P<label>[A-Za-z][A-Za-z ./()%,_-]{2,60}?)\s*$")
+
+
 def line_metric(line: str) -> tuple[str, float] | None:
-    """(metric name, value in base units) that one `label: value unit` line states, or None (generic_phrases weighs
-    its own reading against this one)."""
+    """(metric name, value in base units) that one `label: value unit` line states, or a headline's `value label`,
+    or None (generic_phrases weighs its own reading against this one)."""
     match = _LINE.match(line)
     if match is None:
-        return None
+        first = _VALUE_FIRST.match(line)
+        if first is None or not _TOKEN_RATE.search(first.group("label").lower()):
+            return None  # a headline is read only when its label names a token rate (`192 GB HBM3` is no metric)
+        return _metric(first.group("label"), float(first.group("value").replace(",", "")), "")
     value = float(match.group("value").replace(",", ""))
     return _metric(match.group("label"), value, match.group("unit") or "")
 
@@ -198,8 +206,9 @@ def sniff(head: str) -> float:
     if len(found) == 2 and any(name.startswith("ttft") for name in found) \
             and any(name.endswith("tokens_per_second") for name in found):
         return 0.5
-    if {"input_tokens_per_second", "output_tokens_per_second"} <= set(found):
-        return 0.5  # both phases' rates: one generation's account (mlx_lm's `prompt_tps`, `generation_tps`)
+    if {"input_tokens_per_second", "output_tokens_per_second"} <= set(found) \
+            or {"total_tokens_per_second", "output_tokens_per_second"} <= set(found):
+        return 0.5  # both phases' rates (mlx_lm's `prompt_tps`, `generation_tps`), or a run's output and total rates
     return 0.0
 
 
