@@ -341,3 +341,27 @@ def test_headline_figures_number_first():
     assert line_metric("3670.42 pp / 82.74 tg tok/s") is None and line_metric("192 GB HBM3 per card") is None
     diagnosis = diagnose_files([FIXTURES / "blind50_logs" / "vllm__mi300x-gpt-oss-120b-aiter-serve-bench-headline-rates.txt"])
     assert diagnosis.verdict == "insufficient-data"
+
+
+# -- round 53 ---------------------------------------------------------------------------------------------------------
+
+def test_latency_grows_with_concurrency_as_one_slot_serves_them():
+    # No TTFT in the sweep: P50 latency 892 ms at 1, 29,123 ms at 32 (32.6× for 32×): one request after another.
+    path = FIXTURES / "blind53_logs" / "ollama__rtx4090-llama3-8b-q4km-single-request-and-concurrency-tables.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "queueing"
+    (finding,) = [item for item in diagnosis.evidence if item.rule == "summary-e2e-grows-with-concurrency"]
+    assert (finding.numbers["e2e_seconds_low"], finding.numbers["e2e_seconds_high"]) == (0.892, 29.123)
+
+
+def test_batched_latency_growth_is_no_queue(tmp_path):
+    # A batching server: 1.0 s at 1, 2.0 s at 32, far under 0.75 × 32 × 1.0 s.
+    text = "| Concurrency | P50 Latency (ms) |\n|---|---|\n| 1 | 1000 |\n| 8 | 1400 |\n| 32 | 2000 |\n"
+    assert "summary-e2e-grows-with-concurrency" not in _rules(diagnose_files([_write(tmp_path, text)]))
+
+
+def test_a_latency_per_token_header_and_a_prompt_eval_time():
+    # `Latency (ms/token)` 2.43 is a time per token, `Prompt Eval (ms)` 26.97 the prompt's time (one sequence's TTFT).
+    records = read_records(FIXTURES / "blind53_logs" / "llamacpp__a100-tinyllama-1.1b-q4km-q8-llama-cli-latency-table.txt")
+    assert records[0].metrics["tpot_seconds_mean"] == pytest.approx(0.00243)
+    assert records[0].metrics["ttft_seconds_mean"] == pytest.approx(0.02697)

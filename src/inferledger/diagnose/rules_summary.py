@@ -191,29 +191,37 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
 
 def _ttft_with_concurrency(acc: Accumulator, findings: list) -> None:
     """summary-ttft-grows-with-concurrency: a file's runs at several concurrency levels (a sweep table), the median
-    TTFT of the highest level against that of the lowest."""
-    levels: dict = {}  # (file, variant) -> concurrency -> [(TTFT, line)]; a variant: a table's column group
+    TTFT of the highest level against that of the lowest; summary-e2e-grows-with-concurrency the same of the request
+    latency, for runs that state no TTFT."""
+    levels: dict = {}  # (file, variant, metric) -> concurrency -> [(time, line)]; a variant: a table's column group
     for record, file in acc.summaries:
-        concurrency, ttft = record.metrics.get("max_concurrency"), summary_value(record, "ttft_seconds_mean")
-        if concurrency and ttft is not None and offered_rate(record) is None:
-            series = levels.setdefault((file, record.labels.get("benchmark")), {})
-            series.setdefault(concurrency, []).append((ttft, record.line_number))
-    for (file, variant), by_level in levels.items():
+        concurrency = record.metrics.get("max_concurrency")
+        ttft, e2e = summary_value(record, "ttft_seconds_mean"), summary_value(record, "e2e_seconds_mean")
+        metric, value = ("TTFT", ttft) if ttft is not None else ("E2E", e2e)
+        if concurrency and value is not None and offered_rate(record) is None:
+            series = levels.setdefault((file, record.labels.get("benchmark"), metric), {})
+            series.setdefault(concurrency, []).append((value, record.line_number))
+    for (file, variant, metric), by_level in levels.items():
         if len(by_level) < 2:
             continue
         low, high = min(by_level), max(by_level)
-        low_ttft, high_ttft = median(t for t, _ in by_level[low]), median(t for t, _ in by_level[high])
-        if high / low < threshold("summary-ttft-grows-with-concurrency") or high_ttft < 1.0 \
-                or high_ttft < 0.5 * (high / low) * low_ttft:
+        low_time, high_time = median(t for t, _ in by_level[low]), median(t for t, _ in by_level[high])
+        rule = "summary-ttft-grows-with-concurrency" if metric == "TTFT" else "summary-e2e-grows-with-concurrency"
+        share = 0.5 if metric == "TTFT" else threshold(rule)  # of the concurrency ratio the time must grow by
+        if high / low < threshold("summary-ttft-grows-with-concurrency") or high_time < 1.0 \
+                or high_time < share * (high / low) * low_time:
             continue
         lines = sorted({line for level in (low, high) for _, line in by_level[level]})
+        waits = ("each first token waits for the requests ahead of it" if metric == "TTFT" else
+                 "a request takes as long as the ones ahead of it together: they are served one after another, "
+                 "not batched")
         findings.append(fire(
-            "summary-ttft-grows-with-concurrency",
-            f"{variant + ': ' if variant else ''}median TTFT {low_ttft * 1e3:.0f} ms at concurrency {low:.0f}, "
-            f"{high_ttft * 1e3:.0f} ms at {high:.0f}: "
-            f"{high_ttft / low_ttft:.1f}× for {high / low:.0f}× the requests in flight: each first token waits for the "
-            "requests ahead of it", {"ttft_seconds_low": low_ttft, "ttft_seconds_high": high_ttft,
-                                    "concurrency_low": low, "concurrency_high": high}, lines=lines, file=file))
+            rule, f"{variant + ': ' if variant else ''}median {metric} {low_time * 1e3:.0f} ms at concurrency "
+            f"{low:.0f}, {high_time * 1e3:.0f} ms at {high:.0f}: {high_time / low_time:.1f}× for {high / low:.0f}× "
+            f"the requests in flight: {waits}", {f"{metric.lower()}_seconds_low": low_time,
+                                                 f"{metric.lower()}_seconds_high": high_time,
+                                                 "concurrency_low": low, "concurrency_high": high},
+            lines=lines, file=file))
 
 
 def _same_work(acc: Accumulator, findings: list, first: int) -> None:

@@ -32,7 +32,7 @@ _STREAM_RATE = "output_tokens_per_second_per_user_mean"
 _COLUMNS = (
     # a run's prefill time (one request's prompt processing) is its TTFT
     # LMDeploy's tables head it FTL, first token latency
-    (r"\bttft\b|time to first token|\bftl\b|first token latency|^prefill$|^prompt processing$|^1st token",
+    (r"\bttft\b|time to first token|\bftl\b|first token latency|^prefill$|^prompt (?:processing|eval)$|^1st token",
      "ttft_seconds", "time"),
     (r"^1000 ?/ ?tpot$", _STREAM_RATE, "rate"),  # 1000 / TPOT in ms: a stream's tok/s
     # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
@@ -133,6 +133,8 @@ def _column(header: str):
     unit = None
     if unit_match:
         unit = TIME_UNITS.get(unit_match.group(1) or unit_match.group(2))
+        if "/tok" in unit_match.group() and re.search(r"latency|time", lowered[: unit_match.start()]):
+            return "tpot_seconds_mean", unit, "time"  # `Latency (ms/token)`: a time per token, whatever its name
         lowered = lowered[: unit_match.start()].strip()
     lowered = " ".join(re.sub(r"[()]", " ", lowered).split())  # `prefill(tok/s)` reads as `prefill tok/s`
     found = next(((metric, kind) for pattern, metric, kind in _COLUMNS if re.search(pattern, lowered)), None)
