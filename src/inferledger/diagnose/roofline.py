@@ -338,11 +338,7 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
             lines.append(f"decode realistic estimate {realistic * 1e3:.2f} ms/token: observed is "
                          f"{step / realistic:.2f}× it")
         if speed_fraction > IMPOSSIBLE_FRACTION:
-            findings.append(fire(
-                "hardware-decode-faster-than-floor", f"decode {step * 1e3:.2f} ms/token is faster than the ledger's "
-                f"floor {account.decode.seconds_per_token * 1e3:.2f} ms for {account.model} on "
-                f"{account.accelerator}: wrong model/GPU, speculative decoding, or a broken measurement",
-                evidence_numbers))
+            findings.append(_faster_than_floor(step, account, evidence_numbers))
         elif realistic and step > REALISTIC_FACTOR * realistic:
             findings.append(fire(
                 "hardware-decode-below-realistic", f"decode {step * 1e3:.2f} ms/token ({step_source}) is "
@@ -419,6 +415,12 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     return section, findings, advice
 
 
+def _faster_than_floor(step: float, account, numbers: dict):
+    return fire("hardware-decode-faster-than-floor", f"decode {step * 1e3:.2f} ms/token is faster than the ledger's "
+                f"floor {account.decode.seconds_per_token * 1e3:.2f} ms for {account.model} on {account.accelerator}: "
+                "wrong model/GPU, speculative decoding, or a broken measurement", numbers)
+
+
 def _judge_unknown_batch(step: float, step_source: str, account, spec, accelerator, shape: tuple, spread: dict,
                          lines: list, findings: list) -> bool:
     """A per-token time from a run whose batch the log does not state: any batch from one to the most the card's KV
@@ -433,11 +435,8 @@ def _judge_unknown_batch(step: float, step_source: str, account, spec, accelerat
     text = f"decode: {step * 1e3:.2f} ms/token observed ({step_source}) at a batch the log does not state"
     if step * IMPOSSIBLE_FRACTION < floor:
         lines.append(text)
-        findings.append(fire(
-            "hardware-decode-faster-than-floor", f"decode {step * 1e3:.2f} ms/token is faster than the ledger's "
-            f"one-stream floor {floor * 1e3:.2f} ms for {account.model} on {account.accelerator}: wrong model/GPU, "
-            "speculative decoding, or a broken measurement",
-            {"observed_decode_seconds_per_token": step, "ledger_decode_seconds_per_token": floor}))
+        findings.append(_faster_than_floor(step, account, {"observed_decode_seconds_per_token": step,
+                                                           "ledger_decode_seconds_per_token": floor}))
         return True
     if not fullest or fullest <= 1:
         lines.append(text + "; not judged against the hardware")
