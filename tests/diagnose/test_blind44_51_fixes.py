@@ -365,3 +365,19 @@ def test_a_latency_per_token_header_and_a_prompt_eval_time():
     records = read_records(FIXTURES / "blind53_logs" / "llamacpp__a100-tinyllama-1.1b-q4km-q8-llama-cli-latency-table.txt")
     assert records[0].metrics["tpot_seconds_mean"] == pytest.approx(0.00243)
     assert records[0].metrics["ttft_seconds_mean"] == pytest.approx(0.02697)
+
+
+# -- round 54 ---------------------------------------------------------------------------------------------------------
+
+def test_a_preemption_column_is_the_engines_preemptions():
+    # `| watermark | preempt | …`: 1,065 + 400 + 187 + 168 = 1,820 preemptions over the four runs.
+    diagnosis = diagnose_files([FIXTURES / "blind54_logs" / "vllm__kv-watermark-pr-gb200-qwen25-7b-conc128-preemption-table.txt"])
+    assert diagnosis.verdict == "kv-capacity"
+    (finding,) = [item for item in diagnosis.evidence if item.rule == "state-preemption"]
+    assert finding.numbers["preemptions"] == 1065 + 400 + 187 + 168
+
+
+def test_a_change_column_of_percentages_is_no_run():
+    # `| Metric | Before | After | Change |` with `-51.2%` under Change: two runs, not three (a TTFT of -51.2 is none).
+    records = read_records(FIXTURES / "blind54_logs" / "sglang__srt-slurm-b200-fp8-8k1k-1p1d-conc128-before-after-table.txt")
+    assert [record.metrics["ttft_seconds_mean"] for record in records] == [19.097, 9.321]

@@ -50,6 +50,7 @@ _COLUMNS = (
     # a static batch runs all its requests at once; SGLang's cookbook tables head the concurrency `c`
     (r"concurrency|^conc\.?$|^c$|^batch(?: size)?$|^bs$", "max_concurrency", "count"),
     (r"^n req|num(?:ber of)? req|^requests$|^# ?req|^successful requests$", "completed_requests", "count"),
+    (r"^(?:# ?|num )?preempt(?:s|ed|ions?)?$", "preemptions", "count"),  # requests the engine preempted in the run
     (r"req(?:uest)?s? t(?:hrough)?put|req/s|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
     # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
     # A runner's sweep (llama-bench's tg, ds4-bench's `gen steady t/s`) is one stream a row, as is its prefill rate.
@@ -285,6 +286,9 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
                 if on_cpu or _CPU_WORD.search(tool):  # a CPU column (`CPU model`) or a backend cell `(cpu)`
                     labels["device"] = "cpu"  # this run's own (a file's backend label would speak for every row)
                 records.append(Record("summary", "bench.markdown", line_number, metrics, labels=labels))
+                if metrics.get("preemptions"):  # the engine's own events, counted as its logs' preemption lines are
+                    records.append(Record("event", "bench.markdown", line_number,
+                                          {"preemptions": metrics["preemptions"]}, labels=labels))
     return records
 
 
@@ -328,7 +332,7 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
             continue
         metric, factor, kind = found
         for index, cell in enumerate(cells[1:]):
-            number = to_number(cell)
+            number = to_number(cell) if "%" not in cell else None  # a `Change` column's `-51.2%` is no run's figure
             stat = stats[index] if index < len(stats) else None
             if number is None or (one_run and stat is None):
                 continue
