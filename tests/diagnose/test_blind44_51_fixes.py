@@ -381,3 +381,14 @@ def test_a_change_column_of_percentages_is_no_run():
     # `| Metric | Before | After | Change |` with `-51.2%` under Change: two runs, not three (a TTFT of -51.2 is none).
     records = read_records(FIXTURES / "blind54_logs" / "sglang__srt-slurm-b200-fp8-8k1k-1p1d-conc128-before-after-table.txt")
     assert [record.metrics["ttft_seconds_mean"] for record in records] == [19.097, 9.321]
+
+
+# -- round 55 ---------------------------------------------------------------------------------------------------------
+
+def test_parts_that_outlast_the_total_are_no_one_run():
+    # A guide's --verbose block: 312 tokens at 24.8 tok/s is 312 / 24.8 = 12.58 s of eval, with a 0.423 s load and a
+    # 0.312 s prompt eval, against a 4.5 s total: the parts exceed it by 12.58 + 0.423 + 0.312 - 4.5 = 8.82 s.
+    diagnosis = diagnose_files([FIXTURES / "blind55_logs" / "ollama__verbose-llama3-docs-site-example.txt"])
+    assert diagnosis.verdict == "measurement-artifact"
+    (finding,) = [item for item in diagnosis.evidence if item.rule == "requests-parts-exceed-total"]
+    assert finding.numbers["largest_gap_seconds"] == pytest.approx(4.5 - (312 / 24.8 + 0.423 + 0.312))

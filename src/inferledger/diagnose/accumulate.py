@@ -288,7 +288,7 @@ class Accumulator:
             "waiting", "kv_full", "kv_full_waiting", "swapped", "prefill_heavy", "slow_small_batch", "starved",
             "busy", "prompt_slower_than_decode", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start",
             "tiny_prompt", "queue_dominant", "queue_long", "slow_tpot", "slow_tpot_cpu", "kv_full_no_queue", "prefill_share",
-            "impossible_prompt_rate", "parts_mismatch", "troubled", "arrival", "stalled", "clean", "slow_tpot_bound",
+            "impossible_prompt_rate", "parts_mismatch", "parts_exceed_total", "troubled", "arrival", "stalled", "clean", "slow_tpot_bound",
             "slow_prompt", "rate_contradicts_time", "prompt_artifact_minor", "prefill_gap",
             "bench_rows_timed", "bench_prefill_share", "impossible_tpot", "one_token")}
         self.tpot_bound = Running()  # e2e ÷ (prompt + output) of requests stating no step time, where ≥ the cutoff
@@ -761,6 +761,8 @@ class Accumulator:
             self.parts_gap.add(gap, line)
             if abs(gap) > PARTS_MISMATCH * e2e and abs(gap) > PARTS_MISMATCH_MIN_SECONDS:
                 self._flags["parts_mismatch"].add(line, file)
+                if gap < 0:  # the parts outlast the whole: the figures cannot all be right
+                    self._flags["parts_exceed_total"].add(line, file)
 
     def _event(self, record, file: str) -> None:
         # The same event printed by every TP rank (e.g. 11 "Decode out of memory" lines ≈ 2 events):

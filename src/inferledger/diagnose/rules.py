@@ -272,6 +272,10 @@ _TABLE = (
           "total time differs from load + prompt eval + eval by more than this share (and 50 ms)", 0.10,
           "of total", "the parts of a request must add up; a gap is time the runner did not account for",
           0.0),
+    _rule("requests-parts-exceed-total", "requests", "measurement-artifact",
+          "a request's load + prompt eval + eval longer than its total by more than requests-parts-mismatch's share",
+          None, "", "a total holds its parts; parts that outlast it come from different runs or an edited block "
+                    "(a guide's example whose eval count ÷ rate is three times its total)", 0.7, 0.85),
     _rule("requests-queue-dominant", "requests", "queueing", "queue time > compute time and > 0.05 s", 0.05, "s",
           "TGI queue_time ≫ inference_time", 0.6, 0.9),
     _rule("requests-queue-long", "requests", "queueing",

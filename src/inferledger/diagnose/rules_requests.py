@@ -281,6 +281,12 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
                        "ok": flags["parts_mismatch"].count == 0,
                        "meaning": f"total time vs load + prompt eval + eval per request (> {PARTS_MISMATCH:.0%} "
                                   "off is time the runner did not account for)"})
+    if flags["parts_exceed_total"].count:
+        findings.append(fire(
+            "requests-parts-exceed-total", f"{flags['parts_exceed_total'].count} of {count} requests take longer in "
+            f"their parts (load + prompt eval + eval) than in total, by up to {-gap.low:,.2f} s: the figures cannot "
+            "all be from one run (an edited or illustrative block)", {"largest_gap_seconds": gap.low},
+            share("parts_exceed_total"), **where("parts_exceed_total")))
     if flags["queue_dominant"].count:
         queue = acc.request_value("queue_seconds")
         findings.append(fire(

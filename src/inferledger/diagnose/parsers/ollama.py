@@ -148,7 +148,10 @@ def _api_record(line_number: int, value, truncated: bool) -> Iterator:
 def _add_rates(metrics: dict) -> None:
     """Rates as `ollama run --verbose` prints them (count ÷ duration), for the API, which gives only the parts; and
     the time per output token, eval duration ÷ eval count (ollama prints no TPOT; its eval count excludes the
-    first token's prompt eval, so this is decode time per generated token)."""
+    first token's prompt eval, so this is decode time per generated token). A block pasted without its eval duration
+    gives it as count ÷ rate, so the parts still add up (or do not) against the total."""
+    if "decode_seconds" not in metrics and metrics.get("output_tokens") and metrics.get("generation_tokens_per_second"):
+        metrics["decode_seconds"] = metrics["output_tokens"] / metrics["generation_tokens_per_second"]
     if metrics.get("decode_seconds") and metrics.get("output_tokens") and "tpot_seconds" not in metrics:
         metrics["tpot_seconds"] = metrics["decode_seconds"] / metrics["output_tokens"]
     if metrics.get("prefill_seconds") and "input_tokens" in metrics and "prompt_tokens_per_second" not in metrics:
