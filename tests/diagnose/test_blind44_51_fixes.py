@@ -392,3 +392,19 @@ def test_parts_that_outlast_the_total_are_no_one_run():
     assert diagnosis.verdict == "measurement-artifact"
     (finding,) = [item for item in diagnosis.evidence if item.rule == "requests-parts-exceed-total"]
     assert finding.numbers["largest_gap_seconds"] == pytest.approx(4.5 - (312 / 24.8 + 0.423 + 0.312))
+
+
+# -- round 52 ---------------------------------------------------------------------------------------------------------
+
+def test_xinference_average_generation_speed():
+    # `Average generation speed: **0.33 tokens/s.**`: 1 / 0.33 = 3.03 s a token.
+    (record,) = read_records(FIXTURES / "blind52_logs" / "xinference__transformers-4x4090-qwen72b-awq-average-generation-speed.txt")
+    assert record.metrics["tpot_seconds"] == pytest.approx(1 / 0.33)
+
+
+def test_server_bench_prompt_latency_and_totals():
+    # llama.cpp's server-bench: `Total prompt length: 28594 tokens` is the run's total, not a prompt's, and
+    # `Average prompt latency: 36.30 ms` the prompt's processing before the first token.
+    (record,) = read_records(FIXTURES / "blind52_logs" / "llamaserver__server-bench-py-rtx4090-phi4-mini-1000-mmlu-requests.txt")
+    assert record.metrics["total_input_tokens"] == 28594 and record.metrics["mean_input_tokens"] == 28.59
+    assert record.metrics["ttft_seconds_mean"] == pytest.approx(0.0363)

@@ -24,7 +24,9 @@ _LINE = re.compile(r"^[\s\-*•|>#]*[\"']?(?P<label>[A-Za-z][\w ./()%,-]{0,80}?)
 # Metric names by the words the clients use, first match wins (specific before generic).
 _LATENCIES = (
     ("ttft", "ttft_seconds"), ("time to first token", "ttft_seconds"), ("first token latency", "ttft_seconds"),
-    ("first token time", "ttft_seconds"), ("ttst", "ttst_seconds"), ("tpot", "tpot_seconds"),
+    ("first token time", "ttft_seconds"),
+    # llama.cpp's server-bench: the prompt's processing, before the first token of a one-token-prompt request
+    ("prompt latency", "ttft_seconds"), ("ttst", "ttst_seconds"), ("tpot", "tpot_seconds"),
     ("time per output token", "tpot_seconds"), ("inter token latency", "itl_seconds"), ("itl", "itl_seconds"),
     # the tokens after the first, as Xeon / Gaudi / OpenVINO tools name them: a decode step each
     ("next token latency", "tpot_seconds"), ("2nd token latency", "tpot_seconds"),
@@ -36,6 +38,7 @@ _LATENCIES = (
     ("end to end latency", "e2e_seconds"), ("request latency", "e2e_seconds"), ("latency", "e2e_seconds"),
 )
 _COUNTS = (
+    ("total prompt length", "total_input_tokens"), ("total input length", "total_input_tokens"),
     ("successful requests", "completed_requests"), ("completed requests", "completed_requests"),
     ("failed requests", "failed_requests"), ("total requests", "completed_requests"),
     ("concurrency", "max_concurrency"), ("input length", "mean_input_tokens"), ("prompt length", "mean_input_tokens"),

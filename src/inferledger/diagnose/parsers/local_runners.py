@@ -136,6 +136,8 @@ _EXLLAMA = re.compile(r"Response generated in ([\d.]+) seconds, (\d+) tokens, [\
 # gpt-fast style generate loops (fish-speech's semantic-token LM): `Generated 43 tokens in 37.66 seconds, 1.14
 # tokens/sec`, then often `Bandwidth achieved: 0.56 GB/s` (model bytes × tokens/s, its own figure).
 _GENERATED = re.compile(r"Generated (\d+) tokens in ([\d.]+) seconds, [\d.]+ tokens/sec")
+# Xinference's transformers engine, a request's decode: `Average generation speed: 0.33 tokens/s.` (bold in a paste)
+_XINFERENCE = re.compile(r"Average generation speed:\s*\**\s*([\d.]+)\s*tokens/s")
 _BANDWIDTH = re.compile(r"Bandwidth achieved: ([\d.]+) ?GB/s")
 _KTRANSFORMERS = re.compile(r"Performance\(T/s\): prefill ([\d.]+), decode ([\d.]+)\. Time\(s\): tokenize ([\d.]+), "
                             r"prefill ([\d.]+), decode ([\d.]+)")
@@ -730,6 +732,7 @@ _SIGNATURES = (
     (("] decoding-time=",), ("tok/s:",)),  # MLC LLM's decode-step lines
     (("ran model in",), ("tok/sec",)),  # tinygrad's llama.py --timing
     (("Response generated in",), ("tokens/second",)),  # exllamav2 test_inference and examples
+    (("Average generation speed:",), ("tokens/s",)),  # Xinference's transformers engine
     (("Performance(T/s): prefill",), ("Time(s): tokenize",)),  # KTransformers balance_serve
     (("Generated ",), ("tokens/sec",), (" tokens in ",)),  # gpt-fast style generate loops
     (("First token cost",), ("tokens cost average",)),  # IPEX-LLM BenchmarkWrapper
@@ -906,6 +909,13 @@ def parse(lines) -> Iterator:
                 yield _ipex(ipex_first[0], ipex_first[1], rest, _IPEX_MEMORY.search(line))
                 ipex_first = None
             continue
+        if "Average generation speed:" in line:
+            match = _XINFERENCE.search(line)
+            if match is not None and float(match.group(1)) > 0:
+                yield Record("request", "xinference.transformers", line_number,
+                             {"generation_tokens_per_second": float(match.group(1)),
+                              "tpot_seconds": 1 / float(match.group(1))}, labels={"engine": "xinference"})
+                continue
         if "Response generated in" in line:
             match = _EXLLAMA.search(line)
             if match is not None:  # its rate is tokens over the whole call: the output count and the time say it all
