@@ -408,3 +408,20 @@ def test_server_bench_prompt_latency_and_totals():
     (record,) = read_records(FIXTURES / "blind52_logs" / "llamaserver__server-bench-py-rtx4090-phi4-mini-1000-mmlu-requests.txt")
     assert record.metrics["total_input_tokens"] == 28594 and record.metrics["mean_input_tokens"] == 28.59
     assert record.metrics["ttft_seconds_mean"] == pytest.approx(0.0363)
+
+
+# -- round 57 ---------------------------------------------------------------------------------------------------------
+
+def test_difference_columns_are_no_runs():
+    # `| Metric | k8s (Mean) | llm-d (Mean) | Δ (llm-d - k8s) | Δ% vs k8s |`: two runs; the Δ columns' `-34.7942`
+    # (a TTFT difference) is no run's TTFT.
+    records = read_records(FIXTURES / "blind57_logs" / "llmd__inference-scheduling-vs-k8s-service-mean-table.txt")
+    assert [record.metrics["ttft_seconds_mean"] for record in records] == [34.9145, 0.1203]
+
+
+def test_a_llama_server_replys_timings_object():
+    # `"prompt_n": 1, "prompt_ms": 15.079, …, "predicted_n": 5, "predicted_ms": 48.984`: 48.984 / 5 = 9.80 ms a token.
+    (record,) = read_records(FIXTURES / "blind57_logs" / "llamaserver__openwebui-chat-response-timings-gemma-3n-e2b.txt")
+    assert record.metrics["output_tokens"] == 5 and record.metrics["input_tokens"] == 1
+    assert record.metrics["tpot_seconds"] == pytest.approx(0.048984 / 5)
+    assert record.metrics["prefill_seconds"] == pytest.approx(0.015079)

@@ -41,7 +41,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 29, 30), "blind5_logs
           "blind48_logs": (2, 5, 10), "blind49_logs": (5, 6, 10),
           "blind50_logs": (5, 7, 10), "blind51_logs": (5, 6, 10), "blind52_logs": (5, 7, 10),
           "blind53_logs": (6, 8, 10), "blind54_logs": (4, 5, 10),
-          "blind55_logs": (6, 7, 10), "blind56_logs": (10, 10, 10)}
+          "blind55_logs": (6, 7, 10), "blind56_logs": (10, 10, 10),
+          "blind57_logs": (4, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -293,6 +293,8 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
 
 
 _METRIC_HEADER = ("metric", "metrics")
+# A column comparing two runs (a difference, a ratio, a gain), not a run of its own.
+_COMPARISON = re.compile(r"^\s*(?:Δ|delta\b|diff|change\b|gain\b|improvement|speedup|ratio\b)", re.IGNORECASE)
 
 
 def _runs_grouped(header: list, rows: list, at: int) -> list:
@@ -325,6 +327,7 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
     two or more different statistics (Average / Min / P99)."""
     stats = [_stat(name) for name in header[1:]]
     one_run = len({stat for stat in stats if stat}) >= 2
+    compared = [bool(_COMPARISON.search(name)) for name in header[1:]]  # `Δ (llm-d - k8s)`, `Change`: no run
     runs: dict = {}
     for _, cells in rows:
         found = _label(cells[0], cells[1:]) if cells else None
@@ -332,7 +335,11 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
             continue
         metric, factor, kind = found
         for index, cell in enumerate(cells[1:]):
-            number = to_number(cell) if "%" not in cell else None  # a `Change` column's `-51.2%` is no run's figure
+            # a `Change` column's `-51.2%`, a signed `+8.68` or `-34.79`: differences between runs, no run's figure
+            signed = cell.strip()[:1] in "+-−" and cell.strip()[1:2].isdigit()
+            number = to_number(cell) if "%" not in cell and not signed else None
+            if index < len(compared) and compared[index]:
+                continue
             stat = stats[index] if index < len(stats) else None
             if number is None or (one_run and stat is None):
                 continue

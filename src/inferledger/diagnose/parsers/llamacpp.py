@@ -275,9 +275,36 @@ def _capacity(line_number: int, line: str) -> Record | None:
     return Record("capacity", "llamacpp.startup", line_number, metrics, labels=labels)
 
 
+# The server's reply (`/completion`, `/v1/chat/completions`) carries `"timings": {"prompt_n": 1, "prompt_ms": 15.079,
+# …, "predicted_n": 5, "predicted_ms": 48.984, …}`: one request's phases in ms.
+_REPLY_TIMING = re.compile(r'"(prompt|predicted)_(n|ms|per_token_ms|per_second)"\s*:\s*([\d.]+(?:[eE][-+]?\d+)?)')
+
+
+def _reply_timings(line_number: int, timings: dict) -> Record | None:
+    """One request from a reply's timings: the prompt and generated counts, their times (ms) and rates."""
+    metrics = {}
+    for phase, count, seconds, rate in (("prompt", "input_tokens", "prefill_seconds", "prompt_tokens_per_second"),
+                                        ("predicted", "output_tokens", "decode_seconds",
+                                         "generation_tokens_per_second")):
+        if f"{phase}_n" in timings:
+            metrics[count] = timings[f"{phase}_n"]
+        if f"{phase}_ms" in timings:
+            metrics[seconds] = timings[f"{phase}_ms"] / 1000.0
+        if timings.get(f"{phase}_per_second"):
+            metrics[rate] = timings[f"{phase}_per_second"]
+    if metrics.get("decode_seconds") and metrics.get("output_tokens"):
+        metrics["tpot_seconds"] = metrics["decode_seconds"] / metrics["output_tokens"]
+    if not metrics:
+        return None
+    return Record("request", "llamacpp.server", line_number, metrics,
+                  labels={"engine": "llama.cpp", "variant": "server-reply", "input_tokens_definition": _INPUT_NOTE})
+
+
 def sniff(head: str) -> float:
     if "print_timing" in head or "llama_print_timings" in head or "llama_perf_context_print" in head:
         return 0.95
+    if '"predicted_ms"' in head or '"predicted_per_second"' in head:
+        return 0.9  # the server's reply with its `timings` object
     if "predict time =" in head and "ms per token" in head and _GGML_PREDICT.search(head):
         return 0.9
     if "S_PP t/s" in head or ("t/s" in head and _BENCH_HEADER.search(head)):
@@ -304,10 +331,25 @@ def parse(lines) -> Iterator:
         return finished.record() if finished is not None else None
 
     header_labels: dict = {}  # a bare `slot print_timing: id N | task N |` line names the request that follows
+    timings: dict = {}  # a reply's `timings` object, gathered a field a line
+    timings_line: int | None = None
     ggml_prompt: int | None = None  # a ggml example's prompt length and load time, for its predict line
     ggml_load: float | None = None
 
     for line_number, line in lines:
+        if '"predicted_' in line or '"prompt_' in line:  # a reply's `timings` object, a field a line
+            match = _REPLY_TIMING.search(line)
+            if match is not None:
+                key = f"{match.group(1)}_{match.group(2)}"
+                if key in timings:  # the next reply's field: the one gathered so far is complete
+                    record = _reply_timings(timings_line, timings)
+                    timings, timings_line = {}, None
+                    if record is not None:
+                        yield record
+                timings[key] = float(match.group(3))
+                if timings_line is None:
+                    timings_line = line_number
+                continue
         if "main:" in line and ("time =" in line or "tokens in prompt" in line):
             match = _GGML_PREDICT.search(line)
             if match is not None:
@@ -439,3 +481,7 @@ def parse(lines) -> Iterator:
     record = flush()
     if record is not None:
         yield record
+    if timings:
+        record = _reply_timings(timings_line, timings)
+        if record is not None:
+            yield record
