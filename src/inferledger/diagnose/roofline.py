@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from inferledger.defaults import ISL_TOKENS as DEFAULT_ISL
 from inferledger.defaults import KV_BLOCK_TOKENS
+from inferledger.defaults import MAX_BATCHED_TOKENS as PREFILL_CHUNK_TOKENS  # a step's chunked-prefill budget
 from inferledger.defaults import OSL_TOKENS as DEFAULT_OSL
 from inferledger.diagnose.accumulate import Accumulator
 from inferledger.diagnose.findings import Finding
@@ -30,9 +31,6 @@ LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
 NAMED_LOW_FRACTION = threshold("hardware-named-decode-far-below-floor")
 NAMED_NEAR_FRACTION = threshold("hardware-named-decode-near-floor")
 NAMED_MAX_BATCH = 2
-# vLLM V1's and SGLang's default chunked-prefill budget on data-centre GPUs (max_num_batched_tokens,
-# --chunked-prefill-size): the most prompt tokens one step of a saturated run carries beside its decodes.
-PREFILL_CHUNK_TOKENS = 8192
 
 
 def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:

@@ -112,7 +112,10 @@ class _Request:
         return Record("request", source, self.line_number, self.metrics, self.timestamp, self.labels)
 
 
-def _table_cells(line: str) -> list:
+def _table_cells(line: str, tabs: bool = False) -> list:
+    """A table row's cells, between bars or (`tabs`, a table copied from a terminal or a sheet) a tab apart."""
+    if tabs:
+        return [cell.strip() for cell in line.strip().split("\t")]
     return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
@@ -368,7 +371,7 @@ def parse(lines) -> Iterator:
                 continue  # sampling, and the run's whole time (the load included)
         if table_kind:
             if line.lstrip().startswith("|") or (table_tabs and "\t" in line):
-                cells = _table_cells(line) if not table_tabs else [cell.strip() for cell in line.strip().split("\t")]
+                cells = _table_cells(line, table_tabs)
                 if cells and set(cells[0]) <= set("-: "):
                     continue  # |---|---| rule
                 row = (_bench_row if table_kind == "bench" else _batched_row)(line_number, table_columns, cells)
@@ -461,7 +464,7 @@ def parse(lines) -> Iterator:
                 continue
         tabs = "|" not in line and line.count("\t") >= 2  # a table pasted with its columns a tab apart
         if line.lstrip().startswith("|") or (line.lstrip()[:5].lower() == "model" and "|" in line) or tabs:
-            cells = _table_cells(line) if not tabs else [cell.strip() for cell in line.strip().split("\t")]
+            cells = _table_cells(line, tabs)
             lowered = [cell.lower() for cell in cells]
             table_tabs = tabs
             if "test" in lowered and "t/s" in lowered:

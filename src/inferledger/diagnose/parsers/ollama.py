@@ -9,11 +9,11 @@ figures are binary units (`42.2 GiB`, `974.6 MiB`) or plain bytes (`available=84
 from __future__ import annotations
 
 import calendar
-import functools
 import re
 from collections.abc import Iterator
 from datetime import datetime
 
+from inferledger.diagnose.parsers._common import minute_epoch
 from inferledger.diagnose.parsers.json_stream import JsonCollector
 from inferledger.diagnose.records import Record, Skipped, looks_like_metric, unread
 
@@ -254,22 +254,16 @@ def _gin(line_number: int, line: str) -> Record | Skipped | None:
     return Record("request", "ollama.gin", line_number, {"e2e_seconds": seconds}, timestamp, labels)
 
 
-@functools.lru_cache(maxsize=64)
-def _day_seconds(day: str) -> float | None:
-    """Unix seconds at the start of `2024/09/03` (UTC), or None: one strptime a day, not a line (23 µs each)."""
-    try:
-        return float(calendar.timegm(datetime.strptime(day, "%Y/%m/%d").timetuple()))
-    except ValueError:
-        return None
-
-
 def _gin_seconds(stamp: str) -> float | None:
-    """`2024/09/03 - 06:17:01` (the regex's shape) as Unix seconds, None for an impossible date or clock."""
-    day = _day_seconds(stamp[:10])
+    """`2024/09/03 - 06:17:01` (the regex's shape) as Unix seconds, None for an impossible date or clock; the minute's
+    epoch is shared with the lines around it (_common.minute_epoch), not computed a line."""
+    year, month, day = int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10])
     hours, minutes, seconds = int(stamp[13:15]), int(stamp[16:18]), int(stamp[19:21])
-    if day is None or hours > 23 or minutes > 59 or seconds > 61:
+    if not 1 <= month <= 12 or not 1 <= day <= calendar.monthrange(year, month)[1] or hours > 23 or minutes > 59 \
+            or seconds > 61:
         return None
-    return day + hours * 3600 + minutes * 60 + seconds
+    base = minute_epoch(stamp[:4], stamp[5:7], stamp[8:10], stamp[13:15], stamp[16:18])
+    return None if base is None else base + seconds
 
 
 # Go source files of the ollama server that log the scheduler, memory and runner lines (2024-2025 builds).
