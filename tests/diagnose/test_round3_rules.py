@@ -176,8 +176,10 @@ def test_markdown_sweep_rows_are_runs(tmp_path):
 def test_markdown_time_columns_need_a_unit(tmp_path):
     # "TTFT" without a unit could be ms or s: the table is not read as latencies.
     text = "| ISL | TTFT | TPOT |\n|---|---|---|\n| 512 | 4000 | 25 |\n"
-    with pytest.raises(Exception, match="no known log format"):
-        _diagnose(tmp_path, text)
+    diagnosis = _diagnose(tmp_path, text)
+    assert diagnosis.verdict == "insufficient-data"
+    # the row of numbers under the TTFT header (line 3) is listed as not read, not guessed at
+    assert [item["line_number"] for item in diagnosis.files[0]["unread_examples"]] == [3]
 
 
 def test_markdown_cut_row_is_not_misread(tmp_path):

@@ -19,10 +19,27 @@ from inferledger.errors import InferledgerError, LogFormatError
 
 
 def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict:
-    from inferledger.diagnose.read import LogFile, detect_formats, fewer_collections, iter_records
+    from inferledger.diagnose.read import (
+        UNRECOGNISED,
+        LogFile,
+        detect_formats,
+        fewer_collections,
+        iter_records,
+        unrecognised_lines,
+    )
 
     log = LogFile.open(path)
-    parsers = detect_formats(log)
+    try:
+        parsers = detect_formats(log)
+    except LogFormatError:
+        # No reader knows the layout. Serving numbers in it (a table of tok/s, a TTFT line) are listed unread and
+        # judged as insufficient data; a file with none is no serving output and stays an error.
+        unrecognised_lines(log)
+        if not log.unread:
+            raise
+        return {"path": path, "formats": [UNRECOGNISED], "lines": log.lines_read, "bytes": log.size_bytes,
+                "records": 0, "skipped_lines": 0, "skipped_examples": [], "unread_lines": log.unread,
+                "unread_examples": [item.to_dict() for item in log.unread_examples]}
     bar = None
     if progress:
         from inferledger.report.progress import Progress

@@ -12,6 +12,7 @@ from __future__ import annotations
 from inferledger.diagnose.accumulate import Accumulator
 from inferledger.diagnose.advice import advice_for
 from inferledger.diagnose.findings import VERDICTS, Diagnosis, Evidence, Finding
+from inferledger.diagnose.read import UNRECOGNISED
 from inferledger.diagnose.rules import fire, threshold
 from inferledger.diagnose.rules_requests import request_findings
 from inferledger.diagnose.rules_state import capacity_findings, event_findings, snapshot_findings
@@ -24,10 +25,11 @@ CLOSE_CALL = 0.1
 
 
 def decide(acc: Accumulator, roofline_findings: list | None = None, hardware_judged: bool = False,
-           sized=None) -> tuple[list, list, list]:
+           sized=None, files=()) -> tuple[list, list, list]:
     """All findings (best first), the consistency checks and the notes. `hardware_judged`: the roofline comparison
     judged decode speed, so the fixed-cutoff decode rules stand down. `sized`: the model's size read from its name
-    (named_model.NamedModel) when no card is known, for the fixed cutoff's large-model floor."""
+    (named_model.NamedModel) when no card is known, for the fixed cutoff's large-model floor. `files`: what was
+    read of each file (a file no reader knows is judged by the lines it could not read)."""
     findings: list[Finding] = []
     checks: list[dict] = []
     notes: list[str] = []
@@ -43,7 +45,14 @@ def decide(acc: Accumulator, roofline_findings: list | None = None, hardware_jud
     # "healthy" needs numbers that show it (rules set them); a healthy finding without any is dropped.
     findings = [finding for finding in findings
                 if finding.verdict != "healthy" or any(item.numbers for item in finding.evidence)]
-    if not findings:
+    unknown = [info for info in files if UNRECOGNISED in info.get("formats", ())]
+    if not findings and unknown and not acc.records:
+        first = unknown[0]["unread_examples"][0]
+        findings.append(fire(
+            "read-unknown-layout", f"no reader knows the layout of {', '.join(info['path'] for info in unknown)}: "
+            f"{sum(info['unread_lines'] for info in unknown):,} line(s) carry serving numbers that were not read "
+            f"(line {first['line_number']}: {first['text']})", {}))
+    elif not findings:
         findings.append(fire("state-capacity-only", "the recognised lines carry no throughput, latency or "
                              "capacity numbers", {}))
     findings.sort(key=lambda finding: (-finding.score, VERDICTS.index(finding.verdict)))
@@ -93,7 +102,7 @@ def rank(findings: list) -> tuple[str, float, list]:
 
 def build(acc: Accumulator, files: list, roofline: dict | None = None, roofline_findings: list | None = None,
           advice: list | None = None, hardware_judged: bool = False, sized=None) -> Diagnosis:
-    findings, checks, notes = decide(acc, roofline_findings, hardware_judged, sized)
+    findings, checks, notes = decide(acc, roofline_findings, hardware_judged, sized, files)
     verdict, confidence, alternatives = rank(findings)
     best = findings[0]
     evidence = []

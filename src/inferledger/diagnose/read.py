@@ -623,6 +623,25 @@ def _by_first_byte(markers) -> list:
     return [(first, re.escape(first) + b"(?:" + b"|".join(rest) + b")") for first, rest in rests.items()]
 
 
+# The format name of a file no reader knows whose lines carry serving numbers (unrecognised_lines).
+UNRECOGNISED = "unrecognised"
+
+
+def unrecognised_lines(log: LogFile) -> None:
+    """Count, on `log`, the lines of a file in no known format that carry serving numbers (a rate in tok/s, a TTFT,
+    a latency; records.looks_like_serving_numbers), and a table's rows of numbers under a header that names such
+    measures, as unread, the first few as examples: such a file is serving output whose layout no reader knows,
+    reported line by line rather than refused. Another program's log has none."""
+    from inferledger.diagnose.records import looks_like_serving_numbers, looks_like_serving_words, unread
+
+    serving_table = False  # inside a table whose header names a serving measure
+    for number, line in log.lines():
+        row = "|" in line or (line.strip() and not line.strip(" +-=:"))  # a row, or a border (`+----+`)
+        serving_table = row and (serving_table or looks_like_serving_words(line))
+        if looks_like_serving_numbers(line) or (serving_table and any(char.isdigit() for char in line)):
+            log.note_skipped(unread(number, line, UNRECOGNISED))
+
+
 def detect_formats(log: LogFile) -> list:
     """The parser modules for this file, best first; LogFormatError with the list of known formats if none."""
     from inferledger.diagnose.parsers import PARSERS, detect

@@ -286,3 +286,19 @@ _METRIC_WORDS = ("tok/s", "tokens/s", "t/s", "token/s", "throughput", "latency",
 def looks_like_metric(line: str) -> bool:
     lowered = line.lower()
     return any(word in lowered for word in _METRIC_WORDS) and any(char.isdigit() for char in line)
+
+
+# Words that tie a measurement to serving an LLM: a file in no known layout with a line holding one of them, a metric
+# word and a digit is serving output no reader knows (its lines are reported unread), not some other program's log.
+_SERVING_WORDS = ("tok", "t/s", "throughput", "latency", "ttft", "tpot", "first token", "per token", "req/s",
+                  "requests/s", "prefill", "decode", "prompt", "generat")
+
+
+def looks_like_serving_words(line: str) -> bool:
+    """A metric word and a serving word, as a table's header names its columns (`tokens/s/user | TTFT`)."""
+    lowered = line.lower()
+    return any(word in lowered for word in _METRIC_WORDS) and any(word in lowered for word in _SERVING_WORDS)
+
+
+def looks_like_serving_numbers(line: str) -> bool:
+    return looks_like_serving_words(line) and any(char.isdigit() for char in line)

@@ -361,6 +361,10 @@ _TABLE = (
           "requests", 2.0, "requests", "long-context traffic will queue on KV capacity", 0.55),
     _rule("state-capacity-only", "state", "insufficient-data", "start-up capacity lines only", None, "",
           "no traffic in the log", 0.5),
+    _rule("read-unknown-layout", "state", "insufficient-data", "a file no reader knows whose lines carry serving "
+          "numbers (a rate in tok/s, a TTFT, a latency), nothing else read", None, "",
+          "its numbers are listed, not guessed at: a table or summary in a layout no reader knows can be neither "
+          "judged nor dismissed as no log", 0.5),
     _rule("state-snapshot-kv-full", "state", "kv-capacity", "one scrape: waiting > 0 with KV ≥ 0.90", 0.90,
           "fraction", "as windows-kv-full-waiting, seen once", 0.7),
     _rule("state-snapshot-waiting", "state", "queueing", "one scrape: waiting > 0", 0.0, "requests",

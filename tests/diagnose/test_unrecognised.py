@@ -1,0 +1,63 @@
+"""A file no reader knows: serving numbers in it are listed as not read and the verdict is insufficient-data (the
+tool cannot judge what it did not read, and says which lines those are); a file with no serving numbers at all is
+no serving output and stays a one-line error."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from inferledger.cli import main
+from inferledger.diagnose import diagnose_files
+from inferledger.errors import LogFormatError
+
+# A comparison table in a layout no reader takes (the configuration search tool's ranking, shortened): the header
+# names serving measures (tokens/s, TTFT), the rows under it hold the numbers.
+RANKING = """\
++------+--------------+---------------+--------+
+| Rank | tokens/s/gpu | tokens/s/user |  TTFT  |
++------+--------------+---------------+--------+
+|  1   |   1022.63    |     53.45     | 839.35 |
+|  2   |   1005.02    |     51.65     | 738.94 |
++------+--------------+---------------+--------+
+done.
+"""
+
+
+def test_a_table_of_serving_numbers_in_no_known_layout_is_listed_not_refused(tmp_path, capsys):
+    path = tmp_path / "ranking.txt"
+    path.write_text(RANKING, encoding="utf-8")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "insufficient-data"
+    info = diagnosis.files[0]
+    assert info["formats"] == ["unrecognised"] and info["records"] == 0
+    # lines 4 and 5 are the rows of numbers under the header (line 2); borders and "done." carry none
+    assert [item["line_number"] for item in info["unread_examples"]] == [4, 5]
+    assert diagnosis.evidence[0].rule == "read-unknown-layout"
+    code = main(["diagnose", str(path)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "unrecognised" in out and "line 4 not read: |  1   |   1022.63" in out
+
+
+def test_the_same_from_stdin(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(RANKING.encode())))
+    code = main(["diagnose", "-", "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert code == 0 and document["verdict"] == "insufficient-data"
+    assert document["files"][0]["path"] == "-"
+    assert "/tmp" not in document["evidence"][0]["text"]  # the spool file's name never shows
+
+
+@pytest.mark.parametrize("text", [
+    "We finished question 2 of 9 in 2 seconds, then went home.\nNothing else here.\n",  # a time, no serving word
+    "2024-01-01 10:00:00 GET /health 200\n2024-01-01 10:00:05 GET /health 200\n",
+    "| name | size |\n|---|---|\n| a | 12 |\n",  # a table, but of nothing served
+])
+def test_no_serving_numbers_is_still_no_log(tmp_path, text):
+    path = tmp_path / "other.txt"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(LogFormatError, match="no known log format"):
+        diagnose_files([path])
