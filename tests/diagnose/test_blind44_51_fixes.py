@@ -425,3 +425,39 @@ def test_a_llama_server_replys_timings_object():
     assert record.metrics["output_tokens"] == 5 and record.metrics["input_tokens"] == 1
     assert record.metrics["tpot_seconds"] == pytest.approx(0.048984 / 5)
     assert record.metrics["prefill_seconds"] == pytest.approx(0.015079)
+
+
+# -- a large batch's TPOT with no card: not judged by the one-stream cutoff -----------------------------------------
+
+BENCH = """\
+============ Serving Benchmark Result ============
+Successful requests:                     {done}
+Benchmark duration (s):                  100.00
+Request throughput (req/s):              {rate}
+Output token throughput (tok/s):         {output}
+Mean TTFT (ms):                          150.00
+Mean TPOT (ms):                          {tpot}
+==================================================
+"""
+
+
+@pytest.mark.parametrize(("output", "tpot", "verdict", "rule"), [
+    # 2,000 output tok/s × 0.150 s = 300 streams decoding at once (Little's law), past 128: unjudged without the card
+    (2000.0, 150.0, "insufficient-data", "summary-tpot-batch-unjudged"),
+    # 500 × 0.150 = 75 streams: under 128, the one-stream cutoff (100 ms) still judges it
+    (500.0, 150.0, "decode-bound", "summary-slow-tpot-no-hardware"),
+])
+def test_a_large_batchs_tpot_needs_the_card(tmp_path, output, tpot, verdict, rule):
+    text = BENCH.format(done=1000, rate=5.0, output=output, tpot=tpot)
+    diagnosis = diagnose_files([_write(tmp_path, text)])
+    assert diagnosis.verdict == verdict
+    assert rule in _rules(diagnosis)
+    assert "summary-healthy" not in _rules(diagnosis)  # an unjudged speed is not called normal
+
+
+def test_a_large_batchs_tpot_is_still_judged_with_the_card(tmp_path, monkeypatch):
+    # With the model and card the ledger judges the step at that batch; the batch rule is for the no-card path only.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    text = BENCH.format(done=1000, rate=5.0, output=2000.0, tpot=150.0)
+    diagnosis = diagnose_files([_write(tmp_path, text)], model="Qwen/Qwen3-0.6B", gpu="h100-sxm")
+    assert "summary-tpot-batch-unjudged" not in _rules(diagnosis)

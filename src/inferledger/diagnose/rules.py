@@ -145,6 +145,13 @@ _TABLE = (
           "TPOT (or ITL) ≥ this with no model/GPU to judge against", 0.100, "s",
           "≤ 10 tok/s per stream is slow for any GPU serving a model that fits it; without --model/--gpu this "
           "is the only judgement possible and it is said so", 0.6),
+    _rule("summary-tpot-batch-unjudged", "summary", "insufficient-data",
+          "no model/GPU, TPOT past the fixed cutoff in a run that held at least this many streams at once (stated, "
+          "or by Little's law: output tok/s × TPOT, req/s × E2E or TTFT, at most total tok/s × TPOT)", 128.0,
+          "streams", "near the ridge point of datacenter cards (A100 153, H100 295 FLOP per byte) a decode step "
+          "stops being one read of the weights and grows with the batch, and every stream's context is read too: "
+          "100 ms a token at hundreds of streams is a full batch's price on many cards and slow on others, so the "
+          "one-stream cutoff does not judge it; the card does", 0.6),
     _rule("summary-slow-tpot-cpu", "summary", "decode-bound",
           "on a CPU (a CPU backend, a CPU named for the run) with no model/GPU: TPOT ≥ this", 1.0, "s", _CPU_WHY, 0.6),
     _rule("summary-slower-than-size-allows", "summary", "decode-bound",

@@ -159,7 +159,15 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         # A run on a CPU (its own backend cell, or the log's) gets a CPU's cutoff: ten tokens a second is fast there.
         cpu = record.labels.get("device") == "cpu" or acc.labels.get("backend") == "cpu"
         rule = "summary-slow-tpot-cpu" if cpu else "summary-slow-tpot-no-hardware"
-        if run.step is not None and run.step >= threshold(rule) and not hardware_judged:
+        slow = run.step is not None and run.step >= threshold(rule) and not hardware_judged
+        batch, streams_text = _batch(run, record)
+        if slow and batch >= threshold("summary-tpot-batch-unjudged"):
+            findings.append(fire(
+                "summary-tpot-batch-unjudged", f"{run.name}: {run.step * 1e3:.0f} ms per output token with "
+                f"{streams_text}: a large batch's step, which the one-stream cutoff does not judge; give --model and "
+                "--gpu to judge it against the hardware",
+                {"tpot_seconds_mean": run.step, "streams": batch}, **where))
+        elif slow:
             findings.append(fire(
                 rule, f"{run.name}: {run.step * 1e3:.0f} ms per output token (≤ {1 / run.step:.1f} tok/s per "
                 f"stream{'; the whole run generates that, so no stream is faster' if run.step_bound else ''}"
@@ -174,8 +182,8 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
             continue  # a throughput test's latencies say nothing about latency health
         if run.one_token or any(finding.verdict in _BOTTLENECKS
                                 or (finding.verdict == "measurement-artifact" and finding.score >= 0.8)
-                                for finding in findings[before:]):
-            continue  # healthy only when no bottleneck (or a broken measurement) was read in this run
+                                or finding.rule == "summary-tpot-batch-unjudged" for finding in findings[before:]):
+            continue  # healthy only when no bottleneck (or a broken measurement) was read, and the speed was judged
         _health(run, record, where, findings)
     _same_work(acc, findings, first)
     _ttft_with_concurrency(acc, findings)
@@ -250,6 +258,19 @@ def _same_work(acc: Accumulator, findings: list, first: int) -> None:
                 f"than the same work at {best:,.1f} tok/s (line {fastest.line_number}): the generation path is "
                 "broken, not tuned", {"output_tokens_per_second": rate, "same_work_tokens_per_second": best},
                 lines=[record.line_number], file=file))
+
+
+def _batch(run: _Run, record) -> tuple[float, str]:
+    """(streams at once, how many and how it is known, in words) of a run: its stated concurrency, else Little's law
+    (the requests in flight, the fewest there were, or at most as many as total tok/s × TPOT); (0, "") when nothing
+    says."""
+    if run.concurrency is not None:
+        return run.concurrency, f"{run.concurrency:,.0f} streams at once (its stated concurrency)"
+    streams, held, how = streams_by_littles_law(record.metrics)
+    if streams or held:
+        bound = "~" if streams else "at most ~" if how.startswith("at most") else "at least ~"
+        return streams or held, f"{bound}{streams or held:,.0f} streams at once ({how})"
+    return 0.0, ""
 
 
 def _slower_than_size(run: _Run, record, sized, where: dict, findings: list, notes: list) -> None:
