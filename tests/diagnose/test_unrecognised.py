@@ -61,3 +61,20 @@ def test_no_serving_numbers_is_still_no_log(tmp_path, text):
     path.write_text(text, encoding="utf-8")
     with pytest.raises(LogFormatError, match="no known log format"):
         diagnose_files([path])
+
+
+def test_a_log_whose_opening_is_all_start_up_is_sniffed_where_its_numbers_are(tmp_path):
+    # 1,000 start-up lines (~89 KB, past the 64 KB head detection reads) before six vLLM stats lines: the format is
+    # found from the lines that carry the numbers, and the file is read as vLLM, not listed as unread.
+    noise = "".join(f"DEBUG 05-12 08:00:{i % 60:02d} loader.py:12] loading shard {i} of the model weights from disk\n"
+                    for i in range(1000))
+    stats = "".join(f"INFO 05-12 08:{10 + i:02d}:00 metrics.py:449] Avg prompt throughput: 0.0 tokens/s, Avg generation "
+                    f"throughput: 41.{i} tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache "
+                    "usage: 0.4%, CPU KV cache usage: 0.0%.\n" for i in range(6))
+    assert len(noise.encode()) > 64 * 1024
+    path = tmp_path / "late.log"
+    path.write_text(noise + stats, encoding="utf-8")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.files[0]["formats"] == ["vllm"]
+    assert diagnosis.metrics["interval_windows"] == 6
+    assert diagnosis.files[0]["unread_lines"] == 0

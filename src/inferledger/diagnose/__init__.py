@@ -32,14 +32,19 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
     try:
         parsers = detect_formats(log)
     except LogFormatError:
-        # No reader knows the layout. Serving numbers in it (a table of tok/s, a TTFT line) are listed unread and
-        # judged as insufficient data; a file with none is no serving output and stays an error.
-        unrecognised_lines(log)
+        # No reader knows the opening. Where its serving numbers are (past 64 KB of start-up, say), a reader may know
+        # them; if none does, they (a table of tok/s, a TTFT line) are listed unread and judged as insufficient data.
+        # A file with none is no serving output and stays an error.
+        from inferledger.diagnose.parsers import detect
+
+        parsers = detect(unrecognised_lines(log))
         if not log.unread:
             raise
-        return {"path": path, "formats": [UNRECOGNISED], "lines": log.lines_read, "bytes": log.size_bytes,
-                "records": 0, "skipped_lines": 0, "skipped_examples": [], "unread_lines": log.unread,
-                "unread_examples": [item.to_dict() for item in log.unread_examples]}
+        if not parsers:
+            return {"path": path, "formats": [UNRECOGNISED], "lines": log.lines_read, "bytes": log.size_bytes,
+                    "records": 0, "skipped_lines": 0, "skipped_examples": [], "unread_lines": log.unread,
+                    "unread_examples": [item.to_dict() for item in log.unread_examples]}
+        log = LogFile.open(path)
     bar = None
     if progress:
         from inferledger.report.progress import Progress

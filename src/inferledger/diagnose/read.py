@@ -627,19 +627,33 @@ def _by_first_byte(markers) -> list:
 UNRECOGNISED = "unrecognised"
 
 
-def unrecognised_lines(log: LogFile) -> None:
+# Lines around the first serving lines of a file whose opening no reader recognised, sniffed again (SNIFF_AGAIN).
+SNIFF_AGAIN_LINES = 200
+
+
+def unrecognised_lines(log: LogFile) -> str:
     """Count, on `log`, the lines of a file in no known format that carry serving numbers (a rate in tok/s, a TTFT,
     a latency; records.looks_like_serving_numbers), and a table's rows of numbers under a header that names such
     measures, as unread, the first few as examples: such a file is serving output whose layout no reader knows,
-    reported line by line rather than refused. Another program's log has none."""
+    reported line by line rather than refused. Another program's log has none. Returns the text from the first such
+    line on (SNIFF_AGAIN_LINES lines), for detection to try again where the numbers are: a log whose first 64 KB
+    are all start-up noise still has a known format."""
     from inferledger.diagnose.records import looks_like_serving_numbers, looks_like_serving_words, unread
 
     serving_table = False  # inside a table whose header names a serving measure
+    previous = ""
+    sample: list = []
     for number, line in log.lines():
         row = "|" in line or (line.strip() and not line.strip(" +-=:"))  # a row, or a border (`+----+`)
         serving_table = row and (serving_table or looks_like_serving_words(line))
+        if 0 < len(sample) < SNIFF_AGAIN_LINES:
+            sample.append(line)
         if looks_like_serving_numbers(line) or (serving_table and any(char.isdigit() for char in line)):
             log.note_skipped(unread(number, line, UNRECOGNISED))
+            if not sample:
+                sample = [previous, line]  # with the line before: a table's header, a wrapped line's start
+        previous = line
+    return "\n".join(sample)
 
 
 def detect_formats(log: LogFile) -> list:
