@@ -461,3 +461,35 @@ def test_a_large_batchs_tpot_is_still_judged_with_the_card(tmp_path, monkeypatch
     text = BENCH.format(done=1000, rate=5.0, output=2000.0, tpot=150.0)
     diagnosis = diagnose_files([_write(tmp_path, text)], model="Qwen/Qwen3-0.6B", gpu="h100-sxm")
     assert "summary-tpot-batch-unjudged" not in _rules(diagnosis)
+
+
+# -- round 59 ------------------------------------------------------------------------------------------------------
+
+def test_a_load_the_total_has_no_room_for_is_no_cold_start():
+    # llama_print_timings: prompt eval 10,514.60 + eval 49,937.32 = 60,451.92 ms of a 60,533.22 ms total, so the
+    # 28,606.21 ms load came before the request; the 1,517-1,665 ms tokens are what is judged.
+    diagnosis = diagnose_files([FIXTURES / "blind59_logs" / "llamacpp__m2-max-96gb-70b-print-timings-three-runs.txt"])
+    assert "requests-cold-start" not in _rules(diagnosis)
+    assert diagnosis.verdict == "decode-bound"
+
+
+def test_a_load_inside_the_total_is_still_a_cold_start(tmp_path):
+    # ollama's final response: total 5.0 s = load 3.0 + prompt 0.5 + eval 1.4 (+ 0.1): the load is 60 % of it.
+    text = ('{"model":"llama3","done":true,"total_duration":5000000000,"load_duration":3000000000,'
+            '"prompt_eval_count":20,"prompt_eval_duration":500000000,"eval_count":70,"eval_duration":1400000000}\n')
+    diagnosis = diagnose_files([_write(tmp_path, text)])
+    assert "requests-cold-start" in _rules(diagnosis)
+
+
+def test_mid_batch_streams_under_the_cutoff_are_unjudged_without_the_card():
+    # 50 running, 450.0 / 50 = 9.0 down to 400.0 / 50 = 8.0 tok/s a stream, nobody waiting, KV 22-42 %.
+    diagnosis = diagnose_files([FIXTURES / "blind59_logs" / "vllm__ascend-evalscope-50-concurrent-prefix-cache-v1-stats.txt"])
+    assert diagnosis.verdict == "insufficient-data"
+    assert "windows-streams-unjudged" in _rules(diagnosis) and "windows-healthy" not in _rules(diagnosis)
+
+
+def test_a_table_in_chinese_units_is_listed_unread():
+    diagnosis = diagnose_files([FIXTURES / "blind59_logs" / "vllm__ascend-910b4-glm-4.5v-vs-h20-sglang-poster-table.txt"])
+    info = diagnosis.files[0]
+    assert info["formats"] == ["unrecognised"] and diagnosis.verdict == "insufficient-data"
+    assert any("tokens/秒" in item["text"] for item in info["unread_examples"])

@@ -28,6 +28,8 @@ IMPOSSIBLE_TPOT_SECONDS = threshold("requests-impossible-tpot")
 TINY_PROMPT_TOKENS = threshold("requests-tiny-prompt")
 PROMPT_ONLY_TOKENS = threshold("requests-prompt-only")
 COLD_START_FRACTION = threshold("requests-cold-start")
+# Load + prompt + generation may pass a total that holds them all by this much (rounding, a missed sample time).
+LOAD_FITS_SLACK = 1.1
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 QUEUE_MIN_SECONDS = threshold("requests-queue-dominant")
 QUEUE_LONG_SECONDS = threshold("requests-queue-long")
@@ -686,8 +688,11 @@ class Accumulator:
             self._flags["prefill_zero"].add(line, file)
         load = metrics.get("load_seconds")
         # A load longer than the whole total cannot be inside it (llama.cpp builds whose total starts after the
-        # load): only a load that fits in the total is a cold start of the request.
-        if load is not None and e2e and COLD_START_FRACTION * e2e <= load <= e2e:
+        # load), nor one the total has no room for beside the prompt and the generation (llama_print_timings: the
+        # total is prompt eval + eval, the load came before): only a load that fits in the total is a cold start.
+        parts = (metrics.get("prefill_seconds") or 0.0) + (metrics.get("decode_seconds") or 0.0)
+        if load is not None and e2e and COLD_START_FRACTION * e2e <= load <= e2e \
+                and load + parts <= LOAD_FITS_SLACK * e2e:
             self._flags["cold_start"].add(line, file)
         tokens = metrics.get("input_tokens")
         if tokens is not None and tokens <= TINY_PROMPT_TOKENS:

@@ -280,7 +280,8 @@ def unread(line_number: int, line: str, source: str) -> Unread:
 # Words that make a line in a known format look like a measurement: a line with one of them and a digit that no
 # reader used is reported as unread.
 _METRIC_WORDS = ("tok/s", "tokens/s", "t/s", "token/s", "throughput", "latency", "ttft", "tpot", " ms", "seconds",
-                 "duration", "per token", "requests/s", "req/s", "load time")
+                 "duration", "per token", "requests/s", "req/s", "load time",
+                 "/秒", "毫秒", "吞吐", "延迟", "时延")  # per second, ms, throughput, latency (tables pasted in Chinese)
 
 
 def looks_like_metric(line: str) -> bool:

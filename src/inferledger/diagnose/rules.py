@@ -227,6 +227,14 @@ _TABLE = (
           "busy windows, no queue, no generation rate outside the windows where the requests arrived", None, "",
           "running counts and KV usage alone cannot show speed; a window that holds a request's arrival averages "
           "its rates over time before it came", 0.5),
+    _rule("windows-streams-unjudged", "windows", "insufficient-data",
+          "no model/GPU; busy windows otherwise clean whose streams average under windows-slow-streams' 10 tok/s "
+          "where that rule did not judge them (more than 8 running, a prompt load beside), with fewer running than "
+          "this", 128.0, "running",
+          "under the ridge point a step is mostly one read of the weights, so 100 ms or more is slow for a model that "
+          "fits its card and normal for a big model on a slow one (106B on NPUs): without the card the speed is "
+          "neither normal nor slow; from the ridge on a full batch's step is long on any card (the windows rules "
+          "leave it healthy)", 0.6),
     _rule("windows-healthy", "windows", "healthy", "busy windows, no queue, KV not full, streams not slow", None,
           "", "the rules above found nothing; the per-stream speed is shown", 0.55, 0.8),
     # -- per-request records (TGI, llama.cpp, ollama, llmperf, detailed bench JSON, TGI span fragments) --------

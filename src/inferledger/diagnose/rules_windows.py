@@ -163,6 +163,16 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
         findings.append(fire("windows-no-speed", f"{windows} stats windows: " + shown
                              + "; no generation rate to judge speed by", numbers))
         return
+    if not hardware_judged and acc.per_stream.count and acc.per_stream.mean < threshold("windows-slow-streams") \
+            and running is not None and running.high < threshold("windows-streams-unjudged"):
+        # Under the one-stream cutoff at a batch past the small-batch rule's: slow for a model that fits the card,
+        # the price of a big model on a slow one; the card decides, so the speed is neither called normal nor slow.
+        findings.append(fire(
+            "windows-streams-unjudged", f"{windows} stats windows: " + shown + f": ~{acc.per_stream.mean:.1f} tok/s "
+            f"per running request at up to {running.high:.0f} running is under the one-stream cutoff, which does not "
+            "judge a batch this size; give --model and --gpu to judge it against the hardware",
+            dict(numbers, generation_per_request_mean=acc.per_stream.mean)))
+        return
     known = [text for value, text in ((waiting, "no queue"), (kv, "KV cache not full")) if value is not None]
     if clean < judged:
         known = [f"{clean} of {judged} busy windows without a finding"]
