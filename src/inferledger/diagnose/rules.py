@@ -230,7 +230,7 @@ _TABLE = (
     _rule("windows-streams-unjudged", "windows", "insufficient-data",
           "no model/GPU; busy windows otherwise clean whose streams average under windows-slow-streams' 10 tok/s "
           "where that rule did not judge them (more than 8 running, a prompt load beside), with fewer running than "
-          "this", 128.0, "running",
+          "summary-tpot-batch-unjudged's streams", None, "",
           "under the ridge point a step is mostly one read of the weights, so 100 ms or more is slow for a model that "
           "fits its card and normal for a big model on a slow one (106B on NPUs): without the card the speed is "
           "neither normal nor slow; from the ridge on a full batch's step is long on any card (the windows rules "

@@ -164,7 +164,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
                              + "; no generation rate to judge speed by", numbers))
         return
     if not hardware_judged and acc.per_stream.count and acc.per_stream.mean < threshold("windows-slow-streams") \
-            and running is not None and running.high < threshold("windows-streams-unjudged"):
+            and running is not None and running.high < threshold("summary-tpot-batch-unjudged"):
         # Under the one-stream cutoff at a batch past the small-batch rule's: slow for a model that fits the card,
         # the price of a big model on a slow one; the card decides, so the speed is neither called normal nor slow.
         findings.append(fire(
