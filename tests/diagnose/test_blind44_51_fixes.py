@@ -493,3 +493,46 @@ def test_a_table_in_chinese_units_is_listed_unread():
     info = diagnosis.files[0]
     assert info["formats"] == ["unrecognised"] and diagnosis.verdict == "insufficient-data"
     assert any("tokens/秒" in item["text"] for item in info["unread_examples"])
+
+
+# -- round 61 ------------------------------------------------------------------------------------------------------
+
+FLATTENED = """\
+| Metric |
+engine A |
+engine B |
+| Output throughput |
+276.50 tok/s |
+330.52 tok/s |
+| Mean TTFT |
+5,647 ms |
+1,480 ms |
+| Median TPOT |
+13.05 ms |
+11.72 ms |
+"""
+
+
+def test_a_table_flattened_a_cell_a_line_is_joined_back(tmp_path):
+    records = read_records(_write(tmp_path, FLATTENED))
+    by_tool = {record.labels["tool"]: record.metrics for record in records}  # a value column is a run
+    assert by_tool["table column 'engine A'"]["ttft_seconds_mean"] == pytest.approx(5.647)
+    assert by_tool["table column 'engine B'"]["output_tokens_per_second"] == pytest.approx(330.52)
+
+
+def test_a_late_first_token_with_few_in_flight_is_the_prompt(tmp_path):
+    # engine A: 276.50 tok/s × 13.05 ms = 3.6 streams decoding (Little's law), TTFT 5.647 s = 433 × 13.05 ms:
+    # with 4 in flight nothing waits for a slot, so the prompt is the cost.
+    diagnosis = diagnose_files([_write(tmp_path, FLATTENED)])
+    assert diagnosis.verdict == "prefill-bound"
+    item = next(item for item in diagnosis.evidence if item.rule == "summary-ttft-over-tpot-few-in-flight")
+    assert item.numbers["requests_in_flight"] == pytest.approx(276.50 * 0.01305)
+
+
+def test_a_late_first_token_with_many_in_flight_is_still_a_queue(tmp_path):
+    # 2,000 tok/s × 20 ms = 40 streams: past 8, a first token 5.6 s late (280 × 20 ms) may be a wait for a slot.
+    text = "| Metric | run |\n|---|---|\n| Output throughput | 2000 tok/s |\n| Mean TTFT | 5,600 ms |\n" \
+           "| Median TPOT | 20 ms |\n"
+    diagnosis = diagnose_files([_write(tmp_path, text)])
+    assert "summary-ttft-over-tpot" in _rules(diagnosis)
+    assert diagnosis.verdict == "queueing"

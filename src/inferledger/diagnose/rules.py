@@ -108,6 +108,11 @@ _TABLE = (
           "no input rate in the summary: mean TTFT ≥ this × TPOT and ≥ 2 s", 100.0, "×",
           "a prompt of a few thousand tokens costs tens of decode steps on a GPU, not hundreds (prefill runs "
           "~100× more tokens per step at the same weight reads); weaker than the prompt-work test", 0.55),
+    _rule("summary-ttft-over-tpot-few-in-flight", "summary", "prefill-bound",
+          "as summary-ttft-over-tpot, with at most this many requests in flight (stated concurrency or Little's law)",
+          8.0, "requests", "engines batch far more requests than this by default (vLLM's max-num-seqs 256 or more, "
+          "SGLang's and TGI's token budgets), so a handful in flight never wait for a slot: a first token that late "
+          "is the prompt's own work", 0.55),
     _rule("summary-ttft-spread", "summary", "queueing",
           "TTFT high percentile (p99 or max) ≥ this × its low one (p1 or min), TTFT (the mean, else that high one) "
           "≥ 1 s, ITL/TPOT spread ≤ 2×",

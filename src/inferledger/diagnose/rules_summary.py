@@ -567,6 +567,15 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
         return found
     if not found and run.per_token and run.ttft >= 2.0 \
             and run.ttft >= threshold("summary-ttft-over-tpot") * run.per_token:
+        in_flight, streams_text = _batch(run, record)
+        if 0 < in_flight <= threshold("summary-ttft-over-tpot-few-in-flight"):
+            findings.append(fire(
+                "summary-ttft-over-tpot-few-in-flight",
+                f"{name}: mean TTFT {run.ttft:.3g} s is {run.ttft / run.per_token:.0f}× the {run.per_token * 1e3:.1f} "
+                f"ms per token with {streams_text}: too few to wait for a batch slot, so the prompt is the cost",
+                {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token, "requests_in_flight": in_flight},
+                **where))
+            return False
         findings.append(fire(
             "summary-ttft-over-tpot",
             f"{name}: mean TTFT {run.ttft:.3g} s is {run.ttft / run.per_token:.0f}× the {run.per_token * 1e3:.1f} ms "

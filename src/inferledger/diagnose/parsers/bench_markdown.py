@@ -431,10 +431,32 @@ def _bare_cells(line: str) -> list:
     return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
+def _unflattened(lines) -> Iterator:
+    """The lines with each flattened row joined back: a page copied as text puts a table's cells one a line, a row
+    opening with its first cell between bars (`| Mean TTFT |`) and each further cell ending with one (`549 ms |`).
+    A line with one cell between bars and the lines after it that end with their only bar are one row."""
+    row = None  # (line number, text) of the row being joined
+    for line_number, line in lines:
+        stripped = line.strip()
+        if row is not None and stripped.endswith("|") and stripped.count("|") == 1:
+            row = (row[0], row[1] + " " + stripped)
+            continue
+        if row is not None:
+            yield row
+            row = None
+        if stripped.startswith("|") and stripped.endswith("|") and stripped.count("|") == 2 and len(stripped) > 2:
+            row = (line_number, stripped)
+            continue
+        yield line_number, line
+    if row is not None:
+        yield row
+
+
 def tables(lines) -> Iterator:
     """Each table in the lines as [(line_number, cells)]: rows of cells between bars, rules skipped; a table with no
-    outer bars from the line above its rule of dashes; a text with no bar is read for CSV blocks instead."""
-    lines = iter(lines)
+    outer bars from the line above its rule of dashes; a text with no bar is read for CSV blocks instead. Rows
+    flattened a cell a line are joined back first (_unflattened)."""
+    lines = _unflattened(iter(lines))
     head = list(islice(lines, 200))  # the opening decides; the rest streams (constant memory on a long file)
     lines = chain(head, lines)
     if not any("|" in line or "│" in line for _, line in head):
