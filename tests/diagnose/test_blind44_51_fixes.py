@@ -536,3 +536,24 @@ def test_a_late_first_token_with_many_in_flight_is_still_a_queue(tmp_path):
     diagnosis = diagnose_files([_write(tmp_path, text)])
     assert "summary-ttft-over-tpot" in _rules(diagnosis)
     assert diagnosis.verdict == "queueing"
+
+
+# -- round 60 ------------------------------------------------------------------------------------------------------
+
+def test_snake_case_headers_and_a_per_request_rate():
+    # the four rows' per_request_output_tps, each one stream's rate (the last: 1 / 4.36 = 229 ms a token)
+    records = read_records(FIXTURES / "blind60_logs" / "lmdeploy__llama2-tp1-concurrency-sweep-table-per-request-tps.txt")
+    assert [record.metrics["output_tokens_per_second_per_user_mean"] for record in records] == pytest.approx(
+        [17.01704522, 10.45953345, 6.878417422, 4.359966226])
+    assert not any("total_tokens_per_second" in record.metrics for record in records)  # `per_request_total_tps`
+
+
+@pytest.mark.parametrize(("remaining", "running", "waiting"), [(57, 9, 57), (2, 2, 0), (1, 3, 0)])
+def test_the_first_sglangs_fill_batch_line(tmp_path, remaining, running, waiting):
+    # requests left for the next fills wait only when they outnumber the running batch
+    line = (f"new fill batch. #seq: 1. #cached_token: 330. #new_token: 2172. #remaining_req: {remaining}. "
+            f"#running_req: {running}. tree_cache_hit_rate: 69.16%\n")
+    (record,) = read_records(_write(tmp_path, line))
+    assert record.metrics["running_requests"] == running
+    assert record.metrics["waiting_requests"] == waiting
+    assert record.metrics["prefix_cache_hit_fraction"] == pytest.approx(0.6916)

@@ -18,12 +18,12 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 # round folder -> (blind hits, after-fix hits, files), as EXPECTED.md and the docs quote them
 SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs": (22, 29, 30),
           "blind6_logs": (19, 28, 30), "blind7_logs": (18, 30, 30),
-          "blind8_logs": (20, 29, 30), "blind9_logs": (11, 15, 17),
+          "blind8_logs": (20, 29, 30), "blind9_logs": (11, 14, 17),
           "blind10_logs": (11, 13, 14), "blind11_logs": (15, 17, 17),
           "blind12_logs": (5, 11, 12), "blind13_logs": (5, 11, 11),
           "blind14_logs": (2, 8, 9), "blind15_logs": (4, 8, 8),
-          "blind16_logs": (5, 8, 8), "blind17_logs": (3, 6, 6),
-          "blind18_logs": (3, 6, 6), "blind19_logs": (2, 4, 4),
+          "blind16_logs": (5, 8, 8), "blind17_logs": (3, 5, 6),
+          "blind18_logs": (3, 5, 6), "blind19_logs": (2, 4, 4),
           "blind20_logs": (2, 3, 3), "blind21_logs": (1, 3, 3),
           "blind22_logs": (2, 7, 7), "blind23_logs": (1, 5, 5),
           "blind24_logs": (1, 3, 3), "blind25_logs": (3, 4, 4),
@@ -39,10 +39,10 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind44_logs": (8, 10, 10), "blind45_logs": (6, 10, 10),
           "blind46_logs": (3, 7, 10), "blind47_logs": (6, 9, 10),
           "blind48_logs": (2, 8, 10), "blind49_logs": (5, 7, 10),
-          "blind50_logs": (5, 9, 10), "blind51_logs": (5, 8, 10), "blind52_logs": (5, 7, 10),
+          "blind50_logs": (5, 8, 10), "blind51_logs": (5, 7, 10), "blind52_logs": (5, 7, 10),
           "blind53_logs": (6, 8, 10), "blind54_logs": (4, 5, 10),
           "blind55_logs": (6, 8, 10), "blind56_logs": (10, 10, 10),
-          "blind57_logs": (4, 7, 10), "blind59_logs": (6, 10, 10),
+          "blind57_logs": (4, 7, 10), "blind59_logs": (6, 10, 10), "blind60_logs": (5, 7, 10),
           "blind61_logs": (9, 10, 10)}
 
 

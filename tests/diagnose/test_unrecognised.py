@@ -78,3 +78,11 @@ def test_a_log_whose_opening_is_all_start_up_is_sniffed_where_its_numbers_are(tm
     assert diagnosis.files[0]["formats"] == ["vllm"]
     assert diagnosis.metrics["interval_windows"] == 6
     assert diagnosis.files[0]["unread_lines"] == 0
+
+
+def test_comment_lines_are_no_serving_output(tmp_path):
+    # a `# ` line (a header, a shell comment) naming rates is not the run's output: nothing else here is either
+    path = tmp_path / "notes.txt"
+    path.write_text("# measured 41.2 tok/s and a TTFT of 120 ms yesterday\nhello\n", encoding="utf-8")
+    with pytest.raises(LogFormatError, match="no known log format"):
+        diagnose_files([path])

@@ -644,6 +644,8 @@ def unrecognised_lines(log: LogFile) -> str:
     previous = ""
     sample: list = []
     for number, line in log.lines():
+        if line[:2] == "# ":
+            continue  # a comment (a shell's, a pasted file's header): no output of the run
         row = "|" in line or (line.strip() and not line.strip(" +-=:"))  # a row, or a border (`+----+`)
         serving_table = row and (serving_table or looks_like_serving_words(line))
         if 0 < len(sample) < SNIFF_AGAIN_LINES:

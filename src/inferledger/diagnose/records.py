@@ -292,7 +292,7 @@ def looks_like_metric(line: str) -> bool:
 # Words that tie a measurement to serving an LLM: a file in no known layout with a line holding one of them, a metric
 # word and a digit is serving output no reader knows (its lines are reported unread), not some other program's log.
 _SERVING_WORDS = ("tok", "t/s", "throughput", "latency", "ttft", "tpot", "first token", "per token", "req/s",
-                  "requests/s", "prefill", "decode", "prompt", "generat")
+                  "requests/s", "qps", "prefill", "decode", "prompt", "generat")
 
 
 def looks_like_serving_words(line: str) -> bool:

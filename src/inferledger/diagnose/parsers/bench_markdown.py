@@ -54,7 +54,7 @@ _COLUMNS = (
     (r"req(?:uest)?s? t(?:hrough)?put|req/s|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
     # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
     # A runner's sweep (llama-bench's tg, ds4-bench's `gen steady t/s`) is one stream a row, as is its prefill rate.
-    (r"tput user|per user|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)? (?:t|tok(?:en)?s?)/s$",
+    (r"tput user|per (?:user|request)|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)? (?:t|tok(?:en)?s?)/s$",
      _STREAM_RATE, "rate"),
     (r"total tok(?:en)?s? t(?:hrough)?put|\btotal tok/s$", "total_tokens_per_second", "rate"),
     # llama-bench's test names alone (`pp16384`, `tg512`): its rates are t/s
@@ -115,6 +115,7 @@ def _normal(header: str) -> str:
         header = header.replace(chinese, f" {english} ")
     header = _SORT_MARKS.sub(" ", header)
     lowered = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", header).lower().strip()  # a CSV's camelCase: `wallMs` is wall ms
+    lowered = lowered.replace("_", " ")  # a script's snake_case: `per_request_output_tps`
     return " ".join(re.sub(r"\btps\b", "tok/s", lowered).split())
 
 
@@ -138,6 +139,8 @@ def _column(header: str):
             return "tpot_seconds_mean", unit, "time"  # `Latency (ms/token)`: a time per token, whatever its name
         lowered = lowered[: unit_match.start()].strip()
     lowered = " ".join(re.sub(r"[()]", " ", lowered).split())  # `prefill(tok/s)` reads as `prefill tok/s`
+    if re.search(r"per (?:user|request) total", lowered):
+        return None  # one request's prompt and output tokens over its time: neither its decode rate nor the run's
     found = next(((metric, kind) for pattern, metric, kind in _COLUMNS if re.search(pattern, lowered)), None)
     if found is None:
         return None

@@ -68,7 +68,7 @@ _KV_KEYS = {
     "context_len": "max_model_len_tokens",
 }
 
-_SNIFF_MARKERS = ("Decode batch", "Prefill batch", "#running-req", "max_total_num_tokens=", "KV Cache is allocated",
+_SNIFF_MARKERS = ("Decode batch", "Prefill batch", "#running-req", "new fill batch", "#remaining_req", "max_total_num_tokens=", "KV Cache is allocated",
                   "Decode out of memory", "#queue-req", "Load weight end.", "Memory pool end.")
 
 
@@ -294,10 +294,35 @@ def _capacity(line: str, line_number: int) -> Record | None:
     return Record("capacity", "sglang.startup", line_number, metrics, timestamp, labels)
 
 
+# The first SGLang (early 2024) printed its prefill batches `new fill batch. #seq: 1. #cached_token: 330. #new_token:
+# 2172. #remaining_req: 57. #running_req: 9. tree_cache_hit_rate: 69.16%`: fields a `. ` apart. The requests left
+# for the next fills are a queue only when they outnumber the running batch: one or two left beside more running are a
+# burst's tail that the next fill admits (a fill takes as many as its token budget holds), not requests held back.
+_FILL_FIELDS = {"#seq": "new_requests", "#cached_token": "cached_tokens", "#new_token": "batch_tokens",
+                "#remaining_req": "remaining_requests", "#running_req": "running_requests",
+                "tree_cache_hit_rate": "prefix_cache_hit_fraction"}
+_FILL_FIELD = re.compile(r"(#\w+|tree_cache_hit_rate): (\d+(?:\.\d+)?)(%?)")
+
+
+def _fill_batch(line: str, line_number: int) -> Record | Skipped:
+    metrics = {}
+    for label, value, percent in _FILL_FIELD.findall(line):
+        if label in _FILL_FIELDS:
+            metrics[_FILL_FIELDS[label]] = float(value) / (100 if percent else 1)
+    if "running_requests" not in metrics:
+        return Skipped(line_number, "SGLang fill-batch line without #running_req (cut?)", "sglang")
+    left = metrics.get("remaining_requests", 0.0)
+    metrics["waiting_requests"] = left if left > metrics["running_requests"] else 0.0
+    timestamp, labels = _prefix(line)
+    return new_record("interval", "sglang.prefill", line_number, metrics, timestamp, labels)
+
+
 class LineParser:
     """Push-style parser fed only the lines that hold one of MARKERS (see read.py)."""
 
     def feed(self, line_number: int, line: str) -> list:
+        if "#remaining_req" in line or "#running_req" in line:
+            return [_fill_batch(line, line_number)]
         if "batch" in line and ("#running-req" in line or "#queue-req" in line):
             if "Decode batch" in line:
                 return [_batch(line, line_number, "Decode batch")]
@@ -330,7 +355,7 @@ class LineParser:
 # Every line this parser reads in a streamed scan holds one of these (see read.py). `#retracted` covers both
 # "Decode out of memory happened. #retracted_reqs" and "KV cache pool is full. Retract requests.
 # #retracted_reqs".
-MARKERS = (b"#running-req", b"#queue-req", b"#retracted", b"CUDA out of memory", b"KV Cache is allocated",
+MARKERS = (b"#running-req", b"#queue-req", b"#running_req", b"#remaining_req", b"#retracted", b"CUDA out of memory", b"KV Cache is allocated",
            b"_total_num_tokens=",
            b"Memory pool end", b"Load weight end")
 
