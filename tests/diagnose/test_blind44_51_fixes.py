@@ -557,3 +557,31 @@ def test_the_first_sglangs_fill_batch_line(tmp_path, remaining, running, waiting
     assert record.metrics["running_requests"] == running
     assert record.metrics["waiting_requests"] == waiting
     assert record.metrics["prefix_cache_hit_fraction"] == pytest.approx(0.6916)
+
+
+# -- round 62 ------------------------------------------------------------------------------------------------------
+
+def test_a_prompt_read_in_progress_lines():
+    # 2,048 -> 10,240 of 24,809 tokens between 19:37:26.079 and 19:38:28.090 (62.011 s): 8,192 / 62.011 = 132 tok/s;
+    # the excerpt ends at 10,240 / 24,809 = 41 %, so the whole prompt takes 24,809 / 132 = 188 s before a token.
+    path = FIXTURES / "blind62_logs" / "ollama__mlx-engine-cache-miss-24809-token-prompt-progress.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "prefill-bound"
+    item = next(item for item in diagnosis.evidence if item.rule == "requests-prompt-in-progress")
+    rate = 8192 / 62.011
+    assert item.numbers["projected_prefill_seconds"] == pytest.approx(24809 / rate, rel=1e-3)
+
+
+def test_a_prompt_read_in_chunks_with_nothing_running():
+    # first chunk 32,000 new + 73,747 pending = 105,747 tokens; the lines state 132.32, 336.69, 675.73 input tok/s
+    path = FIXTURES / "blind62_logs" / "sglang__lsglang-105k-prompt-chunked-prefill-32000-no-queue.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "prefill-bound"
+    item = next(item for item in diagnosis.evidence if item.rule == "windows-prompt-in-chunks")
+    assert item.numbers["prompt_tokens"] == 105747
+
+
+def test_each_request_against_its_own_context_window():
+    # 3,893/49,152, 2,500/4,096 and 4,681/8,192: at most 61 % of its own window, none full
+    path = FIXTURES / "blind62_logs" / "koboldcpp__smart-cache-horde-jobs-three-ctxlimit-lines.txt"
+    assert "requests-context-full" not in _rules(diagnose_files([path]))

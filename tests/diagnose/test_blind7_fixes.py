@@ -101,7 +101,7 @@ def test_context_window_nearly_full_is_kv_capacity():
     diagnosis = diagnose_files([BLIND7 / "koboldcpp__ctx-3768-of-4096-eos-after-one-token.txt"])
     assert diagnosis.verdict == "kv-capacity"
     item = next(item for item in diagnosis.evidence if item.rule == "requests-context-full")
-    assert item.numbers == {"context_tokens": 3768, "context_limit_tokens": 4096}
+    assert item.numbers == {"context_held_fraction": pytest.approx(3768 / 4096)}
 
 
 def test_prompt_only_requests_are_prefill_bound():

@@ -137,7 +137,8 @@ def diagnose_files(paths, model: str | None = None, gpu: str | None = None, prec
     for name, how in (("generic-summary", "by metric words in `label: value unit` lines"),
                       ("generic-phrases", "from phrases: each clause's phase by its words, its numbers by their units"),
                       ("generic-cadence", "from a timestamped line repeated a streamed piece, each piece counted as one "
-                                          "token")):
+                                          "token"),
+                      ("generic-progress", "from timestamped lines counting a prompt's tokens read so far")):
         guessed = [info["path"] for info in files if name in info.get("formats", ())]
         if guessed:
             diagnosis.warnings.append(f"{', '.join(guessed)}: no known format; read {how} (check the numbers the "

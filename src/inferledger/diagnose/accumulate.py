@@ -671,6 +671,9 @@ class Accumulator:
             self._flags["one_token"].add(line, file)
             metrics = {name: value for name, value in metrics.items()
                        if name not in ("tpot_seconds", "generation_tokens_per_second")}
+        if metrics.get("context_tokens") and metrics.get("context_limit_tokens"):
+            # How full each request left its own window (requests may ask for different windows).
+            metrics = dict(metrics, context_held_fraction=metrics["context_tokens"] / metrics["context_limit_tokens"])
         for name, value in metrics.items():
             if name not in self.requests:
                 self.requests[name] = Running()

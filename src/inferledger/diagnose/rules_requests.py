@@ -201,15 +201,13 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         if flags[flag].count:
             findings.append(fire(rule, f"{flags[flag].count} of {count} requests report {text}",
                                  {"requests": flags[flag].count}, **where(flag)))
-    held, window = acc.request_value("context_tokens"), acc.request_value("context_limit_tokens")
-    if held is not None and window is not None and window.count and held.high >= threshold("requests-context-full") \
-            * window.low:
+    full = acc.request_value("context_held_fraction")  # each request against its own window
+    if full is not None and full.high >= threshold("requests-context-full"):
         findings.append(fire(
-            "requests-context-full", f"the context held {held.high:,.0f} of the runner's {window.low:,.0f}-token "
-            f"window ({held.high / window.low:.0%}) when a request ended: the next prompt will not fit without "
-            "shifting or cutting the context; a larger context size (KV cache) is the fix",
-            {"context_tokens": held.high, "context_limit_tokens": window.low},
-            share=1.0 if held.last >= threshold("requests-context-full") * window.low else 0.5))  # still full at the end?
+            "requests-context-full", f"a request ended with its context {full.high:.0%} of its window: the next prompt "
+            "will not fit without shifting or cutting the context; a larger context size (KV cache) is the fix",
+            {"context_held_fraction": full.high},
+            share=1.0 if full.last >= threshold("requests-context-full") else 0.5))  # still full at the end?
     elapsed, done = acc.request_value("prompt_elapsed_seconds"), acc.request_value("prompt_progress_fraction")
     if elapsed is not None and done is not None and done.last > 0 \
             and elapsed.last / done.last >= threshold("requests-prompt-in-progress"):

@@ -132,6 +132,8 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
             f"{flags['kv_full_no_queue'].count} of {windows} windows (max {kv.high:.0%}): the batch fills the KV "
             "pool; the next burst will queue or preempt", numbers, share("kv_full_no_queue"),
             **lines_of(acc, "kv_full_no_queue")))
+    if flags["busy"].count == 0 and _prompt_in_chunks(acc, findings):
+        return
     if flags["busy"].count == 0 and running is not None:  # bench tables state no running count: not idle
         findings.append(fire("windows-idle", f"the server is idle in all {windows} windows (Running 0, Waiting 0): "
                              "nothing to diagnose", numbers))
@@ -199,6 +201,25 @@ def _window_bits(acc: Accumulator, numbers: dict) -> str:
         bits.append(f"~{acc.per_stream.mean:.1f} tok/s per running request")
         numbers["generation_per_request_mean"] = acc.per_stream.mean
     return ", ".join(bits)
+
+
+def _prompt_in_chunks(acc: Accumulator, findings: list) -> bool:
+    """A prompt read in chunks (SGLang's Prefill lines with `#pending-token`) while nothing else runs: its length and
+    the rate its lines state give the time before its first token. True when that is long enough to name."""
+    pending, chunk = acc.interval_value("pending_tokens"), acc.interval_value("batch_tokens")
+    rate = acc.interval_value("prompt_tokens_per_second")
+    if pending is None or chunk is None or rate is None or pending.high <= 0 or rate.mean <= 0:
+        return False
+    prompt = pending.first + chunk.first  # the first chunk line: what it reads now and what is left
+    seconds = prompt / rate.mean
+    if seconds < threshold("requests-prompt-in-progress"):
+        return False
+    findings.append(fire(
+        "windows-prompt-in-chunks", f"a prompt of ~{prompt:,.0f} tokens read in chunks of up to {chunk.high:,.0f} "
+        f"with nothing else running, at {rate.low:,.0f}-{rate.high:,.0f} input tok/s: about {seconds:,.0f} s before "
+        "its first token", {"prompt_tokens": prompt, "prompt_tokens_per_second_mean": rate.mean,
+                            "projected_prefill_seconds": seconds}))
+    return True
 
 
 def _slow_prefill_gap(acc: Accumulator, findings: list) -> None:

@@ -19,7 +19,7 @@ _OPTIONAL = ["bench_clients", "bench_markdown", "bench_text", "evalscope", "curl
 # Tried only when no format above is detected: they read by keywords, so beside a known format they would read lines
 # twice; only the one that reads the most is used (a summary's `label: value` lines, a request's phrases, or a
 # stream's timestamped pieces).
-_FALLBACK = ["generic_summary", "generic_phrases", "generic_cadence"]
+_FALLBACK = ["generic_summary", "generic_phrases", "generic_cadence", "generic_progress"]
 
 
 def _load(names: list) -> list:
