@@ -585,3 +585,14 @@ def test_each_request_against_its_own_context_window():
     # 3,893/49,152, 2,500/4,096 and 4,681/8,192: at most 61 % of its own window, none full
     path = FIXTURES / "blind62_logs" / "koboldcpp__smart-cache-horde-jobs-three-ctxlimit-lines.txt"
     assert "requests-context-full" not in _rules(diagnose_files([path]))
+
+
+# -- round 63 ------------------------------------------------------------------------------------------------------
+
+def test_a_prefill_only_burst_is_a_queue_of_prompts():
+    # 128 generated tokens over 64 requests = 2 a request: the E2E (22.2 s mean) is the first token's; rate inf with
+    # a cap of 640 above the 64 sent holds them all, so the first tokens wait by construction.
+    path = FIXTURES / "blind63_logs" / "sglang__bench-serving-pd-separated-4096-in-1-out-64-prompts.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "queueing"
+    assert {"summary-tpot-batch-unjudged", "summary-ttft-equals-e2e"}.isdisjoint(_rules(diagnosis))

@@ -52,6 +52,10 @@ def prefill_interleaved(record, per_token: float | None) -> bool:
                 and ratio >= threshold("summary-prefill-interleaved") and (concurrency is None or concurrency > 1))
 
 
+# Output tokens a request at most for a run that measures prompts only (sglang#6411: 4,096 in, 1 out, 2 counted).
+PROMPT_ONLY_OUTPUT_TOKENS = 2.0
+
+
 class _Run:
     """The numbers of one summary the rules read, each derived once."""
 
@@ -77,6 +81,10 @@ class _Run:
         if mean_output is None and self.completed and metrics.get("total_output_tokens"):
             mean_output = metrics["total_output_tokens"] / self.completed
         self.mean_output = mean_output
+        # A prefill benchmark (a token or two out a request): its request latency is its first token's.
+        self.prompt_only = mean_output is not None and mean_output <= PROMPT_ONLY_OUTPUT_TOKENS
+        if self.ttft is None and self.e2e is not None and self.prompt_only:
+            self.ttft = self.e2e
         mean_input = metrics.get("mean_input_tokens")
         if mean_input is None and self.completed and metrics.get("total_input_tokens"):
             mean_input = metrics["total_input_tokens"] / self.completed
@@ -110,7 +118,8 @@ class _Run:
         if self.per_token is not None and itl_median and itl_median < 0.5 * self.per_token:
             self.step = itl_median
         self.all_at_once = self.offered is not None and self.offered >= ALL_AT_ONCE_RATE
-        if self.step is None and (self.all_at_once or record.labels.get("offline_batch")) and self.output_rate:
+        if self.step is None and (self.all_at_once or record.labels.get("offline_batch")) and self.output_rate \
+                and not self.prompt_only:
             # Every request in flight from the start: no stream generates faster than the whole run, so the run's
             # output rate bounds the per-stream rate from above, and its inverse bounds the step from below.
             self.step = 1 / self.output_rate
@@ -265,7 +274,8 @@ def _batch(run: _Run, record) -> tuple[float, str]:
     (the requests in flight, the fewest there were, or at most as many as total tok/s × TPOT); (0, "") when nothing
     says."""
     if run.concurrency is not None:
-        return run.concurrency, f"{run.concurrency:,.0f} streams at once (its stated concurrency)"
+        held = min(run.concurrency, run.completed or run.concurrency)  # a cap above the requests sent holds them all
+        return held, f"{held:,.0f} streams at once (its stated concurrency)"
     streams, held, how = streams_by_littles_law(record.metrics)
     if streams or held:
         bound = "~" if streams else "at most ~" if how.startswith("at most") else "at least ~"
@@ -306,7 +316,7 @@ def _artefacts(run: _Run, record, where: dict, findings: list, notes: list) -> N
                              {"output_tokens_per_second": run.output_rate, "completed_requests": run.completed},
                              **where))
     if ttft is not None and e2e is not None and ttft > 0 and ttft >= threshold("summary-ttft-equals-e2e") * e2e \
-            and (run.mean_output or 2) > 1:
+            and (run.mean_output or 2) > 1 and not run.prompt_only:
         findings.append(fire("summary-ttft-equals-e2e", f"{name}: first-token latency equals the full latency "
                              "(not streamed?)", {"ttft_seconds_mean": ttft, "e2e_seconds_mean": e2e}, **where))
     received, generated = record.metrics.get("total_output_tokens_retokenized"), record.metrics.get("total_output_tokens")
