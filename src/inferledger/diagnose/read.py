@@ -627,7 +627,7 @@ def _by_first_byte(markers) -> list:
 UNRECOGNISED = "unrecognised"
 
 
-# Lines around the first serving lines of a file whose opening no reader recognised, sniffed again (SNIFF_AGAIN).
+# Lines from the first serving line of a file whose opening no reader recognised, sniffed again (unrecognised_lines).
 SNIFF_AGAIN_LINES = 200
 
 

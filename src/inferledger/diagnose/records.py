@@ -53,10 +53,12 @@ REQUEST_METRICS = {
     "inference_seconds": "TGI inference_time (prefill + decode, no queue)",
     "ttst_seconds": "time to second token (genai-perf / AIPerf); ~0 means tokens arrive in chunks",
     "cached_tokens": "prompt tokens served from a cache (ollama prompt_eval_cached_count)",
-    "prompt_elapsed_seconds": "time a prompt still being read had taken when the excerpt ends (LM Studio progress)",
+    "prompt_elapsed_seconds": "time a prompt still being read had taken when the excerpt ends (LM Studio progress, "
+                              "timestamped progress lines)",
     "prompt_progress_fraction": "share of that prompt read by then, 0..1",
     "context_tokens": "context held when the request ended (llama-server n_tokens: cached + processed + generated)",
     "context_limit_tokens": "the runner's context window the request ran in (koboldcpp CtxLimit: used/limit)",
+    "context_held_fraction": "context_tokens / context_limit_tokens of the same request (the reader computes it)",
     "graphs_reused": "compute graphs reused during the request (llama-server 2026)",
     "output_tokens_per_second_per_request": "llmperf per-request throughput, tool-defined (not recomputable)",
 }
