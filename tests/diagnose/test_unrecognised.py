@@ -86,3 +86,18 @@ def test_comment_lines_are_no_serving_output(tmp_path):
     path.write_text("# measured 41.2 tok/s and a TTFT of 120 ms yesterday\nhello\n", encoding="utf-8")
     with pytest.raises(LogFormatError, match="no known log format"):
         diagnose_files([path])
+
+
+def test_another_programs_big_log_is_scanned_only_so_far(tmp_path, monkeypatch):
+    # The scan for serving lines stops after UNRECOGNISED_SCAN_BYTES (here 200 bytes, read 64 bytes a block): a
+    # serving line far past it is not looked for, and the file stays no known format.
+    from inferledger.diagnose import read
+
+    monkeypatch.setattr(read, "READ_BLOCK_BYTES", 64)
+    monkeypatch.setattr(read, "UNRECOGNISED_SCAN_BYTES", 200)
+    path = tmp_path / "app.log"
+    path.write_text("worker handled job\n" * 100 + "engine A: 4.32 token/s\n", encoding="utf-8")
+    with pytest.raises(LogFormatError, match="no known log format"):
+        diagnose_files([path])
+    monkeypatch.setattr(read, "UNRECOGNISED_SCAN_BYTES", 10_000)  # far enough: the line is found
+    assert diagnose_files([path]).verdict == "insufficient-data"

@@ -629,6 +629,8 @@ UNRECOGNISED = "unrecognised"
 
 # Lines from the first serving line of a file whose opening no reader recognised, sniffed again (unrecognised_lines).
 SNIFF_AGAIN_LINES = 200
+# How far a file no reader recognised is scanned for serving lines (lines are read in 4 MiB blocks).
+UNRECOGNISED_SCAN_BYTES = 16 * 1024 * 1024
 
 
 def unrecognised_lines(log: LogFile) -> str:
@@ -644,6 +646,8 @@ def unrecognised_lines(log: LogFile) -> str:
     previous = ""
     sample: list = []
     for number, line in log.lines():
+        if log.bytes_read > UNRECOGNISED_SCAN_BYTES:
+            break  # another program's big log: its opening decides (a few µs a line, 20 MB/s, are not spent on all)
         if line[:2] == "# ":
             continue  # a comment (a shell's, a pasted file's header): no output of the run
         row = "|" in line or (line.strip() and not line.strip(" +-=:"))  # a row, or a border (`+----+`)
