@@ -596,3 +596,23 @@ def test_a_prefill_only_burst_is_a_queue_of_prompts():
     diagnosis = diagnose_files([path])
     assert diagnosis.verdict == "queueing"
     assert {"summary-tpot-batch-unjudged", "summary-ttft-equals-e2e"}.isdisjoint(_rules(diagnosis))
+
+
+# -- round 64 ------------------------------------------------------------------------------------------------------
+
+def test_tabbyapi_metrics_without_their_prefix():
+    # `1934 tokens generated in 504.75 seconds (Queue: 0.0 s, Process: 0 cached tokens and 118010 new tokens at
+    # 433.73 T/s, Generate: 8.31 T/s, ...)`: the prompt 118,010 / 433.73 = 272.1 s, the answer at 8.31 T/s
+    path = FIXTURES / "blind64_logs" / "exllamav3__long-context-nccl-runs-118k-and-37k-prompts-uncached.txt"
+    first = read_records(path)[0]
+    assert first.metrics["e2e_seconds"] == 504.75
+    assert first.metrics["prefill_seconds"] == pytest.approx(118010 / 433.73)
+    assert first.metrics["generation_tokens_per_second"] == 8.31
+    assert diagnose_files([path]).verdict == "decode-bound"  # 120 ms a token, past the fixed cutoff
+
+
+def test_process_names_the_prompt_in_a_phrase():
+    from inferledger.diagnose.parsers.generic_phrases import line_metrics
+
+    metrics = line_metrics("Process: 512 tokens at 850.0 t/s, Generate: 9.5 t/s")
+    assert metrics["prompt_tokens_per_second"] == 850.0 and metrics["generation_tokens_per_second"] == 9.5

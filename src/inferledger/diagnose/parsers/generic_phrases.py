@@ -31,7 +31,7 @@ _PHASES = (
     # the tokens after the first: "2+ avg latency" (IPEX-LLM's all-in-one benchmark), "next token latency"
     ("per_token", re.compile(r"per[ _-]?(?:output[ _-]?)?token|\btpot|\bitl\b|inter[ _-]?token|/\s*tok(?:en)?\b|"
                              r"^2\+|(?:next|2nd|second)[ _-]?token|\btoken[ _-]?latency")),  # after "first token latency"
-    ("prompt", re.compile(r"prefill|prompt|\bpp\d*\b|\binput|\bprocessing|\bingest|\bisl\b")),
+    ("prompt", re.compile(r"prefill|prompt|\bpp\d*\b|\binput|\bprocess(?:ing)?\b|\bingest|\bisl\b")),
     ("decode", re.compile(r"decod|generat|\bgen\b|\beval|\boutput|\btg\d*\b|completion|sampl|\bosl\b|new tokens")),
     ("total", re.compile(r"\btotal|\be2e|end[ _-]?to[ _-]?end|overall|elapsed|\bwall|latency")),
 )

@@ -115,8 +115,9 @@ _KOBOLD_PROGRESS = re.compile(r"^\s*(Processing Prompt|Generating)\b[^(]*\(\s*(\
 _MS_PER_TOKEN = re.compile(r"([\d.]+)ms/T")
 _PER_SECOND = re.compile(r"([\d.]+)T/s")
 # TabbyAPI common/gen_logging.py log_metrics.
-_TABBY = re.compile(r"Metrics(?: \(ID: [^)]*\))?: (\d+) tokens generated in ([\d.]+) seconds\s*\((.*)\)")
-_TABBY_QUEUE = re.compile(r"Queue: ([\d.]+) s")
+# The `Metrics: ` prefix is often left out of a paste: the parenthesised breakdown (Queue, Process, Generate) names it.
+_TABBY = re.compile(r"(?:Metrics(?: \(ID: [^)]*\))?: )?(\d+) tokens generated in ([\d.]+) seconds\s*\((.*)\)")
+_TABBY_QUEUE = re.compile(r"Queue:\s*([\d.]+) s")
 _TABBY_PROCESS = re.compile(r"Process: (?:(\d+) cached tokens and (\d+) new tokens at )?([\d.]+|Indeterminate) T/s")
 _TABBY_GENERATE = re.compile(r"Generate: ([\d.]+|Indeterminate) T/s")
 _TABBY_CONTEXT = re.compile(r"Context: (\d+) tokens")
@@ -803,7 +804,7 @@ def _line_kind(line: str) -> str:
     """Which one-line format a line starts, by cheap substring tests; '' for none."""
     if "Output generated in" in line:
         return "textgen"
-    if "tokens generated in" in line and "Metrics" in line:
+    if "tokens generated in" in line and ("Metrics" in line or ("Queue:" in line and "Generate:" in line)):
         return "tabby"
     if "Time for inference" in line:
         return "gptfast"
