@@ -616,3 +616,12 @@ def test_process_names_the_prompt_in_a_phrase():
 
     metrics = line_metrics("Process: 512 tokens at 850.0 t/s, Generate: 9.5 t/s")
     assert metrics["prompt_tokens_per_second"] == 850.0 and metrics["generation_tokens_per_second"] == 9.5
+
+
+def test_the_prefill_share_weighs_requests_by_their_compute():
+    # Process + Generate of the six turns: 34.76+9.61, 33.04+9.76, 32.48+7.91 (the prompt >= half: flagged), then
+    # 0.81+9.38, 0.67+8.09, 0.81+8.83; flagged 127.56 s of 156.16 s = 82 %, against 3 of 6 requests by count.
+    path = FIXTURES / "blind64_logs" / "koboldcpp__ctxlimit-near-max-contextshift-some-turns-full-reprocess.txt"
+    item = next(item for item in diagnose_files([path]).evidence if item.rule == "requests-prefill-share")
+    flagged = 34.76 + 9.61 + 33.04 + 9.76 + 32.48 + 7.91
+    assert item.numbers["compute_share"] == pytest.approx(flagged / (flagged + 0.81 + 9.38 + 0.67 + 8.09 + 0.81 + 8.83))

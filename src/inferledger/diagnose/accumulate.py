@@ -295,6 +295,9 @@ class Accumulator:
             "bench_rows_timed", "bench_prefill_share", "impossible_tpot", "one_token")}
         self.tpot_bound = Running()  # e2e ÷ (prompt + output) of requests stating no step time, where ≥ the cutoff
         self.tpot_ceiling = Running()  # e2e ÷ output of requests stating no step time: the step is at most this
+        # prompt eval + eval of the requests stating both, and of those flagged prefill_share: the time-weighted share
+        self.compute_seconds = 0.0
+        self.prefill_share_compute_seconds = 0.0
         self._last_window = None  # (running, waiting) of the last stats window folded, for _arrivals
         self._last_prefill = None  # (tokens, stamp, line, file) of a last SGLang prefill awaiting its next line
         self.prefill_gap_rate = Running()  # SGLang prompt tokens ÷ time to the next decode line (_prefill_gaps)
@@ -749,9 +752,12 @@ class Accumulator:
         # A request that writes one token has no decode to weigh its prompt against: like a prompt-only
         # measurement, only a long prompt (requests-prompt-only's size) makes it prefill-bound.
         enough = TINY_PROMPT_TOKENS if output is None or output > 1 else PROMPT_ONLY_TOKENS
+        if prefill is not None and decode is not None:
+            self.compute_seconds += prefill + decode
         if prefill is not None and decode is not None and prefill + decode > 0 \
                 and (tokens is None or tokens > enough) and prefill >= share * (prefill + decode):
             self._flags["prefill_share"].add(line, file)
+            self.prefill_share_compute_seconds += prefill + decode
         # The generation side only: a prompt's count may include cached tokens its rate leaves out (TabbyAPI).
         stated = metrics.get("generation_tokens_per_second")
         if stated and output and decode and abs(stated * decode / output - 1) > RATE_CONTRADICTS:

@@ -301,10 +301,15 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         prefill = acc.request_value("prefill_seconds")
         tokens = acc.request_value("input_tokens")
         size = f" for up to {tokens.high:,.0f} tokens" if tokens is not None else ""  # a prompt of unstated length
+        # A share of the requests, or of their compute time when the prompt-heavy ones hold more of it (a few long
+        # reprocessed prompts among quick turns are where the time goes).
+        by_time = acc.prefill_share_compute_seconds / acc.compute_seconds if acc.compute_seconds > 0 else 0.0
         findings.append(fire(
             "requests-prefill-share", f"{flags['prefill_share'].count} of {count} requests spent at least half "
-            f"their compute reading the prompt (prompt eval up to {prefill.high:.3g} s{size})",
-            {"prefill_seconds_max": prefill.high}, share("prefill_share"), **where("prefill_share")))
+            f"their compute reading the prompt (prompt eval up to {prefill.high:.3g} s{size}"
+            + (f"; {by_time:.0%} of all requests' compute" if by_time > share("prefill_share") else "") + ")",
+            {"prefill_seconds_max": prefill.high, "compute_share": by_time},
+            max(share("prefill_share"), by_time), **where("prefill_share")))
     tpot = acc.request_value("tpot_seconds")
     tpot_mean = warm[2] if warm is not None else tpot.mean if tpot is not None else None
     cpu = acc.labels.get("backend") == "cpu"  # the GPU's cutoff is a fast CPU run: a CPU's own (requests-slow-tpot-cpu)
