@@ -625,3 +625,13 @@ def test_the_prefill_share_weighs_requests_by_their_compute():
     item = next(item for item in diagnose_files([path]).evidence if item.rule == "requests-prefill-share")
     flagged = 34.76 + 9.61 + 33.04 + 9.76 + 32.48 + 7.91
     assert item.numbers["compute_share"] == pytest.approx(flagged / (flagged + 0.81 + 9.38 + 0.67 + 8.09 + 0.81 + 8.83))
+
+
+def test_a_full_context_the_runner_shifts_yields_to_where_the_time_goes():
+    # three `[Context Shifting: Erased …]` lines: the 97 % window is handled; 82 % of the compute reads prompts
+    path = FIXTURES / "blind64_logs" / "koboldcpp__ctxlimit-near-max-contextshift-some-turns-full-reprocess.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "prefill-bound"
+    assert diagnosis.events["context_shifts"] == 3
+    full = next(item for item in diagnosis.evidence if item.rule == "requests-context-full")
+    assert "shifted its context 3 time(s)" in full.text

@@ -839,6 +839,11 @@ def parse(lines) -> Iterator:
     candle_prompt = None  # candle's prompt line, for the generated line after it
     edge: _EdgeProfile | None = None  # a TensorRT-Edge-LLM profile being read
     for line_number, line in lines:
+        if "[Context Shifting: Erased" in line:
+            # koboldcpp's ContextShift made room at the window's end: a full context it handles, not one that blocks
+            yield Record("event", "local.koboldcpp", line_number, {"context_shifts": 1.0},
+                         labels={"engine": "koboldcpp"})
+            continue
         if "prefill_rate " in line and "decode_rate " in line:
             match = _MLC_BENCH.search(line)
             if match is not None:
