@@ -635,3 +635,18 @@ def test_a_full_context_the_runner_shifts_yields_to_where_the_time_goes():
     assert diagnosis.events["context_shifts"] == 3
     full = next(item for item in diagnosis.evidence if item.rule == "requests-context-full")
     assert "shifted its context 3 time(s)" in full.text
+
+
+# -- round 65 ------------------------------------------------------------------------------------------------------
+
+def test_koboldcpp_lines_with_bold_markup():
+    # `Processing:**33.7s (188ms/T)**, Generation:45.0s (281ms/T), Total:78.7s`: the generation's 281 ms a token
+    records = read_records(FIXTURES / "blind65_logs" / "koboldcpp__2023-opencl-three-versions-time-taken-lines.txt")
+    assert [record.metrics["prefill_seconds"] for record in records] == [33.7, 34.2, 39.8]
+    assert records[0].metrics["tpot_seconds"] == pytest.approx(0.281)
+
+
+def test_mlx_lm_rates_one_build_a_line():
+    records = read_records(FIXTURES / "blind65_logs" / "mlxlm__mistral-7b-adapters-mlx08-prompt-generation-rates.txt")
+    assert [(record.metrics["prompt_tokens_per_second"], record.metrics["generation_tokens_per_second"])
+            for record in records] == [(140.416, 24.049), (106.642, 13.586)]

@@ -106,7 +106,9 @@ _MLX_BENCH_AVERAGES = re.compile(r"\bAverages:\s*prompt_tps=([\d.]+),\s*generati
 _MLX_BENCH_COMMAND = re.compile(r"mlx_lm[._]benchmark\b.*?(?:-p|--prompt-tokens)[ =](\d+).*?"
                                 r"(?:-g|--generation-tokens)[ =](\d+)")
 # mlx_lm generate --verbose.
-_MLX_RATE = re.compile(r"^\s*(Prompt|Generation):\s*(?:(\d+) tokens,\s*)?([\d.]+) tokens-per-sec")
+# Each phase on its line, or both on one (`… --> Prompt: 140.416 tokens-per-sec / Generation: 24.049 tokens-per-sec`,
+# a poster's summary of several builds, a block a line).
+_MLX_RATE = re.compile(r"(?:^\s*|\s)(Prompt|Generation):\s*(?:(\d+) tokens,\s*)?([\d.]+) tokens-per-sec")
 _MLX_PEAK = re.compile(r"^\s*Peak memory:\s*([\d.]+) GB")
 # koboldcpp: `Name:value` fields, a value either `1754/8192` or `25.05s`, then an optional `(14.9ms/T = 66.89T/s)`.
 _KOBOLD_FIELD = re.compile(r"\b(CtxLimit|ContextLimit|Amt|Init|Processing|Process|Generation|Generate|Total):\s*"
@@ -461,6 +463,7 @@ def _tabby(line_number: int, line: str) -> Record | None:
 
 def _kobold(line_number: int, line: str, progress: dict) -> Record | Skipped:
     """The per-request koboldcpp line; `progress` holds the prompt and generated counts of the lines before it."""
+    line = line.replace("**", "")  # a paste's bold markup around a figure (`Processing:**33.7s (188ms/T)**`)
     fields = {name: (value, limit, detail) for name, value, limit, detail in _KOBOLD_FIELD.findall(line)}
     if "Total" not in fields or not ({"Process", "Processing"} & set(fields)):
         return Skipped(line_number, "koboldcpp timing line without Process and Total times", NAME)
@@ -620,8 +623,8 @@ class _Mlx:
 
 
 def _mlx_line(line: str, block: _Mlx) -> bool:
-    match = _MLX_RATE.match(line)
-    if match:
+    matches = list(_MLX_RATE.finditer(line))
+    for match in matches:
         phase, tokens, rate = match.groups()
         count = float(tokens) if tokens else None
         if phase == "Prompt":
@@ -632,6 +635,7 @@ def _mlx_line(line: str, block: _Mlx) -> bool:
                         "generation_tokens_per_second")
             if float(rate) > 0:
                 block.metrics["tpot_seconds"] = 1.0 / float(rate)
+    if matches:
         return True
     match = _MLX_PEAK.match(line)
     if match:
@@ -1067,7 +1071,7 @@ def parse(lines) -> Iterator:
             _kobold_progress(line, progress)
             continue
         if "tokens-per-sec" in line or "Peak memory:" in line:
-            if line.lstrip().startswith("Prompt:") and mlx is not None:  # the next generation's block
+            if "Prompt:" in line and mlx is not None:  # the next generation's block
                 record = mlx.record()
                 mlx = None
                 if record is not None:
