@@ -41,9 +41,7 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         if not log.unread:
             raise
         if not parsers:
-            return {"path": path, "formats": [UNRECOGNISED], "lines": log.lines_read, "bytes": log.size_bytes,
-                    "records": 0, "skipped_lines": 0, "skipped_examples": [], "unread_lines": log.unread,
-                    "unread_examples": [item.to_dict() for item in log.unread_examples]}
+            return _file_info(path, [UNRECOGNISED], log, 0)
         log = LogFile.open(path)
     bar = None
     if progress:
@@ -72,10 +70,7 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
             log, parsers = LogFile.open(path), fallback
             acc.add_all(iter_records(log, parsers, windows=True), shown or path)
             records = acc.records - before
-    info = {"path": path, "formats": [module.NAME for module in parsers], "lines": log.lines_read,
-            "bytes": log.bytes_read, "records": records, "skipped_lines": log.skipped,
-            "skipped_examples": [item.to_dict() for item in log.skipped_examples],
-            "unread_lines": log.unread, "unread_examples": [item.to_dict() for item in log.unread_examples]}
+    info = _file_info(path, [module.NAME for module in parsers], log, records)
     if records == 0 and log.skipped:
         # Lines of the format that could not be read (a JSON cut short, a value that is no number): a damaged file.
         names = "/".join(info["formats"])
@@ -85,6 +80,13 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
     # A recognised log with no line that carries numbers (start-up, a model loading, a slot opening, a histogram
     # cut before its total) is read as such: the diagnosis says there is nothing to judge, not that it is no log.
     return info
+
+
+def _file_info(path: str, formats: list, log, records: int) -> dict:
+    """What was read of one file, as the diagnosis lists it (files[])."""
+    return {"path": path, "formats": formats, "lines": log.lines_read, "bytes": log.bytes_read, "records": records,
+            "skipped_lines": log.skipped, "skipped_examples": [item.to_dict() for item in log.skipped_examples],
+            "unread_lines": log.unread, "unread_examples": [item.to_dict() for item in log.unread_examples]}
 
 
 def _read_path(acc, path: str, progress: bool, stdin) -> dict:

@@ -635,12 +635,12 @@ UNRECOGNISED_SCAN_BYTES = 16 * 1024 * 1024
 
 def unrecognised_lines(log: LogFile) -> str:
     """Count, on `log`, the lines of a file in no known format that carry serving numbers (a rate in tok/s, a TTFT,
-    a latency; records.looks_like_serving_numbers), and a table's rows of numbers under a header that names such
+    a latency: records.looks_like_serving_words and a digit), and a table's rows of numbers under a header that names such
     measures, as unread, the first few as examples: such a file is serving output whose layout no reader knows,
     reported line by line rather than refused. Another program's log has none. Returns the text from the first such
     line on (SNIFF_AGAIN_LINES lines), for detection to try again where the numbers are: a log whose first 64 KB
     are all start-up noise still has a known format."""
-    from inferledger.diagnose.records import looks_like_serving_numbers, looks_like_serving_words, unread
+    from inferledger.diagnose.records import looks_like_serving_words, unread
 
     serving_table = False  # inside a table whose header names a serving measure
     previous = ""
@@ -651,10 +651,11 @@ def unrecognised_lines(log: LogFile) -> str:
         if line[:2] == "# ":
             continue  # a comment (a shell's, a pasted file's header): no output of the run
         row = "|" in line or (line.strip() and not line.strip(" +-=:"))  # a row, or a border (`+----+`)
-        serving_table = row and (serving_table or looks_like_serving_words(line))
+        words = looks_like_serving_words(line)
+        serving_table = row and (serving_table or words)
         if 0 < len(sample) < SNIFF_AGAIN_LINES:
             sample.append(line)
-        if looks_like_serving_numbers(line) or (serving_table and any(char.isdigit() for char in line)):
+        if (words or serving_table) and any(char.isdigit() for char in line):
             log.note_skipped(unread(number, line, UNRECOGNISED))
             if not sample:
                 sample = [previous, line]  # with the line before: a table's header, a wrapped line's start

@@ -302,6 +302,3 @@ def looks_like_serving_words(line: str) -> bool:
     lowered = line.lower()
     return any(word in lowered for word in _METRIC_WORDS) and any(word in lowered for word in _SERVING_WORDS)
 
-
-def looks_like_serving_numbers(line: str) -> bool:
-    return looks_like_serving_words(line) and any(char.isdigit() for char in line)

@@ -125,6 +125,19 @@ class _Run:
             self.step = 1 / self.output_rate
             self.step_bound = True
         self.uncapped = self.concurrency is None or (self.completed is not None and self.concurrency >= self.completed)
+        # Streams at once, and how many and how it is known in words: the stated concurrency (a cap above the requests
+        # sent holds them all), else Little's law (the requests in flight, the fewest there were, or at most as many
+        # as total tok/s × TPOT); 0 when nothing says.
+        self.batch, self.batch_text = 0.0, ""
+        if self.concurrency is not None:
+            self.batch = min(self.concurrency, self.completed or self.concurrency)
+            self.batch_text = f"{self.batch:,.0f} streams at once (its stated concurrency)"
+        else:
+            streams, held, how = streams_by_littles_law(metrics)
+            if streams or held:
+                bound = "~" if streams else "at most ~" if how.startswith("at most") else "at least ~"
+                self.batch = streams or held
+                self.batch_text = f"{bound}{self.batch:,.0f} streams at once ({how})"
 
 
 STREAMS_SEEN = 2.0  # requests at once above which a run was no batch of one (streams_by_littles_law)
@@ -169,13 +182,12 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         cpu = record.labels.get("device") == "cpu" or acc.labels.get("backend") == "cpu"
         rule = "summary-slow-tpot-cpu" if cpu else "summary-slow-tpot-no-hardware"
         slow = run.step is not None and run.step >= threshold(rule) and not hardware_judged
-        batch, streams_text = _batch(run, record)
-        if slow and batch >= threshold("summary-tpot-batch-unjudged"):
+        if slow and run.batch >= threshold("summary-tpot-batch-unjudged"):
             findings.append(fire(
                 "summary-tpot-batch-unjudged", f"{run.name}: {run.step * 1e3:.0f} ms per output token with "
-                f"{streams_text}: a large batch's step, which the one-stream cutoff does not judge; give --model and "
+                f"{run.batch_text}: a large batch's step, which the one-stream cutoff does not judge; give --model and "
                 "--gpu to judge it against the hardware",
-                {"tpot_seconds_mean": run.step, "streams": batch}, **where))
+                {"tpot_seconds_mean": run.step, "streams": run.batch}, **where))
         elif slow:
             findings.append(fire(
                 rule, f"{run.name}: {run.step * 1e3:.0f} ms per output token (≤ {1 / run.step:.1f} tok/s per "
@@ -183,7 +195,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
                 f"{' on a CPU' if cpu else ''}); judged by a fixed cutoff: give --model and --gpu to judge it "
                 "against the hardware", {"tpot_seconds_mean": run.step}, **where))
         elif run.step is not None and sized is not None and not hardware_judged:
-            _slower_than_size(run, record, sized, where, findings, notes)
+            _slower_than_size(run, sized, where, findings, notes)
         failed = record.metrics.get("failed_requests")
         if failed and run.completed and failed > 0.05 * (failed + run.completed):
             notes.append(f"{run.name}: {failed:.0f} of {failed + run.completed:.0f} requests failed")
@@ -269,29 +281,14 @@ def _same_work(acc: Accumulator, findings: list, first: int) -> None:
                 lines=[record.line_number], file=file))
 
 
-def _batch(run: _Run, record) -> tuple[float, str]:
-    """(streams at once, how many and how it is known, in words) of a run: its stated concurrency, else Little's law
-    (the requests in flight, the fewest there were, or at most as many as total tok/s × TPOT); (0, "") when nothing
-    says."""
-    if run.concurrency is not None:
-        held = min(run.concurrency, run.completed or run.concurrency)  # a cap above the requests sent holds them all
-        return held, f"{held:,.0f} streams at once (its stated concurrency)"
-    streams, held, how = streams_by_littles_law(record.metrics)
-    if streams or held:
-        bound = "~" if streams else "at most ~" if how.startswith("at most") else "at least ~"
-        return streams or held, f"{bound}{streams or held:,.0f} streams at once ({how})"
-    return 0.0, ""
-
-
-def _slower_than_size(run: _Run, record, sized, where: dict, findings: list, notes: list) -> None:
+def _slower_than_size(run: _Run, sized, where: dict, findings: list, notes: list) -> None:
     """The step against one stream's read of the weights the model's size states on a slow common card; not for a
     run that held several streams at once and states no batch (Little's law): its step is a batch's."""
     from inferledger.diagnose.rules_requests import SLOW_CARD, slow_card_seconds
 
-    streams, held, how = streams_by_littles_law(record.metrics) if run.concurrency is None else (None, None, "")
-    if streams or held:
-        notes.append(f"{run.name}: {run.step * 1e3:.1f} ms per output token at ~{streams or held:,.0f} requests at "
-                     f"once ({how}): a batch's step, not judged against one stream's read of the weights")
+    if run.concurrency is None and run.batch:  # Little's law says several at once (a stated batch is judged below)
+        notes.append(f"{run.name}: {run.step * 1e3:.1f} ms per output token with {run.batch_text}: a batch's step, "
+                     "not judged against one stream's read of the weights")
         return
     floor = slow_card_seconds(sized)
     if run.step < threshold("summary-slower-than-size-allows") * floor:
@@ -577,13 +574,12 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
         return found
     if not found and run.per_token and run.ttft >= 2.0 \
             and run.ttft >= threshold("summary-ttft-over-tpot") * run.per_token:
-        in_flight, streams_text = _batch(run, record)
-        if 0 < in_flight <= threshold("summary-ttft-over-tpot-few-in-flight"):
+        if 0 < run.batch <= threshold("summary-ttft-over-tpot-few-in-flight"):
             findings.append(fire(
                 "summary-ttft-over-tpot-few-in-flight",
                 f"{name}: mean TTFT {run.ttft:.3g} s is {run.ttft / run.per_token:.0f}× the {run.per_token * 1e3:.1f} "
-                f"ms per token with {streams_text}: too few to wait for a batch slot, so the prompt is the cost",
-                {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token, "requests_in_flight": in_flight},
+                f"ms per token with {run.batch_text}: too few to wait for a batch slot, so the prompt is the cost",
+                {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token, "requests_in_flight": run.batch},
                 **where))
             return False
         findings.append(fire(

@@ -338,11 +338,11 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
             continue
         metric, factor, kind = found
         for index, cell in enumerate(cells[1:]):
+            if index < len(compared) and compared[index]:
+                continue
             # a `Change` column's `-51.2%`, a signed `+8.68` or `-34.79`: differences between runs, no run's figure
             signed = cell.strip()[:1] in "+-−" and cell.strip()[1:2].isdigit()
             number = to_number(cell) if "%" not in cell and not signed else None
-            if index < len(compared) and compared[index]:
-                continue
             stat = stats[index] if index < len(stats) else None
             if number is None or (one_run and stat is None):
                 continue

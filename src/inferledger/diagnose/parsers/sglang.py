@@ -68,8 +68,9 @@ _KV_KEYS = {
     "context_len": "max_model_len_tokens",
 }
 
-_SNIFF_MARKERS = ("Decode batch", "Prefill batch", "#running-req", "new fill batch", "#remaining_req", "max_total_num_tokens=", "KV Cache is allocated",
-                  "Decode out of memory", "#queue-req", "Load weight end.", "Memory pool end.")
+_SNIFF_MARKERS = ("Decode batch", "Prefill batch", "#running-req", "new fill batch", "#remaining_req",
+                  "max_total_num_tokens=", "KV Cache is allocated", "Decode out of memory", "#queue-req",
+                  "Load weight end.", "Memory pool end.")
 
 
 def sniff(head: str) -> float:
