@@ -13,7 +13,7 @@ from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.read import read_records
 
 ROUND = Path(__file__).resolve().parent.parent / "fixtures" / "blind14_logs"
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "logs"
+SHARED = Path(__file__).resolve().parent.parent / "fixtures" / "logs"  # the shared samples, copied into the repository
 
 
 def _rules(diagnosis) -> list:
