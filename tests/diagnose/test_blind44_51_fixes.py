@@ -650,3 +650,39 @@ def test_mlx_lm_rates_one_build_a_line():
     records = read_records(FIXTURES / "blind65_logs" / "mlxlm__mistral-7b-adapters-mlx08-prompt-generation-rates.txt")
     assert [(record.metrics["prompt_tokens_per_second"], record.metrics["generation_tokens_per_second"])
             for record in records] == [(140.416, 24.049), (106.642, 13.586)]
+
+
+# -- round 66 ------------------------------------------------------------------------------------------------------
+
+def test_a_bench_matrix_of_tests_as_columns_is_read_as_llama_bench_rows():
+    # `| model | quant | size | params | pp128 | tg64 |`, one model a row: each cell a llama-bench test's rate
+    path = FIXTURES / "blind66_logs" / "gpullama3__llama-tornado-bench-rtx4090-pp-tg-model-table.txt"
+    rows = [record for record in read_records(path) if record.source == "llamacpp.bench"]
+    assert [record.metrics.get("generation_tokens_per_second") for record in rows][1::2] == [109.60, 53.30, 35.45, 24.92]
+    assert [record.metrics.get("prompt_tokens_per_second") for record in rows][0::2] == [107.70, 54.28, 33.10, 21.14]
+    # Mistral-7B: 13.5 GiB read per token at 24.92 tok/s = 361 GB/s, 36 % of the RTX 4090's 1,008 GB/s
+    diagnosis = diagnose_files([path], gpu="rtx-4090")
+    assert diagnosis.verdict == "decode-bound"
+    item = next(item for item in diagnosis.evidence if item.rule == "hardware-decode-far-below-floor")
+    assert item.numbers["bandwidth_fraction"] == pytest.approx(13.5 * 2**30 * 24.92 / 1008e9)
+
+
+def test_a_burst_whose_first_tokens_are_a_few_steps_built_no_queue():
+    # rate inf, 10 requests: TTFT 62.46 ms against TPOT 3.29 ms is 19 steps (under 20): all admitted at once
+    path = FIXTURES / "blind66_logs" / "sglang__bench-serving-example-10-requests-e2e-ttft-tpot-cut.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "healthy"
+    assert "summary-all-at-once" not in _rules(diagnosis)
+
+
+def test_one_request_waiting_while_nothing_runs_is_in_transit(tmp_path):
+    line = ("INFO 07-13 17:42:{s:02d} [loggers.py:271] Engine 001: Avg prompt throughput: {p} tokens/s, Avg generation "
+            "throughput: {g} tokens/s, Running: {r} reqs, Waiting: {w} reqs, GPU KV cache usage: 1.0%, Prefix cache hit "
+            "rate: 0.0%\n")
+    transit = _write(tmp_path, line.format(s=0, p=0.0, g=60.0, r=2, w=0) + line.format(s=10, p=0.0, g=5.9, r=0, w=1))
+    assert "windows-waiting" not in _rules(diagnose_files([transit]))
+    # two waiting with nothing running is a stall; one waiting behind a running request is a queue
+    for running, waiting in ((0, 2), (2, 1)):
+        queued = _write(tmp_path, line.format(s=0, p=0.0, g=60.0, r=2, w=0)
+                        + line.format(s=10, p=0.0, g=5.9, r=running, w=waiting), f"q{running}{waiting}.txt")
+        assert "windows-waiting" in _rules(diagnose_files([queued]))

@@ -361,13 +361,14 @@ def _reference_window_flags(windows):
         if running > 0 or waiting > 0:
             add("busy", line, file)
         found = False
-        if waiting > 0:
+        queued = waiting > 0 and (running > 0 or prompt > 0 or waiting > 1)  # one waiting on an idle server: in transit
+        if queued:
             add("waiting", line, file)
             found = True
         if kv is not None and kv >= a.KV_FULL_FRACTION:
             found = True
             add("kv_full", line, file)
-            if waiting > 0:
+            if queued:
                 add("kv_full_waiting", line, file)
             elif running > 0:
                 add("kv_full_no_queue", line, file)

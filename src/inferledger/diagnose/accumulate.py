@@ -387,7 +387,9 @@ class Accumulator:
         swapped, _ = column("swapped_requests", 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             busy = (running > 0) | (waiting > 0)
-            queued = waiting > 0
+            # One request waiting while nothing runs and no prompt is read is in transit (arrived at the snapshot, its
+            # KV still on the way from a prefill node), not waiting for a slot; more than one is a stall.
+            queued = (waiting > 0) & ((running > 0) | (prompt > 0) | (waiting > 1))
             full = kv >= KV_FULL_FRACTION  # NaN (not stated) is never full
             flag("busy", busy)
             flag("waiting", queued)

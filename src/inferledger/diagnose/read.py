@@ -330,6 +330,8 @@ class LogFile:
 
     def note_skipped(self, skipped) -> None:
         if type(skipped) is Unread:
+            if skipped.text[:2] == "# ":
+                return  # a comment (a shell's, a pasted file's header): no output of the run, as unrecognised_lines
             self.unread += 1
             if len(self.unread_examples) < MAX_SKIP_EXAMPLES:
                 self.unread_examples.append(skipped)

@@ -199,8 +199,8 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         failed = record.metrics.get("failed_requests")
         if failed and run.completed and failed > 0.05 * (failed + run.completed):
             notes.append(f"{run.name}: {failed:.0f} of {failed + run.completed:.0f} requests failed")
-        if run.all_at_once and run.uncapped and run.ttft is not None:
-            continue  # a throughput test's latencies say nothing about latency health
+        if run.all_at_once and run.uncapped and run.ttft is not None and queued:
+            continue  # a throughput test's latencies say nothing about latency health (unless no queue built)
         if run.one_token or any(finding.verdict in _BOTTLENECKS
                                 or (finding.verdict == "measurement-artifact" and finding.score >= 0.8)
                                 or finding.rule == "summary-tpot-batch-unjudged" for finding in findings[before:]):
@@ -544,6 +544,12 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                 f"{in_flight:,.0f} requests in flight, above the {limit}: most of each request's time is waiting",
                 {"requests_in_flight": in_flight, "request_rate_per_second": offered}, share=1.0, **where))
             return True
+        if run.per_token and run.ttft <= 20 * run.per_token:
+            # The queue a burst builds by design shows in its first tokens; here the mean is a few decode steps:
+            # the whole burst was admitted together and nobody waited for a slot.
+            notes.append(f"{name}: every request sent at t=0, but TTFT {run.ttft * 1e3:.0f} ms is only {run.ttft / run.per_token:.0f}× the "
+                         f"{run.per_token * 1e3:.1f} ms per token: every request was admitted at once, no queue built")
+            return found
         found = True
         share = 0.0
         if run.per_token and run.ttft > 20 * run.per_token:

@@ -51,6 +51,10 @@ _N_KV_MAX = re.compile(r"\bn_kv_max\s*=\s*(\d+)")
 # llama-bench's header, padded and right-aligned as printed (`|          test |`), or trimmed by a paste (its first
 # pipe lost with the code fence it followed: `model      |       size | …`).
 _BENCH_HEADER = re.compile(r"(?:^|\|)[ \t]*model[ \t]*\|(?:.*\|)?[ \t]*test[ \t]*\|", re.IGNORECASE | re.MULTILINE)
+# The same tests as columns, one model a row (`| model | size | params | pp512 | tg128 |`): llama-bench-style matrices
+# other runners print (GPULlama3.java's --bench) and people compose from several llama-bench runs.
+_MATRIX_HEADER = re.compile(r"^[ \t]*\|?[ \t]*model[ \t]*\|(?:.*\|)?[ \t]*(?:pp|tg)\d+\b", re.IGNORECASE | re.MULTILINE)
+_MATRIX_TEST = re.compile(r"((?:pp|tg)\d+(?:\+tg\d+)?(?:\s*@\s*d\d+)?)(?:\s*\(?\[?t/s\]?\)?)?$")
 _BINARY = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 
 # Which timing field fills which request metric; times are ms (llama.cpp's unit) and become seconds.
@@ -161,6 +165,15 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
     if row.get("ngl", "").strip() == "0" or row.get("backend", "").strip().lower() in ("cpu", "blas"):
         labels["device"] = "cpu"  # no layer on a GPU: this row ran on the CPU, whatever the build
     return Record("interval", "llamacpp.bench", line_number, metrics, labels=labels)
+
+
+def _matrix_rows(line_number: int, columns: list, cells: list) -> Iterator:
+    """One model's row of a tests-as-columns table: each `pp<N>` / `tg<N>` cell read as that llama-bench test."""
+    row = dict(zip(columns, cells, strict=False))
+    for column, cell in row.items():
+        test = _MATRIX_TEST.match(column)
+        if test is not None and cell:
+            yield _bench_row(line_number, ["test", "t/s", *columns], [test.group(1), cell, *cells])
 
 
 def _batched_row(line_number: int, columns: list, cells: list) -> Record | Skipped:
@@ -312,6 +325,8 @@ def sniff(head: str) -> float:
         return 0.9
     if "S_PP t/s" in head or ("t/s" in head and _BENCH_HEADER.search(head)):
         return 0.95
+    if ("pp" in head or "tg" in head) and _MATRIX_HEADER.search(head):
+        return 0.9
     if "prompt eval time" in head and " ms" in head:
         return 0.8
     if "llm_load_tensors" in head or "load_tensors:" in head or "llama_model_loader" in head:
@@ -374,6 +389,9 @@ def parse(lines) -> Iterator:
                 cells = _table_cells(line, table_tabs)
                 if cells and set(cells[0]) <= set("-: "):
                     continue  # |---|---| rule
+                if table_kind == "matrix":
+                    yield from _matrix_rows(line_number, table_columns, cells)
+                    continue
                 row = (_bench_row if table_kind == "bench" else _batched_row)(line_number, table_columns, cells)
                 if row is not None:
                     yield row
@@ -471,6 +489,8 @@ def parse(lines) -> Iterator:
                 table_kind, table_columns = "bench", lowered
             elif "s_tg t/s" in lowered or "s_pp t/s" in lowered:
                 table_kind, table_columns = "batched", lowered
+            elif lowered[0] == "model" and any(_MATRIX_TEST.match(cell) for cell in lowered):
+                table_kind, table_columns = "matrix", lowered
             continue
         if ("offloaded" in line or "n_ctx" in line or "n_slots" in line or "size =" in line
                 or "n_kv_max" in line or "CUDA devices" in line or "Device " in line):
