@@ -686,3 +686,26 @@ def test_one_request_waiting_while_nothing_runs_is_in_transit(tmp_path):
         queued = _write(tmp_path, line.format(s=0, p=0.0, g=60.0, r=2, w=0)
                         + line.format(s=10, p=0.0, g=5.9, r=running, w=waiting), f"q{running}{waiting}.txt")
         assert "windows-waiting" in _rules(diagnose_files([queued]))
+
+
+def test_speculative_decoding_steps_are_judged_by_the_one_stream_cutoff(tmp_path):
+    stats = ("INFO 09-07 06:43:{s:02d} [loggers.py:310] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation "
+             "throughput: {g} tokens/s, Running: 3 reqs, Waiting: 0 reqs, GPU KV cache usage: 70.1%, Prefix cache hit "
+             "rate: 81.4%\n")
+    spec = ("INFO 09-07 06:43:{s:02d} [metrics.py:120] SpecDecoding metrics: Mean acceptance length: {a}, Accepted "
+            "throughput: 15.58 tokens/s, Drafted throughput: 28.77 tokens/s, Accepted: 156 tokens, Drafted: 288 "
+            "tokens, Per-position acceptance rate: 0.540, Avg Draft acceptance rate: 54.2%\n")
+    # 36 and 39 tok/s over 3 running = 12.5 tok/s a stream; at 2.0 and 2.2 tokens a step: 12.5 / 2.1 = 6.0 steps/s
+    slow = _write(tmp_path, stats.format(s=20, g=36.0) + spec.format(s=20, a=2.0)
+                  + stats.format(s=30, g=39.0) + spec.format(s=30, a=2.2))
+    diagnosis = diagnose_files([slow])
+    assert diagnosis.verdict == "decode-bound"
+    item = next(item for item in diagnosis.evidence if item.rule == "windows-slow-spec-steps")
+    assert item.numbers["steps_per_second"] == pytest.approx((36.0 + 39.0) / 2 / 3 / 2.1)
+    # 54 and 57 tok/s (18.5 a stream) at 1.5 tokens a step: 12.3 steps/s, over the cutoff
+    fine = _write(tmp_path, stats.format(s=20, g=54.0) + spec.format(s=20, a=1.5)
+                  + stats.format(s=30, g=57.0) + spec.format(s=30, a=1.5), "fine.txt")
+    assert "windows-slow-spec-steps" not in _rules(diagnose_files([fine]))
+    # 105 tok/s (35 a stream) at 4 tokens a step: 8.8 steps/s, but the stream is past twice the cutoff
+    fast = _write(tmp_path, stats.format(s=20, g=105.0) + spec.format(s=20, a=4.0), "fast.txt")
+    assert "windows-slow-spec-steps" not in _rules(diagnose_files([fast]))

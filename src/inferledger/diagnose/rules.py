@@ -206,6 +206,14 @@ _TABLE = (
           "generation < 10 tok/s per running request at ≤ 8 running (or < 5 at any batch), no prefill load",
           10.0, "tok/s per request", "a small batch is bandwidth-bound and should stream well above 10 tok/s "
           "on any GPU; without --model/--gpu the cutoff is fixed and said so", 0.45, 0.8),
+    _rule("windows-slow-spec-steps", "windows", "decode-bound",
+          "no model/GPU; speculative decoding on: generation per running request ÷ its mean acceptance length "
+          "(tokens a step) < windows-slow-streams' 10 a second at ≤ 8 running, the stream under twice that in tok/s",
+          10.0, "steps/s per request",
+          "the one-stream cutoff is about steps, one read of the weights each; drafts accepted add tokens to a step, "
+          "not steps: 17 tok/s at 1.9 tokens a step is 9 steps a second, as slow as 9 tok/s without drafts; a "
+          "stream at twice the cutoff or more (35 tok/s of a model repeating itself, all drafts taken) reads fine to "
+          "its user and is left to the other rules", 0.6),
     _rule("windows-stalled", "windows", "decode-bound",
           "requests running, no prompt read and no token generated over the window", 0.0, "tok/s",
           "a held request that produces nothing for a whole stats interval is a hung engine or a step longer than "

@@ -4,7 +4,7 @@ persists outranks one outlier window. Thresholds and confidences: rules.py."""
 
 from __future__ import annotations
 
-from inferledger.diagnose.accumulate import KV_FULL_FRACTION, Accumulator
+from inferledger.diagnose.accumulate import KV_FULL_FRACTION, SMALL_BATCH, Accumulator
 from inferledger.diagnose.rules import fire, threshold
 
 DEPTH_MAX_TOKENS = 16384  # deeper, a small model's cache may honestly outweigh its weights
@@ -37,6 +37,25 @@ def _prompt_rate_only(acc: Accumulator, findings: list) -> None:
                          f"{prompt.low:,.0f}-{prompt.high:,.0f} tok/s and no generation rate: decode speed is not "
                          "measured", {"prompt_tokens_per_second_min": prompt.low,
                                       "prompt_tokens_per_second_max": prompt.high, "measurements": prompt.count}))
+
+
+def _slow_spec_steps(acc: Accumulator, running, findings: list) -> bool:
+    """windows-slow-spec-steps: with speculative decoding, a stream's steps a second are its tokens a second over the
+    tokens a step (vLLM's mean acceptance length counts the bonus token): the small-batch cutoff judges steps."""
+    spec = acc.interval.get("spec_mean_acceptance_length")
+    if spec is None or not spec.count or spec.mean <= 1 or not acc.per_stream.count or running is None \
+            or running.high > SMALL_BATCH:
+        return False
+    steps, cutoff = acc.per_stream.mean / spec.mean, threshold("windows-slow-spec-steps")
+    if steps >= cutoff or acc.per_stream.mean >= 2 * cutoff:
+        return False
+    findings.append(fire(
+        "windows-slow-spec-steps", f"~{acc.per_stream.mean:.1f} tok/s per running request at up to "
+        f"{running.high:.0f} running with speculative decoding accepting {spec.mean:.2f} tokens a step: "
+        f"{steps:.1f} steps a second, under the one-stream cutoff (a fixed cutoff: give --model and --gpu to judge "
+        "it against the hardware)", {"generation_per_request_mean": acc.per_stream.mean,
+                                     "spec_mean_acceptance_length": spec.mean, "steps_per_second": steps}))
+    return True
 
 
 def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judged: bool) -> None:
@@ -118,6 +137,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
             "(a fixed cutoff: give --model and --gpu to judge it against the hardware)",
             {"generation_per_request_mean": acc.per_stream.mean},
             slow / decoding, **lines_of(acc, "slow_small_batch" if flags["slow_small_batch"].count else "starved")))
+    spec_slow = not slow and not hardware_judged and _slow_spec_steps(acc, running, findings)
     if flags["stalled"].count:
         findings.append(fire(
             "windows-stalled", f"requests running but no prompt read and no token generated in "
@@ -154,7 +174,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
                              "generation tok/s averaged over time before it came): no window measures a stream's "
                              "speed", numbers, **lines_of(acc, "arrival")))
         return
-    if clean <= judged / 2 or (slow and not hardware_judged and slow > decoding / 2) or any(
+    if clean <= judged / 2 or (slow and not hardware_judged and slow > decoding / 2) or spec_slow or any(
             flags[name].count >= recurring for name in (
                 "waiting", "kv_full", "prefill_heavy", "slow_small_batch", "starved", "swapped", "stalled")):
         return
