@@ -709,3 +709,15 @@ def test_speculative_decoding_steps_are_judged_by_the_one_stream_cutoff(tmp_path
     # 105 tok/s (35 a stream) at 4 tokens a step: 8.8 steps/s, but the stream is past twice the cutoff
     fast = _write(tmp_path, stats.format(s=20, g=105.0) + spec.format(s=20, a=4.0), "fast.txt")
     assert "windows-slow-spec-steps" not in _rules(diagnose_files([fast]))
+
+
+def test_a_rate_named_by_its_unit_alone_is_one_streams_in_a_table_without_a_batch(tmp_path):
+    # `| Model | tok/s |`: llmfit's rows, a model each, one warmed slot: each rate one stream's generation
+    path = FIXTURES / "blind64_logs" / "llamacpp__llmfit-bench-rtx-2080-19-models-full-gpu-moe-partial-offload.txt"
+    rates = [record.metrics.get("output_tokens_per_second_per_user_mean") for record in read_records(path)]
+    assert rates[:3] == [304.3, 140.3, 140.3]
+    assert diagnose_files([path]).verdict == "healthy"
+    # a concurrency column beside it: the rate may be the batch's, so the bare column stays unread
+    batch = _write(tmp_path, "| Concurrency | tok/s |\n|---|---|\n| 1 | 30.1 |\n| 64 | 900.5 |\n")
+    diagnosis = diagnose_files([batch])
+    assert diagnosis.verdict == "insufficient-data" and diagnosis.files[0]["formats"] == ["unrecognised"]

@@ -194,10 +194,31 @@ def _unit_from_cells(header: str, index: int, rows: list):
     return column[0], None, "time"
 
 
+# A rate column named by its unit alone, or by a variant and its unit (`tok/s`, `TurboQuant t/s`, `Tokens per second`).
+_BARE_RATE = re.compile(r"^(?:[\w.:=+\- ]+ )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec)?$|^tok(?:en)?s? per sec(?:ond)?$")
+
+
+def _bare_rates(cells: list, columns: list) -> list:
+    """A table naming no metric but rates by their unit alone, and no batch (no concurrency, request count or request
+    rate column): a runner's comparison, a model or a build a row, each rate one stream's generation (llmfit's
+    `Model | tok/s`, an A/B of two builds). With a batch column the rate could be the batch's, and with a `test`
+    column (llama-bench's) or a phase named (batched-bench's `S_PP t/s`) the rates are not all generation: left to
+    those readers."""
+    if any(column is not None for column in columns):
+        return columns
+    bare = [bool(_BARE_RATE.match(" ".join(re.sub(r"[()\[\]]", " ", _normal(cell)).split()))) for cell in cells]
+    batch = re.compile(r"concurren|batch|^bs$|^c$|request|\brps\b|\bqps\b|users?$|parallel|^test$"
+                       r"|\b(?:pp|tg|n kv|prompt|prefill|input|total)\b")  # a phase named: llama.cpp's benches
+    if not any(bare) or any(batch.search(_normal(cell)) for cell in cells):
+        return columns
+    return [(_STREAM_RATE, 1.0, "rate") if is_rate else None for is_rate in bare]
+
+
 def _header(cells: list, rows: list = ()) -> list | None:
     """The columns of a header row naming at least one latency and one other metric, or a per-stream generation
     rate or time per token, else None."""
-    columns = [_column(cell) or _unit_from_cells(cell, index, rows) for index, cell in enumerate(cells)]
+    columns = _bare_rates(cells, [_column(cell) or _unit_from_cells(cell, index, rows)
+                                  for index, cell in enumerate(cells)])
     named = [column for column in columns if column is not None]
     if any(column[0] == _STREAM_RATE or column[0].startswith("tpot_") for column in named):
         return columns  # one stream's speed (a generation rate, a time per token) is a run's account on its own
