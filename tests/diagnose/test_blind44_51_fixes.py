@@ -721,3 +721,26 @@ def test_a_rate_named_by_its_unit_alone_is_one_streams_in_a_table_without_a_batc
     batch = _write(tmp_path, "| Concurrency | tok/s |\n|---|---|\n| 1 | 30.1 |\n| 64 | 900.5 |\n")
     diagnosis = diagnose_files([batch])
     assert diagnosis.verdict == "insufficient-data" and diagnosis.files[0]["formats"] == ["unrecognised"]
+
+
+# -- round 67 ------------------------------------------------------------------------------------------------------
+
+def test_a_short_prompt_read_at_the_answers_pace_leaves_both_phases_unjudged():
+    # 27 prompt tokens in 2,684.39 ms (10.06 tok/s), 25 generated in 3,559.27 ms (7.02 tok/s): the prompt read at
+    # 1.4× the generation rate, 2.68 s / 0.142 s = 19 decode steps, 43 % of prompt + generation: a CPU's shape,
+    # where the GPU's 10 tok/s cutoff would call decode slow
+    path = FIXTURES / "blind67_logs" / "llamaserver__2024-json-timings-before-crash-27-prompt-25-gen.txt"
+    assert 2684.39 / (3559.27 / 25) >= 10 and (27 / 2.68439) < 3 * (25 / 3.55927)
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "insufficient-data"
+    assert "requests-phases-unjudged" in _rules(diagnosis) and "requests-slow-tpot-no-hardware" not in _rules(diagnosis)
+
+
+def test_a_short_prompt_within_nine_steps_is_overhead(tmp_path):
+    # 24 tokens in 1,281.33 ms (18.7 tok/s, under 3 × 7.02) against 142.37 ms a generated token: 9 steps, under 10,
+    # though 43 % of prompt + generation (12 tokens in 1,708.44 ms): the fixed cutoff judges the decode
+    assert 1281.33 / 142.37 < 10 and 24 / 1.28133 < 3 * 7.02 and 1281.33 / (1281.33 + 1708.44) > 1 / 3
+    text = ("prompt eval time =    1281.33 ms /    24 tokens (   53.39 ms per token,    18.73 tokens per second)\n"
+            "       eval time =    1708.44 ms /    12 runs   (  142.37 ms per token,     7.02 tokens per second)\n"
+            "      total time =    2989.77 ms\n")
+    assert diagnose_files([_write(tmp_path, text)]).verdict == "decode-bound"

@@ -45,7 +45,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind57_logs": (4, 7, 10), "blind59_logs": (6, 10, 10), "blind60_logs": (5, 7, 10),
           "blind61_logs": (9, 10, 10), "blind62_logs": (3, 6, 10),
           "blind63_logs": (9, 10, 10), "blind64_logs": (6, 9, 10),
-          "blind65_logs": (7, 9, 10), "blind66_logs": (7, 10, 10)}
+          "blind65_logs": (7, 9, 10), "blind66_logs": (7, 10, 10),
+          "blind67_logs": (7, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -45,7 +45,8 @@ PROMPT_SLOWER_THAN_DECODE = threshold("requests-prompt-slower-than-decode")
 RATE_CONTRADICTS = threshold("requests-rate-contradicts-time")
 SLOW_PROMPT_RATIO = threshold("requests-slow-prompt-rate")
 CEILING_MIN_OUTPUT = 16  # fewer output tokens and the call's fixed costs swamp the per-token time
-SLOW_PROMPT_MIN_TOKENS = 128  # a shorter prompt's rate is dominated by fixed overhead
+SLOW_PROMPT_MIN_TOKENS = 128  # a shorter prompt's rate is dominated by fixed overhead ...
+SLOW_PROMPT_MIN_STEPS = 10  # ... unless it took this many decode steps: an overhead is a step or two, not ten
 SLOW_PROMPT_SHARE = 1 / 3  # of prompt eval + eval: the slow prompt costs half the decode time or more
 BENCH_SOURCES = ("llamacpp.bench", "llamacpp.batched-bench")  # a runner's bench rows (llama-bench, sweep-bench)
 _INTERVAL_AVERAGED = ("vllm.", "sglang.")  # sources whose window rates average over the time since the last line
@@ -291,7 +292,7 @@ class Accumulator:
             "busy", "prompt_slower_than_decode", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start",
             "tiny_prompt", "queue_dominant", "queue_long", "slow_tpot", "slow_tpot_cpu", "kv_full_no_queue", "prefill_share",
             "impossible_prompt_rate", "parts_mismatch", "parts_exceed_total", "troubled", "arrival", "stalled", "clean", "slow_tpot_bound",
-            "slow_prompt", "rate_contradicts_time", "prompt_artifact_minor", "prefill_gap",
+            "slow_prompt", "slow_prompt_short", "rate_contradicts_time", "prompt_artifact_minor", "prefill_gap",
             "bench_rows_timed", "bench_prefill_share", "impossible_tpot", "one_token")}
         self.tpot_bound = Running()  # e2e ÷ (prompt + output) of requests stating no step time, where ≥ the cutoff
         self.tpot_ceiling = Running()  # e2e ÷ output of requests stating no step time: the step is at most this
@@ -740,12 +741,15 @@ class Accumulator:
             self.flags["prompt_slower_than_decode"].add(line, file)
             if decode >= prefill:  # the odd prompt time is the smaller part: the decode time stands on its own
                 self._flags["prompt_artifact_minor"].add(line, file)
-        elif prefill and decode and tokens and output and output > 1 and tokens >= SLOW_PROMPT_MIN_TOKENS \
+        elif prefill and decode and tokens and output and output > 1 \
+                and (tokens >= SLOW_PROMPT_MIN_TOKENS
+                     or (tokens > TINY_PROMPT_TOKENS and prefill >= SLOW_PROMPT_MIN_STEPS * decode / output)) \
                 and tokens / prefill < SLOW_PROMPT_RATIO * output / decode \
                 and prefill >= SLOW_PROMPT_SHARE * (prefill + decode):
             # Read barely faster than the answer is written: the prompt was not processed in batches (or paid a
-            # warm-up), and it costs a good part of the request.
-            self._flags["slow_prompt"].add(line, file)
+            # warm-up), and it costs a good part of the request. A short prompt (past any overhead: ten decode steps
+            # or more) read so is the shape of a device with no compute to spare, a CPU's: both phases slow together.
+            self._flags["slow_prompt" if tokens >= SLOW_PROMPT_MIN_TOKENS else "slow_prompt_short"].add(line, file)
         # A prompt read at a healthy rate (PREFILL_HEALTHY_RATIO × the decode rate per token or more) is a long
         # prompt: it makes the request prefill-bound only when it takes twice the decode time or more.
         healthy_rate = bool(prefill and decode and tokens and output) \

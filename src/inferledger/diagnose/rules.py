@@ -280,6 +280,13 @@ _TABLE = (
           3.0, "× the decode rate", "batched prompt processing runs 5-20× the generation rate on a CPU and far more "
           "on a GPU; within 3× the prompt was read a token at a time or paid a warm-up. A ratio of two rates of the "
           "same request on the same machine, so it outranks the hardware-blind per-token cutoff", 0.5, 0.88),
+    _rule("requests-phases-unjudged", "requests", "insufficient-data",
+          "no model/GPU; every request's prompt of 21-127 tokens took ≥ 10 decode steps, read at under "
+          "requests-slow-prompt-rate's 3× the generation rate and ≥ 1/3 of prompt eval + eval", 10.0, "decode steps",
+          "a short prompt's fixed overhead is a step or two, not ten: read at the answer's pace, it shows a device "
+          "with no compute to spare (a CPU's shape, or a runner that does not batch the prompt), where the GPU's "
+          "per-token cutoff says nothing; which phase is at fault needs the machine, so the cutoff's decode-bound "
+          "is held back", 0.6),
     _rule("requests-cold-start", "requests", "measurement-artifact",
           "load time ≥ this share of the request, and no longer than the request (else it was outside it)",
           0.5, "of E2E", "the request measured a model load, not serving; a load longer than the total time was "

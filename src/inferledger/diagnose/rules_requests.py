@@ -8,6 +8,7 @@ from inferledger.diagnose.accumulate import (
     IMPOSSIBLE_TPOT_SECONDS,
     PARTS_MISMATCH,
     PROMPT_SLOWER_THAN_DECODE,
+    SLOW_PROMPT_MIN_STEPS,
     SLOW_PROMPT_MIN_TOKENS,
     SLOW_PROMPT_RATIO,
     SLOW_TPOT_SECONDS,
@@ -323,6 +324,14 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         notes.append(f"{_per_token(tpot_mean)} per output token on a CPU backend: slow for a GPU, within what a CPU's "
                      "memory gives; give --model and --gpu (a CPU part) to judge it")
     if (slow or slow_bound) and sized is not None and _size_explains(acc, sized, findings):
+        return
+    if (slow or slow_bound) and not cpu and flags["slow_prompt_short"].count == count:
+        findings.append(fire(
+            "requests-phases-unjudged", f"{count} request(s) read a prompt of under {SLOW_PROMPT_MIN_TOKENS} tokens "
+            f"in {SLOW_PROMPT_MIN_STEPS}+ decode steps, at under {SLOW_PROMPT_RATIO:.0f}× the rate they generate "
+            f"({_per_token(tpot_mean)} per output token): both phases at one pace, a CPU's shape (or a runner that does "
+            "not batch the prompt); the GPU's cutoff does not judge it: give --model and --gpu",
+            {"tpot_seconds_mean": tpot_mean}, **where("slow_prompt_short")))
         return
     if slow:
         queue = acc.request_value("queue_seconds")
