@@ -744,3 +744,39 @@ def test_a_short_prompt_within_nine_steps_is_overhead(tmp_path):
             "       eval time =    1708.44 ms /    12 runs   (  142.37 ms per token,     7.02 tokens per second)\n"
             "      total time =    2989.77 ms\n")
     assert diagnose_files([_write(tmp_path, text)]).verdict == "decode-bound"
+
+
+# -- round 68 ------------------------------------------------------------------------------------------------------
+
+def test_a_closed_loops_step_is_at_most_its_concurrency_over_its_output_rate():
+    # LMDeploy's profile_throughput at concurrency 128: `number of completion tokens` is the run's (228,637 over
+    # 7.116 req/s × 140.528 s = 1,000 requests, 229 each); each of the 128 streams writes 1,626.983 / 128 tok/s, so
+    # a step takes at most 128 / 1,626.983 s = 78.7 ms (prefills included); the PyTorch engine's 128 / 705.288 =
+    # 181 ms at 128 streams is a large batch's step the one-stream cutoff does not judge
+    path = FIXTURES / "blind68_logs" / "lmdeploy__profile-throughput-a100-llama2-13b-turbomind-vs-pytorch-conc-128.txt"
+    first = read_records(path)[0]
+    assert first.metrics["total_output_tokens"] == 228637 and "mean_output_tokens" not in first.metrics
+    diagnosis = diagnose_files([path])
+    healthy = next(item for item in diagnosis.evidence if item.rule == "summary-healthy")
+    assert healthy.numbers["seconds_per_token"] == pytest.approx(128 / 1626.983)
+    unjudged = next(item for item in diagnosis.evidence if item.rule == "summary-tpot-batch-unjudged")
+    assert unjudged.numbers["tpot_seconds_mean"] == pytest.approx(128 / 705.288)
+
+
+def test_a_loop_over_few_rounds_states_no_step(tmp_path):
+    # 128 in flight, 2.0 req/s × 100 s = 200 requests: under four rounds, start and drain weigh too much (at four or
+    # more, 128 / 4,000 tok/s = 32 ms a step would read healthy)
+    text = ("# Turbomind\nconcurrency: 128\nelapsed_time: 100.000s\n\nnumber of prompt tokens: 50000\n"
+            "number of completion tokens: 400000\ntoken throughput (completion token): 4000.000 token/s\n"
+            "token throughput (prompt + completion token): 4500.000 token/s\nRPS (request per second): 2.000 req/s\n"
+            "RPM (request per minute): 120.000 req/min\n")
+    diagnosis = diagnose_files([_write(tmp_path, text + "\n" + text)])  # two runs, as profile_throughput's are pasted
+    assert diagnosis.files[0]["formats"] == ["generic-summary"]
+    assert "summary-healthy" not in _rules(diagnosis)
+
+
+def test_an_out_clause_is_the_answers_phase():
+    from inferledger.diagnose.parsers.generic_phrases import line_metrics
+
+    metrics = line_metrics("ctx 31K · pp 3.8K/3.2s 1171t/s · out 353/4.7s 74t/s · 27K cached")
+    assert metrics["prompt_tokens_per_second"] == 1171 and metrics["generation_tokens_per_second"] == 74

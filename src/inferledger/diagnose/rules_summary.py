@@ -77,17 +77,20 @@ class _Run:
             achieved = self.completed / self.duration
         self.achieved = achieved
         self.output_rate = metrics.get("output_tokens_per_second")
+        # The requests a run completed; req/s × its time where it states no count (for lengths per request only:
+        # the rules that compare counts read the stated one).
+        completed = self.completed or (round(achieved * self.duration) if achieved and self.duration else None)
         mean_output = metrics.get("mean_output_tokens")
-        if mean_output is None and self.completed and metrics.get("total_output_tokens"):
-            mean_output = metrics["total_output_tokens"] / self.completed
+        if mean_output is None and completed and metrics.get("total_output_tokens"):
+            mean_output = metrics["total_output_tokens"] / completed
         self.mean_output = mean_output
         # A prefill benchmark (a token or two out a request): its request latency is its first token's.
         self.prompt_only = mean_output is not None and mean_output <= PROMPT_ONLY_OUTPUT_TOKENS
         if self.ttft is None and self.e2e is not None and self.prompt_only:
             self.ttft = self.e2e
         mean_input = metrics.get("mean_input_tokens")
-        if mean_input is None and self.completed and metrics.get("total_input_tokens"):
-            mean_input = metrics["total_input_tokens"] / self.completed
+        if mean_input is None and completed and metrics.get("total_input_tokens"):
+            mean_input = metrics["total_input_tokens"] / completed
         self.mean_input = mean_input
         input_rate = metrics.get("input_tokens_per_second")
         if input_rate is None and metrics.get("total_input_tokens") and self.duration:
@@ -118,6 +121,14 @@ class _Run:
         if self.per_token is not None and itl_median and itl_median < 0.5 * self.per_token:
             self.step = itl_median
         self.all_at_once = self.offered is not None and self.offered >= ALL_AT_ONCE_RATE
+        concurrency = metrics.get("max_concurrency")
+        if self.per_token is None and concurrency and self.offered is None and self.output_rate and mean_output \
+                and mean_output > PROMPT_ONLY_OUTPUT_TOKENS and completed and completed >= CLOSED_LOOP_ROUNDS * concurrency:
+            # A closed loop (no request rate: the client keeps `concurrency` requests in flight, each sent as one
+            # ends) over many rounds: each stream generates output tok/s ÷ concurrency on average, its prompts'
+            # time included, so concurrency ÷ output tok/s bounds the step from above.
+            self.per_token = self.step = concurrency / self.output_rate
+            self.per_token_derived = "per token (at most: concurrency ÷ output tok/s, prefills included)"
         if self.step is None and (self.all_at_once or record.labels.get("offline_batch")) and self.output_rate \
                 and not self.prompt_only:
             # Every request in flight from the start: no stream generates faster than the whole run, so the run's
@@ -140,6 +151,7 @@ class _Run:
                 self.batch_text = f"{bound}{self.batch:,.0f} streams at once ({how})"
 
 
+CLOSED_LOOP_ROUNDS = 4  # requests per in-flight slot from which a closed loop's start and drain are a small part
 STREAMS_SEEN = 2.0  # requests at once above which a run was no batch of one (streams_by_littles_law)
 
 

@@ -32,7 +32,9 @@ _PHASES = (
     ("per_token", re.compile(r"per[ _-]?(?:output[ _-]?)?token|\btpot|\bitl\b|inter[ _-]?token|/\s*tok(?:en)?\b|"
                              r"^2\+|(?:next|2nd|second)[ _-]?token|\btoken[ _-]?latency")),  # after "first token latency"
     ("prompt", re.compile(r"prefill|prompt|\bpp\d*\b|\binput|\bprocess(?:ing)?\b|\bingest|\bisl\b")),
-    ("decode", re.compile(r"decod|generat|\bgen\b|\beval|\boutput|\btg\d*\b|completion|sampl|\bosl\b|new tokens")),
+    # `out 248/3.0s 81t/s`: a session trace's output clause (not a flag's `-out 32`, nor `32 in / 32 out`)
+    ("decode", re.compile(r"decod|generat|\bgen\b|\beval|\boutput|(?<![-\w])out\s+\d|\btg\d*\b|completion|sampl|\bosl\b|"
+                          r"new tokens")),
     ("total", re.compile(r"\btotal|\be2e|end[ _-]?to[ _-]?end|overall|elapsed|\bwall|latency")),
 )
 # What a clause's numbers mean in each phase: (count, time, rate) -> metric name.

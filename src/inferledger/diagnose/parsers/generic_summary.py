@@ -39,6 +39,10 @@ _LATENCIES = (
 )
 _COUNTS = (
     ("total prompt length", "total_input_tokens"), ("total input length", "total_input_tokens"),
+    # "number of prompt tokens" counts the run's (LMDeploy's profile_throughput), not one request's
+    ("number of prompt tokens", "total_input_tokens"), ("number of input tokens", "total_input_tokens"),
+    ("number of completion tokens", "total_output_tokens"), ("number of output tokens", "total_output_tokens"),
+    ("number of generated tokens", "total_output_tokens"),
     ("successful requests", "completed_requests"), ("completed requests", "completed_requests"),
     ("failed requests", "failed_requests"), ("total requests", "completed_requests"),
     ("concurrency", "max_concurrency"), ("input length", "mean_input_tokens"), ("prompt length", "mean_input_tokens"),
