@@ -780,3 +780,14 @@ def test_an_out_clause_is_the_answers_phase():
 
     metrics = line_metrics("ctx 31K · pp 3.8K/3.2s 1171t/s · out 353/4.7s 74t/s · 27K cached")
     assert metrics["prompt_tokens_per_second"] == 1171 and metrics["generation_tokens_per_second"] == 74
+
+
+def test_a_prompt_read_in_full_chunks_with_no_pending_count_is_at_least_one_chunk():
+    # six SGLang Prefill lines, #new-token 2048, nothing running, 45.52-46.09 input tok/s: one chunk alone is
+    # 2,048 / ~46 = ~44.6 s before a first token (past the 5 s of a prompt in progress)
+    path = FIXTURES / "blind6_logs" / "sglang__2026-prefill-2048-tokens-at-46-tok-s.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "prefill-bound"
+    item = next(item for item in diagnosis.evidence if item.rule == "windows-prompt-in-chunks")
+    mean = (45.65 + 46.04 + 46.04 + 46.09 + 45.52 + 46.00) / 6
+    assert item.numbers["projected_prefill_seconds"] == pytest.approx(2048 / mean)

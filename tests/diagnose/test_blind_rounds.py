@@ -17,7 +17,7 @@ from inferledger.errors import LogFormatError
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 # round folder -> (blind hits, after-fix hits, files), as EXPECTED.md and the docs quote them
 SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs": (22, 29, 30),
-          "blind6_logs": (19, 29, 30), "blind7_logs": (18, 30, 30),
+          "blind6_logs": (19, 30, 30), "blind7_logs": (18, 30, 30),
           "blind8_logs": (20, 29, 30), "blind9_logs": (11, 14, 17),
           "blind10_logs": (11, 13, 14), "blind11_logs": (15, 17, 17),
           "blind12_logs": (5, 11, 12), "blind13_logs": (5, 11, 11),

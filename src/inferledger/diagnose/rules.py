@@ -231,8 +231,9 @@ _TABLE = (
     _rule("windows-kv-full-no-queue", "windows", "kv-capacity", "KV usage ≥ 0.90 with no request waiting", 0.90,
           "fraction", "the batch already fills the KV pool: the next burst will queue or preempt", 0.4, 0.65),
     _rule("windows-prompt-in-chunks", "windows", "prefill-bound",
-          "nothing running in any window while prefill lines read a prompt in chunks (tokens still pending), the "
-          "prompt (first chunk + pending) ÷ the lines' mean input rate ≥ requests-prompt-in-progress' seconds", None,
+          "nothing running in any window while prefill lines read a prompt in chunks, the prompt (first chunk + "
+          "pending; with no pending count, the largest chunk) ÷ the lines' mean input rate ≥ "
+          "requests-prompt-in-progress' seconds", None,
           "", "a long prompt read chunk by chunk with nothing else served: every second of it comes before its first "
           "token, as a runner's prompt-progress lines show (requests-prompt-in-progress)", 0.6),
     _rule("windows-idle", "windows", "insufficient-data", "Running 0 and Waiting 0 in every window", None, "",

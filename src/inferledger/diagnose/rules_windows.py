@@ -224,22 +224,32 @@ def _window_bits(acc: Accumulator, numbers: dict) -> str:
 
 
 def _prompt_in_chunks(acc: Accumulator, findings: list) -> bool:
-    """A prompt read in chunks (SGLang's Prefill lines with `#pending-token`) while nothing else runs: its length and
-    the rate its lines state give the time before its first token. True when that is long enough to name."""
+    """A prompt read in chunks (SGLang's Prefill lines, `#pending-token` saying what is left) while nothing else runs:
+    its length (or, with no pending count, one chunk's) and the rate its lines state give the time before its first
+    token. True when that is long enough to name."""
     pending, chunk = acc.interval_value("pending_tokens"), acc.interval_value("batch_tokens")
     rate = acc.interval_value("prompt_tokens_per_second")
-    if pending is None or chunk is None or rate is None or pending.high <= 0 or rate.mean <= 0:
+    if chunk is None or rate is None or rate.mean <= 0 or chunk.high <= 0:
         return False
-    prompt = pending.first + chunk.first  # the first chunk line: what it reads now and what is left
+    # The first chunk line: what it reads now and what is left; with no pending count, one full chunk is the least a
+    # prompt read so holds.
+    known = pending is not None and pending.high > 0
+    prompt = pending.first + chunk.first if known else chunk.high
     seconds = prompt / rate.mean
     if seconds < threshold("requests-prompt-in-progress"):
         return False
     findings.append(fire(
-        "windows-prompt-in-chunks", f"a prompt of ~{prompt:,.0f} tokens read in chunks of up to {chunk.high:,.0f} "
-        f"with nothing else running, at {rate.low:,.0f}-{rate.high:,.0f} input tok/s: about {seconds:,.0f} s before "
+        "windows-prompt-in-chunks", f"a prompt of {'~' if known else 'at least '}{prompt:,.0f} tokens read in chunks "
+        f"of up to {chunk.high:,.0f} "
+        f"with nothing else running, at {_span(rate.low, rate.high)} input tok/s: about {seconds:,.0f} s before "
         "its first token", {"prompt_tokens": prompt, "prompt_tokens_per_second_mean": rate.mean,
                             "projected_prefill_seconds": seconds}))
     return True
+
+
+def _span(low: float, high: float) -> str:
+    """`45-46`, or `46` where both round alike."""
+    return f"{low:,.0f}" if f"{low:,.0f}" == f"{high:,.0f}" else f"{low:,.0f}-{high:,.0f}"
 
 
 def _slow_prefill_gap(acc: Accumulator, findings: list) -> None:
