@@ -123,7 +123,8 @@ class _Run:
         self.all_at_once = self.offered is not None and self.offered >= ALL_AT_ONCE_RATE
         concurrency = metrics.get("max_concurrency")
         if self.per_token is None and concurrency and self.offered is None and self.output_rate and mean_output \
-                and mean_output > PROMPT_ONLY_OUTPUT_TOKENS and completed and completed >= CLOSED_LOOP_ROUNDS * concurrency:
+                and mean_output > PROMPT_ONLY_OUTPUT_TOKENS and completed \
+                and completed >= CLOSED_LOOP_ROUNDS * concurrency:
             # A closed loop (no request rate: the client keeps `concurrency` requests in flight, each sent as one
             # ends) over many rounds: each stream generates output tok/s ÷ concurrency on average, its prompts'
             # time included, so concurrency ÷ output tok/s bounds the step from above.
@@ -559,8 +560,9 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
         if run.per_token and run.ttft <= 20 * run.per_token:
             # The queue a burst builds by design shows in its first tokens; here the mean is a few decode steps:
             # the whole burst was admitted together and nobody waited for a slot.
-            notes.append(f"{name}: every request sent at t=0, but TTFT {run.ttft * 1e3:.0f} ms is only {run.ttft / run.per_token:.0f}× the "
-                         f"{run.per_token * 1e3:.1f} ms per token: every request was admitted at once, no queue built")
+            notes.append(f"{name}: every request sent at t=0, but TTFT {run.ttft * 1e3:.0f} ms is only "
+                         f"{run.ttft / run.per_token:.0f}× the {run.per_token * 1e3:.1f} ms per token: every request "
+                         "was admitted at once, no queue built")
             return found
         found = True
         share = 0.0

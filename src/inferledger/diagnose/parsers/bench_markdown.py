@@ -196,6 +196,9 @@ def _unit_from_cells(header: str, index: int, rows: list):
 
 # A rate column named by its unit alone, or by a variant and its unit (`tok/s`, `TurboQuant t/s`, `Tokens per second`).
 _BARE_RATE = re.compile(r"^(?:[\w.:=+\- ]+ )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec)?$|^tok(?:en)?s? per sec(?:ond)?$")
+# Columns beside which a bare rate may not be one stream's generation: a batch, or a phase named (llama.cpp's benches).
+_NOT_ONE_STREAM = re.compile(r"concurren|batch|^bs$|^c$|request|\brps\b|\bqps\b|users?$|parallel|^test$"
+                             r"|\b(?:pp|tg|n kv|prompt|prefill|input|total)\b")
 
 
 def _bare_rates(cells: list, columns: list) -> list:
@@ -207,9 +210,7 @@ def _bare_rates(cells: list, columns: list) -> list:
     if any(column is not None for column in columns):
         return columns
     bare = [bool(_BARE_RATE.match(" ".join(re.sub(r"[()\[\]]", " ", _normal(cell)).split()))) for cell in cells]
-    batch = re.compile(r"concurren|batch|^bs$|^c$|request|\brps\b|\bqps\b|users?$|parallel|^test$"
-                       r"|\b(?:pp|tg|n kv|prompt|prefill|input|total)\b")  # a phase named: llama.cpp's benches
-    if not any(bare) or any(batch.search(_normal(cell)) for cell in cells):
+    if not any(bare) or any(_NOT_ONE_STREAM.search(_normal(cell)) for cell in cells):
         return columns
     return [(_STREAM_RATE, 1.0, "rate") if is_rate else None for is_rate in bare]
 
