@@ -359,7 +359,8 @@ _TABLE = (
           "a local runner's context held ≥ this share of its context window when a request ended", 0.9,
           "of the window", "a runner's KV cache is its context window: near the end the next prompt no longer fits, "
           "so the runner shifts, truncates or reprocesses the context, and replies come out cut or empty "
-          "(koboldcpp's own advice: a larger --contextsize)", 0.5, 0.75),
+          "(koboldcpp's own advice: a larger --contextsize); full only before the last request, or beside every request's "
+          "measured prompt cost (requests-prefill-share), a forecast: the middle of the range", 0.5, 0.75),
     _rule("requests-slower-than-size-allows", "requests", "decode-bound",
           "per-token time under the fixed cutoff but ≥ this many times what the name's weights take on that slow "
           "common card", 2.5, "×", "a 3B-active MoE at 24 tok/s is as slow as a 70B one: a card of 360 GB/s streams "

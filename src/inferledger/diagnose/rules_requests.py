@@ -205,13 +205,15 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
     full = acc.request_value("context_held_fraction")  # each request against its own window
     if full is not None and full.high >= threshold("requests-context-full"):
         shifted = acc.events.get("context_shifts")  # the runner makes room as it goes: the rule's lowest confidence
+        # Every request spent most of its compute reading its prompt: that cost is measured, the full window a forecast.
+        measured = flags["prefill_share"].count == count
         findings.append(fire(
             "requests-context-full", f"a request ended with its context {full.high:.0%} of its window: the next prompt "
             "will not fit without shifting or cutting the context; a larger context size (KV cache) is the fix"
             + (f" (the runner shifted its context {shifted:.0f} time(s) here: a full window it handles, each miss a "
                "prompt read again)" if shifted else ""),
             {"context_held_fraction": full.high},
-            share=0.0 if shifted else 1.0 if full.last >= threshold("requests-context-full") else 0.5))  # full at the end?
+            share=0.0 if shifted else 0.5 if measured or full.last < threshold("requests-context-full") else 1.0))
     elapsed, done = acc.request_value("prompt_elapsed_seconds"), acc.request_value("prompt_progress_fraction")
     if elapsed is not None and done is not None and done.last > 0 \
             and elapsed.last / done.last >= threshold("requests-prompt-in-progress"):
