@@ -791,3 +791,61 @@ def test_a_prompt_read_in_full_chunks_with_no_pending_count_is_at_least_one_chun
     item = next(item for item in diagnosis.evidence if item.rule == "windows-prompt-in-chunks")
     mean = (45.65 + 46.04 + 46.04 + 46.09 + 45.52 + 46.00) / 6
     assert item.numbers["projected_prefill_seconds"] == pytest.approx(2048 / mean)
+
+
+# -- rounds 69 and 70 ----------------------------------------------------------------------------------------------
+
+def test_a_rich_table_with_heavy_borders_no_client_reader_takes_is_read():
+    # ZhiLight's bench: `┏━┳━┓` / `┃ Target QPS ┃ Actual QPS ┃ TTFT Mean(ms) ┃ …` / `┡━╇━┩`, one row cut at the right
+    path = FIXTURES / "blind69_logs" / "zhilight__qps-sweep-4x4090-qwq72b-gptq-4k-prompt-one-row.txt"
+    (record,) = [record for record in read_records(path) if isinstance(record, Record)]
+    assert record.metrics["request_rate_per_second"] == 0.1  # the rate offered, beside the 0.09 kept
+    assert record.metrics["request_throughput_per_second"] == 0.09
+    assert record.metrics["ttft_seconds_mean"] == pytest.approx(4.91974)
+    assert record.metrics["tpot_seconds_mean"] == pytest.approx(0.04943)
+
+
+def test_a_stage_table_aligned_by_spaces_is_one_request():
+    # RKLLM: `Prefill  562.15  81  6.94  144.09` and `Generate  53718.66  430  126.08  7.93` under `Stage  Total Time
+    # (ms)  Tokens  Time per Token (ms)  Tokens per Second`: the prompt's 81 tokens in 0.562 s, 430 generated at 126 ms
+    path = FIXTURES / "blind69_logs" / "rkllm__r1-distill-qwen-1.5b-w8a8-rockchip-npu-stage-table.txt"
+    (record,) = read_records(path)
+    assert record.metrics["prefill_seconds"] == pytest.approx(0.56215) and record.metrics["input_tokens"] == 81
+    assert record.metrics["decode_seconds"] == pytest.approx(53.71866) and record.metrics["output_tokens"] == 430
+    assert record.metrics["tpot_seconds"] == pytest.approx(0.12608)  # the prompt row's per-token time is not a step
+    assert diagnose_files([path]).verdict == "decode-bound"  # 7.93 tok/s, under the one-stream cutoff
+
+
+def test_a_bare_rate_beside_a_batch_column_is_the_batchs():
+    # fastllm: `Batch | 最大推理速度(token / s)`: 2,919 tok/s at batch 64 is 2919 / 64 = 45.6 a stream; the phone row
+    # (`Xiaomi 10 Pro - 4 Threads`, 4 ~ 5 tok/s) ran on a CPU
+    path = FIXTURES / "blind69_logs" / "fastllm__chatglm-6b-speed-table-4090-batch-sizes.txt"
+    records = read_records(path)
+    assert records[2].metrics["output_tokens_per_second_per_user_mean"] == pytest.approx(2919 / 64)
+    assert records[2].metrics["output_tokens_per_second"] == 2919
+    assert records[-1].labels.get("device") == "cpu"
+    assert diagnose_files([path], gpu="rtx-4090").verdict == "healthy"
+
+
+def test_a_concurrency_column_leaves_a_bare_rate_unread(tmp_path):
+    # genai-bench's `Output Speed (tok/s)` beside `Concurrency` is each request's: not divided, not read as one stream's
+    text = "| Concurrency | TTFT | e2e_latency | Output Speed (tok/s) |\n|---|---|---|---|\n| 1 | 0.05 | 8.29 | 35.04 |\n"
+    diagnosis = diagnose_files([_write(tmp_path, text)])
+    assert not any("per-stream rate" in item.text for item in diagnosis.evidence)
+
+
+def test_chinese_request_words_make_a_log_of_serving_numbers():
+    # a client's log in Chinese (总请求数 total requests, 平均吞吐量 1.48 请求/秒 requests a second): listed unread
+    path = FIXTURES / "blind69_logs" / "vllm__ascend-qwen25-vl-3b-custom-client-200-requests-latency-stats.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "insufficient-data" and diagnosis.files[0]["formats"] == ["unrecognised"]
+
+
+def test_a_context_near_full_beside_every_prompt_read_in_full_yields_to_the_prompt():
+    # koboldcpp via SillyTavern: 3,713 of 4,096 (91 %) after reprocessing all 3,695 prompt tokens in 436.85 s of
+    # 481.64 s: the prompt's measured cost outranks the forecast of a full window
+    path = FIXTURES / "blind70_logs" / "koboldcpp__sillytavern-full-reprocess-mythomax-13b-two-turns.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "prefill-bound"
+    full = next(item for item in diagnosis.evidence if item.rule == "requests-context-full")
+    assert full.verdict == "kv-capacity"

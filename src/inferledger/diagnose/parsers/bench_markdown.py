@@ -25,6 +25,8 @@ NAME = "markdown-table"
 # A per-stream generation rate is a speed on its own (one request's tokens over its decode time), so a table of runs
 # stating only it is read too (ollama's eval rate, a run a row).
 _STREAM_RATE = "output_tokens_per_second_per_user_mean"
+# A bare rate beside a batch column: the whole batch's generation (a row's own batch divides it into a stream's).
+_BATCH_RATE = "batch_tokens_per_second"
 
 # (pattern on the lower-case header without its unit, metric, kind): kind "time" needs a unit and takes a stat
 # suffix (mean when the header names none), "duration" needs a unit and takes none; "count"/"rate" are per-run
@@ -51,6 +53,9 @@ _COLUMNS = (
     (r"concurrency|^conc\.?$|^c$|^batch(?: size)?$|^bs$", "max_concurrency", "count"),
     (r"^n req|num(?:ber of)? req|^requests$|^# ?req|^successful requests$", "completed_requests", "count"),
     (r"^(?:# ?|num )?preempt(?:s|ed|ions?)?$", "preemptions", "count"),  # requests the engine preempted in the run
+    # the rate a sweep offered (`Target QPS`) before the rate it kept (`Actual QPS`)
+    (r"^(?:target|offered|set|expected) (?:qps|rps|req(?:uest)?s?/s|request rate)$|^request rate$",
+     "request_rate_per_second", "rate"),
     (r"req(?:uest)?s? t(?:hrough)?put|req/s|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
     # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
     # A runner's sweep (llama-bench's tg, ds4-bench's `gen steady t/s`) is one stream a row, as is its prefill rate.
@@ -66,7 +71,7 @@ _COLUMNS = (
 )
 _BARS = re.compile(r"[|│┃]")
 # A rule between rows; "\ufffd" is a box character a paste cut in half (decoded with replacement).
-_BOX_RULE = re.compile(r"^[╒╞╘├└┌┝╪╤╧┼─═━┿╇┡┢┯┷┤╡┐┘╛╕\ufffd\s]+$")
+_BOX_RULE = re.compile(r"^[╒╞╘├└┌┝╪╤╧┼─═━┿╇┡┢┯┷┤╡┐┘╛╕┏┓┗┛┳┻┣┫╋┩┪\ufffd\s]+$")
 # "(ms/token)": a per-token time; `Average latency in seconds`: the unit spelled out at the end
 _UNIT = re.compile(r"\s*\((ms|s|sec|secs|seconds|us|µs)(?:/tok(?:en)?)?\)|[_ ](?:in )?(ms|s|sec|secs|seconds|us)$")
 _TOOL_COLUMNS = ("source", "tool", "backend", "engine", "framework")
@@ -103,7 +108,8 @@ _CHINESE = (("首字延迟", "ttft"), ("首token延迟", "ttft"), ("首字时延
             ("生成速度", "gen"), ("解码速度", "decode"), ("输出速度", "gen"), ("输出吞吐", "output throughput"),
             ("输入长度", "input len"), ("输出长度", "output len"), ("并发数", "concurrency"), ("并发", "concurrency"),
             ("吞吐量", "throughput"), ("吞吐", "throughput"), ("请求数", "requests"))
-_CPU_WORD = re.compile(r"\bcpu\b|^cpu", re.IGNORECASE)  # `(cpu)`, `CPU型号` (a CPU's model): the run had no GPU
+# `(cpu)`, `CPU型号` (a CPU's model), a phone's `4 Threads`: the run had no GPU
+_CPU_WORD = re.compile(r"\bcpu\b|^cpu|\d\s*threads?\b", re.IGNORECASE)
 _SORT_MARKS = re.compile(r"[↓↑▲▼⬇⬆⇣⇡]")  # a web table's sort arrow beside a header
 _PER_TOKEN = re.compile(r"^(ms|s)\s*(?:/|per)\s*tok(?:en)?$")  # a header that is a per-token time's unit alone
 _CONTEXT_PREFIX = re.compile(r"^(\d+(?:\.\d+)?)\s*([kK])\s+(?=[^\W\d])")  # `30K prompt processing`: at 30K
@@ -202,17 +208,21 @@ _NOT_ONE_STREAM = re.compile(r"concurren|batch|^bs$|^c$|request|\brps\b|\bqps\b|
 
 
 def _bare_rates(cells: list, columns: list) -> list:
-    """A table naming no metric but rates by their unit alone, and no batch (no concurrency, request count or request
-    rate column): a runner's comparison, a model or a build a row, each rate one stream's generation (llmfit's
-    `Model | tok/s`, an A/B of two builds). With a batch column the rate could be the batch's, and with a `test`
-    column (llama-bench's) or a phase named (batched-bench's `S_PP t/s`) the rates are not all generation: left to
-    those readers."""
-    if any(column is not None for column in columns):
+    """A table naming no metric but rates by their unit alone: a runner's comparison, a model or a build a row, each
+    rate one stream's generation (llmfit's `Model | tok/s`, an A/B of two builds); beside a batch column alone, the
+    batch's (fastllm's `Batch | 最大推理速度(token / s)`: per stream the rate ÷ the batch). With a concurrency or a
+    request-rate column (the rate may be each request's or the run's), a `test` column (llama-bench's) or a phase named (batched-bench's `S_PP t/s`) the rates are
+    not plainly generation: left to those readers."""
+    # a static batch's column (not a client's concurrency, whose tok/s may be each request's)
+    batch = [bool(re.fullmatch(r"batch(?: size)?|bs", _normal(cell))) for cell in cells]
+    if any(column is not None and not is_batch for column, is_batch in zip(columns, batch, strict=True)):
         return columns
     bare = [bool(_BARE_RATE.match(" ".join(re.sub(r"[()\[\]]", " ", _normal(cell)).split()))) for cell in cells]
-    if not any(bare) or any(_NOT_ONE_STREAM.search(_normal(cell)) for cell in cells):
+    if not any(bare) or any(_NOT_ONE_STREAM.search(_normal(cell)) for cell, is_batch in zip(cells, batch, strict=True)
+                            if not is_batch):
         return columns
-    return [(_STREAM_RATE, 1.0, "rate") if is_rate else None for is_rate in bare]
+    rate = (_BATCH_RATE, 1.0, "rate") if any(batch) else (_STREAM_RATE, 1.0, "rate")
+    return [rate if is_rate else column for is_rate, column in zip(bare, columns, strict=True)]
 
 
 def _header(cells: list, rows: list = ()) -> list | None:
@@ -221,7 +231,7 @@ def _header(cells: list, rows: list = ()) -> list | None:
     columns = _bare_rates(cells, [_column(cell) or _unit_from_cells(cell, index, rows)
                                   for index, cell in enumerate(cells)])
     named = [column for column in columns if column is not None]
-    if any(column[0] == _STREAM_RATE or column[0].startswith("tpot_") for column in named):
+    if any(column[0] in (_STREAM_RATE, _BATCH_RATE) or column[0].startswith("tpot_") for column in named):
         return columns  # one stream's speed (a generation rate, a time per token) is a run's account on its own
     if not any(column[2] == "time" for column in named) or len(named) < 2:
         return None
@@ -303,12 +313,17 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
                 number = to_number(cell) if column is not None else None
                 if number is not None:
                     metrics[column[0]] = number * column[1]
+            batch_rate = metrics.pop(_BATCH_RATE, None)
+            if batch_rate is not None and metrics.get("max_concurrency"):
+                metrics["output_tokens_per_second"] = batch_rate
+                metrics[_STREAM_RATE] = batch_rate / metrics["max_concurrency"]
             context = _context_of(variant) if variant else None
             if context and "mean_input_tokens" not in metrics:
                 metrics["mean_input_tokens"] = context  # the context the variant's columns name: its prompt
-            if any(_speed(column) and column[0] in metrics for column in columns if column is not None):
+            if _STREAM_RATE in metrics or any(_speed(column) and column[0] in metrics
+                                               for column in columns if column is not None):
                 labels = {"tool": tool} if variant is None else {"tool": tool, "benchmark": f"column {variant!r}"}
-                if on_cpu or _CPU_WORD.search(tool):  # a CPU column (`CPU model`) or a backend cell `(cpu)`
+                if on_cpu or _CPU_WORD.search(tool) or any(map(_CPU_WORD.search, cells)):  # a CPU column, a cell
                     labels["device"] = "cpu"  # this run's own (a file's backend label would speak for every row)
                 records.append(Record("summary", "bench.markdown", line_number, metrics, labels=labels))
                 if metrics.get("preemptions"):  # the engine's own events, counted as its logs' preemption lines are
@@ -519,7 +534,10 @@ def sniff(head: str) -> float:
     if "|" not in head and "│" not in head and "," not in head:
         return 0.0
     if "┃" in head:
-        return 0.0  # rich console tables with a heavy header bar: genai-perf / AIPerf (bench_clients)
+        from inferledger.diagnose.parsers import bench_clients
+
+        if bench_clients.sniff(head) > 0:
+            return 0.0  # rich console tables with a heavy header bar: genai-perf / AIPerf (bench_clients)
     for table in tables(enumerate(head.split("\n"), 1)):
         if _records(table):
             return 0.6

@@ -8,7 +8,9 @@ are read by their units: a token count, a time, a rate. A clause that names no p
 line ("1024 tokens, 850.3 t/s"). The lines of one request follow each other; a number it already holds, seen again
 with a new value, or a count seen again after its phase was timed, starts the next request (the same count on the line
 that times its phase is an echo). A number with no unit is never guessed (a count needs its label to say tokens or
-length).
+length). A table aligned by spaces (`Stage  Total Time (ms)  Tokens  Tokens per Second`, then `Prefill  562.15  81
+144.09`) is read a row a phrase: each number with the unit its column's header names, in the phase the row's label
+names (RKLLM's stage table).
 
 Used, like generic_summary, only when no format is recognised (parsers.detect takes the one fallback that reads the
 most), so it never reads a line a format reader reads. Every record says it was read from phrases.
@@ -169,14 +171,54 @@ def line_metrics(line: str, bare_rates: bool = True) -> dict:
 LISTED_RATE_CHARS = 80  # a list's line: a name and its rate, not a sentence
 
 
+_ALIGNED = re.compile(r"\s{2,}")
+_HEADER_UNIT = re.compile(r"\((ms|s|sec|us)\)|\[(ms|s|sec|us)\]")
+
+
+def _column_unit(title: str) -> str | None:
+    """The unit a space-aligned table's header gives its column's numbers, spelled for _readings; None: not read."""
+    lowered = title.lower()
+    unit = _HEADER_UNIT.search(lowered)
+    if unit is not None:
+        spelled = unit.group(1) or unit.group(2)
+        return f"{spelled} per token" if re.search(r"per tok|/tok", lowered) else spelled
+    if _RATE_LABEL.search(lowered):
+        return "tok/s"
+    if re.search(r"\btok(?:en)?s\b", lowered):
+        return "tokens"
+    return None
+
+
+def _aligned(lines) -> Iterator:
+    """The lines, each row of a space-aligned table under a header naming units spelled as phrases: `prefill
+    562.15 ms, prefill 81 tokens, prefill 144.09 tok/s` (the row's label before each of its numbers)."""
+    units: list | None = None
+    for line_number, line in lines:
+        cells = _ALIGNED.split(line.strip()) if "  " in line else []
+        if len(cells) >= 3 and not any(char.isdigit() for char in cells[0]):
+            numbers = [re.fullmatch(_NUMBER, cell) for cell in cells[1:]]
+            if units is not None and len(cells) == len(units) and all(numbers):
+                label = cells[0].lower()
+                prompt = _phase(label) == "prompt"  # its time per token is the prompt's, no decode step
+                line = ", ".join(f"{label} {cell} {unit}" for cell, unit in zip(cells[1:], units[1:], strict=True)
+                                 if unit and not (prompt and unit.endswith("per token")))
+            elif not any(numbers):
+                found = [_column_unit(cell) for cell in cells]
+                units = found if sum(unit is not None for unit in found) >= 2 else None
+        elif line.strip() and set(line.strip()) - set("-=+ "):
+            units = None  # a line not of the table ends it (a rule of dashes does not)
+        yield line_number, line
+
+
 def sniff(head: str) -> float:
     """Two request metrics or more in the head's phrases that words place (a line of bare rates is too little to
     go on): 0.6 when they say more than generic_summary's `label: value` reading of the same lines (which then
     yields to this reader), else 0.4."""
     from inferledger.diagnose.parsers.generic_summary import line_metric, unitless_latency
 
+    lines = [line for _number, line in _aligned(enumerate(head.splitlines(), 1))]
     worded: list = []
-    for line in head.splitlines():
+    for line in lines:
         found = line_metrics(line, bare_rates=False)
         if found:
             worded.append((line, found))
@@ -184,7 +226,7 @@ def sniff(head: str) -> float:
     # tok/s • 966 tok • 0.3 s first token")
     bare = any("ttft_seconds" in found for _line, found in worded)
     mine = sum(len(line_metrics(line, bare_rates=bare))
-               for line in (head.splitlines() if bare else (line for line, _found in worded)))
+               for line in (lines if bare else (line for line, _found in worded)))
     theirs = sum(line_metric(line) is not None or unitless_latency(line) is not None for line in head.splitlines())
     if mine < 2:
         # A list of runs, a rate a line (`- mistral:7b  ~57.78t/s`): three short lines or more, each one bare rate.
@@ -197,7 +239,7 @@ def sniff(head: str) -> float:
 def parse(lines) -> Iterator:
     metrics: dict = {}
     start = 0
-    for line_number, line in lines:
+    for line_number, line in _aligned(lines):
         found = line_metrics(line)
         if not found:
             if looks_like_metric(line):
