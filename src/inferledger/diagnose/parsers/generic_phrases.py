@@ -173,6 +173,8 @@ LISTED_RATE_CHARS = 80  # a list's line: a name and its rate, not a sentence
 
 _ALIGNED = re.compile(r"\s{2,}")
 _HEADER_UNIT = re.compile(r"\((ms|s|sec|us)\)|\[(ms|s|sec|us)\]")
+_PER_TOKEN_TITLE = re.compile(r"per tok|/tok")
+_TOKENS_TITLE = re.compile(r"\btok(?:en)?s\b")
 
 
 def _column_unit(title: str) -> str | None:
@@ -181,10 +183,10 @@ def _column_unit(title: str) -> str | None:
     unit = _HEADER_UNIT.search(lowered)
     if unit is not None:
         spelled = unit.group(1) or unit.group(2)
-        return f"{spelled} per token" if re.search(r"per tok|/tok", lowered) else spelled
+        return f"{spelled} per token" if _PER_TOKEN_TITLE.search(lowered) else spelled
     if _RATE_LABEL.search(lowered):
         return "tok/s"
-    if re.search(r"\btok(?:en)?s\b", lowered):
+    if _TOKENS_TITLE.search(lowered):
         return "tokens"
     return None
 
