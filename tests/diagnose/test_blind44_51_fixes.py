@@ -849,3 +849,29 @@ def test_a_context_near_full_beside_every_prompt_read_in_full_yields_to_the_prom
     assert diagnosis.verdict == "prefill-bound"
     full = next(item for item in diagnosis.evidence if item.rule == "requests-context-full")
     assert full.verdict == "kv-capacity"
+
+
+# -- round 72 ------------------------------------------------------------------------------------------------------
+
+def test_a_grid_tables_rules_do_not_end_it():
+    # tabulate's grid (`+----+`, `+====+` under the header): one user at 7.936 ms a token, four at 9.913 ms
+    path = FIXTURES / "blind72_logs" / "sglang__eagle-draft-extend-cuda-graph-conc-1-and-4-grid-table.txt"
+    records = read_records(path)
+    assert [record.metrics["tpot_seconds_mean"] for record in records] == [pytest.approx(0.007936),
+                                                                           pytest.approx(0.009913)]
+    assert diagnose_files([path]).verdict == "healthy"
+
+
+def test_a_grid_table_its_own_reader_takes_is_read_once():
+    # evalscope's `Key | Value` grid: its reader's, not the generic table reader's too
+    path = FIXTURES / "blind18_logs" / "evalscope__rdna3-100-concurrent-tpot-127ms.txt"
+    assert "markdown-table" not in diagnose_files([path]).files[0]["formats"]
+
+
+def test_all_in_flight_at_a_rate_spread_over_the_run_is_a_queue_not_a_burst():
+    # offered 10 req/s: 200 requests arrive over 20 s of a 59.8 s run, kept at 3.34 req/s; the peak of 198 in flight
+    # is the queue the arrivals built, not a burst sent at once (a burst arrives within the run's first twentieth)
+    path = FIXTURES / "blind72_logs" / "vllm__bench-serve-uccl-p2p-pd-qwen2.5-32b-rate10-200-prompts.txt"
+    assert 200 / 10 > 0.05 * 59.80
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "queueing" and "summary-burst-prefill" not in _rules(diagnosis)

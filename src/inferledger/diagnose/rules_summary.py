@@ -402,7 +402,13 @@ def _burst(run: _Run, record, where: dict, findings: list) -> None:
     burst's prefill is the most this can explain (beyond it, a queue)."""
     peak = record.metrics.get("peak_concurrent_requests")
     completed, step, ttft, mean_input = run.completed, run.step, run.ttft, run.mean_input
-    together = (run.all_at_once and run.uncapped) or bool(peak and completed and peak >= 0.9 * completed)
+    # A peak of all of them at once is a burst when they arrived so (no rate stated, or all in the run's first
+    # twentieth); at a finite rate spread over the run it is a queue the arrivals built (the queue rules).
+    offered = run.offered
+    arrived_at_once = offered is None or not math.isfinite(offered) or bool(
+        completed and run.duration and completed / offered <= 0.05 * run.duration)
+    together = (run.all_at_once and run.uncapped) or bool(peak and completed and peak >= 0.9 * completed
+                                                           and arrived_at_once)
     if not together or not completed or completed < 2 or completed > threshold("summary-burst-prefill") \
             or not step or run.step_bound or ttft is None or not mean_input or mean_input < 256 or ttft < 1.0:
         return

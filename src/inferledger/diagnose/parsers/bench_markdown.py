@@ -96,8 +96,12 @@ def _cells(line: str) -> list:
     return cells
 
 
+# A grid table's rule (tabulate's `grid` and `psql` formats, pandas' to_markdown(tablefmt="grid")): `+----+====+`.
+_GRID_RULE = re.compile(r"^\+[-=:+]*[-=]{3,}[-=:+]*\+$")
+
+
 def _is_rule(line: str) -> bool:
-    return bool(_SEPARATOR.match(line) or (line and _BOX_RULE.match(line)))
+    return bool(_SEPARATOR.match(line) or (line and (_BOX_RULE.match(line) or _GRID_RULE.match(line))))
 
 
 # Header words of tables written in Chinese (the seed's readers paste them), as the English the patterns know.
@@ -426,8 +430,11 @@ def _runs_in_cells(header: list, rows: list) -> list:
 
 
 def _records(table: list) -> list:
-    """Records of one table: [(line_number, cells)], header first."""
+    """Records of one table: [(line_number, cells)], header first. A table ranked by its first column (`Rank`) is a
+    search tool's candidates (aiconfigurator's configurations), estimates rather than runs: none read."""
     (first_line, header), rows = table[0], table[1:]
+    if header and header[0].strip().lower() == "rank":
+        return []
     columns = _header(header, rows)
     if columns is not None:
         return _runs_by_row(header, columns, rows, "csv table" if isinstance(table, _CsvTable) else "markdown table")
@@ -533,11 +540,13 @@ def tables(lines) -> Iterator:
 def sniff(head: str) -> float:
     if "|" not in head and "│" not in head and "," not in head:
         return 0.0
-    if "┃" in head:
-        from inferledger.diagnose.parsers import bench_clients
+    if "┃" in head or "+==" in head:
+        from inferledger.diagnose.parsers import bench_clients, evalscope
 
-        if bench_clients.sniff(head) > 0:
-            return 0.0  # rich console tables with a heavy header bar: genai-perf / AIPerf (bench_clients)
+        # rich console tables with a heavy header bar (genai-perf / AIPerf) and evalscope's grid tables: their own
+        # readers' (one table read twice would count its runs twice)
+        if bench_clients.sniff(head) > 0 or evalscope.sniff(head) > 0:
+            return 0.0
     for table in tables(enumerate(head.split("\n"), 1)):
         if _records(table):
             return 0.6
