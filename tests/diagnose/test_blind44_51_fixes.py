@@ -875,3 +875,14 @@ def test_all_in_flight_at_a_rate_spread_over_the_run_is_a_queue_not_a_burst():
     assert 200 / 10 > 0.05 * 59.80
     diagnosis = diagnose_files([path])
     assert diagnosis.verdict == "queueing" and "summary-burst-prefill" not in _rules(diagnosis)
+
+
+# -- round 71 ------------------------------------------------------------------------------------------------------
+
+def test_tensorrt_llm_start_up_lines_size_the_kv_cache():
+    # `Allocate 3657433088 bytes for k/v cache.` and `Using 13952 total tokens in paged KV cache`: capacity, no speed
+    path = FIXTURES / "blind71_logs" / "trtllm__triton-backend-tp-startup-paged-kv-cache-lines.txt"
+    records = read_records(path)
+    assert [record.metrics for record in records[:2]] == [{"kv_cache_bytes": 3657433088.0},
+                                                          {"kv_cache_tokens": 13952.0}]
+    assert diagnose_files([path]).verdict == "insufficient-data"

@@ -3,6 +3,9 @@ backend, one per iteration, as a JSON array, one object per line, or pasted with
 Triton TensorRT-LLM backend's in-flight batching line (`libtensorrtllm.cc:…] {"Active Request Count":1,…}`, spaced keys,
 no iteration latency), often pasted wrapped inside its keys, so a wrapped object's lines are joined without a gap.
 
+Also the backend's start-up lines that size the KV cache (`[TensorRT-LLM][INFO] Allocate 3657433088 bytes for k/v
+cache.`, `Using 13952 total tokens in paged KV cache, and 24 blocks per sequence`): capacity, not speed.
+
 Objects are decoded one at a time as their braces close, so a long dump streams in constant memory; a cut
 object at the end is reported as a skipped line, never raised.
 """
@@ -10,6 +13,7 @@ object at the end is reported as a skipped line, never raised.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 from inferledger.diagnose.parsers._common import epoch_seconds
@@ -21,12 +25,30 @@ _MAX_OBJECT_CHARS = 16 * 1024 * 1024
 _DECODER = json.JSONDecoder()
 
 
+_KV_BYTES = re.compile(r"\[TensorRT-LLM\].*\bAllocate (\d+) bytes for k/v cache")
+_KV_TOKENS = re.compile(r"\[TensorRT-LLM\].*\bUsing (\d+) total tokens in paged KV cache")
+
+
 def sniff(head: str) -> float:
     if '"iterLatencyMS"' in head and ('"kvCacheStats"' in head or '"numActiveRequests"' in head):
         return 0.95
     if '"iterLatencyMS"' in head or '{"Active Request Count"' in head:
         return 0.7
+    if "[TensorRT-LLM]" in head and (_KV_BYTES.search(head) or _KV_TOKENS.search(head)):
+        return 0.6
     return 0.0
+
+
+def _capacity(line_number: int, line: str) -> Record | None:
+    """A start-up line sizing the KV cache, as a capacity record; None for any other line."""
+    bytes_match, tokens_match = _KV_BYTES.search(line), _KV_TOKENS.search(line)
+    if bytes_match:
+        return Record("capacity", "trtllm.startup", line_number, {"kv_cache_bytes": float(bytes_match.group(1))},
+                      labels={"engine": "tensorrt-llm"})
+    if tokens_match:
+        return Record("capacity", "trtllm.startup", line_number, {"kv_cache_tokens": float(tokens_match.group(1))},
+                      labels={"engine": "tensorrt-llm"})
+    return None
 
 
 # The Triton backend's spaced keys -> the executor's (nested where the executor nests them).
@@ -152,6 +174,10 @@ def parse(lines) -> Iterator[Record | Skipped]:
     start = 0
     for line_number, line in lines:
         if not buffer:
+            record = _capacity(line_number, line) if "[TensorRT-LLM]" in line and "cache" in line else None
+            if record is not None:
+                yield record
+                continue
             stripped = line.lstrip(" \t[,")
             if not stripped.startswith("{"):
                 brace = line.find('{"Active Request Count"')  # the backend's line: a log prefix before the object
