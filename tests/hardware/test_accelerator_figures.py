@@ -58,6 +58,7 @@ def test_a100_sxm_80gb_anchor_153_flops_per_byte():
         ("rtx-pro-6000-server", "fp4", 4e15),  # FP4 4 PFLOPS*
         ("rtx-5090", "fp4", 3352e12),  # RTX Blackwell whitepaper: RTX 5090 3,352 AI TOPS (FP4 with sparsity)
         ("rtx-5090", "bf16", 419e12),  # FP16/BF16 with FP32 accumulate 209.5 | 419*
+        ("rtx-6000-ada", "fp8", 1457.0e12),  # RTX 6000 Ada datasheet: Tensor performance 1,457.0 (FP8, sparsity)
         ("rtx-a6000", "bf16", 309.7e12),  # RTX A6000 datasheet: Tensor Performance 309.7 TFLOPS*
         ("l40", "bf16", 362.1e12),  # L40 datasheet: BF16 181.05 | 362.1*
         ("l40", "fp8", 724e12),  # FP8 362 | 724*
@@ -153,6 +154,7 @@ def test_the_calibration_tables_gpu_names_all_resolve():
     [
         # (part, memory bus width, per-pin data rate): bandwidth = bits x Gbit/s / 8, the vendor figure.
         ("rtx-5090", 512, 28),  # GDDR7 28 Gbps x 512 bit = 1,792 GB/s (RTX Blackwell whitepaper)
+        ("rtx-6000-ada", 384, 20),  # GDDR6 20 Gbps x 384 bit = 960 GB/s (RTX 6000 Ada datasheet)
         ("rtx-a6000", 384, 16),  # GDDR6 16 Gbps x 384 bit = 768 GB/s (RTX A6000 datasheet)
         ("l40", 384, 18),  # GDDR6 18 Gbps x 384 bit = 864 GB/s (L40 datasheet)
         ("a10", 384, 12.5),  # GDDR6 12.5 Gbps x 384 bit = 600 GB/s (A10 datasheet)
@@ -167,6 +169,7 @@ def test_gddr_bandwidth_is_bus_width_times_data_rate(name, bus_bits, gbps_per_pi
     [
         # Dense FP16/BF16 tensor rate = SMs x FLOP/clock/SM x boost clock, within the datasheets' rounding.
         ("rtx-5090", 170, 512, 2.407),  # GeForce: FP32-accumulate rate, half of FP16-accumulate (1024)
+        ("rtx-6000-ada", 142, 1024, 2.505),  # professional AD102: 364.2 with FP32 or FP16 accumulate
         ("rtx-a6000", 84, 1024, 1.80),  # professional GA102: FP32 accumulate at full rate
         ("l40", 142, 512, 2.49),
         ("a10", 72, 1024, 1.695),
@@ -181,9 +184,10 @@ def test_dense_tensor_rate_is_sms_times_width_times_clock(name, sms, flop_per_cl
 
 def test_new_cards_memory_and_links_follow_the_conventions():
     # Vendor "N GB" is N GiB; interconnects are stored per direction (vendor bidirectional totals halved).
-    for name, gib in (("rtx-5090", 32), ("rtx-a6000", 48), ("l40", 48), ("a10", 24), ("t4", 16)):
+    for name, gib in (("rtx-5090", 32), ("rtx-6000-ada", 48), ("rtx-a6000", 48), ("l40", 48), ("a10", 24), ("t4", 16)):
         assert find_accelerator(name).memory_bytes == gib * 2**30, name
     assert find_accelerator("rtx-5090").interconnect_bandwidth_bytes_per_second == 128e9 / 2  # PCIe 5.0 x16
+    assert find_accelerator("rtx-6000-ada").interconnect_bandwidth_bytes_per_second == 64e9 / 2  # PCIe 4.0, no NVLink
     assert find_accelerator("rtx-a6000").interconnect_bandwidth_bytes_per_second == 112.5e9 / 2  # NVLink bridge
     assert find_accelerator("l40").interconnect_bandwidth_bytes_per_second == 64e9 / 2  # PCIe 4.0 x16
     assert find_accelerator("a10").interconnect_bandwidth_bytes_per_second == 64e9 / 2
@@ -237,3 +241,12 @@ def test_a_generation_without_calibration_borrows_and_says_so():
     _, extrapolated_5090, note_5090 = load_calibration().lookup("gemm", generation_of(find_accelerator("5090")), "bf16")
     _, extrapolated_pro, note_pro = load_calibration().lookup("gemm", "blackwell-gb202", "bf16")
     assert (extrapolated_5090, note_5090) == (extrapolated_pro, note_pro)
+
+
+def test_rtx_6000_ada_is_the_professional_ad102_at_full_rate():
+    # Ada professional whitepaper: FP16 364.2 with FP32 or FP16 accumulate; the GeForce RTX 4090 halves FP32 accumulate.
+    ada_pro, geforce = find_accelerator("rtx-6000-ada"), find_accelerator("rtx-4090")
+    assert ada_pro.architecture == geforce.architecture == "ada"
+    assert ada_pro.peak_flops_per_second("bf16") == 364.2e12
+    assert ada_pro.peak_flops_per_second("fp8") == pytest.approx(2 * 364.2e12, rel=2e-3)
+    assert geforce.peak_flops_per_second("fp8") == pytest.approx(2 * geforce.peak_flops_per_second("bf16"), rel=2e-3)

@@ -52,6 +52,8 @@ from inferledger.hardware import find_accelerator, load_catalog
         ("NVIDIA GeForce RTX 5090", "rtx-5090"),
         ("5090", "rtx-5090"),
         ("RTX PRO 6000 Server", "rtx-pro-6000-server"),
+        ("NVIDIA RTX 6000 Ada Generation", "rtx-6000-ada"),  # what nvidia-smi prints
+        ("RTX 6000 Ada", "rtx-6000-ada"),
         ("Xeon Platinum 8480+", "xeon-8480"),
     ],
 )
@@ -80,6 +82,14 @@ def test_bare_a100_is_ambiguous_and_lists_candidates():
     assert "ambiguous" in text
     for name in ("a100-sxm-40gb", "a100-sxm-80gb", "a100-pcie-40gb", "a100-pcie-80gb"):
         assert name in text
+
+
+def test_bare_rtx_6000_is_ambiguous():
+    # Three boards answer to it (RTX 6000 Ada, RTX PRO 6000 Blackwell, the Turing Quadro RTX 6000): no default.
+    with pytest.raises(UnknownAccelerator) as error:
+        find_accelerator("RTX 6000")
+    text = _one_line(error)
+    assert "ambiguous" in text and "rtx-6000-ada" in text and "rtx-pro-6000-server" in text
 
 
 def test_unknown_name_lists_close_names():
