@@ -56,6 +56,14 @@ def test_a100_sxm_80gb_anchor_153_flops_per_byte():
         ("gb300", "bf16", 360e15 / 72),  # FP16/BF16 360 PFLOPS* per 72 GPUs
         ("rtx-pro-6000-server", "fp8", 2e15),  # RTX PRO 6000 Blackwell Server Edition FP8 2 PFLOPS*
         ("rtx-pro-6000-server", "fp4", 4e15),  # FP4 4 PFLOPS*
+        ("rtx-5090", "fp4", 3352e12),  # RTX Blackwell whitepaper: RTX 5090 3,352 AI TOPS (FP4 with sparsity)
+        ("rtx-5090", "bf16", 419e12),  # FP16/BF16 with FP32 accumulate 209.5 | 419*
+        ("rtx-6000-ada", "fp8", 1457.0e12),  # RTX 6000 Ada datasheet: Tensor performance 1,457.0 (FP8, sparsity)
+        ("rtx-a6000", "bf16", 309.7e12),  # RTX A6000 datasheet: Tensor Performance 309.7 TFLOPS*
+        ("l40", "bf16", 362.1e12),  # L40 datasheet: BF16 181.05 | 362.1*
+        ("l40", "fp8", 724e12),  # FP8 362 | 724*
+        ("a10", "bf16", 250e12),  # A10 datasheet: BF16 125 TF | 250 TF*
+        ("a10", "int8", 500e12),  # INT8 250 TOPS | 500 TOPS*
     ],
 )
 def test_sparse_datasheet_figures_are_halved(name, dtype, sparse_flops):
@@ -139,3 +147,106 @@ def test_the_calibration_tables_gpu_names_all_resolve():
         assert find_accelerator(name).name == name, gpu
     assert find_accelerator(GPU_NAMES["a100_sxm"]).memory_bandwidth_bytes_per_second == 2039e9
     assert find_accelerator(GPU_NAMES["rtx_pro_6000_server"]).memory_bandwidth_bytes_per_second == 1597e9
+
+
+@pytest.mark.parametrize(
+    "name, bus_bits, gbps_per_pin",
+    [
+        # (part, memory bus width, per-pin data rate): bandwidth = bits x Gbit/s / 8, the vendor figure.
+        ("rtx-5090", 512, 28),  # GDDR7 28 Gbps x 512 bit = 1,792 GB/s (RTX Blackwell whitepaper)
+        ("rtx-6000-ada", 384, 20),  # GDDR6 20 Gbps x 384 bit = 960 GB/s (RTX 6000 Ada datasheet)
+        ("rtx-a6000", 384, 16),  # GDDR6 16 Gbps x 384 bit = 768 GB/s (RTX A6000 datasheet)
+        ("l40", 384, 18),  # GDDR6 18 Gbps x 384 bit = 864 GB/s (L40 datasheet)
+        ("a10", 384, 12.5),  # GDDR6 12.5 Gbps x 384 bit = 600 GB/s (A10 datasheet)
+    ],
+)
+def test_gddr_bandwidth_is_bus_width_times_data_rate(name, bus_bits, gbps_per_pin):
+    assert find_accelerator(name).memory_bandwidth_bytes_per_second == pytest.approx(bus_bits * gbps_per_pin * 1e9 / 8)
+
+
+@pytest.mark.parametrize(
+    "name, sms, flop_per_clock_per_sm, boost_ghz",
+    [
+        # Dense FP16/BF16 tensor rate = SMs x FLOP/clock/SM x boost clock, within the datasheets' rounding.
+        ("rtx-5090", 170, 512, 2.407),  # GeForce: FP32-accumulate rate, half of FP16-accumulate (1024)
+        ("rtx-6000-ada", 142, 1024, 2.505),  # professional AD102: 364.2 with FP32 or FP16 accumulate
+        ("rtx-a6000", 84, 1024, 1.80),  # professional GA102: FP32 accumulate at full rate
+        ("l40", 142, 512, 2.49),
+        ("a10", 72, 1024, 1.695),
+        ("t4", 40, 1024, 1.59),  # Turing: 8 tensor cores x 64 FMA per SM; the T4 runs FP32 accumulate at full rate
+    ],
+)
+def test_dense_tensor_rate_is_sms_times_width_times_clock(name, sms, flop_per_clock_per_sm, boost_ghz):
+    part = find_accelerator(name)
+    assert part.peak_flops_per_second("bf16") == pytest.approx(sms * flop_per_clock_per_sm * boost_ghz * 1e9, rel=2e-3)
+    assert part.peak_flops_per_second("fp16") == part.peak_flops_per_second("bf16")
+
+
+def test_new_cards_memory_and_links_follow_the_conventions():
+    # Vendor "N GB" is N GiB; interconnects are stored per direction (vendor bidirectional totals halved).
+    for name, gib in (("rtx-5090", 32), ("rtx-6000-ada", 48), ("rtx-a6000", 48), ("l40", 48), ("a10", 24), ("t4", 16)):
+        assert find_accelerator(name).memory_bytes == gib * 2**30, name
+    assert find_accelerator("rtx-5090").interconnect_bandwidth_bytes_per_second == 128e9 / 2  # PCIe 5.0 x16
+    assert find_accelerator("rtx-6000-ada").interconnect_bandwidth_bytes_per_second == 64e9 / 2  # PCIe 4.0, no NVLink
+    assert find_accelerator("rtx-a6000").interconnect_bandwidth_bytes_per_second == 112.5e9 / 2  # NVLink bridge
+    assert find_accelerator("l40").interconnect_bandwidth_bytes_per_second == 64e9 / 2  # PCIe 4.0 x16
+    assert find_accelerator("a10").interconnect_bandwidth_bytes_per_second == 64e9 / 2
+    assert find_accelerator("t4").interconnect_bandwidth_bytes_per_second == 32e9 / 2  # PCIe 3.0 x16
+
+
+def test_rtx_5090_is_the_gb202_generation_with_geforce_fp32_accumulate_rates():
+    rtx_5090 = find_accelerator("rtx-5090")
+    assert rtx_5090.architecture == find_accelerator("rtx-pro-6000-server").architecture == "blackwell-gb202"
+    # Whitepaper: FP16/BF16 with FP32 accumulate 209.5 dense; FP8 twice that; FP4 (3,352 sparse) eight times it.
+    assert rtx_5090.peak_flops_per_second("bf16") == 209.5e12
+    assert rtx_5090.peak_flops_per_second("fp8") == 2 * 209.5e12
+    assert rtx_5090.peak_flops_per_second("fp4") == pytest.approx(8 * 209.5e12)
+    # FP32 non-tensor: 170 SMs x 128 lanes x 2 FLOP x 2.407 GHz.
+    assert rtx_5090.peak_flops_per_second("fp32") == pytest.approx(170 * 128 * 2 * 2.407e9, rel=2e-3)
+
+
+def test_l40_and_a10_are_not_their_namesakes():
+    # The L40 quotes half the L40S's tensor rates; the A10 quotes about 1.8x the A10G's.
+    assert find_accelerator("l40").peak_flops_per_second("bf16") == 181.05e12
+    assert find_accelerator("l40s").peak_flops_per_second("bf16") == 362.05e12
+    assert find_accelerator("a10").peak_flops_per_second("bf16") == 125e12
+    assert find_accelerator("a10g").peak_flops_per_second("bf16") == 70e12
+
+
+def test_t4_datasheet_figures_and_no_bf16_hardware():
+    t4 = find_accelerator("t4")
+    # T4 datasheet: 300 GB/sec (the product page's "320+ GB/s" is the bus arithmetic 10 Gbps x 256 bit / 8).
+    assert t4.memory_bandwidth_bytes_per_second == 300e9
+    assert t4.memory_bandwidth_bytes_per_second < 10e9 * 256 / 8
+    # Mixed precision (FP16/FP32) 65 TFLOPS, INT8 130 TOPS, FP32 8.1 TFLOPS; Turing has no BF16: priced as FP16.
+    assert t4.peak_flops_per_second("fp16") == 65e12
+    assert t4.peak_flops_per_second("int8") == 2 * 65e12
+    assert t4.peak_flops_per_second("fp32") == 8.1e12
+    assert t4.peak_flops_per_second("bf16") == t4.peak_flops_per_second("fp16")
+    assert t4.peak_flops_per_second("fp8") is None and t4.peak_flops_per_second("tf32") is None
+
+
+def test_a_generation_without_calibration_borrows_and_says_so():
+    """Turing is new to the catalog and has no measurements: the realistic estimate takes the median of the
+    measured generations, marks the entry extrapolated and names the generation in its note."""
+    from inferledger.calibration import load_calibration
+    from inferledger.ledger.realistic import generation_of
+
+    t4 = find_accelerator("t4")
+    assert generation_of(t4) == "turing"
+    entry, extrapolated, note = load_calibration().lookup("gemm", "turing", "bf16")
+    assert entry is not None and extrapolated
+    assert "turing" in note and "median" in note
+    # The RTX 5090 borrows through the GB202 generation's named stand-in, as the RTX PRO 6000 does.
+    _, extrapolated_5090, note_5090 = load_calibration().lookup("gemm", generation_of(find_accelerator("5090")), "bf16")
+    _, extrapolated_pro, note_pro = load_calibration().lookup("gemm", "blackwell-gb202", "bf16")
+    assert (extrapolated_5090, note_5090) == (extrapolated_pro, note_pro)
+
+
+def test_rtx_6000_ada_is_the_professional_ad102_at_full_rate():
+    # Ada professional whitepaper: FP16 364.2 with FP32 or FP16 accumulate; the GeForce RTX 4090 halves FP32 accumulate.
+    ada_pro, geforce = find_accelerator("rtx-6000-ada"), find_accelerator("rtx-4090")
+    assert ada_pro.architecture == geforce.architecture == "ada"
+    assert ada_pro.peak_flops_per_second("bf16") == 364.2e12
+    assert ada_pro.peak_flops_per_second("fp8") == pytest.approx(2 * 364.2e12, rel=2e-3)
+    assert geforce.peak_flops_per_second("fp8") == pytest.approx(2 * geforce.peak_flops_per_second("bf16"), rel=2e-3)

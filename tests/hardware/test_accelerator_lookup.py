@@ -40,11 +40,33 @@ from inferledger.hardware import find_accelerator, load_catalog
         ("GB200", "gb200"),
         ("H200", "h200-sxm"),
         ("a10g", "a10g"),
+        ("A10", "a10"),  # must not be taken for the A10G, nor the A10G for it
+        ("NVIDIA A10", "a10"),
+        ("NVIDIA A10G", "a10g"),
+        ("L40", "l40"),  # must not be taken for the L40S
+        ("NVIDIA L40S", "l40s"),
+        ("Tesla T4", "t4"),  # what nvidia-smi prints
+        ("T4", "t4"),
+        ("NVIDIA RTX A6000", "rtx-a6000"),
+        ("A6000", "rtx-a6000"),
+        ("NVIDIA GeForce RTX 5090", "rtx-5090"),
+        ("5090", "rtx-5090"),
+        ("RTX PRO 6000 Server", "rtx-pro-6000-server"),
+        ("NVIDIA RTX 6000 Ada Generation", "rtx-6000-ada"),  # what nvidia-smi prints
+        ("RTX 6000 Ada", "rtx-6000-ada"),
         ("Xeon Platinum 8480+", "xeon-8480"),
     ],
 )
 def test_matching(query, expected):
     assert find_accelerator(query).name == expected
+
+
+def test_every_label_resolves_to_its_own_part():
+    # No alias, id or display name may be claimed by two parts (an "A10" alias must not capture the A10G, "L40"
+    # the L40S): each label, typed as written, gives back the part that carries it.
+    for part in load_catalog():
+        for label in (part.name, part.display_name, *part.aliases):
+            assert find_accelerator(label).name == part.name, (label, part.name)
 
 
 def _one_line(error) -> str:
@@ -60,6 +82,14 @@ def test_bare_a100_is_ambiguous_and_lists_candidates():
     assert "ambiguous" in text
     for name in ("a100-sxm-40gb", "a100-sxm-80gb", "a100-pcie-40gb", "a100-pcie-80gb"):
         assert name in text
+
+
+def test_bare_rtx_6000_is_ambiguous():
+    # Three boards answer to it (RTX 6000 Ada, RTX PRO 6000 Blackwell, the Turing Quadro RTX 6000): no default.
+    with pytest.raises(UnknownAccelerator) as error:
+        find_accelerator("RTX 6000")
+    text = _one_line(error)
+    assert "ambiguous" in text and "rtx-6000-ada" in text and "rtx-pro-6000-server" in text
 
 
 def test_unknown_name_lists_close_names():

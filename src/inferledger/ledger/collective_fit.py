@@ -28,7 +28,8 @@ OPERATIONS = {("nccl", "all_reduce"): "all_reduce", ("nccl", "all_gather"): "all
 PARTS = {"a100_sxm": "a100-sxm-80gb", "h100_sxm": "h100-sxm", "l40s": "l40s"}
 # Parts with no measurement borrow one with the same link (NVLink generation and switch, or PCIe only).
 STAND_INS = {"a100-sxm-40gb": "a100-sxm-80gb", "h200-sxm": "h100-sxm", "l4": "l40s", "a10g": "l40s",
-             "rtx-4090": "l40s"}
+             "rtx-4090": "l40s", "rtx-5090": "l40s", "rtx-6000-ada": "l40s",
+             "l40": "l40s", "a10": "l40s", "t4": "l40s"}
 
 
 def read_measurements(path: str) -> dict:
