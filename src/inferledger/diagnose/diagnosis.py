@@ -52,6 +52,12 @@ def decide(acc: Accumulator, roofline_findings: list | None = None, hardware_jud
             "read-unknown-layout", f"no reader knows the layout of {', '.join(info['path'] for info in unknown)}: "
             f"{sum(info['unread_lines'] for info in unknown):,} line(s) carry serving numbers that were not read "
             f"(line {first['line_number']}: {first['text']})", {}))
+    elif not findings and acc.interval_count + acc.request_count + len(acc.summaries):
+        # Numbers were read, none that a rule judges alone (a bench's rate with no card to judge it against, a
+        # fraction of the bandwidth between "far below" and "near" the floor): say what was read, not "nothing".
+        findings.append(fire("read-unjudged", f"read {acc.interval_count:,} window(s), {acc.request_count:,} "
+                             f"request(s) and {len(acc.summaries):,} summar(ies), but no rule judges them alone: "
+                             "see the timeline and the hardware comparison for what they show", {}))
     elif not findings:
         findings.append(fire("state-capacity-only", "the recognised lines carry no throughput, latency or "
                              "capacity numbers", {}))

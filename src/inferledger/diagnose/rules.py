@@ -403,6 +403,9 @@ _TABLE = (
           "requests", 2.0, "requests", "long-context traffic will queue on KV capacity", 0.55),
     _rule("state-capacity-only", "state", "insufficient-data", "start-up capacity lines only", None, "",
           "no traffic in the log", 0.5),
+    _rule("read-unjudged", "state", "insufficient-data", "windows, requests or summaries read, no rule fired on them",
+          None, "", "a bench's rate with no card to judge it against, or a decode speed between the named model's "
+          "'far below' and 'near' its floor, names no bottleneck and shows no health: what was read is shown", 0.5),
     _rule("read-unknown-layout", "state", "insufficient-data", "a file no reader knows whose lines carry serving "
           "numbers (a rate in tok/s, a TTFT, a latency), nothing else read", None, "",
           "its numbers are listed, not guessed at: a table or summary in a layout no reader knows can be neither "
