@@ -886,3 +886,40 @@ def test_tensorrt_llm_start_up_lines_size_the_kv_cache():
     assert [record.metrics for record in records[:2]] == [{"kv_cache_bytes": 3657433088.0},
                                                           {"kv_cache_tokens": 13952.0}]
     assert diagnose_files([path]).verdict == "insufficient-data"
+
+
+# -- rounds 73 and 74 ----------------------------------------------------------------------------------------------
+
+def test_a_prompt_read_slower_turn_after_turn_while_decode_holds():
+    # ollama --verbose: 969 prompt tokens at 843.34 tok/s, then 1,011 at 97.31 (8.7×, 10.389 s of 16.38 s of
+    # compute) while eval holds at 9.02 then 7.84 tok/s (1.15×): the prompt pass slowed
+    path = FIXTURES / "blind73_logs" / "ollama__2025-macos-verbose-two-blocks-before-and-after.txt"
+    assert 843.34 / 97.31 >= 3 and 9.02 / 7.84 <= 1.5 and 10.389 >= (10.389 + 5.992) / 3
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "prefill-bound"
+    item = next(item for item in diagnosis.evidence if item.rule == "requests-prefill-slowed")
+    assert item.numbers["prompt_tokens_per_second_last"] == 97.31
+
+
+def test_a_prompt_slower_beside_a_decode_as_much_slower_is_the_machine(tmp_path):
+    block = ("prompt eval count:    {n} token(s)\nprompt eval duration: {p}s\nprompt eval rate:     {pr} tokens/s\n"
+             "eval count:           46 token(s)\neval duration:        {d}s\neval rate:            {dr} tokens/s\n")
+    # prompt 843 -> 97 tok/s and decode 9.0 -> 2.0 tok/s: both slowed, not the prompt pass alone
+    text = (block.format(n=969, p=1.149, pr=843.34, d=5.099, dr=9.02)
+            + block.format(n=1011, p=10.389, pr=97.31, d=23.0, dr=2.0))
+    assert "requests-prefill-slowed" not in _rules(diagnose_files([_write(tmp_path, text)]))
+
+
+def test_a_bench_table_printed_as_a_grid_is_read_through_its_rules():
+    # mistralrs-bench: `+---+` rules between its llama-bench-style rows; tg 128 at 73.838 t/s, pp 512 at 1141.041
+    path = FIXTURES / "blind74_logs" / "mistralrs__bench-a10-mistral-7b-quantized-tg128-pp512-conc1.txt"
+    records = read_records(path)
+    assert records[0].metrics["generation_tokens_per_second"] == 73.838
+    assert records[1].metrics["prompt_tokens_per_second"] == 1141.041
+
+
+def test_numbers_no_rule_judges_are_said_to_be_read():
+    path = FIXTURES / "blind74_logs" / "mistralrs__bench-a10-mistral-7b-quantized-tg128-pp512-conc1.txt"
+    diagnosis = diagnose_files([path], gpu="a10")
+    assert diagnosis.verdict == "insufficient-data"
+    assert diagnosis.evidence[0].rule == "read-unjudged" and diagnosis.evidence[0].text.startswith("read 1 window(s)")

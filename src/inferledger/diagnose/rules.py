@@ -370,6 +370,12 @@ _TABLE = (
           "a local runner's requests in turn (3+): the last decode rate at most 1/this of the best, prompts ≤ 16k",
           2.0, "×", "a model that streamed at 37 tok/s and now streams at 17 with a 13-token prompt lost part of its "
           "GPU (offload after a larger context allocation) or shares it: the rate, not the context, changed", 0.65),
+    _rule("requests-prefill-slowed", "requests", "prefill-bound",
+          "a local runner's requests in turn (2+), prompts within 2× of each other in size: the last prompt rate at "
+          "most 1/this of the best, decode within 1.5×, the last prompt ≥ 1/3 of its request's compute", 3.0, "×",
+          "the same prompt read eight times slower while the answer streams as before: the prompt pass changed "
+          "(a cache no longer reused, a grown context), not the machine; two rates of the same runner, so it "
+          "outranks the hardware-blind per-token cutoff", 0.88),
     _rule("requests-decode-below-bench", "requests", "decode-bound",
           "served requests' mean decode rate below this share of the slowest one-stream generation rate the same log "
           "benches (llama-bench tg, sweep-bench), prompts ≤ 16k", 0.85, "of the bench",

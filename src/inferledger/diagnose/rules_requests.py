@@ -70,6 +70,28 @@ def _decode_slowed(acc: Accumulator, findings: list) -> bool:
     return True
 
 
+def _prefill_slowed(acc: Accumulator, findings: list) -> None:
+    """A runner's requests in turn, prompts of about one size (within 2×), whose prompt rate ends at a third of its
+    best or less while their decode holds (within 1.5×), the last prompt a third of its request's compute or more:
+    the prompt pass is what slowed (a cache no longer reused, a context grown), not the machine."""
+    prompt, tokens = acc.request_value("prompt_tokens_per_second"), acc.request_value("input_tokens")
+    decode = acc.request_value("generation_tokens_per_second")
+    prefill, spent = acc.request_value("prefill_seconds"), acc.request_value("decode_seconds")
+    factor = threshold("requests-prefill-slowed")
+    if prompt is None or prompt.count < 2 or not prompt.last or prompt.high < factor * prompt.last \
+            or tokens is None or tokens.high > 2 * tokens.low or decode is None or decode.high > 1.5 * decode.low \
+            or prefill is None or spent is None or prefill.last < (prefill.last + spent.last) / 3 \
+            or not all(source.startswith(_ONE_AT_A_TIME) for source in acc.sources):
+        return
+    findings.append(fire(
+        "requests-prefill-slowed", f"prompt processing fell from {prompt.high:,.1f} to {prompt.last:,.1f} tok/s over "
+        f"{prompt.count} requests in turn ({prompt.high / prompt.last:.1f}×) with prompts of {tokens.low:,.0f}-"
+        f"{tokens.high:,.0f} tokens, while decode held at {decode.low:.1f}-{decode.high:.1f} tok/s: the last prompt "
+        f"took {prefill.last:,.3g} s of its request; the prompt pass is what slowed",
+        {"prompt_tokens_per_second_max": prompt.high, "prompt_tokens_per_second_last": prompt.last,
+         "prefill_seconds_last": prefill.last}))
+
+
 def _decode_below_bench(acc: Accumulator, findings: list) -> bool:
     """Served requests slower to decode than the same log's bench of one stream (a user pasting the server's timings
     under llama-bench's or sweep-bench's table): compared with the bench's slowest row, so a depth the bench ran
@@ -316,6 +338,7 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             + (f"; {by_time:.0%} of all requests' compute" if by_time > share("prefill_share") else "") + ")",
             {"prefill_seconds_max": prefill.high, "compute_share": by_time},
             max(share("prefill_share"), by_time), **where("prefill_share")))
+    _prefill_slowed(acc, findings)
     tpot = acc.request_value("tpot_seconds")
     tpot_mean = warm[2] if warm is not None else tpot.mean if tpot is not None else None
     cpu = acc.labels.get("backend") == "cpu"  # the GPU's cutoff is a fast CPU run: a CPU's own (requests-slow-tpot-cpu)
