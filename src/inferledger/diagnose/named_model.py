@@ -51,6 +51,10 @@ class NamedModel:
     def weights_bytes_per_step(self) -> float:
         return self.active_params * self.bits_per_weight / 8
 
+    @property
+    def mixture_of_experts(self) -> bool:
+        return self.active_params < self.total_params
+
     def describe(self) -> str:
         active = "" if self.active_params == self.total_params else f", {self.active_params / 1e9:g}B active"
         return (f"{self.name}: {self.total_params / 1e9:g}B parameters{active} read from the name, "
@@ -145,6 +149,7 @@ class ConfiguredModel:
     weights_bytes_per_step: float
     weights_format: str
     source: str  # the config that was read, when it is a base model's
+    mixture_of_experts: bool = False  # one token's step reads a share of the weights (the active experts)
 
     def describe(self) -> str:
         via = f" (its base {self.source}'s config)" if self.source != self.name else ""
@@ -173,5 +178,7 @@ def from_config(name: str, precision: str | None = None) -> ConfiguredModel | No
                                       realistic=False)
         except (InferledgerError, OSError, ValueError):
             continue
-        return ConfiguredModel(name, account.decode.bytes_per_step, account.weights, source)
+        # A step reading under 90 % of the weights held is a mixture of experts' (the embedding alone is less).
+        moe = account.decode.bytes_per_step < 0.9 * account.memory.weight_bytes
+        return ConfiguredModel(name, account.decode.bytes_per_step, account.weights, source, moe)
     return None

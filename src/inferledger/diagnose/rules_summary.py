@@ -299,9 +299,13 @@ def _slower_than_size(run: _Run, sized, where: dict, findings: list, notes: list
     run that held several streams at once and states no batch (Little's law): its step is a batch's."""
     from inferledger.diagnose.rules_requests import SLOW_CARD, slow_card_seconds
 
-    if run.concurrency is None and run.batch:  # Little's law says several at once (a stated batch is judged below)
+    # Little's law says several at once (a stated batch of a dense model is judged below: its step reads the weights
+    # once for all); a mixture of experts' batch reads the experts its tokens chose, more than one token's active share.
+    moe_batch = sized.mixture_of_experts and run.batch > STREAMS_SEEN
+    if (run.concurrency is None and run.batch) or moe_batch:
         notes.append(f"{run.name}: {run.step * 1e3:.1f} ms per output token with {run.batch_text}: a batch's step, "
-                     "not judged against one stream's read of the weights")
+                     "not judged against one stream's read of the weights"
+                     + (" (a mixture of experts: the batch reads more experts than one token)" if moe_batch else ""))
         return
     floor = slow_card_seconds(sized)
     if run.step < threshold("summary-slower-than-size-allows") * floor:

@@ -38,7 +38,7 @@ _COLUMNS = (
      "ttft_seconds", "time"),
     (r"^1000 ?/ ?tpot$", _STREAM_RATE, "rate"),  # 1000 / TPOT in ms: a stream's tok/s
     # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
-    (r"\btpot\b|time per output token|^2\+|^(?:next|2nd) token", "tpot_seconds", "time"),
+    (r"\btpot\b|time per (?:output )?token|^2\+|^(?:next|2nd) token", "tpot_seconds", "time"),
     (r"\bitl\b|inter[- ]token", "itl_seconds", "time"),
     (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^(?:(?:mean|average|avg|median|p\d+) )?latency$|^wall",
      "e2e_seconds", "time"),
@@ -294,7 +294,8 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
     a row holding several variants of a run (a metric in more than one column) is a record each."""
     records = []
     variants = _variants(header, columns)
-    on_cpu = any(_CPU_WORD.search(_normal(title)) for title in header)
+    # a CPU column (`CPU model`), or a thread count's: only a CPU run is tuned by its threads
+    on_cpu = any(_CPU_WORD.search(_normal(title)) or _normal(title) in ("threads", "n threads") for title in header)
     for line_number, cells in rows:
         if len(cells) != len(columns) and not (isinstance(cells, _CutRow) and len(cells) < len(columns)):
             continue  # a merged row, or one with a cell too many: its cells cannot be matched to the header

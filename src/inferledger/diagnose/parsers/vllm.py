@@ -240,8 +240,16 @@ def _prefix_stamps(prefixes: list, swapped) -> tuple[list, list]:
 _window.columns = _window_columns
 
 
+# A terminal's wrap kept in a paste as padding inside a word (`Avg generation thr                        oughput`): a
+# stats line has no run of spaces of its own, so such a run between letters is taken out.
+_WRAP_PADDING = re.compile(r"(?<=[A-Za-z]) {8,}(?=[a-z])")
+
+
 def _stats_record(segment: str, prefix: str, line_number: int) -> Record | None:
     match = _FAST.match(segment)
+    if match is None and "        " in segment:
+        segment = _WRAP_PADDING.sub("", segment)
+        match = _FAST.match(segment)
     if match is not None:
         return _window(match.groups(), prefix, line_number)
     metrics = {}
