@@ -923,3 +923,32 @@ def test_numbers_no_rule_judges_are_said_to_be_read():
     diagnosis = diagnose_files([path], gpu="a10")
     assert diagnosis.verdict == "insufficient-data"
     assert diagnosis.evidence[0].rule == "read-unjudged" and diagnosis.evidence[0].text.startswith("read 1 window(s)")
+
+
+# -- round 75 ------------------------------------------------------------------------------------------------------
+
+def test_a_stats_line_with_a_terminals_wrap_padding_inside_a_word():
+    # `Avg generation thr                        oughput: 0.1 tokens/s`: the padding out, the window read
+    path = FIXTURES / "blind75_logs" / "vllmascend__910b3-x2-qwen36-27b-startup-then-one-request.txt"
+    (record,) = [record for record in read_records(path) if isinstance(record, Record)]
+    assert record.metrics["generation_tokens_per_second"] == 0.1 and record.metrics["prompt_tokens_per_second"] == 12.7
+    assert diagnose_files([path]).verdict == "insufficient-data"  # one arrival window measures no stream
+
+
+def test_a_threads_column_marks_cpu_runs_timed_per_token():
+    # `Quantized Model | Threads | Memory use | Time per token`, cells `137.10 ms`: llama.cpp on a CPU, 100-262 ms a
+    # token, under the CPU's one-second cutoff
+    path = FIXTURES / "blind75_logs" / "llamacpp__2023-cpu-5700g-llama-7b-13b-threads-time-per-token-table.txt"
+    records = read_records(path)
+    assert records[1].metrics["tpot_seconds_mean"] == pytest.approx(0.10043)
+    assert all(record.labels.get("device") == "cpu" for record in records)
+    assert diagnose_files([path]).verdict == "healthy"
+
+
+def test_a_mixture_of_experts_batch_step_is_not_one_tokens_read():
+    # vLLM-MLX, Qwen3-Next-80B-A3B: ITL 72.7 ms at ×16 is a batch whose tokens chose many experts, not the 3B active
+    # share one token reads: not judged against that floor
+    path = FIXTURES / "blind75_logs" / "vllmmlx__qwen3-next-80b-mtp-m3-ultra-latency-and-concurrency-tables.txt"
+    diagnosis = diagnose_files([path], model="Qwen/Qwen3-Next-80B-A3B-Instruct")
+    assert "summary-slower-than-size-allows" not in _rules(diagnosis)
+    assert any("mixture of experts" in note for note in diagnosis.notes)
