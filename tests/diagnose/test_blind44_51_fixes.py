@@ -952,3 +952,14 @@ def test_a_mixture_of_experts_batch_step_is_not_one_tokens_read():
     diagnosis = diagnose_files([path], model="Qwen/Qwen3-Next-80B-A3B-Instruct")
     assert "summary-slower-than-size-allows" not in _rules(diagnosis)
     assert any("mixture of experts" in note for note in diagnosis.notes)
+
+
+# -- round 77 ------------------------------------------------------------------------------------------------------
+
+def test_an_offline_runs_backlog_is_no_queue():
+    # vLLM's `Processed prompts: 34/10000` bar beside stats lines with 9,832 pending: the prompts it submitted at
+    # once; the swapping and the SWAP preemption name the limit (kv-capacity)
+    path = FIXTURES / "blind77_logs" / "vllm__v0-chunked-prefill-offline-n2-swapped-pending-stats-with-tqdm.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "kv-capacity" and "windows-waiting" not in _rules(diagnosis)
+    assert any("offline run's own backlog" in note for note in diagnosis.notes)

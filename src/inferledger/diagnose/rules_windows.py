@@ -90,7 +90,13 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
             "windows-swapped", f"requests swapped to CPU in {flags['swapped'].count} of {windows} windows: the GPU "
             "KV cache ran out", {"swapped_requests_max": acc.interval["swapped_requests"].high}, share("swapped"),
             **lines_of(acc, "swapped")))
-    if flags["waiting"].count:
+    # An offline run (vLLM's `LLM.generate` progress bar beside the stats lines) submits every prompt at once: its
+    # waiting requests are its own backlog, which no user waits in; the batch it can hold is what the KV rules read.
+    offline = any(record.labels.get("offline_batch") for record, _file in acc.summaries)
+    if flags["waiting"].count and offline:
+        notes.append(f"requests waiting in {flags['waiting'].count} of {windows} windows (up to {waiting.high:,.0f}): an "
+                     "offline run's own backlog, submitted at once, not a queue users wait in")
+    elif flags["waiting"].count:
         draining = waiting.last is not None and waiting.last < waiting.high and waiting.last <= waiting.first / 2
         text = (f"requests waiting in {flags['waiting'].count} of {windows} windows (up to {waiting.high:.0f}, "
                 f"last {waiting.last:.0f})")
