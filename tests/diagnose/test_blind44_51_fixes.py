@@ -963,3 +963,15 @@ def test_an_offline_runs_backlog_is_no_queue():
     diagnosis = diagnose_files([path])
     assert diagnosis.verdict == "kv-capacity" and "windows-waiting" not in _rules(diagnosis)
     assert any("offline run's own backlog" in note for note in diagnosis.notes)
+
+
+# -- round 78 ------------------------------------------------------------------------------------------------------
+
+def test_a_speed_column_of_capitalised_rates_on_a_cpu():
+    # `| Device | CPU/GPU | Model | Speed |` with `4.88 Tokens/s` cells: each row one stream, on a CPU (its column),
+    # 1 / 1.36 = 735 ms a token for the 13B, under a CPU's one-second cutoff
+    path = FIXTURES / "blind78_logs" / "ollama__pi5-16gb-cpu-llama-3b-8b-13b-speed-table.txt"
+    records = read_records(path)
+    assert [record.metrics["output_tokens_per_second_per_user_mean"] for record in records] == [4.88, 2.17, 1.36]
+    assert all(record.labels.get("device") == "cpu" for record in records)
+    assert diagnose_files([path]).verdict == "healthy"

@@ -181,12 +181,14 @@ def _cell_seconds(cell: str) -> float | None:
 
 # A rate cell: `9.51 t/s`, and as people mark them up in a table, `~9.9–10.0 t/s` or `**8.75 t/s**` (a range reads as
 # its first figure).
-_RATE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?\s*(?:tok(?:en)?s?|t)\s*/\s*s[\s*]*$")
+_RATE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?\s*(?:tok(?:en)?s?|t)\s*/\s*s[\s*]*$",
+                        re.IGNORECASE)  # `4.88 Tokens/s` too
 _RATE_OR_NUMBER = re.compile(r"^[\s*~≈]*\d|^\s*$")  # a rate column's cell that starts with its figure
 
 # A rate column whose header names only the phase ("prefill", "decode"): each row a run of one stream.
 _PHASE_RATES = ((re.compile(r"^(?:prefill|prompt|pp|input)\b"), "input_tokens_per_second"),
-                (re.compile(r"^(?:token )?(?:decode|decoding|gen|generation|tg|output)\b"), _STREAM_RATE))
+                # a `Speed` column of `4.88 Tokens/s` cells: a runner's generation speed, a run a row
+                (re.compile(r"^(?:token )?(?:decode|decoding|gen|generation|tg|output|speed)\b"), _STREAM_RATE))
 
 
 def _unit_from_cells(header: str, index: int, rows: list):
