@@ -975,3 +975,12 @@ def test_a_speed_column_of_capitalised_rates_on_a_cpu():
     assert [record.metrics["output_tokens_per_second_per_user_mean"] for record in records] == [4.88, 2.17, 1.36]
     assert all(record.labels.get("device") == "cpu" for record in records)
     assert diagnose_files([path]).verdict == "healthy"
+
+
+def test_llama_bench_tests_as_rows_and_setups_as_columns():
+    # `| Gen Length | Bonsai 8B (…) | Qwen3-30B-A3B (…) |` over `| tg64 | **93.4** | 81.3 |`: each cell a stream's rate
+    path = FIXTURES / "blind78_logs" / "llamabench__strix-halo-bonsai-8b-1bit-vs-qwen3-30b-a3b-pp-tg-tables.txt"
+    records = read_records(path)
+    assert [record.metrics.get("output_tokens_per_second_per_user_mean") for record in records[:2]] == [93.4, 81.3]
+    assert any(record.metrics.get("input_tokens_per_second") == 427 for record in records)
+    assert diagnose_files([path]).verdict == "healthy"

@@ -441,12 +441,36 @@ def _records(table: list) -> list:
     columns = _header(header, rows)
     if columns is not None:
         return _runs_by_row(header, columns, rows, "csv table" if isinstance(table, _CsvTable) else "markdown table")
+    if rows and all(cells and _TEST_ROW.match(cells[0]) for _line, cells in rows):
+        return _runs_by_test_row(header, rows)
     if any(_CELL_BREAK.search(cell) for _line, cells in rows for cell in cells):
         return _runs_in_cells(header, rows)
     at = next((index for index, cell in enumerate(header) if cell.strip().lower() in _METRIC_HEADER), 0)
     if at > 0:
         return _runs_grouped(header, rows, at)
     return _runs_by_column(header, rows, first_line)
+
+
+# llama-bench's tests as a table's rows (`| tg128 | 93.6 | 82.6 |`, a model or a build a column): its rates are t/s.
+_TEST_ROW = re.compile(r"^\**(pp|tg)(\d+)\**$")
+
+
+def _runs_by_test_row(header: list, rows: list) -> list:
+    """Records for a table whose rows are llama-bench tests and whose columns are setups: each cell one stream's
+    generation rate (tg) or a prompt-processing rate (pp) of its column's setup."""
+    records = []
+    for line_number, cells in rows:
+        test = _TEST_ROW.match(cells[0])
+        metric = _STREAM_RATE if test.group(1) == "tg" else "input_tokens_per_second"
+        for index, cell in enumerate(cells[1:], 1):
+            number = to_number(cell) if not _COMPARISON.search(header[index] if index < len(header) else "") else None
+            if number is None or "%" in cell:
+                continue
+            setup = header[index] if index < len(header) else f"column {index}"
+            records.append(Record("summary", "bench.markdown", line_number, {metric: number},
+                                  labels={"tool": setup, "benchmark": f"{setup}, {test.group(1)}{test.group(2)}",
+                                          **({"device": "cpu"} if _CPU_WORD.search(setup) else {})}))
+    return records
 
 
 # A CSV export's header: four or more comma-separated names (`id,runtime,promptTokens,prefillTps,wallMs,…`).
