@@ -208,6 +208,8 @@ def _unit_from_cells(header: str, index: int, rows: list):
 
 # A rate column named by its unit alone, or by a variant and its unit (`tok/s`, `TurboQuant t/s`, `Tokens per second`).
 _BARE_RATE = re.compile(r"^(?:[\w.:=+\- ]+ )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec)?$|^tok(?:en)?s? per sec(?:ond)?$")
+# A static batch's column (not a client's concurrency, whose tok/s may be each request's).
+_STATIC_BATCH = re.compile(r"batch(?: size)?|bs")
 # Columns beside which a bare rate may not be one stream's generation: a batch, or a phase named (llama.cpp's benches).
 _NOT_ONE_STREAM = re.compile(r"concurren|batch|^bs$|^c$|request|\brps\b|\bqps\b|users?$|parallel|^test$"
                              r"|\b(?:pp|tg|n kv|prompt|prefill|input|total)\b")
@@ -217,10 +219,9 @@ def _bare_rates(cells: list, columns: list) -> list:
     """A table naming no metric but rates by their unit alone: a runner's comparison, a model or a build a row, each
     rate one stream's generation (llmfit's `Model | tok/s`, an A/B of two builds); beside a batch column alone, the
     batch's (fastllm's `Batch | 最大推理速度(token / s)`: per stream the rate ÷ the batch). With a concurrency or a
-    request-rate column (the rate may be each request's or the run's), a `test` column (llama-bench's) or a phase named (batched-bench's `S_PP t/s`) the rates are
-    not plainly generation: left to those readers."""
-    # a static batch's column (not a client's concurrency, whose tok/s may be each request's)
-    batch = [bool(re.fullmatch(r"batch(?: size)?|bs", _normal(cell))) for cell in cells]
+    request-rate column (the rate may be each request's or the run's), a `test` column (llama-bench's) or a phase
+    named (batched-bench's `S_PP t/s`) the rates are not plainly generation: left to those readers."""
+    batch = [bool(_STATIC_BATCH.fullmatch(_normal(cell))) for cell in cells]
     if any(column is not None and not is_batch for column, is_batch in zip(columns, batch, strict=True)):
         return columns
     bare = [bool(_BARE_RATE.match(" ".join(re.sub(r"[()\[\]]", " ", _normal(cell)).split()))) for cell in cells]
