@@ -121,14 +121,13 @@ class _Run:
         if self.per_token is not None and itl_median and itl_median < 0.5 * self.per_token:
             self.step = itl_median
         self.all_at_once = self.offered is not None and self.offered >= ALL_AT_ONCE_RATE
-        concurrency = metrics.get("max_concurrency")
-        if self.per_token is None and concurrency and self.offered is None and self.output_rate and mean_output \
-                and mean_output > PROMPT_ONLY_OUTPUT_TOKENS and completed \
-                and completed >= CLOSED_LOOP_ROUNDS * concurrency:
+        if self.per_token is None and self.concurrency and self.offered is None and self.output_rate \
+                and mean_output and mean_output > PROMPT_ONLY_OUTPUT_TOKENS and completed \
+                and completed >= CLOSED_LOOP_ROUNDS * self.concurrency:
             # A closed loop (no request rate: the client keeps `concurrency` requests in flight, each sent as one
             # ends) over many rounds: each stream generates output tok/s ÷ concurrency on average, its prompts'
             # time included, so concurrency ÷ output tok/s bounds the step from above.
-            self.per_token = self.step = concurrency / self.output_rate
+            self.per_token = self.step = self.concurrency / self.output_rate
             self.per_token_derived = "per token (at most: concurrency ÷ output tok/s, prefills included)"
         if self.step is None and (self.all_at_once or record.labels.get("offline_batch")) and self.output_rate \
                 and not self.prompt_only:
@@ -137,6 +136,10 @@ class _Run:
             self.step = 1 / self.output_rate
             self.step_bound = True
         self.uncapped = self.concurrency is None or (self.completed is not None and self.concurrency >= self.completed)
+        # Every request arrived within the run's first twentieth at a finite offered rate: a burst, whatever the rate.
+        self.arrived_in_burst = bool(self.offered is not None and math.isfinite(self.offered) and self.offered > 0
+                                     and self.completed and self.duration
+                                     and self.completed / self.offered <= BURST_ARRIVAL_SHARE * self.duration)
         # Streams at once, and how many and how it is known in words: the stated concurrency (a cap above the requests
         # sent holds them all), else Little's law (the requests in flight, the fewest there were, or at most as many
         # as total tok/s × TPOT); 0 when nothing says.
@@ -152,6 +155,8 @@ class _Run:
                 self.batch_text = f"{bound}{self.batch:,.0f} streams at once ({how})"
 
 
+BURST_ARRIVAL_SHARE = 0.05  # of a run's time, within which all its requests arrived: a burst
+BURST_ADMITTED_STEPS = 20  # a burst's mean TTFT within this many decode steps: all admitted at once, no queue built
 CLOSED_LOOP_ROUNDS = 4  # requests per in-flight slot from which a closed loop's start and drain are a small part
 STREAMS_SEEN = 2.0  # requests at once above which a run was no batch of one (streams_by_littles_law)
 
@@ -409,8 +414,7 @@ def _burst(run: _Run, record, where: dict, findings: list) -> None:
     # A peak of all of them at once is a burst when they arrived so (no rate stated, or all in the run's first
     # twentieth); at a finite rate spread over the run it is a queue the arrivals built (the queue rules).
     offered = run.offered
-    arrived_at_once = offered is None or not math.isfinite(offered) or bool(
-        completed and run.duration and completed / offered <= 0.05 * run.duration)
+    arrived_at_once = offered is None or not math.isfinite(offered) or run.arrived_in_burst
     together = (run.all_at_once and run.uncapped) or bool(peak and completed and peak >= 0.9 * completed
                                                            and arrived_at_once)
     if not together or not completed or completed < 2 or completed > threshold("summary-burst-prefill") \
@@ -514,7 +518,7 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
         expected = completed / offered + (latency or 0.0)
         kept = threshold("summary-rate-not-kept")
         concurrency, output_rate = record.metrics.get("mean_concurrency"), run.output_rate
-        if run.duration and completed / offered < 0.05 * run.duration and concurrency and output_rate \
+        if run.arrived_in_burst and concurrency and output_rate \
                 and output_rate / concurrency >= SLOW_STREAM_TOKENS_PER_SECOND:
             # A burst (every request arrived in the run's first twentieth) whose streams each still generate at a
             # normal rate: a throughput test, not a server that cannot keep up; the rate rules do not apply.
@@ -567,7 +571,7 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                 f"{in_flight:,.0f} requests in flight, above the {limit}: most of each request's time is waiting",
                 {"requests_in_flight": in_flight, "request_rate_per_second": offered}, share=1.0, **where))
             return True
-        if run.per_token and run.ttft <= 20 * run.per_token:
+        if run.per_token and run.ttft <= BURST_ADMITTED_STEPS * run.per_token:
             # The queue a burst builds by design shows in its first tokens; here the mean is a few decode steps:
             # the whole burst was admitted together and nobody waited for a slot.
             notes.append(f"{name}: every request sent at t=0, but TTFT {run.ttft * 1e3:.0f} ms is only "
@@ -576,7 +580,7 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             return found
         found = True
         share = 0.0
-        if run.per_token and run.ttft > 20 * run.per_token:
+        if run.per_token:  # past BURST_ADMITTED_STEPS (above): the first tokens waited
             share = 1.0
             text += f"; TTFT {run.ttft * 1e3:.0f} ms vs {run.per_token * 1e3:.1f} ms per token"
         findings.append(fire("summary-all-at-once", text, {"request_rate_per_second": offered,

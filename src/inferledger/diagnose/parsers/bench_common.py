@@ -6,6 +6,9 @@ import math
 import re
 
 NUMBER = re.compile(r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf(?:inity)?", re.IGNORECASE)
+# A grid table's rule (tabulate's `grid` and `psql` formats, pandas' to_markdown(tablefmt="grid"), mistralrs-bench):
+# `+----+====+`.
+GRID_RULE = re.compile(r"^\+[-=:+]*[-=]{3,}[-=:+]*\+$")
 # Seconds per unit, for the unit words the tools print.
 TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "usec": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "msec": 1e-3, "s": 1.0,
               "sec": 1.0, "secs": 1.0, "seconds": 1.0}

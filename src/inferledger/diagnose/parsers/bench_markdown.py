@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from itertools import chain, islice
 
-from inferledger.diagnose.parsers.bench_common import TIME_UNITS, canonical_stat, to_number
+from inferledger.diagnose.parsers.bench_common import GRID_RULE, TIME_UNITS, canonical_stat, to_number
 from inferledger.diagnose.records import Record
 
 NAME = "markdown-table"
@@ -96,12 +96,8 @@ def _cells(line: str) -> list:
     return cells
 
 
-# A grid table's rule (tabulate's `grid` and `psql` formats, pandas' to_markdown(tablefmt="grid")): `+----+====+`.
-_GRID_RULE = re.compile(r"^\+[-=:+]*[-=]{3,}[-=:+]*\+$")
-
-
 def _is_rule(line: str) -> bool:
-    return bool(_SEPARATOR.match(line) or (line and (_BOX_RULE.match(line) or _GRID_RULE.match(line))))
+    return bool(_SEPARATOR.match(line) or (line and (_BOX_RULE.match(line) or GRID_RULE.match(line))))
 
 
 # Header words of tables written in Chinese (the seed's readers paste them), as the English the patterns know.
@@ -459,15 +455,16 @@ _TEST_ROW = re.compile(r"^\**(pp|tg)(\d+)\**$")
 def _runs_by_test_row(header: list, rows: list) -> list:
     """Records for a table whose rows are llama-bench tests and whose columns are setups: each cell one stream's
     generation rate (tg) or a prompt-processing rate (pp) of its column's setup."""
+    setups = {index: title for index, title in enumerate(header) if index and not _COMPARISON.search(title)}
     records = []
     for line_number, cells in rows:
         test = _TEST_ROW.match(cells[0])
         metric = _STREAM_RATE if test.group(1) == "tg" else "input_tokens_per_second"
         for index, cell in enumerate(cells[1:], 1):
-            number = to_number(cell) if not _COMPARISON.search(header[index] if index < len(header) else "") else None
-            if number is None or "%" in cell:
+            setup = setups.get(index, f"column {index}" if index >= len(header) else None)
+            number = to_number(cell) if setup is not None and "%" not in cell else None
+            if number is None:
                 continue
-            setup = header[index] if index < len(header) else f"column {index}"
             records.append(Record("summary", "bench.markdown", line_number, {metric: number},
                                   labels={"tool": setup, "benchmark": f"{setup}, {test.group(1)}{test.group(2)}",
                                           **({"device": "cpu"} if _CPU_WORD.search(setup) else {})}))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from inferledger.diagnose.parsers.bench_common import GRID_RULE
 from inferledger.diagnose.records import Record, Skipped, unread
 
 NAME = "llamacpp"
@@ -55,7 +56,6 @@ _BENCH_HEADER = re.compile(r"(?:^|\|)[ \t]*model[ \t]*\|(?:.*\|)?[ \t]*test[ \t]
 # other runners print (GPULlama3.java's --bench) and people compose from several llama-bench runs.
 _MATRIX_HEADER = re.compile(r"^[ \t]*\|?[ \t]*model[ \t]*\|(?:.*\|)?[ \t]*(?:pp|tg)\d+\b", re.IGNORECASE | re.MULTILINE)
 _MATRIX_TEST = re.compile(r"((?:pp|tg)\d+(?:\+tg\d+)?(?:\s*@\s*d\d+)?)(?:\s*\(?\[?t/s\]?\)?)?$")
-_GRID_RULE = re.compile(r"^\+[-=+:]*[-=]{3,}[-=+:]*\+$")  # `+----+====+`
 _BINARY = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 
 # Which timing field fills which request metric; times are ms (llama.cpp's unit) and become seconds.
@@ -386,7 +386,7 @@ def parse(lines) -> Iterator:
             if line.lstrip().startswith("main:") and ("sample time" in line or "total time" in line):
                 continue  # sampling, and the run's whole time (the load included)
         if table_kind:
-            if line.lstrip().startswith("+") and _GRID_RULE.match(line.strip()):
+            if line.lstrip().startswith("+") and GRID_RULE.match(line.strip()):
                 continue  # a grid table's rule (mistralrs-bench prints its table so): the table goes on
             if line.lstrip().startswith("|") or (table_tabs and "\t" in line):
                 cells = _table_cells(line, table_tabs)

@@ -356,8 +356,8 @@ class LineParser:
 # Every line this parser reads in a streamed scan holds one of these (see read.py). `#retracted` covers both
 # "Decode out of memory happened. #retracted_reqs" and "KV cache pool is full. Retract requests.
 # #retracted_reqs".
-MARKERS = (b"#running-req", b"#queue-req", b"#running_req", b"#remaining_req", b"#retracted", b"CUDA out of memory", b"KV Cache is allocated",
-           b"_total_num_tokens=",
+MARKERS = (b"#running-req", b"#queue-req", b"#running_req", b"#remaining_req", b"#retracted", b"CUDA out of memory",
+           b"KV Cache is allocated", b"_total_num_tokens=",
            b"Memory pool end", b"Load weight end")
 
 

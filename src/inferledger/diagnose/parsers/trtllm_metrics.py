@@ -41,13 +41,11 @@ def sniff(head: str) -> float:
 
 def _capacity(line_number: int, line: str) -> Record | None:
     """A start-up line sizing the KV cache, as a capacity record; None for any other line."""
-    bytes_match, tokens_match = _KV_BYTES.search(line), _KV_TOKENS.search(line)
-    if bytes_match:
-        return Record("capacity", "trtllm.startup", line_number, {"kv_cache_bytes": float(bytes_match.group(1))},
-                      labels={"engine": "tensorrt-llm"})
-    if tokens_match:
-        return Record("capacity", "trtllm.startup", line_number, {"kv_cache_tokens": float(tokens_match.group(1))},
-                      labels={"engine": "tensorrt-llm"})
+    for pattern, metric in ((_KV_BYTES, "kv_cache_bytes"), (_KV_TOKENS, "kv_cache_tokens")):
+        match = pattern.search(line)
+        if match:
+            return Record("capacity", "trtllm.startup", line_number, {metric: float(match.group(1))},
+                          labels={"engine": "tensorrt-llm"})
     return None
 
 
