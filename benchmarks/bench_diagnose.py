@@ -10,6 +10,7 @@ Peak RSS at a quarter of the size and at the full size shows whether memory stay
     python benchmarks/bench_diagnose.py --size-mb 64    # a quick run
     python benchmarks/bench_diagnose.py --size-mb 64 --profile-mb 50   # plus cProfile of the full path
     python benchmarks/bench_diagnose.py --shares 0.1 --processes 1     # one share, one process
+    python benchmarks/bench_diagnose.py --llama-server --size-mb 64    # a llama-server log instead
 
 The first of --shares gets the full report (two sizes, memory ratio, stages); each further share one run at
 --size-mb, so one run shows the spread from a quiet vLLM log to an SGLang log that is mostly batch lines. Big plain
@@ -51,6 +52,63 @@ NOISE = (
     "DEBUG {md} {hms} [core.py:431] EngineCore loop iteration {a} took {port} us",
     "/usr/lib/python3/site-packages/torch/cuda/__init__.py:{a}: UserWarning: something about TF32 ({hexid})",
 )
+
+
+# A 2026 llama-server request as it logs one (../shared/logs/llamacpp__2026-server-per-line-timings-graphs-reused.txt,
+# tests/fixtures/blind15_logs): every line a request's, half of them carrying its numbers. {t} is the elapsed prefix.
+LLAMA_SERVER = (
+    "{t} I srv  params_from_: Chat format: Gemma 4",
+    "{t} I slot launch_slot_: id  {slot} | task {task} | processing task",
+    "{t} I slot update_slots: id  {slot} | task {task} | new prompt, n_ctx_slot = 32768, n_keep = 0, n_prompt_tokens = "
+    "{context}",
+    "{t} I slot update_slots: id  {slot} | task {task} | kv cache rm [{cached}, end)",
+    "{t} I slot update_slots: id  {slot} | task {task} | prompt done, n_past = {context}, n_tokens = {new}",
+    "{t} I slot print_timing: id  {slot} | task {task} | n_decoded = {half}, tg = {rate:.2f} t/s",
+    "{t} I slot print_timing: id  {slot} | task {task} | prompt eval time = {prompt_ms:10.2f} ms / {new:5d} tokens "
+    "({prompt_per:8.2f} ms per token, {prompt_rate:8.2f} tokens per second)",
+    "{t} I slot print_timing: id  {slot} | task {task} |        eval time = {eval_ms:10.2f} ms / {out:5d} tokens "
+    "({per_token:8.2f} ms per token, {rate:8.2f} tokens per second)",
+    "{t} I slot print_timing: id  {slot} | task {task} |       total time = {total_ms:10.2f} ms / {tokens:5d} tokens",
+    "{t} I slot print_timing: id  {slot} | task {task} |    graphs reused = {graphs}",
+    "{t} I slot      release: id  {slot} | task {task} | stop processing: n_tokens = {end}, truncated = 0",
+    "{t} I srv  update_slots: all slots are idle",
+    "{t} I srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200",
+)
+
+
+def build_llama_server_log(path: str, size_bytes: int, seed: int = 0) -> int:
+    """Write about `size_bytes` of a llama-server log (LLAMA_SERVER, one request after another, numbers drawn per
+    request); return the line count."""
+    rng = random.Random(seed)
+    written = lines = task = 0
+    elapsed = 0.0
+    with open(path, "w", encoding="utf-8") as handle:
+        chunk: list = []
+        while written < size_bytes:
+            task += 1
+            new, out = rng.randint(16, 4096), rng.randint(16, 1024)
+            cached = rng.randint(0, 16384)
+            rate, prompt_rate = rng.uniform(20, 120), rng.uniform(300, 3000)
+            numbers = dict(slot=rng.randint(0, 3), task=task, new=new, out=out, cached=cached, context=cached + new,
+                           half=out // 2, rate=rate, prompt_rate=prompt_rate, prompt_ms=new / prompt_rate * 1e3,
+                           prompt_per=1e3 / prompt_rate, eval_ms=out / rate * 1e3, per_token=1e3 / rate,
+                           total_ms=(new / prompt_rate + out / rate) * 1e3, tokens=new + out, graphs=out - 1,
+                           end=cached + new + out)
+            for shape in LLAMA_SERVER:
+                elapsed += 0.05
+                minutes, seconds = divmod(elapsed, 60)
+                stamp = f"{int(minutes):02d}.{int(seconds):02d}.{int(seconds % 1 * 1e3):03d}.000"
+                chunk.append(shape.format(t=stamp, **numbers))
+            if len(chunk) >= 20_000:
+                text = "\n".join(chunk) + "\n"
+                handle.write(text)
+                written += len(text)
+                lines += len(chunk)
+                chunk = []
+        if chunk:
+            handle.write("\n".join(chunk) + "\n")
+            lines += len(chunk)
+    return lines
 
 
 def build_log(path: str, size_bytes: int, seed: int = 0, stats_share: float = 0.1) -> int:
@@ -189,6 +247,25 @@ def _row(result: dict, lines: int, built: float) -> str:
             f"verdict {result['verdict']}")
 
 
+def llama_server_run(size_mb: int) -> int:
+    """The --llama-server report: one log of size_mb MiB, read one process (the llama.cpp reader is not split)."""
+    folder = tempfile.mkdtemp(prefix="inferledger-bench-")
+    try:
+        print(machine())
+        path = os.path.join(folder, f"llama-server-{size_mb}MiB.log")
+        began = time.perf_counter()
+        lines = build_llama_server_log(path, size_mb * MiB)
+        built = time.perf_counter() - began
+        result = run_worker(path)
+        print("\nllama-server log, one request after another (13 lines a request)")
+        print(_row(result, lines, built))
+        speed = result["bytes"] / 1e6 / result["seconds"]
+        print(f"throughput {speed:.1f} MB/s vs target 100 MB/s: ratio {speed / 100:.2f}")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size-mb", type=int, default=1024, help="log size in MiB (default 1024 = 1 GiB)")
@@ -202,6 +279,8 @@ def main() -> int:
                              "first gets the full report (default 0.1,0.01,0.6)")
     parser.add_argument("--processes", type=int, default=0,
                         help="processes for one big file (INFERLEDGER_DIAGNOSE_PROCESSES; default: the library's)")
+    parser.add_argument("--llama-server", action="store_true",
+                        help="instead: a llama-server log of one request after another (per-request timing lines)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -209,6 +288,8 @@ def main() -> int:
         print(json.dumps(worker(args.worker, args.profile)))
         return 0
 
+    if args.llama_server:
+        return llama_server_run(args.size_mb)
     shares = [args.stats_share] if args.stats_share is not None else [float(x) for x in args.shares.split(",")]
     small_mb = args.small_mb or max(args.size_mb // 4, 1)
     folder = tempfile.mkdtemp(prefix="inferledger-bench-")
