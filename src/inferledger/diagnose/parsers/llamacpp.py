@@ -86,6 +86,17 @@ def _ggml_main(line_number: int, match, prompt: int | None, load: float | None) 
     return Record("request", "ggml.main", line_number, metrics, labels=labels)
 
 
+def _timing(line: str):
+    """_TIMING's match. Its first group's words are at most 15 characters before the first " time": the search
+    starts there (a pattern opening with a word boundary is tried at every character before it, 4 µs a line)."""
+    return _TIMING.search(line, max(0, line.find(" time") - 15))
+
+
+def _slot_task(line: str):
+    """_SLOT_TASK's match, searched from the first "id" (no match starts before it)."""
+    return _SLOT_TASK.search(line, max(0, line.find("id")))
+
+
 def _variant(line: str) -> str:
     if "llama_perf_" in line:
         return "cli-perf"
@@ -234,7 +245,7 @@ def _progress(line_number: int, line: str) -> Record | None:
     metrics = {"generation_tokens_per_second": float(recent), "running_requests": 1.0,
                "decoded_tokens": float(match.group(1)), "request_generation_tokens_per_second": float(match.group(2))}
     labels = {"engine": "llama.cpp", "variant": "server-2026"}
-    slot = _SLOT_TASK.search(line)
+    slot = _slot_task(line)
     if slot:
         labels["slot"], labels["task"] = slot.group(1), slot.group(2)
     return Record("interval", "llamacpp.progress", line_number, metrics, _elapsed_seconds(line, labels), labels)
@@ -251,7 +262,7 @@ def _prompt_progress(line_number: int, line: str) -> Record | None:
     labels = {"engine": "llama.cpp", "variant": "server-2026", "prompt_tokens_so_far": match.group(1),
               "prompt_progress": match.group(2), "prompt_seconds_so_far": match.group(3),
               "window": "one slot reading its prompt (no other slot is in the line)"}
-    slot = _SLOT_TASK.search(line)
+    slot = _slot_task(line)
     if slot:
         labels["slot"], labels["task"] = slot.group(1), slot.group(2)
     return Record("interval", "llamacpp.progress", line_number, metrics, _elapsed_seconds(line, labels), labels)
@@ -278,7 +289,7 @@ def _capacity(line_number: int, line: str) -> Record | None:
     if match:
         metrics["weights_bytes"] = float(match.group(1)) * _BINARY[match.group(2)]
     if "n_ctx" in line and "n_ctx_train" not in line and "n_ctx_per_seq" not in line:
-        match = _N_CTX.search(line)
+        match = _N_CTX.search(line, line.find("n_ctx"))
         if match:
             metrics["context_tokens"] = float(match.group(1))
     match = _N_SLOTS.search(line) if "n_slots" in line else None
@@ -401,9 +412,10 @@ def parse(lines) -> Iterator:
                 continue
             table_kind = ""
         if "time" in line and " ms" in line and "=" in line:
-            if "," in line and _DECIMAL_COMMA_MS.search(line):
+            match = _timing(line)
+            if match is None and "," in line and _DECIMAL_COMMA_MS.search(line):
                 line = _DECIMAL_COMMA.sub(r"\1.\2", line)
-            match = _TIMING.search(line)
+                match = _timing(line)
             if match is not None:
                 name = match.group(1)
                 if name == "sample":
@@ -431,7 +443,7 @@ def parse(lines) -> Iterator:
                 variant = _variant(line)
                 if variant:
                     request.labels.setdefault("variant", variant)
-                slot = _SLOT_TASK.search(line)
+                slot = _slot_task(line)
                 if slot:
                     request.labels["slot"], request.labels["task"] = slot.group(1), slot.group(2)
                 if "t_prompt_processing" in line or "t_token_generation" in line:
@@ -457,7 +469,7 @@ def parse(lines) -> Iterator:
                 yield record
                 continue
         if "print_timing" in line and line.rstrip().endswith("|"):
-            slot = _SLOT_TASK.search(line)
+            slot = _slot_task(line)
             if slot:  # the timing lines that follow come unprefixed (late 2024-2025 server)
                 header_labels = {"variant": "server", "slot": slot.group(1), "task": slot.group(2)}
             continue
@@ -473,7 +485,7 @@ def parse(lines) -> Iterator:
                     request.metrics["spec_acceptance_fraction"] = float(match.group(1))
                 continue
             if "release" in line and "n_tokens" in line:
-                slot = _SLOT_TASK.search(line)
+                slot = _slot_task(line)
                 if slot is None or request.labels.get("task") in (None, slot.group(2)):
                     match = _RELEASE_TOKENS.search(line)
                     if match:
