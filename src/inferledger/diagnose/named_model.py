@@ -165,6 +165,7 @@ def from_config(name: str, precision: str | None = None) -> ConfiguredModel | No
     from inferledger.hardware import find_accelerator
     from inferledger.ledger.request import request_account
     from inferledger.model import load_model
+    from inferledger.model.spec import Experts
 
     candidates = [(name, precision)]
     twin = catalog_twin(name)
@@ -178,7 +179,7 @@ def from_config(name: str, precision: str | None = None) -> ConfiguredModel | No
                                       realistic=False)
         except (InferledgerError, OSError, ValueError):
             continue
-        # A step reading under 90 % of the weights held is a mixture of experts' (the embedding alone is less).
-        moe = account.decode.bytes_per_step < 0.9 * account.memory.weight_bytes
+        # A mixture of experts by its config: routed experts of which each token uses fewer than all.
+        moe = any(isinstance(module, Experts) and module.top_k < module.num_experts for _block, module in spec.modules())
         return ConfiguredModel(name, account.decode.bytes_per_step, account.weights, source, moe)
     return None
