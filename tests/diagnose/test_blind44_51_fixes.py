@@ -984,3 +984,57 @@ def test_llama_bench_tests_as_rows_and_setups_as_columns():
     assert [record.metrics.get("output_tokens_per_second_per_user_mean") for record in records[:2]] == [93.4, 81.3]
     assert any(record.metrics.get("input_tokens_per_second") == 427 for record in records)
     assert diagnose_files([path]).verdict == "healthy"
+
+
+# -- round 84 ------------------------------------------------------------------------------------------------------
+
+def test_several_models_read_at_one_bandwidth_are_the_machines_memory():
+    # ollama's obench tables, each under `using model: NAME`: ollama tags default to Q4_K_M (4.5 bits a weight), so a
+    # step reads 3e9 × 4.5 / 8 = 1.6875 GB (llama3.2:3b), 8e9 × 4.5 / 8 = 4.5 GB (llama3.1:8b), 14e9 × 4.5 / 8 =
+    # 7.875 GB (deepseek-r1:14b). Median steps (four rows a table, run rows and the average row): the 3B's middle
+    # two rates 23.81 and 23.14 tok/s -> (1/23.81 + 1/23.14) / 2 s; the 8B's 10.46 and 10.44.
+    path = FIXTURES / "blind84_logs" / "ollama__obench-framework13-ryzen-ai-three-models-eval-rate-tables.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "healthy"
+    found = next(item for item in diagnosis.evidence if item.rule == "summary-models-one-bandwidth")
+    low = 1.6875e9 / ((1 / 23.81 + 1 / 23.14) / 2)
+    high = 4.5e9 / ((1 / 10.46 + 1 / 10.44) / 2)
+    assert found.numbers["effective_bandwidth_bytes_per_second_min"] == pytest.approx(low)
+    assert found.numbers["effective_bandwidth_bytes_per_second_max"] == pytest.approx(high)
+    assert not _rules(diagnosis) & {"summary-slow-tpot-no-hardware", "summary-slow-tpot-cpu"}
+
+
+_OBENCH = """Running benchmark 3 times using model: {first}
+| Run | Eval Rate (Tokens/Second) |
+|-----|-----------------------------|
+| 1 | {a} tokens/s |
+| 2 | {a} tokens/s |
+Running benchmark 3 times using model: {second}
+| Run | Eval Rate (Tokens/Second) |
+|-----|-----------------------------|
+| 1 | {b} tokens/s |
+| 2 | {b} tokens/s |
+"""
+
+
+@pytest.mark.parametrize(("first", "a", "second", "b"), [
+    # 1.6875 GB × 6 = 10.1 GB/s against 7.875 GB × 5.8 = 45.7 GB/s: the small model is as slow as the large one, so
+    # something other than the memory sets the pace
+    ("llama3.2:3b", 6.0, "deepseek-r1:14b", 5.8),
+    # 7B and 8B (3.94 and 4.5 GB, 1.14× apart): sizes too close to tell a bandwidth from a fixed cost
+    ("qwen2.5:7b", 5.0, "llama3.1:8b", 4.4),
+])
+def test_models_not_at_one_bandwidth_keep_the_cutoff(tmp_path, first, a, second, b):
+    diagnosis = diagnose_files([_write(tmp_path, _OBENCH.format(first=first, a=a, second=second, b=b))])
+    assert "summary-models-one-bandwidth" not in _rules(diagnosis)
+    assert diagnosis.verdict == "decode-bound"
+
+
+def test_a_model_column_names_each_rows_model(tmp_path):
+    # | Model | Eval rate |: 3B at 12 tok/s and 8B at 4.6 tok/s -> 1.6875e9 × 12 = 20.3 GB/s, 4.5e9 × 4.6 = 20.7 GB/s
+    text = ("| Model | Eval Rate (tok/s) |\n|---|---|\n| llama3.2:3b | 12.0 |\n| llama3.1:8b | 4.6 |\n")
+    diagnosis = diagnose_files([_write(tmp_path, text)])
+    found = next(item for item in diagnosis.evidence if item.rule == "summary-models-one-bandwidth")
+    assert found.numbers["effective_bandwidth_bytes_per_second_min"] == pytest.approx(1.6875e9 * 12)
+    assert found.numbers["effective_bandwidth_bytes_per_second_max"] == pytest.approx(4.5e9 * 4.6)
+    assert diagnosis.verdict == "healthy"

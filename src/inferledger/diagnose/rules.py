@@ -171,6 +171,13 @@ _TABLE = (
           "the other run is the same card's own evidence of what the work needs: engines and settings differ by "
           "2-3× on one card, so 5× or more is a broken generation path (eager mode, a fallback kernel, a CPU), not "
           "tuning (nano-vllm at 132 tok/s beside vLLM at 9,530 on one A100, nano-vllm#245)", 0.65),
+    _rule("summary-models-one-bandwidth", "summary", "healthy",
+          "one stream's decode of two or more models the file names, their sizes at least 1.5× apart: weights per "
+          "step × tok/s of the fastest-reading model over the slowest's at most this (and 10 GB/s or more)", 1.35, "×",
+          "every decode step reads all the weights once, so a decode that the memory limits reads them at one speed "
+          "whatever the model's size: rates falling as the sizes grow are that machine's bandwidth, not a fault of "
+          "the runner; the fixed cutoff's slow rows are taken back (an engine limit would not scale with the size)",
+          0.7),
     _rule("summary-healthy", "summary", "healthy", "latencies present, none of the rules above fired", None, "",
           "TTFT, per-token time and throughput stated, no queue, no artefact", 0.6),
     _rule("summary-no-latency", "summary", "insufficient-data", "counts only, no latency columns", None, "",

@@ -225,6 +225,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
             continue  # healthy only when no bottleneck (or a broken measurement) was read, and the speed was judged
         _health(run, record, where, findings)
     _same_work(acc, findings, first)
+    _models_one_bandwidth(acc, findings, first)
     _ttft_with_concurrency(acc, findings)
     # Runs side by side (a sweep, engines compared in one table): a bottleneck in one of them is what the file shows;
     # the healthy runs are its baseline and do not outvote it.
@@ -297,6 +298,56 @@ def _same_work(acc: Accumulator, findings: list, first: int) -> None:
                 f"than the same work at {best:,.1f} tok/s (line {fastest.line_number}): the generation path is "
                 "broken, not tuned", {"output_tokens_per_second": rate, "same_work_tokens_per_second": best},
                 lines=[record.line_number], file=file))
+
+
+SIZES_APART = 1.5  # the largest model's weights per step over the smallest's, at least: a test with power
+_CUTOFF_RULES = ("summary-slow-tpot-no-hardware", "summary-slow-tpot-cpu")
+
+
+def _models_one_bandwidth(acc: Accumulator, findings: list, first: int) -> None:
+    """summary-models-one-bandwidth: one stream's runs of several models a file names (a table's section or a row's
+    model), each sized from its name: weights per step ÷ the median step is the bandwidth its decode reached. The same
+    bandwidth for models of different sizes is the machine's memory at work, and the fixed cutoff's readings of those
+    runs are taken back."""
+    from inferledger.diagnose.named_model import from_name
+    from inferledger.diagnose.roofline import LOW_BANDWIDTH
+
+    by_file: dict = {}  # file -> model -> [(step, line)]
+    for record, file in acc.summaries:
+        name = record.labels.get("section_model")
+        run = _Run(record) if name else None
+        if run is None or run.step is None or run.step_bound or run.batch >= STREAMS_SEEN:
+            continue
+        by_file.setdefault(file, {}).setdefault(name, []).append((run.step, record.line_number))
+    for file, runs in by_file.items():
+        reached = {}  # model -> (bandwidth B/s, its NamedModel, median step)
+        for name, steps in runs.items():
+            # An ollama tag (`llama3.1:8b`) names ollama's default format when it states none.
+            sized = from_name(name, "ollama" if ":" in name and "/" not in name else acc.labels.get("engine"))
+            if sized is not None:
+                step = median(step for step, _line in steps)
+                reached[name] = (sized.weights_bytes_per_step / step, sized, step)
+        if len(reached) < 2:
+            continue
+        sizes = [sized.weights_bytes_per_step for _bandwidth, sized, _step in reached.values()]
+        speeds = [bandwidth for bandwidth, _sized, _step in reached.values()]
+        if max(sizes) < SIZES_APART * min(sizes) or max(speeds) > threshold("summary-models-one-bandwidth") * \
+                min(speeds) or min(speeds) < LOW_BANDWIDTH:
+            continue
+        lines = sorted(line for name in reached for _step, line in runs[name])
+        taken = set(lines)
+        findings[first:] = [finding for finding in findings[first:] if not (
+            finding.rule in _CUTOFF_RULES and finding.evidence[0].file == file
+            and set(finding.evidence[0].lines) <= taken)]
+        each = "; ".join(f"{name} {1 / step:.1f} tok/s × {sized.weights_bytes_per_step / 1e9:.1f} GB = "
+                         f"{bandwidth / 1e9:.0f} GB/s" for name, (bandwidth, sized, step) in reached.items())
+        findings.append(fire(
+            "summary-models-one-bandwidth", f"{each}: every model's weights are read at {min(speeds) / 1e9:.0f}-"
+            f"{max(speeds) / 1e9:.0f} GB/s, the rate falling as the size grows: decode runs at this machine's memory "
+            "bandwidth (sizes and formats read from the names); slow tokens are the memory's, not a fault; give "
+            "--gpu to judge the card", {"effective_bandwidth_bytes_per_second_min": min(speeds),
+                                        "effective_bandwidth_bytes_per_second_max": max(speeds)},
+            lines=lines, file=file))
 
 
 def _slower_than_size(run: _Run, sized, where: dict, findings: list, notes: list) -> None:

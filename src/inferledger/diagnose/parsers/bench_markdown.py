@@ -295,12 +295,14 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
     variants = _variants(header, columns)
     # a CPU column (`CPU model`), or a thread count's: only a CPU run is tuned by its threads
     on_cpu = any(_CPU_WORD.search(_normal(title)) or _normal(title) in ("threads", "n threads") for title in header)
+    model_columns = [index for index, title in enumerate(header) if _normal(title) in ("model", "model name")]
     for line_number, cells in rows:
         if len(cells) != len(columns) and not (isinstance(cells, _CutRow) and len(cells) < len(columns)):
             continue  # a merged row, or one with a cell too many: its cells cannot be matched to the header
         for variant, indexes in variants:
             metrics = {}
             tool = name
+            model = next((cells[index] for index in model_columns if index < len(cells) and cells[index]), None)
             for index in indexes:
                 if index >= len(cells):
                     break  # a cut row fills the first columns
@@ -327,6 +329,8 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
             if _STREAM_RATE in metrics or any(_speed(column) and column[0] in metrics
                                                for column in columns if column is not None):
                 labels = {"tool": tool} if variant is None else {"tool": tool, "benchmark": f"column {variant!r}"}
+                if model:
+                    labels["section_model"] = model.strip("*` ")  # this row's model (summary-models-one-bandwidth)
                 if on_cpu or _CPU_WORD.search(tool) or any(map(_CPU_WORD.search, cells)):  # a CPU column, a cell
                     labels["device"] = "cpu"  # this run's own (a file's backend label would speak for every row)
                 records.append(Record("summary", "bench.markdown", line_number, metrics, labels=labels))
@@ -479,6 +483,31 @@ class _CsvTable(list):
     """A CSV block's [(line_number, cells)]: read as a table, named as a CSV in the evidence."""
 
 
+class _Table(list):
+    """A table's [(line_number, cells)], and the model a line above it names (`model`: None when none does)."""
+
+    model: str | None = None
+
+
+# A line above a table naming the model its runs are of: a benchmark script's `using model: llama3.2:3b`, a
+# `Model = qwen2.5:7b` line, or a Markdown section heading that states a size (`## Llama 3.1:8b`, `### Qwen2.5 14B`).
+# Only a name whose size can be read counts (named_model): the size is what the name is for. A `# ` line (level 1, a
+# shell comment, a pasted file's header) is not a section of a run.
+_MODEL_LINE = re.compile(r"\bmodel\b[^:=|]{0,20}[:=]\s*[`'\"]?([\w./:-]+)", re.IGNORECASE)
+_HEADING = re.compile(r"^#{2,6}\s+(.+?)\s*#*$")
+
+
+def _named_model(line: str) -> str | None:
+    """The model `line` (outside a table) names, when its name states a size; else None."""
+    from inferledger.diagnose.named_model import from_name
+
+    match = _MODEL_LINE.search(line) or _HEADING.match(line)
+    if match is None:
+        return None
+    name = match.group(1).strip("*`'\" ")
+    return name if from_name(name) is not None else None
+
+
 def _csv_tables(lines) -> Iterator:
     """Each CSV block as [(line_number, cells)]: a header of names, then the rows with as many fields."""
     table = _CsvTable()
@@ -534,13 +563,15 @@ def tables(lines) -> Iterator:
     if not any("|" in line or "│" in line for _, line in head):
         yield from _csv_tables(lines)
         return
-    table: list = []
+    table: list = _Table()
     bare = False  # inside a table with no outer bars
     previous = None  # (line number, text) of the line before, a bare table's header if a rule follows
+    model = None  # the model the last line naming one names (_named_model)
     for line_number, line in lines:
         stripped = line.strip()
         if not table and previous is not None and _BARE_RULE.match(stripped) and not _is_rule(previous[1]):
-            table, bare, previous = [(previous[0], _bare_cells(previous[1]))], True, None
+            table, bare, previous = _Table([(previous[0], _bare_cells(previous[1]))]), True, None
+            table.model = model
             continue
         if bare:
             if "|" in stripped:
@@ -548,16 +579,20 @@ def tables(lines) -> Iterator:
                 continue
             if len(table) > 1:
                 yield table
-            table, bare = [], False
+            table, bare = _Table(), False
         previous = (line_number, stripped) if "|" in stripped and stripped[:1] not in "|│┃" else None
         if _is_rule(stripped) and stripped:
             continue
         if stripped[:1] in "|│┃" and len(_BARS.split(stripped)) > 2:
+            if not table:
+                table.model = model
             table.append((line_number, _cells(stripped)))
             continue
         if len(table) > 1:
             yield table
-        table = []
+        table = _Table()
+        if "|" not in stripped and stripped[:2] != "# " and ("model" in stripped.lower() or stripped[:2] == "##"):
+            model = _named_model(stripped) or model
     if len(table) > 1:
         yield table
 
@@ -580,4 +615,11 @@ def sniff(head: str) -> float:
 
 def parse(lines) -> Iterator:
     for table in tables(lines):
-        yield from _records(table)
+        records = _records(table)
+        model = getattr(table, "model", None)
+        for record in records:
+            if model and "model" not in record.labels:
+                # The table's own label, not the file's `model` (a file of several models' tables names none of them
+                # for the whole log): read by summary-models-one-bandwidth.
+                record.labels["section_model"] = model
+            yield record
