@@ -1038,3 +1038,38 @@ def test_a_model_column_names_each_rows_model(tmp_path):
     assert found.numbers["effective_bandwidth_bytes_per_second_min"] == pytest.approx(1.6875e9 * 12)
     assert found.numbers["effective_bandwidth_bytes_per_second_max"] == pytest.approx(4.5e9 * 4.6)
     assert diagnosis.verdict == "healthy"
+
+
+# -- round 82 ------------------------------------------------------------------------------------------------------
+
+def test_two_tables_pasted_with_no_line_between_are_two_tables():
+    # the TTFT table's three rows (325ms, 714ms, 936ms, a unit in each cell) and llmperf's two (TTFT (ms) 700.5 and
+    # 716.3): five runs, each with its own table's columns
+    path = FIXTURES / "blind82_logs" / "vllm__ascend-chunked-prefill-ttft-table-and-llmperf-one-output-token.txt"
+    records = read_records(path)
+    assert [record.metrics["ttft_seconds_mean"] for record in records] == pytest.approx(
+        [0.325, 0.714, 0.936, 0.7005, 0.7163])
+    assert [record.metrics["mean_input_tokens"] for record in records] == [4962, 4962, 4962, 4000, 8000]
+
+
+def test_a_table_setting_off_its_last_row_with_a_rule_stays_one_table(tmp_path):
+    # a rule above a row that holds numbers is the same table's (a total, a gap): TTFT 120 and 180 ms, both read
+    text = ("| Setup | TTFT (ms) | TPOT (ms) |\n|---|---|---|\n| a | 120 | 20 |\n|---|---|---|\n| b | 180 | 25 |\n")
+    records = read_records(_write(tmp_path, text))
+    assert [record.metrics["ttft_seconds_mean"] for record in records] == pytest.approx([0.120, 0.180])
+
+
+def test_a_prompt_only_run_is_prefill():
+    # 4,962-token prompts and one output token: the TTFT (325 ms: 4962 / 0.325 = 15,268 prompt tok/s) is the request
+    path = FIXTURES / "blind82_logs" / "vllm__ascend-chunked-prefill-ttft-table-and-llmperf-one-output-token.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "prefill-bound"
+    found = [item for item in diagnosis.evidence if item.rule == "summary-prompt-only"]
+    assert found[0].numbers == {"ttft_seconds_mean": 0.325, "mean_input_tokens": 4962}
+    assert "15,268 prompt tok/s" in found[0].text
+
+
+def test_a_short_prompt_only_run_is_not_judged_prefill(tmp_path):
+    # 512-token prompts (under the rule's 1,024) and one output token: a fixed cost, not the prompt's work
+    text = "| ISL | OSL | TTFT (ms) |\n|---|---|---|\n| 512 | 1 | 40 |\n"
+    assert "summary-prompt-only" not in _rules(diagnose_files([_write(tmp_path, text)]))

@@ -171,6 +171,11 @@ _TABLE = (
           "the other run is the same card's own evidence of what the work needs: engines and settings differ by "
           "2-3× on one card, so 5× or more is a broken generation path (eager mode, a fallback kernel, a CPU), not "
           "tuning (nano-vllm at 132 tok/s beside vLLM at 9,530 on one A100, nano-vllm#245)", 0.65),
+    _rule("summary-prompt-only", "summary", "prefill-bound",
+          "a run of one or two output tokens a request, its prompts this many tokens or more, with a TTFT", 1024,
+          "tokens", "a prompt-processing benchmark (llmperf or bench_serving at one output token, a TTFT sweep): the "
+          "prompt is all the work timed, so it is the cost, as requests-prompt-only reads a server's such requests; "
+          "with no card to compare against, the TTFT is reported, not judged", 0.55),
     _rule("summary-models-one-bandwidth", "summary", "healthy",
           "one stream's decode of two or more models the file names, their sizes at least 1.5× apart: weights per "
           "step × tok/s of the fastest-reading model over the slowest's at most this (and 10 GB/s or more)", 1.35, "×",

@@ -698,6 +698,13 @@ def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> No
             finding.evidence.extend(stall.evidence)
         findings.append(finding)
         return
+    if run.prompt_only and run.mean_input and run.mean_input >= threshold("summary-prompt-only") and ttft > 0:
+        findings.append(fire(
+            "summary-prompt-only", f"{run.name}: {run.mean_input:,.0f}-token prompts and {run.mean_output:g} output "
+            f"token(s) a request: TTFT {ttft * 1e3:,.0f} ms ({run.mean_input / ttft:,.0f} prompt tok/s) is the whole "
+            f"request, prompt processing{note}", {"ttft_seconds_mean": ttft, "mean_input_tokens": run.mean_input},
+            **where))
+        return
     itl_p99 = record.metrics.get("itl_seconds_p99")
     itl_median = record.metrics.get("itl_seconds_median")
     if itl_p99 and itl_median and itl_p99 > threshold("summary-itl-stalls") * itl_median:

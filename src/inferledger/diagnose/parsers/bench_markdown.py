@@ -582,6 +582,13 @@ def tables(lines) -> Iterator:
             table, bare = _Table(), False
         previous = (line_number, stripped) if "|" in stripped and stripped[:1] not in "|│┃" else None
         if _is_rule(stripped) and stripped:
+            if _SEPARATOR.match(stripped) and _starts_a_table(table):
+                # Two tables pasted with no line between them: the row above this second header rule is the second
+                # table's header, not the first's last row.
+                yield _Table(table[:-1])
+                header, table = table[-1], _Table()
+                table.model = model
+                table.append(header)
             continue
         if stripped[:1] in "|│┃" and len(_BARS.split(stripped)) > 2:
             if not table:
@@ -595,6 +602,16 @@ def tables(lines) -> Iterator:
             model = _named_model(stripped) or model
     if len(table) > 1:
         yield table
+
+
+def _starts_a_table(table: list) -> bool:
+    """Whether the last row of `table` (a header, at least one row and this one) is another table's header: a header
+    rule follows it, none of its cells is a number and it is not the table's own header (a table setting off its last
+    rows with a rule has numbers in them)."""
+    if len(table) < 3:
+        return False
+    cells = table[-1][1]
+    return all(to_number(cell) is None for cell in cells) and cells != table[0][1]
 
 
 def sniff(head: str) -> float:
