@@ -1073,3 +1073,42 @@ def test_a_short_prompt_only_run_is_not_judged_prefill(tmp_path):
     # 512-token prompts (under the rule's 1,024) and one output token: a fixed cost, not the prompt's work
     text = "| ISL | OSL | TTFT (ms) |\n|---|---|---|\n| 512 | 1 | 40 |\n"
     assert "summary-prompt-only" not in _rules(diagnose_files([_write(tmp_path, text)]))
+
+
+# -- round 81 ------------------------------------------------------------------------------------------------------
+
+def test_a_time_column_is_the_request_time():
+    # `| Test | TTFT | TPS | PP t/s | Time |` over `| Short generation | 3641 ms | 17.6 | 5 | 3.6 s |`: the first token
+    # came 3.641 s in, the whole request took 3.6 s (rounded): the first token is the last, not streamed
+    path = FIXTURES / "blind81_logs" / "mlx__mlxstudio-m4-max-two-versions-two-moe-models-ttft-tps-tables.txt"
+    row = next(record for record in read_records(path) if record.line_number == 27)
+    assert row.metrics["ttft_seconds_mean"] == pytest.approx(3.641)
+    assert row.metrics["e2e_seconds_mean"] == pytest.approx(3.6)
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "measurement-artifact"
+    assert "summary-ttft-equals-e2e" in _rules(diagnosis)
+
+
+def test_a_stress_tests_response_times_are_request_latencies():
+    # rich's `│ Average Response Time │ 3.55 seconds │` rows: a load tester's request latency, min 0.86 to max 4.03 s
+    path = FIXTURES / "blind81_logs" / "vllm__085-qwen3-8b-stress-test-10-concurrent-response-time-table.txt"
+    (record,) = read_records(path)
+    assert record.metrics["e2e_seconds_mean"] == pytest.approx(3.55)
+    assert (record.metrics["e2e_seconds_min"], record.metrics["e2e_seconds_max"]) == pytest.approx((0.86, 4.03))
+
+
+def test_a_total_test_duration_is_the_runs_duration(tmp_path):
+    text = "| Total Test Duration (s) | Mean TTFT (ms) |\n|---|---|\n| 38.16 | 120 |\n"
+    (record,) = read_records(_write(tmp_path, text))
+    assert record.metrics["duration_seconds"] == pytest.approx(38.16)
+
+
+def test_a_rate_not_kept_with_first_tokens_on_time_is_a_batch_not_a_queue():
+    # 30 req/s offered, 5.59 kept, 53.7 s for 300 requests (1.3 × (300 / 30 + latency) is less), but mean TTFT
+    # 114.53 ms is 114.53 / 155.10 = 0.74 of one decode step: every request was admitted; ~175 decode at once
+    # (1125.75 tok/s × 0.1551 s), a large batch's step the cutoff does not judge
+    path = FIXTURES / "blind81_logs" / "vllmbench__fp8-l20-rate-30-300-requests-after-fix.txt"
+    diagnosis = diagnose_files([path])
+    assert "summary-rate-not-kept" not in _rules(diagnosis)
+    assert any("0.7× the 155.1 ms per token" in note for note in diagnosis.notes)
+    assert diagnosis.verdict == "insufficient-data"

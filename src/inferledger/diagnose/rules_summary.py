@@ -592,6 +592,14 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered, but the excerpt has no "
                          "request latency (E2E, TTFT and TPOT, or mean concurrency): a short run's drain and overload "
                          "look the same without it")
+        elif achieved < kept * offered and run.duration and run.duration > 1.3 * expected \
+                and run.ttft is not None and run.per_token and run.ttft <= BURST_ADMITTED_STEPS * run.per_token:
+            # Behind, yet every first token came within a few decode steps: no request waited to be admitted; the
+            # server took them all into one growing batch, whose slower steps are where the time went.
+            notes.append(f"{name}: achieved {achieved:.3g} req/s against {offered:.3g} offered, but TTFT "
+                         f"{run.ttft * 1e3:.0f} ms is only {run.ttft / run.per_token:.1f}× the "
+                         f"{run.per_token * 1e3:.1f} ms per token: every request was admitted at once and no queue "
+                         "built; the overload is a large batch decoding slowly")
         elif achieved < kept * offered and run.duration and run.duration > 1.3 * expected:
             found = True
             findings.append(fire(

@@ -40,12 +40,14 @@ _COLUMNS = (
     # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
     (r"\btpot\b|time per (?:output )?token|^2\+|^(?:next|2nd) token", "tpot_seconds", "time"),
     (r"\bitl\b|inter[- ]token", "itl_seconds", "time"),
-    (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^(?:(?:mean|average|avg|median|p\d+) )?latency$|^wall",
+    # a load tester's `Average Response Time` (locust, JMeter, stress scripts): a request's whole time
+    (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^(?:(?:mean|average|avg|median|p\d+) )?latency$|^wall"
+     r"|^(?:(?:mean|average|avg|median|min|max|p\d+) )?response time$|^(?:total )?time$",
      "e2e_seconds", "time"),
     # a run's totals (vLLM's `Total input tokens` tabulated a metric a row) before the per-request lengths
     (r"^total (?:input|prompt) tokens$", "total_input_tokens", "count"),
     (r"^total (?:generated|output) tokens$", "total_output_tokens", "count"),
-    (r"^(?:benchmark )?duration$", "duration_seconds", "duration"),
+    (r"^(?:(?:benchmark|total|test) )*duration$", "duration_seconds", "duration"),
     (r"\bisl\b|input (?:seq(?:uence)? )?len|input tokens|prompt len|^prompt tokens$|^ctx$|^context$",
      "mean_input_tokens", "count"),  # a sweep's context: the prompt each row prefills
     (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens|^generated tokens$", "mean_output_tokens", "count"),
