@@ -1112,3 +1112,25 @@ def test_a_rate_not_kept_with_first_tokens_on_time_is_a_batch_not_a_queue():
     assert "summary-rate-not-kept" not in _rules(diagnosis)
     assert any("0.7× the 155.1 ms per token" in note for note in diagnosis.notes)
     assert diagnosis.verdict == "insufficient-data"
+
+
+# -- round 85 ------------------------------------------------------------------------------------------------------
+
+def test_a_cards_name_is_no_time():
+    # "costs about twice as much per token as the L40S": `L40S` is a card, not 40 s a token
+    from inferledger.diagnose.parsers import generic_phrases
+
+    records = list(generic_phrases.parse([(1, "TTFT: 235 ms, 900 tokens generated in 12 s"),
+                                          (2, "the cheap L40S GPU costs about twice as much per token as the H100s")]))
+    metrics = [record.metrics for record in records if hasattr(record, "metrics")]
+    assert metrics and all("tpot_seconds" not in m or m["tpot_seconds"] < 1 for m in metrics)
+    assert metrics[0]["ttft_seconds"] == pytest.approx(0.235)
+
+
+def test_a_figure_pasted_onto_its_label_still_reads():
+    # a web table's cells run together: `Total Duration320.74 s` is a request's 320.74 s
+    from inferledger.diagnose.parsers import generic_phrases
+
+    records = [record for record in generic_phrases.parse([(1, "Total Duration320.74 s")])
+               if hasattr(record, "metrics")]
+    assert records[0].metrics["e2e_seconds"] == pytest.approx(320.74)

@@ -56,7 +56,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind84_logs": (9, 10, 10),
           "blind83_logs": (7, 7, 10),
           "blind82_logs": (7, 8, 10),
-          "blind81_logs": (3, 6, 10)}
+          "blind81_logs": (3, 6, 10),
+          "blind85_logs": (2, 3, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -47,7 +47,9 @@ _MEANING = {
     "per_token": (None, "tpot_seconds", "generation_tokens_per_second"),
     "total": (None, "e2e_seconds", None),
 }
-_NUMBER = r"(\d[\d,]*(?:\.\d+)?|\.\d+)"
+# A number standing alone, or after a word it was pasted onto with its unit apart (a web table's cells run together:
+# `Total Duration320.74 s`); not a name's digits (`L40S` is no 40 s, `H100s` no 100 s).
+_NUMBER = r"(?:(?<![\w.])|(?<=[A-Za-z])(?=[\d,.]+\s))(\d[\d,]*(?:\.\d+)?|\.\d+)"
 _TIME_UNIT = r"(ms|msec|milliseconds|s|sec|secs|seconds|us|µs|μs)"
 _RATE = re.compile(_NUMBER + r"\s*(?:tok(?:en)?s?|t)\s*/\s*(?:s|sec|second)\b|" + _NUMBER +
                    r"\s*(?:tok(?:en)?s? per sec(?:ond)?|tps)\b")
