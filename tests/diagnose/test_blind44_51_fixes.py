@@ -1134,3 +1134,21 @@ def test_a_figure_pasted_onto_its_label_still_reads():
     records = [record for record in generic_phrases.parse([(1, "Total Duration320.74 s")])
                if hasattr(record, "metrics")]
     assert records[0].metrics["e2e_seconds"] == pytest.approx(320.74)
+
+
+# -- round 86 ------------------------------------------------------------------------------------------------------
+
+def test_a_table_flattened_onto_one_line_is_read_row_by_row():
+    # `| Model | Tokens / s | Observation | |---|---|---| | ministral‑3:3b | 13.72 | … | | ministral‑3:14b | 5.14 | …
+    # | | q` (the excerpt cuts the third row): two rows of one stream's rate each
+    path = FIXTURES / "blind86_logs" / "ollama__dual-xeon-2695v4-cpu-only-q4km-eight-models-story-speed-table.txt"
+    rates = [record.metrics["output_tokens_per_second_per_user_mean"] for record in read_records(path)]
+    assert rates == [13.72, 5.14]
+
+
+def test_a_line_with_a_rule_of_dashes_but_no_rows_is_not_a_table(tmp_path):
+    # one header and its rule on a line, no rows: nothing to read (and a line of prose is left alone)
+    from inferledger.diagnose.parsers.bench_markdown import _one_line_rows
+
+    assert _one_line_rows("| TTFT (ms) | TPOT (ms) | |---|---|") is None
+    assert _one_line_rows("see the table below | it is --- fine") is None

@@ -534,12 +534,46 @@ def _bare_cells(line: str) -> list:
     return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
+# A whole table on one line, as a page copied as text leaves it: `| Model | Tokens / s | |---|---| | a | 13.72 | | b |
+# 5.14 |`, the rows apart by an empty cell (`| |`), the header rule among them.
+_INLINE_RULE = re.compile(r"\|\s*\|\s*:?-{3,}:?\s*\|")
+
+
+def _one_line_rows(line: str) -> list | None:
+    """The rows (each as a `| … |` line) of a table flattened onto `line`, or None when it holds none: the cells
+    between the empty ones are a row each, and only rows as wide as the header rule count."""
+    if not _INLINE_RULE.search(line):
+        return None
+    groups, row = [], []
+    for cell in line.strip().strip("|").split("|"):
+        if cell.strip():
+            row.append(cell.strip())
+        elif row:
+            groups.append(row)
+            row = []
+    if row:
+        groups.append(row)
+    rule = next((index for index, cells in enumerate(groups) if all(set(cell) <= set("-: ") for cell in cells)), None)
+    if not rule:
+        return None
+    width = len(groups[rule])
+    rows = [cells for cells in groups[rule - 1:] if len(cells) == width]
+    return ["| " + " | ".join(cells) + " |" for cells in rows] if len(rows) > 2 else None
+
+
 def _unflattened(lines) -> Iterator:
     """The lines with each flattened row joined back: a page copied as text puts a table's cells one a line, a row
     opening with its first cell between bars (`| Mean TTFT |`) and each further cell ending with one (`549 ms |`).
     A line with one cell between bars and the lines after it that end with their only bar are one row."""
     row = None  # (line number, text) of the row being joined
     for line_number, line in lines:
+        rows = _one_line_rows(line) if "|-" in line or "| -" in line or "|:-" in line else None
+        if rows is not None:
+            if row is not None:
+                yield row
+                row = None
+            yield from ((line_number, text) for text in rows)
+            continue
         stripped = line.strip()
         if row is not None and stripped.endswith("|") and stripped.count("|") == 1:
             row = (row[0], row[1] + " " + stripped)
