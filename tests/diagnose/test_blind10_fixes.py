@@ -40,8 +40,9 @@ def test_a_histogram_cut_before_its_inf_bucket_counts_what_it_shows(tmp_path):
     path = ROUND / "sglang__metrics-e2e-latency-histogram-one-request.txt"
     assert detect_formats(LogFile.open(path))[0] is prometheus
     (record,) = read_records(path)
-    # Eleven buckets, le=5.0 to le=300.0, each holding 1: one request at or below 300 s is all the excerpt shows.
-    assert record.metrics == {"e2e_seconds_count": 1.0}
+    # Eleven buckets, le=5.0 to le=300.0, each holding 1: one request, already in the lowest (at or below 5 s), is all
+    # the excerpt shows.
+    assert record.metrics == {"e2e_seconds_count": 1.0, "e2e_seconds_max": 5.0}
     assert record.labels["cut_histograms"] == "e2e_seconds: 1 at or below 300"
     assert diagnose_files([path]).verdict == "insufficient-data"
     # A whole histogram still gives its quantiles and no cut label.

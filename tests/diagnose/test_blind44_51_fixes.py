@@ -1152,3 +1152,51 @@ def test_a_line_with_a_rule_of_dashes_but_no_rows_is_not_a_table(tmp_path):
 
     assert _one_line_rows("| TTFT (ms) | TPOT (ms) | |---|---|") is None
     assert _one_line_rows("see the table below | it is --- fine") is None
+
+
+# -- rounds 87 and 88 ----------------------------------------------------------------------------------------------
+
+def test_a_first_token_quicker_than_a_millisecond_is_an_artefact():
+    # vLLM's TTFT histogram: 8,060 first tokens summing to 0.5871782 s = 0.0729 ms each, for a 70B model
+    path = FIXTURES / "blind87_logs" / "vllm__metrics-ttft-histogram-llama3-70b-from-0.1s-bucket.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "measurement-artifact"
+    found = next(item for item in diagnosis.evidence if item.rule == "summary-ttft-under-one-pass")
+    assert found.numbers["ttft_seconds"] == pytest.approx(0.5871782302856445 / 8060)
+
+
+def test_a_cut_histogram_with_every_first_token_in_its_lowest_bucket():
+    # le=0.001 already holds the 208 observations every later bucket shows: each at most 1 ms
+    path = FIXTURES / "blind87_logs" / "vllm__metrics-ttft-histogram-hermes-70b-tp8-lowest-buckets.txt"
+    (record,) = [record for record in read_records(path) if record.kind == "summary"]
+    assert record.metrics["ttft_seconds_max"] == 0.001
+    assert diagnose_files([path]).verdict == "measurement-artifact"
+
+
+def test_a_first_token_in_an_assumed_unit_is_not_judged_quick(tmp_path):
+    # `Mean TTFT: 0.4` with no unit anywhere (JetStream's layout, read as ms): 0.4 ms is only an assumption
+    text = "Mean TTFT: 0.4\nMedian TTFT: 0.4\nMean TPOT: 20.0\nMedian TPOT: 20.0\nRequest throughput (req/s): 2.0\n"
+    path = _write(tmp_path, text)
+    (record,) = read_records(path)
+    assert record.metrics["ttft_seconds_mean"] == pytest.approx(0.0004)
+    assert record.labels["latency_unit_assumed"] == "ms"
+    diagnosis = diagnose_files([path])
+    assert "summary-ttft-under-one-pass" not in _rules(diagnosis)
+
+
+def test_a_summary_cut_before_its_e2e_rows_has_its_request_rebuilt():
+    # TTFT 2882.46 ms, TPOT 10.05 ms, 40,000 / 200 = 200 output tokens: 2.88246 + 0.01005 × 199 = 4.882 s a request,
+    # the first token 59 % of it
+    path = FIXTURES / "blind87_logs" / "vllmbench__aibrix-pd-router-prefix-cache-before-fallback-200-requests.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "prefill-bound"
+    found = next(item for item in diagnosis.evidence if item.rule == "summary-ttft-share")
+    assert found.numbers["e2e_seconds_mean"] == pytest.approx(2.88246 + 0.01005 * 199)
+
+
+def test_llama_bench_with_no_device_is_a_cpu_run():
+    # `--device none`, the dev column `none` on a CUDA build: 6.65 tok/s is the CPU's (41.98 GiB × 3/79.67 active ×
+    # 6.65 = 11.2 GB/s of weights read), not slow for it
+    path = FIXTURES / "blind88_logs" / "llamacpp__qwen3-next-80b-iq4nl-cpu-only-llama-bench-good-build.txt"
+    assert all(record.labels.get("device") == "cpu" for record in read_records(path))
+    assert diagnose_files([path]).verdict == "healthy"

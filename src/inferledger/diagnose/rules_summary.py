@@ -379,6 +379,14 @@ def _artefacts(run: _Run, record, where: dict, findings: list, notes: list) -> N
     if ttft is not None and ttft <= 0 and (run.completed or run.output_rate or e2e):
         findings.append(fire("summary-ttft-zero", f"{name}: mean TTFT is 0 ms: the first token was not timed "
                              "", {"ttft_seconds_mean": ttft}, **where))
+    # A unit the reader assumed (bare figures read as ms) cannot show a first token under a millisecond.
+    fastest = ttft if ttft is not None else record.metrics.get("ttft_seconds_max")
+    if fastest is not None and 0 < fastest <= threshold("summary-ttft-under-one-pass") \
+            and not record.labels.get("latency_unit_assumed"):
+        every = "mean TTFT" if ttft is not None else "every first token the histogram counts at most"
+        findings.append(fire("summary-ttft-under-one-pass", f"{name}: {every} {fastest * 1e3:.3g} ms: under one "
+                             "forward pass of any model; the first token was not timed from the request's arrival",
+                             {"ttft_seconds": fastest}, **where))
     if run.output_rate is not None and run.output_rate <= 0 and (run.completed or ttft or run.per_token):
         done = f"{run.completed:.0f} requests done" if run.completed else "latencies measured"
         findings.append(fire("summary-zero-throughput", f"{name}: output throughput 0.0 tok/s with {done}: the "
@@ -692,19 +700,9 @@ def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> No
         # above. A client concurrency cap makes rate inf a closed loop whose latencies are real.
         return
     note = "" if not queued else " (queue evidence above: part of it is waiting)"
-    if ttft >= 1.0 and e2e and ttft >= threshold("summary-ttft-share") * e2e:
-        itl_p99 = record.metrics.get("itl_seconds_p99")
-        itl_median = record.metrics.get("itl_seconds_median") or run.itl
-        finding = fire("summary-ttft-share", f"{run.name}: TTFT {ttft:.2f} s is {ttft / e2e:.0%} of the request "
-                       f"time{note or ' with no queue evidence in this summary (check server Waiting/queue)'}",
-                       {"ttft_seconds_mean": ttft, "e2e_seconds_mean": e2e}, share=0.0, **where)
-        if itl_p99 and itl_median and itl_p99 > threshold("summary-itl-stalls") * itl_median:
-            stall = fire("summary-itl-stalls", f"{run.name}: ITL P99 {itl_p99 * 1e3:.0f} ms vs median "
-                         f"{itl_median * 1e3:.1f} ms: prefills stall the decode batch", {"itl_seconds_p99": itl_p99},
-                         **where)
-            finding.score = max(finding.score, stall.score)
-            finding.evidence.extend(stall.evidence)
-        findings.append(finding)
+    share = _ttft_share(run, record, e2e, note, where)
+    if share is not None:
+        findings.append(share)
         return
     if run.prompt_only and run.mean_input and run.mean_input >= threshold("summary-prompt-only") and ttft > 0:
         findings.append(fire(
@@ -729,6 +727,33 @@ def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> No
                 f"{run.name}: prompts read at {prompt_rate:,.0f} tok/s ({run.mean_input:,.0f} tokens in a "
                 f"{ttft * 1e3:.0f} ms TTFT), barely faster than decode at {decode_rate:.0f} tok/s{note}",
                 {"prompt_tokens_per_second": prompt_rate, "decode_tokens_per_second": decode_rate}, **where))
+            return
+    if e2e is None and run.tpot and run.mean_output and run.mean_output > 1:
+        # A summary cut before its E2E rows, no other prompt evidence: its mean request rebuilt from TTFT and TPOT.
+        share = _ttft_share(run, record, ttft + run.tpot * (run.mean_output - 1), note, where,
+                            " (E2E rebuilt as TTFT + TPOT × the tokens after the first)")
+        if share is not None:
+            findings.append(share)
+
+
+def _ttft_share(run: _Run, record, e2e: float | None, note: str, where: dict, how: str = ""):
+    """summary-ttft-share's finding (with the ITL stalls that go with it) when the first token is that share of the
+    request and a second or more, else None."""
+    ttft = run.ttft
+    if not (ttft >= 1.0 and e2e and ttft >= threshold("summary-ttft-share") * e2e):
+        return None
+    finding = fire("summary-ttft-share", f"{run.name}: TTFT {ttft:.2f} s is {ttft / e2e:.0%} of the request "
+                   f"time{how}{note or ' with no queue evidence in this summary (check server Waiting/queue)'}",
+                   {"ttft_seconds_mean": ttft, "e2e_seconds_mean": e2e}, share=0.0, **where)
+    itl_p99 = record.metrics.get("itl_seconds_p99")
+    itl_median = record.metrics.get("itl_seconds_median") or run.itl
+    if itl_p99 and itl_median and itl_p99 > threshold("summary-itl-stalls") * itl_median:
+        stall = fire("summary-itl-stalls", f"{run.name}: ITL P99 {itl_p99 * 1e3:.0f} ms vs median "
+                     f"{itl_median * 1e3:.1f} ms: prefills stall the decode batch", {"itl_seconds_p99": itl_p99},
+                     **where)
+        finding.score = max(finding.score, stall.score)
+        finding.evidence.extend(stall.evidence)
+    return finding
 
 
 def _health(run: _Run, record, where: dict, findings: list) -> None:

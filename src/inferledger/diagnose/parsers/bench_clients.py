@@ -183,6 +183,8 @@ class _ConsoleBlock:
                 self.unitless = True
                 suffix = _VALUE_UNIT.search(value)
                 unit_text = suffix.group(1) if suffix else "ms"
+                if suffix is None:
+                    self.labels["latency_unit_assumed"] = "ms"  # JetStream's bare figures; another tool's may be s
             unit = TIME_UNITS[unit_text.lower()]
             name = (latency.group(2) or latency.group(3)).lower()
             self.metrics[f"{LATENCY_METRIC[name]}_{stat}"] = number * unit

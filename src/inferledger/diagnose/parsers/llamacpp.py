@@ -174,8 +174,11 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
     for key in ("model", "backend", "ngl", "threads", "n_batch", "n_ubatch", "fa"):
         if row.get(key):
             labels[key] = row[key]
-    if row.get("ngl", "").strip() == "0" or row.get("backend", "").strip().lower() in ("cpu", "blas"):
-        labels["device"] = "cpu"  # no layer on a GPU: this row ran on the CPU, whatever the build
+    # No layer on a GPU (ngl 0, a CPU backend, or `-dev none`: no device given the model): this row ran on the CPU,
+    # whatever the build.
+    if row.get("ngl", "").strip() == "0" or row.get("backend", "").strip().lower() in ("cpu", "blas") \
+            or row.get("dev", "").strip().lower() == "none":
+        labels["device"] = "cpu"
     return Record("interval", "llamacpp.bench", line_number, metrics, labels=labels)
 
 

@@ -270,6 +270,9 @@ def parse(lines) -> Iterator[Record | Skipped]:
                 # Cut before its +Inf bucket (a pasted fragment): the last bucket shown counts the observations at
                 # or below its bound, a lower bound of the whole; no quantile can be read without the total.
                 cut[metric] = (max(series.values()), max(series))
+                lowest = min(series)
+                if series[lowest] == cut[metric][0]:
+                    summary[f"{metric}_max"] = lowest  # every observation shown is in the lowest bucket: at most its bound
         for stat, value in quantiles.get(metric, {}).items():
             summary[f"{metric}_{'median' if stat == 'p50' else stat}"] = value
         if metric == "e2e_seconds" and count is not None:
