@@ -1200,3 +1200,16 @@ def test_llama_bench_with_no_device_is_a_cpu_run():
     path = FIXTURES / "blind88_logs" / "llamacpp__qwen3-next-80b-iq4nl-cpu-only-llama-bench-good-build.txt"
     assert all(record.labels.get("device") == "cpu" for record in read_records(path))
     assert diagnose_files([path]).verdict == "healthy"
+
+
+# -- round 90 ------------------------------------------------------------------------------------------------------
+
+def test_a_prompt_only_run_whose_first_token_is_its_last_is_prefill():
+    # 3,085,580 / 100 = 30,856 prompt tokens and 200 / 100 = 2 output tokens a request; TTFT 2925.44 ms, E2E 2925.45:
+    # the first token is the request's end by design, not a reply that was not streamed
+    path = FIXTURES / "blind90_logs" / "sglangbench__npu-deepseek-r1-kv-pool-baseline-concurrency-8-one-token-out.txt"
+    diagnosis = diagnose_files([path], model="deepseek-ai/DeepSeek-R1")
+    assert diagnosis.verdict == "prefill-bound"
+    found = next(item for item in diagnosis.evidence if item.rule == "summary-prompt-only")
+    assert found.numbers["mean_input_tokens"] == pytest.approx(3085580 / 100)
+    assert "summary-ttft-equals-e2e" not in _rules(diagnosis)

@@ -60,7 +60,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind85_logs": (2, 3, 10),
           "blind86_logs": (4, 4, 10),
           "blind87_logs": (5, 8, 10),
-          "blind88_logs": (7, 8, 10)}
+          "blind88_logs": (7, 8, 10),
+          "blind90_logs": (6, 7, 10),
+          "blind89_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -695,21 +695,22 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
 def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> None:
     ttft, e2e = run.ttft, run.e2e
     if ttft is None or (run.all_at_once and run.uncapped) \
-            or (e2e and ttft >= threshold("summary-ttft-equals-e2e") * e2e):
+            or (e2e and ttft >= threshold("summary-ttft-equals-e2e") * e2e and not run.prompt_only):
         # An uncapped all-at-once run's TTFT is queue wait; a first token "as late as the last" is the artefact
-        # above. A client concurrency cap makes rate inf a closed loop whose latencies are real.
+        # above (a prompt-only run's first token is its last by design). A client concurrency cap makes rate inf a
+        # closed loop whose latencies are real.
         return
     note = "" if not queued else " (queue evidence above: part of it is waiting)"
-    share = _ttft_share(run, record, e2e, note, where)
-    if share is not None:
-        findings.append(share)
-        return
     if run.prompt_only and run.mean_input and run.mean_input >= threshold("summary-prompt-only") and ttft > 0:
         findings.append(fire(
             "summary-prompt-only", f"{run.name}: {run.mean_input:,.0f}-token prompts and {run.mean_output:g} output "
             f"token(s) a request: TTFT {ttft * 1e3:,.0f} ms ({run.mean_input / ttft:,.0f} prompt tok/s) is the whole "
             f"request, prompt processing{note}", {"ttft_seconds_mean": ttft, "mean_input_tokens": run.mean_input},
             **where))
+        return
+    share = _ttft_share(run, record, e2e, note, where)
+    if share is not None:
+        findings.append(share)
         return
     itl_p99 = record.metrics.get("itl_seconds_p99")
     itl_median = record.metrics.get("itl_seconds_median")
