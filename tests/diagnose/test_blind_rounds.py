@@ -61,7 +61,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind86_logs": (4, 4, 10),
           "blind87_logs": (5, 8, 10),
           "blind88_logs": (7, 8, 10),
-          "blind90_logs": (6, 7, 10),
+          "blind90_logs": (6, 8, 10),
           "blind89_logs": (6, 6, 10)}
 
 

@@ -54,6 +54,11 @@ _TABLE = (
           "a first token needs one forward pass through every layer: even a 0.5B model on the fastest card takes a few "
           "ms (a kernel launch per operator, a read of the weights); a first token under a millisecond was not timed "
           "from the request's arrival (vLLM 0.5's TTFT histogram, vllm#6337, vllm#8115)", 0.85),
+    _rule("summary-parts-unaccounted", "summary", "insufficient-data",
+          "TTFT + TPOT × (mean output − 1) below this share of the mean E2E", 0.5, "of E2E",
+          "the summary's own first-token and per-token figures leave over half of each request unexplained (another "
+          "output a multimodal model generates, waits the client timed, a broken timer): no reading of them, healthy "
+          "or slow, accounts for the request", 0.65),
     _rule("summary-zero-throughput", "summary", "measurement-artifact",
           "output throughput 0 with requests done or latencies measured",
           0.0, "tok/s", "tgi-gaudi printed Throughput 0.0 tokens/s for a run that generated tokens", 0.9),

@@ -192,7 +192,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         before = len(findings)
         _artefacts(run, record, where, findings, notes)
         _in_flight(run, record, where, findings)
-        _consistency(run, record, checks)
+        _consistency(run, record, checks, findings, where)
         _burst(run, record, where, findings)
         queued = _queue(run, record, where, findings, notes)
         _prefill(run, record, where, findings, queued)
@@ -492,7 +492,7 @@ def _burst(run: _Run, record, where: dict, findings: list) -> None:
          "requests_together": completed}, **where))
 
 
-def _consistency(run: _Run, record, checks: list) -> None:
+def _consistency(run: _Run, record, checks: list, findings: list, where: dict) -> None:
     ttft, tpot, e2e, mean_output = run.ttft, run.tpot, run.e2e, run.mean_output
     if ttft is not None and tpot is not None and e2e is not None and mean_output and mean_output > 1:
         predicted = ttft + tpot * (mean_output - 1)
@@ -501,6 +501,12 @@ def _consistency(run: _Run, record, checks: list) -> None:
                        "reported_e2e_seconds": e2e, "ratio": ratio, "ok": 0.85 <= ratio <= 1.15,
                        "meaning": "TTFT + TPOT x (mean output - 1) vs mean E2E; a mismatch means "
                                   "chunked streaming, speculative decoding or a broken measurement"})
+        if ratio < threshold("summary-parts-unaccounted"):
+            findings.append(fire(
+                "summary-parts-unaccounted", f"{run.name}: TTFT {ttft:.2f} s + {mean_output - 1:,.0f} tokens × "
+                f"{tpot * 1e3:.1f} ms = {predicted:.2f} s of a {e2e:.2f} s mean request: {1 - ratio:.0%} of it is "
+                "not in the summary's first-token and per-token figures", {"predicted_e2e_seconds": predicted,
+                                                                           "e2e_seconds_mean": e2e}, **where))
     if run.output_rate and run.per_token:
         decoding = run.output_rate * run.per_token
         check = {"check": "Little's law", "source": run.name, "output_tokens_per_second": run.output_rate,

@@ -485,6 +485,9 @@ def parse(lines) -> Iterator:
                 yield record
             genai = None
         if block is not None:
+            if line.startswith("=====") and line.strip("= \t") and _BANNER not in line \
+                    and "Result for Model" not in line:
+                continue  # a titled section of the same summary (vLLM-Omni's `=== Text Result ===`): the block goes on
             if line.startswith("=====") and _BANNER not in line:
                 record = close_block()
                 if record is not None:
