@@ -1215,18 +1215,14 @@ def test_a_prompt_only_run_whose_first_token_is_its_last_is_prefill():
     assert "summary-ttft-equals-e2e" not in _rules(diagnosis)
 
 
-def test_a_titled_section_inside_a_summary_does_not_end_it():
-    # `================== Text Result ===================` between the E2E rows and the TTFT/TPOT rows: one summary
+def test_an_omni_summary_in_two_sections_whose_figures_leave_most_of_a_request_unexplained():
+    # `================== Text Result ===================` between the E2E rows and the TTFT/TPOT rows: one summary.
+    # 929 / 10 = 92.9 output tokens: 5.75819 + 0.06141 × 91.9 = 11.40 s of a 25.53 s mean request (45 %): the rest is
+    # not in its figures (the audio an Omni model also generates), so it is not read healthy
     path = FIXTURES / "blind90_logs" / "vllmbench__omni-qwen3-omni-chunked-prefill-32768-concurrency-8-cut.txt"
     (record,) = [record for record in read_records(path) if record.kind == "summary"]
-    assert record.metrics["e2e_seconds_mean"] == pytest.approx(25.53213)
-    assert record.metrics["ttft_seconds_mean"] == pytest.approx(5.75819)
-
-
-def test_a_request_its_own_figures_leave_mostly_unexplained_is_not_healthy():
-    # 929 / 10 = 92.9 output tokens: 5.75819 + 0.06141 × 91.9 = 11.40 s of a 25.53 s mean request (45 %)
-    path = FIXTURES / "blind90_logs" / "vllmbench__omni-qwen3-omni-chunked-prefill-32768-concurrency-8-cut.txt"
+    assert (record.metrics["e2e_seconds_mean"], record.metrics["ttft_seconds_mean"]) == pytest.approx((25.53213, 5.75819))
     diagnosis = diagnose_files([path])
     assert diagnosis.verdict == "insufficient-data"
-    found = next(item for item in diagnosis.evidence if item.rule == "summary-parts-unaccounted")
-    assert found.numbers["predicted_e2e_seconds"] == pytest.approx(5.75819 + 0.06141 * (929 / 10 - 1))
+    predicted = {item.rule: item.numbers.get("predicted_e2e_seconds") for item in diagnosis.evidence}
+    assert predicted["summary-parts-unaccounted"] == pytest.approx(5.75819 + 0.06141 * (929 / 10 - 1))
