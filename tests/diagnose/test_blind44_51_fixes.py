@@ -1226,3 +1226,24 @@ def test_an_omni_summary_in_two_sections_whose_figures_leave_most_of_a_request_u
     assert diagnosis.verdict == "insufficient-data"
     predicted = {item.rule: item.numbers.get("predicted_e2e_seconds") for item in diagnosis.evidence}
     assert predicted["summary-parts-unaccounted"] == pytest.approx(5.75819 + 0.06141 * (929 / 10 - 1))
+
+
+# -- rounds 91 and 92 ----------------------------------------------------------------------------------------------
+
+def test_a_prompt_tps_column_is_a_prompt_rate():
+    # `| Target | Actual Prompt Tokens | Result | Prompt TPS | Peak Memory | Wall Time |` over `| ~4K | 4,116 | … |
+    # 1007.245 | 52.901 GB | 18.47s |`
+    path = FIXTURES / "blind91_logs" / "mlx__2026-mlx-vlm-pr-diffusiongemma-26b-prompt-tps-by-context.txt"
+    first = read_records(path)[0]
+    assert first.metrics["mean_input_tokens"] == 4116
+    assert first.metrics["input_tokens_per_second"] == pytest.approx(1007.245)
+    assert first.metrics["e2e_seconds_mean"] == pytest.approx(18.47)
+
+
+def test_a_tab_separated_table_of_serving_numbers_is_not_refused():
+    # `Version<TAB>TP<TAB>Output token throughput (tok/s)<TAB>…`, then `Before<TAB>8<TAB>175.11<TAB>…`: two rows of
+    # serving numbers no reader takes, reported unread
+    path = FIXTURES / "blind92_logs" / "vllm__ascend-dspark-spec-decode-tp8-before-after-output-throughput-summary.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "insufficient-data"
+    assert "read-unknown-layout" in _rules(diagnosis)

@@ -652,7 +652,8 @@ def unrecognised_lines(log: LogFile) -> str:
             break  # another program's big log: its opening decides (a few µs a line, 20 MB/s, are not spent on all)
         if line[:2] == "# ":
             continue  # a comment (a shell's, a pasted file's header): no output of the run
-        row = "|" in line or (line.strip() and not line.strip(" +-=:"))  # a row, or a border (`+----+`)
+        # a row (between bars, or tab-separated as a page's table copies), or a border (`+----+`)
+        row = "|" in line or "\t" in line.strip() or (line.strip() and not line.strip(" +-=:"))
         words = looks_like_serving_words(line)
         serving_table = row and (serving_table or words)
         if 0 < len(sample) < SNIFF_AGAIN_LINES:

@@ -48,7 +48,7 @@ _COLUMNS = (
     (r"^total (?:input|prompt) tokens$", "total_input_tokens", "count"),
     (r"^total (?:generated|output) tokens$", "total_output_tokens", "count"),
     (r"^(?:(?:benchmark|total|test) )*duration$", "duration_seconds", "duration"),
-    (r"\bisl\b|input (?:seq(?:uence)? )?len|input tokens|prompt len|^prompt tokens$|^ctx$|^context$",
+    (r"\bisl\b|input (?:seq(?:uence)? )?len|input tokens|prompt len|^(?:actual )?prompt tokens$|^ctx$|^context$",
      "mean_input_tokens", "count"),  # a sweep's context: the prompt each row prefills
     (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens|^generated tokens$", "mean_output_tokens", "count"),
     # a static batch runs all its requests at once; SGLang's cookbook tables head the concurrency `c`
@@ -66,7 +66,7 @@ _COLUMNS = (
     (r"total tok(?:en)?s? t(?:hrough)?put|\btotal tok/s$", "total_tokens_per_second", "rate"),
     # llama-bench's test names alone (`pp16384`, `tg512`): its rates are t/s
     (r"^pp\d+$", "input_tokens_per_second", "rate"), (r"^tg\d+$", _STREAM_RATE, "rate"),
-    (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^(?:prefill|pp\d*) (?:tps|(?:t|tok(?:en)?s?)/s)$",
+    (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^(?:prefill|pp\d*|prompt) (?:tps|(?:t|tok(?:en)?s?)/s)$",
      "input_tokens_per_second", "rate"),
     (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|(?:output|\bout) tok(?:en)?s?/s|tput decode|gen(?:eration)? t(?:hrough)?put",
      "output_tokens_per_second", "rate"),
