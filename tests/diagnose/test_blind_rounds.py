@@ -64,7 +64,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind90_logs": (6, 8, 10),
           "blind89_logs": (6, 6, 10),
           "blind91_logs": (5, 5, 10),
-          "blind92_logs": (4, 5, 10)}
+          "blind92_logs": (4, 5, 10),
+          "blind94_logs": (4, 4, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
