@@ -1247,3 +1247,22 @@ def test_a_tab_separated_table_of_serving_numbers_is_not_refused():
     diagnosis = diagnose_files([path])
     assert diagnosis.verdict == "insufficient-data"
     assert "read-unknown-layout" in _rules(diagnosis)
+
+
+# -- round 93 ------------------------------------------------------------------------------------------------------
+
+def test_a_percentiles_digits_are_no_figure():
+    # `TTFT p50 ms` names a statistic, not 50 ms; `pp512 t/s` a test, not 512 tok/s
+    from inferledger.diagnose.parsers import generic_phrases
+
+    assert generic_phrases.line_metrics("| Concurrency | TTFT p50 ms branch / main | ITL p50 ms |") == {}
+    assert generic_phrases.line_metrics("pp512 t/s | tg128 t/s |") == {}
+
+
+def test_a_client_capped_below_its_requests_drains_in_waves():
+    # 100 requests offered at 50 req/s with `--max-concurrency 50`: they all arrive in 100 / 50 = 2 s, the run takes
+    # 28.93 s (14×), but only 50 ran at once: two waves the client made, no queue the summary shows
+    path = FIXTURES / "blind93_logs" / "sglangbench__pd-1p1d-two-l40-servers-short-prompts-concurrency-50.txt"
+    diagnosis = diagnose_files([path])
+    assert "summary-drain-beyond-arrivals" not in _rules(diagnosis)
+    assert any("only 50 of its 100 requests run at once" in note for note in diagnosis.notes)

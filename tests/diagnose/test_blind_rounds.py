@@ -39,7 +39,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind44_logs": (8, 10, 10), "blind45_logs": (6, 10, 10),
           "blind46_logs": (3, 7, 10), "blind47_logs": (6, 9, 10),
           "blind48_logs": (2, 8, 10), "blind49_logs": (5, 7, 10),
-          "blind50_logs": (5, 8, 10), "blind51_logs": (5, 7, 10), "blind52_logs": (5, 7, 10),
+          "blind50_logs": (5, 7, 10), "blind51_logs": (5, 7, 10), "blind52_logs": (5, 7, 10),
           "blind53_logs": (6, 8, 10), "blind54_logs": (4, 5, 10),
           "blind55_logs": (6, 8, 10), "blind56_logs": (10, 10, 10),
           "blind57_logs": (4, 7, 10), "blind59_logs": (6, 10, 10), "blind60_logs": (5, 7, 10),
@@ -65,7 +65,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind89_logs": (6, 6, 10),
           "blind91_logs": (5, 5, 10),
           "blind92_logs": (4, 5, 10),
-          "blind94_logs": (4, 4, 10)}
+          "blind94_logs": (4, 4, 10),
+          "blind93_logs": (7, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -99,7 +99,8 @@ _TABLE = (
           "run drains after the arrivals end, so the duration test keeps that apart", 0.8),
     _rule("summary-drain-beyond-arrivals", "summary", "queueing",
           "no request latency; achieved < 0.8 × offered req/s and the run took ≥ this × its arrival window "
-          "(completed ÷ offered rate)", 10.0, "×",
+          "(completed ÷ offered rate), no client concurrency cap below the request count (the client's own waves "
+          "drain so)", 10.0, "×",
           "a short run's drain and an overload look alike only while the drain is about one request's latency; "
           "requests that all arrived in 20 s but finished over hours either waited for each other or crawled "
           "together: either way the server is far below the offered load", 0.65),

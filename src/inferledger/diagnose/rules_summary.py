@@ -592,7 +592,9 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                          "tok/s each: a throughput test; the offered rate is not a load the server had to keep up with")
             return False
         drain = run.duration / (completed / offered) if run.duration else None
-        if achieved < kept * offered and latency is None and drain and drain >= threshold("summary-drain-beyond-arrivals"):
+        capped = run.concurrency is not None and run.concurrency < completed  # the client holds the rest back
+        if achieved < kept * offered and latency is None and drain and drain >= threshold("summary-drain-beyond-arrivals") \
+                and not capped:
             found = True
             findings.append(fire(
                 "summary-drain-beyond-arrivals",
@@ -605,7 +607,8 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
         elif achieved < kept * offered and latency is None:
             notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered, but the excerpt has no "
                          "request latency (E2E, TTFT and TPOT, or mean concurrency): a short run's drain and overload "
-                         "look the same without it")
+                         "look the same without it" + (f"; and the client let only {run.concurrency:.0f} of its "
+                                                       f"{completed:.0f} requests run at once" if capped else ""))
         elif achieved < kept * offered and run.duration and run.duration > 1.3 * expected \
                 and run.ttft is not None and run.per_token and run.ttft <= BURST_ADMITTED_STEPS * run.per_token:
             # Behind, yet every first token came within a few decode steps: no request waited to be admitted; the

@@ -48,8 +48,9 @@ _MEANING = {
     "total": (None, "e2e_seconds", None),
 }
 # A number standing alone, or after a word it was pasted onto with its unit apart (a web table's cells run together:
-# `Total Duration320.74 s`); not a name's digits (`L40S` is no 40 s, `H100s` no 100 s).
-_NUMBER = r"(?:(?<![\w.])|(?<=[A-Za-z])(?=[\d,.]+\s))(\d[\d,]*(?:\.\d+)?|\.\d+)"
+# `Total Duration320.74 s224.71 s`); not a name's digits (`L40S` is no 40 s, `H100s` no 100 s), a percentile's
+# (`TTFT p50 ms` is no 50 ms) or a llama-bench test's (`pp512 t/s`, `tg128 t/s` are no rates).
+_NUMBER = r"(?:(?<![\w.])|(?<=[A-Za-z])(?<![pP])(?<![tT][gG])(?=[\d,.]+\s))(\d[\d,]*(?:\.\d+)?|\.\d+)"
 _TIME_UNIT = r"(ms|msec|milliseconds|s|sec|secs|seconds|us|µs|μs)"
 _RATE = re.compile(_NUMBER + r"\s*(?:tok(?:en)?s?|t)\s*/\s*(?:s|sec|second)\b|" + _NUMBER +
                    r"\s*(?:tok(?:en)?s? per sec(?:ond)?|tps)\b")
