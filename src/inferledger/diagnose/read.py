@@ -140,9 +140,10 @@ def _may_need_cleaning(line: str) -> bool:
         or "\u202f" in line or "\u2007" in line
 
 
-# A compose prefix (`vllm-1  | `) at a line start after the first: the search runs from each newline (a literal first
-# character), so a block of llama-server lines, a ` | ` in each, is not walked a line at a time for it.
-_COMPOSE_LINE = re.compile(r"\n" + _COMPOSE.pattern)
+# A compose prefix's tail (`-1  | ` of `vllm-1  | `): searched for from its literal "-", not from each newline (a
+# 2026 llama-server line, a ` | ` in each and a stamp of digits and dots first, cost a backtracking try each). Any
+# compose prefix holds one; occurrences never overlap (only the first character is a "-").
+_COMPOSE_TAIL = re.compile(r"-\d+\s+\| ")
 
 
 def _block_is_clean(text: str) -> bool:
@@ -150,8 +151,9 @@ def _block_is_clean(text: str) -> bool:
     tests first (memchr speed); a '|' is searched for as a compose prefix at a line start."""
     if "\r" in text or "\x1b" in text or "#033[" in text or "\xa0" in text or "\u202f" in text or "\u2007" in text:
         return False
-    if "|" in text and (_COMPOSE.match(text) or _COMPOSE_LINE.search(text)):
-        return False
+    if "|" in text and any(_COMPOSE.match(text, text.rfind("\n", 0, tail.start()) + 1)
+                           for tail in _COMPOSE_TAIL.finditer(text)):
+        return False  # a line that starts with a compose prefix
     return _PREFIXED_FIRST.match(text) is None and _PREFIXED_LINE.search(text) is None
 
 
@@ -223,12 +225,23 @@ class LogFile:
 
     def lines(self, progress=None) -> Iterator[tuple[int, str]]:
         """(line_number, cleaned_text) for every line, streamed in constant memory."""
+        for first, text, lines in self.blocks(progress):
+            if lines is None:
+                lines = text.split("\n")
+                lines.pop()  # the empty piece after the final newline
+            yield from enumerate(lines, first)
+
+    def blocks(self, progress=None) -> Iterator[tuple[int, str | None, list | None]]:
+        """The lines of lines(), a block at a time: (first line's number, text, None) for a block no line of which
+        needs cleaning (`text` as read, whole lines, each ending in a newline: what a reader may scan whole), else
+        (first line's number, None, its cleaned lines). Streamed in constant memory (a block is READ_BLOCK_BYTES at
+        most, or one line)."""
         if self.encoding == "utf-16":
             # UTF-16 cannot be split on b"\n"; decode as a text stream (rare: PowerShell redirects).
             with open(self.path, encoding="utf-16", errors="replace", newline="") as handle:
                 for number, line in enumerate(handle, 1):
                     self.lines_read = number
-                    yield number, clean_line(_unwrapped(line.rstrip("\n"), self.paste_prefix))
+                    yield number, None, [clean_line(_unwrapped(line.rstrip("\n"), self.paste_prefix))]
             return
         # Read 4 MiB blocks cut at their last newline and decode each block once: per-line decoding and the
         # per-line cleaning tests cost more than parsing a noise line (benchmarks/bench_diagnose.py). A block
@@ -251,24 +264,23 @@ class LogFile:
                 if not cut:
                     continue  # one line longer than a block: keep reading until it ends
                 text = data[:cut].decode(encoding, errors="replace")
-                pieces = text.split("\n")
-                pieces.pop()  # the empty piece after the final newline
-                if prefix is not None:
-                    for index, line in enumerate(pieces, number + 1):
-                        yield index, clean_line(_unwrapped(line, prefix))
-                elif _block_is_clean(text):
-                    yield from enumerate(pieces, number + 1)
+                if prefix is None and _block_is_clean(text):
+                    yield number + 1, text, None
+                    number += text.count("\n")
                 else:
-                    for index, line in enumerate(pieces, number + 1):
-                        yield index, clean_line(line) if _may_need_cleaning(line) else line
-                number += len(pieces)
+                    pieces = text.split("\n")
+                    pieces.pop()  # the empty piece after the final newline
+                    yield number + 1, None, [clean_line(_unwrapped(line, prefix)) if prefix is not None
+                                             else clean_line(line) if _may_need_cleaning(line) else line
+                                             for line in pieces]
+                    number += len(pieces)
                 self.lines_read = number
                 self.bytes_read = done - len(tail)
                 if progress is not None:
                     progress.update(self.bytes_read)
             if tail:
                 number += 1
-                yield number, clean_line(_unwrapped(tail.decode(encoding, errors="replace"), prefix))
+                yield number, None, [clean_line(_unwrapped(tail.decode(encoding, errors="replace"), prefix))]
             self.lines_read = number
             self.bytes_read = done
 
@@ -948,9 +960,11 @@ def iter_records(log: LogFile, parsers, progress=None, windows: bool = False) ->
                 yield item
         first = False
     for module in pull:
-        lines = log.lines(progress if first else None)
+        # A reader with a parse_log reads the file itself (a block at a time); parse_log(log) = parse(log.lines()).
+        shown = progress if first else None
         first = False
-        for item in module.parse(lines):
+        items = module.parse_log(log, shown) if hasattr(module, "parse_log") else module.parse(log.lines(shown))
+        for item in items:
             if type(item) is Skipped or type(item) is Unread:
                 log.note_skipped(item)
             else:
