@@ -220,7 +220,9 @@ def _batched_row(line_number: int, columns: list, cells: list) -> Record | Skipp
 _PROMPT_PROGRESS = re.compile(r"prompt processing,\s*n_tokens\s*=\s*(\d+),\s*progress\s*=\s*([\d.]+),\s*"
                               r"t\s*=\s*([\d.]+)\s*s\s*/\s*([\d.]+)\s*tokens per second")
 _PROGRESS = re.compile(r"n_(?:decoded|gen)\s*=\s*(\d+),\s*tg\s*=\s*([\d.]+)\s*t/s(?:,\s*tg_3s\s*=\s*([\d.]+)\s*t/s)?")
-_ELAPSED = re.compile(r"^\s*(\d+)\.(\d\d)\.(\d{3})\.(\d{3}) ")
+# The 2026 per-line prefix, minutes.seconds.milliseconds.microseconds since the server started (`16.42.988.854`).
+_STAMP = r"(\d+)\.(\d\d)\.(\d{3})\.(\d{3})"
+_ELAPSED = re.compile(r"^\s*" + _STAMP + " ")
 _DEVICE = re.compile(r"Device \d+: ([^,]+), compute capability")
 
 
@@ -377,6 +379,11 @@ class _Reader:
     def idle(self) -> bool:
         """No request open, none named by a header, no table: a request's timing lines start one afresh."""
         return self.request is None and not self.header_labels and not self.table_kind
+
+    def fresh(self) -> bool:
+        """The state of a new reader: what it reads next reads as from the start of a file (the table's columns
+        and tabs are read only inside a table)."""
+        return self.idle() and not self.timings and self.ggml_prompt is None and self.ggml_load is None
 
     def _flush(self, out: list) -> None:
         finished, self.request = self.request, None
@@ -573,9 +580,9 @@ def parse(lines) -> Iterator:
 # release) as feed() reads them, and runs of lines that feed() passes over whatever its state. Each pattern holds one
 # line shape exactly (numbers where the line has numbers, nothing free that could hold a word feed() tests); any other
 # line is fed.
-_STAMP = r"(\d+)\.(\d\d)\.(\d{3})\.(\d{3})"
+_LINE_STAMP = _STAMP.replace("(", "").replace(")", "")  # the same, no groups
 _NUMBER = r"\d+\.\d+"
-_SLOT_PREFIX = r"\d+\.\d\d\.\d{3}\.\d{3} I slot +print_timing: id +\d+ \| task \d+ \| +"
+_SLOT_PREFIX = _LINE_STAMP + r" I slot +print_timing: id +\d+ \| task \d+ \| +"
 _PROGRESS_LINE = (_STAMP + r" I slot +print_timing: id +(\d+) \| task (\d+) \| n_(?:decoded|gen) = *(\d+), "
                   rf"tg = *({_NUMBER}) t/s(?:, tg_3s = *({_NUMBER}) t/s)?$")
 # Lines of a request that carry nothing feed() reads in any state (a line that is no table's only ends a table): the
@@ -588,17 +595,17 @@ _QUIET_SERVER = (r"update_slots: all slots are idle",
                  r"log_server_r: request: (?:GET|POST) (?:/v1/chat/completions|/v1/completions|/completions?|/health|"
                  r"/v1/models|/models|/metrics|/props|/slots) [\d.]+ \d+",
                  r"params_from_: Chat format: (?![^\n]*(?:tokens per second|ms per token))[A-Za-z0-9 .()-]*")
-_QUIET_RUN = (r"(?:\d+\.\d\d\.\d{3}\.\d{3} I (?:slot +(?:" + "|".join(_QUIET_SLOT) + ")|srv +(?:"
+_QUIET_RUN = (r"(?:" + _LINE_STAMP + r" I (?:slot +(?:" + "|".join(_QUIET_SLOT) + ")|srv +(?:"
               + "|".join(_QUIET_SERVER) + r"))\n)+")
 _PHASE = rf" time = *(?P<{{0}}_ms>{_NUMBER}) ms / *(?P<{{0}}_n>\d+) tokens \( *(?P<{{0}}_per>{_NUMBER}) ms per token, " \
          rf"*(?P<{{0}}_rate>{_NUMBER}) tokens per second\)\n"
 _REQUEST_RUN = (
     _SLOT_PREFIX + "prompt eval" + _PHASE.format("prompt")
     + _SLOT_PREFIX + "eval" + _PHASE.format("eval")
-    + r"\d+\.\d\d\.\d{3}\.\d{3} I slot +print_timing: id +(?P<slot>\d+) \| task (?P<task>\d+) \| +total time = "
+    + _LINE_STAMP + r" I slot +print_timing: id +(?P<slot>\d+) \| task (?P<task>\d+) \| +total time = "
     rf"*(?P<total_ms>{_NUMBER}) ms / *\d+ tokens\n"
     + rf"(?:{_SLOT_PREFIX}graphs reused = *(?P<graphs>\d+)\n)?"
-    + r"\d+\.\d\d\.\d{3}\.\d{3} I slot +release: id +\d+ \| task (?P=task) \| stop processing: "
+    + _LINE_STAMP + r" I slot +release: id +\d+ \| task (?P=task) \| stop processing: "
     r"n_tokens = (?P<context>\d+), truncated = \d+$")
 # One match a step of _block_items: which of them matched is its lastgroup (each closes after its inner groups).
 _USUAL = re.compile(rf"(?P<quiet>{_QUIET_RUN})|(?P<progress>{_PROGRESS_LINE})|(?P<run>{_REQUEST_RUN})", re.MULTILINE)
@@ -606,6 +613,7 @@ _PROGRESS_GROUPS = tuple(range(_USUAL.groupindex["progress"] + 1, _USUAL.groupin
 
 
 def _progress_of(line_number: int, match) -> Record:
+    """_progress's window of a _PROGRESS_LINE matched in _USUAL."""
     minutes, seconds, millis, micros, slot, task, decoded, rate, recent = match.group(*_PROGRESS_GROUPS)
     return _progress_record(line_number, decoded, rate, recent, slot, task, (minutes, seconds, millis, micros))
 
@@ -653,15 +661,31 @@ def _block_items(reader: _Reader, text: str, number: int) -> Iterator:
         position = end
 
 
-def parse_log(log, progress=None) -> Iterator:
-    """parse(log.lines(progress)): the same items in the same order, a block of lines at a time (read.LogFile.blocks);
-    a block that needs no cleaning is read by _block_items."""
-    reader = _Reader()
+def new_reader() -> _Reader:
+    """A reader's state at a file's start (read.py reads a big file's chunks on from one, in two processes)."""
+    return _Reader()
+
+
+def read_blocks(reader: _Reader, blocks) -> Iterator:
+    """parse()'s items of read.LogFile.blocks(), read on from `reader`'s state (left at the last line's): a block
+    that needs no cleaning by _block_items, the lines of any other fed."""
     feed = reader.feed
-    for first, text, lines in log.blocks(progress):
+    for first, text, lines in blocks:
         if lines is None:
             yield from _block_items(reader, text, first)
         else:
             for number, line in enumerate(lines, first):
                 yield from feed(number, line)
+
+
+def parse_log(log, progress=None) -> Iterator:
+    """parse(log.lines(progress)): the same items in the same order, a block of lines at a time."""
+    reader = _Reader()
+    yield from read_blocks(reader, log.blocks(progress))
     yield from reader.finish()
+
+
+def split_after(line: str) -> bool:
+    """Where a big log may be cut for two processes (read.py): after a slot's release or the server's idle notice,
+    where the reader's state is fresh most of the time (read.py checks it is)."""
+    return "all slots are idle" in line or ("release:" in line and "stop processing" in line)
