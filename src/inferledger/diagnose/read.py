@@ -784,14 +784,14 @@ def _split_point(log: LogFile, wants_next, target: int) -> int | None:
     return None
 
 
-def _chunks(log: LogFile, wants_next) -> list:
-    """[(start, stop)] covering the file: alternately this process's chunk and the child's, each cut after a line
-    for which wants_next (None: any line) is false."""
+def _chunks(log: LogFile, wants_next, parent_share: float) -> list:
+    """[(start, stop)] covering the file: alternately this process's chunk (parent_share of a pair) and the child's,
+    each cut after a line for which wants_next (None: any line) is false."""
     bounds = [0]
     pair = PARALLEL_PAIR_BYTES
     while True:
         base = bounds[-1] if len(bounds) % 2 else bounds[-2]  # the start of the current pair
-        share = PARALLEL_PARENT_SHARE if len(bounds) % 2 else 1.0
+        share = parent_share if len(bounds) % 2 else 1.0
         cut = _split_point(log, wants_next, max(int(base + pair * share), bounds[-1]))
         if cut is None:
             break
@@ -892,7 +892,7 @@ def _parallel_items(log: LogFile, push, progress=None) -> Iterator | None:
     context = _fork_context(log, all(getattr(module, "SPLITTABLE", False) for module in push))
     if context is None:
         return None
-    chunks = _chunks(log, _push_scan(push)[1])
+    chunks = _chunks(log, _push_scan(push)[1], PARALLEL_PARENT_SHARE)
     if len(chunks) < 2:
         return None
     return _parallel_run(log, push, progress, context, chunks)
@@ -951,6 +951,10 @@ def _parallel_run(log: LogFile, push, progress, context, chunks) -> Iterator:
 # holds a fresh state there too (else it reads the chunk itself, from its own). The child's state at the chunk's end
 # comes with the items, to go on from. Its chunks are cut after a line the module's split_after says ends its state
 # most of the time (a request's end), and its line numbers count from the file's start (the state holds some).
+# This process folds every request as well: it reads a smaller share of each pair than for a push scan. A 256 MiB
+# bench_diagnose.py --llama-server log: 50 MB/s at 0.45 (this process busy throughout, the child idle a third of the
+# time), 54-58 at 0.35, 54 at 0.25, 50 at 0.2 (this process waiting for the child).
+PULL_PARENT_SHARE = 0.35
 
 
 def _newlines(path: str, start: int, stop: int) -> int:
@@ -993,7 +997,7 @@ def _parallel_pull(log: LogFile, module, progress=None) -> Iterator | None:
     if context is None:
         return None
     split_after = module.split_after
-    chunks = _chunks(log, lambda line: not split_after(line))
+    chunks = _chunks(log, lambda line: not split_after(line), PULL_PARENT_SHARE)
     if len(chunks) < 2:
         return None
     return _parallel_pull_run(log, module, progress, context, chunks)
