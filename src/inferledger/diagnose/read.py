@@ -225,18 +225,16 @@ class LogFile:
 
     def lines(self, progress=None) -> Iterator[tuple[int, str]]:
         """(line_number, cleaned_text) for every line, streamed in constant memory."""
-        for first, text, lines in self.blocks(progress):
-            if lines is None:
-                lines = text.split("\n")
-                lines.pop()  # the empty piece after the final newline
+        for first, _text, lines in self.blocks(progress, split=True):
             yield from enumerate(lines, first)
 
-    def blocks(self, progress=None, start: int = 0, stop: int | None = None,
-               first_line: int = 1) -> Iterator[tuple[int, str | None, list | None]]:
+    def blocks(self, progress=None, start: int = 0, stop: int | None = None, first_line: int = 1,
+               split: bool = False) -> Iterator[tuple[int, str | None, list | None]]:
         """The lines of lines(), a block at a time: (first line's number, text, None) for a block no line of which
         needs cleaning (`text` as read, whole lines, each ending in a newline: what a reader may scan whole), else
-        (first line's number, None, its cleaned lines). Streamed in constant memory (a block is READ_BLOCK_BYTES at
-        most, or one line).
+        (first line's number, None, its cleaned lines). With `split`, a clean block's lines come too (text.split,
+        counted once), as (first line's number, text, lines). Streamed in constant memory (a block is
+        READ_BLOCK_BYTES at most, or one line).
 
         `start`/`stop` (not UTF-16) read the byte range [start, stop), start being a line start whose line number
         is `first_line`, as candidate_lines does."""
@@ -271,8 +269,11 @@ class LogFile:
                     continue  # one line longer than a block: keep reading until it ends
                 text = data[:cut].decode(encoding, errors="replace")
                 if prefix is None and _block_is_clean(text):
-                    yield number + 1, text, None
-                    number += text.count("\n")
+                    pieces = text.split("\n") if split else None
+                    if pieces is not None:
+                        pieces.pop()  # the empty piece after the final newline
+                    yield number + 1, text, pieces
+                    number += len(pieces) if split else text.count("\n")
                 else:
                     pieces = text.split("\n")
                     pieces.pop()  # the empty piece after the final newline

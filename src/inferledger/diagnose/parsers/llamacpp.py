@@ -671,7 +671,7 @@ def read_blocks(reader: _Reader, blocks) -> Iterator:
     that needs no cleaning by _block_items, the lines of any other fed."""
     feed = reader.feed
     for first, text, lines in blocks:
-        if lines is None:
+        if text is not None:
             yield from _block_items(reader, text, first)
         else:
             for number, line in enumerate(lines, first):
