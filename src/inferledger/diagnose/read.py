@@ -801,44 +801,46 @@ def _chunks(log: LogFile, wants_next, parent_share: float) -> list:
     return list(zip(bounds, bounds[1:], strict=False))
 
 
-def _item_tuple(item) -> tuple:
-    """An item of a chunk as plain tuples for the pipe (_item_of reads them back)."""
-    from inferledger.diagnose.records import Record
-
-    if type(item) is Windows:
-        return (item.lines, item.stamps, item.sources, item.labels, item.metrics)
-    if type(item) is Record:
-        return (item.line_number, item.kind, item.source, item.metrics, item.timestamp_seconds, item.labels)
-    if type(item) is Unread:
-        return (item.line_number, item.text, item.source, "unread")
-    return (item.line_number, item.reason, item.source)
-
-
-def _item_of(item: tuple, lines: int):
-    """_item_tuple's item back, its line numbers moved on by `lines` (those before the chunk)."""
+def _items_of(batch: list, lines: int) -> Iterator:
+    """_send_items' batch of tuples as the items they were, line numbers moved on by `lines` (those before the chunk,
+    for a chunk numbered from its start)."""
     from inferledger.diagnose.records import Skipped, new_record
 
-    if len(item) == 6:
-        line, kind, source, metrics, timestamp, labels = item
-        return new_record(kind, source, line + lines, metrics, timestamp, labels)
-    if len(item) == 5:  # a Windows block, its lines counted from the chunk's start
-        return Windows([line + lines for line in item[0]], *item[1:])
-    if len(item) == 4:
-        return Unread(item[0] + lines, item[1], item[2])
-    return Skipped(item[0] + lines, item[1], item[2])
+    for item in batch:
+        if len(item) == 6:
+            line, kind, source, metrics, timestamp, labels = item
+            yield new_record(kind, source, line + lines, metrics, timestamp, labels)
+        elif len(item) == 5:  # a Windows block
+            yield Windows([line + lines for line in item[0]], *item[1:])
+        elif len(item) == 4:
+            yield Unread(item[0] + lines, item[1], item[2])
+        else:
+            yield Skipped(item[0] + lines, item[1], item[2])
 
 
 def _send_items(items, connection, protocol: int) -> None:
     """A chunk's items (parsed whole before any is sent: the parent reads it only after its own chunk), as pickled
-    batches: compact bytes on both sides, and one batch of objects at a time. The count of batches goes first."""
+    batches of plain tuples (_items_of reads them back): compact bytes on both sides, and one batch of objects at a
+    time. The count of batches goes first."""
     import pickle
+
+    from inferledger.diagnose.records import Record
 
     batches = []
     batch = []
     held = 0  # windows and records in `batch`
     for item in items:
-        batch.append(_item_tuple(item))
-        held += len(item) if type(item) is Windows else 1
+        held += 1
+        if type(item) is Windows:
+            batch.append((item.lines, item.stamps, item.sources, item.labels, item.metrics))
+            held += len(item) - 1
+        elif type(item) is Record:
+            batch.append((item.line_number, item.kind, item.source, item.metrics, item.timestamp_seconds,
+                          item.labels))
+        elif type(item) is Unread:
+            batch.append((item.line_number, item.text, item.source, "unread"))
+        else:
+            batch.append((item.line_number, item.reason, item.source))
         if held >= _BATCH_ITEMS:
             batches.append(pickle.dumps(batch, protocol))
             batch = []
@@ -930,8 +932,7 @@ def _parallel_run(log: LogFile, push, progress, context, chunks) -> Iterator:
                     child_ok = False  # the child died: this chunk and the rest are read here
                 else:
                     for blob in blobs:
-                        for item in pickle.loads(blob):
-                            yield _item_of(item, lines)
+                        yield from _items_of(pickle.loads(blob), lines)
                     del blobs
                     lines += lines_in_chunk
                     log.lines_read = lines
@@ -1020,8 +1021,7 @@ def _parallel_pull_run(log: LogFile, module, progress, context, chunks) -> Itera
                 else:
                     if reader.fresh():  # the child began where this process stands: its items are the file's
                         for blob in blobs:
-                            for item in pickle.loads(blob):
-                                yield _item_of(item, 0)
+                            yield from _items_of(pickle.loads(blob), 0)
                         reader = child_reader
                         log.lines_read, log.bytes_read = lines, done
                         if progress is not None:
