@@ -268,18 +268,17 @@ class LogFile:
                 if not cut:
                     continue  # one line longer than a block: keep reading until it ends
                 text = data[:cut].decode(encoding, errors="replace")
-                if prefix is None and _block_is_clean(text):
-                    pieces = text.split("\n") if split else None
-                    if pieces is not None:
-                        pieces.pop()  # the empty piece after the final newline
-                    yield number + 1, text, pieces
-                    number += len(pieces) if split else text.count("\n")
+                clean = prefix is None and _block_is_clean(text)
+                if clean and not split:
+                    yield number + 1, text, None
+                    number += text.count("\n")
                 else:
                     pieces = text.split("\n")
                     pieces.pop()  # the empty piece after the final newline
-                    yield number + 1, None, [clean_line(_unwrapped(line, prefix)) if prefix is not None
-                                             else clean_line(line) if _may_need_cleaning(line) else line
-                                             for line in pieces]
+                    if not clean:
+                        pieces = [clean_line(_unwrapped(line, prefix)) if prefix is not None
+                                  else clean_line(line) if _may_need_cleaning(line) else line for line in pieces]
+                    yield number + 1, text if clean else None, pieces
                     number += len(pieces)
                 self.lines_read = number
                 self.bytes_read = done - len(tail)
