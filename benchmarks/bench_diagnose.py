@@ -257,19 +257,27 @@ def _against_target(result: dict) -> float:
     return speed
 
 
-def llama_server_run(size_mb: int) -> int:
-    """The --llama-server report: one log of size_mb MiB, read one process (the llama.cpp reader is not split)."""
+def llama_server_run(size_mb: int, small_mb: int = 0) -> int:
+    """The --llama-server report: a log of a quarter of size_mb MiB (or small_mb) and one of size_mb, for the peak RSS
+    ratio (memory flat), then the speed of the larger against the target. Big plain files are read by two processes
+    as the other logs are (INFERLEDGER_DIAGNOSE_PROCESSES)."""
     folder = tempfile.mkdtemp(prefix="inferledger-bench-")
     try:
         print(machine())
-        path = os.path.join(folder, f"llama-server-{size_mb}MiB.log")
-        began = time.perf_counter()
-        lines = build_llama_server_log(path, size_mb * MiB)
-        built = time.perf_counter() - began
-        result = run_worker(path)
         print("\nllama-server log, one request after another (13 lines a request)")
-        print(_row(result, lines, built))
-        _against_target(result)
+        rows = []
+        for size in (small_mb or max(size_mb // 4, 1), size_mb):
+            path = os.path.join(folder, f"llama-server-{size}MiB.log")
+            began = time.perf_counter()
+            lines = build_llama_server_log(path, size * MiB)
+            built = time.perf_counter() - began
+            rows.append(run_worker(path))
+            print(_row(rows[-1], lines, built))
+            os.remove(path)
+        small, big = rows
+        print(f"size ratio {big['bytes'] / small['bytes']:.2f}x -> peak RSS ratio "
+              f"{big['peak_rss_bytes'] / small['peak_rss_bytes']:.2f}x (1.00 = flat memory)")
+        _against_target(big)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return 0
@@ -298,7 +306,7 @@ def main() -> int:
         return 0
 
     if args.llama_server:
-        return llama_server_run(args.size_mb)
+        return llama_server_run(args.size_mb, args.small_mb)
     shares = [args.stats_share] if args.stats_share is not None else [float(x) for x in args.shares.split(",")]
     small_mb = args.small_mb or max(args.size_mb // 4, 1)
     folder = tempfile.mkdtemp(prefix="inferledger-bench-")

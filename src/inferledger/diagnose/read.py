@@ -140,9 +140,10 @@ def _may_need_cleaning(line: str) -> bool:
         or "\u202f" in line or "\u2007" in line
 
 
-# A compose prefix (`vllm-1  | `) at a line start after the first: the search runs from each newline (a literal first
-# character), so a block of llama-server lines, a ` | ` in each, is not walked a line at a time for it.
-_COMPOSE_LINE = re.compile(r"\n" + _COMPOSE.pattern)
+# A compose prefix's tail (`-1  | ` of `vllm-1  | `): searched for from its literal "-", not from each newline (a
+# 2026 llama-server line, a ` | ` in each and a stamp of digits and dots first, cost a backtracking try each). Any
+# compose prefix holds one; occurrences never overlap (only the first character is a "-").
+_COMPOSE_TAIL = re.compile(r"-\d+\s+\| ")
 
 
 def _block_is_clean(text: str) -> bool:
@@ -150,8 +151,9 @@ def _block_is_clean(text: str) -> bool:
     tests first (memchr speed); a '|' is searched for as a compose prefix at a line start."""
     if "\r" in text or "\x1b" in text or "#033[" in text or "\xa0" in text or "\u202f" in text or "\u2007" in text:
         return False
-    if "|" in text and (_COMPOSE.match(text) or _COMPOSE_LINE.search(text)):
-        return False
+    if "|" in text and any(_COMPOSE.match(text, text.rfind("\n", 0, tail.start()) + 1)
+                           for tail in _COMPOSE_TAIL.finditer(text)):
+        return False  # a line that starts with a compose prefix
     return _PREFIXED_FIRST.match(text) is None and _PREFIXED_LINE.search(text) is None
 
 
@@ -223,24 +225,39 @@ class LogFile:
 
     def lines(self, progress=None) -> Iterator[tuple[int, str]]:
         """(line_number, cleaned_text) for every line, streamed in constant memory."""
+        for first, _text, lines in self.blocks(progress, split=True):
+            yield from enumerate(lines, first)
+
+    def blocks(self, progress=None, start: int = 0, stop: int | None = None, first_line: int = 1,
+               split: bool = False) -> Iterator[tuple[int, str | None, list | None]]:
+        """The lines of lines(), a block at a time: (first line's number, text, None) for a block no line of which
+        needs cleaning (`text` as read, whole lines, each ending in a newline: what a reader may scan whole), else
+        (first line's number, None, its cleaned lines). With `split`, a clean block's lines come too (text.split,
+        counted once), as (first line's number, text, lines). Streamed in constant memory (a block is
+        READ_BLOCK_BYTES at most, or one line).
+
+        `start`/`stop` (not UTF-16) read the byte range [start, stop), start being a line start whose line number
+        is `first_line`, as candidate_lines does."""
         if self.encoding == "utf-16":
             # UTF-16 cannot be split on b"\n"; decode as a text stream (rare: PowerShell redirects).
             with open(self.path, encoding="utf-16", errors="replace", newline="") as handle:
                 for number, line in enumerate(handle, 1):
                     self.lines_read = number
-                    yield number, clean_line(_unwrapped(line.rstrip("\n"), self.paste_prefix))
+                    yield number, None, [clean_line(_unwrapped(line.rstrip("\n"), self.paste_prefix))]
             return
         # Read 4 MiB blocks cut at their last newline and decode each block once: per-line decoding and the
         # per-line cleaning tests cost more than parsing a noise line (benchmarks/bench_diagnose.py). A block
         # boundary is always a newline, so a multi-byte character is never split.
         encoding = self.encoding
         prefix = self.paste_prefix
-        done = 0
-        number = 0
+        done = start
+        number = first_line - 1
         tail = b""
         with _open_binary(self.path) as handle:
+            if start:
+                handle.seek(start)
             while True:
-                data = handle.read(READ_BLOCK_BYTES)
+                data = handle.read(READ_BLOCK_BYTES if stop is None else min(READ_BLOCK_BYTES, stop - done))
                 if not data:
                     break
                 done += len(data)
@@ -251,24 +268,25 @@ class LogFile:
                 if not cut:
                     continue  # one line longer than a block: keep reading until it ends
                 text = data[:cut].decode(encoding, errors="replace")
-                pieces = text.split("\n")
-                pieces.pop()  # the empty piece after the final newline
-                if prefix is not None:
-                    for index, line in enumerate(pieces, number + 1):
-                        yield index, clean_line(_unwrapped(line, prefix))
-                elif _block_is_clean(text):
-                    yield from enumerate(pieces, number + 1)
+                clean = prefix is None and _block_is_clean(text)
+                if clean and not split:
+                    yield number + 1, text, None
+                    number += text.count("\n")
                 else:
-                    for index, line in enumerate(pieces, number + 1):
-                        yield index, clean_line(line) if _may_need_cleaning(line) else line
-                number += len(pieces)
+                    pieces = text.split("\n")
+                    pieces.pop()  # the empty piece after the final newline
+                    if not clean:
+                        pieces = [clean_line(_unwrapped(line, prefix)) if prefix is not None
+                                  else clean_line(line) if _may_need_cleaning(line) else line for line in pieces]
+                    yield number + 1, text if clean else None, pieces
+                    number += len(pieces)
                 self.lines_read = number
                 self.bytes_read = done - len(tail)
                 if progress is not None:
                     progress.update(self.bytes_read)
             if tail:
                 number += 1
-                yield number, clean_line(_unwrapped(tail.decode(encoding, errors="replace"), prefix))
+                yield number, None, [clean_line(_unwrapped(tail.decode(encoding, errors="replace"), prefix))]
             self.lines_read = number
             self.bytes_read = done
 
@@ -767,14 +785,14 @@ def _split_point(log: LogFile, wants_next, target: int) -> int | None:
     return None
 
 
-def _chunks(log: LogFile, push) -> list:
-    """[(start, stop)] covering the file: alternately this process's chunk and the child's."""
-    _, wants_next = _push_scan(push)
+def _chunks(log: LogFile, wants_next, parent_share: float) -> list:
+    """[(start, stop)] covering the file: alternately this process's chunk (parent_share of a pair) and the child's,
+    each cut after a line for which wants_next (None: any line) is false."""
     bounds = [0]
     pair = PARALLEL_PAIR_BYTES
     while True:
         base = bounds[-1] if len(bounds) % 2 else bounds[-2]  # the start of the current pair
-        share = PARALLEL_PARENT_SHARE if len(bounds) % 2 else 1.0
+        share = parent_share if len(bounds) % 2 else 1.0
         cut = _split_point(log, wants_next, max(int(base + pair * share), bounds[-1]))
         if cut is None:
             break
@@ -783,50 +801,83 @@ def _chunks(log: LogFile, push) -> list:
     return list(zip(bounds, bounds[1:], strict=False))
 
 
-def _child(log: LogFile, push, chunks, connection) -> None:
-    """In the forked child: each odd chunk's items, as tuples with line numbers counted from the chunk's start."""
+def _items_of(batch: list, lines: int) -> Iterator:
+    """_send_items' batch of tuples as the items they were, line numbers moved on by `lines` (those before the chunk,
+    for a chunk numbered from its start)."""
+    from inferledger.diagnose.records import Skipped, new_record
+
+    for item in batch:
+        if len(item) == 6:
+            line, kind, source, metrics, timestamp, labels = item
+            yield new_record(kind, source, line + lines, metrics, timestamp, labels)
+        elif len(item) == 5:  # a Windows block
+            yield Windows([line + lines for line in item[0]], *item[1:])
+        elif len(item) == 4:
+            yield Unread(item[0] + lines, item[1], item[2])
+        else:
+            yield Skipped(item[0] + lines, item[1], item[2])
+
+
+def _send_items(items, connection, protocol: int) -> None:
+    """A chunk's items (parsed whole before any is sent: the parent reads it only after its own chunk), as pickled
+    batches of plain tuples (_items_of reads them back): compact bytes on both sides, and one batch of objects at a
+    time. The count of batches goes first."""
     import pickle
 
     from inferledger.diagnose.records import Record
+
+    batches = []
+    batch = []
+    held = 0  # windows and records in `batch`
+    for item in items:
+        held += 1
+        if type(item) is Windows:
+            batch.append((item.lines, item.stamps, item.sources, item.labels, item.metrics))
+            held += len(item) - 1
+        elif type(item) is Record:
+            batch.append((item.line_number, item.kind, item.source, item.metrics, item.timestamp_seconds,
+                          item.labels))
+        elif type(item) is Unread:
+            batch.append((item.line_number, item.text, item.source, "unread"))
+        else:
+            batch.append((item.line_number, item.reason, item.source))
+        if held >= _BATCH_ITEMS:
+            batches.append(pickle.dumps(batch, protocol))
+            batch = []
+            held = 0
+    batches.append(pickle.dumps(batch, protocol))
+    connection.send_bytes(pickle.dumps(len(batches), protocol))
+    for blob in batches:
+        connection.send_bytes(blob)
+
+
+def _receive_items(connection) -> list:
+    """_send_items' batches, still pickled (the whole chunk is received before any of it is folded, so the child,
+    blocked until then, goes on to its next chunk while this process folds this one and reads its own next)."""
+    import pickle
+
+    count = pickle.loads(connection.recv_bytes())
+    return [connection.recv_bytes() for _ in range(count)]
+
+
+def _child(log: LogFile, push, chunks, connection) -> None:
+    """In the forked child: each odd chunk's items, as tuples with line numbers counted from the chunk's start."""
+    import pickle
 
     protocol = pickle.HIGHEST_PROTOCOL
     try:
         for start, stop in chunks[1::2]:
             part = LogFile(path=log.path, encoding=log.encoding, size_bytes=log.size_bytes)
-            # The chunk is parsed whole before any of it is sent (the parent reads it only after its own chunk),
-            # kept as pickled batches: compact bytes on both sides, and one batch of objects at a time.
-            batches = []
-            items = []
-            held = 0  # windows and records in `items`
-            for item in _push_items(part, push, start=start, stop=stop, windows=True):
-                held += 1
-                if type(item) is Windows:
-                    items.append((item.lines, item.stamps, item.sources, item.labels, item.metrics))
-                    held += len(item) - 1
-                elif type(item) is Record:
-                    items.append((item.line_number, item.kind, item.source, item.metrics, item.timestamp_seconds,
-                                  item.labels))
-                elif type(item) is Unread:
-                    items.append((item.line_number, item.text, item.source, "unread"))
-                else:
-                    items.append((item.line_number, item.reason, item.source))
-                if held >= _BATCH_ITEMS:
-                    batches.append(pickle.dumps(items, protocol))
-                    items = []
-                    held = 0
-            batches.append(pickle.dumps(items, protocol))
-            connection.send_bytes(pickle.dumps(len(batches), protocol))
-            for batch in batches:
-                connection.send_bytes(batch)
+            _send_items(_push_items(part, push, start=start, stop=stop, windows=True), connection, protocol)
             connection.send_bytes(pickle.dumps((part.lines_read, part.bytes_read), protocol))
     finally:
         connection.close()
 
 
-def _parallel_items(log: LogFile, push, progress=None) -> Iterator | None:
-    """The items of _push_items(log, push) read by two processes, or None when this file is not split."""
+def _fork_context(log: LogFile, splittable: bool):
+    """The multiprocessing context to read this file with two processes, or None when it is read by one."""
     if (log.encoding != "utf-8" or log.path.endswith(".gz") or log.size_bytes < PARALLEL_MIN_BYTES
-            or _processes() < 2 or not all(getattr(module, "SPLITTABLE", False) for module in push)):
+            or _processes() < 2 or not splittable):
         return None
     import multiprocessing
     import threading
@@ -834,49 +885,54 @@ def _parallel_items(log: LogFile, push, progress=None) -> Iterator | None:
     if threading.active_count() > 1:  # forking a threaded program is unsafe (and deprecated from Python 3.12)
         return None
     try:
-        context = multiprocessing.get_context("fork")
+        return multiprocessing.get_context("fork")
     except ValueError:  # no fork on this platform: one process
         return None
-    chunks = _chunks(log, push)
+
+
+def _parallel_items(log: LogFile, push, progress=None) -> Iterator | None:
+    """The items of _push_items(log, push) read by two processes, or None when this file is not split."""
+    context = _fork_context(log, all(getattr(module, "SPLITTABLE", False) for module in push))
+    if context is None:
+        return None
+    chunks = _chunks(log, _push_scan(push)[1], PARALLEL_PARENT_SHARE)
     if len(chunks) < 2:
         return None
     return _parallel_run(log, push, progress, context, chunks)
 
 
-def _parallel_run(log: LogFile, push, progress, context, chunks) -> Iterator:
-    import pickle
-
-    from inferledger.diagnose.records import Skipped, new_record
-
+@contextmanager
+def _forked(context, target, args):
+    """A daemon child running target(*args, send end of a pipe), and the receiving end; the child ended after."""
     receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_child, args=(log, push, chunks, send), daemon=True)
-    child_ok = True
+    child = context.Process(target=target, args=(*args, send), daemon=True)
     try:
         child.start()
         send.close()
+        yield receive
+    finally:
+        receive.close()
+        if child.is_alive():
+            child.terminate()
+        child.join()
+
+
+def _parallel_run(log: LogFile, push, progress, context, chunks) -> Iterator:
+    import pickle
+
+    child_ok = True
+    with _forked(context, _child, (log, push, chunks)) as receive:
         lines = 0  # lines before the current chunk
         for index, (start, stop) in enumerate(chunks):
             if index % 2 and child_ok:
-                # The whole chunk is received before any of it is folded, so the child (blocked until then) goes on
-                # to its next chunk while this process folds this one and reads its own next.
                 try:
-                    count = pickle.loads(receive.recv_bytes())
-                    blobs = [receive.recv_bytes() for _ in range(count)]
+                    blobs = _receive_items(receive)
                     lines_in_chunk, done = pickle.loads(receive.recv_bytes())
                 except (EOFError, OSError, pickle.UnpicklingError, TypeError, ValueError):
                     child_ok = False  # the child died: this chunk and the rest are read here
                 else:
                     for blob in blobs:
-                        for item in pickle.loads(blob):
-                            if len(item) == 6:
-                                line, kind, source, metrics, timestamp, labels = item
-                                yield new_record(kind, source, line + lines, metrics, timestamp, labels)
-                            elif len(item) == 5:  # a Windows block, its lines counted from the chunk's start
-                                yield Windows([line + lines for line in item[0]], *item[1:])
-                            elif len(item) == 4:
-                                yield Unread(item[0] + lines, item[1], item[2])
-                            else:
-                                yield Skipped(item[0] + lines, item[1], item[2])
+                        yield from _items_of(pickle.loads(blob), lines)
                     del blobs
                     lines += lines_in_chunk
                     log.lines_read = lines
@@ -889,11 +945,92 @@ def _parallel_run(log: LogFile, push, progress, context, chunks) -> Iterator:
             lines = part.lines_read
             log.lines_read = lines
             log.bytes_read = part.bytes_read
+
+
+# A pull reader with a resumable state (a module's new_reader(), read_blocks(reader, blocks) and the reader's fresh()
+# and finish()) is split the same way, though its state may live across any line: the child reads each of its
+# chunks from a fresh state, and its items stand only when this process, having read everything before the chunk,
+# holds a fresh state there too (else it reads the chunk itself, from its own). The child's state at the chunk's end
+# comes with the items, to go on from. Its chunks are cut after a line the module's split_after says ends its state
+# most of the time (a request's end), and its line numbers count from the file's start (the state holds some).
+# This process folds every request as well: it reads a smaller share of each pair than for a push scan. A 256 MiB
+# bench_diagnose.py --llama-server log: 50 MB/s at 0.45 (this process busy throughout, the child idle a third of the
+# time), 54-58 at 0.35, 54 at 0.25, 50 at 0.2 (this process waiting for the child).
+PULL_PARENT_SHARE = 0.35
+
+
+def _newlines(path: str, start: int, stop: int) -> int:
+    """The newlines in the bytes [start, stop) of a plain file."""
+    count = 0
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        while start < stop:
+            data = handle.read(min(READ_BLOCK_BYTES, stop - start))
+            if not data:
+                break
+            count += data.count(b"\n")
+            start += len(data)
+    return count
+
+
+def _pull_child(log: LogFile, module, chunks, connection) -> None:
+    """In the forked child: each odd chunk's items read from a fresh state, then its lines, bytes and end state."""
+    import pickle
+
+    protocol = pickle.HIGHEST_PROTOCOL
+    lines = 0  # the lines before `counted`
+    counted = 0
+    try:
+        for start, stop in chunks[1::2]:
+            lines += _newlines(log.path, counted, start)
+            part = LogFile(path=log.path, encoding=log.encoding, size_bytes=log.size_bytes)
+            reader = module.new_reader()
+            _send_items(module.read_blocks(reader, part.blocks(start=start, stop=stop, first_line=lines + 1)),
+                        connection, protocol)
+            connection.send_bytes(pickle.dumps((part.lines_read, part.bytes_read, reader), protocol))
+            lines, counted = part.lines_read, part.bytes_read
     finally:
-        receive.close()
-        if child.is_alive():
-            child.terminate()
-        child.join()
+        connection.close()
+
+
+def _parallel_pull(log: LogFile, module, progress=None) -> Iterator | None:
+    """The items of module.parse_log(log) read by two processes, or None when this file is not split."""
+    context = _fork_context(log, hasattr(module, "new_reader"))
+    if context is None:
+        return None
+    split_after = module.split_after
+    chunks = _chunks(log, lambda line: not split_after(line), PULL_PARENT_SHARE)
+    if len(chunks) < 2:
+        return None
+    return _parallel_pull_run(log, module, progress, context, chunks)
+
+
+def _parallel_pull_run(log: LogFile, module, progress, context, chunks) -> Iterator:
+    import pickle
+
+    child_ok = True
+    reader = module.new_reader()
+    with _forked(context, _pull_child, (log, module, chunks)) as receive:
+        for index, (start, stop) in enumerate(chunks):
+            if index % 2 and child_ok:
+                try:
+                    blobs = _receive_items(receive)
+                    lines, done, child_reader = pickle.loads(receive.recv_bytes())
+                except (EOFError, OSError, pickle.UnpicklingError, TypeError, ValueError):
+                    child_ok = False  # the child died: this chunk and the rest are read here
+                else:
+                    if reader.fresh():  # the child began where this process stands: its items are the file's
+                        for blob in blobs:
+                            yield from _items_of(pickle.loads(blob), 0)
+                        reader = child_reader
+                        log.lines_read, log.bytes_read = lines, done
+                        if progress is not None:
+                            progress.update(done)
+                        continue
+            part = LogFile(path=log.path, encoding=log.encoding, size_bytes=log.size_bytes)
+            yield from module.read_blocks(reader, part.blocks(progress, start, stop, log.lines_read + 1))
+            log.lines_read, log.bytes_read = part.lines_read, part.bytes_read
+    yield from reader.finish()
 
 
 # Reading a big log makes millions of short-lived tuples (regex groups, zipped columns, cache keys) and no reference
@@ -949,9 +1086,13 @@ def iter_records(log: LogFile, parsers, progress=None, windows: bool = False) ->
                 yield item
         first = False
     for module in pull:
-        lines = log.lines(progress if first else None)
+        # A reader with a parse_log reads the file itself (a block at a time); parse_log(log) = parse(log.lines()).
+        shown = progress if first else None
         first = False
-        for item in module.parse(lines):
+        items = _parallel_pull(log, module, shown) if not push and len(pull) == 1 else None
+        if items is None:
+            items = module.parse_log(log, shown) if hasattr(module, "parse_log") else module.parse(log.lines(shown))
+        for item in items:
             if type(item) is Skipped or type(item) is Unread:
                 log.note_skipped(item)
             else:

@@ -223,16 +223,21 @@ def _batched_row(line_number: int, columns: list, cells: list) -> Record | Skipp
 _PROMPT_PROGRESS = re.compile(r"prompt processing,\s*n_tokens\s*=\s*(\d+),\s*progress\s*=\s*([\d.]+),\s*"
                               r"t\s*=\s*([\d.]+)\s*s\s*/\s*([\d.]+)\s*tokens per second")
 _PROGRESS = re.compile(r"n_(?:decoded|gen)\s*=\s*(\d+),\s*tg\s*=\s*([\d.]+)\s*t/s(?:,\s*tg_3s\s*=\s*([\d.]+)\s*t/s)?")
-_ELAPSED = re.compile(r"^\s*(\d+)\.(\d\d)\.(\d{3})\.(\d{3}) ")
+# The 2026 per-line prefix, minutes.seconds.milliseconds.microseconds since the server started (`16.42.988.854`).
+_STAMP = r"(\d+)\.(\d\d)\.(\d{3})\.(\d{3})"
+_ELAPSED = re.compile(r"^\s*" + _STAMP + " ")
 _DEVICE = re.compile(r"Device \d+: ([^,]+), compute capability")
 
 
 def _elapsed_seconds(line: str, labels: dict) -> float | None:
     """The 2026 per-line prefix, minutes.seconds.milliseconds.microseconds since the server started, in seconds."""
     elapsed = _ELAPSED.match(line)
-    if elapsed is None:
-        return None
-    minutes, seconds, millis, micros = (int(part) for part in elapsed.groups())
+    return _since_start(elapsed.groups(), labels) if elapsed is not None else None
+
+
+def _since_start(parts, labels: dict) -> float:
+    """Seconds since the server started of the elapsed prefix's (minutes, seconds, ms, µs), as printed."""
+    minutes, seconds, millis, micros = (int(part) for part in parts)
     labels["timestamp_origin"] = "server start"
     return minutes * 60 + seconds + millis / 1e3 + micros / 1e6
 
@@ -244,14 +249,22 @@ def _progress(line_number: int, line: str) -> Record | None:
     match = _PROGRESS.search(line)
     if match is None:
         return None
-    recent = match.group(3) or match.group(2)
-    metrics = {"generation_tokens_per_second": float(recent), "running_requests": 1.0,
-               "decoded_tokens": float(match.group(1)), "request_generation_tokens_per_second": float(match.group(2))}
-    labels = {"engine": "llama.cpp", "variant": "server-2026"}
     slot = _slot_task(line)
-    if slot:
-        labels["slot"], labels["task"] = slot.group(1), slot.group(2)
-    return Record("interval", "llamacpp.progress", line_number, metrics, _elapsed_seconds(line, labels), labels)
+    elapsed = _ELAPSED.match(line)
+    return _progress_record(line_number, *match.groups(), *(slot.groups() if slot else (None, None)),
+                            elapsed.groups() if elapsed else None)
+
+
+def _progress_record(line_number: int, decoded: str, rate: str, recent: str | None, slot: str | None,
+                     task: str | None, elapsed) -> Record:
+    """_progress's window from its numbers as printed (`elapsed`: the prefix's four parts, or None)."""
+    metrics = {"generation_tokens_per_second": float(recent or rate), "running_requests": 1.0,
+               "decoded_tokens": float(decoded), "request_generation_tokens_per_second": float(rate)}
+    labels = {"engine": "llama.cpp", "variant": "server-2026"}
+    if slot is not None:
+        labels["slot"], labels["task"] = slot, task
+    stamp = _since_start(elapsed, labels) if elapsed is not None else None
+    return Record("interval", "llamacpp.progress", line_number, metrics, stamp, labels)
 
 
 def _prompt_progress(line_number: int, line: str) -> Record | None:
@@ -352,141 +365,117 @@ def sniff(head: str) -> float:
     return 0.0
 
 
-def parse(lines) -> Iterator:
-    request: _Request | None = None
-    table_kind = ""  # "bench" or "batched" while inside a markdown table
-    table_columns: list = []
-    table_tabs = False  # the table's cells are a tab apart, not between bars
+class _Reader:
+    """parse()'s state between lines: feed() takes one line and returns what it completes, in order."""
 
-    def flush():
-        nonlocal request
-        finished, request = request, None
-        return finished.record() if finished is not None else None
+    def __init__(self):
+        self.request: _Request | None = None
+        self.table_kind = ""  # "bench" or "batched" while inside a markdown table
+        self.table_columns: list = []
+        self.table_tabs = False  # the table's cells are a tab apart, not between bars
+        self.header_labels: dict = {}  # a bare `slot print_timing: id N | task N |` line names the request next
+        self.timings: dict = {}  # a reply's `timings` object, gathered a field a line
+        self.timings_line: int | None = None
+        self.ggml_prompt: int | None = None  # a ggml example's prompt length and load time, for its predict line
+        self.ggml_load: float | None = None
 
-    header_labels: dict = {}  # a bare `slot print_timing: id N | task N |` line names the request that follows
-    timings: dict = {}  # a reply's `timings` object, gathered a field a line
-    timings_line: int | None = None
-    ggml_prompt: int | None = None  # a ggml example's prompt length and load time, for its predict line
-    ggml_load: float | None = None
+    def idle(self) -> bool:
+        """No request open, none named by a header, no table: a request's timing lines start one afresh."""
+        return self.request is None and not self.header_labels and not self.table_kind
 
-    for line_number, line in lines:
+    def fresh(self) -> bool:
+        """The state of a new reader: what it reads next reads as from the start of a file (the table's columns
+        and tabs are read only inside a table)."""
+        return self.idle() and not self.timings and self.ggml_prompt is None and self.ggml_load is None
+
+    def _flush(self, out: list) -> None:
+        finished, self.request = self.request, None
+        record = finished.record() if finished is not None else None
+        if record is not None:
+            out.append(record)
+
+    def feed(self, line_number: int, line: str) -> list:
+        out: list = []
         if '"predicted_' in line or '"prompt_' in line:  # a reply's `timings` object, a field a line
             match = _REPLY_TIMING.search(line)
             if match is not None:
                 key = f"{match.group(1)}_{match.group(2)}"
-                if key in timings:  # the next reply's field: the one gathered so far is complete
-                    record = _reply_timings(timings_line, timings)
-                    timings, timings_line = {}, None
+                if key in self.timings:  # the next reply's field: the one gathered so far is complete
+                    record = _reply_timings(self.timings_line, self.timings)
+                    self.timings, self.timings_line = {}, None
                     if record is not None:
-                        yield record
-                timings[key] = float(match.group(3))
-                if timings_line is None:
-                    timings_line = line_number
-                continue
+                        out.append(record)
+                self.timings[key] = float(match.group(3))
+                if self.timings_line is None:
+                    self.timings_line = line_number
+                return out
         if "main:" in line and ("time =" in line or "tokens in prompt" in line):
             match = _GGML_PREDICT.search(line)
             if match is not None:
-                yield _ggml_main(line_number, match, ggml_prompt, ggml_load)
-                ggml_prompt = ggml_load = None
-                continue
+                out.append(_ggml_main(line_number, match, self.ggml_prompt, self.ggml_load))
+                self.ggml_prompt = self.ggml_load = None
+                return out
             prompt = _GGML_PROMPT.search(line)
             if prompt is not None:
-                ggml_prompt = int(prompt.group(1))
-                continue
+                self.ggml_prompt = int(prompt.group(1))
+                return out
             load = _GGML_LOAD.match(line)
             if load is not None:
-                ggml_load = float(load.group(1)) / 1000.0
-                continue
+                self.ggml_load = float(load.group(1)) / 1000.0
+                return out
             if line.lstrip().startswith("main:") and ("sample time" in line or "total time" in line):
-                continue  # sampling, and the run's whole time (the load included)
-        if table_kind:
+                return out  # sampling, and the run's whole time (the load included)
+        if self.table_kind:
             if line.lstrip().startswith("+") and GRID_RULE.match(line.strip()):
-                continue  # a grid table's rule (mistralrs-bench prints its table so): the table goes on
-            if line.lstrip().startswith("|") or (table_tabs and "\t" in line):
-                cells = _table_cells(line, table_tabs)
+                return out  # a grid table's rule (mistralrs-bench prints its table so): the table goes on
+            if line.lstrip().startswith("|") or (self.table_tabs and "\t" in line):
+                cells = _table_cells(line, self.table_tabs)
                 if cells and set(cells[0]) <= set("-: "):
-                    continue  # |---|---| rule
-                if table_kind == "matrix":
-                    yield from _matrix_rows(line_number, table_columns, cells)
-                    continue
-                row = (_bench_row if table_kind == "bench" else _batched_row)(line_number, table_columns, cells)
+                    return out  # |---|---| rule
+                if self.table_kind == "matrix":
+                    out.extend(_matrix_rows(line_number, self.table_columns, cells))
+                    return out
+                row = (_bench_row if self.table_kind == "bench" else _batched_row)(line_number, self.table_columns,
+                                                                                   cells)
                 if row is not None:
-                    yield row
-                continue
-            table_kind = ""
+                    out.append(row)
+                return out
+            self.table_kind = ""
         if "time" in line and " ms" in line and "=" in line:
             match = _timing(line)
             if match is None and "," in line and _DECIMAL_COMMA_MS.search(line):
                 line = _DECIMAL_COMMA.sub(r"\1.\2", line)
                 match = _timing(line)
             if match is not None:
-                name = match.group(1)
-                if name == "sample":
-                    continue  # sampling time: neither prefill nor decode
-                seconds_metric, count_metric, rate_metric = _FIELD[name]
-                if request is not None and (name in request.fields or request.total_seen):
-                    record = flush()
-                    if record is not None:
-                        yield record
-                if request is None:
-                    request = _Request(line_number)
-                    request.labels.update(header_labels)
-                    header_labels = {}
-                request.fields.add(name)
-                metrics = request.metrics
-                metrics[seconds_metric] = float(match.group(2)) / 1000.0  # llama.cpp prints ms
-                if count_metric and match.group(3):
-                    metrics[count_metric] = float(match.group(3))
-                if rate_metric and match.group(5) and match.group(5) not in ("inf", "nan"):
-                    metrics[rate_metric] = float(match.group(5))
-                if name in ("eval", "generation eval") and match.group(4):
-                    metrics["tpot_seconds"] = float(match.group(4)) / 1000.0  # decode ms per token
-                if name == "total":
-                    request.total_seen = True
-                variant = _variant(line)
-                if variant:
-                    request.labels.setdefault("variant", variant)
-                slot = _slot_task(line)
-                if slot:
-                    request.labels["slot"], request.labels["task"] = slot.group(1), slot.group(2)
-                if "t_prompt_processing" in line or "t_token_generation" in line:
-                    # The 2024 server's key=value or JSON tail states the phases in ms and the token counts.
-                    for key, value in _PHASES.findall(line):
-                        metric, scale = _PHASE_METRIC[key]
-                        metrics.setdefault(metric, float(value) * scale)
-                if "timestamp=" in line:
-                    for key, value in _KEY_VALUE.findall(line):
-                        if key == "timestamp":
-                            request.timestamp = float(value)  # Unix seconds in the mid-2024 server tail
-                        else:
-                            request.labels[key.replace("id_", "")] = value
-                continue
+                self._timing_line(line_number, line, match, out)
+                return out
         if "prompt processing," in line and "tokens per second" in line:
             record = _prompt_progress(line_number, line)
             if record is not None:
-                yield record
-                continue
+                out.append(record)
+                return out
         if "tg =" in line and ("n_decoded" in line or "n_gen" in line):
             record = _progress(line_number, line)
             if record is not None:
-                yield record
-                continue
+                out.append(record)
+                return out
         if "print_timing" in line and line.rstrip().endswith("|"):
             slot = _slot_task(line)
             if slot:  # the timing lines that follow come unprefixed (late 2024-2025 server)
-                header_labels = {"variant": "server", "slot": slot.group(1), "task": slot.group(2)}
-            continue
+                self.header_labels = {"variant": "server", "slot": slot.group(1), "task": slot.group(2)}
+            return out
+        request = self.request
         if request is not None:
             if "graphs reused" in line:
                 match = _GRAPHS.search(line)
                 if match:
                     request.metrics["graphs_reused"] = float(match.group(1))
-                continue
+                return out
             if "draft acceptance" in line:
                 match = _DRAFT.search(line)
                 if match:
                     request.metrics["spec_acceptance_fraction"] = float(match.group(1))
-                continue
+                return out
             if "release" in line and "n_tokens" in line:
                 slot = _slot_task(line)
                 if slot is None or request.labels.get("task") in (None, slot.group(2)):
@@ -494,35 +483,212 @@ def parse(lines) -> Iterator:
                     if match:
                         # Context held by the slot when it finished (cached + processed + generated).
                         request.metrics["context_tokens"] = float(match.group(1))
-                    record = flush()
-                    if record is not None:
-                        yield record
-                continue
+                    self._flush(out)
+                return out
         tabs = "|" not in line and line.count("\t") >= 2  # a table pasted with its columns a tab apart
         if line.lstrip().startswith("|") or (line.lstrip()[:5].lower() == "model" and "|" in line) or tabs:
             cells = _table_cells(line, tabs)
             lowered = [cell.lower() for cell in cells]
-            table_tabs = tabs
+            self.table_tabs = tabs
             if "test" in lowered and "t/s" in lowered:
-                table_kind, table_columns = "bench", lowered
+                self.table_kind, self.table_columns = "bench", lowered
             elif "s_tg t/s" in lowered or "s_pp t/s" in lowered:
-                table_kind, table_columns = "batched", lowered
+                self.table_kind, self.table_columns = "batched", lowered
             elif lowered[0] == "model" and any(_MATRIX_TEST.match(cell) for cell in lowered):
-                table_kind, table_columns = "matrix", lowered
-            continue
+                self.table_kind, self.table_columns = "matrix", lowered
+            return out
         if ("offloaded" in line or "n_ctx" in line or "n_slots" in line or "size =" in line
                 or "n_kv_max" in line or "CUDA devices" in line or "Device " in line):
             record = _capacity(line_number, line)
             if record is not None:
-                yield record
-                continue
+                out.append(record)
+                return out
         if ("t/s" in line or "tokens per second" in line or "ms per token" in line) and any(
                 char.isdigit() for char in line):
-            yield unread(line_number, line, "llamacpp")
-    record = flush()
-    if record is not None:
-        yield record
-    if timings:
-        record = _reply_timings(timings_line, timings)
-        if record is not None:
-            yield record
+            out.append(unread(line_number, line, "llamacpp"))
+        return out
+
+    def _timing_line(self, line_number: int, line: str, match, out: list) -> None:
+        """A timing line (_TIMING's match): its field into the open request, or into a new one."""
+        name = match.group(1)
+        if name == "sample":
+            return  # sampling time: neither prefill nor decode
+        request = self.request
+        if request is not None and (name in request.fields or request.total_seen):
+            self._flush(out)
+            request = None
+        if request is None:
+            request = self.request = _Request(line_number)
+            request.labels.update(self.header_labels)
+            self.header_labels = {}
+        rate = match.group(5)
+        _add_timing(request, name, match.group(2), match.group(3), match.group(4),
+                    rate if rate not in ("inf", "nan") else None)
+        variant = _variant(line)
+        if variant:
+            request.labels.setdefault("variant", variant)
+        slot = _slot_task(line)
+        if slot:
+            request.labels["slot"], request.labels["task"] = slot.group(1), slot.group(2)
+        metrics = request.metrics
+        if "t_prompt_processing" in line or "t_token_generation" in line:
+            # The 2024 server's key=value or JSON tail states the phases in ms and the token counts.
+            for key, value in _PHASES.findall(line):
+                metric, scale = _PHASE_METRIC[key]
+                metrics.setdefault(metric, float(value) * scale)
+        if "timestamp=" in line:
+            for key, value in _KEY_VALUE.findall(line):
+                if key == "timestamp":
+                    request.timestamp = float(value)  # Unix seconds in the mid-2024 server tail
+                else:
+                    request.labels[key.replace("id_", "")] = value
+
+    def finish(self) -> list:
+        out: list = []
+        self._flush(out)
+        if self.timings:
+            record = _reply_timings(self.timings_line, self.timings)
+            if record is not None:
+                out.append(record)
+        return out
+
+
+def _add_timing(request: _Request, name: str, ms: str, count: str | None, per_token_ms: str | None,
+                rate: str | None) -> None:
+    """One timing field (`name` a _FIELD key, its numbers as printed, llama.cpp's ms) into the request."""
+    seconds_metric, count_metric, rate_metric = _FIELD[name]
+    request.fields.add(name)
+    metrics = request.metrics
+    metrics[seconds_metric] = float(ms) / 1000.0  # llama.cpp prints ms
+    if count_metric and count:
+        metrics[count_metric] = float(count)
+    if rate_metric and rate:
+        metrics[rate_metric] = float(rate)
+    if name in ("eval", "generation eval") and per_token_ms:
+        metrics["tpot_seconds"] = float(per_token_ms) / 1000.0  # decode ms per token
+    if name == "total":
+        request.total_seen = True
+
+
+def parse(lines) -> Iterator:
+    reader = _Reader()
+    feed = reader.feed
+    for line_number, line in lines:
+        yield from feed(line_number, line)
+    yield from reader.finish()
+
+
+# A big llama-server log is read a block at a time (parse_log), its usual 2026 lines by patterns over the block rather
+# than a Python step each: a decode-progress line and a request's run of lines (prompt eval time to its slot's
+# release) as feed() reads them, and runs of lines that feed() passes over whatever its state. Each pattern holds one
+# line shape exactly (numbers where the line has numbers, nothing free that could hold a word feed() tests); any other
+# line is fed.
+_LINE_STAMP = _STAMP.replace("(", "").replace(")", "")  # the same, no groups
+_NUMBER = r"\d+\.\d+"
+_SLOT_PREFIX = _LINE_STAMP + r" I slot +print_timing: id +\d+ \| task \d+ \| +"
+_PROGRESS_LINE = (_STAMP + r" I slot +print_timing: id +(\d+) \| task (\d+) \| n_(?:decoded|gen) = *(\d+), "
+                  rf"tg = *({_NUMBER}) t/s(?:, tg_3s = *({_NUMBER}) t/s)?$")
+# Lines of a request that carry nothing feed() reads in any state (a line that is no table's only ends a table): the
+# request's arrival and its prompt's progress, the idle notice, the HTTP access line of a known endpoint, and the chat
+# format, its name in plain words (none of those feed() tests: no `=`, `/`, `_`, `:` or `,`, no unread phrase).
+_QUIET_SLOT = (r"launch_slot_: id +\d+ \| task \d+ \| processing task",
+               r"update_slots: id +\d+ \| task \d+ \| (?:new prompt, n_ctx_slot = \d+, n_keep = \d+, "
+               r"n_prompt_tokens = \d+|kv cache rm \[\d+, end\)|prompt done, n_past = \d+, n_tokens = \d+)")
+_QUIET_SERVER = (r"update_slots: all slots are idle",
+                 r"log_server_r: request: (?:GET|POST) (?:/v1/chat/completions|/v1/completions|/completions?|/health|"
+                 r"/v1/models|/models|/metrics|/props|/slots) [\d.]+ \d+",
+                 r"params_from_: Chat format: (?![^\n]*(?:tokens per second|ms per token))[A-Za-z0-9 .()-]*")
+_QUIET_RUN = (r"(?:" + _LINE_STAMP + r" I (?:slot +(?:" + "|".join(_QUIET_SLOT) + ")|srv +(?:"
+              + "|".join(_QUIET_SERVER) + r"))\n)+")
+_PHASE = rf" time = *(?P<{{0}}_ms>{_NUMBER}) ms / *(?P<{{0}}_n>\d+) tokens \( *(?P<{{0}}_per>{_NUMBER}) ms per token, " \
+         rf"*(?P<{{0}}_rate>{_NUMBER}) tokens per second\)\n"
+_REQUEST_RUN = (
+    _SLOT_PREFIX + "prompt eval" + _PHASE.format("prompt")
+    + _SLOT_PREFIX + "eval" + _PHASE.format("eval")
+    + _LINE_STAMP + r" I slot +print_timing: id +(?P<slot>\d+) \| task (?P<task>\d+) \| +total time = "
+    rf"*(?P<total_ms>{_NUMBER}) ms / *\d+ tokens\n"
+    + rf"(?:{_SLOT_PREFIX}graphs reused = *(?P<graphs>\d+)\n)?"
+    + _LINE_STAMP + r" I slot +release: id +\d+ \| task (?P=task) \| stop processing: "
+    r"n_tokens = (?P<context>\d+), truncated = \d+$")
+# One match a step of _block_items: which of them matched is its lastgroup (each closes after its inner groups).
+_USUAL = re.compile(rf"(?P<quiet>{_QUIET_RUN})|(?P<progress>{_PROGRESS_LINE})|(?P<run>{_REQUEST_RUN})", re.MULTILINE)
+_PROGRESS_GROUPS = tuple(range(_USUAL.groupindex["progress"] + 1, _USUAL.groupindex["run"]))  # _PROGRESS_LINE's
+
+
+def _progress_of(line_number: int, match) -> Record:
+    """_progress's window of a _PROGRESS_LINE matched in _USUAL."""
+    minutes, seconds, millis, micros, slot, task, decoded, rate, recent = match.group(*_PROGRESS_GROUPS)
+    return _progress_record(line_number, decoded, rate, recent, slot, task, (minutes, seconds, millis, micros))
+
+
+def _request_of(line_number: int, run) -> Record:
+    """The request feed() makes of a _REQUEST_RUN's lines when none is open: the same fields, in the same order."""
+    request = _Request(line_number)
+    fields = run.groupdict()
+    request.labels["variant"] = "server"
+    request.labels["slot"], request.labels["task"] = fields["slot"], fields["task"]
+    for name, key in (("prompt eval", "prompt"), ("eval", "eval")):
+        _add_timing(request, name, fields[key + "_ms"], fields[key + "_n"], fields[key + "_per"],
+                    fields[key + "_rate"])
+    _add_timing(request, "total", fields["total_ms"], None, None, None)
+    if fields["graphs"] is not None:
+        request.metrics["graphs_reused"] = float(fields["graphs"])
+    request.metrics["context_tokens"] = float(fields["context"])
+    return request.record()
+
+
+def _block_items(reader: _Reader, text: str, number: int) -> Iterator:
+    """parse()'s items of a block of whole lines (`text`, no line of it needing cleaning) whose first line is line
+    `number`: the usual 2026 lines read by their patterns (one match a step), any other line fed."""
+    position = 0  # a line start
+    size = len(text)
+    usual = _USUAL.match
+    while position < size:
+        found = usual(text, position)
+        kind = found.lastgroup if found is not None else None
+        if kind == "run" and not reader.idle():
+            kind = None  # an open request, a header's labels or a table: feed() reads the run's lines
+        if kind is None:
+            end = text.find("\n", position)
+            yield from reader.feed(number, text[position:end])
+            number += 1
+            position = end + 1
+            continue
+        reader.table_kind = ""  # any line but a table's ends a table
+        if kind == "progress":
+            yield _progress_of(number, found)
+        elif kind == "run":
+            yield _request_of(number, found)
+        end = found.end() + (kind != "quiet")  # a quiet run ends after its newline, the others before theirs
+        number += text.count("\n", position, end)
+        position = end
+
+
+def new_reader() -> _Reader:
+    """A reader's state at a file's start (read.py reads a big file's chunks on from one, in two processes)."""
+    return _Reader()
+
+
+def read_blocks(reader: _Reader, blocks) -> Iterator:
+    """parse()'s items of read.LogFile.blocks(), read on from `reader`'s state (left at the last line's): a block
+    that needs no cleaning by _block_items, the lines of any other fed."""
+    feed = reader.feed
+    for first, text, lines in blocks:
+        if text is not None:
+            yield from _block_items(reader, text, first)
+        else:
+            for number, line in enumerate(lines, first):
+                yield from feed(number, line)
+
+
+def parse_log(log, progress=None) -> Iterator:
+    """parse(log.lines(progress)): the same items in the same order, a block of lines at a time."""
+    reader = _Reader()
+    yield from read_blocks(reader, log.blocks(progress))
+    yield from reader.finish()
+
+
+def split_after(line: str) -> bool:
+    """Where a big log may be cut for two processes (read.py): after a slot's release or the server's idle notice,
+    where the reader's state is fresh most of the time (read.py checks it is)."""
+    return "all slots are idle" in line or ("release:" in line and "stop processing" in line)
