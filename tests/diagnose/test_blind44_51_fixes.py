@@ -918,9 +918,10 @@ def test_a_bench_table_printed_as_a_grid_is_read_through_its_rules():
     assert records[1].metrics["prompt_tokens_per_second"] == 1141.041
 
 
-def test_numbers_no_rule_judges_are_said_to_be_read():
-    path = FIXTURES / "blind74_logs" / "mistralrs__bench-a10-mistral-7b-quantized-tg128-pp512-conc1.txt"
-    diagnosis = diagnose_files([path], gpu="a10")
+def test_numbers_no_rule_judges_are_said_to_be_read(tmp_path):
+    # one llama-bench tg row whose model cell states no size (nothing sizes a step, since round 91 a named size does)
+    text = "| model | backend | test | t/s |\n| --- | --- | ---: | ---: |\n| my-finetune | CUDA | tg128 | 73.8 |\n"
+    diagnosis = diagnose_files([_write(tmp_path, text)], gpu="a10")
     assert diagnosis.verdict == "insufficient-data"
     assert diagnosis.evidence[0].rule == "read-unjudged" and diagnosis.evidence[0].text.startswith("read 1 window(s)")
 
@@ -1266,3 +1267,37 @@ def test_a_client_capped_below_its_requests_drains_in_waves():
     diagnosis = diagnose_files([path])
     assert "summary-drain-beyond-arrivals" not in _rules(diagnosis)
     assert any("only 50 of its 100 requests run at once" in note for note in diagnosis.notes)
+
+
+def test_two_llama_cpp_timing_lines_run_together_are_two_lines():
+    # `prompt eval time = 167565.72 ms / 804 tokens (…) llama_print_timings: eval time = 26200.71 ms / 146 runs (…)`
+    path = FIXTURES / "blind91_logs" / "llamacpp__2023-main-mac-mps-long-prompt-waits.txt"
+    (request,) = [record for record in read_records(path) if record.kind == "request"]
+    assert request.metrics["input_tokens"] == 804
+    assert request.metrics["output_tokens"] == 146
+    assert request.metrics["tpot_seconds"] == pytest.approx(0.17946)
+    assert diagnose_files([path]).verdict == "prefill-bound"
+
+
+def test_compare_llama_bench_rows_are_a_row_a_build_sized_from_the_model_cell():
+    # `| Accelerate, Apple M3 Max | llama 1B Q8_0 | tg128 | 169.28 | 170.57 | 1.01 |`: two builds' tg128; no size
+    # column, so the model cell sizes a step: 1e9 × 8.5 bits (Q8_0's 34 bytes a block of 32) / 8 = 1.0625 GB
+    path = FIXTURES / "blind91_logs" / "llamacpp__2024-bench-metal-fa-pr-m3-max-llama-1b-q8.txt"
+    rows = [record for record in read_records(path) if "generation_tokens_per_second" in record.metrics]
+    assert [(row.labels["build"], row.metrics["generation_tokens_per_second"]) for row in rows] == [
+        ("master", 169.28), ("gg/metal-fa-f16", 170.57)]
+    assert rows[0].metrics["named_weights_bytes"] == pytest.approx(1.0625e9)
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "healthy"
+    assert any(item.numbers.get("effective_bandwidth_bytes_per_second_max") == pytest.approx(1.0625e9 * 170.57)
+               for item in diagnosis.evidence)
+
+
+def test_a_size_read_from_the_name_is_judged_by_the_named_cutoff():
+    # mistralrs-bench's row names `mistralai/Mistral-7B-Instruct-v0.1` (7e9 at the runner's usual Q4_K_M, 4.5 bits:
+    # 3.94 GB) at 73.838 tok/s: 290.7 GB/s, 48 % of the A10's 600 GB/s; under the size column's 50 % cutoff but over
+    # the named 40 %: not judged far below the floor
+    path = FIXTURES / "blind74_logs" / "mistralrs__bench-a10-mistral-7b-quantized-tg128-pp512-conc1.txt"
+    diagnosis = diagnose_files([path], gpu="a10")
+    assert not _rules(diagnosis) & {"hardware-decode-far-below-floor", "hardware-named-decode-far-below-floor"}
+    assert diagnosis.verdict == "healthy"

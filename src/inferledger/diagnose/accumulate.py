@@ -654,6 +654,10 @@ class Accumulator:
             self.effective_bandwidth.add(metrics.get("decode_weights_bytes", metrics["weights_bytes"]) *
                                          metrics["generation_tokens_per_second"],
                                          record.line_number)
+        elif "named_weights_bytes" in metrics and "generation_tokens_per_second" in metrics:
+            self.effective_bandwidth.add(metrics["named_weights_bytes"] * metrics["generation_tokens_per_second"],
+                                         record.line_number)
+            self.bandwidth_source = "llama-bench: the model's size from its name × generation rate"
         # The window waits in a short list and is folded with the others, a metric or a flag at a time, into
         # `interval`, the timeline and the flags (_fold_windows): a per-window Python loop here was the largest
         # cost of reading a log with many stats lines. Constant memory: FOLD_WINDOWS at most, all from one file.

@@ -43,6 +43,7 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
     backend = acc.labels.get("backend_name") or acc.labels.get("backend")
     where = f" on the {backend} backend" if backend else ""
     numbers = {"effective_bandwidth_bytes_per_second_max": reached.high}
+    judged = "give --gpu to compare with the card's bandwidth"
     if gpu:
         from inferledger.errors import InferledgerError
         from inferledger.hardware import find_accelerator
@@ -60,11 +61,14 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
             if fraction > IMPOSSIBLE_FRACTION:
                 return [fire("hardware-decode-faster-than-floor", text + ": faster than the card can read the "
                              "weights (wrong GPU, or part of the model on another device)", numbers)]
-            if fraction < LOW_FRACTION:
-                return [fire("hardware-decode-far-below-floor", text + ": the backend, not the memory, limits "
-                             "decode", numbers)]
+            # A size read from the model's name is an estimate: the stricter cutoff of the named rules.
+            named = acc.bandwidth_source.startswith("llama-bench: the model's size from its name")
+            if fraction < (NAMED_LOW_FRACTION if named else LOW_FRACTION):
+                return [fire("hardware-named-decode-far-below-floor" if named else "hardware-decode-far-below-floor",
+                             text + ": the backend, not the memory, limits decode", numbers)]
             if fraction >= NEAR_FRACTION:
                 return [fire("hardware-decode-near-floor", text + ": as fast as the memory allows", numbers)]
+            judged = f"{fraction:.0%} of the {accelerator.name}'s bandwidth, between the cutoffs"
     if reached.high < LOW_BANDWIDTH:
         return [fire("hardware-low-effective-bandwidth",
                      f"{acc.bandwidth_source} = {reached.high / 1e9:.2f} GB/s at best{where}: "
@@ -72,7 +76,7 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
                      "not the hardware, limits decode", numbers)]
     return [fire("hardware-decode-near-floor", f"{acc.bandwidth_source} = "
                  f"{reached.low / 1e9:.1f}–{reached.high / 1e9:.1f} GB/s{where}: what a memory system delivers; "
-                 "give --gpu to compare with the card's bandwidth", numbers,
+                 f"{judged}", numbers,
                  score=0.55, verdict="healthy")]
 
 

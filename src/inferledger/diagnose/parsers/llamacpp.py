@@ -167,6 +167,14 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
         if moe and float(moe.group(1)) > 0:
             metrics["decode_weights_bytes"] = metrics["weights_bytes"] * min(1.0, float(moe.group(2)) /
                                                                              float(moe.group(1)))
+    if size is None and row.get("model"):
+        # No size column (compare-llama-bench's tables drop it): llama-bench's model cell names the size and format
+        # (`llama 1B Q8_0`, `qwen3moe 30B.A3B Q4_K - Medium`), an estimate of what a step reads.
+        from inferledger.diagnose.named_model import from_name
+
+        named = from_name(row["model"], "llama.cpp")
+        if named is not None:
+            metrics["named_weights_bytes"] = named.weights_bytes_per_step
     params = re.match(r"([\d.]+)\s*([KMBT])", row.get("params", ""))
     if params:
         metrics["parameters"] = float(params.group(1)) * {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}[params.group(2)]
@@ -189,6 +197,18 @@ def _matrix_rows(line_number: int, columns: list, cells: list) -> Iterator:
         test = _MATRIX_TEST.match(column)
         if test is not None and cell:
             yield _bench_row(line_number, ["test", "t/s", *columns], [test.group(1), cell, *cells])
+
+
+def _compare_rows(line_number: int, columns: list, cells: list) -> Iterator:
+    """compare-llama-bench.py's rows (`| Model | Test | t/s master | t/s pr | Speedup |`): a test a row, its rate under
+    each build compared; a llama-bench row each, the build in its labels."""
+    for index, column in enumerate(columns):
+        if column.startswith("t/s "):
+            renamed = ["t/s" if other == index else name for other, name in enumerate(columns)]
+            row = _bench_row(line_number, renamed, cells)
+            if isinstance(row, Record):
+                row.labels["build"] = column[4:].strip()
+                yield row
 
 
 def _batched_row(line_number: int, columns: list, cells: list) -> Record | Skipped:
@@ -395,6 +415,12 @@ class _Reader:
             out.append(record)
 
     def feed(self, line_number: int, line: str) -> list:
+        if line.count("print_timings:") > 1:
+            # Two timing lines a paste ran together (`… tokens per second) llama_print_timings: eval time = …`): each
+            # read as the line it was.
+            start = line.index("print_timings:") + 1
+            cut = line.rfind(" ", 0, line.index("print_timings:", start)) + 1
+            return self.feed(line_number, line[:cut].rstrip()) + self.feed(line_number, line[cut:])
         out: list = []
         if '"predicted_' in line or '"prompt_' in line:  # a reply's `timings` object, a field a line
             match = _REPLY_TIMING.search(line)
@@ -432,8 +458,9 @@ class _Reader:
                 cells = _table_cells(line, self.table_tabs)
                 if cells and set(cells[0]) <= set("-: "):
                     return out  # |---|---| rule
-                if self.table_kind == "matrix":
-                    out.extend(_matrix_rows(line_number, self.table_columns, cells))
+                if self.table_kind in ("matrix", "compare"):
+                    rows = _matrix_rows if self.table_kind == "matrix" else _compare_rows
+                    out.extend(rows(line_number, self.table_columns, cells))
                     return out
                 row = (_bench_row if self.table_kind == "bench" else _batched_row)(line_number, self.table_columns,
                                                                                    cells)
@@ -494,6 +521,8 @@ class _Reader:
                 self.table_kind, self.table_columns = "bench", lowered
             elif "s_tg t/s" in lowered or "s_pp t/s" in lowered:
                 self.table_kind, self.table_columns = "batched", lowered
+            elif "test" in lowered and any(cell.startswith("t/s ") for cell in lowered):
+                self.table_kind, self.table_columns = "compare", lowered
             elif lowered[0] == "model" and any(_MATRIX_TEST.match(cell) for cell in lowered):
                 self.table_kind, self.table_columns = "matrix", lowered
             return out
