@@ -1301,3 +1301,20 @@ def test_a_size_read_from_the_name_is_judged_by_the_named_cutoff():
     diagnosis = diagnose_files([path], gpu="a10")
     assert not _rules(diagnosis) & {"hardware-decode-far-below-floor", "hardware-named-decode-far-below-floor"}
     assert diagnosis.verdict == "healthy"
+
+
+# -- round 95 ------------------------------------------------------------------------------------------------------
+
+def test_perf_analyzer_blocks_and_the_servers_queue():
+    # Client: 6048 requests at 335.954 infer/sec, 59469 µs average; Server: 59287 µs a request, 28517 µs of it queue
+    # (48 %, over the rule's 40 %): the instances were full at concurrency 20
+    path = FIXTURES / "blind95_logs" / "triton__perf-analyzer-ensemble-concurrency-20-queue-vs-compute.txt"
+    (record,) = read_records(path)
+    assert record.metrics["max_concurrency"] == 20
+    assert record.metrics["request_throughput_per_second"] == pytest.approx(335.954)
+    assert record.metrics["e2e_seconds_mean"] == pytest.approx(0.059469)
+    assert record.metrics["queue_seconds_mean"] == pytest.approx(0.028517)
+    assert diagnose_files([path]).verdict == "queueing"
+    # concurrency 1: 188 µs of 3089 (6 %) in the queue, nobody waits
+    quiet = FIXTURES / "blind89_logs" / "triton__perf-analyzer-ensemble-add-sub-trial-average-concurrency-1.txt"
+    assert "summary-server-queue" not in _rules(diagnose_files([quiet]))

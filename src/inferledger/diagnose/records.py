@@ -43,6 +43,7 @@ REQUEST_METRICS = {
     "e2e_per_token_seconds": "a request's latency ÷ its prompt + output tokens (normalised latency)",
     "e2e_per_output_token_seconds": "a request's latency ÷ its output tokens (queue and prompt included)",
     "queue_seconds": "time waiting before admission",
+    "server_request_seconds": "the server's own time for a request, queue included (Triton's Avg request latency)",
     "input_tokens": "prompt tokens",
     "output_tokens": "generated tokens",
     "prefill_seconds": "prompt processing time",

@@ -54,6 +54,11 @@ _TABLE = (
           "a first token needs one forward pass through every layer: even a 0.5B model on the fastest card takes a few "
           "ms (a kernel launch per operator, a read of the weights); a first token under a millisecond was not timed "
           "from the request's arrival (vLLM 0.5's TTFT histogram, vllm#6337, vllm#8115)", 0.85),
+    _rule("summary-server-queue", "summary", "queueing",
+          "the server's own queue time at least this share of its request time (Triton perf_analyzer's split)", 0.4,
+          "of the server's time", "a request that spends that much of its server time before an instance (or its "
+          "dynamic batcher) takes it is waiting for the requests ahead: the instances are full at this concurrency",
+          0.7),
     _rule("summary-parts-unaccounted", "summary", "insufficient-data",
           "TTFT + TPOT × (mean output − 1) below this share of the mean E2E", 0.5, "of E2E",
           "the summary's own first-token and per-token figures leave over half of each request unexplained (another "

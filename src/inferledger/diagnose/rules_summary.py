@@ -572,6 +572,13 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
     """Queue evidence of the run; True when some rule found it."""
     name, offered, achieved, completed = run.name, run.offered, run.achieved, run.completed
     found = False
+    queue, server = summary_value(record, "queue_seconds_mean"), summary_value(record, "server_request_seconds_mean")
+    if queue is not None and server and queue >= threshold("summary-server-queue") * server:
+        found = True
+        findings.append(fire("summary-server-queue", f"{name}: {queue * 1e3:,.1f} ms of the server's "
+                             f"{server * 1e3:,.1f} ms a request ({queue / server:.0%}) in its queue"
+                             + (f" at concurrency {run.concurrency:.0f}" if run.concurrency else ""),
+                             {"queue_seconds_mean": queue, "server_request_seconds_mean": server}, **where))
     if offered is not None and math.isfinite(offered) and offered > 0 and achieved is not None and completed:
         # A short run understates capacity: the last requests still run after the arrivals end, so compare the
         # duration with (arrival window + one request's latency).

@@ -1,0 +1,81 @@
+"""Triton's perf_analyzer: a block a concurrency level, the client's view and the server's split of a request's time.
+
+    Request concurrency: 20
+      Client:
+        Request count: 6048
+        Throughput: 335.954 infer/sec
+        Avg latency: 59469 usec (standard deviation 481 usec)
+        p50 latency: 59462 usec
+        ...
+      Server:
+        Avg request latency: 59287 usec (overhead 104 usec + queue 28517 usec + compute input 42 usec + …)
+
+Each block is one summary: the client's request rate and latencies (whole requests, as E2E), the concurrency it held,
+and the server's mean request time with the part of it spent in the queue (summary-server-queue rule). The
+`Pass [n] throughput: …` lines are the stabilisation passes, not the result: not read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from inferledger.diagnose.records import Record
+
+NAME = "perf-analyzer"
+
+_CONCURRENCY = re.compile(r"Request concurrency:\s*(\d+)")
+_CLIENT = {  # the Client section's rows: label -> (metric, scale)
+    "Request count": ("completed_requests", 1.0),
+    "Throughput": ("request_throughput_per_second", 1.0),
+    "Avg latency": ("e2e_seconds_mean", 1e-6),
+    "p50 latency": ("e2e_seconds_median", 1e-6),
+    "p90 latency": ("e2e_seconds_p90", 1e-6),
+    "p95 latency": ("e2e_seconds_p95", 1e-6),
+    "p99 latency": ("e2e_seconds_p99", 1e-6),
+}
+_ROW = re.compile(r"^\s*([A-Za-z0-9 ]+?):\s*([\d.]+)\s*(usec|infer/sec)?")
+_SERVER = re.compile(r"Avg request latency:\s*(\d+)\s*usec\s*\((.*)\)")
+_QUEUE = re.compile(r"\bqueue\s+(\d+)\s*usec")
+
+
+def sniff(head: str) -> float:
+    return 0.9 if _CONCURRENCY.search(head) and ("infer/sec" in head or "Avg request latency" in head) else 0.0
+
+
+def _record(line_number: int, metrics: dict) -> Record:
+    return Record("summary", "triton.perf-analyzer", line_number, metrics,
+                  labels={"tool": "perf_analyzer", "engine": "triton"})
+
+
+def parse(lines) -> Iterator:
+    metrics: dict = {}
+    start = 0
+    section = ""  # "client" or "server" inside a block
+    for line_number, line in lines:
+        level = _CONCURRENCY.search(line)
+        if level is not None:
+            if metrics:
+                yield _record(start, metrics)
+            metrics, start, section = {"max_concurrency": float(level.group(1))}, line_number, ""
+            continue
+        if not metrics:
+            continue
+        stripped = line.strip()
+        if stripped in ("Client:", "Server:"):
+            section = stripped[:-1].lower()
+            continue
+        if section == "server":
+            server = _SERVER.search(line)
+            if server is not None:
+                metrics["server_request_seconds_mean"] = int(server.group(1)) * 1e-6
+                queue = _QUEUE.search(server.group(2))
+                if queue is not None:
+                    metrics["queue_seconds_mean"] = int(queue.group(1)) * 1e-6
+            continue
+        row = _ROW.match(line) if section == "client" else None
+        if row is not None and row.group(1) in _CLIENT:
+            metric, scale = _CLIENT[row.group(1)]
+            metrics[metric] = float(row.group(2)) * scale
+    if metrics:
+        yield _record(start, metrics)
