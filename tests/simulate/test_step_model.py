@@ -47,7 +47,7 @@ def test_uniform_steps_are_the_roofline_of_the_rows(name, precision, gpu, prefil
     # attended-keys term of a 1M-token sample is ~10^12 key-token pairs, of a batch of 6 prompts of 5,600 tokens
     # 6 × 5,600² / 2 ≈ 10^8, so that term's own error can reach 1e-9 × 10^12 / 10^8 = 1e-5 of it (hypothesis found
     # 2.7e-8, 1.09e-7, 1.03e-6, then 1.0e-5 of the step's seconds on a 6 × 5,595-token Mistral fp8 prefill on an
-    # h200-sxm). 1e-4 leaves that bound a factor of ten; a wrong or missing term is a percent or more.
+    # h200-sxm). 1e-4 leaves that bound a factor of ten; a wrong or missing matmul or attention term is far larger.
     assert got == pytest.approx(floor_reference_seconds(spec, card, formats, step), rel=1e-4)
 
 
