@@ -1318,3 +1318,13 @@ def test_perf_analyzer_blocks_and_the_servers_queue():
     # concurrency 1: 188 µs of 3089 (6 %) in the queue, nobody waits
     quiet = FIXTURES / "blind89_logs" / "triton__perf-analyzer-ensemble-add-sub-trial-average-concurrency-1.txt"
     assert "summary-server-queue" not in _rules(diagnose_files([quiet]))
+
+
+# -- round 98 ------------------------------------------------------------------------------------------------------
+
+def test_a_short_queue_at_a_full_batch_is_not_read_as_queueing():
+    # DP ranks at 32 running each, 0-2 waiting: 2 <= 0.1 × 32 = 3.2, admitted within a few steps as requests finish
+    path = FIXTURES / "blind98_logs" / "sglang__2025-h20-deepseek-r1-dp-ep-decode-batch-32-accept-len.txt"
+    diagnosis = diagnose_files([path])
+    assert "windows-waiting" not in _rules(diagnosis)
+    assert any("at most 2 beside at least 32 running" in note for note in diagnosis.notes)

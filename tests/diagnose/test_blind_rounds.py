@@ -69,7 +69,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind93_logs": (7, 8, 10),
           "blind96_logs": (6, 6, 9),
           "blind95_logs": (4, 5, 10),
-          "blind97_logs": (8, 8, 10)}
+          "blind97_logs": (8, 8, 10),
+          "blind98_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

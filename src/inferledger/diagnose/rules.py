@@ -219,6 +219,11 @@ _TABLE = (
           "V0 swaps only when the GPU KV cache runs out", 0.6, 0.9),
     _rule("windows-waiting", "windows", "queueing", "waiting requests > 0 (KV not full)", 0.0, "requests",
           "a queue that does not drain is overload; a draining one lowers the score by 0.15", 0.45, 0.9),
+    _rule("windows-short-queue", "windows", "note",
+          "the most requests waiting at most this share of the fewest running", 0.1, "of running",
+          "a full running batch admits a waiting request each time one finishes: a queue that short is admitted "
+          "within a few decode steps, a wait no request's latency notices (a decode node at its batch cap); a longer "
+          "one is windows-waiting's", 0.0),
     _rule("windows-prefill-heavy", "windows", "prefill-bound",
           "prompt tok/s ≥ 5 × generation tok/s and < 10 generation tok/s per running request", 5.0, "×",
           "an interval dominated by prompt tokens while decode collapses", 0.5, 0.95),

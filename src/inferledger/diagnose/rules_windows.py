@@ -96,6 +96,11 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
     if flags["waiting"].count and offline:
         notes.append(f"requests waiting in {flags['waiting'].count} of {windows} windows (up to {waiting.high:,.0f}): an "
                      "offline run's own backlog, submitted at once, not a queue users wait in")
+    elif flags["waiting"].count and running is not None and running.low \
+            and waiting.high <= threshold("windows-short-queue") * running.low:
+        notes.append(f"requests waiting in {flags['waiting'].count} of {windows} windows, at most {waiting.high:.0f} "
+                     f"beside at least {running.low:.0f} running: a full batch admits them within a few steps "
+                     "(windows-short-queue), not read as a queue")
     elif flags["waiting"].count:
         draining = waiting.last is not None and waiting.last < waiting.high and waiting.last <= waiting.first / 2
         text = (f"requests waiting in {flags['waiting'].count} of {windows} windows (up to {waiting.high:.0f}, "
