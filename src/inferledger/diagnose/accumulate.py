@@ -14,6 +14,9 @@ from inferledger.diagnose.rules import threshold
 TIMELINE_BUCKETS = 48
 MAX_SUMMARIES = 200
 MAX_LINES = 8  # line numbers kept per piece of evidence
+# What effective_bandwidth was read from when a llama-bench row's size came from its model's name (roofline judges it
+# by the named rules' cutoffs).
+NAMED_BANDWIDTH_SOURCE = "llama-bench: the model's size from its name × generation rate"
 FOLD_WINDOWS = 2048  # stats windows queued before they are folded a list at a time (_fold_windows)
 
 # Thresholds: the numbers live in rules.RULES with their reasons; the flags below read them once at import.
@@ -657,7 +660,7 @@ class Accumulator:
         elif "named_weights_bytes" in metrics and "generation_tokens_per_second" in metrics:
             self.effective_bandwidth.add(metrics["named_weights_bytes"] * metrics["generation_tokens_per_second"],
                                          record.line_number)
-            self.bandwidth_source = "llama-bench: the model's size from its name × generation rate"
+            self.bandwidth_source = NAMED_BANDWIDTH_SOURCE
         # The window waits in a short list and is folded with the others, a metric or a flag at a time, into
         # `interval`, the timeline and the flags (_fold_windows): a per-window Python loop here was the largest
         # cost of reading a log with many stats lines. Constant memory: FOLD_WINDOWS at most, all from one file.

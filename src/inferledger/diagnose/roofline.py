@@ -17,7 +17,7 @@ from inferledger.defaults import ISL_TOKENS as DEFAULT_ISL
 from inferledger.defaults import KV_BLOCK_TOKENS
 from inferledger.defaults import MAX_BATCHED_TOKENS as PREFILL_CHUNK_TOKENS  # a step's chunked-prefill budget
 from inferledger.defaults import OSL_TOKENS as DEFAULT_OSL
-from inferledger.diagnose.accumulate import Accumulator
+from inferledger.diagnose.accumulate import NAMED_BANDWIDTH_SOURCE, Accumulator
 from inferledger.diagnose.findings import Finding
 from inferledger.diagnose.rules import fire, threshold
 
@@ -62,7 +62,7 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
                 return [fire("hardware-decode-faster-than-floor", text + ": faster than the card can read the "
                              "weights (wrong GPU, or part of the model on another device)", numbers)]
             # A size read from the model's name is an estimate: the stricter cutoff of the named rules.
-            named = acc.bandwidth_source.startswith("llama-bench: the model's size from its name")
+            named = acc.bandwidth_source == NAMED_BANDWIDTH_SOURCE
             if fraction < (NAMED_LOW_FRACTION if named else LOW_FRACTION):
                 return [fire("hardware-named-decode-far-below-floor" if named else "hardware-decode-far-below-floor",
                              text + ": the backend, not the memory, limits decode", numbers)]

@@ -186,8 +186,10 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
                      sized=None) -> None:
     """The rules for benchmark summaries. `sized`: the model's weights per step (named_model) when no card is known."""
     first = len(findings)
+    runs = []  # (run, record, file) of every summary, for the rules across a file's runs
     for record, file in acc.summaries:
         run = _Run(record)
+        runs.append((run, record, file))
         where = {"lines": [record.line_number], "file": file}
         before = len(findings)
         _artefacts(run, record, where, findings, notes)
@@ -225,7 +227,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
             continue  # healthy only when no bottleneck (or a broken measurement) was read, and the speed was judged
         _health(run, record, where, findings)
     _same_work(acc, findings, first)
-    _models_one_bandwidth(acc, findings, first)
+    _models_one_bandwidth(acc, runs, findings, first)
     _ttft_with_concurrency(acc, findings)
     # Runs side by side (a sweep, engines compared in one table): a bottleneck in one of them is what the file shows;
     # the healthy runs are its baseline and do not outvote it.
@@ -304,7 +306,7 @@ SIZES_APART = 1.5  # the largest model's weights per step over the smallest's, a
 _CUTOFF_RULES = ("summary-slow-tpot-no-hardware", "summary-slow-tpot-cpu")
 
 
-def _models_one_bandwidth(acc: Accumulator, findings: list, first: int) -> None:
+def _models_one_bandwidth(acc: Accumulator, runs: list, findings: list, first: int) -> None:
     """summary-models-one-bandwidth: one stream's runs of several models a file names (a table's section or a row's
     model), each sized from its name: weights per step ÷ the median step is the bandwidth its decode reached. The same
     bandwidth for models of different sizes is the machine's memory at work, and the fixed cutoff's readings of those
@@ -313,15 +315,14 @@ def _models_one_bandwidth(acc: Accumulator, findings: list, first: int) -> None:
     from inferledger.diagnose.roofline import LOW_BANDWIDTH
 
     by_file: dict = {}  # file -> model -> [(step, line)]
-    for record, file in acc.summaries:
+    for run, record, file in runs:
         name = record.labels.get("section_model")
-        run = _Run(record) if name else None
-        if run is None or run.step is None or run.step_bound or run.batch >= STREAMS_SEEN:
+        if not name or run.step is None or run.step_bound or run.batch >= STREAMS_SEEN:
             continue
         by_file.setdefault(file, {}).setdefault(name, []).append((run.step, record.line_number))
-    for file, runs in by_file.items():
+    for file, steps_of in by_file.items():
         reached = {}  # model -> (bandwidth B/s, its NamedModel, median step)
-        for name, steps in runs.items():
+        for name, steps in steps_of.items():
             # An ollama tag (`llama3.1:8b`) names ollama's default format when it states none.
             sized = from_name(name, "ollama" if ":" in name and "/" not in name else acc.labels.get("engine"))
             if sized is not None:
@@ -334,7 +335,7 @@ def _models_one_bandwidth(acc: Accumulator, findings: list, first: int) -> None:
         if max(sizes) < SIZES_APART * min(sizes) or max(speeds) > threshold("summary-models-one-bandwidth") * \
                 min(speeds) or min(speeds) < LOW_BANDWIDTH:
             continue
-        lines = sorted(line for name in reached for _step, line in runs[name])
+        lines = sorted(line for name in reached for _step, line in steps_of[name])
         taken = set(lines)
         findings[first:] = [finding for finding in findings[first:] if not (
             finding.rule in _CUTOFF_RULES and finding.evidence[0].file == file

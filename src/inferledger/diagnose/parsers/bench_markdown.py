@@ -481,14 +481,16 @@ def _runs_by_test_row(header: list, rows: list) -> list:
 _CSV_HEADER = re.compile(r"^[A-Za-z][\w .()/%-]*(?:,[A-Za-z][\w .()/%-]*){3,}$")
 
 
-class _CsvTable(list):
-    """A CSV block's [(line_number, cells)]: read as a table, named as a CSV in the evidence."""
-
-
 class _Table(list):
     """A table's [(line_number, cells)], and the model a line above it names (`model`: None when none does)."""
 
-    model: str | None = None
+    def __init__(self, rows=(), model: str | None = None):
+        super().__init__(rows)
+        self.model = model
+
+
+class _CsvTable(_Table):
+    """A CSV block's [(line_number, cells)]: read as a table, named as a CSV in the evidence."""
 
 
 # A line above a table naming the model its runs are of: a benchmark script's `using model: llama3.2:3b`, a
@@ -567,7 +569,7 @@ def _unflattened(lines) -> Iterator:
     A line with one cell between bars and the lines after it that end with their only bar are one row."""
     row = None  # (line number, text) of the row being joined
     for line_number, line in lines:
-        rows = _one_line_rows(line) if "|-" in line or "| -" in line or "|:-" in line else None
+        rows = _one_line_rows(line) if "-" in line else None
         if rows is not None:
             if row is not None:
                 yield row
@@ -599,15 +601,14 @@ def tables(lines) -> Iterator:
     if not any("|" in line or "│" in line for _, line in head):
         yield from _csv_tables(lines)
         return
+    model = None  # the model the last line naming one names (_named_model)
     table: list = _Table()
     bare = False  # inside a table with no outer bars
     previous = None  # (line number, text) of the line before, a bare table's header if a rule follows
-    model = None  # the model the last line naming one names (_named_model)
     for line_number, line in lines:
         stripped = line.strip()
         if not table and previous is not None and _BARE_RULE.match(stripped) and not _is_rule(previous[1]):
-            table, bare, previous = _Table([(previous[0], _bare_cells(previous[1]))]), True, None
-            table.model = model
+            table, bare, previous = _Table([(previous[0], _bare_cells(previous[1]))], model), True, None
             continue
         if bare:
             if "|" in stripped:
@@ -615,27 +616,24 @@ def tables(lines) -> Iterator:
                 continue
             if len(table) > 1:
                 yield table
-            table, bare = _Table(), False
+            table, bare = _Table(model=model), False
         previous = (line_number, stripped) if "|" in stripped and stripped[:1] not in "|│┃" else None
         if _is_rule(stripped) and stripped:
             if _SEPARATOR.match(stripped) and _starts_a_table(table):
                 # Two tables pasted with no line between them: the row above this second header rule is the second
                 # table's header, not the first's last row.
-                yield _Table(table[:-1])
-                header, table = table[-1], _Table()
-                table.model = model
-                table.append(header)
+                header = table.pop()
+                yield table
+                table = _Table([header], model)
             continue
         if stripped[:1] in "|│┃" and len(_BARS.split(stripped)) > 2:
-            if not table:
-                table.model = model
             table.append((line_number, _cells(stripped)))
             continue
         if len(table) > 1:
             yield table
-        table = _Table()
         if "|" not in stripped and stripped[:2] != "# " and ("model" in stripped.lower() or stripped[:2] == "##"):
             model = _named_model(stripped) or model
+        table = _Table(model=model)
     if len(table) > 1:
         yield table
 
@@ -669,7 +667,7 @@ def sniff(head: str) -> float:
 def parse(lines) -> Iterator:
     for table in tables(lines):
         records = _records(table)
-        model = getattr(table, "model", None)
+        model = table.model
         for record in records:
             if model and "model" not in record.labels:
                 # The table's own label, not the file's `model` (a file of several models' tables names none of them
