@@ -10,6 +10,7 @@ import pytest
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.read import read_records
 from inferledger.diagnose.records import Record
+from inferledger.errors import LogFormatError
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -1328,3 +1329,18 @@ def test_a_short_queue_at_a_full_batch_is_not_read_as_queueing():
     diagnosis = diagnose_files([path])
     assert "windows-waiting" not in _rules(diagnosis)
     assert any("at most 2 beside at least 32 running" in note for note in diagnosis.notes)
+
+
+def test_a_table_copied_with_its_cells_one_space_apart_is_read_from_the_end_of_each_row(tmp_path):
+    # `GPU pp512 (t/s) tg128 (t/s)` over `RTX PRO 4000 ~1018 ~27.11`: the label has spaces and digits of its own, so the
+    # two numbers are the row's last two words; a tg128 rate is one stream's, 1 / 27.11 s a token.
+    path = _write(tmp_path, "Qwen3-VL-32B (Q4):\n\nGPU pp512 (t/s) tg128 (t/s)\nRTX 3090 ~1138 ~36.24\n"
+                            "RTX PRO 4000 ~1018 ~27.11 ± 0.40\nnot a row\n")
+    rows = [record for record in read_records(path) if record.kind == "summary"]
+    assert [(row.metrics["input_tokens_per_second"], row.metrics["output_tokens_per_second_per_user_mean"])
+            for row in rows] == [(1138, 36.24), (1018, 27.11)]
+    assert diagnose_files([path]).verdict == "healthy"
+    # A header with a word that names no measure (`Notes`) is prose to this reader, not a table.
+    prose = _write(tmp_path, "GPU tg128 (t/s) Notes\nRTX 3090 36.24 12\n", "prose.txt")
+    with pytest.raises(LogFormatError):
+        read_records(prose)

@@ -512,19 +512,74 @@ def _named_model(line: str) -> str | None:
     return name if from_name(name) is not None else None
 
 
-def _csv_tables(lines) -> Iterator:
-    """Each CSV block as [(line_number, cells)]: a header of names, then the rows with as many fields."""
-    table = _CsvTable()
+def _csv_step(table: _CsvTable, line_number: int, line: str) -> tuple[_CsvTable, _CsvTable | None]:
+    """One line of a text read for CSV blocks: (the block now open, the block this line closed or None). A block is a
+    header of names, then the rows with as many fields."""
+    stripped = line.strip()
+    if table and stripped.count(",") == len(table[0][1]) - 1:
+        table.append((line_number, [cell.strip() for cell in stripped.split(",")]))
+        return table, None
+    closed = table if len(table) > 1 else None
+    return _CsvTable([(line_number, stripped.split(","))] if _CSV_HEADER.match(stripped) else []), closed
+
+
+# A table a page copy left with its cells one space apart (`GPU pp512 (t/s) tg128 (t/s)` over `RTX 3090 ~1138
+# ~36.24`): the header's columns are its words, a unit in brackets joined to the word before; a row's last words are
+# its numbers, one a value column, and the words before them its label (a card's or a model's name has spaces and
+# digits of its own, so the row is read from its end). llama-bench's `± 6.01` spread after a rate is dropped.
+_SPACE_COLUMN = re.compile(r"[^\s(\[]\S*(?:\s*[(\[][^)\]]*[)\]])*")
+_SPREAD = re.compile(r"\s*±\s*\d[\d.,]*")
+_SPACE_NUMBER = re.compile(r"^[~≈]?\d[\d,]*(?:\.\d+)?$")
+_SPACE_HEADER_CHARS = 120  # a longer line is prose or a log line, not a header of a few words
+
+
+def _space_header(line: str) -> list | None:
+    """The cells of a single-space table header: a label's word, then words every one of which names a measure
+    (_column); None for any other line (prose, a log line, a header of multi-word names, which spaces cannot split)."""
+    cells = _SPACE_COLUMN.findall(line.strip())
+    if len(cells) < 2 or _column(cells[0]) is not None or any(_column(cell) is None for cell in cells[1:]):
+        return None
+    return cells
+
+
+def _space_row(line: str, width: int) -> list | None:
+    """[label, value cells] of a row under a single-space header of `width` cells, or None when its last width - 1
+    words are not all numbers or no label with a letter is left before them."""
+    words = _SPREAD.sub("", line).split()
+    values = words[len(words) - width + 1:]
+    label = " ".join(words[: len(words) - width + 1])
+    if len(words) < width or not all(_SPACE_NUMBER.match(word) for word in values) \
+            or not any(char.isalpha() for char in label):
+        return None
+    return [label, *values]
+
+
+def _space_step(table: _Table, line_number: int, line: str) -> tuple[_Table, _Table | None]:
+    """One line of a text read for single-space tables: (the table now open, the table this line closed or None).
+    A table's model is the one a line above it names (_named_model), as for the bar tables."""
+    row = _space_row(line, len(table[0][1])) if table else None
+    if row is not None:
+        table.append((line_number, row))
+        return table, None
+    closed = table if len(table) > 1 else None
+    model = table.model
+    header = _space_header(line) if len(line) < _SPACE_HEADER_CHARS else None
+    if header is None and ("model" in line.lower() or line[:2] == "##"):
+        model = _named_model(line.strip()) or model
+    return _Table([(line_number, header)] if header else [], model), closed
+
+
+def _plain_tables(lines) -> Iterator:
+    """The CSV blocks and single-space tables of a text with no bars, in one pass (constant memory)."""
+    csv, spaced = _CsvTable(), _Table()
     for line_number, line in lines:
-        stripped = line.strip()
-        if table and stripped.count(",") == len(table[0][1]) - 1:
-            table.append((line_number, [cell.strip() for cell in stripped.split(",")]))
-            continue
-        if len(table) > 1:
-            yield table
-        table = _CsvTable([(line_number, stripped.split(","))] if _CSV_HEADER.match(stripped) else [])
-    if len(table) > 1:
-        yield table
+        csv, closed = _csv_step(csv, line_number, line)
+        if closed:
+            yield closed
+        spaced, closed = _space_step(spaced, line_number, line)
+        if closed:
+            yield closed
+    yield from (table for table in (csv, spaced) if len(table) > 1)
 
 
 # GitHub's markdown also takes a table with no outer bars (`Model | TP | TTFT` over `-- | -- | --`), as a copied HTML
@@ -593,13 +648,13 @@ def _unflattened(lines) -> Iterator:
 
 def tables(lines) -> Iterator:
     """Each table in the lines as [(line_number, cells)]: rows of cells between bars, rules skipped; a table with no
-    outer bars from the line above its rule of dashes; a text with no bar is read for CSV blocks instead. Rows
+    outer bars from the line above its rule of dashes; a text with no bar is read for CSV blocks and single-space tables instead. Rows
     flattened a cell a line are joined back first (_unflattened)."""
     lines = _unflattened(iter(lines))
     head = list(islice(lines, 200))  # the opening decides; the rest streams (constant memory on a long file)
     lines = chain(head, lines)
     if not any("|" in line or "│" in line for _, line in head):
-        yield from _csv_tables(lines)
+        yield from _plain_tables(lines)
         return
     model = None  # the model the last line naming one names (_named_model)
     table: list = _Table()
@@ -649,8 +704,6 @@ def _starts_a_table(table: list) -> bool:
 
 
 def sniff(head: str) -> float:
-    if "|" not in head and "│" not in head and "," not in head:
-        return 0.0
     if "┃" in head or "+==" in head:
         from inferledger.diagnose.parsers import bench_clients, evalscope
 
