@@ -1344,3 +1344,68 @@ def test_a_table_copied_with_its_cells_one_space_apart_is_read_from_the_end_of_e
     prose = _write(tmp_path, "GPU tg128 (t/s) Notes\nRTX 3090 36.24 12\n", "prose.txt")
     with pytest.raises(LogFormatError):
         read_records(prose)
+
+
+# -- Round 99-101 second pass ----------------------------------------------------------------------------------------
+
+def test_a_wait_that_is_most_of_the_request_names_the_queue(monkeypatch):
+    # 1,000 requests at 4 req/s, 2.11 served; 1,024,000 input tokens in 473.62 s (2,162.07 tok/s), so one 1,024-token
+    # prompt's own work is 1,024 / 2,162.07 = 0.4736 s; TTFT 100.636 s and 177.82 ms × (119.55 - 1) tokens of decode.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    path = FIXTURES / "blind99_logs" / "vllmbench__2025-v1-feedback-deepseek-r1-8xh200-random-rate-4.txt"
+    diagnosis = diagnose_files([path], model="deepseek-ai/DeepSeek-R1", gpu="h200-sxm")
+    assert diagnosis.verdict == "queueing"
+    work = 1024 / (1024000 / 473.62)
+    wait = next(item for item in diagnosis.evidence if item.rule == "summary-wait-dominates")
+    assert wait.numbers["wait_seconds"] == pytest.approx(100.63633 - work)
+    assert wait.numbers["request_seconds"] == pytest.approx(100.63633 + 0.17782 * (119.55 - 1))
+    # The drain test: arrivals over 1,000 / 4 = 250 s plus the service time (decode 21.08 s + the prompt's work),
+    # not plus the observed latency that holds the wait itself.
+    kept = next(item for item in diagnosis.evidence if item.rule == "summary-rate-not-kept")
+    assert f"~{250 + 0.17782 * 118.55 + work:.3g} s was expected" in kept.text
+
+
+def test_sglang_early_output_file_lines_are_read_in_ms():
+    path = FIXTURES / "blind99_logs" / "sglangbench__2024-multi-rate-1-2-sharegpt-64-prompts-json-lines.txt"
+    first, second = read_records(path)
+    assert first.metrics["ttft_seconds_median"] == pytest.approx(0.032953862100839615)
+    assert first.metrics["itl_seconds_median"] == pytest.approx(0.012583150564412666)
+    assert first.metrics["output_tokens_per_second"] == pytest.approx(187.74840245645584)
+    assert (first.metrics["total_input_tokens"], second.metrics["request_rate_per_second"]) == (14688, 2)
+
+
+def test_a_guidellm_request_latency_in_seconds_under_an_ms_title():
+    # `Req Latency (ms)` mean 1.59 beside TTFT 102.6 ms: as ms the request would end before its first token; as
+    # seconds it is 0.1026 + 127 tokens × 11.6 ms ≈ 1.58 s.
+    path = FIXTURES / "blind99_logs" / "guidellm__2025-specforge-qwen3-sweep-without-speculative-stats-table.txt"
+    (row,) = read_records(path)
+    assert row.metrics["e2e_seconds_mean"] == pytest.approx(1.59)
+    assert row.metrics["e2e_seconds_p99"] == pytest.approx(1.92)
+    assert row.metrics["ttft_seconds_mean"] == pytest.approx(0.1026)
+    assert diagnose_files([path]).verdict == "healthy"
+
+
+def test_a_prompt_read_under_ten_tokens_a_second_is_the_cost(tmp_path):
+    # 512 tokens in 580 s: 0.88 tok/s; 512 tokens in 20 s (25.6 tok/s) is a slow machine, not a crawl.
+    crawl = _write(tmp_path, "| Prompt tokens | TTFT (s) |\n|---|---|\n| 512 | 580 |\n| 1024 | 1083 |\n")
+    diagnosis = diagnose_files([crawl])
+    assert diagnosis.verdict == "prefill-bound"
+    rates = [item.numbers["prompt_tokens_per_second"] for item in diagnosis.evidence
+             if item.rule == "summary-prompt-crawls"]
+    assert rates == [pytest.approx(512 / 580), pytest.approx(1024 / 1083)]
+    slow = _write(tmp_path, "| Prompt tokens | TTFT (s) |\n|---|---|\n| 512 | 20 |\n", "slow.txt")
+    assert "summary-prompt-crawls" not in _rules(diagnose_files([slow]))
+
+
+def test_an_ollama_verbose_block_cut_after_its_first_line():
+    path = FIXTURES / "blind100_logs" / "ollama__2025-verbose-new-engine-qwen3-235b-three-gpus-spill-total-duration-only.txt"
+    (request,) = read_records(path)
+    assert request.metrics["e2e_seconds"] == pytest.approx(23 * 60 + 5.891375436)
+    assert diagnose_files([path]).verdict == "insufficient-data"
+
+
+def test_a_sweeps_concurrency_titles_are_each_blocks_concurrency():
+    path = FIXTURES / "blind99_logs" / "sglangbench__2025-tokenizer-manager-p99-ttft-concurrency-1-4-8.txt"
+    rows = read_records(path)
+    assert [(row.metrics["max_concurrency"], row.metrics["ttft_seconds_mean"]) for row in rows] == [
+        (1, pytest.approx(0.0762)), (4, pytest.approx(0.167)), (8, pytest.approx(0.26178))]

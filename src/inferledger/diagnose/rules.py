@@ -122,6 +122,11 @@ _TABLE = (
           "mean TTFT ≥ this × (mean input tokens ÷ the run's input tok/s), TTFT ≥ 0.5 s", 5.0, "×",
           "the run's input rate is a lower bound on the server's prefill rate, so one prompt needs at "
           "most mean input ÷ that rate of prefill; a first token far later waited for something else", 0.7),
+    _rule("summary-wait-dominates", "summary", "queueing",
+          "queue evidence found, and TTFT less the prompt's own work (mean input ÷ the run's input tok/s) at least "
+          "this share of the request's time (E2E, or TTFT + TPOT × the tokens after the first)", 0.5, "of the request",
+          "the verdict names where the user's time goes: a slow decode that also built the queue is there, but a "
+          "request that spends most of its time waiting is first a queue (add capacity or cap the rate)", 0.9),
     _rule("summary-ttft-over-tpot", "summary", "queueing",
           "no input rate in the summary: mean TTFT ≥ this × TPOT and ≥ 2 s", 100.0, "×",
           "a prompt of a few thousand tokens costs tens of decode steps on a GPU, not hundreds (prefill runs "
@@ -161,6 +166,11 @@ _TABLE = (
           "prompt tokens ÷ TTFT below this × the decode rate (1/TPOT), input ≥ 256 tokens", 2.0, "×",
           "prefill processes a whole prompt per step and should run many times faster per token than decode; long "
           "outputs hide a slow prefill from the TTFT share", 0.55),
+    _rule("summary-prompt-crawls", "summary", "prefill-bound",
+          "no decode numbers, no E2E: prompt tokens ÷ TTFT below this, input ≥ 128 tokens, TTFT ≥ 5 s", 10.0,
+          "tok/s", "a prompt is read many tokens a step, so even a CPU prefills a 7B model at tens to hundreds of "
+          "tokens a second; below the decode cutoff's 10 tok/s the first token is slow for any machine, and with "
+          "nothing else timed it is the cost shown (queueing would not follow the prompt's length)", 0.65),
     _rule("summary-itl-stalls", "summary", "prefill-bound", "ITL P99 ≥ this × median ITL (alone, or raising "
           "summary-ttft-share)", 10.0, "×", "prefills that stall the decode batch show as a long ITL tail; "
           "the median gap is then the decode step, not the stall-inflated TPOT", 0.65),

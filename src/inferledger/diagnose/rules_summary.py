@@ -98,6 +98,8 @@ class _Run:
         if input_rate is None and mean_input and achieved:
             input_rate = mean_input * achieved  # clients that print only per-request means (evalscope)
         self.input_rate = input_rate
+        # One prompt's own prefill at most: the run's input rate is a lower bound on the server's prefill rate.
+        self.prompt_work = mean_input / input_rate if mean_input and input_rate else None
         self.offered = offered_rate(record)
         self.concurrency = metrics.get("max_concurrency")
         self.per_token = self.tpot if self.tpot is not None else self.itl
@@ -197,6 +199,8 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         _consistency(run, record, checks, findings, where)
         _burst(run, record, where, findings)
         queued = _queue(run, record, where, findings, notes)
+        if queued:
+            _wait_dominates(run, where, findings)
         _prefill(run, record, where, findings, queued)
         # A run on a CPU (its own backend cell, or the log's) gets a CPU's cutoff: ten tokens a second is fast there.
         cpu = record.labels.get("device") == "cpu" or acc.labels.get("backend") == "cpu"
@@ -588,7 +592,12 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             latency = run.ttft + run.tpot * (run.mean_output - 1)
         if latency is None and record.metrics.get("mean_concurrency") and achieved:
             latency = record.metrics["mean_concurrency"] / achieved  # Little's law: in flight ÷ completions/s
-        expected = completed / offered + (latency or 0.0)
+        service = latency
+        if latency is not None and run.ttft is not None and run.prompt_work is not None and run.ttft > run.prompt_work:
+            # The observed latency holds whatever wait a queue added; a server keeping up serves a request in its
+            # decode and its prompt's own work, so the drain test compares with that (not with the wait it tests).
+            service = latency - run.ttft + run.prompt_work
+        expected = completed / offered + (service or 0.0)
         kept = threshold("summary-rate-not-kept")
         concurrency, output_rate = record.metrics.get("mean_concurrency"), run.output_rate
         if run.arrived_in_burst and concurrency and output_rate \
@@ -678,8 +687,8 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
         return _ttft_spread(run, record, where, findings)
     found = _ttft_spread(run, record, where, findings) or _ttft_over_fastest(run, record, where, findings)
     # TTFT far beyond the prompt's own work, with no offered-rate line to compare.
-    if run.mean_input and run.input_rate and run.ttft >= 0.5:
-        work = run.mean_input / run.input_rate
+    if run.prompt_work is not None and run.ttft >= 0.5:
+        work = run.prompt_work
         factor = threshold("summary-ttft-over-prompt-work")
         if run.ttft >= factor * work:
             findings.append(fire(
@@ -707,6 +716,21 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             "prefill", {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token}, **where))
         return True
     return found
+
+
+def _wait_dominates(run: _Run, where: dict, findings: list) -> None:
+    """With queue evidence found: when the wait before the first token (TTFT less the prompt's own work) is most of
+    the request's time, the queue is where the user's time goes, whatever else is slow."""
+    if run.ttft is None or run.prompt_work is None or run.per_token is None or not run.mean_output:
+        return
+    latency = run.e2e or run.ttft + run.per_token * max(run.mean_output - 1, 0)
+    wait = run.ttft - run.prompt_work
+    if latency > 0 and wait >= threshold("summary-wait-dominates") * latency:
+        findings.append(fire(
+            "summary-wait-dominates",
+            f"{run.name}: ~{wait:.3g} s of the {latency:.3g} s request ({wait / latency:.0%}) is waiting before the "
+            f"prefill (TTFT {run.ttft:.3g} s less the prompt's own {run.prompt_work * 1e3:.0f} ms): the queue is "
+            "most of each request's time", {"wait_seconds": wait, "request_seconds": latency}, **where))
 
 
 def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> None:
@@ -746,6 +770,13 @@ def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> No
                 f"{ttft * 1e3:.0f} ms TTFT), barely faster than decode at {decode_rate:.0f} tok/s{note}",
                 {"prompt_tokens_per_second": prompt_rate, "decode_tokens_per_second": decode_rate}, **where))
             return
+    if e2e is None and run.per_token is None and run.mean_input and run.mean_input >= 128 and ttft >= 5.0 \
+            and run.mean_input / ttft < threshold("summary-prompt-crawls"):
+        findings.append(fire(
+            "summary-prompt-crawls", f"{run.name}: {run.mean_input:,.0f} prompt tokens in a {ttft:,.1f} s TTFT, "
+            f"{run.mean_input / ttft:.2g} tok/s: the prompt's processing crawls, and nothing else is timed{note}",
+            {"ttft_seconds_mean": ttft, "prompt_tokens_per_second": run.mean_input / ttft}, **where))
+        return
     if e2e is None and run.tpot and run.mean_output and run.mean_output > 1:
         # A summary cut before its E2E rows, no other prompt evidence: its mean request rebuilt from TTFT and TPOT.
         share = _ttft_share(run, record, ttft + run.tpot * (run.mean_output - 1), note, where,

@@ -403,11 +403,23 @@ def _guidellm_row(line_number: int, columns: list, column_groups: list, row: lis
         metrics[found[0]] = number * found[1]
     if not metrics or not row[0]:
         return None
+    e2e_keys = [key for key in metrics if key.startswith("e2e_seconds_")]
+    ttft = metrics.get("ttft_seconds_mean")
+    if e2e_keys and ttft and metrics.get("e2e_seconds_mean", ttft) < ttft <= 1000 * metrics["e2e_seconds_mean"]:
+        # guidellm releases that title the request latency `(ms)` still print it in seconds (1.59 for a 0.10 s TTFT
+        # and 127 tokens at 11.7 ms): a request ending before its first token is impossible, so the cells are seconds.
+        for key in e2e_keys:
+            metrics[key] *= 1000
+        labels["e2e_unit"] = "seconds under an (ms) title"
     return Record("summary", "bench.guidellm", line_number, metrics, labels=labels)
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # Detection and the line loop
+
+# A sweep's title line naming the level its rows were run at: `Concurrency 4:`, `concurrency=8` (the number before any
+# colon: the `Concurrency: 3.97` row inside SGLang's block is the run's measured mean, not a title).
+_CONCURRENCY_TITLE = re.compile(r"^\s*[#*=-]*\s*concurrency\s*[= ]\s*(\d+)\s*:?\s*[#*=-]*\s*$", re.IGNORECASE)
 
 _SNIFF_MARKERS = (
     (_BANNER, 0.95),
@@ -419,6 +431,7 @@ _SNIFF_MARKERS = (
     ('"ttft_s"', 0.9),
     ('"mean_ttft_ms"', 0.95),
     ('"mean_e2e_latency_ms"', 0.95),
+    ('"median_ttft"', 0.9),  # SGLang's early-2024 --output-file (bench_json._SGLANG_2024_MS)
     ('"time_to_first_token"', 0.9),
     ('"request_latency"', 0.85),
     ("Benchmarks Info:", 0.9),
@@ -484,6 +497,15 @@ def parse(lines) -> Iterator:
             if record is not None:
                 yield record
             genai = None
+        title = _CONCURRENCY_TITLE.match(line) if "oncurrency" in line else None
+        if title is not None:
+            # A sweep's section title (`Concurrency 4:`) over the result rows of that level: it ends the block above
+            # and states the next one's concurrency, as vLLM's preamble does.
+            record = close_block()
+            if record is not None:
+                yield record
+            preamble_metrics = dict(preamble_metrics, max_concurrency=float(title.group(1)))
+            continue
         if block is not None:
             if line.startswith("=====") and line.strip("= \t") and _BANNER not in line \
                     and "Result for Model" not in line:

@@ -37,6 +37,11 @@ _JSON_SCALARS = {  # vLLM --save-result / SGLang --output-file keys -> metric; d
     "accept_length": "spec_mean_acceptance_length",
     "spec_decode_acceptance_length": "spec_mean_acceptance_length",
 }
+# SGLang's bench_serving --output-file of early 2024: latencies in ms with no unit in their keys (`median_ttft`,
+# `median_itl`), the totals `total_input` / `total_output`, its rate `output_token_throughput`.
+_SGLANG_2024_MS = re.compile(r"^(mean|median|p\d+)_(ttft|tpot|itl|e2el|e2e_latency)$")
+_SGLANG_2024_SCALARS = {"total_input": "total_input_tokens", "total_output": "total_output_tokens",
+                        "output_token_throughput": "output_tokens_per_second"}
 _EXPORT_METRICS = {  # AIPerf profile_export_aiperf.json / genai-perf profile_export_genai_perf.json names
     "time_to_first_token": "ttft_seconds",
     "time_to_second_token": "ttst_seconds",
@@ -100,25 +105,29 @@ def _json_items(line_number: int, value, truncated: int) -> Iterator:
         yield from _awscurl_summary(line_number, value, base_labels)
     elif "request_throughput" in value or any(_MS_KEY.match(key) for key in value):
         yield from _serving_json(line_number, value, base_labels)
+    elif "dataset_name" in value and any(_SGLANG_2024_MS.match(key) for key in value):
+        yield from _serving_json(line_number, value, base_labels, early_sglang=True)
 
 
-def _serving_json(line_number: int, value: dict, labels: dict) -> Iterator:
+def _serving_json(line_number: int, value: dict, labels: dict, early_sglang: bool = False) -> Iterator:
     # SGLang names E2E `e2e_latency` and writes its dataset knobs; vLLM writes model_id / endpoint_type.
-    sglang = (any("e2e_latency" in key for key in value) or "total_output_tokens_retokenized" in value
+    sglang = (early_sglang or any("e2e_latency" in key for key in value) or "total_output_tokens_retokenized" in value
               or "random_input_len" in value)
+    ms_key = _SGLANG_2024_MS if early_sglang else _MS_KEY
+    scalars = dict(_JSON_SCALARS, **_SGLANG_2024_SCALARS) if early_sglang else _JSON_SCALARS
     labels = dict(labels, tool="sglang-bench" if sglang else "vllm-bench")
     for key in ("backend", "model_id", "date", "dataset_name"):
         if isinstance(value.get(key), str):
             labels[key] = value[key]
     metrics = {}
     for key, item in value.items():
-        match = _MS_KEY.match(key)
+        match = ms_key.match(key)
         if match is not None:
             number, stat = _float(item), canonical_stat(match.group(1))
             if number is not None and stat is not None:
                 metrics[f"{LATENCY_METRIC[match.group(2).replace('_', ' ')]}_{stat}"] = number / 1000.0
             continue
-        metric = _JSON_SCALARS.get(key)
+        metric = scalars.get(key)
         if metric is None:
             continue
         number = _float(item)
@@ -258,5 +267,5 @@ def _llmperf_requests(line_number: int, items: list, labels: dict) -> Iterator:
 
 def wanted_json(text: str) -> bool:
     return ("_ms" in text or "request_throughput" in text or "ttft_s" in text or "results_" in text
-            or '"unit"' in text or "totalTimeMills" in text)
+            or '"unit"' in text or "totalTimeMills" in text or '"median_ttft"' in text)
 

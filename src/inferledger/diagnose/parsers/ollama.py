@@ -271,6 +271,10 @@ _SLOG_MARKERS = ("source=sched.go", "source=memory.go", "source=ggml.go", "sourc
                  "source=runner.go", "ollama")
 
 
+# The --verbose block's first line, a Go duration (`total duration:       23m5.891375436s`), alone on its line.
+_TOTAL_ONLY = re.compile(r"(?m)^\s*total duration:\s+(?:\d+h)?(?:\d+m)?\d+(?:\.\d+)?(?:s|ms|µs)\s*$")
+
+
 def sniff(head: str) -> float:
     if "prompt eval rate:" in head or "eval rate:" in head and "eval count:" in head:
         return 0.95
@@ -278,6 +282,8 @@ def sniff(head: str) -> float:
         return 0.8  # a front-end's title-cased copy of the same numbers
     if re.search(r"(?m)^\s*eval rate:\s+[\d.]+ tokens/s", head):
         return 0.8  # only the --verbose block's last line, pasted once per run (a comparison across builds)
+    if _TOTAL_ONLY.search(head):
+        return 0.6  # only the --verbose block's first line (an excerpt cut after it): read, if only to say so
     if any(f"{quote}{key}{quote}" in head for quote in "\"'" for key in ("eval_count", "prompt_eval_duration",
                                                                           "total_duration")):
         return 0.9  # the API's JSON, or the dict a Python client printed
