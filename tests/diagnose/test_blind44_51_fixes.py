@@ -1409,3 +1409,45 @@ def test_a_sweeps_concurrency_titles_are_each_blocks_concurrency():
     rows = read_records(path)
     assert [(row.metrics["max_concurrency"], row.metrics["ttft_seconds_mean"]) for row in rows] == [
         (1, pytest.approx(0.0762)), (4, pytest.approx(0.167)), (8, pytest.approx(0.26178))]
+
+
+# -- Round 102-104 second pass ---------------------------------------------------------------------------------------
+
+def test_a_line_wrapped_by_a_paste_is_unwrapped():
+    from inferledger.diagnose.read import clean_line
+
+    assert clean_line("`Avg prompt throughput: 1.0 tokens/s`") == "Avg prompt throughput: 1.0 tokens/s"
+    assert clean_line("│ INFO 03-21 20:15:46 [executor_base.py:111] # cuda blocks: 7191 │   ") == \
+        "INFO 03-21 20:15:46 [executor_base.py:111] # cuda blocks: 7191"
+    # A table row has more bars than a frame, a code fence more backticks: left as they are.
+    assert clean_line("│ TTFT │ 12.0 │") == "│ TTFT │ 12.0 │"
+    assert clean_line("```text") == "```text"
+
+
+def test_stats_lines_quoted_as_inline_code_and_cut_after_their_rates():
+    path = FIXTURES / "blind102_logs" / "vllm__v0-2024-upgrade-0.3.2-stats-fragments-two-versions-4090.txt"
+    assert [(record.metrics["prompt_tokens_per_second"], record.metrics["generation_tokens_per_second"])
+            for record in read_records(path)] == [(1006.0, 273.8), (175.5, 15.5)]
+
+
+def test_a_startup_profile_in_a_box_with_the_devices_block_count():
+    path = FIXTURES / "blind102_logs" / "vllm__v0-k8s-deployment-startup-memory-profile-blocks.txt"
+    blocks = [record.metrics for record in read_records(path) if "gpu_blocks" in record.metrics]
+    assert blocks == [{"gpu_blocks": 7191, "cpu_blocks": 512}]
+
+
+def test_a_triton_server_line_whose_closing_bracket_was_dropped():
+    # `Avg request latency: 247496 usec (overhead 844 usec + queue 242704 usec + …` with no `)`: 242.7 of 247.5 ms.
+    path = FIXTURES / "blind103_logs" / "triton__perf-analyzer-grpc-concurrency-1000-trt-fp16-queue-dominates.txt"
+    (row,) = [record for record in read_records(path) if record.kind == "summary"]
+    assert row.metrics["queue_seconds_mean"] == pytest.approx(0.242704)
+    assert diagnose_files([path]).verdict == "queueing"
+
+
+def test_a_few_dozen_prompt_tokens_are_no_prefill_share(tmp_path):
+    # 29 prompt tokens in 0.517 s beside 25 tokens in 0.321 s: 62 % of the compute, but one step of fixed cost.
+    hello = FIXTURES / "blind104_logs" / "ollama__2025-api-chat-response-json-llama32-one-hello-reply.txt"
+    assert "requests-prefill-share" not in _rules(diagnose_files([hello]))
+    # The same split for a 200-token prompt is the prompt's work.
+    text = hello.read_text().replace('"prompt_eval_count": 29', '"prompt_eval_count": 200')
+    assert "requests-prefill-share" in _rules(diagnose_files([_write(tmp_path, text, "long.txt")]))

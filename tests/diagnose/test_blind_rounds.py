@@ -73,7 +73,10 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind98_logs": (6, 6, 10),
           "blind99_logs": (3, 6, 10),
           "blind100_logs": (8, 9, 10),
-          "blind101_logs": (5, 6, 10)}
+          "blind101_logs": (5, 6, 10),
+          "blind102_logs": (6, 8, 10),
+          "blind103_logs": (4, 5, 10),
+          "blind104_logs": (4, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -45,7 +45,8 @@ def _mixed_log(path: Path, repeats: int = 40, end: str = "\n") -> None:
             lines.append(line)
             lines.extend([NOISE] * rng.randint(0, 3))
         lines.extend([stats[:cut], stats[cut:]])  # a hard-wrapped stats line (joined in a single pass)
-        lines.append(stats[:cut])  # a cut one with nothing after it
+        lines.append(stats[:cut])  # a cut one with nothing after it: its two rates read
+        lines.append(stats[: stats.index("tokens/s")])  # one cut before its first rate is whole: damaged
         lines.append(stats + " " + stats)  # two glued on one line
         lines.append("\x1b[32m" + sglang_lines[index % len(sglang_lines)] + "\x1b[0m")
         lines.append("2026-05-12T08:01:39.331095044Z " + vllm_lines[index % len(vllm_lines)])

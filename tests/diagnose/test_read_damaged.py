@@ -96,9 +96,18 @@ def test_glued_stats_lines_give_two_records():
     assert not skipped
 
 
-def test_truncated_stats_line_is_reported_not_raised():
+def test_truncated_stats_line_keeps_its_whole_fields_and_a_cut_rate_is_reported():
+    # Cut before its KV usage: 41.7 tokens/s, 1 running and 0 pending are each closed by their unit, so whole.
     cut = V0_LINE[: V0_LINE.index("GPU KV cache")] + "GPU KV ca$"
     records, skipped = parse(vllm, [cut, V0_LINE])
+    assert not skipped
+    first = records[0]
+    assert (first.metrics["generation_tokens_per_second"], first.metrics["running_requests"],
+            first.metrics["waiting_requests"]) == (41.7, 1, 0)
+    assert "kv_cache_usage_fraction" not in first.metrics and "cut" in first.labels["truncated"]
+    # Cut inside its first rate's unit: no field is proven whole, the line is reported.
+    broken = V0_LINE[: V0_LINE.index("tokens/s")]
+    records, skipped = parse(vllm, [broken, V0_LINE])
     assert len(records) == 1
     assert [item.line_number for item in skipped] == [1]
     assert "KV cache" in skipped[0].reason

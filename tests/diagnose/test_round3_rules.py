@@ -375,11 +375,18 @@ def test_stats_line_cut_after_its_kv_field_is_read(tmp_path):
     assert diagnosis.files[0]["records"] == 1 and diagnosis.files[0]["skipped_lines"] == 0
 
 
-def test_stats_line_cut_inside_its_kv_number_is_skipped(tmp_path):
-    # Cut at "usage: 3": the 3 may be 3.1 or 31, so the line is reported as damaged, not read.
+def test_stats_line_cut_inside_its_kv_number_keeps_only_the_whole_fields(tmp_path):
+    # Cut at "usage: 3": the 3 may be 3.1 or 31, so the KV usage is not read; the fields before it, each closed by its
+    # unit, are.
     cut = V0_LINE[: V0_LINE.index("usage: 3") + len("usage: 3")]
+    path = tmp_path / "cut.txt"
+    path.write_text(cut + "\n")
+    (record,) = read_records(path)
+    assert "kv_cache_usage_fraction" not in record.metrics
+    assert record.metrics["generation_tokens_per_second"] == float(V0_LINE.split("generation throughput: ")[1].split()[0])
+    # Cut inside its first rate: nothing whole, reported as damaged.
     with pytest.raises(LogFormatError, match="1 damaged line"):
-        _diagnose(tmp_path, cut + "\n")
+        _diagnose(tmp_path, V0_LINE[: V0_LINE.index(" tokens/s")] + "\n")
 
 
 # -- windows that hold an arrival, and stalled windows (after blind round 3, not blind) -----------------------------

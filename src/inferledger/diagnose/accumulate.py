@@ -30,6 +30,10 @@ SLOW_CPU_TPOT_SECONDS = threshold("requests-slow-tpot-cpu")
 IMPOSSIBLE_TPOT_SECONDS = threshold("requests-impossible-tpot")
 TINY_PROMPT_TOKENS = threshold("requests-tiny-prompt")
 PROMPT_ONLY_TOKENS = threshold("requests-prompt-only")
+# A prompt of a few dozen tokens is read in one step whose time is mostly fixed cost (a graph's setup, the template):
+# its share of a short answer says nothing about prefill (requests-prefill-share's floor).
+PREFILL_SHARE_MIN_TOKENS = 64
+UNSTATED_PROMPT_SECONDS = 0.1  # a prompt of unstated length read faster than this is as short, by the same token
 COLD_START_FRACTION = threshold("requests-cold-start")
 # Load + prompt + generation may pass a total that holds them all by this much (rounding, a missed sample time).
 LOAD_FITS_SLACK = 1.1
@@ -764,11 +768,12 @@ class Accumulator:
         share = PREFILL_DOMINANT_SHARE if healthy_rate else PREFILL_SHARE
         # A request that writes one token has no decode to weigh its prompt against: like a prompt-only
         # measurement, only a long prompt (requests-prompt-only's size) makes it prefill-bound.
-        enough = TINY_PROMPT_TOKENS if output is None or output > 1 else PROMPT_ONLY_TOKENS
+        enough = PREFILL_SHARE_MIN_TOKENS if output is None or output > 1 else PROMPT_ONLY_TOKENS
         if prefill is not None and decode is not None:
             self.compute_seconds += prefill + decode
         if prefill is not None and decode is not None and prefill + decode > 0 \
-                and (tokens is None or tokens > enough) and prefill >= share * (prefill + decode):
+                and (tokens > enough if tokens is not None else prefill >= UNSTATED_PROMPT_SECONDS) \
+                and prefill >= share * (prefill + decode):
             self._flags["prefill_share"].add(line, file)
             self.prefill_share_compute_seconds += prefill + decode
         # The generation side only: a prompt's count may include cached tokens its rate leaves out (TabbyAPI).

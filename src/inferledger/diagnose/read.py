@@ -64,11 +64,27 @@ def clean_line(line: str) -> str:
         line = _ANSI.sub("", line)
     if "\xa0" in line or "\u202f" in line or "\u2007" in line:
         line = line.translate(_SPACES)
+    if line[:1] in _WRAPS:
+        line = _unwrapped_whole(line)
     while line:  # stacked prefixes: compose over Go's log stamp, a quote over docker's stamp, ...
         cut = _outer_prefix_end(line)
         if not cut:
             break
         line = line[cut:]
+    return line
+
+
+# A whole line wrapped by the person pasting or the viewer it was copied from: Markdown inline code (`` `Avg prompt
+# throughput: …` ``) and a one-cell box's frame (`│ INFO 03-21 … │`, a terminal UI's log pane). A table's row has more
+# bars than its frame and a code fence more backticks: both are left as they are.
+_WRAPS = ("`", "│")
+
+
+def _unwrapped_whole(line: str) -> str:
+    stripped = line.rstrip()
+    mark = line[0]
+    if len(stripped) > 2 and stripped[-1] == mark and stripped.count(mark) == 2:
+        return stripped[1:-1].strip()
     return line
 
 
@@ -128,14 +144,14 @@ READ_BLOCK_BYTES = 4 * 1024 * 1024
 # A line start that clean_line might strip: a date (Docker/RFC 3339 and journald's ISO stamps, Go's log stamp), ">"
 # (a quote), "[pod/" (kubectl), a month name (journald). One regex over the block (it searches for "\n" first), not
 # one substring search per prefix; an engine's own clock (llama-server's `16.42.988.854`) is no date.
-_PREFIX_START = r"(?:\d{4}[-/]\d\d[-/]\d\d[T ]|>|\[pod/|(?:" + "|".join(sorted(_MONTHS)) + ") )"
+_PREFIX_START = r"(?:\d{4}[-/]\d\d[-/]\d\d[T ]|>|`|│|\[pod/|(?:" + "|".join(sorted(_MONTHS)) + ") )"
 _PREFIXED_LINE = re.compile(r"\n" + _PREFIX_START)
 _PREFIXED_FIRST = re.compile(_PREFIX_START)
 
 
 def _may_need_cleaning(line: str) -> bool:
     """False only for lines clean_line leaves as they are (its own tests, cheapest first; a superset of them)."""
-    return "\r" in line or "\x1b" in line or "#033[" in line or line[:1].isdigit() or line[:1] == ">" \
+    return "\r" in line or "\x1b" in line or "#033[" in line or line[:1].isdigit() or line[:1] in ">`│" \
         or " | " in line[:40] or line[:3] in _MONTHS or line[:5] == "[pod/" or "\xa0" in line \
         or "\u202f" in line or "\u2007" in line
 

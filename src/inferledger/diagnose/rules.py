@@ -370,10 +370,11 @@ _TABLE = (
           "wait alone is the evidence", 0.6, 0.85),
     _rule("requests-prefill-share", "requests", "prefill-bound",
           "prompt eval ≥ this share of prompt eval + eval (≥ 2/3 when the prompt is read ≥ 10× faster per token "
-          "than the answer is written), prompt > 20 tokens", 0.5, "of compute",
+          "than the answer is written), prompt > 64 tokens", 0.5, "of compute",
           "per request, the time to read the prompt exceeds the time to write the answer: prefill dominates "
           "(llama.cpp, ollama state both parts); a prompt read at a healthy rate is a long prompt, prefill-bound "
-          "only when it takes twice the decode time", 0.45, 0.75),
+          "only when it takes twice the decode time; a prompt of a few dozen tokens is one step of mostly fixed "
+          "cost (a 29-token hello in 0.5 s beside 25 tokens at 13 ms)", 0.45, 0.75),
     _rule("requests-phase-leads", "requests", "note",
           "both phases read as slow (prompt share and per-token cutoff): the one holding at least this share of the "
           "requests' prompt + generation time leads; the other's confidence is held below it", 2 / 3, "of compute",

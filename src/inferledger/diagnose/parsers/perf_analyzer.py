@@ -35,7 +35,7 @@ _CLIENT = {  # the Client section's rows: label -> (metric, scale)
     "p99 latency": ("e2e_seconds_p99", 1e-6),
 }
 _ROW = re.compile(r"^\s*([A-Za-z0-9 ]+?):\s*([\d.]+)\s*(usec|infer/sec)?")
-_SERVER = re.compile(r"Avg request latency:\s*(\d+)\s*usec\s*\((.*)\)")
+_SERVER = re.compile(r"Avg request latency:\s*(\d+)\s*usec\s*\((.*?)\)?\s*$")  # a paste may drop the closing bracket
 _QUEUE = re.compile(r"\bqueue\s+(\d+)\s*usec")
 
 

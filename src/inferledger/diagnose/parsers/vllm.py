@@ -58,7 +58,8 @@ _SPEC_FIELDS = {
 _PREEMPT = re.compile(r"preempted by PreemptionMode\.(\w+).*?(?:total_num_cumulative_preemption=(\d+))?$")
 _WEIGHTS = re.compile(r"(?:Loading model weights took|Model loading took) ([\d.]+) ?(MB|GB|GiB|MiB)"
                       r"(?: memory)?(?: and ([\d.]+) seconds)?")
-_BLOCKS = re.compile(r"# GPU blocks: ([\d,]*\d)(?:, # CPU blocks: ([\d,]*\d))?")
+# `# GPU blocks` (CUDA), or the device's name where a platform prints its own (`# cuda blocks`, `# npu blocks`).
+_BLOCKS = re.compile(r"# (?:GPU|cuda|npu|xpu|hpu|tpu|neuron) blocks: ([\d,]*\d)(?:, # CPU blocks: ([\d,]*\d))?")
 _NUM_BLOCKS = re.compile(r"num_gpu_blocks is: ([\d,]*\d)")
 _KV_MEMORY = re.compile(r"Available KV cache memory: ([\d.]+) ?(GiB|GB|MiB|MB)")
 _KV_TOKENS = re.compile(r"GPU KV cache size: ([\d,]*\d) tokens")
@@ -70,7 +71,7 @@ _BLOCK_SIZE = re.compile(r"[Ss]etting attention block size to (\d+) tokens")
 _TP = re.compile(r"tensor_parallel_size=(\d+)")
 
 _SNIFF_MARKERS = ("Avg prompt throughput", "Avg generation throughput", "is preempted by PreemptionMode",
-                  "# GPU blocks:", "Maximum concurrency for", "SpecDecoding metrics", "Speculative metrics:",
+                  "# GPU blocks:", "# cuda blocks:", "Maximum concurrency for", "SpecDecoding metrics", "Speculative metrics:",
                   "Model loading took", "Loading model weights took", "num_gpu_blocks is:", "GPU KV cache size:",
                   "Available KV cache memory:")
 
@@ -455,16 +456,32 @@ class LineParser:
 
 
 _KV_COMPLETE = re.compile(r"GPU KV cache usage: \d+(?:\.\d+)?%")
+# A field of a cut line proven whole by the unit after its number (`273.8 tokens/s`, `1 reqs`, `57.9%`).
+_WHOLE_FIELD = re.compile(r"([A-Za-z][A-Za-z ]*): (-?\d+(?:\.\d+)?)(?: tokens/s| reqs|%)")
 
 
 def _cut_line(line_number: int, text: str) -> Record | Skipped:
     """A stats line cut and not continued (a paste that ends mid-line): its record when every field up to the GPU KV
-    usage is whole (the `%` after it proves that number complete), a Skipped otherwise."""
+    usage is whole (the `%` after it proves that number complete); else the fields before the cut that their unit
+    proves whole, when they hold the generation rate (a window marked cut: no KV field, perhaps no batch); a Skipped
+    otherwise."""
     start = text.find(_STATS)
-    if start >= 0 and text.count(_STATS) == 1 and _KV_COMPLETE.search(text, start):
+    if start < 0 or text.count(_STATS) != 1:
+        return Skipped(line_number, "vLLM stats line cut before the GPU KV cache usage field", "vllm.stats")
+    if _KV_COMPLETE.search(text, start):
         record = _stats_record(text[start:], text[:start], line_number)
         if record is not None:
             return record
+    metrics = {}
+    for label, value in _WHOLE_FIELD.findall(text, start):
+        known = _STATS_FIELDS.get(label.strip().lower())
+        if known:
+            metrics[known[0]] = float(value) * known[1]
+    if "generation_tokens_per_second" in metrics:
+        timestamp, year_assumed = find_timestamp(text[:start])
+        version = "v0" if "Swapped" in text or "Pending" in text else "v1"
+        labels = dict(_stats_labels(text[:start], year_assumed, version), truncated="cut before the GPU KV cache usage")
+        return Record("interval", "vllm.stats", line_number, metrics, timestamp, labels)
     return Skipped(line_number, "vLLM stats line cut before the GPU KV cache usage field", "vllm.stats")
 
 
@@ -486,7 +503,7 @@ def wants_next(line: str) -> bool:
 # reader's single compiled pattern skips everything else at C speed. Lines outside them (e.g. the engine config
 # line with tensor_parallel_size) are read only when a pull-style pass gives every line.
 MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"Speculative metrics", b"PreemptionMode",
-           b"# GPU blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
+           b"# GPU blocks", b"# cuda blocks", b"# npu blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
            b"Maximum concurrency", b"Model loading took", b"Loading model weights took", b"Memory profiling",
            b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v")
 # Markers start with an upper-case letter or a sign where they can: the scan's regex first tests a character set of
