@@ -8,7 +8,7 @@ import math
 from itertools import repeat
 from operator import is_not
 
-from inferledger.diagnose.records import Windows
+from inferledger.diagnose.records import Requests, Windows
 from inferledger.diagnose.rules import threshold
 
 TIMELINE_BUCKETS = 48
@@ -266,6 +266,22 @@ def _column(values: list, count: int) -> tuple:
     return array, np.fromiter(map(is_not, values, repeat(None)), bool, count)
 
 
+# The metrics every row states for Accumulator._request_columns (graphs_reused may be stated or not), and those a
+# one-token request sets aside.
+_ROW_METRICS = {"prefill_seconds", "input_tokens", "prompt_tokens_per_second", "decode_seconds", "output_tokens",
+                "generation_tokens_per_second", "tpot_seconds", "e2e_seconds", "context_tokens"}
+_ONE_TOKEN_DROPS = ("tpot_seconds", "generation_tokens_per_second")
+
+
+def _sum_in_order(total: float, values) -> float:
+    """total + values[0] + values[1] + …, added in order (np.add.accumulate) as a Python loop adds them."""
+    import numpy as np
+
+    if not len(values):
+        return total
+    return np.add.accumulate(np.concatenate(([total], values)))[-1].item()
+
+
 def _folded_view(name: str, doc: str) -> property:
     """A read-only Accumulator attribute read with every window read so far folded in (Accumulator._folded)."""
     return property(lambda accumulator: getattr(accumulator._folded(), name), doc=doc)
@@ -512,16 +528,7 @@ class Accumulator:
         seen = self.sources.get(source)
         self.sources[source] = 1 if seen is None else seen + 1
         if seen is None or record.kind != "interval":
-            for key in ("engine", "tool", "ttft_definition", "ttft_includes_reasoning", "tpot_includes_prefill",
-                        "throughput_definition", "input_tokens_definition", "model", "gpu", "backend",
-                        "prefix_caching"):
-                if key in record.labels and key not in self.labels:
-                    value = record.labels[key]
-                    if key == "backend":
-                        # What the log calls its backend (llama-bench column, runner library): CPU is evidence.
-                        self.labels["backend_name"] = str(value)
-                        value = "cpu" if str(value).strip().lower() in ("cpu", "blas", "cpu_aarch64") else "gpu"
-                    self.labels[key] = value
+            self._note_labels(record.labels)
         kind = record.kind
         if kind == "interval":
             self._interval(record, file)
@@ -537,6 +544,18 @@ class Accumulator:
         elif kind == "event":
             self._event(record, file)
 
+    def _note_labels(self, labels: dict) -> None:
+        """The label notes worth showing (definitions, engines) a record's labels hold that none before held."""
+        for key in ("engine", "tool", "ttft_definition", "ttft_includes_reasoning", "tpot_includes_prefill",
+                    "throughput_definition", "input_tokens_definition", "model", "gpu", "backend", "prefix_caching"):
+            if key in labels and key not in self.labels:
+                value = labels[key]
+                if key == "backend":
+                    # What the log calls its backend (llama-bench column, runner library): CPU is evidence.
+                    self.labels["backend_name"] = str(value)
+                    value = "cpu" if str(value).strip().lower() in ("cpu", "blas", "cpu_aarch64") else "gpu"
+                self.labels[key] = value
+
     def add_all(self, records, file: str = "") -> None:
         """add(record, file) for each record in turn. The usual record, a stats window of a source already seen in
         this file, takes a short path: no labels to note, no snapshot, no weights, only its rank checked and the
@@ -547,6 +566,9 @@ class Accumulator:
         for record in records:
             if type(record) is Windows:
                 self.add_windows(record, file)
+                continue
+            if type(record) is Requests:
+                self.add_requests(record, file)
                 continue
             source = record.source
             seen = sources.get(source)
@@ -568,6 +590,27 @@ class Accumulator:
                         self._fold_windows()
                     continue
             self.add(record, file)
+
+    def add_requests(self, requests: Requests, file: str = "") -> None:
+        """add_all(requests.records(), file) without a Record each: its windows queued whole (add_windows), then its
+        requests folded a row at a time from the columns. Windows and requests touch apart statistics, so only the
+        order their sources are first seen in, and the labels first noted, tell the two orders apart: a block with a
+        source not seen yet takes the record path."""
+        sources = self.sources
+        if requests.source not in sources or not sources.keys() >= set(requests.windows.sources):
+            self.add_all(requests.records(), file)
+            return
+        if requests.windows:
+            self.add_windows(requests.windows, file)
+        count = len(requests)
+        self.records += count
+        sources[requests.source] += count
+        labels = requests.labels  # the labels of every row that the statistics read (Requests.row_labels: none)
+        self._note_labels(labels)
+        if not self._request_columns(requests, file):
+            fold = self._request_of
+            for line, metrics in zip(requests.lines, requests.metric_rows(), strict=True):
+                fold(metrics, labels, line, file)
 
     def add_windows(self, windows: Windows, file: str = "") -> None:
         """add_all(windows.records(), file) without a Record each: every row a stats window (running requests or a
@@ -673,10 +716,96 @@ class Accumulator:
         if len(unfolded) >= FOLD_WINDOWS:
             self._fold_windows()
 
+    def _request_columns(self, requests: Requests, file: str) -> bool:
+        """_request_of for every row of `requests`, a metric or a test at a time over numpy columns, when every row
+        states the phases, their token counts and rates, the step time, the total and the context (as a 2026
+        llama-server request does), each a finite number, and no metric would be seen for the first time (the
+        statistics keep the order metrics first come in); False, nothing folded, otherwise. The same tests in the
+        same order, each comparison and sum as _request_of makes it (the sums added in order by
+        np.add.accumulate)."""
+        import numpy as np
+
+        metrics = requests.metrics
+        if metrics.keys() - {"graphs_reused"} != _ROW_METRICS or not self.requests.keys() >= metrics.keys():
+            return False
+        columns = {name: np.array(column, float) for name, column in metrics.items() if name != "graphs_reused"}
+        if not all(np.isfinite(column).all() for column in columns.values()):
+            return False
+        at = np.array(requests.lines)
+        flags = self._flags
+
+        def flag(name: str, mask) -> None:
+            found = np.flatnonzero(mask)
+            flags[name].extend(at[found[:MAX_LINES]].tolist(), file, len(found))
+
+        def add(running: Running, values, mask=None) -> None:
+            running.extend(values if mask is None else values[mask], at if mask is None else at[mask])
+
+        self.request_count += len(at)
+        prefill, tokens, prompt_rate = (columns[name] for name in ("prefill_seconds", "input_tokens",
+                                                                   "prompt_tokens_per_second"))
+        decode, output, generation, tpot, e2e = (columns[name] for name in (
+            "decode_seconds", "output_tokens", "generation_tokens_per_second", "tpot_seconds", "e2e_seconds"))
+        one_token = output <= 1  # every row states its step time: the one-token test holds on the output alone
+        flag("one_token", one_token)
+        for name, values in columns.items():  # the rows' metrics, the one-token rows' step time and rate set aside
+            add(self.requests[name], values, ~one_token if name in _ONE_TOKEN_DROPS else None)
+        if "graphs_reused" in metrics:
+            graphs = metrics["graphs_reused"]
+            stated = np.fromiter(map(is_not, graphs, repeat(None)), bool, len(graphs))
+            self.requests["graphs_reused"].extend(np.array([value for value in graphs if value is not None], float),
+                                                  at[stated])
+        flag("prefill_zero", (prefill == 0) & (tokens > 1))
+        flag("tiny_prompt", tokens <= TINY_PROMPT_TOKENS)
+        timed = ~one_token  # the rows whose step time is kept
+        impossible = timed & (tpot >= IMPOSSIBLE_TPOT_SECONDS)
+        slow = timed & ~impossible & (tpot >= SLOW_TPOT_SECONDS)
+        flag("impossible_tpot", impossible)
+        flag("slow_tpot", slow)
+        flag("slow_tpot_cpu", slow & (tpot >= SLOW_CPU_TPOT_SECONDS))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # rows a test's guards rule out
+            both = (prefill != 0) & (decode != 0) & (tokens != 0) & (output != 0)
+            phases = both & (output > 1)
+            slower = phases & (tokens > 1) & (prefill / tokens >= PROMPT_SLOWER_THAN_DECODE * decode / output)
+            if slower.any():
+                flag_lines = self.flags["prompt_slower_than_decode"]  # read as _request_of reads it (windows folded)
+                found = np.flatnonzero(slower)
+                flag_lines.extend(at[found[:MAX_LINES]].tolist(), file, len(found))
+            flag("prompt_artifact_minor", slower & (decode >= prefill))
+            slow_prompt = phases & ~slower & ((tokens >= SLOW_PROMPT_MIN_TOKENS) | (
+                (tokens > TINY_PROMPT_TOKENS) & (prefill >= SLOW_PROMPT_MIN_STEPS * decode / output))) \
+                & (tokens / prefill < SLOW_PROMPT_RATIO * output / decode) \
+                & (prefill >= SLOW_PROMPT_SHARE * (prefill + decode))
+            flag("slow_prompt", slow_prompt & (tokens >= SLOW_PROMPT_MIN_TOKENS))
+            flag("slow_prompt_short", slow_prompt & (tokens < SLOW_PROMPT_MIN_TOKENS))
+            healthy_rate = both & (tokens / prefill >= PREFILL_HEALTHY_RATIO * output / decode)
+            share = np.where(healthy_rate, PREFILL_DOMINANT_SHARE, PREFILL_SHARE)
+            enough = np.where(output > 1, TINY_PROMPT_TOKENS, PROMPT_ONLY_TOKENS)
+            compute = prefill + decode
+            self.compute_seconds = _sum_in_order(self.compute_seconds, compute)
+            prefill_share = (compute > 0) & (tokens > enough) & (prefill >= share * compute)
+            flag("prefill_share", prefill_share)
+            self.prefill_share_compute_seconds = _sum_in_order(self.prefill_share_compute_seconds,
+                                                               compute[prefill_share])
+            flag("rate_contradicts_time", timed & (generation != 0) & (output != 0) & (decode != 0)
+                 & (abs(generation * decode / output - 1) > RATE_CONTRADICTS))
+        engine = requests.labels.get("engine")
+        if engine in ("llama.cpp", "ollama"):
+            flag("impossible_prompt_rate", prompt_rate > IMPOSSIBLE_PROMPT_RATE)
+        if engine == "ollama" or str(requests.labels.get("variant", "")).startswith("server"):
+            gap = e2e - (compute + 0.0)  # no load stated: llama-server's and ollama's parts alike
+            add(self.parts_gap, gap)
+            mismatch = (abs(gap) > PARTS_MISMATCH * e2e) & (abs(gap) > PARTS_MISMATCH_MIN_SECONDS)
+            flag("parts_mismatch", mismatch)
+            flag("parts_exceed_total", mismatch & (gap < 0))
+        return True
+
     def _request(self, record, file: str) -> None:
+        self._request_of(record.metrics, record.labels, record.line_number, file)
+
+    def _request_of(self, metrics: dict, labels: dict, line: int, file: str) -> None:
+        """A request's metrics and labels (a Record's, or a records.Requests row's) at `line` into the statistics."""
         self.request_count += 1
-        metrics = record.metrics
-        line = record.line_number
         if metrics.get("output_tokens") is not None and metrics["output_tokens"] <= 1 \
                 and ("tpot_seconds" in metrics or "generation_tokens_per_second" in metrics):
             # One token written: its "per-token" time (llama.cpp's 0.00 ms, inf tokens per second) times no decode
@@ -775,11 +904,11 @@ class Accumulator:
         stated = metrics.get("generation_tokens_per_second")
         if stated and output and decode and abs(stated * decode / output - 1) > RATE_CONTRADICTS:
             self._flags["rate_contradicts_time"].add(line, file)
-        engine = record.labels.get("engine")
+        engine = labels.get("engine")
         rate = metrics.get("prompt_tokens_per_second")
         if rate is not None and rate > IMPOSSIBLE_PROMPT_RATE and engine in ("llama.cpp", "ollama"):
             self._flags["impossible_prompt_rate"].add(line, file)
-        server = engine == "ollama" or str(record.labels.get("variant", "")).startswith("server")
+        server = engine == "ollama" or str(labels.get("variant", "")).startswith("server")
         if server and e2e is not None and prefill is not None and decode is not None:
             # llama-server's total is prompt eval + eval; ollama's total also holds the load. The llama.cpp
             # CLI's total runs from context creation (load, sampling and the prompt wait are in it): not tested.
