@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from itertools import repeat
-from operator import is_not
+from operator import contains, is_not
 
 from inferledger.diagnose.records import Requests, Windows
 from inferledger.diagnose.rules import threshold
@@ -640,18 +640,20 @@ class Accumulator:
             sources[source] += windows.sources.count(source)
         keep = None
         # Rows share their labels dicts: the rank is read once per (source, labels) pair, in the order the pairs first
-        # come (the first rank seen of a source is the one kept), and rows are picked only when some are dropped.
-        pairs = list(zip(windows.sources, map(id, windows.labels), strict=True))
-        labels_of = dict(zip(map(id, windows.labels), windows.labels, strict=True))
-        ranks = self.rank
-        dropped = set()
-        for source, key in dict.fromkeys(pairs):
-            rank = labels_of[key].get("rank")
-            if rank is not None and ranks.setdefault(source, rank) != rank:
-                dropped.add((source, key))
-        if dropped:
-            keep = [pair not in dropped for pair in pairs]
-            count = sum(keep)
+        # come (the first rank seen of a source is the one kept), and rows are picked only when some are dropped. Rows
+        # none of whose labels name a rank (a labels dict a row: llama-server's slot and task) keep them all.
+        if any(map(contains, windows.labels, repeat("rank"))):
+            pairs = list(zip(windows.sources, map(id, windows.labels), strict=True))
+            labels_of = dict(zip(map(id, windows.labels), windows.labels, strict=True))
+            ranks = self.rank
+            dropped = set()
+            for source, key in dict.fromkeys(pairs):
+                rank = labels_of[key].get("rank")
+                if rank is not None and ranks.setdefault(source, rank) != rank:
+                    dropped.add((source, key))
+            if dropped:
+                keep = [pair not in dropped for pair in pairs]
+                count = sum(keep)
         self.interval_count += count
         self._unfolded.extend(windows, keep)
         if len(self._unfolded) >= FOLD_WINDOWS:

