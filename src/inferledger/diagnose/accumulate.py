@@ -593,9 +593,9 @@ class Accumulator:
 
     def add_requests(self, requests: Requests, file: str = "") -> None:
         """add_all(requests.records(), file) without a Record each: its windows queued whole (add_windows), then its
-        requests folded a row at a time from the columns. Windows and requests touch apart statistics, so only the
-        order their sources are first seen in, and the labels first noted, tell the two orders apart: a block with a
-        source not seen yet takes the record path."""
+        requests folded a column at a time (_request_columns; a row at a time where it cannot). Windows and requests
+        touch apart statistics, so only the order their sources are first seen in, and the labels first noted, tell
+        the two orders apart: a block with a source not seen yet takes the record path."""
         sources = self.sources
         if requests.source not in sources or not sources.keys() >= set(requests.windows.sources):
             self.add_all(requests.records(), file)
@@ -734,73 +734,80 @@ class Accumulator:
         if not all(np.isfinite(column).all() for column in columns.values()):
             return False
         at = np.array(requests.lines)
-        flags = self._flags
-
-        def flag(name: str, mask) -> None:
-            found = np.flatnonzero(mask)
-            flags[name].extend(at[found[:MAX_LINES]].tolist(), file, len(found))
-
-        def add(running: Running, values, mask=None) -> None:
-            running.extend(values if mask is None else values[mask], at if mask is None else at[mask])
-
         self.request_count += len(at)
-        prefill, tokens, prompt_rate = (columns[name] for name in ("prefill_seconds", "input_tokens",
-                                                                   "prompt_tokens_per_second"))
-        decode, output, generation, tpot, e2e = (columns[name] for name in (
-            "decode_seconds", "output_tokens", "generation_tokens_per_second", "tpot_seconds", "e2e_seconds"))
+        output, tpot, tokens = columns["output_tokens"], columns["tpot_seconds"], columns["input_tokens"]
         one_token = output <= 1  # every row states its step time: the one-token test holds on the output alone
-        flag("one_token", one_token)
+        self._flag_rows("one_token", one_token, at, file)
         for name, values in columns.items():  # the rows' metrics, the one-token rows' step time and rate set aside
-            add(self.requests[name], values, ~one_token if name in _ONE_TOKEN_DROPS else None)
+            kept = ~one_token if name in _ONE_TOKEN_DROPS else slice(None)
+            self.requests[name].extend(values[kept], at[kept])
         if "graphs_reused" in metrics:
             graphs = metrics["graphs_reused"]
             stated = np.fromiter(map(is_not, graphs, repeat(None)), bool, len(graphs))
             self.requests["graphs_reused"].extend(np.array([value for value in graphs if value is not None], float),
                                                   at[stated])
-        flag("prefill_zero", (prefill == 0) & (tokens > 1))
-        flag("tiny_prompt", tokens <= TINY_PROMPT_TOKENS)
+        self._flag_rows("prefill_zero", (columns["prefill_seconds"] == 0) & (tokens > 1), at, file)
+        self._flag_rows("tiny_prompt", tokens <= TINY_PROMPT_TOKENS, at, file)
         timed = ~one_token  # the rows whose step time is kept
         impossible = timed & (tpot >= IMPOSSIBLE_TPOT_SECONDS)
         slow = timed & ~impossible & (tpot >= SLOW_TPOT_SECONDS)
-        flag("impossible_tpot", impossible)
-        flag("slow_tpot", slow)
-        flag("slow_tpot_cpu", slow & (tpot >= SLOW_CPU_TPOT_SECONDS))
+        self._flag_rows("impossible_tpot", impossible, at, file)
+        self._flag_rows("slow_tpot", slow, at, file)
+        self._flag_rows("slow_tpot_cpu", slow & (tpot >= SLOW_CPU_TPOT_SECONDS), at, file)
+        self._phase_columns(columns, timed, at, file)
+        engine = requests.labels.get("engine")
+        if engine in ("llama.cpp", "ollama"):
+            self._flag_rows("impossible_prompt_rate", columns["prompt_tokens_per_second"] > IMPOSSIBLE_PROMPT_RATE,
+                            at, file)
+        if engine == "ollama" or str(requests.labels.get("variant", "")).startswith("server"):
+            e2e = columns["e2e_seconds"]
+            gap = e2e - (columns["prefill_seconds"] + columns["decode_seconds"] + 0.0)  # no load: alike for both
+            self.parts_gap.extend(gap, at)
+            mismatch = (abs(gap) > PARTS_MISMATCH * e2e) & (abs(gap) > PARTS_MISMATCH_MIN_SECONDS)
+            self._flag_rows("parts_mismatch", mismatch, at, file)
+            self._flag_rows("parts_exceed_total", mismatch & (gap < 0), at, file)
+        return True
+
+    def _phase_columns(self, columns: dict, timed, at, file: str) -> None:
+        """_request_of's tests of the prompt phase against the decode phase, and the compute time, over the columns
+        of _request_columns (`timed`: the rows whose rate and step time are kept)."""
+        import numpy as np
+
+        prefill, tokens, decode, output = (columns[name] for name in (
+            "prefill_seconds", "input_tokens", "decode_seconds", "output_tokens"))
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # rows a test's guards rule out
             both = (prefill != 0) & (decode != 0) & (tokens != 0) & (output != 0)
             phases = both & (output > 1)
             slower = phases & (tokens > 1) & (prefill / tokens >= PROMPT_SLOWER_THAN_DECODE * decode / output)
             if slower.any():
-                flag_lines = self.flags["prompt_slower_than_decode"]  # read as _request_of reads it (windows folded)
-                found = np.flatnonzero(slower)
-                flag_lines.extend(at[found[:MAX_LINES]].tolist(), file, len(found))
-            flag("prompt_artifact_minor", slower & (decode >= prefill))
+                self._folded()  # _request_of reads this flag through self.flags: the windows waiting folded first
+            self._flag_rows("prompt_slower_than_decode", slower, at, file)
+            self._flag_rows("prompt_artifact_minor", slower & (decode >= prefill), at, file)
             slow_prompt = phases & ~slower & ((tokens >= SLOW_PROMPT_MIN_TOKENS) | (
                 (tokens > TINY_PROMPT_TOKENS) & (prefill >= SLOW_PROMPT_MIN_STEPS * decode / output))) \
                 & (tokens / prefill < SLOW_PROMPT_RATIO * output / decode) \
                 & (prefill >= SLOW_PROMPT_SHARE * (prefill + decode))
-            flag("slow_prompt", slow_prompt & (tokens >= SLOW_PROMPT_MIN_TOKENS))
-            flag("slow_prompt_short", slow_prompt & (tokens < SLOW_PROMPT_MIN_TOKENS))
+            self._flag_rows("slow_prompt", slow_prompt & (tokens >= SLOW_PROMPT_MIN_TOKENS), at, file)
+            self._flag_rows("slow_prompt_short", slow_prompt & (tokens < SLOW_PROMPT_MIN_TOKENS), at, file)
             healthy_rate = both & (tokens / prefill >= PREFILL_HEALTHY_RATIO * output / decode)
             share = np.where(healthy_rate, PREFILL_DOMINANT_SHARE, PREFILL_SHARE)
             enough = np.where(output > 1, TINY_PROMPT_TOKENS, PROMPT_ONLY_TOKENS)
             compute = prefill + decode
             self.compute_seconds = _sum_in_order(self.compute_seconds, compute)
             prefill_share = (compute > 0) & (tokens > enough) & (prefill >= share * compute)
-            flag("prefill_share", prefill_share)
+            self._flag_rows("prefill_share", prefill_share, at, file)
             self.prefill_share_compute_seconds = _sum_in_order(self.prefill_share_compute_seconds,
                                                                compute[prefill_share])
-            flag("rate_contradicts_time", timed & (generation != 0) & (output != 0) & (decode != 0)
-                 & (abs(generation * decode / output - 1) > RATE_CONTRADICTS))
-        engine = requests.labels.get("engine")
-        if engine in ("llama.cpp", "ollama"):
-            flag("impossible_prompt_rate", prompt_rate > IMPOSSIBLE_PROMPT_RATE)
-        if engine == "ollama" or str(requests.labels.get("variant", "")).startswith("server"):
-            gap = e2e - (compute + 0.0)  # no load stated: llama-server's and ollama's parts alike
-            add(self.parts_gap, gap)
-            mismatch = (abs(gap) > PARTS_MISMATCH * e2e) & (abs(gap) > PARTS_MISMATCH_MIN_SECONDS)
-            flag("parts_mismatch", mismatch)
-            flag("parts_exceed_total", mismatch & (gap < 0))
-        return True
+            generation = columns["generation_tokens_per_second"]
+            self._flag_rows("rate_contradicts_time", timed & (generation != 0) & (output != 0) & (decode != 0)
+                            & (abs(generation * decode / output - 1) > RATE_CONTRADICTS), at, file)
+
+    def _flag_rows(self, name: str, mask, at, file: str) -> None:
+        """The rows of `mask` (a numpy bool column) into flag `name`, at their lines `at`, in order."""
+        import numpy as np
+
+        found = np.flatnonzero(mask)
+        self._flags[name].extend(at[found[:MAX_LINES]].tolist(), file, len(found))
 
     def _request(self, record, file: str) -> None:
         self._request_of(record.metrics, record.labels, record.line_number, file)
