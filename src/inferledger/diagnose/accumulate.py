@@ -595,11 +595,17 @@ class Accumulator:
         """add_all(requests.records(), file) without a Record each: its windows queued whole (add_windows), then its
         requests folded a column at a time (_request_columns; a row at a time where it cannot). Windows and requests
         touch apart statistics, so only the order their sources are first seen in, and the labels first noted, tell
-        the two orders apart: a block with a source not seen yet takes the record path."""
+        the two orders apart: the rows up to the first of each source not seen yet take the record path."""
         sources = self.sources
-        if requests.source not in sources or not sources.keys() >= set(requests.windows.sources):
-            self.add_all(requests.records(), file)
-            return
+        windows = requests.windows
+        firsts = [windows.lines[windows.sources.index(source)] for source in set(windows.sources) - sources.keys()]
+        if requests.source not in sources and requests.lines:
+            firsts.append(requests.lines[0])
+        if firsts:
+            head, requests = requests.split(max(firsts) + 1)
+            self.add_all(head.records(), file)
+            if not requests and not requests.windows:
+                return
         if requests.windows:
             self.add_windows(requests.windows, file)
         count = len(requests)

@@ -273,6 +273,22 @@ class Requests:
     def __repr__(self) -> str:
         return f"Requests({len(self.lines)} rows, {len(self.windows)} windows, metrics {sorted(self.metrics)})"
 
+    def split(self, line: int) -> tuple:
+        """(the requests and windows before line `line`, the rest), two Requests."""
+        from bisect import bisect_left
+
+        rows, windows = bisect_left(self.lines, line), self.windows
+        cut = bisect_left(windows.lines, line)
+        parts = []
+        for requests, kept in ((slice(None, rows), slice(None, cut)), (slice(rows, None), slice(cut, None))):
+            parts.append(Requests(self.source, self.lines[requests], self.labels,
+                                  {name: column[requests] for name, column in self.row_labels.items()},
+                                  {name: column[requests] for name, column in self.metrics.items()},
+                                  Windows(windows.lines[kept], windows.stamps[kept], windows.sources[kept],
+                                          windows.labels[kept],
+                                          {name: column[kept] for name, column in windows.metrics.items()})))
+        return tuple(parts)
+
     def metric_rows(self) -> list:
         """Each request's metrics dict, the names in the columns' order, a name left out where its value is None."""
         names = list(self.metrics)
