@@ -248,7 +248,6 @@ class Windows:
                 in enumerate(zip(self.lines, self.stamps, self.sources, self.labels, strict=True))]
 
 
-
 class Requests:
     """Requests in file order as columns, with the stats windows read among them: what a stretch of a log's usual
     request lines makes without a Record each (llamacpp's 2026 llama-server requests and their decode-progress
