@@ -595,6 +595,77 @@ def test_windows_fold_what_their_records_fold():
     assert one.interval_count > 4000 and one.flags["prefill_gap"].count > 50
 
 
+
+def _request_rows(rng, count: int, first_line: int) -> list:
+    """(line, metrics) of random llama-server requests as records.Requests rows hold them: every field a 2026 request
+    states, its numbers now and then odd (zero times, one or no token, tiny prompts, slow steps, parts that do not
+    sum, an infinite rate), graphs reused on some."""
+    rows = []
+    for index in range(count):
+        def value(low, high, odd):
+            return rng.choice(odd) if rng.random() < 0.3 else rng.uniform(low, high)
+
+        prefill, decode = value(0, 50, [0.0, 1e-5, 1e3]), value(0, 100, [0.0, 1e-5, 1e3])
+        metrics = {"prefill_seconds": prefill, "input_tokens": float(int(value(1, 20000, [0, 1, 2, 5, 128]))),
+                   "prompt_tokens_per_second": value(1, 5000, [0.0, 0.5, 1e5, 1e7]), "decode_seconds": decode,
+                   "output_tokens": float(int(value(1, 2000, [0, 1, 2, 16]))),
+                   "generation_tokens_per_second": value(0.5, 200, [0.0, 0.01, 1e6]),
+                   "tpot_seconds": value(0, 0.3, [0.0, 0.1, 0.2, 1.0, 5.0, 86400.0, 1e5]),
+                   "e2e_seconds": rng.choice([prefill + decode, (prefill + decode) * 2, (prefill + decode) / 2,
+                                              prefill + decode + 0.01, 0.0])}
+        if rng.random() < 0.7:
+            metrics["graphs_reused"] = float(rng.randint(0, 5000))
+        metrics["context_tokens"] = float(rng.randint(0, 30000))
+        rows.append((first_line + 3 * index, metrics))
+    return rows
+
+
+def test_requests_fold_what_their_records_fold(monkeypatch):
+    # Accumulator.add_requests (the rows' tests a column at a time, records.Requests) against the same requests and
+    # their windows as Records one at a time: blocks of random sizes, sources first seen part way in, a metric first
+    # seen part way in (one-token requests first: their step time is set aside), two files, odd values.
+    from inferledger.diagnose.accumulate import Accumulator
+    from inferledger.diagnose.records import Record, Requests, Windows
+
+    rng = random.Random(8)
+    labels = {"engine": "llama.cpp", "input_tokens_definition": "processed prompt tokens only", "variant": "server"}
+    folded = []  # how many rows each block folded as columns (0: one at a time)
+    monkeypatch.setattr(Accumulator, "_request_columns", lambda self, requests, file, real=Accumulator._request_columns:
+                        folded.append(len(requests) if real(self, requests, file) else 0) or folded[-1] > 0)
+    one, blocks = Accumulator(), Accumulator()
+    line = 1
+    for file, sizes in (("a.log", [3, 1, 40, 700, 5, 300]), ("b.log", [2, 900, 1])):
+        for size in sizes:
+            rows = _request_rows(rng, size, line)
+            if line == 1:  # one-token requests first: tpot_seconds is not seen until the next block
+                for _line, metrics in rows:
+                    metrics["output_tokens"] = 1.0
+            if size == 5:  # an infinite rate: that block's rows are folded one at a time
+                rows[2][1]["generation_tokens_per_second"] = math.inf
+            windows = Windows()
+            for row_line, _metrics in rows:
+                if rng.random() < 0.8 and line > 10:
+                    windows.append(Record("interval", "llamacpp.progress", row_line - 1,
+                                          {"generation_tokens_per_second": rng.uniform(0, 90), "running_requests": 1.0},
+                                          float(row_line), {"engine": "llama.cpp", "task": str(row_line)}))
+            names = list(dict.fromkeys(name for _line, metrics in rows for name in metrics))
+            block = Requests("llamacpp.server", [row_line for row_line, _metrics in rows], labels,
+                             {"task": [str(row_line) for row_line, _metrics in rows]},
+                             {name: [metrics.get(name) for _line, metrics in rows] for name in names}, windows)
+            for record in block.records():
+                one.add(record, file)
+            blocks.add_all([block], file)
+            line = rows[-1][0] + 3
+    assert _accumulator_state(vars(one._folded())) == _accumulator_state(vars(blocks._folded()))
+    flags = one.flags
+    # Row by row: the first two blocks (tpot_seconds not seen yet) and the one with an infinite rate.
+    assert folded.count(0) == 3 and sum(folded) > 1800
+    assert one.request_count > 1900 and all(flags[name].count > 0 for name in (
+        "one_token", "prefill_zero", "tiny_prompt", "impossible_tpot", "slow_tpot", "slow_tpot_cpu",
+        "prompt_slower_than_decode", "prompt_artifact_minor", "slow_prompt", "slow_prompt_short", "prefill_share",
+        "rate_contradicts_time", "impossible_prompt_rate", "parts_mismatch", "parts_exceed_total"))
+
+
 def test_prefill_gaps_fold_like_one_window_at_a_time():
     # The reference reads each window in turn: a decode row right after a prefill of PREFILL_GAP_MIN_TOKENS or more
     # whose stamp is PREFILL_GAP_MIN_SECONDS or more later gives tokens ÷ gap; the last prefill carries across blocks.

@@ -13,6 +13,7 @@ import pytest
 from inferledger.diagnose import read
 from inferledger.diagnose.parsers import llamacpp
 from inferledger.diagnose.read import LogFile, detect_formats, iter_records
+from inferledger.diagnose.records import Requests, Windows
 
 # One request of a 2026 llama-server (the shapes of benchmarks/bench_diagnose.py's LLAMA_SERVER).
 REQUEST = (
@@ -82,7 +83,9 @@ def _log_lines(seed: int, count: int, odd_lines: tuple = ODD) -> list[str]:
 
 
 def _items(items) -> list:
-    return [item.to_dict() for item in items]
+    """Each item as a dict; a block of columns (records.Requests, records.Windows) as the Records it stands for."""
+    return [record.to_dict() for item in items
+            for record in (item.records() if isinstance(item, Requests | Windows) else [item])]
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -91,12 +94,11 @@ def test_blocks_read_what_every_line_fed_reads(tmp_path, monkeypatch, seed):
     path.write_text("\n".join(_log_lines(seed, 400)) + ("\n" if seed % 3 else ""), encoding="utf-8")
     fed = LogFile.open(path)
     expected = _items(llamacpp.parse(fed.lines()))
-    taken = []
-    monkeypatch.setattr(llamacpp, "_request_of", lambda *args, real=llamacpp._request_of: taken.append(1) or real(*args))
     blocks = LogFile.open(path)
-    assert _items(llamacpp.parse_log(blocks)) == expected
+    items = list(llamacpp.parse_log(blocks))
+    assert _items(items) == expected
     assert (blocks.lines_read, blocks.bytes_read) == (fed.lines_read, fed.bytes_read)
-    assert taken, "no request was read by its pattern"
+    assert any(type(item) is Requests for item in items), "no request was read by its pattern"
 
 
 def test_a_block_that_needs_cleaning_is_fed_line_by_line(tmp_path):
@@ -155,3 +157,54 @@ def test_a_failed_pull_child_falls_back_to_one_process(tmp_path, monkeypatch):
 def test_a_compose_prefix_is_found_from_its_tail(text):
     line_start = re.compile(r"\n" + read._COMPOSE.pattern)
     assert read._block_is_clean(text) == (read._COMPOSE.match(text) is None and line_start.search(text) is None)
+
+
+def _odd_request(rng, task: int, stamp: str) -> list[str]:
+    """One 2026 request whose numbers are now and then odd: no prompt time, one or no token, a tiny prompt, a slow
+    step, a total that is not the parts' sum; its progress line and its graphs line now and then missing."""
+    def pick(odd, low, high):
+        return rng.choice(odd) if rng.random() < 0.3 else rng.uniform(low, high)
+
+    prompt_ms, eval_ms = pick([0.0, 0.01, 1e6], 0, 1e5), pick([0.0, 0.01, 1e6], 0, 1e5)
+    numbers = {"t": stamp, "slot": rng.randint(0, 3), "task": task, "n": int(pick([0, 1, 2, 5, 128], 1, 20000)),
+               "out": int(pick([0, 1, 2, 16], 1, 2000)), "rate": pick([0.0, 0.01, 1e6], 0.5, 200),
+               "prate": pick([0.0, 0.5, 1e5, 1e7], 1, 5000), "pms": prompt_ms, "ems": eval_ms,
+               "per": pick([0.0, 100.0, 1000.0, 1e5], 1, 300), "graphs": rng.randint(0, 5000),
+               "total": rng.choice([prompt_ms + eval_ms, (prompt_ms + eval_ms) * 2, 0.0, prompt_ms + eval_ms + 90])}
+    shapes = [
+        "{t} I slot launch_slot_: id  {slot} | task {task} | processing task",
+        "{t} I slot print_timing: id  {slot} | task {task} | n_decoded = {out}, tg = {rate:.2f} t/s",
+        "{t} I slot print_timing: id  {slot} | task {task} | prompt eval time = {pms:10.2f} ms / {n:5d} tokens "
+        "(    2.02 ms per token, {prate:8.2f} tokens per second)",
+        "{t} I slot print_timing: id  {slot} | task {task} |        eval time = {ems:10.2f} ms / {out:5d} tokens "
+        "({per:8.2f} ms per token, {rate:8.2f} tokens per second)",
+        "{t} I slot print_timing: id  {slot} | task {task} |       total time = {total:10.2f} ms / 9 tokens",
+        "{t} I slot print_timing: id  {slot} | task {task} |    graphs reused = {graphs}",
+        "{t} I slot      release: id  {slot} | task {task} | stop processing: n_tokens = 9, truncated = 0",
+        "{t} I srv  update_slots: all slots are idle",
+    ]
+    return [shape.format(**numbers) for shape in shapes
+            if not (("n_decoded" in shape or "graphs" in shape) and rng.random() < 0.3)]
+
+
+def test_stretches_diagnose_what_every_line_fed_diagnoses(tmp_path, monkeypatch):
+    # Requests read as stretches (records.Requests, folded a column at a time) against the same log with every request
+    # line fed (no stretch): the same records and the same diagnosis, every number in it, odd numbers and odd lines
+    # among the requests.
+    from inferledger.diagnose import diagnose_files
+    from inferledger.diagnose.read import read_records
+
+    rng = random.Random(6)
+    lines = []
+    for task in range(1, 3000):
+        lines.extend(_odd_request(rng, task, f"{task // 600:02d}.{task // 10 % 60:02d}.{task % 1000:03d}.000"))
+        if rng.random() < 0.05:
+            lines.append(rng.choice(ODD_NO_REPLY).format(t="00.01.002.003", slot=2, task=task + 1, rate="1.50"))
+    path = tmp_path / "llama-server.log"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    stretched = diagnose_files([path]).to_dict(), [record.to_dict() for record in read_records(path)]
+    assert sum(len(item) for item in llamacpp.parse_log(LogFile.open(path)) if type(item) is Requests) > 1000
+    monkeypatch.setattr(llamacpp, "_cycles", lambda text, position: [])
+    fed = diagnose_files([path]).to_dict(), [record.to_dict() for record in read_records(path)]
+    assert stretched == fed
+    assert stretched[0]["metrics"]["request"]["tpot_seconds"]["count"] > 1000

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import math
 from itertools import repeat
-from operator import is_not
+from operator import contains, is_not
 
-from inferledger.diagnose.records import Windows
+from inferledger.diagnose.records import Requests, Windows
 from inferledger.diagnose.rules import threshold
 
 TIMELINE_BUCKETS = 48
@@ -270,6 +270,22 @@ def _column(values: list, count: int) -> tuple:
     return array, np.fromiter(map(is_not, values, repeat(None)), bool, count)
 
 
+# The metrics every row states for Accumulator._request_columns (graphs_reused may be stated or not), and those a
+# one-token request sets aside.
+_ROW_METRICS = {"prefill_seconds", "input_tokens", "prompt_tokens_per_second", "decode_seconds", "output_tokens",
+                "generation_tokens_per_second", "tpot_seconds", "e2e_seconds", "context_tokens"}
+_ONE_TOKEN_DROPS = ("tpot_seconds", "generation_tokens_per_second")
+
+
+def _sum_in_order(total: float, values) -> float:
+    """total + values[0] + values[1] + …, added in order (np.add.accumulate) as a Python loop adds them."""
+    import numpy as np
+
+    if not len(values):
+        return total
+    return np.add.accumulate(np.concatenate(([total], values)))[-1].item()
+
+
 def _folded_view(name: str, doc: str) -> property:
     """A read-only Accumulator attribute read with every window read so far folded in (Accumulator._folded)."""
     return property(lambda accumulator: getattr(accumulator._folded(), name), doc=doc)
@@ -516,16 +532,7 @@ class Accumulator:
         seen = self.sources.get(source)
         self.sources[source] = 1 if seen is None else seen + 1
         if seen is None or record.kind != "interval":
-            for key in ("engine", "tool", "ttft_definition", "ttft_includes_reasoning", "tpot_includes_prefill",
-                        "throughput_definition", "input_tokens_definition", "model", "gpu", "backend",
-                        "prefix_caching"):
-                if key in record.labels and key not in self.labels:
-                    value = record.labels[key]
-                    if key == "backend":
-                        # What the log calls its backend (llama-bench column, runner library): CPU is evidence.
-                        self.labels["backend_name"] = str(value)
-                        value = "cpu" if str(value).strip().lower() in ("cpu", "blas", "cpu_aarch64") else "gpu"
-                    self.labels[key] = value
+            self._note_labels(record.labels)
         kind = record.kind
         if kind == "interval":
             self._interval(record, file)
@@ -541,6 +548,18 @@ class Accumulator:
         elif kind == "event":
             self._event(record, file)
 
+    def _note_labels(self, labels: dict) -> None:
+        """The label notes worth showing (definitions, engines) a record's labels hold that none before held."""
+        for key in ("engine", "tool", "ttft_definition", "ttft_includes_reasoning", "tpot_includes_prefill",
+                    "throughput_definition", "input_tokens_definition", "model", "gpu", "backend", "prefix_caching"):
+            if key in labels and key not in self.labels:
+                value = labels[key]
+                if key == "backend":
+                    # What the log calls its backend (llama-bench column, runner library): CPU is evidence.
+                    self.labels["backend_name"] = str(value)
+                    value = "cpu" if str(value).strip().lower() in ("cpu", "blas", "cpu_aarch64") else "gpu"
+                self.labels[key] = value
+
     def add_all(self, records, file: str = "") -> None:
         """add(record, file) for each record in turn. The usual record, a stats window of a source already seen in
         this file, takes a short path: no labels to note, no snapshot, no weights, only its rank checked and the
@@ -551,6 +570,9 @@ class Accumulator:
         for record in records:
             if type(record) is Windows:
                 self.add_windows(record, file)
+                continue
+            if type(record) is Requests:
+                self.add_requests(record, file)
                 continue
             source = record.source
             seen = sources.get(source)
@@ -572,6 +594,33 @@ class Accumulator:
                         self._fold_windows()
                     continue
             self.add(record, file)
+
+    def add_requests(self, requests: Requests, file: str = "") -> None:
+        """add_all(requests.records(), file) without a Record each: its windows queued whole (add_windows), then its
+        requests folded a column at a time (_request_columns; a row at a time where it cannot). Windows and requests
+        touch apart statistics, so only the order their sources are first seen in, and the labels first noted, tell
+        the two orders apart: the rows up to the first of each source not seen yet take the record path."""
+        sources = self.sources
+        windows = requests.windows
+        firsts = [windows.lines[windows.sources.index(source)] for source in set(windows.sources) - sources.keys()]
+        if requests.source not in sources and requests.lines:
+            firsts.append(requests.lines[0])
+        if firsts:
+            head, requests = requests.split(max(firsts) + 1)
+            self.add_all(head.records(), file)
+            if not requests and not requests.windows:
+                return
+        if requests.windows:
+            self.add_windows(requests.windows, file)
+        count = len(requests)
+        self.records += count
+        sources[requests.source] += count
+        labels = requests.labels  # the labels of every row that the statistics read (Requests.row_labels: none)
+        self._note_labels(labels)
+        if not self._request_columns(requests, file):
+            fold = self._request_of
+            for line, metrics in zip(requests.lines, requests.metric_rows(), strict=True):
+                fold(metrics, labels, line, file)
 
     def add_windows(self, windows: Windows, file: str = "") -> None:
         """add_all(windows.records(), file) without a Record each: every row a stats window (running requests or a
@@ -601,18 +650,20 @@ class Accumulator:
             sources[source] += windows.sources.count(source)
         keep = None
         # Rows share their labels dicts: the rank is read once per (source, labels) pair, in the order the pairs first
-        # come (the first rank seen of a source is the one kept), and rows are picked only when some are dropped.
-        pairs = list(zip(windows.sources, map(id, windows.labels), strict=True))
-        labels_of = dict(zip(map(id, windows.labels), windows.labels, strict=True))
-        ranks = self.rank
-        dropped = set()
-        for source, key in dict.fromkeys(pairs):
-            rank = labels_of[key].get("rank")
-            if rank is not None and ranks.setdefault(source, rank) != rank:
-                dropped.add((source, key))
-        if dropped:
-            keep = [pair not in dropped for pair in pairs]
-            count = sum(keep)
+        # come (the first rank seen of a source is the one kept), and rows are picked only when some are dropped. Rows
+        # none of whose labels name a rank (a labels dict a row: llama-server's slot and task) keep them all.
+        if any(map(contains, windows.labels, repeat("rank"))):
+            pairs = list(zip(windows.sources, map(id, windows.labels), strict=True))
+            labels_of = dict(zip(map(id, windows.labels), windows.labels, strict=True))
+            ranks = self.rank
+            dropped = set()
+            for source, key in dict.fromkeys(pairs):
+                rank = labels_of[key].get("rank")
+                if rank is not None and ranks.setdefault(source, rank) != rank:
+                    dropped.add((source, key))
+            if dropped:
+                keep = [pair not in dropped for pair in pairs]
+                count = sum(keep)
         self.interval_count += count
         self._unfolded.extend(windows, keep)
         if len(self._unfolded) >= FOLD_WINDOWS:
@@ -677,10 +728,103 @@ class Accumulator:
         if len(unfolded) >= FOLD_WINDOWS:
             self._fold_windows()
 
+    def _request_columns(self, requests: Requests, file: str) -> bool:
+        """_request_of for every row of `requests`, a metric or a test at a time over numpy columns, when every row
+        states the phases, their token counts and rates, the step time, the total and the context (as a 2026
+        llama-server request does), each a finite number, and no metric would be seen for the first time (the
+        statistics keep the order metrics first come in); False, nothing folded, otherwise. The same tests in the
+        same order, each comparison and sum as _request_of makes it (the sums added in order by
+        np.add.accumulate)."""
+        import numpy as np
+
+        metrics = requests.metrics
+        if metrics.keys() - {"graphs_reused"} != _ROW_METRICS or not self.requests.keys() >= metrics.keys():
+            return False
+        columns = {name: np.array(column, float) for name, column in metrics.items() if name != "graphs_reused"}
+        if not all(np.isfinite(column).all() for column in columns.values()):
+            return False
+        at = np.array(requests.lines)
+        self.request_count += len(at)
+        output, tpot, tokens = columns["output_tokens"], columns["tpot_seconds"], columns["input_tokens"]
+        one_token = output <= 1  # every row states its step time: the one-token test holds on the output alone
+        self._flag_rows("one_token", one_token, at, file)
+        for name, values in columns.items():  # the rows' metrics, the one-token rows' step time and rate set aside
+            kept = ~one_token if name in _ONE_TOKEN_DROPS else slice(None)
+            self.requests[name].extend(values[kept], at[kept])
+        if "graphs_reused" in metrics:
+            graphs = metrics["graphs_reused"]
+            stated = np.fromiter(map(is_not, graphs, repeat(None)), bool, len(graphs))
+            self.requests["graphs_reused"].extend(np.array([value for value in graphs if value is not None], float),
+                                                  at[stated])
+        self._flag_rows("prefill_zero", (columns["prefill_seconds"] == 0) & (tokens > 1), at, file)
+        self._flag_rows("tiny_prompt", tokens <= TINY_PROMPT_TOKENS, at, file)
+        timed = ~one_token  # the rows whose step time is kept
+        impossible = timed & (tpot >= IMPOSSIBLE_TPOT_SECONDS)
+        slow = timed & ~impossible & (tpot >= SLOW_TPOT_SECONDS)
+        self._flag_rows("impossible_tpot", impossible, at, file)
+        self._flag_rows("slow_tpot", slow, at, file)
+        self._flag_rows("slow_tpot_cpu", slow & (tpot >= SLOW_CPU_TPOT_SECONDS), at, file)
+        self._phase_columns(columns, timed, at, file)
+        engine = requests.labels.get("engine")
+        if engine in ("llama.cpp", "ollama"):
+            self._flag_rows("impossible_prompt_rate", columns["prompt_tokens_per_second"] > IMPOSSIBLE_PROMPT_RATE,
+                            at, file)
+        if engine == "ollama" or str(requests.labels.get("variant", "")).startswith("server"):
+            e2e = columns["e2e_seconds"]
+            gap = e2e - (columns["prefill_seconds"] + columns["decode_seconds"] + 0.0)  # no load: alike for both
+            self.parts_gap.extend(gap, at)
+            mismatch = (abs(gap) > PARTS_MISMATCH * e2e) & (abs(gap) > PARTS_MISMATCH_MIN_SECONDS)
+            self._flag_rows("parts_mismatch", mismatch, at, file)
+            self._flag_rows("parts_exceed_total", mismatch & (gap < 0), at, file)
+        return True
+
+    def _phase_columns(self, columns: dict, timed, at, file: str) -> None:
+        """_request_of's tests of the prompt phase against the decode phase, and the compute time, over the columns
+        of _request_columns (`timed`: the rows whose rate and step time are kept)."""
+        import numpy as np
+
+        prefill, tokens, decode, output = (columns[name] for name in (
+            "prefill_seconds", "input_tokens", "decode_seconds", "output_tokens"))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # rows a test's guards rule out
+            both = (prefill != 0) & (decode != 0) & (tokens != 0) & (output != 0)
+            phases = both & (output > 1)
+            slower = phases & (tokens > 1) & (prefill / tokens >= PROMPT_SLOWER_THAN_DECODE * decode / output)
+            if slower.any():
+                self._folded()  # _request_of reads this flag through self.flags: the windows waiting folded first
+            self._flag_rows("prompt_slower_than_decode", slower, at, file)
+            self._flag_rows("prompt_artifact_minor", slower & (decode >= prefill), at, file)
+            slow_prompt = phases & ~slower & ((tokens >= SLOW_PROMPT_MIN_TOKENS) | (
+                (tokens > TINY_PROMPT_TOKENS) & (prefill >= SLOW_PROMPT_MIN_STEPS * decode / output))) \
+                & (tokens / prefill < SLOW_PROMPT_RATIO * output / decode) \
+                & (prefill >= SLOW_PROMPT_SHARE * (prefill + decode))
+            self._flag_rows("slow_prompt", slow_prompt & (tokens >= SLOW_PROMPT_MIN_TOKENS), at, file)
+            self._flag_rows("slow_prompt_short", slow_prompt & (tokens < SLOW_PROMPT_MIN_TOKENS), at, file)
+            healthy_rate = both & (tokens / prefill >= PREFILL_HEALTHY_RATIO * output / decode)
+            share = np.where(healthy_rate, PREFILL_DOMINANT_SHARE, PREFILL_SHARE)
+            enough = np.where(output > 1, TINY_PROMPT_TOKENS, PROMPT_ONLY_TOKENS)
+            compute = prefill + decode
+            self.compute_seconds = _sum_in_order(self.compute_seconds, compute)
+            prefill_share = (compute > 0) & (tokens > enough) & (prefill >= share * compute)
+            self._flag_rows("prefill_share", prefill_share, at, file)
+            self.prefill_share_compute_seconds = _sum_in_order(self.prefill_share_compute_seconds,
+                                                               compute[prefill_share])
+            generation = columns["generation_tokens_per_second"]
+            self._flag_rows("rate_contradicts_time", timed & (generation != 0) & (output != 0) & (decode != 0)
+                            & (abs(generation * decode / output - 1) > RATE_CONTRADICTS), at, file)
+
+    def _flag_rows(self, name: str, mask, at, file: str) -> None:
+        """The rows of `mask` (a numpy bool column) into flag `name`, at their lines `at`, in order."""
+        import numpy as np
+
+        found = np.flatnonzero(mask)
+        self._flags[name].extend(at[found[:MAX_LINES]].tolist(), file, len(found))
+
     def _request(self, record, file: str) -> None:
+        self._request_of(record.metrics, record.labels, record.line_number, file)
+
+    def _request_of(self, metrics: dict, labels: dict, line: int, file: str) -> None:
+        """A request's metrics and labels (a Record's, or a records.Requests row's) at `line` into the statistics."""
         self.request_count += 1
-        metrics = record.metrics
-        line = record.line_number
         if metrics.get("output_tokens") is not None and metrics["output_tokens"] <= 1 \
                 and ("tpot_seconds" in metrics or "generation_tokens_per_second" in metrics):
             # One token written: its "per-token" time (llama.cpp's 0.00 ms, inf tokens per second) times no decode
@@ -780,11 +924,11 @@ class Accumulator:
         stated = metrics.get("generation_tokens_per_second")
         if stated and output and decode and abs(stated * decode / output - 1) > RATE_CONTRADICTS:
             self._flags["rate_contradicts_time"].add(line, file)
-        engine = record.labels.get("engine")
+        engine = labels.get("engine")
         rate = metrics.get("prompt_tokens_per_second")
         if rate is not None and rate > IMPOSSIBLE_PROMPT_RATE and engine in ("llama.cpp", "ollama"):
             self._flags["impossible_prompt_rate"].add(line, file)
-        server = engine == "ollama" or str(record.labels.get("variant", "")).startswith("server")
+        server = engine == "ollama" or str(labels.get("variant", "")).startswith("server")
         if server and e2e is not None and prefill is not None and decode is not None:
             # llama-server's total is prompt eval + eval; ollama's total also holds the load. The llama.cpp
             # CLI's total runs from context creation (load, sampling and the prompt wait are in it): not tested.

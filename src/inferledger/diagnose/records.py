@@ -248,6 +248,67 @@ class Windows:
                 in enumerate(zip(self.lines, self.stamps, self.sources, self.labels, strict=True))]
 
 
+class Requests:
+    """Requests in file order as columns, with the stats windows read among them: what a stretch of a log's usual
+    request lines makes without a Record each (llamacpp's 2026 llama-server requests and their decode-progress
+    lines). Row i is the request at lines[i] from `source`, unstamped, labelled `labels` (shared by every row, never
+    mutated) then row_labels' values at i (name -> column; none a label the accumulator reads: slot, task); metrics maps
+    a name to its column, None where a request does not state it. `windows` (a Windows) are the stats windows among
+    the requests. records() gives the Records they all stand for, in line order."""
+
+    __slots__ = ("source", "lines", "labels", "row_labels", "metrics", "windows")
+
+    def __init__(self, source: str, lines: list, labels: dict, row_labels: dict, metrics: dict, windows: Windows):
+        self.source = source
+        self.lines = lines
+        self.labels = labels
+        self.row_labels = row_labels
+        self.metrics = metrics
+        self.windows = windows
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __repr__(self) -> str:
+        return f"Requests({len(self.lines)} rows, {len(self.windows)} windows, metrics {sorted(self.metrics)})"
+
+    def split(self, line: int) -> tuple:
+        """(the requests and windows before line `line`, the rest), two Requests."""
+        from bisect import bisect_left
+
+        rows, windows = bisect_left(self.lines, line), self.windows
+        cut = bisect_left(windows.lines, line)
+        parts = []
+        for requests, kept in ((slice(None, rows), slice(None, cut)), (slice(rows, None), slice(cut, None))):
+            parts.append(Requests(self.source, self.lines[requests], self.labels,
+                                  {name: column[requests] for name, column in self.row_labels.items()},
+                                  {name: column[requests] for name, column in self.metrics.items()},
+                                  Windows(windows.lines[kept], windows.stamps[kept], windows.sources[kept],
+                                          windows.labels[kept],
+                                          {name: column[kept] for name, column in windows.metrics.items()})))
+        return tuple(parts)
+
+    def metric_rows(self) -> list:
+        """Each request's metrics dict, the names in the columns' order, a name left out where its value is None."""
+        names = list(self.metrics)
+        rows = zip(*self.metrics.values(), strict=True)
+        if any(None in column for column in self.metrics.values()):
+            return [{name: value for name, value in zip(names, row, strict=True) if value is not None} for row in rows]
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+    def records(self) -> list:
+        """The requests and the windows as Records, as a parser would have made them one line at a time."""
+        from heapq import merge
+        from operator import attrgetter
+
+        shared = self.labels
+        row_labels = [dict(zip(self.row_labels, row, strict=True))
+                      for row in zip(*self.row_labels.values(), strict=True)] if self.row_labels else [{}] * len(self)
+        requests = [new_record("request", self.source, line, metrics, None, {**shared, **own})
+                    for line, metrics, own in zip(self.lines, self.metric_rows(), row_labels, strict=True)]
+        return list(merge(self.windows.records(), requests, key=attrgetter("line_number")))
+
+
 @dataclass(frozen=True, slots=True)
 class Skipped:
     """A line a parser recognised as its format but could not read. Parsers yield it in place of a Record;
