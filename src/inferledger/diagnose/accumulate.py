@@ -801,7 +801,7 @@ class Accumulator:
             self._flag_rows("slow_prompt_short", slow_prompt & (tokens < SLOW_PROMPT_MIN_TOKENS), at, file)
             healthy_rate = both & (tokens / prefill >= PREFILL_HEALTHY_RATIO * output / decode)
             share = np.where(healthy_rate, PREFILL_DOMINANT_SHARE, PREFILL_SHARE)
-            enough = np.where(output > 1, TINY_PROMPT_TOKENS, PROMPT_ONLY_TOKENS)
+            enough = np.where(output > 1, PREFILL_SHARE_MIN_TOKENS, PROMPT_ONLY_TOKENS)  # every row states its prompt
             compute = prefill + decode
             self.compute_seconds = _sum_in_order(self.compute_seconds, compute)
             prefill_share = (compute > 0) & (tokens > enough) & (prefill >= share * compute)
