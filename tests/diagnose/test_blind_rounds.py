@@ -76,7 +76,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind101_logs": (5, 6, 10),
           "blind102_logs": (6, 8, 10),
           "blind103_logs": (4, 5, 10),
-          "blind104_logs": (4, 5, 10)}
+          "blind104_logs": (4, 5, 10),
+          "blind107_logs": (3, 3, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
