@@ -1451,3 +1451,11 @@ def test_a_few_dozen_prompt_tokens_are_no_prefill_share(tmp_path):
     # The same split for a 200-token prompt is the prompt's work.
     text = hello.read_text().replace('"prompt_eval_count": 29', '"prompt_eval_count": 200')
     assert "requests-prefill-share" in _rules(diagnose_files([_write(tmp_path, text, "long.txt")]))
+
+
+def test_an_evalscope_summary_is_read_once():
+    # `Average time to first token: 0.200` is evalscope's, in seconds; read again as a headless JetStream block it
+    # was 0.2 ms.
+    path = FIXTURES / "blind4_logs" / "evalscope__glm4-9b-parallel-1-one-request.txt"
+    (row,) = read_records(path)
+    assert (row.labels["tool"], row.metrics["ttft_seconds_mean"]) == ("evalscope", 0.2)

@@ -446,6 +446,12 @@ _SNIFF_MARKERS = (
 def sniff(head: str) -> float:
     if '"normalized_time_per_output_token"' in head or '"load_summary"' in head:
         return 0.0  # inference-perf's report shares "request_latency": the keyword reader reads it (generic_summary)
+    from inferledger.diagnose.parsers import evalscope
+
+    if evalscope.sniff(head) > 0 and _BANNER not in head:
+        # evalscope's summary (`Average time to first token: 0.200`, in seconds) is its own reader's: read here too,
+        # its rows would start a headless JetStream block whose unitless times are taken for ms
+        return 0.0
     best = 0.0
     lowered = head.lower()  # genai-perf changed 'Time to first token' to 'Time To First Token'
     for marker, score in _SNIFF_MARKERS:
