@@ -12,7 +12,7 @@ import gzip
 import operator
 import os
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,6 +22,7 @@ from inferledger.diagnose.records import Unread, Windows
 from inferledger.errors import LogFormatError
 
 _match_start = re.Match.start
+_match_end = re.Match.end
 _groups = re.Match.groups
 _lastindex = operator.attrgetter("lastindex")
 _first = operator.itemgetter(0)
@@ -424,7 +425,11 @@ def _shape_rows(block: bytes, patterns) -> tuple[list, list]:
     [text candidate matches])."""
     entries: dict = {}  # shape entry -> its body matches
     candidates: list = []
+    outside = []  # marker-only passes searched outside the shape bodies, once those are known
     for pattern, shape_of in patterns:
+        if shape_of is None:
+            outside.append(pattern)
+            continue
         found = list(pattern.finditer(block))
         if not shape_of:
             candidates += found
@@ -438,6 +443,8 @@ def _shape_rows(block: bytes, patterns) -> tuple[list, list]:
                 candidates += mine
             else:
                 entries[kind] = mine
+    if outside:
+        candidates += _markers_outside(block, outside, entries.values())
     rows = []
     rfind = block.rfind
     for entry, bodies in entries.items():
@@ -456,6 +463,34 @@ def _shape_rows(block: bytes, patterns) -> tuple[list, list]:
     elif len(patterns) > 1:
         candidates.sort(key=_match_start)
     return rows, candidates
+
+
+def _markers_outside(block: bytes, passes: list, bodies) -> list:
+    """The matches of the marker-only passes (on the block) that start outside every shape body: each pass runs once
+    over the text between the bodies, joined (_scan_pattern made sure no marker starts before a body and ends inside
+    it), and its places are mapped back to the block and matched there. An SGLang batch line holds two markers in its
+    body (`#running-req`, `#queue-req`): found in the whole block, they cost a match each, then _outside_shape_bodies
+    dropped them again (a quarter of the read of an SGLang log, benchmarks/bench_diagnose.py).
+
+    No match is lost or made: a body ends at its line's newline, which every piece after a body starts with, and no
+    marker holds a newline, so no marker spans two pieces; a marker starting in a body ended the body's line as a
+    text line or was dropped by _outside_shape_bodies."""
+    starts = sorted(chain.from_iterable(map(_match_start, found) for found in bodies))
+    if not starts:
+        return list(chain.from_iterable(marker_pass.finditer(block) for marker_pass in passes))
+    ends = sorted(chain.from_iterable(map(_match_end, found) for found in bodies))
+    # A body lies in one line and ends at its newline: two bodies on one line (two shapes) end at the same newline,
+    # and the piece between them is empty.
+    lows = [0] + ends
+    pieces = list(map(block.__getitem__, map(slice, lows, chain(starts, (len(block),)))))
+    offsets = list(accumulate(map(len, pieces), initial=0))  # where each piece starts in the joined text
+    text = b"".join(pieces)
+    found = []
+    for marker_pass in passes:
+        places = [lows[index] + place - offsets[index]
+                  for place in marker_pass.places(text) for index in (bisect_right(offsets, place) - 1,)]
+        found += filter(None, map(marker_pass.check, repeat(block), places))
+    return found
 
 
 def _outside_shape_bodies(candidates: list, rows: list, block: bytes) -> list:
@@ -533,7 +568,9 @@ def _scan_pattern(markers, shapes, windows: bool = False):
     """The block scan's patterns, one per first byte, and, per pattern, a map from group number of a shape's groups
     (match.lastindex) to (first, last + 1 group index in match.groups(), prefix fullmatch, build, columns): columns
     is the build's `columns` converter when `windows` asks for rows as columns, else None. The first bytes that only
-    markers start with are one _MarkerPass (with an empty map) from MERGED_PASS_MIN_BYTES of them on.
+    markers start with are one _MarkerPass (with an empty map) from MERGED_PASS_MIN_BYTES of them on. Beside shapes,
+    a marker-only pass has None for a map: it is run outside the shape bodies (_markers_outside), unless a marker
+    could start before a body and end inside it (_may_straddle), when it is run over the whole block ({}).
 
     Why one pattern per first byte: CPython's regex engine finds a pattern whose alternatives all begin with the same
     byte with a fast search for that byte (2 GB/s on a noisy log), but any pattern with two different first bytes
@@ -570,7 +607,42 @@ def _scan_pattern(markers, shapes, windows: bool = False):
                 shape_of[index] = entry
             groups += inner
         patterns.append((re.compile(b"|".join(alternative for alternative, _shape in group)), shape_of))
+    heads = [_literal_head(body) for _prefix, body, _build in shapes]
+    if heads and not any(_may_straddle(marker, head) for marker in markers for head in heads):
+        patterns = [(pattern if type(pattern) is _MarkerPass else _PlainPass(pattern), None) if shape_of == {}
+                    else (pattern, shape_of) for pattern, shape_of in patterns]
     return patterns
+
+
+def _literal_head(body: bytes) -> bytes:
+    """The literal text every match of a shape's body starts with (up to its first special character; shorter than
+    the body's real literal start at worst)."""
+    if body[:1] == b"\\":
+        return body[1:2]
+    special = re.search(rb"[\\\[\](){}.*+?^$|]", body)
+    if special is None:
+        return body
+    # A quantifier may repeat the byte before it no times.
+    return body[: special.start() - (special.group() in b"*+?{")]
+
+
+def _may_straddle(marker: bytes, head: bytes) -> bool:
+    """Whether `marker` could start before a body starting with `head` and end inside it: a tail of the marker (not
+    the whole) that begins as the head does, or that the head begins with (the body's text past the head unknown)."""
+    return any(marker[cut: cut + len(head)] == head[: len(marker) - cut] for cut in range(1, len(marker)))
+
+
+class _PlainPass:
+    """One marker-only pattern as _markers_outside runs it: its places in a text, and its match on the block."""
+
+    __slots__ = ("finditer", "check")
+
+    def __init__(self, pattern: re.Pattern):
+        self.finditer = pattern.finditer
+        self.check = pattern.match
+
+    def places(self, text: bytes):
+        return map(_match_start, self.finditer(text))
 
 
 def _windows_of(parts: list) -> Windows:
@@ -627,10 +699,13 @@ class _MarkerPass:
             alternative for _next, alternative in _by_first_byte(rests)) + b")")
         self.check = re.compile(b"|".join(alternative for _first, alternative in _by_first_byte(markers))).match
 
+    def places(self, text: bytes):
+        """Where the translated text reads as a translated marker: a superset of where a marker starts (check)."""
+        return map(_match_start, self.pattern.finditer(text.translate(self.table)))
+
     def finditer(self, block: bytes) -> list:
         """The matches of the markers in the block (match objects on the block itself), in order."""
-        places = map(_match_start, self.pattern.finditer(block.translate(self.table)))
-        return list(filter(None, map(self.check, repeat(block), places)))
+        return list(filter(None, map(self.check, repeat(block), self.places(block))))
 
 
 def _by_first_byte(markers) -> list:
