@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import repeat
 from operator import sub
 
 from inferledger.diagnose.parsers._common import (
     BINARY_MEMORY,
     cached_rows,
+    clock_stamps,
     epoch_seconds,
     feed_all,
     hour_stamps,
@@ -21,7 +23,7 @@ from inferledger.diagnose.parsers._common import (
 from inferledger.diagnose.records import Record, Skipped, new_record
 
 NAME = "sglang"
-_groups, _start, _end = re.Match.groups, re.Match.start, re.Match.end
+_group, _start, _end = re.Match.group, re.Match.start, re.Match.end
 
 _PREFIX = re.compile(r"\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]{2}\d+(?: [A-Z]{2}\d+)*))?\]")
 
@@ -171,10 +173,13 @@ def _hour_of(key: tuple) -> tuple:
 
 
 def _short_prefix_stamps(prefixes: list) -> tuple[list, list]:
-    year, month, day, hour, minute, second, fraction, rank = zip(*map(_groups, prefixes), strict=True)
-    hits = cached_rows(list(zip(year, month, day, hour, rank, strict=True)), _ROW_HOURS, _hour_of)
-    hours, labels = zip(*hits, strict=True)
-    return hour_stamps(hours, minute, second, fraction), list(labels)
+    keys = list(map(_group, prefixes, repeat(1), repeat(2), repeat(3), repeat(4), repeat(8)))  # to the hour, rank
+    hours, labels = zip(*cached_rows(keys, _ROW_HOURS, _hour_of), strict=True)
+    stamps = None if any(map(_group, prefixes, repeat(7))) else clock_stamps(hours, prefixes, 5)
+    if stamps is None:
+        minute, second, fraction = zip(*map(_group, prefixes, repeat(5), repeat(6), repeat(7)), strict=True)
+        stamps = hour_stamps(hours, minute, second, fraction)
+    return stamps, list(labels)
 
 
 # The layouts SGLang prints (the samples), each read by one match of the whole rest of the line;
