@@ -5,8 +5,8 @@ length. The thresholds the flags use live here, each with its reason."""
 from __future__ import annotations
 
 import math
-from itertools import repeat
-from operator import is_not
+from itertools import compress, repeat
+from operator import add, eq, is_not
 
 from inferledger.diagnose.records import Windows
 from inferledger.diagnose.rules import threshold
@@ -459,9 +459,13 @@ class Accumulator:
             return
         batch_tokens = windows.metrics.get("batch_tokens") or [None] * len(lines)
         count = len(sources)
-        # Only a prefill row, and the row right after it, matter: those rows are visited, not every window.
-        prefills = [i for i, source in enumerate(sources) if source == "sglang.prefill"]
-        for i in ([0] if previous is not None else []) + [i + 1 for i in prefills]:
+        # Only a prefill row, and the row right after it, matter: those rows are visited, not every window; and of
+        # those only a decode row stamped PREFILL_GAP_MIN_SECONDS or more after its prefill (the others change
+        # nothing: `previous` is set anew from each prefill row), picked by a comprehension (few in a busy log).
+        after = [i for i in map(add, compress(range(count), map(eq, sources, repeat("sglang.prefill"))), repeat(1))
+                 if i < count and sources[i] == "sglang.decode" and stamps[i] is not None
+                 and stamps[i - 1] is not None and stamps[i] - stamps[i - 1] >= PREFILL_GAP_MIN_SECONDS]
+        for i in ([0] if previous is not None else []) + after:
             if i > 0:
                 tokens, stamp = batch_tokens[i - 1], stamps[i - 1]
                 previous = (tokens, stamp, lines[i - 1], file) if tokens and tokens >= PREFILL_GAP_MIN_TOKENS \

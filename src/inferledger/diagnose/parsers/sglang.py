@@ -371,8 +371,14 @@ MARKERS = (b"#running-req", b"#queue-req", b"#running_req", b"#remaining_req", b
 SPLITTABLE = True
 
 
-def _graph(value) -> float:
-    return 1.0 if value in _TRUE else 0.0
+class _GraphFlags(dict):
+    """`cuda graph`'s value -> 1.0 when True (_TRUE), else 0.0: a dict lookup a row (C speed), not a function call."""
+
+    def __missing__(self, value) -> float:
+        return 1.0 if value in _TRUE else 0.0
+
+
+_graph = _GraphFlags({"True": 1.0, b"True": 1.0, "False": 0.0, b"False": 0.0}).__getitem__
 
 
 # Each layout's metrics as (name, group index, conversion): the same numbers as its metrics function, a column at a
