@@ -364,8 +364,7 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
                  prefix=None) -> Iterator:
     """candidate_lines' items for one block of whole lines, its first line numbered `first_line`. send_next[0] says
     the block's first line is the line after a cut line (sent as text whatever it holds); it is left saying the same
-    of the next block's first line. Returns the block's newline count (the newlines before its last line sent are
-    counted for the line numbers already: only the rest is counted again).
+    of the next block's first line. Returns the block's newline count (_LineNumbers.total).
 
     Three steps; the first and the last cost no Python step a shape line, however many the block holds:
     1. each pattern's matches; a shape body's line start (rfind) and prefix (its fullmatch) by a map over them; a
@@ -373,8 +372,9 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
     2. the text candidates in order, a Python step each (few in a plain log), after the markers inside a shape
        line's body (SGLang's `#running-req`) are dropped at C speed; a marker inside a shape line's prefix makes
        that line text, as does following a cut line;
-    3. line numbers from the newlines between the lines sent; then the text lines in order, the shape lines between
-       two of them as one records.Windows (their converters) or as a Record each (builds with no converter)."""
+    3. line numbers from the newlines before the lines sent (_LineNumbers); then the text lines in order, the shape
+       lines between two of them as one records.Windows (their converters) or as a Record each (builds with no
+       converter)."""
     rows, candidates = _shape_rows(block, patterns)
     text_lines = _text_lines(block, candidates, encoding, wants_next, send_next, prefix)
     if text_lines and rows:
@@ -382,26 +382,23 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
         turned = [start for start, _text in text_lines if start in shape_starts]
         if turned:  # shape lines read as text: out of the rows
             rows = _without_lines(rows, set(turned))
-    starts = sorted(chain((start for start, _text in text_lines), *(row[1] for row in rows)))
-    newlines = accumulate(map(block.count, repeat(b"\n"), chain((0,), starts), starts))
-    numbers = dict(zip(starts, map(operator.add, repeat(first_line), newlines), strict=True))
-    block_lines = numbers[starts[-1]] - first_line + block.count(b"\n", starts[-1]) if starts else block.count(b"\n")
-    events = [(start, numbers[start], text) for start, text in text_lines]
+    numbers = _LineNumbers(block, first_line, bool(rows))
+    events = [(start, number, text) for (start, text), number in
+              zip(text_lines, numbers.of([start for start, _text in text_lines]), strict=True)]
     windowed = []
     for row in rows:
         lo, hi, _prefix, build, columns = row[0]
         if columns is not None:
-            windowed.append(row)
+            windowed.append((*row, numbers.of(row[1])))
             continue
-        events += [(start, numbers[start], build(match.groups()[lo:hi], block[start:match.start()].decode(),
-                                                   numbers[start]))
-                   for start, match in zip(row[1], row[2], strict=True)]
+        events += [(start, number, build(match.groups()[lo:hi], block[start:match.start()].decode(), number))
+                   for start, match, number in zip(row[1], row[2], numbers.of(row[1]), strict=True)]
     if len(events) > len(text_lines):
         events.sort(key=_first)
     if not windowed:
         for _start, number, item in events:
             yield number, item
-        return block_lines
+        return numbers.total()
     # Each converter's rows before each event: the shape lines between two events, a slice of each.
     event_starts = [start for start, _number, _item in events]
     cuts = [list(map(bisect_left, repeat(row[1]), event_starts)) + [len(row[1])] for row in windowed]
@@ -411,13 +408,51 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
         for which, row in enumerate(windowed):
             first, last = done[which], cuts[which][index]
             if last > first:
-                parts.append(_converted(row, first, last, numbers))
+                parts.append(_converted(row, first, last))
                 done[which] = last
         if parts:
             yield 0, _windows_of(parts)
         if event is not None:
             yield event[1], event[2]
-    return block_lines
+    return numbers.total()
+
+
+class _LineNumbers:
+    """The line numbers of line starts in a block whose first line is numbered first_line (the newlines before each
+    start), and the block's newline count. A block with shape rows (thousands of lines to number) has its newlines'
+    offsets found once by numpy and each start looked up among them (searchsorted), no Python step a line; a block of
+    a few text lines counts the newlines between one start and the next, and after the last only once more."""
+
+    __slots__ = ("block", "first_line", "newline_at", "last")
+
+    def __init__(self, block: bytes, first_line: int, many: bool):
+        self.block, self.first_line = block, first_line
+        self.newline_at = None
+        self.last = (0, first_line)  # (a start numbered, its number): where the count goes on from
+        if many:
+            import numpy as np
+
+            self.newline_at = np.flatnonzero(np.frombuffer(block, np.uint8) == 10)
+
+    def of(self, starts: list) -> list:
+        """The numbers of `starts` (in order when counted; any order when looked up)."""
+        if not starts:
+            return []
+        if self.newline_at is not None:
+            import numpy as np
+
+            return (np.searchsorted(self.newline_at, starts) + self.first_line).tolist()
+        numbers = list(accumulate(map(self.block.count, repeat(b"\n"), chain((0,), starts), starts),
+                                  initial=self.first_line))[1:]
+        self.last = (starts[-1], numbers[-1])
+        return numbers
+
+    def total(self) -> int:
+        """The block's newline count."""
+        if self.newline_at is not None:
+            return len(self.newline_at)
+        start, number = self.last
+        return number - self.first_line + self.block.count(b"\n", start)
 
 
 def _shape_rows(block: bytes, patterns) -> tuple[list, list]:
@@ -556,12 +591,12 @@ def _without_lines(rows: list, starts: set) -> list:
     return kept_rows
 
 
-def _converted(row, first: int, last: int, numbers: dict) -> tuple:
+def _converted(row, first: int, last: int) -> tuple:
     """(line numbers, converter's (stamps, sources, labels, metric columns)) of rows[first:last] of one shape: the
     converter gets the shape's groups as columns (a tuple a group) and the prefixes' matches."""
-    (lo, hi, _prefix, _build, columns), line_starts, bodies, prefixes = row
+    (lo, hi, _prefix, _build, columns), _line_starts, bodies, prefixes, numbers = row
     fields = list(zip(*map(_groups, bodies[first:last]), strict=True))[lo:hi]  # a tuple a group: the shape's own
-    return list(map(numbers.__getitem__, line_starts[first:last])), columns(fields, prefixes[first:last])
+    return numbers[first:last], columns(fields, prefixes[first:last])
 
 
 def _scan_pattern(markers, shapes, windows: bool = False):
