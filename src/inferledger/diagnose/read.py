@@ -821,8 +821,12 @@ PARALLEL_PAIR_BYTES = 32 * 1024 * 1024
 # Share of each pair this process reads itself: it also folds every record (its own and the child's) into the
 # diagnosis. With the windows folded over numpy columns, 256 MiB bench_diagnose.py logs, back to back: at 0.4 this
 # process waited for the child (0.2-0.3 s a run), at 0.5 the child waited; 0.45 was the fastest at 1 %, 10 % and
-# 60 % stats lines (108, 39 and 220 MB/s against 104, 40 and 200 at 0.4).
-PARALLEL_PARENT_SHARE = 0.45
+# 60 % stats lines (108, 39 and 220 MB/s against 104, 40 and 200 at 0.4). Once the shape lines cost a third less to
+# read (their markers outside their bodies, stamps and line numbers by numpy) the folding weighs more: CPU seconds of
+# this process and the child (a shared 2-core machine, where wall times wander) at 0.45: 3.5 / 2.7 (60 %, mixed and
+# SGLang alike), 1.55 / 1.3 (10 %), 0.9 / 0.8 (1 %); at 0.38: 3.15 / 3.0, 1.43 / 1.43, 0.8 / 0.9; and wall times at
+# 60 % 3.3 s against 3.4-4.2 s at 0.45.
+PARALLEL_PARENT_SHARE = 0.38
 _BATCH_ITEMS = 4096
 
 
