@@ -96,7 +96,7 @@ def hour_stamps(hours, minutes, seconds, fractions) -> list:
     return list(map(hour_stamp, hours, minutes, seconds, fractions))
 
 
-_start = re.Match.start
+_group, _start = re.Match.group, re.Match.start
 _string = attrgetter("string")
 
 
@@ -117,6 +117,19 @@ def clock_stamps(hours, prefixes: list, minute_group: int) -> list | None:
     # Two ASCII digits "ab" at `first`: 10 × a + b = 10 × byte a + byte b - 528 (48 is "0").
     minutes, seconds = (digits[at + first].astype(np.int64) * 10 + digits[at + first + 1] - 528 for first in (0, 3))
     return (np.array(hours, dtype=np.float64) + (minutes * 60 + seconds)).tolist()
+
+
+def row_stamps(keys: list, cache: dict, read, prefixes: list, minute_group: int) -> tuple[list, list]:
+    """(stamps, values) of rows: each row's hour epoch and value (its labels) by its key (cached_rows; read(key) gives
+    (epoch of the hour or None, value)), then its stamp from the hour and its prefix's groups minute_group, the
+    second and the fraction after it: clock_stamps when no row states a fraction, else hour_stamps."""
+    hours, values = zip(*cached_rows(keys, cache, read), strict=True)
+    fraction = minute_group + 2
+    stamps = None if any(map(_group, prefixes, repeat(fraction))) else clock_stamps(hours, prefixes, minute_group)
+    if stamps is None:
+        stamps = hour_stamps(hours, *zip(*map(_group, prefixes, repeat(minute_group), repeat(minute_group + 1),
+                                               repeat(fraction)), strict=True))
+    return stamps, list(values)
 
 
 def cached_rows(keys: list, cache: dict, read) -> list:

@@ -14,11 +14,9 @@ from operator import sub
 
 from inferledger.diagnose.parsers._common import (
     BINARY_MEMORY,
-    cached_rows,
-    clock_stamps,
     epoch_seconds,
     feed_all,
-    hour_stamps,
+    row_stamps,
 )
 from inferledger.diagnose.records import Record, Skipped, new_record
 
@@ -174,12 +172,7 @@ def _hour_of(key: tuple) -> tuple:
 
 def _short_prefix_stamps(prefixes: list) -> tuple[list, list]:
     keys = list(map(_group, prefixes, repeat(1), repeat(2), repeat(3), repeat(4), repeat(8)))  # to the hour, rank
-    hours, labels = zip(*cached_rows(keys, _ROW_HOURS, _hour_of), strict=True)
-    stamps = None if any(map(_group, prefixes, repeat(7))) else clock_stamps(hours, prefixes, 5)
-    if stamps is None:
-        minute, second, fraction = zip(*map(_group, prefixes, repeat(5), repeat(6), repeat(7)), strict=True)
-        stamps = hour_stamps(hours, minute, second, fraction)
-    return stamps, list(labels)
+    return row_stamps(keys, _ROW_HOURS, _hour_of, prefixes, 5)
 
 
 # The layouts SGLang prints (the samples), each read by one match of the whole rest of the line;

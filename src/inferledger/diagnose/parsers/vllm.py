@@ -16,13 +16,11 @@ from operator import is_, mul
 from inferledger.diagnose.parsers._common import (
     BINARY_MEMORY,
     _fast_parts,
-    cached_rows,
-    clock_stamps,
     feed_all,
     find_timestamp,
-    hour_stamps,
     minute_epoch,
     number,
+    row_stamps,
 )
 from inferledger.diagnose.records import Record, Skipped, Unread, looks_like_metric, new_record, unread
 
@@ -233,12 +231,7 @@ def _prefix_stamps(prefixes: list, swapped) -> tuple[list, list]:
     the one find_timestamp finds."""
     hour_keys = map(_group, prefixes, repeat(1), repeat(2), repeat(3), repeat(4), repeat(5), repeat(9))
     keys = list(zip(hour_keys, map(is_, swapped, repeat(None)), strict=True))
-    hours, labels = zip(*cached_rows(keys, _ROW_HOURS, _hour_of), strict=True)
-    stamps = None if any(map(_group, prefixes, repeat(8))) else clock_stamps(hours, prefixes, 6)
-    if stamps is None:
-        minute, second, fraction = zip(*map(_group, prefixes, repeat(6), repeat(7), repeat(8)), strict=True)
-        stamps = hour_stamps(hours, minute, second, fraction)
-    return stamps, list(labels)
+    return row_stamps(keys, _ROW_HOURS, _hour_of, prefixes, 6)
 
 
 _window.columns = _window_columns
