@@ -484,7 +484,7 @@ def _shape_rows(block: bytes, patterns) -> tuple[list, list]:
     rfind = block.rfind
     for entry, bodies in entries.items():
         body_starts = list(map(_match_start, bodies))
-        line_starts = [cut + 1 for cut in map(rfind, repeat(b"\n"), repeat(0), body_starts)]
+        line_starts = list(map(operator.add, map(rfind, repeat(b"\n"), repeat(0), body_starts), repeat(1)))
         prefixes = list(map(entry[2], repeat(block), line_starts, body_starts))
         if None in prefixes:  # a body after other text: its line is read the per-line way
             candidates += [body for body, prefix in zip(bodies, prefixes, strict=True) if prefix is None]
@@ -534,7 +534,7 @@ def _outside_shape_bodies(candidates: list, rows: list, block: bytes) -> list:
     body_at = dict(zip(chain.from_iterable(row[1] for row in rows),
                        chain.from_iterable(map(_match_start, row[2]) for row in rows), strict=True))
     starts = list(map(_match_start, candidates))
-    lines = [cut + 1 for cut in map(block.rfind, repeat(b"\n"), repeat(0), starts)]
+    lines = list(map(operator.add, map(block.rfind, repeat(b"\n"), repeat(0), starts), repeat(1)))
     kept = list(compress(candidates, map(operator.lt, starts, map(body_at.get, lines, repeat(len(block))))))
     kept.sort(key=_match_start)
     return kept
