@@ -793,6 +793,7 @@ def test_clock_stamps_read_what_hour_stamps_reads():
     other = list(stamp.finditer(b"[x 01:02]\n"))
     assert clock_stamps((0.0, 0.0), matches[:1] + other, 1) is None
     assert clock_stamps((None,), matches[:1], 1) is None
+    assert clock_stamps((0.0,), list(re.finditer(r"\[x (\d\d):(\d\d)\]", "[x 01:02]\n")), 1) is None  # str
     assert clock_stamps((), [], 1) is None
     # By hand: 07:05 after the hour 3600 s is 3600 + 7 × 60 + 5.
     assert clock_stamps((3600.0,), list(stamp.finditer(b"[x 07:05]\n")), 1) == [4025.0]

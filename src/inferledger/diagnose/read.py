@@ -367,11 +367,12 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
     of the next block's first line. Returns the block's newline count (_LineNumbers.total).
 
     Three steps; the first and the last cost no Python step a shape line, however many the block holds:
-    1. each pattern's matches; a shape body's line start (rfind) and prefix (its fullmatch) by a map over them; a
-       body whose prefix does not match, and every marker, is a text candidate;
-    2. the text candidates in order, a Python step each (few in a plain log), after the markers inside a shape
-       line's body (SGLang's `#running-req`) are dropped at C speed; a marker inside a shape line's prefix makes
-       that line text, as does following a cut line;
+    1. each shape pattern's matches; a shape body's line start (rfind) and prefix (its fullmatch) by a map over
+       them; a body whose prefix does not match, and every marker outside the bodies (_markers_outside), is a text
+       candidate;
+    2. the text candidates in order, a Python step each (few in a plain log), after any marker inside a shape
+       line's body is dropped at C speed; a marker inside a shape line's prefix makes that line text, as does
+       following a cut line;
     3. line numbers from the newlines before the lines sent (_LineNumbers); then the text lines in order, the shape
        lines between two of them as one records.Windows (their converters) or as a Record each (builds with no
        converter)."""

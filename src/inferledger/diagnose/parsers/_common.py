@@ -104,11 +104,12 @@ def clock_stamps(hours, prefixes: list, minute_group: int) -> list | None:
     """hour_stamps(hours, minutes, seconds, fractions) of rows stating no fraction, their minute and second digits
     read where their prefixes' matches found them (`(\\d\\d):(\\d\\d)` from group minute_group on), by numpy over
     the text the matches were made on (a block): hour + (60 × minute + second), the same float64 additions, with no
-    Python int a row. None when that does not hold: an hour that is not a date, matches made on several texts."""
+    Python int a row. None when that does not hold: an hour that is not a date, matches made on several texts or on
+    str."""
     if not prefixes or None in hours:
         return None
     text = prefixes[0].string
-    if not all(map(is_, map(_string, prefixes), repeat(text))):
+    if type(text) is not bytes or not all(map(is_, map(_string, prefixes), repeat(text))):
         return None
     import numpy as np
 
