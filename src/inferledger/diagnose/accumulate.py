@@ -602,16 +602,17 @@ class Accumulator:
         keep = None
         # Rows share their labels dicts: the rank is read once per (source, labels) pair, in the order the pairs first
         # come (the first rank seen of a source is the one kept), and rows are picked only when some are dropped.
-        pairs = list(zip(windows.sources, map(id, windows.labels), strict=True))
-        labels_of = dict(zip(map(id, windows.labels), windows.labels, strict=True))
+        # A pair's labels are found at its first row (a search of the ids at C speed, a few pairs), not by a dict of
+        # every row's.
+        ids = list(map(id, windows.labels))
         ranks = self.rank
         dropped = set()
-        for source, key in dict.fromkeys(pairs):
-            rank = labels_of[key].get("rank")
+        for source, key in dict.fromkeys(zip(windows.sources, ids, strict=True)):
+            rank = windows.labels[ids.index(key)].get("rank")
             if rank is not None and ranks.setdefault(source, rank) != rank:
                 dropped.add((source, key))
         if dropped:
-            keep = [pair not in dropped for pair in pairs]
+            keep = [pair not in dropped for pair in zip(windows.sources, ids, strict=True)]
             count = sum(keep)
         self.interval_count += count
         self._unfolded.extend(windows, keep)
