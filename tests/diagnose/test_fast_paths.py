@@ -822,6 +822,7 @@ def test_markers_outside_the_shape_bodies_mark_the_lines_a_whole_block_scan_mark
     # rows, and text candidates on the same lines (those inside a row's body dropped).
     shapes = vllm.LINE_SHAPES + sglang.LINE_SHAPES
     markers = list(vllm.MARKERS) + list(sglang.MARKERS)
+    monkeypatch.setattr(read, "OUTSIDE_MIN_BODY_SHARE", 0.0)  # every block with a body read between its bodies
     outside = read._scan_pattern(markers, shapes, True)
     monkeypatch.setattr(read, "_may_straddle", lambda marker, head: True)
     whole = read._scan_pattern(markers, shapes, True)
@@ -859,3 +860,22 @@ def test_markers_outside_the_shape_bodies_mark_the_lines_a_whole_block_scan_mark
 def _lines_of(block: bytes, candidates: list) -> list:
     """The starts of the lines the candidate matches fall in."""
     return sorted({block.rfind(b"\n", 0, match.start()) + 1 for match in candidates})
+
+
+@pytest.mark.parametrize("numpy_from", [0, 10**9])
+def test_line_numbers_are_the_newlines_before_each_start(monkeypatch, numpy_from):
+    # read._LineNumbers looked up by numpy (many starts) or counted (few) against the newlines before each start,
+    # counted here one slice at a time, and the block's newline count against bytes.count.
+    monkeypatch.setattr(read, "NUMPY_LINES_MIN", numpy_from)
+    rng = random.Random(4)
+    for _ in range(60):
+        lines = [b"x" * rng.randint(0, 5) for _ in range(rng.randint(0, 40))]
+        block = b"".join(line + b"\n" for line in lines)
+        line_starts = [0] + [index + 1 for index, byte in enumerate(block[:-1]) if byte == 10]
+        picked = [sorted(rng.sample(line_starts, rng.randint(0, len(line_starts)))) if line_starts else []
+                  for _ in range(3)]
+        first_line = rng.randint(1, 1000)
+        numbers = read._LineNumbers(block, first_line, picked)
+        for starts in picked:
+            assert numbers.of(starts) == [first_line + block[:start].count(b"\n") for start in starts]
+        assert numbers.count == block.count(b"\n")

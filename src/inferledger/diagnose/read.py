@@ -364,7 +364,7 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
                  prefix=None) -> Iterator:
     """candidate_lines' items for one block of whole lines, its first line numbered `first_line`. send_next[0] says
     the block's first line is the line after a cut line (sent as text whatever it holds); it is left saying the same
-    of the next block's first line. Returns the block's newline count (_LineNumbers.total).
+    of the next block's first line. Returns the block's newline count (_LineNumbers.count).
 
     Three steps; the first and the last cost no Python step a shape line, however many the block holds:
     1. each shape pattern's matches; a shape body's line start (rfind) and prefix (its fullmatch) by a map over
@@ -383,9 +383,10 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
         turned = [start for start, _text in text_lines if start in shape_starts]
         if turned:  # shape lines read as text: out of the rows
             rows = _without_lines(rows, set(turned))
-    numbers = _LineNumbers(block, first_line, bool(rows))
+    text_starts = [start for start, _text in text_lines]
+    numbers = _LineNumbers(block, first_line, [text_starts, *(row[1] for row in rows)])
     events = [(start, number, text) for (start, text), number in
-              zip(text_lines, numbers.of([start for start, _text in text_lines]), strict=True)]
+              zip(text_lines, numbers.of(text_starts), strict=True)]
     windowed = []
     for row in rows:
         lo, hi, _prefix, build, columns = row[0]
@@ -399,7 +400,7 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
     if not windowed:
         for _start, number, item in events:
             yield number, item
-        return numbers.total()
+        return numbers.count
     # Each converter's rows before each event: the shape lines between two events, a slice of each.
     event_starts = [start for start, _number, _item in events]
     cuts = [list(map(bisect_left, repeat(row[1]), event_starts)) + [len(row[1])] for row in windowed]
@@ -415,45 +416,48 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
             yield 0, _windows_of(parts)
         if event is not None:
             yield event[1], event[2]
-    return numbers.total()
+    return numbers.count
+
+
+# From this many lines to number in a block (shape rows: a busy log), numpy finds its newlines once (~1 ms for
+# 2 MiB) and looks each start up; fewer are counted between one start and the next (~0.3 ms for 2 MiB, and a step a
+# start): the two cost the same near 3,000 starts.
+NUMPY_LINES_MIN = 2048
 
 
 class _LineNumbers:
     """The line numbers of line starts in a block whose first line is numbered first_line (the newlines before each
-    start), and the block's newline count. A block with shape rows (thousands of lines to number) has its newlines'
-    offsets found once by numpy and each start looked up among them (searchsorted), no Python step a line; a block of
-    a few text lines counts the newlines between one start and the next, and after the last only once more."""
+    start), and the block's newline count. With NUMPY_LINES_MIN starts or more the block's newline offsets are found
+    once by numpy and each start looked up among them (searchsorted), no Python step a line; with fewer, the newlines
+    are counted between one start and the next, all the starts in order, once."""
 
-    __slots__ = ("block", "first_line", "newline_at", "last")
+    __slots__ = ("first_line", "newline_at", "numbers", "count")
 
-    def __init__(self, block: bytes, first_line: int, many: bool):
-        self.block, self.first_line = block, first_line
-        self.newline_at = None
-        self.last = (0, first_line)  # (a start numbered, its number): where the count goes on from
-        if many:
+    def __init__(self, block: bytes, first_line: int, starts: list):
+        """`starts`: every list of line starts that will be numbered."""
+        self.first_line = first_line
+        self.newline_at = self.numbers = None
+        if sum(map(len, starts)) >= NUMPY_LINES_MIN:
             import numpy as np
 
             self.newline_at = np.flatnonzero(np.frombuffer(block, np.uint8) == 10)
+            self.count = len(self.newline_at)
+            return
+        merged = sorted(chain.from_iterable(starts))
+        newlines = accumulate(map(block.count, repeat(b"\n"), chain((0,), merged), merged))
+        self.numbers = dict(zip(merged, map(operator.add, repeat(first_line), newlines), strict=True))
+        self.count = self.numbers[merged[-1]] - first_line + block.count(b"\n", merged[-1]) if merged \
+            else block.count(b"\n")
 
     def of(self, starts: list) -> list:
-        """The numbers of `starts` (in order when counted; any order when looked up)."""
+        """The numbers of `starts`, one of the lists given at the start."""
+        if self.newline_at is None:
+            return list(map(self.numbers.__getitem__, starts))
         if not starts:
             return []
-        if self.newline_at is not None:
-            import numpy as np
+        import numpy as np
 
-            return (np.searchsorted(self.newline_at, starts) + self.first_line).tolist()
-        numbers = list(accumulate(map(self.block.count, repeat(b"\n"), chain((0,), starts), starts),
-                                  initial=self.first_line))[1:]
-        self.last = (starts[-1], numbers[-1])
-        return numbers
-
-    def total(self) -> int:
-        """The block's newline count."""
-        if self.newline_at is not None:
-            return len(self.newline_at)
-        start, number = self.last
-        return number - self.first_line + self.block.count(b"\n", start)
+        return (np.searchsorted(self.newline_at, starts) + self.first_line).tolist()
 
 
 def _shape_rows(block: bytes, patterns) -> tuple[list, list]:
@@ -501,20 +505,29 @@ def _shape_rows(block: bytes, patterns) -> tuple[list, list]:
     return rows, candidates
 
 
+# Joining the text between the shape bodies costs a copy of the block: with less of it in bodies than this, the
+# marker passes run over the whole block (the few markers inside bodies dropped by _outside_shape_bodies). A 2 MiB
+# block of bench_diagnose.py's logs read between its bodies / over the whole block: 7.2 / 5.9 ms at 1 % stats lines
+# (2 % of the bytes in bodies), 12.0 / 12.5 ms at 10 % (16 %), 34 / 40 ms at 60 % mixed (61 %), 36 / 48 ms at 60 %
+# SGLang (58 %).
+OUTSIDE_MIN_BODY_SHARE = 0.1
+
+
 def _markers_outside(block: bytes, passes: list, bodies) -> list:
     """The matches of the marker-only passes (on the block) that start outside every shape body: each pass runs once
     over the text between the bodies, joined (_scan_pattern made sure no marker starts before a body and ends inside
     it), and its places are mapped back to the block and matched there. An SGLang batch line holds two markers in its
     body (`#running-req`, `#queue-req`): found in the whole block, they cost a match each, then _outside_shape_bodies
-    dropped them again (a quarter of the read of an SGLang log, benchmarks/bench_diagnose.py).
+    dropped them again (a quarter of the read of an SGLang log, benchmarks/bench_diagnose.py). A block with few
+    bodies (OUTSIDE_MIN_BODY_SHARE) has them searched in the whole block.
 
     No match is lost or made: a body ends at its line's newline, which every piece after a body starts with, and no
     marker holds a newline, so no marker spans two pieces; a marker starting in a body ended the body's line as a
     text line or was dropped by _outside_shape_bodies."""
     starts = sorted(chain.from_iterable(map(_match_start, found) for found in bodies))
-    if not starts:
-        return list(chain.from_iterable(marker_pass.finditer(block) for marker_pass in passes))
     ends = sorted(chain.from_iterable(map(_match_end, found) for found in bodies))
+    if sum(ends) - sum(starts) < len(block) * OUTSIDE_MIN_BODY_SHARE:
+        return list(chain.from_iterable(marker_pass.finditer(block) for marker_pass in passes))
     # A body lies in one line and ends at its newline: two bodies on one line (two shapes) end at the same newline,
     # and the piece between them is empty.
     lows = [0] + ends
