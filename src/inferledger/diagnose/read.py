@@ -836,11 +836,12 @@ PARALLEL_PAIR_BYTES = 32 * 1024 * 1024
 # diagnosis. With the windows folded over numpy columns, 256 MiB bench_diagnose.py logs, back to back: at 0.4 this
 # process waited for the child (0.2-0.3 s a run), at 0.5 the child waited; 0.45 was the fastest at 1 %, 10 % and
 # 60 % stats lines (108, 39 and 220 MB/s against 104, 40 and 200 at 0.4). Once the shape lines cost a third less to
-# read (their markers outside their bodies, stamps and line numbers by numpy) the folding weighs more: CPU seconds of
-# this process and the child (a shared 2-core machine, where wall times wander) at 0.45: 3.5 / 2.7 (60 %, mixed and
-# SGLang alike), 1.55 / 1.3 (10 %), 0.9 / 0.8 (1 %); at 0.38: 3.15 / 3.0, 1.43 / 1.43, 0.8 / 0.9; and wall times at
-# 60 % 3.3 s against 3.4-4.2 s at 0.45.
-PARALLEL_PARENT_SHARE = 0.38
+# read (their markers outside their bodies, stamps and line numbers by numpy) the folding weighs more where stats
+# lines are many: CPU seconds of this process / the child (a shared 2-core machine, where wall times wander) at 0.45:
+# 3.3 / 2.6 (60 %, mixed and SGLang alike), 1.5 / 1.3 (10 %), 0.85 / 0.75 (1 %); at 0.38: 2.95 / 2.95, 1.35 / 1.37,
+# 0.74 / 0.8; at 0.42: 3.1 / 2.7, 1.36 / 1.26, 0.79 / 0.77. Wall seconds, two runs each, at 0.38 / 0.42 / 0.45:
+# 3.2-3.3 / 3.15-3.6 / 3.3-3.5 (60 %), 1.55-1.6 / 1.45-1.47 / 1.5-1.63 (10 %), 0.96 / 0.93-0.95 / 0.88-0.95 (1 %).
+PARALLEL_PARENT_SHARE = 0.42
 _BATCH_ITEMS = 4096
 
 
