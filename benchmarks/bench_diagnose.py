@@ -6,14 +6,15 @@ prefill/decode batch lines, each with its own timestamp advancing, plus noise li
 (`inferledger.diagnose.diagnose_files`) in a fresh process per size and reports lines/s, MB/s and peak RSS.
 Peak RSS at a quarter of the size and at the full size shows whether memory stays flat. Target: >= 100 MB/s.
 
-    python benchmarks/bench_diagnose.py                 # 1 GB (1024 MiB) and 256 MiB, then 1 % and 60 % stats lines
+    python benchmarks/bench_diagnose.py                 # 1 GiB and 256 MiB, then 1 % and 60 % stats lines, then SGLang
     python benchmarks/bench_diagnose.py --size-mb 64    # a quick run
     python benchmarks/bench_diagnose.py --size-mb 64 --profile-mb 50   # plus cProfile of the full path
     python benchmarks/bench_diagnose.py --shares 0.1 --processes 1     # one share, one process
     python benchmarks/bench_diagnose.py --llama-server --size-mb 64    # a llama-server log instead
 
 The first of --shares gets the full report (two sizes, memory ratio, stages); each further share one run at
---size-mb, so one run shows the spread from a quiet vLLM log to an SGLang log that is mostly batch lines. Big plain
+--size-mb, so one run shows the spread from a quiet vLLM log to a log that is mostly stats lines; then an SGLang
+server log (one engine's, as a real log is: batch lines and its own noise, --sglang-share of them). Big plain
 files are read by two processes (inferledger.diagnose.read, INFERLEDGER_DIAGNOSE_PROCESSES); --processes sets that.
 The log is deleted when the run ends. MB here is 1e6 bytes; sizes asked for in MiB.
 """
@@ -111,12 +112,45 @@ def build_llama_server_log(path: str, size_bytes: int, seed: int = 0) -> int:
     return lines
 
 
-def build_log(path: str, size_bytes: int, seed: int = 0, stats_share: float = 0.1) -> int:
+def _vllm_numbers(rng: random.Random, running: int) -> dict:
+    return dict(prompt=rng.uniform(0, 5000), gen=rng.uniform(0, 9000), kv=rng.uniform(0, 99))
+
+
+def _vllm_v1_numbers(rng: random.Random, running: int) -> dict:
+    return dict(_vllm_numbers(rng, running), hit=rng.uniform(0, 90))
+
+
+def _decode_numbers(rng: random.Random, running: int) -> dict:
+    return dict(tokens=running * 400, usage=rng.random(), gen=rng.uniform(100, 9000))
+
+
+def _prefill_numbers(rng: random.Random, running: int) -> dict:
+    return dict(new=rng.randint(1, 8192), cached=rng.randint(0, 8192), usage=rng.random())
+
+
+# A log's stats lines: (upper end of the roll, shape, its numbers drawn), in order; a roll (uniform 0..1 ÷ the stats
+# share) past the last is a noise line. MIXED: a third each vLLM V0, vLLM V1, SGLang decode/prefill. SGLANG: one
+# engine's server log, as a real log is (decode lines three for each prefill line).
+MIXED = ((1 / 3, VLLM_V0, _vllm_numbers), (2 / 3, VLLM_V1, _vllm_v1_numbers), (0.92, SGLANG_DECODE, _decode_numbers),
+         (1, SGLANG_PREFILL, _prefill_numbers))
+SGLANG = ((0.76, SGLANG_DECODE, _decode_numbers), (1, SGLANG_PREFILL, _prefill_numbers))
+# An SGLang server's own lines around its batch lines: uvicorn's access log, with and without SGLang's stamp, and the
+# request dumps of --log-requests.
+SGLANG_NOISE = (
+    'INFO:     10.0.0.{a}:{port} - "POST /v1/chat/completions HTTP/1.1" 200 OK',
+    '[{ymd} {hms}] INFO:     127.0.0.1:{port} - "POST /generate HTTP/1.1" 200 OK',
+    "[{ymd} {hms} TP0] Receive: obj=GenerateReqInput(rid='{hexid}', text=None, input_ids=[1, 2, 3], stream=True)",
+    "[{ymd} {hms}] Finish: obj=GenerateReqInput(rid='{hexid}'), out={{'meta_info': {{'completion_tokens': {a}}}}}",
+)
+
+
+def build_log(path: str, size_bytes: int, seed: int = 0, stats_share: float = 0.1, engines=MIXED,
+              noise=NOISE) -> int:
     """Write about `size_bytes` of log to `path` (in 4 MiB chunks, constant memory); return the line count.
 
-    `stats_share` of the lines are engine stats lines (a third each vLLM V0, vLLM V1, SGLang decode/prefill),
-    the rest noise. Real logs range from ~0.1 % (a vLLM server behind a busy access log: one stats line per
-    5-10 s) to over half (SGLang logs a Prefill line per prefill batch and a Decode line per 40 steps)."""
+    `stats_share` of the lines are engine stats lines (`engines`: by default a third each vLLM V0, vLLM V1, SGLang
+    decode/prefill), the rest `noise`. Real logs range from ~0.1 % (a vLLM server behind a busy access log: one stats
+    line per 5-10 s) to over half (SGLang logs a Prefill line per prefill batch and a Decode line per 40 steps)."""
     rng = random.Random(seed)
     start = time.mktime((2025, 3, 14, 2, 0, 0, 0, 0, -1))
     written = lines = 0
@@ -132,23 +166,14 @@ def build_log(path: str, size_bytes: int, seed: int = 0, stats_share: float = 0.
             ymd = time.strftime("%Y-%m-%d", moment)
             running = rng.randint(1, 512)
             waiting = rng.choice((0, 0, 0, rng.randint(1, 100)))
-            roll = rng.random() / stats_share  # < 1 for a stats line: [0, 1/3) V0, [1/3, 2/3) V1, then SGLang
-            if roll < 1 / 3:
-                line = VLLM_V0.format(md=md, hms=hms, prompt=rng.uniform(0, 5000), gen=rng.uniform(0, 9000),
-                                      running=running, waiting=waiting, kv=rng.uniform(0, 99))
-            elif roll < 2 / 3:
-                line = VLLM_V1.format(md=md, hms=hms, prompt=rng.uniform(0, 5000), gen=rng.uniform(0, 9000),
-                                      running=running, waiting=waiting, kv=rng.uniform(0, 99),
-                                      hit=rng.uniform(0, 90))
-            elif roll < 0.92:
-                line = SGLANG_DECODE.format(ymd=ymd, hms=hms, running=running, tokens=running * 400,
-                                            usage=rng.random(), gen=rng.uniform(100, 9000), waiting=waiting)
-            elif roll < 1:
-                line = SGLANG_PREFILL.format(ymd=ymd, hms=hms, new=rng.randint(1, 8192),
-                                             cached=rng.randint(0, 8192), usage=rng.random(), running=running,
-                                             waiting=waiting)
+            roll = rng.random() / stats_share  # < 1 for a stats line
+            for upper, shape, numbers in engines:
+                if roll < upper:
+                    line = shape.format(md=md, hms=hms, ymd=ymd, running=running, waiting=waiting,
+                                        **numbers(rng, running))
+                    break
             else:
-                line = rng.choice(NOISE).format(a=rng.randint(1, 254), port=rng.randint(1024, 65535), md=md,
+                line = rng.choice(noise).format(a=rng.randint(1, 254), port=rng.randint(1024, 65535), md=md,
                                                 hms=hms, ymd=ymd, hexid=f"{rng.getrandbits(64):016x}")
             chunk.append(line)
             chunk_bytes += len(line) + 1
@@ -294,6 +319,9 @@ def main() -> int:
     parser.add_argument("--shares", default="0.1,0.01,0.6",
                         help="comma-separated fractions of lines that are engine stats lines, the rest noise; the "
                              "first gets the full report (default 0.1,0.01,0.6)")
+    parser.add_argument("--sglang-share", type=float, default=0.6,
+                        help="then an SGLang server log (one engine: batch lines and its own noise) with this share "
+                             "of batch lines, at --size-mb (default 0.6; 0: none)")
     parser.add_argument("--processes", type=int, default=0,
                         help="processes for one big file (INFERLEDGER_DIAGNOSE_PROCESSES; default: the library's)")
     parser.add_argument("--llama-server", action="store_true",
@@ -344,9 +372,21 @@ def main() -> int:
             print(_row(result, lines, built))
             spread.append((other, result["bytes"] / 1e6 / result["seconds"]))
             os.remove(path)
+        if args.sglang_share:
+            path = os.path.join(folder, f"sglang-{args.size_mb}MiB-{args.sglang_share}.log")
+            began = time.perf_counter()
+            lines = build_log(path, args.size_mb * MiB, stats_share=args.sglang_share, engines=SGLANG,
+                              noise=SGLANG_NOISE)
+            built = time.perf_counter() - began
+            result = run_worker(path, processes=args.processes)
+            print(f"\nSGLang server log (one engine), stats lines {args.sglang_share:.0%} of all lines")
+            print(_row(result, lines, built))
+            spread.append((f"SGLang only {args.sglang_share:.0%}", _against_target(result)))
+            os.remove(path)
         if len(spread) > 1:
             print("\nMB/s by stats-line share at {} MiB: {}".format(
-                args.size_mb, ", ".join(f"{share:.0%}: {speed:.1f}" for share, speed in spread)))
+                args.size_mb, ", ".join(f"{share if isinstance(share, str) else f'{share:.0%}'}: {speed:.1f}"
+                                        for share, speed in spread)))
         if args.profile_mb:
             path = os.path.join(folder, f"profile-{args.profile_mb}MiB.log")
             build_log(path, args.profile_mb * MiB, seed=1, stats_share=share)

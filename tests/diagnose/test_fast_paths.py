@@ -841,3 +841,113 @@ def test_fewer_collections_while_reading_then_the_thresholds_as_they_were():
             assert gc.get_threshold()[0] == 0
     finally:
         gc.set_threshold(*before)
+
+
+def test_clock_stamps_read_what_hour_stamps_reads():
+    # The minute and second read as digits where the prefixes' matches found them (numpy over the block) against
+    # hour_stamps' int() of each group: the same floats. Matches on two texts, an hour that is no date or no rows at
+    # all are not read this way (None).
+    import re
+
+    from inferledger.diagnose.parsers._common import clock_stamps, hour_stamps
+
+    stamp = re.compile(rb"\[x (\d\d):(\d\d)\]")
+    rng = random.Random(8)
+    for _ in range(30):
+        count = rng.randint(1, 40)
+        text = b"".join(b"noise %d [x %02d:%02d] tail\n" % (rng.randint(0, 99), rng.randint(0, 59), rng.randint(0, 59))
+                        for _ in range(count))
+        matches = list(stamp.finditer(text))
+        hours = tuple(3600.0 * rng.randint(0, 500000) + rng.choice((0.0, 0.25)) for _ in range(count))
+        minutes, seconds = zip(*(match.groups() for match in matches), strict=True)
+        expected = hour_stamps(hours, minutes, seconds, (None,) * count)
+        assert clock_stamps(hours, matches, 1) == expected
+    other = list(stamp.finditer(b"[x 01:02]\n"))
+    assert clock_stamps((0.0, 0.0), matches[:1] + other, 1) is None
+    assert clock_stamps((None,), matches[:1], 1) is None
+    assert clock_stamps((0.0,), list(re.finditer(r"\[x (\d\d):(\d\d)\]", "[x 01:02]\n")), 1) is None  # str
+    assert clock_stamps((), [], 1) is None
+    # By hand: 07:05 after the hour 3600 s is 3600 + 7 × 60 + 5.
+    assert clock_stamps((3600.0,), list(stamp.finditer(b"[x 07:05]\n")), 1) == [4025.0]
+
+
+def test_a_marker_straddles_a_body_only_where_its_tail_starts_as_the_body_does():
+    assert read._literal_head(rb"Decode batch[.,] #running-req: (\d+)") == b"Decode batch"
+    assert read._literal_head(rb"ab?c") == b"a"  # the `b` may be absent
+    assert read._literal_head(rb"\(x") == b"("
+    assert read._may_straddle(b"x Decode", b"Decode batch")  # "Decode" ends where the body's "Decode" would
+    assert read._may_straddle(b"x Decode batch, #q", b"Decode batch")  # past the head: unknown, so possible
+    assert not read._may_straddle(b"Decode", b"Decode batch")  # starts with the body: inside it, not before
+    assert not read._may_straddle(b"SpecDecoding metrics", b"Decode batch")
+    shapes = vllm.LINE_SHAPES + sglang.LINE_SHAPES
+    heads = [read._literal_head(body) for _prefix, body, _build in shapes]
+    assert heads == [b"Avg prompt throughput: ", b"Decode batch", b"Decode batch", b"Prefill batch"]
+    markers = vllm.MARKERS + sglang.MARKERS
+    assert not any(read._may_straddle(marker, head) for marker in markers for head in heads)
+    assert all(shape_of is None for _pattern, shape_of in read._scan_pattern(markers, shapes) if not shape_of)
+
+
+def test_markers_outside_the_shape_bodies_mark_the_lines_a_whole_block_scan_marks(monkeypatch):
+    # read._markers_outside runs the marker-only passes between the shape bodies only. Against the same passes over
+    # the whole block (as when a marker could straddle a body), on blocks of shape lines (a marker inside their
+    # bodies, before their bodies, after other text), markers alone, glued and at the block's edges: the same shape
+    # rows, and text candidates on the same lines (those inside a row's body dropped).
+    shapes = vllm.LINE_SHAPES + sglang.LINE_SHAPES
+    markers = list(vllm.MARKERS) + list(sglang.MARKERS)
+    monkeypatch.setattr(read, "OUTSIDE_MIN_BODY_SHARE", 0.0)  # every block with a body read between its bodies
+    outside = read._scan_pattern(markers, shapes, True)
+    monkeypatch.setattr(read, "_may_straddle", lambda marker, head: True)
+    whole = read._scan_pattern(markers, shapes, True)
+    assert [shape_of for _pattern, shape_of in outside if not shape_of] == [None]
+    assert [shape_of for _pattern, shape_of in whole if not shape_of] == [{}]
+    shape_lines = [line for line in _shape_lines() if "\n" not in line]
+    # Shape lines whose prefix, matched whole, holds a marker (in the process name, in the file name): text lines.
+    shape_lines += [line.replace("APIServer", "API_gpu_blocks").replace("metrics.py", "x_gpu_blocks.py")
+                    for line in shape_lines if "APIServer" in line or "metrics.py" in line]
+    rng = random.Random(12)
+    for _ in range(150):
+        lines = []
+        for _ in range(rng.randint(0, 30)):
+            kind = rng.random()
+            marker = rng.choice(markers).decode()
+            if kind < 0.4:
+                lines.append(rng.choice(shape_lines))
+            elif kind < 0.55:
+                lines.append(NOISE)
+            elif kind < 0.7:
+                lines.append(f"x {marker} y")
+            elif kind < 0.85:  # a marker glued before a shape line's body, or before the whole line
+                line = rng.choice(shape_lines)
+                cut = rng.randint(0, len(line))
+                lines.append(line[:cut] + marker + line[cut:])
+            else:
+                lines.append(marker + rng.choice(("", " ", "%")))
+        block = ("\n".join(lines) + "\n").encode() if lines else b""
+        got_rows, got = read._shape_rows(block, outside)
+        want_rows, want = read._shape_rows(block, whole)
+        assert [(row[0], row[1]) for row in got_rows] == [(row[0], row[1]) for row in want_rows]
+        assert _lines_of(block, got) == _lines_of(block, want)
+
+
+def _lines_of(block: bytes, candidates: list) -> list:
+    """The starts of the lines the candidate matches fall in."""
+    return sorted({block.rfind(b"\n", 0, match.start()) + 1 for match in candidates})
+
+
+@pytest.mark.parametrize("numpy_from", [0, 10**9])
+def test_line_numbers_are_the_newlines_before_each_start(monkeypatch, numpy_from):
+    # read._LineNumbers looked up by numpy (many starts) or counted (few) against the newlines before each start,
+    # counted here one slice at a time, and the block's newline count against bytes.count.
+    monkeypatch.setattr(read, "NUMPY_LINES_MIN", numpy_from)
+    rng = random.Random(4)
+    for _ in range(60):
+        lines = [b"x" * rng.randint(0, 5) for _ in range(rng.randint(0, 40))]
+        block = b"".join(line + b"\n" for line in lines)
+        line_starts = [0] + [index + 1 for index, byte in enumerate(block[:-1]) if byte == 10]
+        picked = [sorted(rng.sample(line_starts, rng.randint(0, len(line_starts)))) if line_starts else []
+                  for _ in range(3)]
+        first_line = rng.randint(1, 1000)
+        numbers = read._LineNumbers(block, first_line, picked)
+        for starts in picked:
+            assert numbers.of(starts) == [first_line + block[:start].count(b"\n") for start in starts]
+        assert numbers.count == block.count(b"\n")

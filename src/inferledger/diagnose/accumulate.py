@@ -5,8 +5,8 @@ length. The thresholds the flags use live here, each with its reason."""
 from __future__ import annotations
 
 import math
-from itertools import repeat
-from operator import contains, is_not
+from itertools import compress, repeat
+from operator import add, contains, eq, is_not
 
 from inferledger.diagnose.records import Requests, Windows
 from inferledger.diagnose.rules import threshold
@@ -479,9 +479,13 @@ class Accumulator:
             return
         batch_tokens = windows.metrics.get("batch_tokens") or [None] * len(lines)
         count = len(sources)
-        # Only a prefill row, and the row right after it, matter: those rows are visited, not every window.
-        prefills = [i for i, source in enumerate(sources) if source == "sglang.prefill"]
-        for i in ([0] if previous is not None else []) + [i + 1 for i in prefills]:
+        # Only a prefill row, and the row right after it, matter: those rows are visited, not every window; and of
+        # those only a decode row stamped PREFILL_GAP_MIN_SECONDS or more after its prefill (the others change
+        # nothing: `previous` is set anew from each prefill row), picked by a comprehension (few in a busy log).
+        after = [i for i in map(add, compress(range(count), map(eq, sources, repeat("sglang.prefill"))), repeat(1))
+                 if i < count and sources[i] == "sglang.decode" and stamps[i] is not None
+                 and stamps[i - 1] is not None and stamps[i] - stamps[i - 1] >= PREFILL_GAP_MIN_SECONDS]
+        for i in ([0] if previous is not None else []) + after:
             if i > 0:
                 tokens, stamp = batch_tokens[i - 1], stamps[i - 1]
                 previous = (tokens, stamp, lines[i - 1], file) if tokens and tokens >= PREFILL_GAP_MIN_TOKENS \
@@ -651,18 +655,18 @@ class Accumulator:
         keep = None
         # Rows share their labels dicts: the rank is read once per (source, labels) pair, in the order the pairs first
         # come (the first rank seen of a source is the one kept), and rows are picked only when some are dropped. Rows
-        # none of whose labels name a rank (a labels dict a row: llama-server's slot and task) keep them all.
+        # none of whose labels name a rank (a labels dict a row: llama-server's slot and task) keep them all. A pair's
+        # labels are found at its first row (a search of the ids at C speed, a few pairs), not by a dict of every row's.
         if any(map(contains, windows.labels, repeat("rank"))):
-            pairs = list(zip(windows.sources, map(id, windows.labels), strict=True))
-            labels_of = dict(zip(map(id, windows.labels), windows.labels, strict=True))
+            ids = list(map(id, windows.labels))
             ranks = self.rank
             dropped = set()
-            for source, key in dict.fromkeys(pairs):
-                rank = labels_of[key].get("rank")
+            for source, key in dict.fromkeys(zip(windows.sources, ids, strict=True)):
+                rank = windows.labels[ids.index(key)].get("rank")
                 if rank is not None and ranks.setdefault(source, rank) != rank:
                     dropped.add((source, key))
             if dropped:
-                keep = [pair not in dropped for pair in pairs]
+                keep = [pair not in dropped for pair in zip(windows.sources, ids, strict=True)]
                 count = sum(keep)
         self.interval_count += count
         self._unfolded.extend(windows, keep)

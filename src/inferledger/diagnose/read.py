@@ -12,7 +12,7 @@ import gzip
 import operator
 import os
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,6 +22,7 @@ from inferledger.diagnose.records import Requests, Unread, Windows
 from inferledger.errors import LogFormatError
 
 _match_start = re.Match.start
+_match_end = re.Match.end
 _groups = re.Match.groups
 _lastindex = operator.attrgetter("lastindex")
 _first = operator.itemgetter(0)
@@ -382,17 +383,18 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
                  prefix=None) -> Iterator:
     """candidate_lines' items for one block of whole lines, its first line numbered `first_line`. send_next[0] says
     the block's first line is the line after a cut line (sent as text whatever it holds); it is left saying the same
-    of the next block's first line. Returns the block's newline count (the newlines before its last line sent are
-    counted for the line numbers already: only the rest is counted again).
+    of the next block's first line. Returns the block's newline count (_LineNumbers.count).
 
     Three steps; the first and the last cost no Python step a shape line, however many the block holds:
-    1. each pattern's matches; a shape body's line start (rfind) and prefix (its fullmatch) by a map over them; a
-       body whose prefix does not match, and every marker, is a text candidate;
-    2. the text candidates in order, a Python step each (few in a plain log), after the markers inside a shape
-       line's body (SGLang's `#running-req`) are dropped at C speed; a marker inside a shape line's prefix makes
-       that line text, as does following a cut line;
-    3. line numbers from the newlines between the lines sent; then the text lines in order, the shape lines between
-       two of them as one records.Windows (their converters) or as a Record each (builds with no converter)."""
+    1. each shape pattern's matches; a shape body's line start (rfind) and prefix (its fullmatch) by a map over
+       them; a body whose prefix does not match, and every marker outside the bodies (_markers_outside), is a text
+       candidate;
+    2. the text candidates in order, a Python step each (few in a plain log), after any marker inside a shape
+       line's body is dropped at C speed; a marker inside a shape line's prefix makes that line text, as does
+       following a cut line;
+    3. line numbers from the newlines before the lines sent (_LineNumbers); then the text lines in order, the shape
+       lines between two of them as one records.Windows (their converters) or as a Record each (builds with no
+       converter)."""
     rows, candidates = _shape_rows(block, patterns)
     text_lines = _text_lines(block, candidates, encoding, wants_next, send_next, prefix)
     if text_lines and rows:
@@ -400,26 +402,24 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
         turned = [start for start, _text in text_lines if start in shape_starts]
         if turned:  # shape lines read as text: out of the rows
             rows = _without_lines(rows, set(turned))
-    starts = sorted(chain((start for start, _text in text_lines), *(row[1] for row in rows)))
-    newlines = accumulate(map(block.count, repeat(b"\n"), chain((0,), starts), starts))
-    numbers = dict(zip(starts, map(operator.add, repeat(first_line), newlines), strict=True))
-    block_lines = numbers[starts[-1]] - first_line + block.count(b"\n", starts[-1]) if starts else block.count(b"\n")
-    events = [(start, numbers[start], text) for start, text in text_lines]
+    text_starts = [start for start, _text in text_lines]
+    numbers = _LineNumbers(block, first_line, [text_starts, *(row[1] for row in rows)])
+    events = [(start, number, text) for (start, text), number in
+              zip(text_lines, numbers.of(text_starts), strict=True)]
     windowed = []
     for row in rows:
         lo, hi, _prefix, build, columns = row[0]
         if columns is not None:
-            windowed.append(row)
+            windowed.append((*row, numbers.of(row[1])))
             continue
-        events += [(start, numbers[start], build(match.groups()[lo:hi], block[start:match.start()].decode(),
-                                                   numbers[start]))
-                   for start, match in zip(row[1], row[2], strict=True)]
+        events += [(start, number, build(match.groups()[lo:hi], block[start:match.start()].decode(), number))
+                   for start, match, number in zip(row[1], row[2], numbers.of(row[1]), strict=True)]
     if len(events) > len(text_lines):
         events.sort(key=_first)
     if not windowed:
         for _start, number, item in events:
             yield number, item
-        return block_lines
+        return numbers.count
     # Each converter's rows before each event: the shape lines between two events, a slice of each.
     event_starts = [start for start, _number, _item in events]
     cuts = [list(map(bisect_left, repeat(row[1]), event_starts)) + [len(row[1])] for row in windowed]
@@ -429,13 +429,54 @@ def _block_items(block: bytes, patterns, first_line: int, encoding: str, wants_n
         for which, row in enumerate(windowed):
             first, last = done[which], cuts[which][index]
             if last > first:
-                parts.append(_converted(row, first, last, numbers))
+                parts.append(_converted(row, first, last))
                 done[which] = last
         if parts:
             yield 0, _windows_of(parts)
         if event is not None:
             yield event[1], event[2]
-    return block_lines
+    return numbers.count
+
+
+# From this many lines to number in a block (shape rows: a busy log), numpy finds its newlines once (~1 ms for
+# 2 MiB) and looks each start up; fewer are counted between one start and the next (~0.3 ms for 2 MiB, and a step a
+# start): the two cost the same near 3,000 starts.
+NUMPY_LINES_MIN = 2048
+
+
+class _LineNumbers:
+    """The line numbers of line starts in a block whose first line is numbered first_line (the newlines before each
+    start), and the block's newline count. With NUMPY_LINES_MIN starts or more the block's newline offsets are found
+    once by numpy and each start looked up among them (searchsorted), no Python step a line; with fewer, the newlines
+    are counted between one start and the next, all the starts in order, once."""
+
+    __slots__ = ("first_line", "newline_at", "numbers", "count")
+
+    def __init__(self, block: bytes, first_line: int, starts: list):
+        """`starts`: every list of line starts that will be numbered."""
+        self.first_line = first_line
+        self.newline_at = self.numbers = None
+        if sum(map(len, starts)) >= NUMPY_LINES_MIN:
+            import numpy as np
+
+            self.newline_at = np.flatnonzero(np.frombuffer(block, np.uint8) == 10)
+            self.count = len(self.newline_at)
+            return
+        merged = sorted(chain.from_iterable(starts))
+        newlines = accumulate(map(block.count, repeat(b"\n"), chain((0,), merged), merged))
+        self.numbers = dict(zip(merged, map(operator.add, repeat(first_line), newlines), strict=True))
+        self.count = self.numbers[merged[-1]] - first_line + block.count(b"\n", merged[-1]) if merged \
+            else block.count(b"\n")
+
+    def of(self, starts: list) -> list:
+        """The numbers of `starts`, one of the lists given at the start."""
+        if self.newline_at is None:
+            return list(map(self.numbers.__getitem__, starts))
+        if not starts:
+            return []
+        import numpy as np
+
+        return (np.searchsorted(self.newline_at, starts) + self.first_line).tolist()
 
 
 def _shape_rows(block: bytes, patterns) -> tuple[list, list]:
@@ -443,7 +484,11 @@ def _shape_rows(block: bytes, patterns) -> tuple[list, list]:
     [text candidate matches])."""
     entries: dict = {}  # shape entry -> its body matches
     candidates: list = []
+    outside = []  # marker-only passes searched outside the shape bodies, once those are known
     for pattern, shape_of in patterns:
+        if shape_of is None:
+            outside.append(pattern)
+            continue
         found = list(pattern.finditer(block))
         if not shape_of:
             candidates += found
@@ -457,11 +502,13 @@ def _shape_rows(block: bytes, patterns) -> tuple[list, list]:
                 candidates += mine
             else:
                 entries[kind] = mine
+    if outside:
+        candidates += _markers_outside(block, outside, entries.values())
     rows = []
     rfind = block.rfind
     for entry, bodies in entries.items():
         body_starts = list(map(_match_start, bodies))
-        line_starts = [cut + 1 for cut in map(rfind, repeat(b"\n"), repeat(0), body_starts)]
+        line_starts = list(map(operator.add, map(rfind, repeat(b"\n"), repeat(0), body_starts), repeat(1)))
         prefixes = list(map(entry[2], repeat(block), line_starts, body_starts))
         if None in prefixes:  # a body after other text: its line is read the per-line way
             candidates += [body for body, prefix in zip(bodies, prefixes, strict=True) if prefix is None]
@@ -477,13 +524,50 @@ def _shape_rows(block: bytes, patterns) -> tuple[list, list]:
     return rows, candidates
 
 
+# Joining the text between the shape bodies costs a copy of the block: with less of it in bodies than this, the
+# marker passes run over the whole block (the few markers inside bodies dropped by _outside_shape_bodies). A 2 MiB
+# block of bench_diagnose.py's logs read between its bodies / over the whole block: 7.2 / 5.9 ms at 1 % stats lines
+# (2 % of the bytes in bodies), 12.0 / 12.5 ms at 10 % (16 %), 34 / 40 ms at 60 % mixed (61 %), 36 / 48 ms at 60 %
+# SGLang (58 %).
+OUTSIDE_MIN_BODY_SHARE = 0.1
+
+
+def _markers_outside(block: bytes, passes: list, bodies) -> list:
+    """The matches of the marker-only passes (on the block) that start outside every shape body: each pass runs once
+    over the text between the bodies, joined (_scan_pattern made sure no marker starts before a body and ends inside
+    it), and its places are mapped back to the block and matched there. An SGLang batch line holds two markers in its
+    body (`#running-req`, `#queue-req`): found in the whole block, they cost a match each, then _outside_shape_bodies
+    dropped them again (a quarter of the read of an SGLang log, benchmarks/bench_diagnose.py). A block with few
+    bodies (OUTSIDE_MIN_BODY_SHARE) has them searched in the whole block.
+
+    No match is lost or made: a body ends at its line's newline, which every piece after a body starts with, and no
+    marker holds a newline, so no marker spans two pieces; a marker starting in a body ended the body's line as a
+    text line or was dropped by _outside_shape_bodies."""
+    starts = sorted(chain.from_iterable(map(_match_start, found) for found in bodies))
+    ends = sorted(chain.from_iterable(map(_match_end, found) for found in bodies))
+    if sum(ends) - sum(starts) < len(block) * OUTSIDE_MIN_BODY_SHARE:
+        return list(chain.from_iterable(marker_pass.finditer(block) for marker_pass in passes))
+    # A body lies in one line and ends at its newline: two bodies on one line (two shapes) end at the same newline,
+    # and the piece between them is empty.
+    lows = [0] + ends
+    pieces = list(map(block.__getitem__, map(slice, lows, chain(starts, (len(block),)))))
+    offsets = list(accumulate(map(len, pieces), initial=0))  # where each piece starts in the joined text
+    text = b"".join(pieces)
+    found = []
+    for marker_pass in passes:
+        places = [lows[index] + place - offsets[index]
+                  for place in marker_pass.places(text) for index in (bisect_right(offsets, place) - 1,)]
+        found += filter(None, map(marker_pass.check, repeat(block), places))
+    return found
+
+
 def _outside_shape_bodies(candidates: list, rows: list, block: bytes) -> list:
     """The candidates, in order, less those inside a shape line's body (SGLang's batch lines hold two `#` markers
     each), by maps: no Python step a match."""
     body_at = dict(zip(chain.from_iterable(row[1] for row in rows),
                        chain.from_iterable(map(_match_start, row[2]) for row in rows), strict=True))
     starts = list(map(_match_start, candidates))
-    lines = [cut + 1 for cut in map(block.rfind, repeat(b"\n"), repeat(0), starts)]
+    lines = list(map(operator.add, map(block.rfind, repeat(b"\n"), repeat(0), starts), repeat(1)))
     kept = list(compress(candidates, map(operator.lt, starts, map(body_at.get, lines, repeat(len(block))))))
     kept.sort(key=_match_start)
     return kept
@@ -540,19 +624,21 @@ def _without_lines(rows: list, starts: set) -> list:
     return kept_rows
 
 
-def _converted(row, first: int, last: int, numbers: dict) -> tuple:
+def _converted(row, first: int, last: int) -> tuple:
     """(line numbers, converter's (stamps, sources, labels, metric columns)) of rows[first:last] of one shape: the
     converter gets the shape's groups as columns (a tuple a group) and the prefixes' matches."""
-    (lo, hi, _prefix, _build, columns), line_starts, bodies, prefixes = row
+    (lo, hi, _prefix, _build, columns), _line_starts, bodies, prefixes, numbers = row
     fields = list(zip(*map(_groups, bodies[first:last]), strict=True))[lo:hi]  # a tuple a group: the shape's own
-    return list(map(numbers.__getitem__, line_starts[first:last])), columns(fields, prefixes[first:last])
+    return numbers[first:last], columns(fields, prefixes[first:last])
 
 
 def _scan_pattern(markers, shapes, windows: bool = False):
     """The block scan's patterns, one per first byte, and, per pattern, a map from group number of a shape's groups
     (match.lastindex) to (first, last + 1 group index in match.groups(), prefix fullmatch, build, columns): columns
     is the build's `columns` converter when `windows` asks for rows as columns, else None. The first bytes that only
-    markers start with are one _MarkerPass (with an empty map) from MERGED_PASS_MIN_BYTES of them on.
+    markers start with are one _MarkerPass (with an empty map) from MERGED_PASS_MIN_BYTES of them on. Beside shapes,
+    a marker-only pass has None for a map: it is run outside the shape bodies (_markers_outside), unless a marker
+    could start before a body and end inside it (_may_straddle), when it is run over the whole block ({}).
 
     Why one pattern per first byte: CPython's regex engine finds a pattern whose alternatives all begin with the same
     byte with a fast search for that byte (2 GB/s on a noisy log), but any pattern with two different first bytes
@@ -589,7 +675,42 @@ def _scan_pattern(markers, shapes, windows: bool = False):
                 shape_of[index] = entry
             groups += inner
         patterns.append((re.compile(b"|".join(alternative for alternative, _shape in group)), shape_of))
+    heads = [_literal_head(body) for _prefix, body, _build in shapes]
+    if heads and not any(_may_straddle(marker, head) for marker in markers for head in heads):
+        patterns = [(pattern if type(pattern) is _MarkerPass else _PlainPass(pattern), None) if shape_of == {}
+                    else (pattern, shape_of) for pattern, shape_of in patterns]
     return patterns
+
+
+def _literal_head(body: bytes) -> bytes:
+    """The literal text every match of a shape's body starts with (up to its first special character; shorter than
+    the body's real literal start at worst)."""
+    if body[:1] == b"\\":
+        return body[1:2]
+    special = re.search(rb"[\\\[\](){}.*+?^$|]", body)
+    if special is None:
+        return body
+    # A quantifier may repeat the byte before it no times.
+    return body[: special.start() - (special.group() in b"*+?{")]
+
+
+def _may_straddle(marker: bytes, head: bytes) -> bool:
+    """Whether `marker` could start before a body starting with `head` and end inside it: a tail of the marker (not
+    the whole) that begins as the head does, or that the head begins with (the body's text past the head unknown)."""
+    return any(marker[cut: cut + len(head)] == head[: len(marker) - cut] for cut in range(1, len(marker)))
+
+
+class _PlainPass:
+    """One marker-only pattern as _markers_outside runs it: its places in a text, and its match on the block."""
+
+    __slots__ = ("finditer", "check")
+
+    def __init__(self, pattern: re.Pattern):
+        self.finditer = pattern.finditer
+        self.check = pattern.match
+
+    def places(self, text: bytes):
+        return map(_match_start, self.finditer(text))
 
 
 def _windows_of(parts: list) -> Windows:
@@ -646,10 +767,13 @@ class _MarkerPass:
             alternative for _next, alternative in _by_first_byte(rests)) + b")")
         self.check = re.compile(b"|".join(alternative for _first, alternative in _by_first_byte(markers))).match
 
+    def places(self, text: bytes):
+        """Where the translated text reads as a translated marker: a superset of where a marker starts (check)."""
+        return map(_match_start, self.pattern.finditer(text.translate(self.table)))
+
     def finditer(self, block: bytes) -> list:
         """The matches of the markers in the block (match objects on the block itself), in order."""
-        places = map(_match_start, self.pattern.finditer(block.translate(self.table)))
-        return list(filter(None, map(self.check, repeat(block), places)))
+        return list(filter(None, map(self.check, repeat(block), self.places(block))))
 
 
 def _by_first_byte(markers) -> list:
@@ -730,8 +854,13 @@ PARALLEL_PAIR_BYTES = 32 * 1024 * 1024
 # Share of each pair this process reads itself: it also folds every record (its own and the child's) into the
 # diagnosis. With the windows folded over numpy columns, 256 MiB bench_diagnose.py logs, back to back: at 0.4 this
 # process waited for the child (0.2-0.3 s a run), at 0.5 the child waited; 0.45 was the fastest at 1 %, 10 % and
-# 60 % stats lines (108, 39 and 220 MB/s against 104, 40 and 200 at 0.4).
-PARALLEL_PARENT_SHARE = 0.45
+# 60 % stats lines (108, 39 and 220 MB/s against 104, 40 and 200 at 0.4). Once the shape lines cost a third less to
+# read (their markers outside their bodies, stamps and line numbers by numpy) the folding weighs more where stats
+# lines are many: CPU seconds of this process / the child (a shared 2-core machine, where wall times wander) at 0.45:
+# 3.3 / 2.6 (60 %, mixed and SGLang alike), 1.5 / 1.3 (10 %), 0.85 / 0.75 (1 %); at 0.38: 2.95 / 2.95, 1.35 / 1.37,
+# 0.74 / 0.8; at 0.42: 3.1 / 2.7, 1.36 / 1.26, 0.79 / 0.77. Wall seconds, two runs each, at 0.38 / 0.42 / 0.45:
+# 3.2-3.3 / 3.15-3.6 / 3.3-3.5 (60 %), 1.55-1.6 / 1.45-1.47 / 1.5-1.63 (10 %), 0.96 / 0.93-0.95 / 0.88-0.95 (1 %).
+PARALLEL_PARENT_SHARE = 0.42
 _BATCH_ITEMS = 4096
 
 

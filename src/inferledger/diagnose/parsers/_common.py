@@ -5,7 +5,7 @@ from __future__ import annotations
 import calendar
 import re
 from itertools import repeat
-from operator import add, mul
+from operator import add, attrgetter, is_, mul
 
 # vLLM prints `MM-DD HH:MM:SS` without a year. The diagnosis only uses differences
 # between stamps, so a fixed leap year keeps 02-29 valid; the record says the year was assumed.
@@ -94,6 +94,43 @@ def hour_stamps(hours, minutes, seconds, fractions) -> list:
         if None not in fractions:
             return list(map(add, map(add, hours, offsets), map(float, map(add, repeat(b"0."), fractions))))
     return list(map(hour_stamp, hours, minutes, seconds, fractions))
+
+
+_group, _start = re.Match.group, re.Match.start
+_string = attrgetter("string")
+
+
+def clock_stamps(hours, prefixes: list, minute_group: int) -> list | None:
+    """hour_stamps(hours, minutes, seconds, fractions) of rows stating no fraction, their minute and second digits
+    read where their prefixes' matches found them (`(\\d\\d):(\\d\\d)` from group minute_group on), by numpy over
+    the text the matches were made on (a block): hour + (60 × minute + second), the same float64 additions, with no
+    Python int a row. None when that does not hold: an hour that is not a date, matches made on several texts or on
+    str."""
+    if not prefixes or None in hours:
+        return None
+    text = prefixes[0].string
+    if type(text) is not bytes or not all(map(is_, map(_string, prefixes), repeat(text))):
+        return None
+    import numpy as np
+
+    at = np.fromiter(map(_start, prefixes, repeat(minute_group)), np.intp, len(prefixes))
+    digits = np.frombuffer(text, np.uint8)
+    # Two ASCII digits "ab" at `first`: 10 × a + b = 10 × byte a + byte b - 528 (48 is "0").
+    minutes, seconds = (digits[at + first].astype(np.int64) * 10 + digits[at + first + 1] - 528 for first in (0, 3))
+    return (np.array(hours, dtype=np.float64) + (minutes * 60 + seconds)).tolist()
+
+
+def row_stamps(keys: list, cache: dict, read, prefixes: list, minute_group: int) -> tuple[list, list]:
+    """(stamps, values) of rows: each row's hour epoch and value (its labels) by its key (cached_rows; read(key) gives
+    (epoch of the hour or None, value)), then its stamp from the hour and its prefix's groups minute_group, the
+    second and the fraction after it: clock_stamps when no row states a fraction, else hour_stamps."""
+    hours, values = zip(*cached_rows(keys, cache, read), strict=True)
+    fraction = minute_group + 2
+    stamps = None if any(map(_group, prefixes, repeat(fraction))) else clock_stamps(hours, prefixes, minute_group)
+    if stamps is None:
+        stamps = hour_stamps(hours, *zip(*map(_group, prefixes, repeat(minute_group), repeat(minute_group + 1),
+                                               repeat(fraction)), strict=True))
+    return stamps, list(values)
 
 
 def cached_rows(keys: list, cache: dict, read) -> list:

@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import repeat
 from operator import sub
 
 from inferledger.diagnose.parsers._common import (
     BINARY_MEMORY,
-    cached_rows,
     epoch_seconds,
     feed_all,
-    hour_stamps,
+    row_stamps,
 )
 from inferledger.diagnose.records import Record, Skipped, new_record
 
 NAME = "sglang"
-_groups, _start, _end = re.Match.groups, re.Match.start, re.Match.end
+_group, _start, _end = re.Match.group, re.Match.start, re.Match.end
 
 _PREFIX = re.compile(r"\[(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:[.,](\d+))?(?: ([A-Z]{2}\d+(?: [A-Z]{2}\d+)*))?\]")
 
@@ -171,10 +171,8 @@ def _hour_of(key: tuple) -> tuple:
 
 
 def _short_prefix_stamps(prefixes: list) -> tuple[list, list]:
-    year, month, day, hour, minute, second, fraction, rank = zip(*map(_groups, prefixes), strict=True)
-    hits = cached_rows(list(zip(year, month, day, hour, rank, strict=True)), _ROW_HOURS, _hour_of)
-    hours, labels = zip(*hits, strict=True)
-    return hour_stamps(hours, minute, second, fraction), list(labels)
+    keys = list(map(_group, prefixes, repeat(1), repeat(2), repeat(3), repeat(4), repeat(8)))  # to the hour, rank
+    return row_stamps(keys, _ROW_HOURS, _hour_of, prefixes, 5)
 
 
 # The layouts SGLang prints (the samples), each read by one match of the whole rest of the line;
@@ -366,8 +364,14 @@ MARKERS = (b"#running-req", b"#queue-req", b"#running_req", b"#remaining_req", b
 SPLITTABLE = True
 
 
-def _graph(value) -> float:
-    return 1.0 if value in _TRUE else 0.0
+class _GraphFlags(dict):
+    """`cuda graph`'s value -> 1.0 when True (_TRUE), else 0.0: a dict lookup a row (C speed), not a function call."""
+
+    def __missing__(self, value) -> float:
+        return 1.0 if value in _TRUE else 0.0
+
+
+_graph = _GraphFlags({"True": 1.0, b"True": 1.0, "False": 0.0, b"False": 0.0}).__getitem__
 
 
 # Each layout's metrics as (name, group index, conversion): the same numbers as its metrics function, a column at a

@@ -16,17 +16,16 @@ from operator import is_, mul
 from inferledger.diagnose.parsers._common import (
     BINARY_MEMORY,
     _fast_parts,
-    cached_rows,
     feed_all,
     find_timestamp,
-    hour_stamps,
     minute_epoch,
     number,
+    row_stamps,
 )
 from inferledger.diagnose.records import Record, Skipped, Unread, looks_like_metric, new_record, unread
 
 NAME = "vllm"
-_groups = re.Match.groups
+_group = re.Match.group
 
 _STATS = "Avg prompt throughput:"
 _FIELD = re.compile(r"([A-Za-z][A-Za-z ]*): (-?\d+(?:\.\d+)?)")
@@ -215,12 +214,12 @@ def _window_columns(fields: list, prefixes: list):
     return stamps, ["vllm.stats"] * len(stamps), labels, metrics
 
 
-_ROW_HOURS: dict = {}  # _LINE_PREFIX's groups to the hour, and the version -> (epoch of the hour, labels)
+_ROW_HOURS: dict = {}  # (_LINE_PREFIX's groups to the hour and the engine, V1 or not) -> (epoch of the hour, labels)
 
 
 def _hour_of(key: tuple) -> tuple:
     """(epoch of the hour or None when it is not a date, labels) for _ROW_HOURS' key (bytes groups; V1 or not)."""
-    process, year, month, day, hour, engine, is_v1 = key
+    (process, year, month, day, hour, engine), is_v1 = key
     base = minute_epoch(year.decode() if year else None, month.decode(), day.decode(), hour.decode(), "00")
     return base, _labels_of(process.decode() if process else None, engine.decode() if engine else None,
                             base is not None and year is None, "v1" if is_v1 else "v0")
@@ -231,11 +230,9 @@ def _prefix_stamps(prefixes: list, swapped) -> tuple[list, list]:
     fields (None in V1): what _stamp_and_labels reads from the prefix text, the hour's epoch and the labels looked
     up once an hour (hour_stamps), by maps over the columns. The prefix names one stamp (the first): its groups are
     the one find_timestamp finds."""
-    process, year, month, day, hour, minute, second, fraction, engine = zip(*map(_groups, prefixes), strict=True)
-    hits = cached_rows(list(zip(process, year, month, day, hour, engine, map(is_, swapped, repeat(None)), strict=True)),
-                       _ROW_HOURS, _hour_of)
-    hours, labels = zip(*hits, strict=True)
-    return hour_stamps(hours, minute, second, fraction), list(labels)
+    hour_keys = map(_group, prefixes, repeat(1), repeat(2), repeat(3), repeat(4), repeat(5), repeat(9))
+    keys = list(zip(hour_keys, map(is_, swapped, repeat(None)), strict=True))
+    return row_stamps(keys, _ROW_HOURS, _hour_of, prefixes, 6)
 
 
 _window.columns = _window_columns
