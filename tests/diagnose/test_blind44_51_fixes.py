@@ -1459,3 +1459,45 @@ def test_an_evalscope_summary_is_read_once():
     path = FIXTURES / "blind4_logs" / "evalscope__glm4-9b-parallel-1-one-request.txt"
     (row,) = read_records(path)
     assert (row.labels["tool"], row.metrics["ttft_seconds_mean"]) == ("evalscope", 0.2)
+
+
+# -- Round 108-109 second pass ---------------------------------------------------------------------------------------
+
+def test_a_percentile_table_is_one_runs_statistics():
+    # evalscope's `Percentile results`: the 50 % row is the median, 90 % the p90; 10 %, 66 % … are not read.
+    path = FIXTURES / "blind109_logs" / "evalscope__lmdeploy-percentile-table-1024-out-ttft-seconds.txt"
+    (run,) = read_records(path)
+    assert run.metrics["ttft_seconds_median"] == pytest.approx(6.1869)
+    assert run.metrics["tpot_seconds_p90"] == pytest.approx(0.081)
+    assert run.metrics["e2e_seconds_median"] == pytest.approx(87.1149)
+    assert (run.metrics["mean_input_tokens"], run.metrics["mean_output_tokens"]) == (1074, 1024)
+    assert not any("p10" in name or "p66" in name for name in run.metrics)
+
+
+def test_a_reply_not_streamed_is_no_wait():
+    # evalscope with one package a reply: TTFT = latency = 36.727 s; the first token holds the whole decode.
+    path = FIXTURES / "blind109_logs" / "evalscope__minicpm-vllm-100-concurrent-summary.txt"
+    diagnosis = diagnose_files([path])
+    assert "summary-wait-dominates" not in _rules(diagnosis)
+    assert diagnosis.verdict == "measurement-artifact"
+
+
+def test_llama_bench_rows_without_their_header():
+    path = FIXTURES / "blind109_logs" / "llamacpp__ik-llama-bench-deepseek-r1-q8-16x3090-pp-tg-rows.txt"
+    rows = read_records(path)
+    assert [row.labels["test"] for row in rows][:2] == ["pp8192", "tg128"]
+    assert rows[1].metrics["generation_tokens_per_second"] == 17.24
+    assert rows[1].metrics["weights_bytes"] == pytest.approx(307.20 * 2**30)
+    assert rows[1].labels["truncated"] == "rows without their header"
+
+
+def test_a_llama_cpp_model_too_big_for_one_card_is_judged_on_a_layer_split(tmp_path, monkeypatch):
+    # Llama-3.1-70B in bf16 (141 GB) on 24 GB cards: llama.cpp passes a token through the cards' layers in turn, so
+    # the candidate layouts are pipelines (tp 1), never a tensor split.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    log = _write(tmp_path, "| model | size | params | backend | ngl | test | t/s |\n|---|---|---|---|---|---|---|\n"
+                           "| llama 70B BF16 | 131.42 GiB | 70.55 B | CUDA | 99 | tg128 | 3.50 ± 0.01 |\n")
+    diagnosis = diagnose_files([log], model="meta-llama/Llama-3.1-70B-Instruct", gpu="rtx-3090")
+    layout = next(line for line in diagnosis.roofline["lines"] if "do not fit one" in line)
+    assert "layer split" in layout and "tp 1" not in layout.split("judged on")[0]
+    assert "pp" in layout.split("judged on")[1].split(",")[0]

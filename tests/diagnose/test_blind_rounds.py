@@ -77,7 +77,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind102_logs": (6, 8, 10),
           "blind103_logs": (4, 5, 10),
           "blind104_logs": (4, 5, 10),
-          "blind107_logs": (3, 3, 4)}
+          "blind107_logs": (3, 3, 4),
+          "blind108_logs": (6, 6, 10),
+          "blind109_logs": (2, 3, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -204,6 +204,9 @@ _CARD_COUNTS = (2, 4, 8, 16, 32, 64)
 _ASSUMED_INTER_NODE = "ib-ndr"
 
 
+_LAYER_SPLIT_ENGINES = ("llama.cpp", "ollama")
+
+
 def _log_layout(acc: Accumulator):
     """The Parallelism the log states (vLLM's tensor_parallel_size / pipeline_parallel_size, SGLang's tp_size…), or
     None."""
@@ -246,8 +249,11 @@ def _layout(acc: Accumulator, spec, accelerator, precision, kv_precision, parall
                                 kv_precision=kv_precision, realistic=False)
         if alone.memory.weights_fit:
             return None, (topology_for(accelerator, **options) if options else None), None
+        # llama.cpp (and ollama over it) splits a model by its layers across cards by default: one token passes
+        # them in turn, a pipeline, not a tensor split whose cards read their shares at once.
+        by_layers = acc.labels.get("engine") in _LAYER_SPLIT_ENGINES
         for cards in _CARD_COUNTS:
-            tp = min(cards, topology.gpus_per_node)
+            tp = 1 if by_layers else min(cards, topology.gpus_per_node)
             candidate = Parallelism(tp=tp, pp=cards // tp)
             if candidate.cards_per_replica > topology.gpus_per_node and topology.inter_node is None:
                 candidate_topology = topology_for(accelerator, **{"inter_node": _ASSUMED_INTER_NODE, **options})
@@ -262,7 +268,8 @@ def _layout(acc: Accumulator, spec, accelerator, precision, kv_precision, parall
             if account.memory.weights_fit:
                 return candidate, candidate_topology, (
                     f"the weights do not fit one {accelerator.name}: judged on {candidate.label()}, the fewest cards "
-                    "that hold them (give --tp/--pp or --gpus for the real layout)")
+                    "that hold them" + (", a layer split as llama.cpp's" if by_layers else "")
+                    + " (give --tp/--pp or --gpus for the real layout)")
         return None, None, None
     if layout.cards_per_replica > topology.gpus_per_node and topology.inter_node is None:
         topology = topology_for(accelerator, **{"inter_node": _ASSUMED_INTER_NODE, **options})

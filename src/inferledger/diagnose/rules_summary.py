@@ -721,8 +721,9 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
 def _wait_dominates(run: _Run, where: dict, findings: list) -> None:
     """With queue evidence found: when the wait before the first token (TTFT less the prompt's own work) is most of
     the request's time, the queue is where the user's time goes, whatever else is slow."""
-    if run.ttft is None or run.prompt_work is None or run.per_token is None or not run.mean_output:
-        return
+    if run.ttft is None or run.prompt_work is None or run.per_token is None or not run.mean_output \
+            or (run.e2e and run.ttft >= threshold("summary-ttft-equals-e2e") * run.e2e):
+        return  # a first token as late as the last is a reply not streamed: its TTFT holds the decode too
     latency = run.e2e or run.ttft + run.per_token * max(run.mean_output - 1, 0)
     wait = run.ttft - run.prompt_work
     if latency > 0 and wait >= threshold("summary-wait-dominates") * latency:

@@ -441,6 +441,9 @@ def _records(table: list) -> list:
     (first_line, header), rows = table[0], table[1:]
     if header and header[0].strip().lower() == "rank":
         return []
+    if header and header[0].strip().lower() in ("percentile", "percentiles") \
+            and rows and all(cells and _PERCENTILE_ROW.match(cells[0]) for _line, cells in rows):
+        return _run_by_percentile(header, rows, first_line)
     columns = _header(header, rows)
     if columns is not None:
         return _runs_by_row(header, columns, rows, "csv table" if isinstance(table, _CsvTable) else "markdown table")
@@ -452,6 +455,32 @@ def _records(table: list) -> list:
     if at > 0:
         return _runs_grouped(header, rows, at)
     return _runs_by_column(header, rows, first_line)
+
+
+# A percentile table's row label (evalscope's `| 50% |`, `p99`): the rows are one run's statistics, not runs.
+_PERCENTILE_ROW = re.compile(r"^\s*p?(\d+(?:\.\d+)?)\s*%?\s*$", re.IGNORECASE)
+
+
+def _run_by_percentile(header: list, rows: list, first_line: int) -> list:
+    """One run's Record from a table a percentile a row (evalscope's `Percentile results`): each time column's cell at
+    p50 / p90 / p95 / p99 as that statistic; the token counts at the median as the run's typical request. Other
+    percentiles (p10, p66, …) are not statistics the diagnosis reads; per-request rates are left out (a percentile
+    of each request's rate is no run's rate)."""
+    metrics = {}
+    for _line, cells in rows:
+        stat = canonical_stat("p" + _PERCENTILE_ROW.match(cells[0]).group(1))
+        for title, cell in zip(header[1:], cells[1:], strict=False):
+            column, number = _column(title), to_number(cell)
+            if column is None or number is None or stat is None:
+                continue
+            metric, unit, kind = column
+            if kind == "time" and unit is not None:
+                metrics[metric.rsplit("_", 1)[0] + "_" + stat] = number * unit
+            elif kind == "count" and metric in ("mean_input_tokens", "mean_output_tokens") and stat == "median":
+                metrics[metric] = number
+    if not any(name.startswith(("ttft_", "tpot_", "itl_", "e2e_")) for name in metrics):
+        return []
+    return [Record("summary", "bench.markdown", first_line, metrics, labels={"tool": "percentile table"})]
 
 
 # llama-bench's tests as a table's rows (`| tg128 | 93.6 | 82.6 |`, a model or a build a column): its rates are t/s.

@@ -60,6 +60,10 @@ _BENCH_HEADER = re.compile(r"(?:^|\|)[ \t]*model[ \t]*\|(?:.*\|)?[ \t]*test[ \t]
 _MATRIX_HEADER = re.compile(r"^[ \t]*\|?[ \t]*model[ \t]*\|(?:.*\|)?[ \t]*(?:pp|tg)\d+\b", re.IGNORECASE | re.MULTILINE)
 _MATRIX_TEST = re.compile(r"((?:pp|tg)\d+(?:\+tg\d+)?(?:\s*@\s*d\d+)?)(?:\s*\(?\[?t/s\]?\)?)?$")
 _BINARY = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+# A llama-bench row with no header above it: `| deepseek2 671B Q8_0 | 307.20 GiB | 672.05 B | CUDA | … | tg128 |
+# 17.24 ± 0.01 |`.
+_HEADLESS_BENCH = re.compile(r"^\|[^|]+\|\s*[\d.]+ [KMGT]iB\s*\|\s*[\d.]+ [KMBT]\s*\|[^|]+\|(?:[^|]*\|)*?"
+                             r"\s*(?:pp|tg)\d+[^|]*\|\s*[\d.]+(?:\s*±\s*[\d.]+)?\s*\|$")
 
 # Which timing field fills which request metric; times are ms (llama.cpp's unit) and become seconds.
 _FIELD = {"prompt eval": ("prefill_seconds", "input_tokens", "prompt_tokens_per_second"),
@@ -399,6 +403,8 @@ def sniff(head: str) -> float:
         return 0.9
     if "S_PP t/s" in head or ("t/s" in head and _BENCH_HEADER.search(head)):
         return 0.95
+    if " ± " in head and any(_HEADLESS_BENCH.match(line.strip()) for line in head.splitlines()):
+        return 0.9
     if ("pp" in head or "tg" in head) and _MATRIX_HEADER.search(head):
         return 0.9
     if "prompt eval time" in head and " ms" in head:
@@ -551,6 +557,14 @@ class _Reader:
                 self.table_kind, self.table_columns = "compare", lowered
             elif lowered[0] == "model" and any(_MATRIX_TEST.match(cell) for cell in lowered):
                 self.table_kind, self.table_columns = "matrix", lowered
+            elif not tabs and _HEADLESS_BENCH.match(line.strip()):
+                # llama-bench rows pasted without their header: the size, params and backend cells open them, the
+                # test and the rate close them; the cells between (ngl, threads, …) are not named.
+                columns = ["model", "size", "params", "backend", *[""] * (len(cells) - 6), "test", "t/s"]
+                row = _bench_row(line_number, columns, cells)
+                if type(row) is Record:
+                    row.labels["truncated"] = "rows without their header"
+                out.append(row)
             return out
         if ("offloaded" in line or "n_ctx" in line or "n_slots" in line or "size =" in line
                 or "n_kv_max" in line or "CUDA devices" in line or "Device " in line):
