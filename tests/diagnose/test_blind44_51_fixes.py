@@ -1501,3 +1501,54 @@ def test_a_llama_cpp_model_too_big_for_one_card_is_judged_on_a_layer_split(tmp_p
     layout = next(line for line in diagnosis.roofline["lines"] if "do not fit one" in line)
     assert "layer split" in layout and "tp 1" not in layout.split("judged on")[0]
     assert "pp" in layout.split("judged on")[1].split(",")[0]
+
+
+# DeepSeek-V3/R1 (config.json, bundled): 61 layers, the first 3 dense, the other 58 with 256 routed experts of which
+# 8 run per token, each expert 3 matrices of 7,168 x 2,048; 129,280 x 7,168 embedding. Published: 671B parameters,
+# 37B activated per token (DeepSeek-V3 technical report, arXiv 2412.19437, abstract).
+_R1_ROUTED = 58 * 256 * 3 * 7168 * 2048
+_R1_ROUTED_ACTIVE = 58 * 8 * 3 * 7168 * 2048
+_R1_EMBEDDING = 129_280 * 7168
+
+
+def test_a_mixture_named_without_its_active_size_reads_its_active_share():
+    from inferledger.diagnose.named_model import mixture_read
+
+    size = 307.20 * 2**30  # the ik_llama.cpp row's size column
+    read = mixture_read("deepseek2 671B Q8_0", 672.05e9, size)
+    assert read is not None and read.source.startswith("deepseek-ai/DeepSeek-")
+    # Least: every tensor at the file's mean width, the 37B active (less the embedding, one row of it read) of 671B.
+    assert read.low_bytes == pytest.approx(size * (37e9 - _R1_EMBEDDING) / 671e9, rel=0.02)
+    # Most: everything but the routed experts at 8.5 bits, the experts holding the rest of the file.
+    dense = 671e9 - _R1_ROUTED
+    per_expert_param = (size - dense * 8.5 / 8) / _R1_ROUTED
+    most = (37e9 - _R1_ROUTED_ACTIVE - _R1_EMBEDDING) * 8.5 / 8 + _R1_ROUTED_ACTIVE * per_expert_param
+    assert read.high_bytes == pytest.approx(most, rel=0.03)
+    # Names that are no mixture, or a total no catalogued mixture has: nothing guessed.
+    assert mixture_read("llama 8B Q4_K - Medium", 8.03e9, 4.58 * 2**30) is None
+    assert mixture_read("qwen3moe 57B Q4_K", 57.4e9, 32 * 2**30) is None
+
+
+def test_a_mixtures_llama_bench_rows_are_judged_on_the_share_a_step_reads():
+    # 18.09 t/s x 307.2 GiB = 5.97 TB/s, 6.4x an RTX 3090's 936 GB/s: what the file size says, not what a step
+    # reads. 37B of 671B active (less the embedding) is 18.0 GB a step, 326 GB/s: 35 % of the card; with the dense
+    # part at 8.5 bits ~27 GB, ~490 GB/s (52 %): between the cutoffs, and no artefact.
+    path = FIXTURES / "blind109_logs" / "llamacpp__ik-llama-bench-deepseek-r1-q8-16x3090-pp-tg-rows.txt"
+    diagnosis = diagnose_files([path], gpu="rtx-3090")
+    assert diagnosis.verdict == "healthy"
+    finding = next(item for item in diagnosis.evidence if item.rule == "hardware-decode-near-floor")
+    least = 18.09 * 307.20 * 2**30 * (37e9 - _R1_EMBEDDING) / 671e9
+    assert finding.numbers["effective_bandwidth_bytes_per_second_max"] == pytest.approx(least, rel=0.02)
+    assert 0.45 < finding.numbers["effective_bandwidth_bytes_per_second_most"] / 936e9 < 0.6
+
+
+def test_a_mixture_faster_than_the_card_at_its_least_read_is_still_an_artefact(tmp_path):
+    # gpt-oss-20b: 3.61B of 20.91B parameters active (OpenAI's gpt-oss model card, its counts leaving the embedding
+    # out), so a step reads at least 11.27 GiB x 3.61 / 20.91 = 2.09 GB; 900 t/s is then >= 1.88 TB/s, 2x an RTX 3090.
+    log = _write(tmp_path, "| model | size | params | backend | ngl | test | t/s |\n|---|---|---|---|---|---|---|\n"
+                           "| gpt-oss 20B MXFP4 MoE | 11.27 GiB | 20.91 B | CUDA | 99 | tg128 | 900.00 ± 1.00 |\n")
+    diagnosis = diagnose_files([log], gpu="rtx-3090")
+    assert diagnosis.verdict == "measurement-artifact"
+    least = 900 * 11.27 * 2**30 * 3.61e9 / 20.91e9
+    finding = next(item for item in diagnosis.evidence if item.rule == "hardware-decode-faster-than-floor")
+    assert finding.numbers["effective_bandwidth_bytes_per_second_max"] == pytest.approx(least, rel=0.01)

@@ -17,6 +17,8 @@ MAX_LINES = 8  # line numbers kept per piece of evidence
 # What effective_bandwidth was read from when a llama-bench row's size came from its model's name (roofline judges it
 # by the named rules' cutoffs).
 NAMED_BANDWIDTH_SOURCE = "llama-bench: the model's size from its name × generation rate"
+MIXTURE_BANDWIDTH_SOURCE = ("llama-bench: the share of the model size a mixture's step reads (its catalog config's "
+                            "active experts) × generation rate")
 FOLD_WINDOWS = 2048  # stats windows queued before they are folded a list at a time (_fold_windows)
 
 # Thresholds: the numbers live in rules.RULES with their reasons; the flags below read them once at import.
@@ -330,6 +332,9 @@ class Accumulator:
         self.parts_gap = Running()  # total − (load + prefill + decode), per request that states all four
         self.effective_bandwidth = Running()  # llama-bench: weights bytes × tg tok/s (each step reads all weights)
         self.bandwidth_source = "llama-bench: model size × generation rate"  # what effective_bandwidth was read from
+        # The same with the most a step may read, where that is a range (a mixture named without its active size);
+        # empty when every step's read is known.
+        self.effective_bandwidth_high = Running()
         self.depth_generation = {}  # llama-bench -d: context tokens -> Running of tg tok/s at that depth
         self.depth_prompt = {}  # and of pp tok/s
         self.rank = {}  # source -> the rank kept (one rank's view per source)
@@ -713,9 +718,12 @@ class Accumulator:
             return
         self.interval_count += 1
         if "weights_bytes" in metrics and "generation_tokens_per_second" in metrics:
-            self.effective_bandwidth.add(metrics.get("decode_weights_bytes", metrics["weights_bytes"]) *
-                                         metrics["generation_tokens_per_second"],
+            rate = metrics["generation_tokens_per_second"]
+            self.effective_bandwidth.add(metrics.get("decode_weights_bytes", metrics["weights_bytes"]) * rate,
                                          record.line_number)
+            if "decode_weights_bytes_high" in metrics:
+                self.effective_bandwidth_high.add(metrics["decode_weights_bytes_high"] * rate, record.line_number)
+                self.bandwidth_source = MIXTURE_BANDWIDTH_SOURCE
         elif "named_weights_bytes" in metrics and "generation_tokens_per_second" in metrics:
             self.effective_bandwidth.add(metrics["named_weights_bytes"] * metrics["generation_tokens_per_second"],
                                          record.line_number)

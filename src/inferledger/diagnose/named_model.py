@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 # `27b`, `0.5B`, `135m`, `e4b` (Gemma 3n's effective size), `8x7b` (experts × size): digits ending in b/m, standing
 # alone between separators. `a3b` (Qwen3-30B-A3B) is the active size of a mixture of experts.
@@ -183,3 +184,62 @@ def from_config(name: str, precision: str | None = None) -> ConfiguredModel | No
         moe = any(isinstance(module, Experts) and module.top_k < module.num_experts for _block, module in spec.modules())
         return ConfiguredModel(name, account.decode.bytes_per_step, account.weights, source, moe)
     return None
+
+
+# llama.cpp's names for a mixture of experts that state no active size: its architectures (`deepseek2 671B Q8_0`,
+# `qwen3moe 235B`, `llama4 17Bx16E (Scout)`), its file-type suffix (`gpt-oss 20B MXFP4 MoE`), experts × size
+# (`llama 8x7B`).
+_MIXTURE_NAME = re.compile(r"moe|deepseek2|gpt-oss|qwen3next|llama4|dbrx|grok|arctic|minimax|\d+x\d+(?:\.\d+)?b|"
+                           r"\d+bx\d+e", re.IGNORECASE)
+# The width llama.cpp's quant mixes keep the tensors outside the routed experts at, at most (Q8_0: 8.5 bits).
+_DENSE_PART_BYTES_PER_PARAM = 8.5 / 8
+# A catalog model is the row's model when their total parameters agree this closely (llama.cpp counts an MTP layer
+# or a tied head a little differently).
+_SAME_TOTAL = 0.01
+
+
+@dataclass(frozen=True)
+class MixtureRead:
+    """The bytes one token's decode step reads of a mixture-of-experts file, from its size and the catalog config
+    that has its total parameters: routed experts read top_k of E, everything else whole (the embedding, one row: not
+    counted). The file's split of bytes between the two is not stated, so it is a range: `low` when every tensor
+    has the file's mean width, `high` when the tensors outside the routed experts are kept at 8.5 bits (Q8_0) and the
+    experts hold the rest of the size (the common quant mix: attention and shared experts wider)."""
+
+    source: str  # the catalog config matched
+    low_bytes: float
+    high_bytes: float
+
+
+def mixture_read(model_cell: str, total_params: float, file_bytes: float) -> MixtureRead | None:
+    """MixtureRead of a llama-bench row whose model cell names a mixture but no active size, or None when the cell
+    names no mixture or no catalog mixture has this total (or those that do disagree on the active share)."""
+    if not _MIXTURE_NAME.search(model_cell) or total_params <= 0 or file_bytes <= 0:
+        return None
+    matched = [split for split in _catalog_mixtures() if abs(split[1] - total_params) <= _SAME_TOTAL * total_params]
+    if not matched or max(split[2] / split[1] for split in matched) > 1.1 * min(split[2] / split[1] for split in matched):
+        return None
+    source, total, active, routed, routed_active = matched[0]
+    low = file_bytes * active / total
+    dense, dense_active = total - routed, active - routed_active
+    expert_bytes_per_param = max(0.0, file_bytes - dense * _DENSE_PART_BYTES_PER_PARAM) / routed
+    high = dense_active * _DENSE_PART_BYTES_PER_PARAM + routed_active * expert_bytes_per_param
+    return MixtureRead(source, low, max(low, high))
+
+
+@cache
+def _catalog_mixtures() -> tuple:
+    """(name, total, active, routed experts' total, their active) parameters of each catalogued mixture of experts,
+    by the ledger's parameter rows; active leaves out the embedding table (a step reads one row of it)."""
+    from inferledger.ledger.params import count_parameters
+    from inferledger.model import load_model
+    from inferledger.model.config import catalog_names
+
+    mixtures = []
+    for name in catalog_names():
+        counted = count_parameters(load_model(name))
+        routed = counted.by_component.get("ffn.routed_experts", 0)
+        if counted.active < counted.total and routed:
+            active = counted.active - counted.active_by_component.get("embedding", 0)
+            mixtures.append((name, counted.total, active, routed, counted.active_by_component["ffn.routed_experts"]))
+    return tuple(mixtures)

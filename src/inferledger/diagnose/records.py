@@ -99,6 +99,8 @@ STATS = ("mean", "median", "p50", "p90", "p95", "p99", "min", "max", "std")
 CAPACITY_METRICS = {
     "weights_bytes": "memory taken by the weights",
     "decode_weights_bytes": "weights one decode step reads (a mixture of experts: the active share; llama-bench)",
+    "decode_weights_bytes_high": "the most one decode step may read of a mixture named without its active size "
+                                 "(llama-bench; decode_weights_bytes is the least)",
     "named_weights_bytes": "weights one decode step reads, sized from the model's name (a llama-bench row with no size)",
     "context_depth_tokens": "tokens already in the context when the generation rate was measured (llama-bench -d)",
     "kv_cache_bytes": "memory given to the KV cache",

@@ -40,9 +40,15 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
     reached = acc.effective_bandwidth
     if not reached.count:
         return []
+    # A mixture named without its active size reads a range (named_model.MixtureRead): faster than the card only
+    # if its least read is, far below it only if its most read is.
+    most = max(reached.high, acc.effective_bandwidth_high.high if acc.effective_bandwidth_high.count else 0.0)
+    upto = f"-{most / 1e9:.1f}" if most > reached.high else ""
     backend = acc.labels.get("backend_name") or acc.labels.get("backend")
     where = f" on the {backend} backend" if backend else ""
     numbers = {"effective_bandwidth_bytes_per_second_max": reached.high}
+    if upto:
+        numbers["effective_bandwidth_bytes_per_second_most"] = most
     judged = "give --gpu to compare with the card's bandwidth"
     if gpu:
         from inferledger.errors import InferledgerError
@@ -56,26 +62,27 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
             bandwidth = accelerator.memory_bandwidth_bytes_per_second
             fraction = reached.high / bandwidth
             numbers.update(card_bandwidth_bytes_per_second=bandwidth, bandwidth_fraction=fraction)
-            text = (f"{acc.bandwidth_source} = {reached.high / 1e9:.1f} GB/s at best{where}, "
-                    f"{fraction:.0%} of the {accelerator.name}'s {bandwidth / 1e9:,.0f} GB/s")
+            share = f"{fraction:.0%}" + (f"-{most / bandwidth:.0%}" if upto else "")
+            text = (f"{acc.bandwidth_source} = {reached.high / 1e9:.1f}{upto} GB/s at best{where}, {share} of the "
+                    f"{accelerator.name}'s {bandwidth / 1e9:,.0f} GB/s")
             if fraction > IMPOSSIBLE_FRACTION:
                 return [fire("hardware-decode-faster-than-floor", text + ": faster than the card can read the "
                              "weights (wrong GPU, or part of the model on another device)", numbers)]
             # A size read from the model's name is an estimate: the stricter cutoff of the named rules.
             named = acc.bandwidth_source == NAMED_BANDWIDTH_SOURCE
-            if fraction < (NAMED_LOW_FRACTION if named else LOW_FRACTION):
+            if most / bandwidth < (NAMED_LOW_FRACTION if named else LOW_FRACTION):
                 return [fire("hardware-named-decode-far-below-floor" if named else "hardware-decode-far-below-floor",
                              text + ": the backend, not the memory, limits decode", numbers)]
             if fraction >= NEAR_FRACTION:
                 return [fire("hardware-decode-near-floor", text + ": as fast as the memory allows", numbers)]
-            judged = f"{fraction:.0%} of the {accelerator.name}'s bandwidth, between the cutoffs"
-    if reached.high < LOW_BANDWIDTH:
+            judged = f"{share} of the {accelerator.name}'s bandwidth, between the cutoffs"
+    if most < LOW_BANDWIDTH:
         return [fire("hardware-low-effective-bandwidth",
                      f"{acc.bandwidth_source} = {reached.high / 1e9:.2f} GB/s at best{where}: "
                      f"below {LOW_BANDWIDTH / 1e9:.0f} GB/s, slower than any current memory system; the backend, "
                      "not the hardware, limits decode", numbers)]
     return [fire("hardware-decode-near-floor", f"{acc.bandwidth_source} = "
-                 f"{reached.low / 1e9:.1f}–{reached.high / 1e9:.1f} GB/s{where}: what a memory system delivers; "
+                 f"{reached.low / 1e9:.1f}–{most / 1e9:.1f} GB/s{where}: what a memory system delivers; "
                  f"{judged}", numbers,
                  score=0.55, verdict="healthy")]
 

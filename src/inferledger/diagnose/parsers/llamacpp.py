@@ -174,6 +174,11 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
         if moe and float(moe.group(1)) > 0:
             metrics["decode_weights_bytes"] = metrics["weights_bytes"] * min(1.0, float(moe.group(2)) /
                                                                              float(moe.group(1)))
+        else:  # a mixture named without it (`deepseek2 671B Q8_0`): its active share from the catalog's config
+            mixture = _mixture(row.get("model", ""), row.get("params", ""), metrics["weights_bytes"])
+            if mixture is not None:
+                metrics["decode_weights_bytes"] = mixture.low_bytes
+                metrics["decode_weights_bytes_high"] = mixture.high_bytes
     if size is None and row.get("model"):
         # No size column (compare-llama-bench's tables drop it): llama-bench's model cell names the size and format
         # (`llama 1B Q8_0`, `qwen3moe 30B.A3B Q4_K - Medium`), an estimate of what a step reads.
@@ -195,6 +200,17 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
             or row.get("dev", "").strip().lower() == "none":
         labels["device"] = "cpu"
     return Record("interval", "llamacpp.bench", line_number, metrics, labels=labels)
+
+
+def _mixture(model: str, params: str, file_bytes: float):
+    """named_model.mixture_read of a row's model cell and its total parameters: the params column (`672.05 B`), or
+    the size the cell names."""
+    from inferledger.diagnose.named_model import from_name, mixture_read
+
+    stated = re.match(r"([\d.]+)\s*B\b", params.strip())
+    named = from_name(model) if stated is None and model else None
+    total = float(stated.group(1)) * 1e9 if stated else named.total_params if named else None
+    return mixture_read(model, total, file_bytes) if total else None
 
 
 def _matrix_rows(line_number: int, columns: list, cells: list) -> Iterator:
