@@ -1552,3 +1552,15 @@ def test_a_mixture_faster_than_the_card_at_its_least_read_is_still_an_artefact(t
     least = 900 * 11.27 * 2**30 * 3.61e9 / 20.91e9
     finding = next(item for item in diagnosis.evidence if item.rule == "hardware-decode-faster-than-floor")
     assert finding.numbers["effective_bandwidth_bytes_per_second_max"] == pytest.approx(least, rel=0.01)
+
+
+def test_a_mixture_sized_from_its_name_reads_its_active_share(tmp_path):
+    # No size column: `deepseek2 671B Q8_0` names 671B at 8.5 bits (Q8_0's 34 bytes per 32 weights), 713 GB, of
+    # which a step reads the 37B active less the embedding: 38.9 GB; at 18.09 t/s 704 GB/s, 75 % of a 3090's 936.
+    log = _write(tmp_path, "| model | backend | ngl | test | t/s |\n|---|---|---|---|---|\n"
+                           "| deepseek2 671B Q8_0 | CUDA | 63 | tg128 | 18.09 ± 0.01 |\n")
+    diagnosis = diagnose_files([log], gpu="rtx-3090")
+    finding = next(item for item in diagnosis.evidence if item.rule == "hardware-decode-near-floor")
+    step = 671e9 * 8.5 / 8 * (37e9 - _R1_EMBEDDING) / 671e9
+    assert finding.numbers["bandwidth_fraction"] == pytest.approx(step * 18.09 / 936e9, rel=0.02)
+    assert diagnosis.verdict == "healthy"

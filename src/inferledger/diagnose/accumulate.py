@@ -717,17 +717,17 @@ class Accumulator:
                 stats[name].add(value, record.line_number)
             return
         self.interval_count += 1
-        if "weights_bytes" in metrics and "generation_tokens_per_second" in metrics:
-            rate = metrics["generation_tokens_per_second"]
+        rate = metrics.get("generation_tokens_per_second")
+        if rate is not None and "weights_bytes" in metrics:
             self.effective_bandwidth.add(metrics.get("decode_weights_bytes", metrics["weights_bytes"]) * rate,
                                          record.line_number)
-            if "decode_weights_bytes_high" in metrics:
-                self.effective_bandwidth_high.add(metrics["decode_weights_bytes_high"] * rate, record.line_number)
-                self.bandwidth_source = MIXTURE_BANDWIDTH_SOURCE
-        elif "named_weights_bytes" in metrics and "generation_tokens_per_second" in metrics:
-            self.effective_bandwidth.add(metrics["named_weights_bytes"] * metrics["generation_tokens_per_second"],
-                                         record.line_number)
+        elif rate is not None and "named_weights_bytes" in metrics:
+            self.effective_bandwidth.add(metrics["named_weights_bytes"] * rate, record.line_number)
             self.bandwidth_source = NAMED_BANDWIDTH_SOURCE
+        if rate is not None and "decode_weights_bytes_high" in metrics:  # a mixture's read, a range
+            self.effective_bandwidth_high.add(metrics["decode_weights_bytes_high"] * rate, record.line_number)
+            if "weights_bytes" in metrics:
+                self.bandwidth_source = MIXTURE_BANDWIDTH_SOURCE
         # The window waits in a short list and is folded with the others, a metric or a flag at a time, into
         # `interval`, the timeline and the flags (_fold_windows): a per-window Python loop here was the largest
         # cost of reading a log with many stats lines. Constant memory: FOLD_WINDOWS at most, all from one file.

@@ -43,7 +43,7 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
     # A mixture named without its active size reads a range (named_model.MixtureRead): faster than the card only
     # if its least read is, far below it only if its most read is.
     most = max(reached.high, acc.effective_bandwidth_high.high if acc.effective_bandwidth_high.count else 0.0)
-    upto = f"-{most / 1e9:.1f}" if most > reached.high else ""
+    upto = f"-{most / 1e9:.1f}" if most > 1.01 * reached.high else ""
     backend = acc.labels.get("backend_name") or acc.labels.get("backend")
     where = f" on the {backend} backend" if backend else ""
     numbers = {"effective_bandwidth_bytes_per_second_max": reached.high}

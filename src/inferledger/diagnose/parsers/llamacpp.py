@@ -187,6 +187,12 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
         named = from_name(row["model"], "llama.cpp")
         if named is not None:
             metrics["named_weights_bytes"] = named.weights_bytes_per_step
+            # `deepseek2 671B Q8_0`: the whole file's size from the name, of which a step reads the active share.
+            mixture = None if named.mixture_of_experts else _mixture(row["model"], row.get("params", ""),
+                                                                      named.weights_bytes_per_step)
+            if mixture is not None:
+                metrics["named_weights_bytes"] = mixture.low_bytes
+                metrics["decode_weights_bytes_high"] = mixture.high_bytes
     params = re.match(r"([\d.]+)\s*([KMBT])", row.get("params", ""))
     if params:
         metrics["parameters"] = float(params.group(1)) * {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}[params.group(2)]
