@@ -1564,3 +1564,26 @@ def test_a_mixture_sized_from_its_name_reads_its_active_share(tmp_path):
     step = 671e9 * 8.5 / 8 * (37e9 - _R1_EMBEDDING) / 671e9
     assert finding.numbers["bandwidth_fraction"] == pytest.approx(step * 18.09 / 936e9, rel=0.02)
     assert diagnosis.verdict == "healthy"
+
+
+_OLD_BENCHMARK_SERVING = ("Total time: {total} s\nThroughput: {rate} requests/s\nAverage latency: {latency} s\n"
+                          "Average latency per token: {per_token} s\nAverage latency per output token: {per_output} s\n")
+
+
+def test_a_latency_per_output_token_far_past_a_step_with_many_in_flight_is_a_wait(tmp_path):
+    # 3.60 req/s x 87.19 s = 314 requests in flight, each output token costing 1.26 s of a request's latency: no
+    # decode step of a GPU is that slow, so the time was spent waiting.
+    log = _write(tmp_path, _OLD_BENCHMARK_SERVING.format(total=278.14, rate=3.60, latency=87.19, per_token=0.27,
+                                                         per_output=1.26))
+    diagnosis = diagnose_files([log])
+    assert diagnosis.verdict == "queueing"
+    finding = next(item for item in diagnosis.evidence if item.rule == "summary-latency-per-output-token")
+    assert finding.numbers["requests_in_flight"] == pytest.approx(3.60 * 87.19)
+
+
+def test_a_latency_per_output_token_stands_down_for_a_fast_token_or_few_in_flight(tmp_path):
+    # 0.04 s per output token is a decode step's time; 0.05 req/s x 87.19 s = 4.4 requests in flight is too few.
+    for rate, per_output in ((3.60, 0.04), (0.05, 1.26)):
+        log = _write(tmp_path, _OLD_BENCHMARK_SERVING.format(total=278.14, rate=rate, latency=87.19, per_token=0.27,
+                                                             per_output=per_output))
+        assert all(item.rule != "summary-latency-per-output-token" for item in diagnose_files([log]).evidence)

@@ -127,6 +127,12 @@ _TABLE = (
           "this share of the request's time (E2E, or TTFT + TPOT × the tokens after the first)", 0.5, "of the request",
           "the verdict names where the user's time goes: a slow decode that also built the queue is there, but a "
           "request that spends most of its time waiting is first a queue (add capacity or cap the rate)", 0.9),
+    _rule("summary-latency-per-output-token", "summary", "queueing",
+          "no TTFT and no per-token time: mean request latency per output token (the client's, or mean E2E ÷ mean "
+          "output) ≥ this, with ≥ 8 requests in flight (req/s × mean latency), not on a CPU", 0.25, "s",
+          "a GPU's decode step, even over a full batch, is 10-150 ms; when each output token costs a request a "
+          "quarter second or more while many are in flight, the latency is spent waiting for a slot or for the "
+          "others' prompts (the 2023 benchmark_serving.py sent every request at once)", 0.6),
     _rule("summary-ttft-over-tpot", "summary", "queueing",
           "no input rate in the summary: mean TTFT ≥ this × TPOT and ≥ 2 s", 100.0, "×",
           "a prompt of a few thousand tokens costs tens of decode steps on a GPU, not hundreds (prefill runs "

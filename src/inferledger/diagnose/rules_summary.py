@@ -12,6 +12,7 @@ from inferledger.diagnose.rules import fire, threshold
 
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 PREFILL_TOKENS_PER_STEP = 100  # prompt tokens one decode step's time prefills, at least (see _burst)
+LATENCY_PER_TOKEN_MIN_IN_FLIGHT = 8  # requests at once from which a slow latency per token is a wait (_latency_per_output_token)
 MAX_DEFAULT_BATCH = 2048  # the largest default running-batch cap among vLLM (256/1024), SGLang, TensorRT-LLM (2048)
 _BOTTLENECKS = ("queueing", "kv-capacity", "prefill-bound", "decode-bound")
 
@@ -220,6 +221,8 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
                 "against the hardware", {"tpot_seconds_mean": run.step}, **where))
         elif run.step is not None and sized is not None and not hardware_judged:
             _slower_than_size(run, sized, where, findings, notes)
+        if not cpu:
+            _latency_per_output_token(run, record, where, findings)
         failed = record.metrics.get("failed_requests")
         if failed and run.completed and failed > 0.05 * (failed + run.completed):
             notes.append(f"{run.name}: {failed:.0f} of {failed + run.completed:.0f} requests failed")
@@ -464,6 +467,26 @@ def _in_flight(run: _Run, record, where: dict, findings: list) -> None:
         "its throughput and duration are the client's pace, not the server's",
         {"requests_in_flight": in_flight, "requests_allowed": allowed, "duration_seconds": duration,
          "e2e_seconds_mean": e2e}, **where))
+
+
+def _latency_per_output_token(run: _Run, record, where: dict, findings: list) -> None:
+    """A run that states only its request latency and rates (the 2023 benchmark_serving.py: total time, throughput,
+    average latency, latency per token and per output token): a latency per output token far past any GPU decode
+    step, with many requests in flight, is time spent waiting."""
+    if run.ttft is not None or run.per_token is not None or not run.e2e or not run.achieved:
+        return
+    per_output = record.metrics.get("e2e_per_output_token_seconds_mean") or (
+        run.e2e / run.mean_output if run.mean_output else None)
+    in_flight = run.achieved * run.e2e
+    if per_output is None or per_output < threshold("summary-latency-per-output-token") \
+            or in_flight < LATENCY_PER_TOKEN_MIN_IN_FLIGHT:
+        return
+    findings.append(fire(
+        "summary-latency-per-output-token", f"{run.name}: {per_output:.2f} s of request latency per output token "
+        f"(mean {run.e2e:.3g} s) with ~{in_flight:.0f} requests in flight ({run.achieved:.3g} req/s × {run.e2e:.3g} "
+        "s): far past any GPU decode step, so requests spent their time waiting (no TTFT in the log to say where)",
+        {"e2e_per_output_token_seconds_mean": per_output, "requests_in_flight": in_flight,
+         "e2e_seconds_mean": run.e2e}, **where))
 
 
 def _burst(run: _Run, record, where: dict, findings: list) -> None:
