@@ -1587,3 +1587,19 @@ def test_a_latency_per_output_token_stands_down_for_a_fast_token_or_few_in_fligh
         log = _write(tmp_path, _OLD_BENCHMARK_SERVING.format(total=278.14, rate=rate, latency=87.19, per_token=0.27,
                                                              per_output=per_output))
         assert all(item.rule != "summary-latency-per-output-token" for item in diagnose_files([log]).evidence)
+
+
+def test_lmcache_multi_round_qa_summary_is_one_run(tmp_path):
+    # LMCache's multi-round QA benchmark prints QPS (requests launched ÷ time: what it offered) before Processing
+    # speed (what finished), and one stream's generation rate in tokens/req/s.
+    log = _write(tmp_path, "==================== Performance summary ======================\n"
+                           "  QPS: 4.1000 reqs/s\n\n  Processing speed: 1.3203 reqs/s\n\n  Requests on-the-fly: 335\n\n"
+                           "  Input tokens per second: 27823.5798 tokens/s\n\n"
+                           "  Output tokens per second: 132.0343 tokens/s\n\n"
+                           "  Average generation throughput (per request): 8.5716 tokens/req/s\n\n"
+                           "  Average TTFT: 47.5952s\n")
+    (run,) = [record for record in read_records(log) if record.kind == "summary"]
+    assert run.metrics["request_rate_per_second"] == 4.1
+    assert run.metrics["request_throughput_per_second"] == 1.3203
+    assert run.metrics["output_tokens_per_second_per_user_mean"] == 8.5716
+    assert run.metrics["ttft_seconds_mean"] == pytest.approx(47.5952)

@@ -55,6 +55,8 @@ _COUNTS = (
 )
 _DURATIONS = ("benchmark duration", "total time", "elapsed", "duration", "wall time")
 _TOKEN_RATE = re.compile(r"\b(?:tok(?:en)?s?|t)\s*/\s*(?:s|sec|second)\b")
+# A token rate per request (`8.57 tokens/req/s`, LMCache's multi-round QA benchmark): one stream's, not the run's.
+_PER_REQUEST_TOKEN_RATE = re.compile(r"\btok(?:en)?s?\s*/\s*req(?:uest)?s?\s*/\s*(?:s|sec|second)\b")
 # Triton's perf_analyzer counts requests as inferences: `Throughput: 219.6 infer/sec`.
 _REQUEST_RATE = re.compile(r"\b(?:(?:req(?:uest)?s?|infer(?:ences?)?)\s*/\s*(?:s|sec|second)|qps|rps)\b")
 _LABEL_UNIT = re.compile(r"\((ns|us|usec|µs|μs|ms|msec|s|sec|secs|seconds)\)|[ _](ns|us|usec|ms|msec|s|sec|secs|seconds)$")
@@ -80,6 +82,8 @@ def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
         return None  # a percentile with no metric name of its own (p0.1, p25, p99.9): not read as another statistic
     stat_word = _STAT_WORD.search(words)
     stat = STAT_NAMES[stat_word.group(1)] if stat_word else "mean"
+    if _PER_REQUEST_TOKEN_RATE.search(both):
+        return f"output_tokens_per_second_per_user_{stat}", value
     if _REQUEST_RATE.search(both):
         return "request_throughput_per_second", value
     if _TOKEN_RATE.search(both) or ("throughput" in words and "token" in both):
@@ -229,6 +233,7 @@ def parse(lines) -> Iterator:
     parents: list = []  # the keys of the JSON objects the line is inside
     columns: list | None = None  # a space-aligned table's header, while its rows follow
     seconds = False  # an inference-perf report: its latencies are in seconds
+    offered_first = False  # the last line read was a bare `QPS` (see below)
     for line_number, line in lines:
         if not seconds and any(key in line for key in _INFERENCE_PERF_KEYS):
             seconds = True
@@ -270,6 +275,13 @@ def parse(lines) -> Iterator:
                     yield unread(line_number, line, NAME)
                 continue
         name, value = reading
+        if name == "request_throughput_per_second" and offered_first and _words(_LINE.match(line).group("label")) \
+                == "processing speed":
+            # LMCache's multi-round QA benchmark: `QPS` (requests launched ÷ time) comes first, what it offered;
+            # `Processing speed` is what finished.
+            metrics["request_rate_per_second"] = metrics.pop(name)
+        offered_first = name == "request_throughput_per_second" and bool(_LINE.match(line)) and \
+            _words(_LINE.match(line).group("label")) == "qps"
         if name in metrics:  # the same label again: the next run's summary
             yield from _run(start, metrics)
             metrics = {}
