@@ -1603,3 +1603,17 @@ def test_lmcache_multi_round_qa_summary_is_one_run(tmp_path):
     assert run.metrics["request_throughput_per_second"] == 1.3203
     assert run.metrics["output_tokens_per_second_per_user_mean"] == 8.5716
     assert run.metrics["ttft_seconds_mean"] == pytest.approx(47.5952)
+
+
+
+def test_a_runtimes_glog_tag_on_every_line_is_a_paste_prefix(tmp_path):
+    # RKLLM's stage table behind `I rkllm: `: Prefill 21 tokens in 373.42 ms, Generate 12 tokens at 107.86 ms each.
+    rule = "I rkllm: " + "-" * 40 + "\n"
+    log = _write(tmp_path, rule + "I rkllm:  Stage         Total Time (ms)  Tokens    Time per Token (ms)      Tokens per "
+                 "Second\n" + rule + "I rkllm:  Init          1528.08          /         /                        /\n"
+                 "I rkllm:  Prefill       373.42           21        17.78                    56.24\n"
+                 "I rkllm:  Generate      1294.38          12        107.86                   9.27\n" + rule)
+    (request,) = [record for record in read_records(log) if record.kind == "request"]
+    assert request.metrics["prefill_seconds"] == pytest.approx(0.37342) and request.metrics["input_tokens"] == 21
+    assert request.metrics["decode_seconds"] == pytest.approx(1.29438) and request.metrics["output_tokens"] == 12
+    assert request.metrics["tpot_seconds"] == pytest.approx(0.10786)

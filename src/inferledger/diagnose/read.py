@@ -113,12 +113,15 @@ def _outer_prefix_end(line: str) -> int:
 # indentation, `grep -n`'s line numbers (":" a match, "-" a context line), grep's file name when it searched several.
 _GREP_NUMBER = re.compile(r"(\d+)[:-]")
 _GREP_FILE = re.compile(r"((?:[\w.-]*/)*[\w.-]+\.(?:log|txt|out|err|jsonl?))[:-]")
+# A runtime's own tag on every line, glog style (a level letter, its name): RKLLM's `I rkllm: `.
+_LEVEL_TAG = re.compile(r"[IWEDV] [A-Za-z][\w.-]*: ")
 
 
 def _paste_prefix(lines: list) -> re.Pattern | None:
     """The prefix every line of the head's body carries (comment lines and grep's `--` group rules aside), when it is
     one a paste or a search adds: the common indentation (a tab, or 2 spaces or more), line numbers that increase
-    line after line (a year or a port repeated on every line does not), or one file name. None for most logs."""
+    line after line (a year or a port repeated on every line does not), one file name, or a runtime's glog-style
+    tag (`I rkllm: `). None for most logs."""
     body = [line.rstrip("\r") for line in lines if line.strip() and line[:1] != "#" and line.strip() != "--"]
     if len(body) < 3:
         return None
@@ -133,6 +136,9 @@ def _paste_prefix(lines: list) -> re.Pattern | None:
     names = {match.group(1) if match else None for match in map(_GREP_FILE.match, body)}
     if len(names) == 1 and None not in names:
         return re.compile(re.escape(names.pop()) + r"[:-]")
+    tags = {match.group() if match else None for match in map(_LEVEL_TAG.match, body)}
+    if len(tags) == 1 and None not in tags:
+        return re.compile(re.escape(tags.pop()))
     return None
 
 
