@@ -275,13 +275,13 @@ def parse(lines) -> Iterator:
                     yield unread(line_number, line, NAME)
                 continue
         name, value = reading
-        if name == "request_throughput_per_second" and offered_first and _words(_LINE.match(line).group("label")) \
-                == "processing speed":
+        labelled = _LINE.match(line)
+        words = _words(labelled.group("label")) if labelled else ""
+        if name == "request_throughput_per_second" and offered_first and words == "processing speed":
             # LMCache's multi-round QA benchmark: `QPS` (requests launched ÷ time) comes first, what it offered;
             # `Processing speed` is what finished.
             metrics["request_rate_per_second"] = metrics.pop(name)
-        offered_first = name == "request_throughput_per_second" and bool(_LINE.match(line)) and \
-            _words(_LINE.match(line).group("label")) == "qps"
+        offered_first = name == "request_throughput_per_second" and words == "qps"
         if name in metrics:  # the same label again: the next run's summary
             yield from _run(start, metrics)
             metrics = {}
