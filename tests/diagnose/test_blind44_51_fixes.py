@@ -1617,3 +1617,16 @@ def test_a_runtimes_glog_tag_on_every_line_is_a_paste_prefix(tmp_path):
     assert request.metrics["prefill_seconds"] == pytest.approx(0.37342) and request.metrics["input_tokens"] == 21
     assert request.metrics["decode_seconds"] == pytest.approx(1.29438) and request.metrics["output_tokens"] == 12
     assert request.metrics["tpot_seconds"] == pytest.approx(0.10786)
+
+
+def test_a_console_tables_rule_under_its_header_is_skipped(tmp_path):
+    # club-3090's multi-turn bench: `Turn  Prompt tok  TTFT ms  Decode TPS  Result chars`, a dashed rule, then a row
+    # a turn: 1,256 prompt tokens, first token at 1,153 ms, decode at 109.1 tok/s.
+    log = _write(tmp_path, "  Turn  Prompt tok   TTFT ms  Decode TPS  Result chars\n"
+                           "  ----- ---------- --------- ----------- -------------\n"
+                           "  1          1,256      1153       109.1           307\n"
+                           "  2          1,484      1266       118.4           249\n")
+    first, second = [record for record in read_records(log) if record.kind == "summary"]
+    assert first.metrics == {"mean_input_tokens": 1256.0, "ttft_seconds_mean": pytest.approx(1.153),
+                             "output_tokens_per_second": 109.1}
+    assert second.metrics["mean_input_tokens"] == 1484.0

@@ -79,7 +79,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind104_logs": (4, 5, 10),
           "blind107_logs": (3, 3, 4),
           "blind108_logs": (6, 6, 10),
-          "blind109_logs": (2, 4, 10)}
+          "blind109_logs": (2, 4, 10),
+          "blind120_logs": (5, 6, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -52,6 +52,7 @@ _COUNTS = (
     ("output tokens", "mean_output_tokens"), ("generated tokens", "mean_output_tokens"),
     ("input tokens", "mean_input_tokens"), ("prompt tokens", "mean_input_tokens"),
     ("completion tokens", "mean_output_tokens"), ("total prompt tokens", "total_input_tokens"),
+    ("prompt tok", "mean_input_tokens"),  # a table's column (`Prompt tok`): one row's prompt
 )
 _DURATIONS = ("benchmark duration", "total time", "elapsed", "duration", "wall time")
 _TOKEN_RATE = re.compile(r"\b(?:tok(?:en)?s?|t)\s*/\s*(?:s|sec|second)\b")
@@ -139,6 +140,8 @@ def line_metric(line: str) -> tuple[str, float] | None:
 # A table aligned with spaces, one run per row (`Engine  Ctx  TTFT(ms)  Decode(ms)  Total(ms)  Prefill t/s`): the
 # header's cells are two or more spaces (or a tab) apart; words a table header uses beyond the `label: value` ones.
 _HEADER_SPLIT = re.compile(r"\s{2,}|\t")  # or one tab (a table copied from a spreadsheet)
+# The rule a console table draws under its header (`-----  ----------  ---------`): skipped, the rows follow it.
+_RULE = re.compile(r"^[\s\-=+|:]*-[\s\-=+|:]*$")
 _TABLE_WORDS = {"ctx": "mean_input_tokens", "context": "mean_input_tokens", "total": "e2e_seconds_mean",
                 "decode": "decode_seconds_mean", "prefill": "prefill_seconds_mean"}
 
@@ -195,7 +198,8 @@ def sniff(head: str) -> float:
         return 0.5
     found = []
     lines = head.splitlines()
-    for line, following in zip(lines, lines[1:] + [""], strict=True):
+    rows = [line for line in lines if not _RULE.match(line)]
+    for line, following in zip(rows, rows[1:] + [""], strict=True):
         columns = _table_header(line)
         if columns is not None and _table_row(following, columns):
             return 0.5
@@ -238,6 +242,8 @@ def parse(lines) -> Iterator:
         if not seconds and any(key in line for key in _INFERENCE_PERF_KEYS):
             seconds = True
         if columns is not None:
+            if _RULE.match(line):
+                continue
             row = _table_row(line, columns)
             if row is not None:
                 name, values = row
