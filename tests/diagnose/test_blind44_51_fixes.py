@@ -1630,3 +1630,43 @@ def test_a_console_tables_rule_under_its_header_is_skipped(tmp_path):
     assert first.metrics == {"mean_input_tokens": 1256.0, "ttft_seconds_mean": pytest.approx(1.153),
                              "output_tokens_per_second": 109.1}
     assert second.metrics["mean_input_tokens"] == 1484.0
+
+
+def test_a_ds4_server_request_from_its_progress_and_end_lines(tmp_path):
+    # ds4-server: the prompt (81 tokens) done in 0.971 s, decode at 43.72 tok/s to 289 tokens in 6.610 s (cumulative),
+    # the request ended after 7.581 s.
+    log = _write(tmp_path, "0925 10:18:05 ds4-server: chat ctx=0..81:81 prompt start\n"
+                           "0925 10:18:06 ds4-server: chat ctx=0..81:81 prompt done 0.971s\n"
+                           "0925 10:18:07 ds4-server: chat ctx=81..131:50 gen=50 THINKING decoding chunk=41.61 t/s "
+                           "avg=41.61 t/s 1.202s\n"
+                           "0925 10:18:13 ds4-server: chat ctx=331..370:39 gen=289 decoding chunk=41.66 t/s avg=43.72 t/s "
+                           "6.610s\n"
+                           "0925 10:18:13 ds4-server: chat ctx=0..81:81 gen=289 finish=stop 7.581s\n")
+    (request,) = [record for record in read_records(log) if record.kind == "request"]
+    assert request.metrics == {"input_tokens": 81.0, "output_tokens": 289.0, "e2e_seconds": 7.581,
+                               "prefill_seconds": 0.971, "decode_seconds": 6.61,
+                               "generation_tokens_per_second": 43.72, "tpot_seconds": pytest.approx(1 / 43.72)}
+
+
+def test_a_ds4_server_request_whose_prompt_line_was_cut_away(tmp_path):
+    # 69,865 prompt tokens, 512 generated in 52.291 s of decode, 542.528 s in all: the other 490.2 s read the prompt.
+    log = _write(tmp_path, "0608 11:04:12 ds4-server: chat ctx=70365..70377:12 gen=512 THINKING decoding chunk=9.78 t/s "
+                           "avg=9.79 t/s 52.291s\n"
+                           "0608 11:04:12 ds4-server: chat ctx=0..69865:69865 gen=512 THINKING finish=length 542.528s\n")
+    (request,) = [record for record in read_records(log) if record.kind == "request"]
+    assert request.metrics["prefill_seconds"] == pytest.approx(542.528 - 52.291)
+    assert diagnose_files([log]).verdict == "prefill-bound"
+
+
+def test_ttft_that_jumps_past_a_servers_batch_is_queueing_though_the_sweep_starts_at_one(tmp_path):
+    # TTFT 585 ms at 1, 2,017 at 256, 104,260 at 1,024, 570,017 at 4,096: the ends alone (975x for 4,096x) are under
+    # half the concurrency ratio, but 256 -> 4,096 is 283x for 16x: requests wait beyond the batch the server runs.
+    log = _write(tmp_path, "| Concurrency | Num Prompts | TTFT (ms) | TPOT (ms) | tok/s/gpu |\n"
+                           "|---|---|---|---|---|\n| 1 | 64 | 585 | 28.38 | 4 |\n| 16 | 256 | 338 | 51.63 | 37 |\n"
+                           "| 64 | 512 | 634 | 87.27 | 85 |\n| 256 | 1024 | 2,017 | 169.96 | 169 |\n"
+                           "| 1024 | 2048 | 104,260 | 437.72 | 179 |\n| 4096 | 4096 | 570,017 | 437.19 | 188 |\n")
+    diagnosis = diagnose_files([log])
+    assert diagnosis.verdict == "queueing"
+    finding = next(item for item in diagnosis.evidence if item.rule == "summary-ttft-grows-with-concurrency")
+    assert finding.numbers["concurrency_low"] == 256 and finding.numbers["concurrency_high"] == 4096
+    assert finding.numbers["ttft_seconds_high"] / finding.numbers["ttft_seconds_low"] == pytest.approx(570.017 / 2.017)

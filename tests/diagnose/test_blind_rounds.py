@@ -80,7 +80,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind107_logs": (3, 3, 4),
           "blind108_logs": (6, 6, 10),
           "blind109_logs": (2, 4, 10),
-          "blind120_logs": (5, 6, 9)}
+          "blind120_logs": (5, 6, 9),
+          "blind113_logs": (7, 9, 10),
+          "blind116_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

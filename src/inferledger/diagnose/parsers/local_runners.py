@@ -56,7 +56,9 @@
 * oMLX's benchmark (a Mac server on MLX), its "Single Request Results" table: `pp1024/tg128  5123.4  58.96  199.9
   tok/s  22.6 tok/s  5.300  194.0 tok/s  16.68 GB` (test, TTFT ms, TPOT ms, prompt and generation rates, E2E s,
   throughput, peak memory), one request a row, its generation time from its own rate (the E2E column is timed
-  apart and may disagree); its batching tables after it are left unread.
+  apart and may disagree); its batching tables after it are left unread;
+* ds4-server (antirez's DwarfStar): a request's `prompt done`, `decoding chunk` (cumulative decode tokens and
+  seconds) and `finish=` (the whole request) lines, one request each.
 
 * club-3090's bench script (llama.cpp / vLLM servers on RTX cards): `[bench] narrative run 3/5: 359 tok in 20.2s (18.40
   decode TPS, ttft 733ms)`, one request generating; `[bench] prefill-10k run 1/3: 9647 prompt tok, 596.4 prefill
@@ -165,6 +167,14 @@ _ORT_TIMINGS = re.compile(r"Prompt length: (\d+), New tokens: (\d+), Time to fir
                           r"second: [\d.]+ tps, New tokens per second: ([\d.]+) tps")
 _OMLX_ROW = re.compile(r"^\s*pp(\d+)/tg(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+) tok/s\s+([\d.]+) tok/s\s+([\d.]+)\s+"
                        r"[\d.]+ tok/s(?:\s+([\d.]+) GB)?\s*$")
+# ds4-server (antirez's DwarfStar): per-request progress lines `chat ctx=0..7509:7509 prompt done 48.06s`, `chat
+# ctx=8258..8308:50 gen=2044 … decoding chunk=11 t/s avg=13.15 t/s 155.42s` (gen and its seconds cumulative, the
+# decode alone) and the end `chat ctx=0..69865:69865 gen=512 … finish=length 542.528s` (the whole request); `completion`
+# for the completions endpoint.
+_DS4_DONE = re.compile(r"ds4-server: (?:chat|completion) ctx=\d+\.\.\d+:(\d+) prompt done ([\d.]+)s")
+_DS4_DECODE = re.compile(r"ds4-server: (?:chat|completion) ctx=\S+ gen=(\d+)\b.*?decoding chunk=[\d.]+ t/s "
+                         r"avg=([\d.]+) t/s ([\d.]+)s")
+_DS4_FINISH = re.compile(r"ds4-server: (?:chat|completion) ctx=\d+\.\.\d+:(\d+) gen=(\d+)\b.*?finish=\S+ ([\d.]+)s")
 _MAX_CONTINUATION = 2
 
 
@@ -260,6 +270,50 @@ class _EdgeProfile:
             return None
         return Record("request", "tensorrt-edge-llm.profile", self.line_number, metrics,
                       labels={"engine": "tensorrt-edge-llm"})
+
+
+class _Ds4:
+    """One ds4-server request being read from its progress lines: the prompt's time (`prompt done`), the decode's
+    cumulative count and seconds (`decoding chunk`), and its end (`finish=`, the whole request's seconds)."""
+
+    def __init__(self):
+        self.prompt: tuple | None = None  # (tokens, seconds)
+        self.decode: tuple | None = None  # (line number, tokens, tok/s, seconds)
+
+    def feed(self, line_number: int, line: str) -> Record | None:
+        """The request's Record when `line` ends it, else None (the line's numbers kept)."""
+        if (done := _DS4_DONE.search(line)) is not None:
+            self.prompt = (float(done.group(1)), float(done.group(2)))
+        elif (decode := _DS4_DECODE.search(line)) is not None:
+            self.decode = (line_number, float(decode.group(1)), float(decode.group(2)), float(decode.group(3)))
+        elif (finish := _DS4_FINISH.search(line)) is not None:
+            metrics = {"input_tokens": float(finish.group(1)), "output_tokens": float(finish.group(2)),
+                       "e2e_seconds": float(finish.group(3))}
+            return self._record(line_number, metrics)
+        return None
+
+    def close(self) -> Record | None:
+        """A request cut before its end: its decode as far as it went."""
+        if self.decode is None:
+            return None
+        return self._record(self.decode[0], {"output_tokens": self.decode[1]}, cut=True)
+
+    def _record(self, line_number: int, metrics: dict, cut: bool = False) -> Record:
+        if self.prompt is not None:
+            metrics.setdefault("input_tokens", self.prompt[0])
+            metrics["prefill_seconds"] = self.prompt[1]
+        if self.decode is not None and self.decode[2] > 0:
+            metrics["decode_seconds"] = self.decode[3]
+            metrics["generation_tokens_per_second"] = self.decode[2]
+            metrics["tpot_seconds"] = 1 / self.decode[2]
+            if "prefill_seconds" not in metrics and metrics.get("e2e_seconds", 0) > self.decode[3]:
+                # One request at a time: its end's seconds less its decode's are its prompt's (`prompt done` cut away).
+                metrics["prefill_seconds"] = metrics["e2e_seconds"] - self.decode[3]
+        self.prompt = self.decode = None
+        labels = {"engine": "ds4-server"}
+        if cut:
+            labels["truncated"] = "decode progress with no end line"
+        return Record("request", "ds4-server", line_number, metrics, labels=labels)
 
 
 def _both_phases(prompt: float | None, prompt_rate: float | None, output: float | None,
@@ -749,6 +803,7 @@ _SIGNATURES = (
     (("running layers(",), ("s/it]", "it/s]")),  # airllm's layer passes
     (("prefill_rate ",), ("decode_rate ",)),  # MLC's benchmark.py
     (("=== Performance Summary ===",), ("=== LLM Generation",)),  # TensorRT-Edge-LLM's profile
+    (("ds4-server: ",), ("decoding chunk=", "prompt done ", " finish=")),  # ds4-server
 )
 
 
@@ -842,7 +897,13 @@ def parse(lines) -> Iterator:
     omlx_single = False  # inside oMLX's "Single Request Results" table
     candle_prompt = None  # candle's prompt line, for the generated line after it
     edge: _EdgeProfile | None = None  # a TensorRT-Edge-LLM profile being read
+    ds4 = _Ds4()  # the ds4-server request being read
     for line_number, line in lines:
+        if "ds4-server: " in line:
+            record = ds4.feed(line_number, line)
+            if record is not None:
+                yield record
+            continue
         if "[Context Shifting: Erased" in line:
             # koboldcpp's ContextShift made room at the window's end: a full context it handles, not one that blocks
             yield Record("event", "local.koboldcpp", line_number, {"context_shifts": 1.0},
@@ -1105,7 +1166,7 @@ def parse(lines) -> Iterator:
     if kobold_tail is not None:
         yield _kobold(*kobold_tail)
     for record in (steps.close(), mlc_steps.record(), tinygrad_steps.record(),
-                   edge.record() if edge is not None else None):
+                   edge.record() if edge is not None else None, ds4.close()):
         if record is not None:
             yield record
     for block in (mlx, genai):
