@@ -262,15 +262,17 @@ def _ttft_with_concurrency(acc: Accumulator, findings: list) -> None:
         rule = "summary-ttft-grows-with-concurrency" if metric == "TTFT" else "summary-e2e-grows-with-concurrency"
         share = 0.5 if metric == "TTFT" else threshold(rule)  # of the concurrency ratio the time must grow by
         times = {level: median(t for t, _ in runs) for level, runs in by_level.items()}
-        # Any two levels far enough apart, not only the lowest and the highest: a server batches up to its cap with
-        # a flat TTFT and queues beyond it (sglang on MI300X: 2 s at 256, 104 s at 1,024), which the ends of a sweep
-        # from 1 dilute. The steepest such growth is the one shown.
+        # The sweep's ends, or else any two levels far enough apart: a server batches up to its cap with a flat TTFT
+        # and queues beyond it (sglang on MI300X: 2 s at 256, 104 s at 1,024), which the ends of a sweep from 1
+        # dilute; then the steepest such growth is the one shown.
         pairs = [(low, high) for low in times for high in times
                  if high / low >= threshold("summary-ttft-grows-with-concurrency") and times[high] >= 1.0
                  and times[high] >= share * (high / low) * times[low]]
         if not pairs:
             continue
-        low, high = max(pairs, key=lambda pair: times[pair[1]] / times[pair[0]] / (pair[1] / pair[0]))
+        ends = (min(times), max(times))
+        low, high = ends if ends in pairs else max(
+            pairs, key=lambda pair: times[pair[1]] / times[pair[0]] / (pair[1] / pair[0]))
         low_time, high_time = times[low], times[high]
         lines = sorted({line for level in (low, high) for _, line in by_level[level]})
         waits = ("each first token waits for the requests ahead of it" if metric == "TTFT" else
