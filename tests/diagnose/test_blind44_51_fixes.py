@@ -1670,3 +1670,20 @@ def test_ttft_that_jumps_past_a_servers_batch_is_queueing_though_the_sweep_start
     finding = next(item for item in diagnosis.evidence if item.rule == "summary-ttft-grows-with-concurrency")
     assert finding.numbers["concurrency_low"] == 256 and finding.numbers["concurrency_high"] == 4096
     assert finding.numbers["ttft_seconds_high"] / finding.numbers["ttft_seconds_low"] == pytest.approx(570.017 / 2.017)
+
+
+def test_shapes_run_before_their_warm_up_make_the_timings_an_artefact(tmp_path):
+    # vLLM on Gaudi: two shapes met without their warm-up, glued to a progress bar as the terminal printed them.
+    log = _write(tmp_path, "Processed prompts:   0%|          | 0/1 [00:00<?, ?it/s, est. speed input: 0.00 toks/s, "
+                           "output: 0.00 toks/s]WARNING 10-28 17:27:29 hpu_model_runner.py:1887] Configuration: "
+                           "(prompt, 1, 1408) was not warmed-up!\n"
+                           "WARNING 10-28 17:27:30 hpu_model_runner.py:1887] Configuration: (decode, 1, 128) was not "
+                           "warmed-up!\n"
+                           "Processed prompts: 100%|##########| 1/1 [00:00<00:00,  8.82it/s, est. speed input: "
+                           "12218.54 toks/s, output: 26.48 toks/s]\n")
+    events = [record for record in read_records(log) if record.kind == "event"]
+    assert [event.labels["shape"] for event in events] == ["prompt, batch 1, length 1408", "decode, batch 1, length 128"]
+    diagnosis = diagnose_files([log])
+    assert diagnosis.verdict == "measurement-artifact"
+    finding = next(item for item in diagnosis.evidence if item.rule == "state-not-warmed-up")
+    assert finding.numbers["unwarmed_shapes"] == 2

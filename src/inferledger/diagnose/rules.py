@@ -452,6 +452,11 @@ _TABLE = (
     _rule("state-preemption", "state", "kv-capacity", "preemption / retraction / OOM events", 1.0, "events",
           "the engine evicted requests because the KV cache ran out; more events, more confidence",
           0.8, 0.9),
+    _rule("state-not-warmed-up", "state", "measurement-artifact",
+          "batch shapes the engine ran without their warm-up (vLLM on Gaudi: `was not warmed-up`)", 1.0, "shapes",
+          "an HPU graph is compiled the first time a shape is met; the step that meets it pays seconds of "
+          "compilation, so timings taken while shapes are still being met measure the compiler, not serving; "
+          "weak (0.6): the other timings of a long log may be warm", 0.6),
     _rule("state-partial-offload", "state", "decode-bound",
           "a local runner's start-up places fewer than this share of the model's layers on the GPU", 0.9,
           "of the layers", "a layer in system memory is read at the CPU's bandwidth, a tenth of a GPU's or less, and "

@@ -22,6 +22,16 @@ def event_findings(acc: Accumulator, findings: list) -> None:
                                  lines=list(lines.lines), file=lines.file))
 
 
+    unwarmed = acc.events.get("unwarmed_shapes")
+    if unwarmed:
+        lines = acc.event_lines["unwarmed_shapes"]
+        findings.append(fire("state-not-warmed-up", f"{unwarmed:.0f} batch shape(s) ran before their warm-up: the "
+                             "engine compiled a graph for each during the run, so the timings around them measure "
+                             "the compilation, not serving; warm the shapes up (the server's warm-up, or a few "
+                             "requests left out) and measure again", {"unwarmed_shapes": unwarmed},
+                             lines=list(lines.lines), file=lines.file))
+
+
 def capacity_findings(acc: Accumulator, findings: list) -> None:
     capacity = {name: value for name, (value, *_rest) in acc.capacity.items()}
     if not capacity:

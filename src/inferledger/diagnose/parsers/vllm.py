@@ -68,6 +68,18 @@ _SEQ_ERROR = re.compile(r"max seq len \((\d+)\) is larger than the maximum numbe
                         r"in KV cache \((\d+)\)")
 _BLOCK_SIZE = re.compile(r"[Ss]etting attention block size to (\d+) tokens")
 _TP = re.compile(r"tensor_parallel_size=(\d+)")
+# vLLM on Gaudi (vllm-fork's hpu_model_runner) builds a graph the first time it meets a batch shape it did not warm
+# up: `Configuration: (decode, 1, 128) was not warmed-up!`, and the step that met it paid the compilation.
+_UNWARMED = re.compile(r"Configuration: \((prompt|decode), (\d+), (\d+)\) was not warmed-up")
+
+
+def unwarmed_event(line_number: int, line: str) -> Record | None:
+    """An event Record for a shape that ran without its warm-up (vLLM on HPU), or None."""
+    match = _UNWARMED.search(line)
+    if match is None:
+        return None
+    return Record("event", "vllm.unwarmed", line_number, {"unwarmed_shapes": 1.0},
+                  labels={"shape": f"{match.group(1)}, batch {match.group(2)}, length {match.group(3)}"})
 
 _SNIFF_MARKERS = ("Avg prompt throughput", "Avg generation throughput", "is preempted by PreemptionMode",
                   "# GPU blocks:", "# cuda blocks:", "Maximum concurrency for", "SpecDecoding metrics", "Speculative metrics:",
@@ -422,6 +434,8 @@ class LineParser:
             record = _spec_record(line, line_number)
             out.append(record if record is not None else
                        Skipped(line_number, "vLLM spec-decoding line without numbers", "vllm.spec"))
+        elif "was not warmed-up" in line and (record := unwarmed_event(line_number, line)) is not None:
+            out.append(record)
         elif "PreemptionMode" in line and "preempted" in line:
             match = _PREEMPT.search(line)
             timestamp, year_assumed = find_timestamp(line[:80])
@@ -502,7 +516,7 @@ def wants_next(line: str) -> bool:
 MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"Speculative metrics", b"PreemptionMode",
            b"# GPU blocks", b"# cuda blocks", b"# npu blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
            b"Maximum concurrency", b"Model loading took", b"Loading model weights took", b"Memory profiling",
-           b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v")
+           b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"Configuration: (")
 # Markers start with an upper-case letter or a sign where they can: the scan's regex first tests a character set of
 # the markers' first bytes, and common lower-case letters would stop it at nearly every byte of a noise line.
 

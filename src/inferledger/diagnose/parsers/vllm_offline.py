@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from inferledger.diagnose.parsers.vllm import unwarmed_event
 from inferledger.diagnose.records import Record
 
 NAME = "vllm-offline"
@@ -153,6 +154,8 @@ def parse(lines) -> Iterator:
     latency: tuple[int, dict] | None = None  # (line number, metrics) of the latency run being read
     described: tuple | None = None  # (metric, seconds per unit) whose describe() rows follow, while they do
     for line_number, line in lines:
+        if "was not warmed-up" in line and (event := unwarmed_event(line_number, line)) is not None:
+            yield event  # often glued to a progress bar's line, which is read on
         if described is not None and last is not None:
             row = _DESCRIBE_ROW.match(line.strip())
             if row is not None:
