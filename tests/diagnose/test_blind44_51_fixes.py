@@ -1687,3 +1687,15 @@ def test_shapes_run_before_their_warm_up_make_the_timings_an_artefact(tmp_path):
     assert diagnosis.verdict == "measurement-artifact"
     finding = next(item for item in diagnosis.evidence if item.rule == "state-not-warmed-up")
     assert finding.numbers["unwarmed_shapes"] == 2
+
+
+def test_a_scrape_of_two_requests_is_too_few_to_call_healthy(tmp_path):
+    # A /metrics scrape whose TTFT histogram counts 2 requests, both in the lowest bucket shown (<= 2.5 s).
+    buckets = "".join(f'time_to_first_token_seconds_bucket{{le="{bound}"}} 2.0\n'
+                      for bound in ("2.5", "5.0", "10.0", "+Inf"))
+    log = _write(tmp_path, "# TYPE time_to_first_token_seconds histogram\n" + buckets
+                 + "time_to_first_token_seconds_count 2.0\ntime_to_first_token_seconds_sum 2.1\n")
+    diagnosis = diagnose_files([log])
+    assert diagnosis.verdict == "insufficient-data"
+    finding = next(item for item in diagnosis.evidence if item.rule == "summary-scrape-few-requests")
+    assert finding.numbers["requests_counted"] == 2

@@ -217,6 +217,10 @@ _TABLE = (
           "whatever the model's size: rates falling as the sizes grow are that machine's bandwidth, not a fault of "
           "the runner; the fixed cutoff's slow rows are taken back (an engine limit would not scale with the size)",
           0.7),
+    _rule("summary-scrape-few-requests", "summary", "insufficient-data",
+          "a metrics scrape whose histograms count fewer than this many requests", 5.0, "requests",
+          "a /metrics scrape counts every request since the server started: a handful is a demo or an idle server, "
+          "and a TTFT read from a histogram's buckets over them is no distribution to call healthy", 0.55),
     _rule("summary-healthy", "summary", "healthy", "latencies present, none of the rules above fired", None, "",
           "TTFT, per-token time and throughput stated, no queue, no artefact", 0.6),
     _rule("summary-no-latency", "summary", "insufficient-data", "counts only, no latency columns", None, "",
