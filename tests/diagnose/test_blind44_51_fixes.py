@@ -1699,3 +1699,14 @@ def test_a_scrape_of_two_requests_is_too_few_to_call_healthy(tmp_path):
     assert diagnosis.verdict == "insufficient-data"
     finding = next(item for item in diagnosis.evidence if item.rule == "summary-scrape-few-requests")
     assert finding.numbers["requests_counted"] == 2
+
+
+def test_a_ds4_server_prompt_line_with_its_flags(tmp_path):
+    # An agent's turn: `TOOLS` between the context span and `prompt done`; 731 prompt tokens in 8.397 s.
+    log = _write(tmp_path, "0720 21:24:21 ds4-server: chat ctx=86197..86928:731 TOOLS prompt done 8.397s\n"
+                           "0720 21:24:38 ds4-server: chat ctx=87178..87204:26 gen=276 TOOLS DSML_START DSML_END decoding "
+                           "chunk=16.63 t/s avg=15.91 t/s 17.345s\n"
+                           "0720 21:24:38 ds4-server: chat ctx=86197..86928:731 gen=276 TOOLS DSML_START DSML_END "
+                           "finish=tool_calls 25.743s\n")
+    (request,) = [record for record in read_records(log) if record.kind == "request"]
+    assert request.metrics["prefill_seconds"] == 8.397 and request.metrics["input_tokens"] == 731

@@ -170,8 +170,8 @@ _OMLX_ROW = re.compile(r"^\s*pp(\d+)/tg(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+) to
 # ds4-server (antirez's DwarfStar): per-request progress lines `chat ctx=0..7509:7509 prompt done 48.06s`, `chat
 # ctx=8258..8308:50 gen=2044 … decoding chunk=11 t/s avg=13.15 t/s 155.42s` (gen and its seconds cumulative, the
 # decode alone) and the end `chat ctx=0..69865:69865 gen=512 … finish=length 542.528s` (the whole request); `completion`
-# for the completions endpoint.
-_DS4_DONE = re.compile(r"ds4-server: (?:chat|completion) ctx=\d+\.\.\d+:(\d+) prompt done ([\d.]+)s")
+# for the completions endpoint; flags (`TOOLS`, `THINKING`) may follow the context span.
+_DS4_DONE = re.compile(r"ds4-server: (?:chat|completion) ctx=\d+\.\.\d+:(\d+)(?: [A-Z_]+)* prompt done ([\d.]+)s")
 _DS4_DECODE = re.compile(r"ds4-server: (?:chat|completion) ctx=\S+ gen=(\d+)\b.*?decoding chunk=[\d.]+ t/s "
                          r"avg=([\d.]+) t/s ([\d.]+)s")
 _DS4_FINISH = re.compile(r"ds4-server: (?:chat|completion) ctx=\d+\.\.\d+:(\d+) gen=(\d+)\b.*?finish=\S+ ([\d.]+)s")
