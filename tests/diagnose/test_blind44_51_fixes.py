@@ -1632,17 +1632,21 @@ def test_a_console_tables_rule_under_its_header_is_skipped(tmp_path):
     assert second.metrics["mean_input_tokens"] == 1484.0
 
 
+def _ds4_request(tmp_path, *lines: str):
+    """The log of ds4-server `lines` (each after its `MMDD HH:MM:SS ds4-server: ` stamp) and its one request."""
+    log = _write(tmp_path, "".join(f"0925 10:18:05 ds4-server: {line}\n" for line in lines))
+    (request,) = [record for record in read_records(log) if record.kind == "request"]
+    return log, request
+
+
 def test_a_ds4_server_request_from_its_progress_and_end_lines(tmp_path):
     # ds4-server: the prompt (81 tokens) done in 0.971 s, decode at 43.72 tok/s to 289 tokens in 6.610 s (cumulative),
     # the request ended after 7.581 s.
-    log = _write(tmp_path, "0925 10:18:05 ds4-server: chat ctx=0..81:81 prompt start\n"
-                           "0925 10:18:06 ds4-server: chat ctx=0..81:81 prompt done 0.971s\n"
-                           "0925 10:18:07 ds4-server: chat ctx=81..131:50 gen=50 THINKING decoding chunk=41.61 t/s "
-                           "avg=41.61 t/s 1.202s\n"
-                           "0925 10:18:13 ds4-server: chat ctx=331..370:39 gen=289 decoding chunk=41.66 t/s avg=43.72 t/s "
-                           "6.610s\n"
-                           "0925 10:18:13 ds4-server: chat ctx=0..81:81 gen=289 finish=stop 7.581s\n")
-    (request,) = [record for record in read_records(log) if record.kind == "request"]
+    _log, request = _ds4_request(
+        tmp_path, "chat ctx=0..81:81 prompt start", "chat ctx=0..81:81 prompt done 0.971s",
+        "chat ctx=81..131:50 gen=50 THINKING decoding chunk=41.61 t/s avg=41.61 t/s 1.202s",
+        "chat ctx=331..370:39 gen=289 decoding chunk=41.66 t/s avg=43.72 t/s 6.610s",
+        "chat ctx=0..81:81 gen=289 finish=stop 7.581s")
     assert request.metrics == {"input_tokens": 81.0, "output_tokens": 289.0, "e2e_seconds": 7.581,
                                "prefill_seconds": 0.971, "decode_seconds": 6.61,
                                "generation_tokens_per_second": 43.72, "tpot_seconds": pytest.approx(1 / 43.72)}
@@ -1650,10 +1654,9 @@ def test_a_ds4_server_request_from_its_progress_and_end_lines(tmp_path):
 
 def test_a_ds4_server_request_whose_prompt_line_was_cut_away(tmp_path):
     # 69,865 prompt tokens, 512 generated in 52.291 s of decode, 542.528 s in all: the other 490.2 s read the prompt.
-    log = _write(tmp_path, "0608 11:04:12 ds4-server: chat ctx=70365..70377:12 gen=512 THINKING decoding chunk=9.78 t/s "
-                           "avg=9.79 t/s 52.291s\n"
-                           "0608 11:04:12 ds4-server: chat ctx=0..69865:69865 gen=512 THINKING finish=length 542.528s\n")
-    (request,) = [record for record in read_records(log) if record.kind == "request"]
+    log, request = _ds4_request(
+        tmp_path, "chat ctx=70365..70377:12 gen=512 THINKING decoding chunk=9.78 t/s avg=9.79 t/s 52.291s",
+        "chat ctx=0..69865:69865 gen=512 THINKING finish=length 542.528s")
     assert request.metrics["prefill_seconds"] == pytest.approx(542.528 - 52.291)
     assert diagnose_files([log]).verdict == "prefill-bound"
 
@@ -1703,10 +1706,8 @@ def test_a_scrape_of_two_requests_is_too_few_to_call_healthy(tmp_path):
 
 def test_a_ds4_server_prompt_line_with_its_flags(tmp_path):
     # An agent's turn: `TOOLS` between the context span and `prompt done`; 731 prompt tokens in 8.397 s.
-    log = _write(tmp_path, "0720 21:24:21 ds4-server: chat ctx=86197..86928:731 TOOLS prompt done 8.397s\n"
-                           "0720 21:24:38 ds4-server: chat ctx=87178..87204:26 gen=276 TOOLS DSML_START DSML_END decoding "
-                           "chunk=16.63 t/s avg=15.91 t/s 17.345s\n"
-                           "0720 21:24:38 ds4-server: chat ctx=86197..86928:731 gen=276 TOOLS DSML_START DSML_END "
-                           "finish=tool_calls 25.743s\n")
-    (request,) = [record for record in read_records(log) if record.kind == "request"]
+    _log, request = _ds4_request(
+        tmp_path, "chat ctx=86197..86928:731 TOOLS prompt done 8.397s",
+        "chat ctx=87178..87204:26 gen=276 TOOLS DSML_START DSML_END decoding chunk=16.63 t/s avg=15.91 t/s 17.345s",
+        "chat ctx=86197..86928:731 gen=276 TOOLS DSML_START DSML_END finish=tool_calls 25.743s")
     assert request.metrics["prefill_seconds"] == 8.397 and request.metrics["input_tokens"] == 731
