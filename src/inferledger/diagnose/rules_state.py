@@ -20,8 +20,6 @@ def event_findings(acc: Accumulator, findings: list) -> None:
             # One event is already proof; repeated ones raise it to the rule's high.
             findings.append(fire("state-preemption", f"{total:.0f} {text}", numbers, min(1.0, (total - 1) / 4),
                                  lines=list(lines.lines), file=lines.file))
-
-
     unwarmed = acc.events.get("unwarmed_shapes")
     if unwarmed:
         lines = acc.event_lines["unwarmed_shapes"]

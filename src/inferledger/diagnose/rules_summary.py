@@ -876,10 +876,9 @@ def _health(run: _Run, record, where: dict, findings: list) -> None:
         findings.append(fire("summary-ttft-unexplained", f"{run.name}: first token after {run.ttft:,.1f} s with no "
                              "prompt length and no per-token time or rate: a long prompt and a wait look the same",
                              numbers, **where))
-    elif bits and record.source == "prometheus.histograms" and max(
-            (value for name, value in record.metrics.items() if name.endswith("_count")), default=math.inf) \
+    elif bits and record.source == "prometheus.histograms" and (counted := max(
+            (value for name, value in record.metrics.items() if name.endswith("_count")), default=math.inf)) \
             < threshold("summary-scrape-few-requests"):
-        counted = max(value for name, value in record.metrics.items() if name.endswith("_count"))
         findings.append(fire("summary-scrape-few-requests", f"{run.name}: " + ", ".join(bits) + f" over {counted:.0f} "
                              "request(s) since the server started: too few to call the serving healthy or not",
                              dict(numbers, requests_counted=counted), **where))

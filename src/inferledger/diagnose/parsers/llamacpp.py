@@ -166,6 +166,9 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
     depth = re.search(r"@\s*d(\d+)", test)
     if metric != "total_tokens_per_second":
         metrics["context_depth_tokens"] = float(depth.group(1)) if depth else 0.0
+    params = re.match(r"([\d.]+)\s*([KMBT])", row.get("params", ""))
+    if params:
+        metrics["parameters"] = float(params.group(1)) * {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}[params.group(2)]
     size = re.match(r"([\d.]+)\s*(KiB|MiB|GiB|TiB)", row.get("size") or row.get("modelsize", ""))  # MNN: modelSize
     if size:
         metrics["weights_bytes"] = float(size.group(1)) * _BINARY[size.group(2)]
@@ -175,7 +178,7 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
             metrics["decode_weights_bytes"] = metrics["weights_bytes"] * min(1.0, float(moe.group(2)) /
                                                                              float(moe.group(1)))
         else:  # a mixture named without it (`deepseek2 671B Q8_0`): its active share from the catalog's config
-            mixture = _mixture(row.get("model", ""), row.get("params", ""), metrics["weights_bytes"])
+            mixture = _mixture(row.get("model", ""), metrics.get("parameters"), metrics["weights_bytes"])
             if mixture is not None:
                 metrics["decode_weights_bytes"] = mixture.low_bytes
                 metrics["decode_weights_bytes_high"] = mixture.high_bytes
@@ -188,14 +191,11 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
         if named is not None:
             metrics["named_weights_bytes"] = named.weights_bytes_per_step
             # `deepseek2 671B Q8_0`: the whole file's size from the name, of which a step reads the active share.
-            mixture = None if named.mixture_of_experts else _mixture(row["model"], row.get("params", ""),
-                                                                      named.weights_bytes_per_step)
+            mixture = None if named.mixture_of_experts else _mixture(
+                row["model"], metrics.get("parameters", named.total_params), named.weights_bytes_per_step)
             if mixture is not None:
                 metrics["named_weights_bytes"] = mixture.low_bytes
                 metrics["decode_weights_bytes_high"] = mixture.high_bytes
-    params = re.match(r"([\d.]+)\s*([KMBT])", row.get("params", ""))
-    if params:
-        metrics["parameters"] = float(params.group(1)) * {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}[params.group(2)]
     labels = {"engine": "llama.cpp", "tool": "llama-bench", "test": test}
     for key in ("model", "backend", "ngl", "threads", "n_batch", "n_ubatch", "fa"):
         if row.get(key):
@@ -208,15 +208,15 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
     return Record("interval", "llamacpp.bench", line_number, metrics, labels=labels)
 
 
-def _mixture(model: str, params: str, file_bytes: float):
+def _mixture(model: str, total_params: float | None, file_bytes: float):
     """named_model.mixture_read of a row's model cell and its total parameters: the params column (`672.05 B`), or
-    the size the cell names."""
+    else the size the cell names."""
     from inferledger.diagnose.named_model import from_name, mixture_read
 
-    stated = re.match(r"([\d.]+)\s*B\b", params.strip())
-    named = from_name(model) if stated is None and model else None
-    total = float(stated.group(1)) * 1e9 if stated else named.total_params if named else None
-    return mixture_read(model, total, file_bytes) if total else None
+    if total_params is None and model:
+        named = from_name(model)
+        total_params = named.total_params if named is not None else None
+    return mixture_read(model, total_params, file_bytes) if total_params else None
 
 
 def _matrix_rows(line_number: int, columns: list, cells: list) -> Iterator:
