@@ -12,7 +12,7 @@ import pytest
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.diagnosis import rank
 from inferledger.diagnose.findings import VERDICTS, Finding
-from inferledger.diagnose.rules import RULES, rules_table
+from inferledger.diagnose.rules import LIMITS, RULES, limits_table, rules_table
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "inferledger" / "diagnose"
@@ -26,6 +26,31 @@ def test_every_rule_is_a_complete_row():
     table = rules_table()
     assert table.count("\n") == len(RULES) + 1  # header, rule line, one row each
     assert "| windows-kv-full-waiting | kv-capacity |" in table
+
+
+def test_every_limit_is_a_complete_row_and_read_by_the_code():
+    table = limits_table()
+    assert table.count("\n") == len(LIMITS) + 1
+    source = "\n".join(path.read_text() for path in PACKAGE.glob("*.py"))
+    for item in LIMITS.values():
+        assert item.unit and item.used_by and item.why, item.name
+        assert f'limit("{item.name}")' in source, f"{item.name}: in the table but read by no rule family"
+    assert "| depth-max | 16384 tokens of context |" in table
+
+
+def _numeric(node) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    return isinstance(node, ast.BinOp) and _numeric(node.left) and _numeric(node.right)
+
+
+def test_rule_families_keep_no_numeric_limit_of_their_own():
+    # A number a rule family tests lives in rules.py (a rule's threshold or a limit), not in a module constant.
+    for name in ("rules_summary.py", "rules_windows.py", "rules_requests.py", "rules_state.py", "diagnosis.py",
+                 "roofline.py", "named_model.py"):
+        for node in ast.parse((PACKAGE / name).read_text()).body:
+            assert not (isinstance(node, ast.Assign) and _numeric(node.value)), \
+                f"{name}:{node.lineno}: a numeric constant outside rules.py"
 
 
 def test_diagnosis_code_has_no_inline_confidence():

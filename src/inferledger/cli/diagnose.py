@@ -24,7 +24,8 @@ def add_arguments(parser) -> None:
     add_parallel_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--rules", action="store_true",
-                        help="print the table of diagnosis rules (evidence, threshold, confidence, why) and exit")
+                        help="print the table of diagnosis rules (evidence, threshold, confidence, why) "
+                             "and the limits beside them, and exit")
     add_json_flag(parser)
 
 
@@ -34,9 +35,11 @@ def run(args) -> int:
     from inferledger.errors import LogFormatError
 
     if args.rules:
-        from inferledger.diagnose.rules import rules_table
+        from inferledger.diagnose.rules import limits_table, rules_table
 
         print(rules_table())
+        print()
+        print(limits_table())
         return 0
     if not args.files and not args.url:
         raise LogFormatError("give one or more log files, or --url http://host:port/metrics")

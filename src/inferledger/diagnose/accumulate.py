@@ -9,7 +9,7 @@ from itertools import compress, repeat
 from operator import add, contains, eq, is_not
 
 from inferledger.diagnose.records import Requests, Windows
-from inferledger.diagnose.rules import threshold
+from inferledger.diagnose.rules import limit, threshold
 
 TIMELINE_BUCKETS = 48
 MAX_SUMMARIES = 200
@@ -21,47 +21,42 @@ MIXTURE_BANDWIDTH_SOURCE = ("llama-bench: the share of the model size a mixture'
                             "active experts) × generation rate")
 FOLD_WINDOWS = 2048  # stats windows queued before they are folded a list at a time (_fold_windows)
 
-# Thresholds: the numbers live in rules.RULES with their reasons; the flags below read them once at import.
+# Thresholds and limits: the numbers live in rules.RULES and rules.LIMITS with their reasons; read once at import.
 KV_FULL_FRACTION = threshold("windows-kv-full-waiting")
 SLOW_STREAM_TOKENS_PER_SECOND = threshold("windows-slow-streams")
-SMALL_BATCH = 8  # at or below this many running requests decode should be bandwidth-bound and fast
-STARVED_TOKENS_PER_SECOND = 5.0  # per running request, even a very large batch should do better
+SMALL_BATCH = limit("small-batch")
+STARVED_TOKENS_PER_SECOND = limit("starved-stream")
 PREFILL_HEAVY_RATIO = threshold("windows-prefill-heavy")
 SLOW_TPOT_SECONDS = threshold("requests-slow-tpot-no-hardware")
 SLOW_CPU_TPOT_SECONDS = threshold("requests-slow-tpot-cpu")
 IMPOSSIBLE_TPOT_SECONDS = threshold("requests-impossible-tpot")
 TINY_PROMPT_TOKENS = threshold("requests-tiny-prompt")
 PROMPT_ONLY_TOKENS = threshold("requests-prompt-only")
-# A prompt of a few dozen tokens is read in one step whose time is mostly fixed cost (a graph's setup, the template):
-# its share of a short answer says nothing about prefill (requests-prefill-share's floor).
-PREFILL_SHARE_MIN_TOKENS = 64
-UNSTATED_PROMPT_SECONDS = 0.1  # a prompt of unstated length read faster than this is as short, by the same token
+PREFILL_SHARE_MIN_TOKENS = limit("prefill-share-min-prompt")
+UNSTATED_PROMPT_SECONDS = limit("unstated-prompt-fast")
 COLD_START_FRACTION = threshold("requests-cold-start")
-# Load + prompt + generation may pass a total that holds them all by this much (rounding, a missed sample time).
-LOAD_FITS_SLACK = 1.1
+LOAD_FITS_SLACK = limit("load-fits-slack")
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 QUEUE_MIN_SECONDS = threshold("requests-queue-dominant")
 QUEUE_LONG_SECONDS = threshold("requests-queue-long")
 PREFILL_SHARE = threshold("requests-prefill-share")
 BENCH_PREFILL_SHARE = threshold("windows-bench-prefill-share")
-# Prefill reads the weights once for the whole prompt: on GPUs a prompt token costs 1/10 to 1/100 of a generated one
-# (CPUs ~1/3 to 1/10); a prompt read 10× faster per token than the answer is written is a healthy prefill.
-PREFILL_HEALTHY_RATIO = 10.0
-PREFILL_DOMINANT_SHARE = 2 / 3  # prefill twice the decode time
+PREFILL_HEALTHY_RATIO = limit("prefill-healthy-ratio")
+PREFILL_DOMINANT_SHARE = limit("prefill-dominant-share")
 IMPOSSIBLE_PROMPT_RATE = threshold("requests-impossible-prompt-rate")
 PARTS_MISMATCH = threshold("requests-parts-mismatch")
 PROMPT_SLOWER_THAN_DECODE = threshold("requests-prompt-slower-than-decode")
 RATE_CONTRADICTS = threshold("requests-rate-contradicts-time")
 SLOW_PROMPT_RATIO = threshold("requests-slow-prompt-rate")
-CEILING_MIN_OUTPUT = 16  # fewer output tokens and the call's fixed costs swamp the per-token time
-SLOW_PROMPT_MIN_TOKENS = 128  # a shorter prompt's rate is dominated by fixed overhead ...
-SLOW_PROMPT_MIN_STEPS = 10  # ... unless it took this many decode steps: an overhead is a step or two, not ten
-SLOW_PROMPT_SHARE = 1 / 3  # of prompt eval + eval: the slow prompt costs half the decode time or more
+CEILING_MIN_OUTPUT = limit("ceiling-min-output")
+SLOW_PROMPT_MIN_TOKENS = limit("slow-prompt-min-tokens")
+SLOW_PROMPT_MIN_STEPS = limit("slow-prompt-min-steps")
+SLOW_PROMPT_SHARE = limit("slow-prompt-share")
 BENCH_SOURCES = ("llamacpp.bench", "llamacpp.batched-bench")  # a runner's bench rows (llama-bench, sweep-bench)
 _INTERVAL_AVERAGED = ("vllm.", "sglang.")  # sources whose window rates average over the time since the last line
-PREFILL_GAP_MIN_TOKENS = 128  # shorter prompts: fixed costs, not the prompt's work, set the time
-PREFILL_GAP_MIN_SECONDS = 2.0  # stamps are whole seconds and the gap holds a few decode steps: under 2 s, noise
-PARTS_MISMATCH_MIN_SECONDS = 0.05  # timers print ms; below 50 ms a gap is rounding and scheduling noise
+PREFILL_GAP_MIN_TOKENS = limit("prefill-gap-min-tokens")
+PREFILL_GAP_MIN_SECONDS = limit("prefill-gap-min")
+PARTS_MISMATCH_MIN_SECONDS = limit("parts-mismatch-min")
 
 
 def _prefill_dominates(prefill: float, decode: float, prompt_rate, generation_rate) -> bool:

@@ -13,15 +13,14 @@ from inferledger.diagnose.accumulate import Accumulator
 from inferledger.diagnose.advice import advice_for
 from inferledger.diagnose.findings import VERDICTS, Diagnosis, Evidence, Finding
 from inferledger.diagnose.read import UNRECOGNISED
-from inferledger.diagnose.rules import fire, threshold
+from inferledger.diagnose.rules import fire, limit, threshold
 from inferledger.diagnose.rules_requests import request_findings
 from inferledger.diagnose.rules_state import capacity_findings, event_findings, snapshot_findings
 from inferledger.diagnose.rules_summary import summary_findings
 from inferledger.diagnose.rules_windows import window_findings
 
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
-# A close second reading lowers the winner's confidence by this much, but never below that second reading.
-CLOSE_CALL = 0.1
+CLOSE_CALL = limit("close-call")
 
 
 def decide(acc: Accumulator, roofline_findings: list | None = None, hardware_judged: bool = False,

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from inferledger.diagnose.rules import limit
+
 # `27b`, `0.5B`, `135m`, `e4b` (Gemma 3n's effective size), `8x7b` (experts × size): digits ending in b/m, standing
 # alone between separators. `a3b` (Qwen3-30B-A3B) is the active size of a mixture of experts.
 _SIZE = re.compile(r"(?<![a-z0-9.])e?(?:(\d+)x)?(\d+(?:\.\d+)?)([bm])(?![a-z0-9])")
@@ -191,11 +193,8 @@ def from_config(name: str, precision: str | None = None) -> ConfiguredModel | No
 # (`llama 8x7B`).
 _MIXTURE_NAME = re.compile(r"moe|deepseek2|gpt-oss|qwen3next|llama4|dbrx|grok|arctic|minimax|\d+x\d+(?:\.\d+)?b|"
                            r"\d+bx\d+e", re.IGNORECASE)
-# The width llama.cpp's quant mixes keep the tensors outside the routed experts at, at most (Q8_0: 8.5 bits).
-_DENSE_PART_BYTES_PER_PARAM = 8.5 / 8
-# A catalog model is the row's model when their total parameters agree this closely (llama.cpp counts an MTP layer
-# or a tied head a little differently).
-_SAME_TOTAL = 0.01
+_DENSE_PART_BYTES_PER_PARAM = limit("mixture-dense-part-bits") / 8
+_SAME_TOTAL = limit("mixture-same-total")
 
 
 @dataclass(frozen=True)

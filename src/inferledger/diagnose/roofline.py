@@ -19,7 +19,7 @@ from inferledger.defaults import MAX_BATCHED_TOKENS as PREFILL_CHUNK_TOKENS  # a
 from inferledger.defaults import OSL_TOKENS as DEFAULT_OSL
 from inferledger.diagnose.accumulate import NAMED_BANDWIDTH_SOURCE, Accumulator
 from inferledger.diagnose.findings import Finding
-from inferledger.diagnose.rules import fire, threshold
+from inferledger.diagnose.rules import fire, limit, threshold
 
 # Thresholds and their reasons: rules.py (the hardware family).
 IMPOSSIBLE_FRACTION = threshold("hardware-decode-faster-than-floor")
@@ -30,7 +30,7 @@ REALISTIC_FACTOR = threshold("hardware-decode-below-realistic")
 LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
 NAMED_LOW_FRACTION = threshold("hardware-named-decode-far-below-floor")
 NAMED_NEAR_FRACTION = threshold("hardware-named-decode-near-floor")
-NAMED_MAX_BATCH = 2
+NAMED_MAX_BATCH = limit("named-max-batch")
 
 
 def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:

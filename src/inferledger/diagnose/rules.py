@@ -521,6 +521,109 @@ _TABLE = (
 )
 
 RULES = {rule.name: rule for rule in _TABLE}
+
+@dataclass(frozen=True)
+class Limit:
+    """A number a rule family tests beside its rule's threshold: a floor under which a figure is noise, a batch
+    size, an engine's default. One row each, so a reader reviews them where the rules are."""
+
+    name: str
+    value: float
+    unit: str
+    used_by: str  # the rules or readings it shapes
+    why: str
+
+
+_LIMITS = (
+    Limit("close-call", 0.1, "confidence", "the ranking (diagnosis.rank)",
+          "a second reading within this of the winner lowers the winner's confidence by this much, never below the "
+          "second's: two readings that close are a close call, and the report says so"),
+    Limit("small-batch", 8, "running requests", "windows-slow-streams",
+          "at or below this many running requests a decode step reads the weights once for a handful of streams: "
+          "bandwidth-bound and fast, so a slow stream here is the engine's or the card's"),
+    Limit("starved-stream", 5.0, "tok/s per running request", "windows-slow-streams",
+          "even a batch of hundreds writes more than this per stream on a data-centre card; below it at any batch "
+          "the streams are starved"),
+    Limit("prefill-share-min-prompt", 64, "prompt tokens", "requests-prefill-share",
+          "a prompt of a few dozen tokens is read in one step whose time is mostly fixed cost (a graph's setup, the "
+          "template): its share of a short answer says nothing about prefill"),
+    Limit("unstated-prompt-fast", 0.1, "s", "requests-prefill-share",
+          "a prompt of unstated length read faster than this is as short as one under prefill-share-min-prompt"),
+    Limit("load-fits-slack", 1.1, "× total", "requests-parts-mismatch",
+          "load + prompt + generation may pass the total that holds them by this much: rounding, a missed sample time"),
+    Limit("parts-mismatch-min", 0.05, "s", "requests-parts-mismatch",
+          "runners print milliseconds; a gap under 50 ms between the parts and the total is rounding and scheduling "
+          "noise"),
+    Limit("prefill-healthy-ratio", 10.0, "× a generated token's rate", "requests-prefill-share, the healthy reading",
+          "prefill reads the weights once for the whole prompt: on GPUs a prompt token costs 1/10 to 1/100 of a "
+          "generated one (CPUs ~1/3 to 1/10), so a prompt read 10× faster per token than the answer is a healthy "
+          "prefill"),
+    Limit("prefill-dominant-share", 2 / 3, "of prompt + decode time", "requests-prefill-share",
+          "prefill twice the decode time: the prompt, not the answer, is the request's cost"),
+    Limit("ceiling-min-output", 16, "output tokens", "a request's latency ÷ its output as a per-token ceiling",
+          "with fewer output tokens the call's fixed costs (the prompt, detokenising, HTTP) swamp the per-token time"),
+    Limit("slow-prompt-min-tokens", 128, "prompt tokens", "requests-slow-prompt-rate",
+          "a shorter prompt's rate is dominated by fixed overhead, unless it took slow-prompt-min-steps decode steps"),
+    Limit("slow-prompt-min-steps", 10, "decode steps", "requests-slow-prompt-rate",
+          "an overhead is a step or two of decode time, not ten: a short prompt that took this many is slow itself"),
+    Limit("slow-prompt-share", 1 / 3, "of prompt eval + eval", "requests-slow-prompt-rate",
+          "the slow prompt costs half the decode time or more: enough to be the request's problem"),
+    Limit("prefill-gap-min-tokens", 128, "prompt tokens", "windows-slow-prefill-gap",
+          "shorter prompts: fixed costs, not the prompt's work, set the time between a Prefill and a Decode line"),
+    Limit("prefill-gap-min", 2.0, "s", "windows-slow-prefill-gap",
+          "stamps are whole seconds and the gap holds a few decode steps: under 2 s it is noise"),
+    Limit("sglang-decode-log-steps", 40, "decode steps", "windows-slow-prefill-gap",
+          "SGLang's --decode-log-interval default: a Decode line every 40 steps, so the gap to the next Decode line "
+          "holds at most this many steps besides the prefill"),
+    Limit("recurring-share", 0.1, "of the windows", "the window rules' episodes",
+          "a finding in this share of the windows (and 3 or more) is an episode, not one outlier window"),
+    Limit("depth-max", 16384, "tokens of context", "windows-decode-slows-with-depth, requests-decode-below-bench",
+          "up to here the cache of a usual GQA model is a fraction of its weights (Llama-3 8B: 128 kB a token, 2 GB "
+          "at 16k against 4.9 GB of Q4 weights); deeper, a small model's cache may honestly outweigh its weights"),
+    Limit("slow-common-card", 360e9, "B/s", "requests-slow-tpot-large-model, requests-slower-than-size-allows",
+          "the slowest card still in common use for local inference (Tesla P40 347 GB/s, RTX 3060 360 GB/s): a "
+          "model too large for ten tokens a second there is not slow at ten"),
+    Limit("named-max-batch", 2, "streams", "hardware-named-decode-far-below-floor, -near-floor",
+          "a model sized from its name is judged against one stream's floor only at batch 1-2, where a step reads "
+          "the weights for so few streams that the floor holds"),
+    Limit("mixture-same-total", 0.01, "of total parameters", "llama-bench mixtures (named_model.mixture_read)",
+          "a catalogued mixture is the row's model when their totals agree this closely (llama.cpp counts an MTP "
+          "layer or a tied head a little differently)"),
+    Limit("mixture-dense-part-bits", 8.5, "bits a parameter", "llama-bench mixtures (named_model.mixture_read)",
+          "the widest llama.cpp's quant mixes keep the tensors outside the routed experts (Q8_0: 8.5 bits): the "
+          "most a mixture's step reads of its non-expert part"),
+    Limit("prefill-tokens-per-step", 100, "prompt tokens", "summary-burst-prefill",
+          "a prefill pass reads the weights once like a decode step but computes on every prompt token, so one "
+          "step's time reads about ridge × bytes per weight prompt tokens: ~300 at bf16 on an H100, ~75 with 4-bit "
+          "weights; 100 prices one prompt's prefill in steps"),
+    Limit("latency-per-token-min-in-flight", 8, "requests at once", "summary-latency-per-output-token",
+          "from this many requests in flight a slow request latency per output token is a wait, not a slow step"),
+    Limit("max-default-batch", 2048, "running requests", "summary-all-at-once (a run stating no TTFT)",
+          "the largest default running-batch cap among vLLM (256/1024), SGLang and TensorRT-LLM (2048): past it, "
+          "requests wait even if the cap was not stated"),
+    Limit("prompt-only-output", 2.0, "output tokens a request", "the summary rules' per-token readings",
+          "a run generating at most this many tokens a request measures prompts only (sglang#6411: 4,096 in, 1 out, "
+          "2 counted): its per-token figures are not judged"),
+    Limit("burst-arrival-share", 0.05, "of the run's time", "summary-burst-prefill",
+          "every request arrived within this share of the run: a burst, whose queue the test built"),
+    Limit("burst-admitted-steps", 20, "decode steps", "summary-all-at-once, the queue readings",
+          "a burst's mean TTFT within this many decode steps: all admitted at once, no queue built"),
+    Limit("closed-loop-rounds", 4, "requests per in-flight slot", "a closed loop's per-token ceiling",
+          "from this many requests per slot a closed loop's start and drain are a small part of its run, so "
+          "concurrency ÷ output tok/s bounds its step from above"),
+    Limit("streams-seen", 2.0, "requests at once", "Little's law batch (streams_by_littles_law)",
+          "above this a run held more than one request at once, so it is no batch of one"),
+    Limit("sizes-apart", 1.5, "× weights per step", "summary-models-one-bandwidth",
+          "the largest model's weights a step over the smallest's, at least, for a test of several models to have "
+          "the power to show one bandwidth"),
+)
+
+LIMITS = {item.name: item for item in _LIMITS}
+
+
+def limit(name: str) -> float:
+    return LIMITS[name].value
+
 FAMILIES = ("summary", "windows", "requests", "state", "hardware")
 
 
@@ -544,11 +647,18 @@ def rules_table() -> str:
     rows = ["| rule | verdict | evidence | threshold | confidence | why |", "|---|---|---|---|---|---|"]
     for rule in _TABLE:
         if rule.threshold is None:
-            limit = "-"
+            shown = "-"
         else:
-            limit = f"{rule.threshold:g} {rule.unit}".strip()
+            shown = f"{rule.threshold:g} {rule.unit}".strip()
         confidence = f"{rule.low:.2f}" if rule.low == rule.high else f"{rule.low:.2f}→{rule.high:.2f}"
         if rule.verdict in ("check", "note"):
             confidence = "-"
-        rows.append(f"| {rule.name} | {rule.verdict} | {rule.evidence} | {limit} | {confidence} | {rule.why} |")
+        rows.append(f"| {rule.name} | {rule.verdict} | {rule.evidence} | {shown} | {confidence} | {rule.why} |")
+    return "\n".join(rows)
+
+
+def limits_table() -> str:
+    """The secondary limits as Markdown, one row each."""
+    rows = ["| limit | value | used by | why |", "|---|---|---|---|"]
+    rows += [f"| {item.name} | {item.value:g} {item.unit} | {item.used_by} | {item.why} |" for item in _LIMITS]
     return "\n".join(rows)

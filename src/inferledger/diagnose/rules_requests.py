@@ -15,12 +15,10 @@ from inferledger.diagnose.accumulate import (
     TINY_PROMPT_TOKENS,
     Accumulator,
 )
-from inferledger.diagnose.rules import fire, threshold
+from inferledger.diagnose.rules import fire, limit, threshold
 from inferledger.diagnose.rules_windows import DEPTH_MAX_TOKENS
 
-# The slowest card still in common use for local inference (Tesla P40 347 GB/s, RTX 3060 360 GB/s), and the share of
-# its bandwidth a decode kernel reaches: a model too large for ten tokens a second there is not slow at ten.
-SLOW_COMMON_CARD_BYTES_PER_S = 360e9
+SLOW_COMMON_CARD_BYTES_PER_S = limit("slow-common-card")
 WARM_UP_RATIO = threshold("requests-first-warm-up")
 LARGE_MODEL_EFFICIENCY = threshold("requests-slow-tpot-large-model")
 SLOW_CARD = f"{SLOW_COMMON_CARD_BYTES_PER_S / 1e9:.0f} GB/s card at {LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth"

@@ -8,12 +8,12 @@ import math
 from statistics import median
 
 from inferledger.diagnose.accumulate import SLOW_STREAM_TOKENS_PER_SECOND, Accumulator
-from inferledger.diagnose.rules import fire, threshold
+from inferledger.diagnose.rules import fire, limit, threshold
 
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
-PREFILL_TOKENS_PER_STEP = 100  # prompt tokens one decode step's time prefills, at least (see _burst)
-LATENCY_PER_TOKEN_MIN_IN_FLIGHT = 8  # requests at once from which a slow latency per token is a wait (_latency_per_output_token)
-MAX_DEFAULT_BATCH = 2048  # the largest default running-batch cap among vLLM (256/1024), SGLang, TensorRT-LLM (2048)
+PREFILL_TOKENS_PER_STEP = limit("prefill-tokens-per-step")
+LATENCY_PER_TOKEN_MIN_IN_FLIGHT = limit("latency-per-token-min-in-flight")
+MAX_DEFAULT_BATCH = limit("max-default-batch")
 _BOTTLENECKS = ("queueing", "kv-capacity", "prefill-bound", "decode-bound")
 
 
@@ -53,8 +53,7 @@ def prefill_interleaved(record, per_token: float | None) -> bool:
                 and ratio >= threshold("summary-prefill-interleaved") and (concurrency is None or concurrency > 1))
 
 
-# Output tokens a request at most for a run that measures prompts only (sglang#6411: 4,096 in, 1 out, 2 counted).
-PROMPT_ONLY_OUTPUT_TOKENS = 2.0
+PROMPT_ONLY_OUTPUT_TOKENS = limit("prompt-only-output")
 
 
 class _Run:
@@ -158,10 +157,10 @@ class _Run:
                 self.batch_text = f"{bound}{self.batch:,.0f} streams at once ({how})"
 
 
-BURST_ARRIVAL_SHARE = 0.05  # of a run's time, within which all its requests arrived: a burst
-BURST_ADMITTED_STEPS = 20  # a burst's mean TTFT within this many decode steps: all admitted at once, no queue built
-CLOSED_LOOP_ROUNDS = 4  # requests per in-flight slot from which a closed loop's start and drain are a small part
-STREAMS_SEEN = 2.0  # requests at once above which a run was no batch of one (streams_by_littles_law)
+BURST_ARRIVAL_SHARE = limit("burst-arrival-share")
+BURST_ADMITTED_STEPS = limit("burst-admitted-steps")
+CLOSED_LOOP_ROUNDS = limit("closed-loop-rounds")
+STREAMS_SEEN = limit("streams-seen")
 
 
 def streams_by_littles_law(metrics: dict) -> tuple[float | None, float | None, str]:
@@ -315,7 +314,7 @@ def _same_work(acc: Accumulator, findings: list, first: int) -> None:
                 lines=[record.line_number], file=file))
 
 
-SIZES_APART = 1.5  # the largest model's weights per step over the smallest's, at least: a test with power
+SIZES_APART = limit("sizes-apart")
 _CUTOFF_RULES = ("summary-slow-tpot-no-hardware", "summary-slow-tpot-cpu")
 
 

@@ -5,11 +5,11 @@ persists outranks one outlier window. Thresholds and confidences: rules.py."""
 from __future__ import annotations
 
 from inferledger.diagnose.accumulate import KV_FULL_FRACTION, SMALL_BATCH, Accumulator
-from inferledger.diagnose.rules import fire, threshold
+from inferledger.diagnose.rules import fire, limit, threshold
 
-DEPTH_MAX_TOKENS = 16384  # deeper, a small model's cache may honestly outweigh its weights
-SGLANG_DECODE_LOG_STEPS = 40  # SGLang's --decode-log-interval default: a Decode line every 40 steps
-RECURRING_SHARE = 0.1  # a finding in this share of the windows (and 3 or more) is an episode, not an outlier
+DEPTH_MAX_TOKENS = limit("depth-max")
+SGLANG_DECODE_LOG_STEPS = limit("sglang-decode-log-steps")
+RECURRING_SHARE = limit("recurring-share")
 
 
 def lines_of(acc: Accumulator, flag: str) -> dict:
