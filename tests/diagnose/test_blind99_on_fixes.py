@@ -1,0 +1,390 @@
+"""Blind rounds 99 on (tests/fixtures/blind99_logs on), the reading fixes after their blind runs.
+Expected figures are the excerpts' own numbers or arithmetic written out here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inferledger.diagnose import diagnose_files
+from inferledger.diagnose.read import read_records
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _rules(diagnosis) -> set:
+    return {item.rule for item in diagnosis.evidence}
+
+
+def _write(tmp_path, text: str, name: str = "log.txt") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+# -- Round 99-101 second pass ----------------------------------------------------------------------------------------
+
+def test_a_wait_that_is_most_of_the_request_names_the_queue(monkeypatch):
+    # 1,000 requests at 4 req/s, 2.11 served; 1,024,000 input tokens in 473.62 s (2,162.07 tok/s), so one 1,024-token
+    # prompt's own work is 1,024 / 2,162.07 = 0.4736 s; TTFT 100.636 s and 177.82 ms × (119.55 - 1) tokens of decode.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    path = FIXTURES / "blind99_logs" / "vllmbench__2025-v1-feedback-deepseek-r1-8xh200-random-rate-4.txt"
+    diagnosis = diagnose_files([path], model="deepseek-ai/DeepSeek-R1", gpu="h200-sxm")
+    assert diagnosis.verdict == "queueing"
+    work = 1024 / (1024000 / 473.62)
+    wait = next(item for item in diagnosis.evidence if item.rule == "summary-wait-dominates")
+    assert wait.numbers["wait_seconds"] == pytest.approx(100.63633 - work)
+    assert wait.numbers["request_seconds"] == pytest.approx(100.63633 + 0.17782 * (119.55 - 1))
+    # The drain test: arrivals over 1,000 / 4 = 250 s plus the service time (decode 21.08 s + the prompt's work),
+    # not plus the observed latency that holds the wait itself.
+    kept = next(item for item in diagnosis.evidence if item.rule == "summary-rate-not-kept")
+    assert f"~{250 + 0.17782 * 118.55 + work:.3g} s was expected" in kept.text
+
+
+def test_sglang_early_output_file_lines_are_read_in_ms():
+    path = FIXTURES / "blind99_logs" / "sglangbench__2024-multi-rate-1-2-sharegpt-64-prompts-json-lines.txt"
+    first, second = read_records(path)
+    assert first.metrics["ttft_seconds_median"] == pytest.approx(0.032953862100839615)
+    assert first.metrics["itl_seconds_median"] == pytest.approx(0.012583150564412666)
+    assert first.metrics["output_tokens_per_second"] == pytest.approx(187.74840245645584)
+    assert (first.metrics["total_input_tokens"], second.metrics["request_rate_per_second"]) == (14688, 2)
+
+
+def test_a_guidellm_request_latency_in_seconds_under_an_ms_title():
+    # `Req Latency (ms)` mean 1.59 beside TTFT 102.6 ms: as ms the request would end before its first token; as
+    # seconds it is 0.1026 + 127 tokens × 11.6 ms ≈ 1.58 s.
+    path = FIXTURES / "blind99_logs" / "guidellm__2025-specforge-qwen3-sweep-without-speculative-stats-table.txt"
+    (row,) = read_records(path)
+    assert row.metrics["e2e_seconds_mean"] == pytest.approx(1.59)
+    assert row.metrics["e2e_seconds_p99"] == pytest.approx(1.92)
+    assert row.metrics["ttft_seconds_mean"] == pytest.approx(0.1026)
+    assert diagnose_files([path]).verdict == "healthy"
+
+
+def test_a_prompt_read_under_ten_tokens_a_second_is_the_cost(tmp_path):
+    # 512 tokens in 580 s: 0.88 tok/s; 512 tokens in 20 s (25.6 tok/s) is a slow machine, not a crawl.
+    crawl = _write(tmp_path, "| Prompt tokens | TTFT (s) |\n|---|---|\n| 512 | 580 |\n| 1024 | 1083 |\n")
+    diagnosis = diagnose_files([crawl])
+    assert diagnosis.verdict == "prefill-bound"
+    rates = [item.numbers["prompt_tokens_per_second"] for item in diagnosis.evidence
+             if item.rule == "summary-prompt-crawls"]
+    assert rates == [pytest.approx(512 / 580), pytest.approx(1024 / 1083)]
+    slow = _write(tmp_path, "| Prompt tokens | TTFT (s) |\n|---|---|\n| 512 | 20 |\n", "slow.txt")
+    assert "summary-prompt-crawls" not in _rules(diagnose_files([slow]))
+
+
+def test_an_ollama_verbose_block_cut_after_its_first_line():
+    path = FIXTURES / "blind100_logs" / "ollama__2025-verbose-new-engine-qwen3-235b-three-gpus-spill-total-duration-only.txt"
+    (request,) = read_records(path)
+    assert request.metrics["e2e_seconds"] == pytest.approx(23 * 60 + 5.891375436)
+    assert diagnose_files([path]).verdict == "insufficient-data"
+
+
+def test_a_sweeps_concurrency_titles_are_each_blocks_concurrency():
+    path = FIXTURES / "blind99_logs" / "sglangbench__2025-tokenizer-manager-p99-ttft-concurrency-1-4-8.txt"
+    rows = read_records(path)
+    assert [(row.metrics["max_concurrency"], row.metrics["ttft_seconds_mean"]) for row in rows] == [
+        (1, pytest.approx(0.0762)), (4, pytest.approx(0.167)), (8, pytest.approx(0.26178))]
+
+
+# -- Round 102-104 second pass ---------------------------------------------------------------------------------------
+
+def test_a_line_wrapped_by_a_paste_is_unwrapped():
+    from inferledger.diagnose.read import clean_line
+
+    assert clean_line("`Avg prompt throughput: 1.0 tokens/s`") == "Avg prompt throughput: 1.0 tokens/s"
+    assert clean_line("│ INFO 03-21 20:15:46 [executor_base.py:111] # cuda blocks: 7191 │   ") == \
+        "INFO 03-21 20:15:46 [executor_base.py:111] # cuda blocks: 7191"
+    # A table row has more bars than a frame, a code fence more backticks: left as they are.
+    assert clean_line("│ TTFT │ 12.0 │") == "│ TTFT │ 12.0 │"
+    assert clean_line("```text") == "```text"
+
+
+def test_stats_lines_quoted_as_inline_code_and_cut_after_their_rates():
+    path = FIXTURES / "blind102_logs" / "vllm__v0-2024-upgrade-0.3.2-stats-fragments-two-versions-4090.txt"
+    assert [(record.metrics["prompt_tokens_per_second"], record.metrics["generation_tokens_per_second"])
+            for record in read_records(path)] == [(1006.0, 273.8), (175.5, 15.5)]
+
+
+def test_a_startup_profile_in_a_box_with_the_devices_block_count():
+    path = FIXTURES / "blind102_logs" / "vllm__v0-k8s-deployment-startup-memory-profile-blocks.txt"
+    blocks = [record.metrics for record in read_records(path) if "gpu_blocks" in record.metrics]
+    assert blocks == [{"gpu_blocks": 7191, "cpu_blocks": 512}]
+
+
+def test_a_triton_server_line_whose_closing_bracket_was_dropped():
+    # `Avg request latency: 247496 usec (overhead 844 usec + queue 242704 usec + …` with no `)`: 242.7 of 247.5 ms.
+    path = FIXTURES / "blind103_logs" / "triton__perf-analyzer-grpc-concurrency-1000-trt-fp16-queue-dominates.txt"
+    (row,) = [record for record in read_records(path) if record.kind == "summary"]
+    assert row.metrics["queue_seconds_mean"] == pytest.approx(0.242704)
+    assert diagnose_files([path]).verdict == "queueing"
+
+
+def test_a_few_dozen_prompt_tokens_are_no_prefill_share(tmp_path):
+    # 29 prompt tokens in 0.517 s beside 25 tokens in 0.321 s: 62 % of the compute, but one step of fixed cost.
+    hello = FIXTURES / "blind104_logs" / "ollama__2025-api-chat-response-json-llama32-one-hello-reply.txt"
+    assert "requests-prefill-share" not in _rules(diagnose_files([hello]))
+    # The same split for a 200-token prompt is the prompt's work.
+    text = hello.read_text().replace('"prompt_eval_count": 29', '"prompt_eval_count": 200')
+    assert "requests-prefill-share" in _rules(diagnose_files([_write(tmp_path, text, "long.txt")]))
+
+
+def test_an_evalscope_summary_is_read_once():
+    # `Average time to first token: 0.200` is evalscope's, in seconds; read again as a headless JetStream block it
+    # was 0.2 ms.
+    path = FIXTURES / "blind4_logs" / "evalscope__glm4-9b-parallel-1-one-request.txt"
+    (row,) = read_records(path)
+    assert (row.labels["tool"], row.metrics["ttft_seconds_mean"]) == ("evalscope", 0.2)
+
+
+# -- Round 108-109 second pass ---------------------------------------------------------------------------------------
+
+def test_a_percentile_table_is_one_runs_statistics():
+    # evalscope's `Percentile results`: the 50 % row is the median, 90 % the p90; 10 %, 66 % … are not read.
+    path = FIXTURES / "blind109_logs" / "evalscope__lmdeploy-percentile-table-1024-out-ttft-seconds.txt"
+    (run,) = read_records(path)
+    assert run.metrics["ttft_seconds_median"] == pytest.approx(6.1869)
+    assert run.metrics["tpot_seconds_p90"] == pytest.approx(0.081)
+    assert run.metrics["e2e_seconds_median"] == pytest.approx(87.1149)
+    assert (run.metrics["mean_input_tokens"], run.metrics["mean_output_tokens"]) == (1074, 1024)
+    assert not any("p10" in name or "p66" in name for name in run.metrics)
+
+
+def test_a_reply_not_streamed_is_no_wait():
+    # evalscope with one package a reply: TTFT = latency = 36.727 s; the first token holds the whole decode.
+    path = FIXTURES / "blind109_logs" / "evalscope__minicpm-vllm-100-concurrent-summary.txt"
+    diagnosis = diagnose_files([path])
+    assert "summary-wait-dominates" not in _rules(diagnosis)
+    assert diagnosis.verdict == "measurement-artifact"
+
+
+def test_llama_bench_rows_without_their_header():
+    path = FIXTURES / "blind109_logs" / "llamacpp__ik-llama-bench-deepseek-r1-q8-16x3090-pp-tg-rows.txt"
+    rows = read_records(path)
+    assert [row.labels["test"] for row in rows][:2] == ["pp8192", "tg128"]
+    assert rows[1].metrics["generation_tokens_per_second"] == 17.24
+    assert rows[1].metrics["weights_bytes"] == pytest.approx(307.20 * 2**30)
+    assert rows[1].labels["truncated"] == "rows without their header"
+
+
+def test_a_llama_cpp_model_too_big_for_one_card_is_judged_on_a_layer_split(tmp_path, monkeypatch):
+    # Llama-3.1-70B in bf16 (141 GB) on 24 GB cards: llama.cpp passes a token through the cards' layers in turn, so
+    # the candidate layouts are pipelines (tp 1), never a tensor split.
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    log = _write(tmp_path, "| model | size | params | backend | ngl | test | t/s |\n|---|---|---|---|---|---|---|\n"
+                           "| llama 70B BF16 | 131.42 GiB | 70.55 B | CUDA | 99 | tg128 | 3.50 ± 0.01 |\n")
+    diagnosis = diagnose_files([log], model="meta-llama/Llama-3.1-70B-Instruct", gpu="rtx-3090")
+    layout = next(line for line in diagnosis.roofline["lines"] if "do not fit one" in line)
+    assert "layer split" in layout and "tp 1" not in layout.split("judged on")[0]
+    assert "pp" in layout.split("judged on")[1].split(",")[0]
+
+
+# DeepSeek-V3/R1 (config.json, bundled): 61 layers, the first 3 dense, the other 58 with 256 routed experts of which
+# 8 run per token, each expert 3 matrices of 7,168 x 2,048; 129,280 x 7,168 embedding. Published: 671B parameters,
+# 37B activated per token (DeepSeek-V3 technical report, arXiv 2412.19437, abstract).
+_R1_ROUTED = 58 * 256 * 3 * 7168 * 2048
+_R1_ROUTED_ACTIVE = 58 * 8 * 3 * 7168 * 2048
+_R1_EMBEDDING = 129_280 * 7168
+
+
+def test_a_mixture_named_without_its_active_size_reads_its_active_share():
+    from inferledger.diagnose.named_model import mixture_read
+
+    size = 307.20 * 2**30  # the ik_llama.cpp row's size column
+    read = mixture_read("deepseek2 671B Q8_0", 672.05e9, size)
+    assert read is not None and read.source.startswith("deepseek-ai/DeepSeek-")
+    # Least: every tensor at the file's mean width, the 37B active (less the embedding, one row of it read) of 671B.
+    assert read.low_bytes == pytest.approx(size * (37e9 - _R1_EMBEDDING) / 671e9, rel=0.02)
+    # Most: everything but the routed experts at 8.5 bits, the experts holding the rest of the file.
+    dense = 671e9 - _R1_ROUTED
+    per_expert_param = (size - dense * 8.5 / 8) / _R1_ROUTED
+    most = (37e9 - _R1_ROUTED_ACTIVE - _R1_EMBEDDING) * 8.5 / 8 + _R1_ROUTED_ACTIVE * per_expert_param
+    assert read.high_bytes == pytest.approx(most, rel=0.03)
+    # Names that are no mixture, or a total no catalogued mixture has: nothing guessed.
+    assert mixture_read("llama 8B Q4_K - Medium", 8.03e9, 4.58 * 2**30) is None
+    assert mixture_read("qwen3moe 57B Q4_K", 57.4e9, 32 * 2**30) is None
+
+
+def test_a_mixtures_llama_bench_rows_are_judged_on_the_share_a_step_reads():
+    # 18.09 t/s x 307.2 GiB = 5.97 TB/s, 6.4x an RTX 3090's 936 GB/s: what the file size says, not what a step
+    # reads. 37B of 671B active (less the embedding) is 18.0 GB a step, 326 GB/s: 35 % of the card; with the dense
+    # part at 8.5 bits ~27 GB, ~490 GB/s (52 %): between the cutoffs, and no artefact.
+    path = FIXTURES / "blind109_logs" / "llamacpp__ik-llama-bench-deepseek-r1-q8-16x3090-pp-tg-rows.txt"
+    diagnosis = diagnose_files([path], gpu="rtx-3090")
+    assert diagnosis.verdict == "healthy"
+    finding = next(item for item in diagnosis.evidence if item.rule == "hardware-decode-near-floor")
+    least = 18.09 * 307.20 * 2**30 * (37e9 - _R1_EMBEDDING) / 671e9
+    assert finding.numbers["effective_bandwidth_bytes_per_second_max"] == pytest.approx(least, rel=0.02)
+    assert 0.45 < finding.numbers["effective_bandwidth_bytes_per_second_most"] / 936e9 < 0.6
+
+
+def test_a_mixture_faster_than_the_card_at_its_least_read_is_still_an_artefact(tmp_path):
+    # gpt-oss-20b: 3.61B of 20.91B parameters active (OpenAI's gpt-oss model card, its counts leaving the embedding
+    # out), so a step reads at least 11.27 GiB x 3.61 / 20.91 = 2.09 GB; 900 t/s is then >= 1.88 TB/s, 2x an RTX 3090.
+    log = _write(tmp_path, "| model | size | params | backend | ngl | test | t/s |\n|---|---|---|---|---|---|---|\n"
+                           "| gpt-oss 20B MXFP4 MoE | 11.27 GiB | 20.91 B | CUDA | 99 | tg128 | 900.00 ± 1.00 |\n")
+    diagnosis = diagnose_files([log], gpu="rtx-3090")
+    assert diagnosis.verdict == "measurement-artifact"
+    least = 900 * 11.27 * 2**30 * 3.61e9 / 20.91e9
+    finding = next(item for item in diagnosis.evidence if item.rule == "hardware-decode-faster-than-floor")
+    assert finding.numbers["effective_bandwidth_bytes_per_second_max"] == pytest.approx(least, rel=0.01)
+
+
+def test_a_mixture_sized_from_its_name_reads_its_active_share(tmp_path):
+    # No size column: `deepseek2 671B Q8_0` names 671B at 8.5 bits (Q8_0's 34 bytes per 32 weights), 713 GB, of
+    # which a step reads the 37B active less the embedding: 38.9 GB; at 18.09 t/s 704 GB/s, 75 % of a 3090's 936.
+    log = _write(tmp_path, "| model | backend | ngl | test | t/s |\n|---|---|---|---|---|\n"
+                           "| deepseek2 671B Q8_0 | CUDA | 63 | tg128 | 18.09 ± 0.01 |\n")
+    diagnosis = diagnose_files([log], gpu="rtx-3090")
+    finding = next(item for item in diagnosis.evidence if item.rule == "hardware-decode-near-floor")
+    step = 671e9 * 8.5 / 8 * (37e9 - _R1_EMBEDDING) / 671e9
+    assert finding.numbers["bandwidth_fraction"] == pytest.approx(step * 18.09 / 936e9, rel=0.02)
+    assert diagnosis.verdict == "healthy"
+
+
+_OLD_BENCHMARK_SERVING = ("Total time: {total} s\nThroughput: {rate} requests/s\nAverage latency: {latency} s\n"
+                          "Average latency per token: {per_token} s\nAverage latency per output token: {per_output} s\n")
+
+
+def test_a_latency_per_output_token_far_past_a_step_with_many_in_flight_is_a_wait(tmp_path):
+    # 3.60 req/s x 87.19 s = 314 requests in flight, each output token costing 1.26 s of a request's latency: no
+    # decode step of a GPU is that slow, so the time was spent waiting.
+    log = _write(tmp_path, _OLD_BENCHMARK_SERVING.format(total=278.14, rate=3.60, latency=87.19, per_token=0.27,
+                                                         per_output=1.26))
+    diagnosis = diagnose_files([log])
+    assert diagnosis.verdict == "queueing"
+    finding = next(item for item in diagnosis.evidence if item.rule == "summary-latency-per-output-token")
+    assert finding.numbers["requests_in_flight"] == pytest.approx(3.60 * 87.19)
+
+
+def test_a_latency_per_output_token_stands_down_for_a_fast_token_or_few_in_flight(tmp_path):
+    # 0.04 s per output token is a decode step's time; 0.05 req/s x 87.19 s = 4.4 requests in flight is too few.
+    for rate, per_output in ((3.60, 0.04), (0.05, 1.26)):
+        log = _write(tmp_path, _OLD_BENCHMARK_SERVING.format(total=278.14, rate=rate, latency=87.19, per_token=0.27,
+                                                             per_output=per_output))
+        assert all(item.rule != "summary-latency-per-output-token" for item in diagnose_files([log]).evidence)
+
+
+def test_lmcache_multi_round_qa_summary_is_one_run(tmp_path):
+    # LMCache's multi-round QA benchmark prints QPS (requests launched ÷ time: what it offered) before Processing
+    # speed (what finished), and one stream's generation rate in tokens/req/s.
+    log = _write(tmp_path, "==================== Performance summary ======================\n"
+                           "  QPS: 4.1000 reqs/s\n\n  Processing speed: 1.3203 reqs/s\n\n  Requests on-the-fly: 335\n\n"
+                           "  Input tokens per second: 27823.5798 tokens/s\n\n"
+                           "  Output tokens per second: 132.0343 tokens/s\n\n"
+                           "  Average generation throughput (per request): 8.5716 tokens/req/s\n\n"
+                           "  Average TTFT: 47.5952s\n")
+    (run,) = [record for record in read_records(log) if record.kind == "summary"]
+    assert run.metrics["request_rate_per_second"] == 4.1
+    assert run.metrics["request_throughput_per_second"] == 1.3203
+    assert run.metrics["output_tokens_per_second_per_user_mean"] == 8.5716
+    assert run.metrics["ttft_seconds_mean"] == pytest.approx(47.5952)
+
+
+
+def test_a_runtimes_glog_tag_on_every_line_is_a_paste_prefix(tmp_path):
+    # RKLLM's stage table behind `I rkllm: `: Prefill 21 tokens in 373.42 ms, Generate 12 tokens at 107.86 ms each.
+    rule = "I rkllm: " + "-" * 40 + "\n"
+    log = _write(tmp_path, rule + "I rkllm:  Stage         Total Time (ms)  Tokens    Time per Token (ms)      Tokens per "
+                 "Second\n" + rule + "I rkllm:  Init          1528.08          /         /                        /\n"
+                 "I rkllm:  Prefill       373.42           21        17.78                    56.24\n"
+                 "I rkllm:  Generate      1294.38          12        107.86                   9.27\n" + rule)
+    (request,) = [record for record in read_records(log) if record.kind == "request"]
+    assert request.metrics["prefill_seconds"] == pytest.approx(0.37342) and request.metrics["input_tokens"] == 21
+    assert request.metrics["decode_seconds"] == pytest.approx(1.29438) and request.metrics["output_tokens"] == 12
+    assert request.metrics["tpot_seconds"] == pytest.approx(0.10786)
+
+
+def test_a_console_tables_rule_under_its_header_is_skipped(tmp_path):
+    # club-3090's multi-turn bench: `Turn  Prompt tok  TTFT ms  Decode TPS  Result chars`, a dashed rule, then a row
+    # a turn: 1,256 prompt tokens, first token at 1,153 ms, decode at 109.1 tok/s.
+    log = _write(tmp_path, "  Turn  Prompt tok   TTFT ms  Decode TPS  Result chars\n"
+                           "  ----- ---------- --------- ----------- -------------\n"
+                           "  1          1,256      1153       109.1           307\n"
+                           "  2          1,484      1266       118.4           249\n")
+    first, second = [record for record in read_records(log) if record.kind == "summary"]
+    assert first.metrics == {"mean_input_tokens": 1256.0, "ttft_seconds_mean": pytest.approx(1.153),
+                             "output_tokens_per_second": 109.1}
+    assert second.metrics["mean_input_tokens"] == 1484.0
+
+
+def _ds4_request(tmp_path, *lines: str):
+    """The log of ds4-server `lines` (each after its `MMDD HH:MM:SS ds4-server: ` stamp) and its one request."""
+    log = _write(tmp_path, "".join(f"0925 10:18:05 ds4-server: {line}\n" for line in lines))
+    (request,) = [record for record in read_records(log) if record.kind == "request"]
+    return log, request
+
+
+def test_a_ds4_server_request_from_its_progress_and_end_lines(tmp_path):
+    # ds4-server: the prompt (81 tokens) done in 0.971 s, decode at 43.72 tok/s to 289 tokens in 6.610 s (cumulative),
+    # the request ended after 7.581 s.
+    _log, request = _ds4_request(
+        tmp_path, "chat ctx=0..81:81 prompt start", "chat ctx=0..81:81 prompt done 0.971s",
+        "chat ctx=81..131:50 gen=50 THINKING decoding chunk=41.61 t/s avg=41.61 t/s 1.202s",
+        "chat ctx=331..370:39 gen=289 decoding chunk=41.66 t/s avg=43.72 t/s 6.610s",
+        "chat ctx=0..81:81 gen=289 finish=stop 7.581s")
+    assert request.metrics == {"input_tokens": 81.0, "output_tokens": 289.0, "e2e_seconds": 7.581,
+                               "prefill_seconds": 0.971, "decode_seconds": 6.61,
+                               "generation_tokens_per_second": 43.72, "tpot_seconds": pytest.approx(1 / 43.72)}
+
+
+def test_a_ds4_server_request_whose_prompt_line_was_cut_away(tmp_path):
+    # 69,865 prompt tokens, 512 generated in 52.291 s of decode, 542.528 s in all: the other 490.2 s read the prompt.
+    log, request = _ds4_request(
+        tmp_path, "chat ctx=70365..70377:12 gen=512 THINKING decoding chunk=9.78 t/s avg=9.79 t/s 52.291s",
+        "chat ctx=0..69865:69865 gen=512 THINKING finish=length 542.528s")
+    assert request.metrics["prefill_seconds"] == pytest.approx(542.528 - 52.291)
+    assert diagnose_files([log]).verdict == "prefill-bound"
+
+
+def test_ttft_that_jumps_past_a_servers_batch_is_queueing_though_the_sweep_starts_at_one(tmp_path):
+    # TTFT 585 ms at 1, 2,017 at 256, 104,260 at 1,024, 570,017 at 4,096: the ends alone (975x for 4,096x) are under
+    # half the concurrency ratio, but 256 -> 4,096 is 283x for 16x: requests wait beyond the batch the server runs.
+    log = _write(tmp_path, "| Concurrency | Num Prompts | TTFT (ms) | TPOT (ms) | tok/s/gpu |\n"
+                           "|---|---|---|---|---|\n| 1 | 64 | 585 | 28.38 | 4 |\n| 16 | 256 | 338 | 51.63 | 37 |\n"
+                           "| 64 | 512 | 634 | 87.27 | 85 |\n| 256 | 1024 | 2,017 | 169.96 | 169 |\n"
+                           "| 1024 | 2048 | 104,260 | 437.72 | 179 |\n| 4096 | 4096 | 570,017 | 437.19 | 188 |\n")
+    diagnosis = diagnose_files([log])
+    assert diagnosis.verdict == "queueing"
+    finding = next(item for item in diagnosis.evidence if item.rule == "summary-ttft-grows-with-concurrency")
+    assert finding.numbers["concurrency_low"] == 256 and finding.numbers["concurrency_high"] == 4096
+    assert finding.numbers["ttft_seconds_high"] / finding.numbers["ttft_seconds_low"] == pytest.approx(570.017 / 2.017)
+
+
+def test_shapes_run_before_their_warm_up_make_the_timings_an_artefact(tmp_path):
+    # vLLM on Gaudi: two shapes met without their warm-up, glued to a progress bar as the terminal printed them.
+    log = _write(tmp_path, "Processed prompts:   0%|          | 0/1 [00:00<?, ?it/s, est. speed input: 0.00 toks/s, "
+                           "output: 0.00 toks/s]WARNING 10-28 17:27:29 hpu_model_runner.py:1887] Configuration: "
+                           "(prompt, 1, 1408) was not warmed-up!\n"
+                           "WARNING 10-28 17:27:30 hpu_model_runner.py:1887] Configuration: (decode, 1, 128) was not "
+                           "warmed-up!\n"
+                           "Processed prompts: 100%|##########| 1/1 [00:00<00:00,  8.82it/s, est. speed input: "
+                           "12218.54 toks/s, output: 26.48 toks/s]\n")
+    events = [record for record in read_records(log) if record.kind == "event"]
+    assert [event.labels["shape"] for event in events] == ["prompt, batch 1, length 1408", "decode, batch 1, length 128"]
+    diagnosis = diagnose_files([log])
+    assert diagnosis.verdict == "measurement-artifact"
+    finding = next(item for item in diagnosis.evidence if item.rule == "state-not-warmed-up")
+    assert finding.numbers["unwarmed_shapes"] == 2
+
+
+def test_a_scrape_of_two_requests_is_too_few_to_call_healthy(tmp_path):
+    # A /metrics scrape whose TTFT histogram counts 2 requests, both in the lowest bucket shown (<= 2.5 s).
+    buckets = "".join(f'time_to_first_token_seconds_bucket{{le="{bound}"}} 2.0\n'
+                      for bound in ("2.5", "5.0", "10.0", "+Inf"))
+    log = _write(tmp_path, "# TYPE time_to_first_token_seconds histogram\n" + buckets
+                 + "time_to_first_token_seconds_count 2.0\ntime_to_first_token_seconds_sum 2.1\n")
+    diagnosis = diagnose_files([log])
+    assert diagnosis.verdict == "insufficient-data"
+    finding = next(item for item in diagnosis.evidence if item.rule == "summary-scrape-few-requests")
+    assert finding.numbers["requests_counted"] == 2
+
+
+def test_a_ds4_server_prompt_line_with_its_flags(tmp_path):
+    # An agent's turn: `TOOLS` between the context span and `prompt done`; 731 prompt tokens in 8.397 s.
+    _log, request = _ds4_request(
+        tmp_path, "chat ctx=86197..86928:731 TOOLS prompt done 8.397s",
+        "chat ctx=87178..87204:26 gen=276 TOOLS DSML_START DSML_END decoding chunk=16.63 t/s avg=15.91 t/s 17.345s",
+        "chat ctx=86197..86928:731 gen=276 TOOLS DSML_START DSML_END finish=tool_calls 25.743s")
+    assert request.metrics["prefill_seconds"] == 8.397 and request.metrics["input_tokens"] == 731
