@@ -388,3 +388,146 @@ def test_a_ds4_server_prompt_line_with_its_flags(tmp_path):
         "chat ctx=87178..87204:26 gen=276 TOOLS DSML_START DSML_END decoding chunk=16.63 t/s avg=15.91 t/s 17.345s",
         "chat ctx=86197..86928:731 gen=276 TOOLS DSML_START DSML_END finish=tool_calls 25.743s")
     assert request.metrics["prefill_seconds"] == 8.397 and request.metrics["input_tokens"] == 731
+
+
+# -- Round 124 (results files committed to repositories) ----------------------------------------------------------
+
+_SGLANG_SUMMARY = ("============ Serving Benchmark Result ============\n"
+                   "Backend:                                 sglang\n"
+                   "Traffic request rate:                    2.0\n"
+                   "Successful requests:                     100\n"
+                   "Benchmark duration (s):                  60.00\n"
+                   "Total input tokens:                      30000\n"
+                   "Total generated tokens:                  20000\n"
+                   "Request throughput (req/s):              1.67\n"
+                   "Input token throughput (tok/s):          500.00\n"
+                   "Output token throughput (tok/s):         333.33\n"
+                   "----------------End-to-End Latency----------------\n"
+                   "Mean E2E Latency (ms):                   {e2e_mean}\n"
+                   "Median E2E Latency (ms):                 {e2e_median}\n"
+                   "---------------Time to First Token----------------\n"
+                   "Mean TTFT (ms):                          {ttft_mean}\n"
+                   "Median TTFT (ms):                        {ttft_median}\n"
+                   "-----Time per Output Token (excl. 1st token)------\n"
+                   "Mean TPOT (ms):                          {tpot}\n"
+                   "---------------Inter-token Latency----------------\n"
+                   "Mean ITL (ms):                           {itl}\n"
+                   "Median ITL (ms):                         {itl}\n"
+                   "P99 ITL (ms):                            {itl}\n"
+                   "==================================================\n")
+
+
+@pytest.mark.parametrize("figures, shows", [
+    # The medians equal (606.88 ms to the first token, 606.86 ms to the last): the means differ by 1 % (2,074 against
+    # 2,098 ms), under the 0.999 share, so only the medians show the reply came whole.
+    ({"e2e_mean": 2098.07, "e2e_median": 606.86, "ttft_mean": 2074.09, "ttft_median": 606.88, "tpot": 1.76,
+      "itl": 12.0}, "median first-token latency"),
+    # TTFT a fifth of the request, but no gap between any two tokens of 200 a request (20,000 / 100).
+    ({"e2e_mean": 5000.0, "e2e_median": 4900.0, "ttft_mean": 1000.0, "ttft_median": 950.0, "tpot": 20.1,
+      "itl": 0.00}, "every inter-token latency statistic is 0"),
+])
+def test_a_reply_that_reached_the_client_whole_is_an_artefact_not_a_queue(tmp_path, figures, shows):
+    log = _write(tmp_path, _SGLANG_SUMMARY.format(**figures))
+    diagnosis = diagnose_files([log])
+    assert diagnosis.verdict == "measurement-artifact"
+    finding = next(item for item in diagnosis.evidence if item.rule == "summary-ttft-equals-e2e")
+    assert shows in finding.text
+    # TTFT holds the decode: neither a wait (input 300 tokens at 500 tok/s = 0.6 s against a 2.07 s TTFT would read
+    # as one) nor a prefill share is read from it.
+    assert not _rules(diagnosis) & {"summary-ttft-over-prompt-work", "summary-wait-dominates", "summary-ttft-share"}
+
+
+def test_a_streamed_run_with_real_gaps_is_not_called_whole(tmp_path):
+    log = _write(tmp_path, _SGLANG_SUMMARY.format(e2e_mean=5000.0, e2e_median=4900.0, ttft_mean=1000.0,
+                                                  ttft_median=950.0, tpot=20.1, itl=20.0))
+    assert "summary-ttft-equals-e2e" not in _rules(diagnose_files([log]))
+
+
+_LLM_BENCHMARK = "".join(f"model_name =    {model}\nprompt = a question\neval rate:            {rate} tokens/s\n"
+                         for model, rate in (("llava:7b", "20.36"), ("llava:7b", "20.48"), ("phi4:14b", "8.67"),
+                                             ("deepseek-r1:14b", "6.06"), ("deepseek-r1:14b", "3.22")))
+
+
+def test_requests_of_several_models_are_not_one_model_slowing(tmp_path):
+    # 20.48 tok/s down to 3.22 is 6.4x, past requests-decode-slowed's 2x, but across three models (llm_benchmark names
+    # each before its prompts), so it is no model losing speed.
+    log = _write(tmp_path, _LLM_BENCHMARK)
+    records = [record for record in read_records(log) if record.kind == "request"]
+    assert [record.labels["model"] for record in records] == ["llava:7b", "llava:7b", "phi4:14b", "deepseek-r1:14b",
+                                                              "deepseek-r1:14b"]
+    diagnosis = diagnose_files([log])
+    assert "requests-decode-slowed" not in _rules(diagnosis)
+    assert any("requests name 3 models" in note for note in diagnosis.notes)
+
+
+def test_one_models_requests_slowing_still_read(tmp_path):
+    # The same five rates all under one `ollama run` line: 20.48 / 3.22 = 6.4x slower, one model.
+    log = _write(tmp_path, "$ ollama run llava:7b --verbose\n" + "".join(
+        f"eval rate:            {rate} tokens/s\n" for rate in ("20.36", "20.48", "8.67", "6.06", "3.22")))
+    assert "requests-decode-slowed" in _rules(diagnose_files([log]))
+
+
+_SHIFTED = ("| total duration | load duration | prompt eval count | prompt eval duration | prompt eval rate | eval count "
+            "| eval duration | eval rate |\n|---|---|---|---|---|---|---|---|\n"
+            "| 7.945641583s | 18 token(s) | 61.145167ms | 294.38 tokens/s | 1003 token(s) | 9.638424s | 104.06 tokens/s "
+            "| 7.856417ms |\n"
+            "| 28 token(s) | 31.569958ms | 886.92 tokens/s | 314 token(s) | 2.276363959s | 137.94 tokens/s | 7.115292ms "
+            "| 14 token(s) |\n")
+
+
+def test_a_table_whose_cells_slipped_against_its_header_is_an_artefact(tmp_path):
+    # Row 1: a count under `load duration`, a time under `prompt eval count`, a rate under `prompt eval duration`, ...;
+    # read by position, `7.856417ms` under `eval rate` was a 7.86 tok/s stream (127 ms a token).
+    diagnosis = diagnose_files([_write(tmp_path, _SHIFTED)])
+    assert diagnosis.verdict == "measurement-artifact"
+    finding = next(item for item in diagnosis.evidence if item.rule == "state-table-misaligned")
+    assert finding.numbers["misaligned_table_rows"] == 2
+    assert not any(record.kind == "summary" for record in read_records(tmp_path / "log.txt"))
+
+
+def test_rates_under_a_phase_header_are_not_a_slip(tmp_path):
+    # `30K token generation` names a phase, not a count: its `25 t/s` cells are its own.
+    log = _write(tmp_path, "| Model | Engine | 30K prompt processing | 30K token generation |\n|---|---|---|---|\n"
+                           "| m | MLX | 82.5s | 25 t/s |\n| m | llama.cpp | 78s | 32 t/s |\n")
+    assert not any(record.kind == "event" for record in read_records(log))
+
+
+def test_a_second_header_pasted_without_its_rule_heads_the_rows_after_it(tmp_path):
+    # `E2EL p50` holds digits but is a name: the row heads the E2E rows, which are not read under `tok/s`.
+    log = _write(tmp_path, "| c | tok/s | TTFT p50 |\n|---:|---:|---:|\n| 1 | 50.2 | 122 ms |\n| 4 | 178.1 | 393 ms |\n"
+                           "| c | E2EL p50 | TPOT p99 |\n| 1 | 5,105 ms | 19.54 ms |\n| 4 | 5,746 ms | 21.89 ms |\n")
+    records = read_records(log)
+    assert not any(record.kind == "event" for record in records)
+    assert [record.metrics.get("tpot_seconds_p99") for record in records if record.kind == "summary"][-2:] \
+        == [pytest.approx(0.01954), pytest.approx(0.02189)]
+
+
+_VEGETA = ("Requests      [total, rate, throughput]         600, 10.02, 3.43\n"
+           "Duration      [total, attack, wait]             2m51s, 59.9s, 1m51s\n"
+           "Latencies     [min, mean, 50, 90, 95, 99, max]  69.935ms, 2.731s, 112.643ms, 181.423ms, 396.757ms, 2m0s, "
+           "2m0s\n"
+           "Bytes In      [total, mean]                     774253, 1290.42\n"
+           "Success       [ratio]                           97.83%\n"
+           "Status Codes  [code:count]                      0:13  200:587\n"
+           "Error Set:\n"
+           'Post "http://localhost:9088/v1/responses": context deadline exceeded (Client.Timeout exceeded while '
+           "awaiting headers)\n")
+
+
+def test_a_vegeta_report_is_one_run(tmp_path):
+    (record,) = [record for record in read_records(_write(tmp_path, _VEGETA)) if record.kind == "summary"]
+    metrics = record.metrics
+    assert metrics["requests_sent"] == 600 and metrics["request_rate_per_second"] == 10.02
+    assert metrics["request_throughput_per_second"] == 3.43
+    assert metrics["duration_seconds"] == pytest.approx(2 * 60 + 51)
+    assert metrics["e2e_seconds_median"] == pytest.approx(0.112643) and metrics["e2e_seconds_p99"] == 120
+    assert (metrics["completed_requests"], metrics["failed_requests"]) == (587, 13)
+
+
+def test_a_vegeta_attack_the_server_cannot_keep_up_with_is_a_queue(tmp_path):
+    # 3,000 requests at 50/s served at 28.03/s: 107 s for what 60 s of arrivals would take.
+    report = (_VEGETA.replace("600, 10.02, 3.43", "3000, 50.02, 28.03").replace("2m51s, 59.9s, 1m51s",
+                                                                                  "1m45s, 59.979s, 44.987s")
+              .replace("0:13  200:587", "0:58  200:2942"))
+    diagnosis = diagnose_files([_write(tmp_path, report)])
+    assert diagnosis.verdict == "queueing"

@@ -155,7 +155,8 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
 
     notes, warnings = [], []
     named = {}
-    if not model and acc.labels.get("model"):
+    several = sorted(acc.request_models) if len(acc.request_models) > 1 else []
+    if not model and acc.labels.get("model") and not several:  # requests of several models: none is the model
         named["model"] = acc.labels["model"]
     if not gpu and acc.labels.get("gpu"):
         named["gpu"] = acc.labels["gpu"]
@@ -195,7 +196,9 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
     else:
         notes.append("no --model/--gpu: per-token speed is judged by fixed cutoffs, not against the hardware "
                      "(the ledger's floor needs both)" + ("; the log names " + ", ".join(
-            f"{key} {value!r}" for key, value in named.items()) if named else ""))
+            f"{key} {value!r}" for key, value in named.items()) if named else "")
+                     + (f"; its requests name {len(several)} models ({', '.join(several)}), none taken as the model"
+                        if several and not model else ""))
     hardware_judged = bool(roofline and "observed_decode_seconds_per_token" in roofline)
     sized = None
     if not hardware_judged and not use_gpu and use_model:

@@ -339,6 +339,7 @@ class Accumulator:
         self.records = 0
         self.interval_count = 0
         self.request_count = 0
+        self.request_models = set()  # the models requests name (a file of several is no one model's requests in turn)
         self.last_interval_timestamp = {}
 
     # -- folding -------------------------------------------------------------------------------------------------
@@ -832,6 +833,8 @@ class Accumulator:
     def _request_of(self, metrics: dict, labels: dict, line: int, file: str) -> None:
         """A request's metrics and labels (a Record's, or a records.Requests row's) at `line` into the statistics."""
         self.request_count += 1
+        if labels.get("model") and len(self.request_models) < 32:  # a few named are enough to tell one from several
+            self.request_models.add(labels["model"])
         if metrics.get("output_tokens") is not None and metrics["output_tokens"] <= 1 \
                 and ("tpot_seconds" in metrics or "generation_tokens_per_second" in metrics):
             # One token written: its "per-token" time (llama.cpp's 0.00 ms, inf tokens per second) times no decode

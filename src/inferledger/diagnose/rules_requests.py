@@ -51,11 +51,12 @@ _ONE_AT_A_TIME = ("ollama.", "llamacpp.", "local.")  # runners that serve a user
 
 def _decode_slowed(acc: Accumulator, findings: list) -> bool:
     """A runner's requests, in turn, whose decode rate ends at half its best or less, at a context too short for
-    attention to explain it: the same model now streams slower (part of it moved off the GPU, another load)."""
+    attention to explain it: the same model now streams slower (part of it moved off the GPU, another load). Requests
+    naming two models or more are no one model's (a benchmark of several models in turn)."""
     rate = acc.request_value("generation_tokens_per_second")
     context = acc.request_value("input_tokens")
     factor = threshold("requests-decode-slowed")
-    if rate is None or rate.count < 3 or not rate.last or rate.high < factor * rate.last \
+    if rate is None or rate.count < 3 or not rate.last or rate.high < factor * rate.last or len(acc.request_models) > 1 \
             or not all(source.startswith(_ONE_AT_A_TIME) for source in acc.sources) \
             or (context is not None and context.high > DEPTH_MAX_TOKENS):
         return False

@@ -20,14 +20,20 @@ def event_findings(acc: Accumulator, findings: list) -> None:
             # One event is already proof; repeated ones raise it to the rule's high.
             findings.append(fire("state-preemption", f"{total:.0f} {text}", numbers, min(1.0, (total - 1) / 4),
                                  lines=list(lines.lines), file=lines.file))
-    unwarmed = acc.events.get("unwarmed_shapes")
-    if unwarmed:
-        lines = acc.event_lines["unwarmed_shapes"]
-        findings.append(fire("state-not-warmed-up", f"{unwarmed:.0f} batch shape(s) ran before their warm-up: the "
-                             "engine compiled a graph for each during the run, so the timings around them measure "
-                             "the compilation, not serving; warm the shapes up (the server's warm-up, or a few "
-                             "requests left out) and measure again", {"unwarmed_shapes": unwarmed},
-                             lines=list(lines.lines), file=lines.file))
+    # Events that make the timings around them an artefact: (event, rule, what the count means).
+    for name, rule, text in (
+            ("unwarmed_shapes", "state-not-warmed-up",
+             "batch shape(s) ran before their warm-up: the engine compiled a graph for each during the run, so the "
+             "timings around them measure the compilation, not serving; warm the shapes up (the server's warm-up, or "
+             "a few requests left out) and measure again"),
+            ("misaligned_table_rows", "state-table-misaligned",
+             "table row(s) hold figures whose own units contradict their columns (token counts under a duration, "
+             "milliseconds under a rate): the table's cells slipped against its header, so no figure in those rows "
+             "is read under its name; take the numbers from the tool's own output")):
+        total = acc.events.get(name)
+        if total:
+            lines = acc.event_lines[name]
+            findings.append(fire(rule, f"{total:.0f} {text}", {name: total}, lines=list(lines.lines), file=lines.file))
 
 
 def capacity_findings(acc: Accumulator, findings: list) -> None:

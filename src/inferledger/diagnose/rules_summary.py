@@ -8,6 +8,7 @@ import math
 from statistics import median
 
 from inferledger.diagnose.accumulate import SLOW_STREAM_TOKENS_PER_SECOND, Accumulator
+from inferledger.diagnose.records import STATS
 from inferledger.diagnose.rules import fire, limit, threshold
 
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
@@ -117,6 +118,7 @@ class _Run:
             # its inverse.
             self.per_token = 1 / stream
             self.per_token_derived = "per token at the per-stream rate"
+        self.not_streamed, self.not_streamed_numbers = _not_streamed(self, metrics)
         # The decode step: TPOT, unless the median gap between tokens is far shorter (stalls inflate TPOT).
         itl_median = record.metrics.get("itl_seconds_median")
         self.step = self.per_token
@@ -161,6 +163,26 @@ BURST_ARRIVAL_SHARE = limit("burst-arrival-share")
 BURST_ADMITTED_STEPS = limit("burst-admitted-steps")
 CLOSED_LOOP_ROUNDS = limit("closed-loop-rounds")
 STREAMS_SEEN = limit("streams-seen")
+
+
+def _not_streamed(run: _Run, metrics: dict) -> tuple[str, dict]:
+    """How a run shows its replies reached the client whole, and the figures that show it (("", {}) when they
+    streamed): a first token as late as the last (mean or median), or every gap between tokens 0 while requests
+    generate several tokens. Its TTFT is then the whole request and its per-token times measure nothing; a
+    prompt-only run's first token is its last by design."""
+    if run.prompt_only or (run.mean_output is not None and run.mean_output <= 1):
+        return "", {}
+    share = threshold("summary-ttft-equals-e2e")
+    for stat in ("mean", "median"):
+        ttft, e2e = metrics.get(f"ttft_seconds_{stat}"), metrics.get(f"e2e_seconds_{stat}")
+        if ttft is not None and e2e and ttft > 0 and ttft >= share * e2e:
+            return (f"{stat} first-token latency {ttft * 1e3:,.5g} ms equals the {stat} full latency "
+                    f"{e2e * 1e3:,.5g} ms", {f"ttft_seconds_{stat}": ttft, f"e2e_seconds_{stat}": e2e})
+    gaps = {name: value for name, value in metrics.items() if name.startswith("itl_seconds_") and name[12:] in STATS}
+    if gaps and not any(gaps.values()) and run.mean_output and run.mean_output > threshold("summary-one-token"):
+        return (f"every inter-token latency statistic is 0 while requests generate ~{run.mean_output:,.0f} tokens",
+                dict(gaps, mean_output_tokens=run.mean_output))
+    return "", {}
 
 
 def streams_by_littles_law(metrics: dict) -> tuple[float | None, float | None, str]:
@@ -406,10 +428,14 @@ def _artefacts(run: _Run, record, where: dict, findings: list, notes: list) -> N
                              "throughput was not measured",
                              {"output_tokens_per_second": run.output_rate, "completed_requests": run.completed},
                              **where))
-    if ttft is not None and e2e is not None and ttft > 0 and ttft >= threshold("summary-ttft-equals-e2e") * e2e \
-            and (run.mean_output or 2) > 1 and not run.prompt_only:
-        findings.append(fire("summary-ttft-equals-e2e", f"{name}: first-token latency equals the full latency "
-                             "(not streamed?)", {"ttft_seconds_mean": ttft, "e2e_seconds_mean": e2e}, **where))
+    if run.not_streamed:
+        findings.append(fire("summary-ttft-equals-e2e", f"{name}: {run.not_streamed}: the replies reached the client "
+                             "whole (not streamed), so the TTFT is each request's full time and the per-token times "
+                             "measure nothing", run.not_streamed_numbers, **where))
+        # Not a first token nor a decode step: no rule reads them (a TTFT holding the decode is no wait), nor is the
+        # run called healthy on them.
+        run.ttft = run.per_token = run.step = None
+        run.one_token = True
     received, generated = record.metrics.get("total_output_tokens_retokenized"), record.metrics.get("total_output_tokens")
     if received is not None and generated and received <= threshold("summary-retokenized-short") * generated:
         findings.append(fire(

@@ -435,10 +435,78 @@ def _runs_in_cells(header: list, rows: list) -> list:
     return records
 
 
-def _records(table: list) -> list:
-    """Records of one table: [(line_number, cells)], header first. A table ranked by its first column (`Rank`) is a
-    search tool's candidates (aiconfigurator's configurations), estimates rather than runs: none read."""
+# What a header says its cells hold, by its words (rates before times: `tokens/s`, `time per token`), and what a cell
+# holds by its own unit: a time (`7.86ms`, `2.3 s`), a rate (`104.06 tokens/s`), a count of tokens (`18 token(s)`,
+# ollama --verbose's spelling).
+_HEADER_KINDS = (("rate", re.compile(r"/ ?s\b|\brate\b|\bspeed\b|t(?:hrough)?put|\btps\b", re.IGNORECASE)),
+                 ("time", re.compile(r"duration|latency|\btime\b|\bttft\b|\btpot\b|\bitl\b|\((?:ms|s)\)",
+                                     re.IGNORECASE)),
+                 ("count", re.compile(r"\bcount\b|\btokens$", re.IGNORECASE)))  # not `token generation`: a phase
+_COUNT_CELL = re.compile(r"^\s*\d[\d,]*\s*tok(?:en)?s?(?:\(s\))?\s*$", re.IGNORECASE)
+_FIGURE = re.compile(r"^[\s*~≈+\-−]*\d")  # a cell that is a figure (`E2EL p50` holds digits and is a name)
+MISALIGNED_MIN_CELLS = 2
+
+
+def _names_only(cells: list) -> bool:
+    """Whether a row could be a header: no cell is a figure or holds a `label: value` pair."""
+    return not any(_FIGURE.match(cell) or ":" in cell or "<br" in cell for cell in cells)
+
+  # a row with this many cells whose unit is not their column's has slipped, not one typo
+
+
+def _cell_kind(cell: str) -> str | None:
+    if _TIMED_CELL.match(cell):
+        return "time"
+    if _RATE_CELL.match(cell):
+        return "rate"
+    return "count" if _COUNT_CELL.match(cell) else None
+
+
+def _aligned(header: list, rows: list) -> tuple[list, list]:
+    """(rows, line numbers of misaligned rows): a row holding MISALIGNED_MIN_CELLS or more cells whose own unit
+    contradicts their column's header (token counts under `load duration`, milliseconds under `eval rate`: a script
+    that lost a field and shifted the rest) is set aside, its figures under the wrong names."""
+    kinds = [next((kind for kind, words in _HEADER_KINDS if words.search(title)), None) for title in header]
+    if not any(kinds):
+        return rows, []
+    kept, slipped = [], []
+    for line_number, cells in rows:
+        wrong = sum(1 for kind, cell in zip(kinds, cells, strict=False) if kind and _cell_kind(cell) not in (None, kind))
+        (slipped if wrong >= MISALIGNED_MIN_CELLS else kept).append((line_number, cells))
+    return (kept if slipped else rows), [line_number for line_number, _cells in slipped]
+
+
+def _headed(table: list) -> list:
+    """[(header line, header cells, rows)] of a table: a row as wide as the header, no figure in it and a metric's word
+    in a cell (`| c | E2EL p50 Pega | … | TPOT p99 Pega |`) is a second table's header pasted without its rule: it
+    heads the rows after it."""
     (first_line, header), rows = table[0], table[1:]
+    pieces = [(first_line, header, [])]
+    for line_number, cells in rows:
+        if len(cells) == len(header) and pieces[-1][2] and _names_only(cells) \
+                and any(words.search(cell) for cell in cells for _kind, words in _HEADER_KINDS):
+            pieces.append((line_number, cells, []))
+        else:
+            pieces[-1][2].append((line_number, cells))
+    return pieces
+
+
+def _records(table: list) -> list:
+    """Records of one table: [(line_number, cells)], header first, less its misaligned rows (an event counts them)."""
+    records = []
+    for first_line, header, rows in _headed(table):
+        rows, slipped = _aligned(header, rows)
+        records += _table_records(first_line, header, rows, table) if rows else []
+        if slipped:
+            records.append(Record("event", "bench.markdown", slipped[0],
+                                  {"misaligned_table_rows": float(len(slipped))},
+                                  labels={"tool": "csv table" if isinstance(table, _CsvTable) else "markdown table"}))
+    return records
+
+
+def _table_records(first_line: int, header: list, rows: list, table: list) -> list:
+    """Records of one table's rows under its header. A table ranked by its first column (`Rank`) is a search tool's
+    candidates (aiconfigurator's configurations), estimates rather than runs: none read."""
     if header and header[0].strip().lower() == "rank":
         return []
     if header and header[0].strip().lower() in ("percentile", "percentiles") \
@@ -729,7 +797,7 @@ def _starts_a_table(table: list) -> bool:
     if len(table) < 3:
         return False
     cells = table[-1][1]
-    return all(to_number(cell) is None for cell in cells) and cells != table[0][1]
+    return _names_only(cells) and cells != table[0][1]
 
 
 def sniff(head: str) -> float:

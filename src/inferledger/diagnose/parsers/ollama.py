@@ -330,10 +330,16 @@ def _joined(lines) -> Iterator:
         yield held
 
 
+# The model the `--verbose` blocks after it ran, as pastes and benchmark scripts name it: `ollama run MODEL`, a
+# script's `model_name = MODEL` (llm_benchmark), a heading `### Model: MODEL`.
+_MODEL_LINE = re.compile(r"ollama run\s+([\w.:/-]+)|^\s*(?:#+\s*)?(?:model_name\s*=|model:)\s*([\w.:/-]+)", re.IGNORECASE)
+
+
 def parse(lines) -> Iterator:
     lines = _joined(lines)
     verbose: _Verbose | None = None
     collector = JsonCollector(lambda text: "eval_count" in text or "total_duration" in text)
+    model = None  # the model the blocks ran, where the paste names it
 
     def flush():
         nonlocal verbose
@@ -341,11 +347,17 @@ def parse(lines) -> Iterator:
         if finished is None or not finished.metrics:
             return None
         _add_rates(finished.metrics)
-        return Record("request", "ollama.verbose", finished.line_number, finished.metrics,
-                      labels=dict(_LABELS, surface="run --verbose"))
+        labels = dict(_LABELS, surface="run --verbose")
+        if model:
+            labels["model"] = model
+        return Record("request", "ollama.verbose", finished.line_number, finished.metrics, labels=labels)
 
     stream: _Stream | None = None
     for line_number, line in lines:
+        if "odel" in line or "ollama run" in line:
+            named = _MODEL_LINE.search(line)
+            if named is not None:
+                model = named.group(1) or named.group(2)
         if '"done"' in line and '"created_at"' in line and not collector.buffer:
             chunk = _CHUNK.search(line)
             if chunk is not None:
