@@ -444,14 +444,12 @@ _HEADER_KINDS = (("rate", re.compile(r"/ ?s\b|\brate\b|\bspeed\b|t(?:hrough)?put
                  ("count", re.compile(r"\bcount\b|\btokens$", re.IGNORECASE)))  # not `token generation`: a phase
 _COUNT_CELL = re.compile(r"^\s*\d[\d,]*\s*tok(?:en)?s?(?:\(s\))?\s*$", re.IGNORECASE)
 _FIGURE = re.compile(r"^[\s*~≈+\-−]*\d")  # a cell that is a figure (`E2EL p50` holds digits and is a name)
-MISALIGNED_MIN_CELLS = 2
+MISALIGNED_MIN_CELLS = 2  # a row with this many cells whose unit is not their column's has slipped, not one typo
 
 
 def _names_only(cells: list) -> bool:
     """Whether a row could be a header: no cell is a figure or holds a `label: value` pair."""
     return not any(_FIGURE.match(cell) or ":" in cell or "<br" in cell for cell in cells)
-
-  # a row with this many cells whose unit is not their column's has slipped, not one typo
 
 
 def _cell_kind(cell: str) -> str | None:
