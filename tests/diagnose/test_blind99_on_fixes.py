@@ -531,3 +531,17 @@ def test_a_vegeta_attack_the_server_cannot_keep_up_with_is_a_queue(tmp_path):
               .replace("0:13  200:587", "0:58  200:2942"))
     diagnosis = diagnose_files([_write(tmp_path, report)])
     assert diagnosis.verdict == "queueing"
+
+
+# -- Round 123 ------------------------------------------------------------------------------------------------------
+
+def test_llama_benchy_rows_without_their_header(tmp_path):
+    # llama-benchy's test second and its rate third (`tg32 @ d192512 | 21.98 ± 0.00`), its own columns after
+    # (peak t/s, times to the first response in ms), left unread.
+    rows = (("pp2048 @ d192512", "1522.61 ± 0.00", "", "116000.03 ± 0.00"), ("tg32 @ d192512", "21.98 ± 0.00",
+                                                                             "23.00 ± 0.00", ""))
+    log = _write(tmp_path, "".join("| llamacpp-model | " + " | ".join(row) + " |\n" for row in rows))
+    prompt, generation = [record for record in read_records(log) if record.kind == "interval"]
+    assert (prompt.metrics["prompt_tokens_per_second"], generation.metrics["generation_tokens_per_second"]) \
+        == (1522.61, 21.98)
+    assert generation.metrics["context_depth_tokens"] == 192512 and generation.labels["tool"] == "llama-benchy"

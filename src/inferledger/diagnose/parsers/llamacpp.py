@@ -64,6 +64,10 @@ _BINARY = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 # 17.24 ± 0.01 |`.
 _HEADLESS_BENCH = re.compile(r"^\|[^|]+\|\s*[\d.]+ [KMGT]iB\s*\|\s*[\d.]+ [KMBT]\s*\|[^|]+\|(?:[^|]*\|)*?"
                              r"\s*(?:pp|tg)\d+[^|]*\|\s*[\d.]+(?:\s*±\s*[\d.]+)?\s*\|$")
+# llama-benchy's rows (llama-bench's tests against an OpenAI-style endpoint) with no header above them: `| model |
+# pp2048 @ d192512 | 1522.61 ± 0.00 | | 116000.03 ± 0.00 | …`, the test second and its rate third, then its own
+# columns (peak t/s, time to first response, …), not read.
+_HEADLESS_BENCHY = re.compile(r"^\|[^|]+\|\s*(?:pp|tg)\d+(?:\s*@\s*d\d+)?\s*\|\s*[\d.]+\s*±\s*[\d.]+\s*\|")
 
 # Which timing field fills which request metric; times are ms (llama.cpp's unit) and become seconds.
 _FIELD = {"prompt eval": ("prefill_seconds", "input_tokens", "prompt_tokens_per_second"),
@@ -425,7 +429,8 @@ def sniff(head: str) -> float:
         return 0.9
     if "S_PP t/s" in head or ("t/s" in head and _BENCH_HEADER.search(head)):
         return 0.95
-    if " ± " in head and any(_HEADLESS_BENCH.match(line.strip()) for line in head.splitlines()):
+    if " ± " in head and any(_HEADLESS_BENCH.match(line.strip()) or _HEADLESS_BENCHY.match(line.strip())
+                             for line in head.splitlines()):
         return 0.9
     if ("pp" in head or "tg" in head) and _MATRIX_HEADER.search(head):
         return 0.9
@@ -586,6 +591,11 @@ class _Reader:
                 row = _bench_row(line_number, columns, cells)
                 if type(row) is Record:
                     row.labels["truncated"] = "rows without their header"
+                out.append(row)
+            elif not tabs and _HEADLESS_BENCHY.match(line.strip()):
+                row = _bench_row(line_number, ["model", "test", "t/s"], cells)
+                if type(row) is Record:
+                    row.labels.update(truncated="rows without their header", tool="llama-benchy")
                 out.append(row)
             return out
         if ("offloaded" in line or "n_ctx" in line or "n_slots" in line or "size =" in line
