@@ -545,3 +545,16 @@ def test_llama_benchy_rows_without_their_header(tmp_path):
     assert (prompt.metrics["prompt_tokens_per_second"], generation.metrics["generation_tokens_per_second"]) \
         == (1522.61, 21.98)
     assert generation.metrics["context_depth_tokens"] == 192512 and generation.labels["tool"] == "llama-benchy"
+
+
+# -- Round 126 ------------------------------------------------------------------------------------------------------
+
+def test_llama_server_slot_lines_cut_before_any_timing_are_its_format(tmp_path):
+    # A 44,328-token prompt in 2,048-token batches, cut before its timing lines: llama-server's log, with nothing to
+    # judge yet (no stamp to time the batches by), not an unknown file.
+    log = _write(tmp_path, "".join(
+        f"slot update_slots: id  0 | task 4440 | prompt processing progress, n_past = {526 + 2048 * step}, "
+        f"n_tokens = 2048, progress = {(526 + 2048 * step) / 44328:.6f}\n" for step in (1, 2, 3)))
+    diagnosis = diagnose_files([log])
+    assert diagnosis.verdict == "insufficient-data"
+    assert diagnosis.files[0]["formats"] == ["llamacpp"]

@@ -441,6 +441,8 @@ def sniff(head: str) -> float:
     if '"function":"update_slots"' in head or '"function":"launch_slot_with_task"' in head \
             or "encode_image_with_clip:" in head:
         return 0.6  # the server's 2024 JSON log lines (slots, kv cache) or its image encoder's lines
+    if "slot update_slots:" in head or "slot launch_slot_:" in head:
+        return 0.6  # llama-server's slot lines with no timing yet (a request cut before its end)
     return 0.0
 
 
