@@ -3,25 +3,13 @@ Expected figures are the excerpts' own numbers or arithmetic written out here.""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from blind_helpers import FIXTURES
+from blind_helpers import rules as _rules
+from blind_helpers import write as _write
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.read import read_records
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-
-
-def _rules(diagnosis) -> set:
-    return {item.rule for item in diagnosis.evidence}
-
-
-def _write(tmp_path, text: str, name: str = "log.txt") -> Path:
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
 
 # -- Round 99-101 second pass ----------------------------------------------------------------------------------------
 
