@@ -20,7 +20,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind6_logs": (19, 30, 30), "blind7_logs": (18, 30, 30),
           "blind8_logs": (20, 29, 30), "blind9_logs": (11, 14, 17),
           "blind10_logs": (11, 13, 14), "blind11_logs": (15, 17, 17),
-          "blind12_logs": (5, 11, 12), "blind13_logs": (5, 11, 11),
+          "blind12_logs": (5, 12, 12), "blind13_logs": (5, 11, 11),
           "blind14_logs": (2, 8, 9), "blind15_logs": (4, 8, 8),
           "blind16_logs": (5, 8, 8), "blind17_logs": (3, 5, 6),
           "blind18_logs": (3, 5, 6), "blind19_logs": (2, 4, 4),

@@ -147,6 +147,23 @@ def test_vllm_bench_latency_summary(tmp_path):
     assert "e2e_seconds_p10" not in m  # the 10/25/75 % percentiles have no metric of their own
 
 
+def test_vllm_bench_latency_without_arguments_takes_the_defaults(tmp_path):
+    """An excerpt cut after the arguments (blind round 12's MI355X pair): benchmark_latency's own defaults,
+    --input-len 32 --output-len 128 --batch-size 8, give the batch's shape, and a note says they were assumed."""
+    path = tmp_path / "latency.txt"
+    path.write_text(BENCH_LATENCY.split("\n", 2)[2])  # no Namespace line, no bar
+    log = LogFile.open(path)
+    [record] = list(iter_records(log, detect_formats(log)))
+    m = record.metrics
+    assert (m["mean_input_tokens"], m["mean_output_tokens"], m["mean_concurrency"]) == (32, 128, 8)
+    assert m["output_tokens_per_second"] == pytest.approx(8 * 128 / 1.2036)
+    diagnosis = diagnose_files([path])
+    assert any("defaults assumed (input_len 32, output_len 128, batch_size 8)" in note for note in diagnosis.notes)
+    # With the arguments printed nothing is assumed.
+    path.write_text(BENCH_LATENCY)
+    assert not any("defaults assumed" in note for note in diagnose_files([path]).notes)
+
+
 def test_bench_latency_step_judged_against_the_hardware(tmp_path):
     """A whole-batch latency with no step time: the step is (latency − the ledger's prefill) ÷ output tokens. At
     9.6 s for 128 steps of Llama-2-7B (13.5 GB of fp16 weights) on an A100 80GB (2,039 GB/s), a step takes ~75 ms

@@ -244,6 +244,10 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
             _slower_than_size(run, sized, where, findings, notes)
         if not cpu:
             _latency_per_output_token(run, record, where, findings)
+        assumed = record.labels.get("shape_assumed")
+        if assumed and (note := f"{run.name}: the excerpt prints no arguments; the tool's defaults assumed "
+                                f"({assumed})") not in notes:
+            notes.append(note)
         failed = record.metrics.get("failed_requests")
         if failed and run.completed and failed > 0.05 * (failed + run.completed):
             notes.append(f"{run.name}: {failed:.0f} of {failed + run.completed:.0f} requests failed")

@@ -6,7 +6,8 @@ ends a run with `Throughput: 0.03 requests/s, 14.83 total tokens/s, 1.65 output 
 `vllm bench latency` (benchmark_latency.py) times one batch of `batch_size` prompts, `input_len` tokens in and
 `output_len` out, over several iterations and prints `Avg latency: 1.2036 seconds` and `90% percentile latency: …`:
 one summary per run, its shape from the arguments it printed first (`Namespace(…, input_len=32, output_len=128,
-batch_size=8, …)`) when the excerpt holds them.
+batch_size=8, …)`) when the excerpt holds them, else from the tool's defaults (its `--input-len 32 --output-len 128
+--batch-size 8`, unchanged since benchmark_latency.py was written in 2023), which the record says it assumed.
 
 nano-vllm's bench.py (and its forks) ends with `Total: 133966tok, Time: 14.06s, Throughput: 9530.43tok/s` (forks
 prefix `Inference Engine: vllm, Model: Qwen3-0.6B, `; later releases add `, TTFT(avg/min/max): a/b/cms`): the
@@ -54,6 +55,8 @@ _DESCRIBED = re.compile(r"^(First|Next) token latency\((msecs|secs)\):\s*$")
 _DESCRIBE_ROW = re.compile(r"^(count|mean|min|max|50%)\s+(-?[\d.]+(?:e[-+]?\d+)?)\s*$")
 _DESCRIBE_STATS = {"mean": "mean", "min": "min", "max": "max", "50%": "median"}
 _SHAPE = {"input_len": "mean_input_tokens", "output_len": "mean_output_tokens", "batch_size": "mean_concurrency"}  # the whole batch runs together
+# benchmark_latency's argument defaults, taken for a run whose excerpt printed no Namespace(...) line.
+_LATENCY_DEFAULTS = {"input_len": "32", "output_len": "128", "batch_size": "8"}
 
 
 def _latency_record(line_number: int, metrics: dict, arguments: dict) -> Record:
@@ -62,9 +65,11 @@ def _latency_record(line_number: int, metrics: dict, arguments: dict) -> Record:
     labels = {"engine": "vllm", "tool": "benchmark_latency"}
     if "model" in arguments:
         labels["model"] = arguments["model"].strip("'")
+    assumed = [name for name in _SHAPE if name not in arguments]
+    if assumed:
+        labels["shape_assumed"] = ", ".join(f"{name} {_LATENCY_DEFAULTS[name]}" for name in assumed)
     for name, metric in _SHAPE.items():
-        if name in arguments:
-            metrics[metric] = float(arguments[name])
+        metrics[metric] = float(arguments.get(name, _LATENCY_DEFAULTS[name]))
     if {"mean_output_tokens", "mean_concurrency", "e2e_seconds_mean"} <= metrics.keys() and metrics["e2e_seconds_mean"]:
         metrics["output_tokens_per_second"] = (metrics["mean_concurrency"] * metrics["mean_output_tokens"]
                                                / metrics["e2e_seconds_mean"])
