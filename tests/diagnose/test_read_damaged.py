@@ -280,3 +280,85 @@ def test_sglang_line_variants_of_section_2_5():
     assert decode.metrics["kv_cache_usage_fraction"] == 0.81
     assert decode.metrics["spec_mean_acceptance_length"] == 2.5 and decode.metrics["cuda_graph"] == 0.0
     assert decode.metrics["generation_tokens_per_second"] == 210.5
+
+
+# Numbers that are not numbers, and zeros: found by mutating every fixture (a digit run turned into nan, inf,
+# 1e309, 0 or -1). Each case once crashed the reading; each now reads what is left.
+
+
+def test_batched_bench_row_with_nan_and_inf_cells_is_read(tmp_path):
+    lines = sample_lines("llamacpp__batched-bench-table-metal.txt")
+    header, rule, first = lines[2], lines[3], lines[4]
+    cells = first.split("|")
+    cells[3] = " nan "  # B
+    cells[4] = " 1e309 "  # N_KV, beyond a float: inf
+    path = tmp_path / "bench.txt"
+    path.write_text("\n".join((header, rule, "|".join(cells))) + "\n")
+    records = [record for record in iter_records(LogFile.open(path), detect_formats(LogFile.open(path)))
+               if isinstance(record, Record)]
+    assert records[0].metrics["generation_tokens_per_second"] == 79.04  # the row's S_TG cell, as printed
+    assert "b" not in records[0].labels and "n_kv" not in records[0].labels
+
+
+def test_a_summary_figure_that_is_nan_is_no_measurement(tmp_path):
+    # sglang.bench_latency prints `median latency: nan s` when a run has no step: the figure is left out.
+    from inferledger.diagnose.accumulate import Accumulator
+
+    acc = Accumulator()
+    acc.add(Record("summary", "bench.test", 1, {"ttft_seconds_median": float("nan"), "ttft_seconds_mean": 0.2,
+                                                 "e2e_seconds_mean": float("inf")}))
+    [(record, _file)] = acc.summaries
+    assert record.metrics == {"ttft_seconds_mean": 0.2}
+
+
+def test_a_model_named_zero_billion_has_no_size():
+    from inferledger.diagnose.named_model import from_name
+
+    assert from_name("llama 0B Q4_0") is None
+    assert from_name("llama 7B Q4_0").total_params == 7e9
+
+
+def test_a_reader_error_keeps_what_was_read_and_says_so(tmp_path, monkeypatch):
+    # A reader's bug on a line it did not expect: the records before it stand, a warning names the error, and a file
+    # with none read is one LogFormatError line (the command's one clear line), never a traceback.
+    import inferledger.diagnose.read as read
+
+    path = tmp_path / "vllm.log"
+    path.write_text("\n".join(sample_lines("vllm__v06-single-request-decode.txt")) + "\n")
+    real = read.iter_records
+
+    def failing(log, parsers, *args, **kwargs):
+        yield next(iter(real(log, parsers, *args, **kwargs)))
+        raise ValueError("could not convert string to float: '0.0.27'")
+
+    monkeypatch.setattr(read, "iter_records", failing)
+    diagnosis = diagnose_files([path])
+    [warning] = [text for text in diagnosis.warnings if "internal error" in text]
+    assert "ValueError: could not convert string to float: '0.0.27'" in warning
+    read_before = diagnosis.files[0]["records"]  # the first item: the file's stats lines, as one block of windows
+    assert read_before >= 1 and f"after {read_before} record(s)" in warning
+
+    def failing_at_once(log, parsers, *args, **kwargs):
+        raise ZeroDivisionError("float division by zero")
+        yield
+
+    monkeypatch.setattr(read, "iter_records", failing_at_once)
+    with pytest.raises(LogFormatError, match="ZeroDivisionError"):
+        diagnose_files([path])
+
+
+def test_the_command_reports_an_internal_error_in_one_line(monkeypatch, capsys):
+    import inferledger.diagnose as diagnose
+    from inferledger.cli import main
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("an unexpected state")
+
+    monkeypatch.setattr(diagnose, "diagnose_files", broken)
+    monkeypatch.delenv("INFERLEDGER_TRACEBACK", raising=False)
+    assert main(["diagnose", "any.log"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "internal error: RuntimeError: an unexpected state" in err
+    monkeypatch.setenv("INFERLEDGER_TRACEBACK", "1")
+    with pytest.raises(RuntimeError):
+        main(["diagnose", "any.log"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # Order is the order shown in --help. A verb is listed here only once its module exists (no placeholders).
@@ -66,3 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as error:  # noqa: BLE001 - a bug: one line, as for bad input; the traceback on request
+        if os.environ.get("INFERLEDGER_TRACEBACK"):
+            raise
+        print(f"inferledger {args.verb}: internal error: {error.__class__.__name__}: {error} (a bug: please report "
+              "it with the command and its input; INFERLEDGER_TRACEBACK=1 shows where)", file=sys.stderr)
+        return 2

@@ -49,13 +49,24 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
 
         bar = Progress(log.size_bytes, label=os.path.basename(path)[:30])
     before = acc.records
+    failed = None
     try:
         with fewer_collections():
             acc.add_all(iter_records(log, parsers, bar, windows=True), shown or path)
+    except (InferledgerError, KeyboardInterrupt, MemoryError, RecursionError):
+        raise
+    except Exception as error:  # noqa: BLE001 - a reader's bug on a line it did not expect
+        # What was read before the line stands; the rest of the file is not read, and the diagnosis says so. A bug,
+        # not the user's input: it costs one file's tail, never the run or a traceback.
+        failed = (f"{shown or path}: the {'/'.join(module.NAME for module in parsers)} reader stopped on an internal "
+                  f"error ({error.__class__.__name__}: {error}) after {acc.records - before} record(s); the rest of "
+                  "the file was not read (a bug: please report it with the file)")
     finally:
         if bar is not None:
             bar.close()
     records = acc.records - before
+    if failed is not None and not records:
+        raise LogFormatError(failed)
     if records:
         from inferledger.diagnose.launch import launch_records
 
@@ -71,6 +82,8 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
             acc.add_all(iter_records(log, parsers, windows=True), shown or path)
             records = acc.records - before
     info = _file_info(path, [module.NAME for module in parsers], log, records)
+    if failed is not None:
+        info["reader_error"] = failed
     if records == 0 and log.skipped:
         # Lines of the format that could not be read (a JSON cut short, a value that is no number): a damaged file.
         names = "/".join(info["formats"])
@@ -136,6 +149,7 @@ def diagnose_files(paths, model: str | None = None, gpu: str | None = None, prec
     diagnosis = _diagnose(acc, files, model, gpu, precision, kv_precision, parallel, topology_options)
     for error in errors:
         diagnosis.notes.append("not read: " + error)
+    diagnosis.warnings.extend(info["reader_error"] for info in files if "reader_error" in info)
     for name, how in (("generic-summary", "by metric words in `label: value unit` lines"),
                       ("generic-phrases", "from phrases: each clause's phase by its words, its numbers by their units"),
                       ("generic-cadence", "from a timestamped line repeated a streamed piece, each piece counted as one "

@@ -5,6 +5,7 @@ length. The thresholds the flags use live here, each with its reason."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from itertools import compress, repeat
 from operator import add, contains, eq, is_not
 
@@ -288,6 +289,16 @@ def _folded_view(name: str, doc: str) -> property:
     return property(lambda accumulator: getattr(accumulator._folded(), name), doc=doc)
 
 
+
+def _finite(record):
+    """The record with its non-finite figures (a `nan` median, an `inf` a table printed) left out: each rule reads a
+    figure as a measurement, and no measurement is infinite or not a number."""
+    metrics = record.metrics
+    if all(map(math.isfinite, metrics.values())):
+        return record
+    return replace(record, metrics={name: value for name, value in metrics.items() if math.isfinite(value)})
+
+
 class Accumulator:
     """Folds Records from one or more files into the statistics the verdict rules read."""
 
@@ -545,9 +556,9 @@ class Accumulator:
             self._request(record, file)
         elif kind == "summary":
             if len(self.summaries) < MAX_SUMMARIES:
-                self.summaries.append((record, file))
+                self.summaries.append((_finite(record), file))
         elif kind == "capacity":
-            for name, value in record.metrics.items():
+            for name, value in _finite(record).metrics.items():
                 if name not in self.capacity:
                     self.capacity[name] = (value, record.line_number, file, record.source)
         elif kind == "event":

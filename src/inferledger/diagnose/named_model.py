@@ -78,6 +78,8 @@ def from_name(name: str, engine: str | None = None, precision: str | None = None
     experts, value, unit = size.groups()
     each = float(value) * (1e9 if unit == "b" else 1e6)
     total = each * int(experts) if experts else each
+    if total <= 0:
+        return None  # `0B`, `0x7B`: no size after all
     active = _ACTIVE.search(base)
     if active is not None:
         active_params = float(active.group(1)) * 1e9

@@ -431,7 +431,8 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         return
     prompt, prompt_rate = acc.request_value("input_tokens"), acc.request_value("prompt_tokens_per_second")
     output = acc.request_value("output_tokens")
-    if prompt is not None and prompt_rate is not None and prompt_rate.count and not (output and output.high) \
+    if prompt is not None and prompt_rate is not None and prompt_rate.count and prompt_rate.mean > 0 \
+            and not (output and output.high) \
             and prompt.mean >= threshold("requests-prompt-only"):
         findings.append(fire(
             "requests-prompt-only", f"{count} request(s) measure only their prompt: {prompt.mean:,.0f} tokens at "

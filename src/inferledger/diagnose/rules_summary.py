@@ -291,7 +291,7 @@ def _ttft_with_concurrency(acc: Accumulator, findings: list) -> None:
         # and queues beyond it (sglang on MI300X: 2 s at 256, 104 s at 1,024), which the ends of a sweep from 1
         # dilute; then the steepest such growth is the one shown.
         pairs = [(low, high) for low in times for high in times
-                 if high / low >= threshold("summary-ttft-grows-with-concurrency") and times[high] >= 1.0
+                 if times[low] > 0 and high / low >= threshold("summary-ttft-grows-with-concurrency") and times[high] >= 1.0
                  and times[high] >= share * (high / low) * times[low]]
         if not pairs:
             continue
@@ -363,8 +363,8 @@ def _models_one_bandwidth(acc: Accumulator, runs: list, findings: list, first: i
         for name, steps in steps_of.items():
             # An ollama tag (`llama3.1:8b`) names ollama's default format when it states none.
             sized = from_name(name, "ollama" if ":" in name and "/" not in name else acc.labels.get("engine"))
-            if sized is not None:
-                step = median(step for step, _line in steps)
+            step = median(step for step, _line in steps)
+            if sized is not None and step > 0:
                 reached[name] = (sized.weights_bytes_per_step / step, sized, step)
         if len(reached) < 2:
             continue

@@ -402,7 +402,8 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
     # A run needs a latency, or a benchmark run's own account (requests done with its duration or token totals):
     # a table of other numbers is no run.
     return [Record("summary", "bench.markdown", first_line, metrics,
-                   labels={"tool": "table" if one_run else f"table column {header[key + 1]!r}"})
+                   labels={"tool": "table" if one_run else f"table column {header[key + 1]!r}" if key + 1 < len(header)
+                           else f"table column {key + 1}"})
             for key, metrics in sorted(runs.items())
             if any(name.startswith(("ttft_", "tpot_", "itl_", "e2e_")) for name in metrics)
             or ("completed_requests" in metrics and metrics.keys() & {"duration_seconds", "total_input_tokens",

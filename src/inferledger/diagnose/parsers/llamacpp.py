@@ -15,6 +15,7 @@ a 104-token prompt eval can belong to a 19,740-token context.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from collections.abc import Iterator
@@ -28,9 +29,9 @@ NAME = "llamacpp"
 
 # "prompt eval time =     210.02 ms /   104 tokens (    2.02 ms per token,   495.19 tokens per second)"
 _TIMING = re.compile(
-    r"\b(prompt eval|generation eval|eval|load|sample|total) time\s*=\s*([\d.]+)\s*ms"
+    r"\b(prompt eval|generation eval|eval|load|sample|total) time\s*=\s*(\d+(?:\.\d+)?)\s*ms"
     r"(?:\s*/\s*(\d+)\s*(?:tokens|runs))?"
-    r"(?:\s*\(\s*([\d.]+)\s*ms per token(?:,\s*([\d.]+|inf|nan)\s*tokens per second\)?)?)?")
+    r"(?:\s*\(\s*(\d+(?:\.\d+)?)\s*ms per token(?:,\s*([\d.]+|inf|nan)\s*tokens per second\)?)?)?")
 # Under a locale with decimal commas (de_DE, ro_RO, ...) the same line reads "602,64 ms" and "10343,02 tokens per
 # second": llama.cpp prints with %.2f, never with a thousands separator, so a comma between digits there is a decimal.
 _DECIMAL_COMMA_MS = re.compile(r"\d,\d\d ms")
@@ -266,7 +267,7 @@ def _batched_row(line_number: int, columns: list, cells: list) -> Record | Skipp
         metrics["running_requests"] = 1.0
         labels["tool"] = "llama-sweep-bench"
     for column in ("pp", "tg", "b", "n_kv"):
-        if column in values:
+        if column in values and math.isfinite(values[column]):
             labels[column] = str(int(values[column]))
     return Record("interval", "llamacpp.batched-bench", line_number, metrics, labels=labels)
 

@@ -724,9 +724,9 @@ class _DecodeSteps:
         self.times.append(seconds)
 
     def record(self) -> Record | None:
-        if not self.times:
-            return None
         decode = sum(self.times)
+        if not decode:
+            return None  # no step, or steps printed as 0 s: no time to read
         metrics = {"tpot_seconds": decode / len(self.times), "decode_seconds": decode,
                    "output_tokens": float(len(self.times)), "generation_tokens_per_second": len(self.times) / decode}
         return Record("request", self.source, self.first_line, metrics,
