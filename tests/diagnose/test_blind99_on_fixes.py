@@ -546,3 +546,21 @@ def test_llama_server_slot_lines_cut_before_any_timing_are_its_format(tmp_path):
     diagnosis = diagnose_files([log])
     assert diagnosis.verdict == "insufficient-data"
     assert diagnosis.files[0]["formats"] == ["llamacpp"]
+
+
+# -- Later fixes (2026-12-05) ---------------------------------------------------------------------------------------
+
+def test_a_two_column_console_summary_is_read_and_its_unit_picks_the_rate(tmp_path):
+    # QServe's performance summary (tabulate's plain layout: the label, two spaces or more, the value; blind round 95):
+    # `Token QPS (token/s)` is a token rate by its unit, `Service QPS (req/s)` the request rate.
+    log = _write(tmp_path, "Performance Summary\n-----------------------------  -------\n"
+                           "Successful Request             359\nRequest_Gen_Token_Len          1024\n"
+                           "Avg_Input_Token_Len            1737.53\nAvg_Gen_Token_Len              1000.3\n"
+                           "Time_to_First_Token_AVG (s)    9.957\nTime_per_Output_Token_AVG (s)  0.029\n"
+                           "Latency_AVG (s)                34.043\nToken QPS (token/s)            1587.65\n"
+                           "Service QPS (req/s)            1.59\n")
+    [summary] = [record for record in read_records(log) if record.kind == "summary"]
+    m = summary.metrics
+    assert (m["ttft_seconds_mean"], m["tpot_seconds_mean"], m["e2e_seconds_mean"]) == (9.957, 0.029, 34.043)
+    assert (m["output_tokens_per_second"], m["request_throughput_per_second"]) == (1587.65, 1.59)
+    assert (m["mean_input_tokens"], m["mean_output_tokens"]) == (1737.53, 1000.3)  # not the 1,024 asked for

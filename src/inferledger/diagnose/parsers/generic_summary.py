@@ -1,6 +1,7 @@
 """The last resort for a benchmark client no reader knows: `label: value unit` lines whose label names a serving
 metric in the field's usual words ("Average TTFT: 0.51 s", "p99 end-to-end latency = 2.3s", "mean_tpot_ms: 12.1",
-"Output throughput (tokens/s): 456.3", "Successful requests: 120"). Used only when no other format is detected in a
+"Output throughput (tokens/s): 456.3", "Successful requests: 120"; or the label and the value two spaces or a tab
+apart, as tabulate's plain layout prints a summary: "Time_to_First_Token_AVG (s)    9.957"). Used only when no other format is detected in a
 file (parsers.detect), so it never reads a line twice.
 
 A run of such lines is one summary Record; a label seen again starts the next run. Latencies need a unit (after
@@ -19,7 +20,7 @@ from inferledger.diagnose.records import Record, looks_like_metric, unread
 NAME = "generic-summary"
 
 # `label` [:=|] `number` [`unit`]: the label starts with a letter, quotes and list marks around it are dropped.
-_LINE = re.compile(r"^[\s\-*•|>#]*[\"']?(?P<label>[A-Za-z][\w ./()%,-]{0,80}?)[\"']?\s*[:=|]\s*[\"']?"
+_LINE = re.compile(r"^[\s\-*•|>#]*[\"']?(?P<label>[A-Za-z][\w ./()%,-]{0,80}?)[\"']?(?:\s*[:=|]\s*|\s{2,}|\t)[\"']?"
                    r"(?P<value>[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?P<unit>[A-Za-zµμ/%]+(?:/[A-Za-z]+)?)?")
 # Metric names by the words the clients use, first match wins (specific before generic).
 _LATENCIES = (
@@ -47,6 +48,8 @@ _COUNTS = (
     ("failed requests", "failed_requests"), ("total requests", "completed_requests"),
     ("concurrency", "max_concurrency"), ("input length", "mean_input_tokens"), ("prompt length", "mean_input_tokens"),
     ("output length", "mean_output_tokens"), ("total input tokens", "total_input_tokens"),
+    # QServe's `Avg_Input_Token_Len` / `Avg_Gen_Token_Len` (its `Request_Gen_Token_Len` is the cap asked for)
+    ("input token len", "mean_input_tokens"), ("avg gen token len", "mean_output_tokens"),
     ("total output tokens", "total_output_tokens"), ("total generated tokens", "total_output_tokens"),
     # one run's counts as a one-request client prints them ("Output tokens : 87"): after the totals above
     ("output tokens", "mean_output_tokens"), ("generated tokens", "mean_output_tokens"),
@@ -85,7 +88,11 @@ def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
     stat = STAT_NAMES[stat_word.group(1)] if stat_word else "mean"
     if _PER_REQUEST_TOKEN_RATE.search(both):
         return f"output_tokens_per_second_per_user_{stat}", value
-    if _REQUEST_RATE.search(both):
+    # The unit the line states (after the value, or in the label's parentheses) decides between the two rates:
+    # QServe's `Token QPS (token/s)` is tokens, whatever its name says.
+    stated = " ".join(re.findall(r"\(([^)]*)\)", label.lower())) + " " + unit.lower()
+    tokens_stated = _TOKEN_RATE.search(stated) is not None and _REQUEST_RATE.search(stated) is None
+    if _REQUEST_RATE.search(both) and not tokens_stated:
         return "request_throughput_per_second", value
     if _TOKEN_RATE.search(both) or ("throughput" in words and "token" in both):
         if stat_word is not None and stat not in ("mean", "median"):
