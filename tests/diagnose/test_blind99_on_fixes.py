@@ -10,6 +10,7 @@ from blind_helpers import write as _write
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.read import read_records
+from inferledger.errors import LogFormatError
 
 # -- Round 99-101 second pass ----------------------------------------------------------------------------------------
 
@@ -564,3 +565,23 @@ def test_a_two_column_console_summary_is_read_and_its_unit_picks_the_rate(tmp_pa
     assert (m["ttft_seconds_mean"], m["tpot_seconds_mean"], m["e2e_seconds_mean"]) == (9.957, 0.029, 34.043)
     assert (m["output_tokens_per_second"], m["request_throughput_per_second"]) == (1587.65, 1.59)
     assert (m["mean_input_tokens"], m["mean_output_tokens"]) == (1737.53, 1000.3)  # not the 1,024 asked for
+
+
+def test_two_runs_paired_in_each_cell_are_read_as_two_runs(tmp_path):
+    # A PR's sweep, each cell `branch / main` (blind round 93's Dynamo table, first rows): a run each.
+    table = ("| Concurrency | Req/s branch / main | TTFT p50 ms branch / main | ITL p50 ms branch / main |\n"
+             "|---|---|---|---|\n"
+             "| 1 | 1.07 / 0.98 | 479 / 588 | 1.50 / 1.54 |\n"
+             "| 100 | 3.39 / 2.72 | 26610 / 28235 | 4.47 / 5.21 |\n")
+    summaries = [record for record in read_records(_write(tmp_path, table)) if record.kind == "summary"]
+    assert [record.metrics["max_concurrency"] for record in summaries] == [1, 1, 100, 100]
+    assert [record.metrics["ttft_seconds_median"] for record in summaries] == pytest.approx(
+        [0.479, 0.588, 26.610, 28.235])
+    assert [record.metrics["itl_seconds_median"] for record in summaries] == pytest.approx(
+        [0.0015, 0.00154, 0.00447, 0.00521])
+    # 479 ms -> 26.6 s for 100x the requests in flight: the first tokens wait.
+    assert diagnose_files([_write(tmp_path, table)]).verdict == "queueing"
+    # A column with one figure in a cell is no pair: the table is left as printed (and no run read from it).
+    single = table.replace("| 479 / 588 |", "| 479 |")
+    with pytest.raises(LogFormatError):
+        read_records(_write(tmp_path, single))

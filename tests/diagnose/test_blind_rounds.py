@@ -66,7 +66,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind91_logs": (5, 7, 10),
           "blind92_logs": (4, 5, 10),
           "blind94_logs": (4, 4, 10),
-          "blind93_logs": (7, 8, 10),
+          "blind93_logs": (7, 9, 10),
           "blind96_logs": (6, 6, 9),
           "blind95_logs": (4, 7, 10),
           "blind97_logs": (8, 8, 10),

@@ -490,10 +490,46 @@ def _headed(table: list) -> list:
     return pieces
 
 
+# Two runs in one cell (`1.07 / 0.98` under `Req/s branch / main`): a header cell ending `A / B`, its rows' cells two
+# figures with " / " between them.
+_PAIRED_HEADER = re.compile(r"^(?P<metric>.*\S)\s+(?P<first>[A-Za-z][\w.+-]*)\s+/\s+(?P<second>[A-Za-z][\w.+-]*)\s*$")
+_PAIRED_CELL = re.compile(r"^\s*(?P<first>[-+]?\d[\d,.]*\s*\S*?)\s+/\s+(?P<second>[-+]?\d[\d,.]*\s*\S*?)\s*$")
+
+
+def _unpaired(header: list, rows: list) -> tuple[list, list]:
+    """(header, rows) with each column that pairs two runs (`TTFT p50 ms branch / main`, `1.07 / 0.98`) split into a
+    column a run (`TTFT p50 ms branch`, `TTFT p50 ms main`), when every such header names the same two runs and every
+    filled cell under them holds two figures: the repeated metric columns _variants reads as a run each. A header
+    as a whole (`Req/s`) is no pair: the two names must follow the metric's words."""
+    pairs = {index: match for index, match in enumerate(header) for match in (_PAIRED_HEADER.match(match),) if match}
+    if not pairs or len({(match.group("first"), match.group("second")) for match in pairs.values()}) != 1:
+        return header, rows
+    split_rows = []
+    for line_number, cells in rows:
+        split = []
+        for index, cell in enumerate(cells):
+            if index not in pairs:
+                split.append(cell)
+                continue
+            match = _PAIRED_CELL.match(cell)
+            if match is None and cell.strip():
+                return header, rows  # a cell that holds one figure: the column is no pair after all
+            split += [match.group("first"), match.group("second")] if match else ["", ""]
+        split_rows.append((line_number, split))
+    split_header = []
+    for index, title in enumerate(header):
+        match = pairs.get(index)
+        # the run's name first, so that the metric's unit (`ms`) still ends the header
+        split_header += [f"{match.group(run)} {match.group('metric')}" for run in ("first", "second")] if match \
+            else [title]
+    return split_header, split_rows
+
+
 def _records(table: list) -> list:
     """Records of one table: [(line_number, cells)], header first, less its misaligned rows (an event counts them)."""
     records = []
     for first_line, header, rows in _headed(table):
+        header, rows = _unpaired(header, rows)
         rows, slipped = _aligned(header, rows)
         records += _table_records(first_line, header, rows, table) if rows else []
         if slipped:
