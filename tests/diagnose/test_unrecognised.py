@@ -51,6 +51,41 @@ def test_the_same_from_stdin(tmp_path, capsys, monkeypatch):
     assert "/tmp" not in document["evidence"][0]["text"]  # the spool file's name never shows
 
 
+# Two tables from one post (blind round 68's quantisation comparison, first rows): the first names the prompts in
+# tokens, the second gives times in ms but says of what only by the first. The second's rows are serving numbers.
+TWO_TABLES = """| Category | Input Tokens | Max Output Tokens |
+| -------- | ------------ | ----------------- |
+| Short    | ~64          | 128               |
+| Model     | Short (ms) | Long (ms) |
+| --------- | ---------- | --------- |
+| Full model(24B)  | 1079.06    | 46.37     |
+| AWQ  w4a16     | 17.37      | 67.34     |
+"""
+
+
+def test_a_table_of_times_in_a_file_that_names_its_tokens_is_listed_not_refused(tmp_path):
+    path = tmp_path / "tables.txt"
+    path.write_text(TWO_TABLES, encoding="utf-8")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "insufficient-data"
+    # each header names serving (`Input Tokens`) or a measure (`Short (ms)`): the rows under them, lines 3, 6 and 7,
+    # are unread; headers and rules carry no figure of a run
+    assert [item["line_number"] for item in diagnosis.files[0]["unread_examples"]] == [3, 6, 7]
+    # With no serving word anywhere (no tokens, prompts, requests), the same times are some other program's.
+    other = tmp_path / "other.txt"
+    other.write_text(TWO_TABLES.split("\n", 3)[3].replace("Full model(24B)", "build a"), encoding="utf-8")
+    with pytest.raises(LogFormatError, match="no known log format"):
+        diagnose_files([other])
+
+
+def test_a_table_under_a_title_naming_a_serving_measure_is_listed(tmp_path):
+    # A title line, then a table of figures with no unit of their own (a blog's `吞吐量(tokens/秒)`, throughput).
+    path = tmp_path / "blog.txt"
+    path.write_text("吞吐量(tokens/秒)\n| 并发用户数 | C++ API | Python API |\n|---|---|---|\n| 1 | 2340 | 320 |\n",
+                    encoding="utf-8")
+    assert [item["line_number"] for item in diagnose_files([path]).files[0]["unread_examples"]] == [4]
+
+
 @pytest.mark.parametrize("text", [
     "We finished question 2 of 9 in 2 seconds, then went home.\nNothing else here.\n",  # a time, no serving word
     "2024-01-01 10:00:00 GET /health 200\n2024-01-01 10:00:05 GET /health 200\n",

@@ -809,9 +809,17 @@ def unrecognised_lines(log: LogFile) -> str:
     reported line by line rather than refused. Another program's log has none. Returns the text from the first such
     line on (SNIFF_AGAIN_LINES lines), for detection to try again where the numbers are: a log whose first 64 KB
     are all start-up noise still has a known format."""
-    from inferledger.diagnose.records import looks_like_serving_words, unread
+    from inferledger.diagnose.records import looks_like_serving_words, names_a_measure, names_serving, unread
 
-    serving_table = False  # inside a table whose header names a serving measure
+    serving_table = False  # inside a table whose header (or the title right above it) names a serving measure
+    # Inside a table whose header or title names a measure or a serving phase but not both (`Short (ms) | Long (ms)`,
+    # `config | prefill | decode`): its rows are serving numbers when the file names serving somewhere (`Input
+    # Tokens`, a prompt), held until then.
+    measure_table = False
+    serving_named = False
+    held: list = []
+    was_row = False
+    title = ""  # the last line with words that is no table row
     previous = ""
     sample: list = []
     for number, line in log.lines():
@@ -820,17 +828,34 @@ def unrecognised_lines(log: LogFile) -> str:
         if line[:2] == "# ":
             continue  # a comment (a shell's, a pasted file's header): no output of the run
         # a row (between bars, or tab-separated as a page's table copies), or a border (`+----+`)
-        row = "|" in line or "\t" in line.strip() or (line.strip() and not line.strip(" +-=:"))
+        row = bool("|" in line or "\t" in line.strip() or (line.strip() and not line.strip(" +-=:")))
         words = looks_like_serving_words(line)
-        serving_table = row and (serving_table or words)
+        serving_named = serving_named or names_serving(line)
+        header = row and not was_row  # a table's first line, its title the line with words above it
+        serving_table = row and (serving_table or words or (header and looks_like_serving_words(title)))
+        measure_table = row and (measure_table or names_a_measure(line) or (header and (
+            names_serving(line) or names_a_measure(title) or names_serving(title))))
         if 0 < len(sample) < SNIFF_AGAIN_LINES:
             sample.append(line)
-        if (words or serving_table) and any(char.isdigit() for char in line):
+        digits = any(char.isdigit() for char in line)
+        if (words or serving_table) and digits:
             log.note_skipped(unread(number, line, UNRECOGNISED))
             if not sample:
                 sample = [previous, line]  # with the line before: a table's header, a wrapped line's start
+        elif measure_table and digits and len(held) < MAX_HELD_ROWS:
+            held.append(unread(number, line, UNRECOGNISED))
+        if not row and line.strip():
+            title = line
+        was_row = row
         previous = line
+    if serving_named:
+        for item in held:
+            log.note_skipped(item)
     return "\n".join(sample)
+
+
+# Rows of measure tables held until the file names serving (unrecognised_lines): beyond this many, not counted.
+MAX_HELD_ROWS = 10_000
 
 
 def detect_formats(log: LogFile) -> list:

@@ -6,6 +6,7 @@ Base units only (seconds, bytes, tokens, fractions 0..1): each parser converts i
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from itertools import compress
 
@@ -361,6 +362,22 @@ def looks_like_metric(line: str) -> bool:
 _SERVING_WORDS = ("tok", "t/s", "throughput", "latency", "ttft", "tpot", "first token", "per token", "req/s",
                   "requests/s", "qps", "prefill", "decode", "prompt", "generat",
                   "请求", "首字", "推理", "生成", "解码", "预填充")  # request, first token, inference, generate, decode, prefill
+
+
+# A column's unit as a table's header states it (`Short (ms)`, `E2E (s)`, `Prefill tps`): a measure, whose meaning the
+# rest of the file (a serving word somewhere) ties to serving.
+_MEASURE_UNIT = re.compile(r"\((?:ms|s|sec|secs|seconds|us|µs|tok/s|tokens/s|t/s)\)|\btps\b|\bper second\b")
+
+
+def names_a_measure(line: str) -> bool:
+    """A metric word or a unit in parentheses, with or without a figure (a table's header, the title above it)."""
+    lowered = line.lower()
+    return any(word in lowered for word in _METRIC_WORDS) or _MEASURE_UNIT.search(lowered) is not None
+
+
+def names_serving(line: str) -> bool:
+    lowered = line.lower()
+    return any(word in lowered for word in _SERVING_WORDS)
 
 
 def looks_like_serving_words(line: str) -> bool:
