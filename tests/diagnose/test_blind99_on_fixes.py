@@ -585,3 +585,18 @@ def test_two_runs_paired_in_each_cell_are_read_as_two_runs(tmp_path):
     single = table.replace("| 479 / 588 |", "| 479 |")
     with pytest.raises(LogFormatError):
         read_records(_write(tmp_path, single))
+
+
+def test_a_full_batchs_short_queue_does_not_spoil_healthy(tmp_path):
+    # SGLang decode ranks at their 32-request cap, one or two requests waiting (blind round 98): admitted as soon as
+    # one of the 32 finishes, a wait of a few steps; 21 tok/s a request at a KV use of 22 %. Healthy. Waiting 5
+    # (over a tenth of the 32 running) is a queue.
+    def log(queues):
+        return "".join(
+            f"[2025-10-20 03:02:{10 + index:02d} TP0] Decode batch. #running-req: 32, #token: 160000, "
+            f"token usage: 0.22, cuda graph: True, gen throughput (token/s): {680 - 5 * index:.2f}, #queue-req: {queue}"
+            "\n" for index, queue in enumerate(queues))
+    diagnosis = diagnose_files([_write(tmp_path, log([0, 1, 1, 2]))])
+    assert diagnosis.verdict == "healthy"
+    assert "a queue of at most 2 beside 32+ running" in diagnosis.evidence[0].text
+    assert diagnose_files([_write(tmp_path, log([0, 5, 5, 5]), "queued.txt")]).verdict == "queueing"

@@ -70,7 +70,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind96_logs": (6, 6, 9),
           "blind95_logs": (4, 7, 10),
           "blind97_logs": (8, 8, 10),
-          "blind98_logs": (6, 6, 10),
+          "blind98_logs": (6, 7, 10),
           "blind99_logs": (3, 6, 10),
           "blind100_logs": (8, 9, 10),
           "blind101_logs": (5, 6, 10),

@@ -322,7 +322,7 @@ class Accumulator:
             "waiting", "kv_full", "kv_full_waiting", "swapped", "prefill_heavy", "slow_small_batch", "starved",
             "busy", "prompt_slower_than_decode", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start",
             "tiny_prompt", "queue_dominant", "queue_long", "slow_tpot", "slow_tpot_cpu", "kv_full_no_queue", "prefill_share",
-            "impossible_prompt_rate", "parts_mismatch", "parts_exceed_total", "troubled", "arrival", "stalled", "clean", "slow_tpot_bound",
+            "impossible_prompt_rate", "parts_mismatch", "parts_exceed_total", "troubled", "arrival", "stalled", "clean", "clean_but_queued", "slow_tpot_bound",
             "slow_prompt", "slow_prompt_short", "rate_contradicts_time", "prompt_artifact_minor", "prefill_gap",
             "bench_rows_timed", "bench_prefill_share", "impossible_tpot", "one_token")}
         self.tpot_bound = Running()  # e2e ÷ (prompt + output) of requests stating no step time, where ≥ the cutoff
@@ -474,11 +474,14 @@ class Accumulator:
             flag("slow_small_batch", small_batch)
             flag("starved", starved)
             # Windows with any finding: the rest can support "healthy".
-            troubled = queued | full | (swapped > 0) | stalled | prefill_heavy | small_batch | starved
+            troubled_apart_from_queue = full | (swapped > 0) | stalled | prefill_heavy | small_batch | starved
+            troubled = queued | troubled_apart_from_queue
             flags["troubled"].count += int(troubled.sum())
             # Busy windows that are neither an arrival nor troubled: what "healthy" rests on. A llama-bench test is a
             # measurement, not a served window: judged slow or not, its health is read from its bandwidth instead.
             flag("clean", busy & ~arrival & ~troubled & ~llama_bench)
+            # Clean but for a queue: what "healthy" may rest on when the log's queue is a full batch's short one.
+            flag("clean_but_queued", busy & ~arrival & queued & ~troubled_apart_from_queue & ~llama_bench)
 
     def _prefill_gaps(self, windows: Windows, file: str) -> None:
         """SGLang prints a Prefill batch line when a prefill is scheduled and its next Decode line after the prefill

@@ -93,11 +93,12 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
     # An offline run (vLLM's `LLM.generate` progress bar beside the stats lines) submits every prompt at once: its
     # waiting requests are its own backlog, which no user waits in; the batch it can hold is what the KV rules read.
     offline = any(record.labels.get("offline_batch") for record, _file in acc.summaries)
+    short_queue = bool(flags["waiting"].count and not offline and running is not None and running.low
+                       and waiting.high <= threshold("windows-short-queue") * running.low)
     if flags["waiting"].count and offline:
         notes.append(f"requests waiting in {flags['waiting'].count} of {windows} windows (up to {waiting.high:,.0f}): an "
                      "offline run's own backlog, submitted at once, not a queue users wait in")
-    elif flags["waiting"].count and running is not None and running.low \
-            and waiting.high <= threshold("windows-short-queue") * running.low:
+    elif short_queue:
         notes.append(f"requests waiting in {flags['waiting'].count} of {windows} windows, at most {waiting.high:.0f} "
                      f"beside at least {running.low:.0f} running: a full batch admits them within a few steps "
                      "(windows-short-queue), not read as a queue")
@@ -174,7 +175,8 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
     # Healthy where most busy windows show no finding: a burst's first windows do not outweigh a steady run.
     # Not when a finding recurs (in 3 windows or more and a tenth of them or more): episodes are not outliers.
     # Arrival windows neither support nor spoil "healthy": their rates are averaged over time before the arrival.
-    clean = flags["clean"].count
+    # A full batch's short queue (windows-short-queue) is no finding: its windows count as clean.
+    clean = flags["clean"].count + (flags["clean_but_queued"].count if short_queue else 0)
     recurring = max(3, RECURRING_SHARE * windows)
     judged = flags["busy"].count - flags["arrival"].count
     if judged <= 0:
@@ -187,7 +189,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
         return
     if clean <= judged / 2 or (slow and not hardware_judged and slow > decoding / 2) or spec_slow or any(
             flags[name].count >= recurring for name in (
-                "waiting", "kv_full", "prefill_heavy", "slow_small_batch", "starved", "swapped", "stalled")):
+                *(() if short_queue else ("waiting",)), "kv_full", "prefill_heavy", "slow_small_batch", "starved", "swapped", "stalled")):
         return
     # What a healthy window looks like: busy, no queue, KV not full, per-stream speed shown.
     shown = _window_bits(acc, numbers)
@@ -206,7 +208,9 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
             "judge a batch this size; give --model and --gpu to judge it against the hardware",
             dict(numbers, generation_per_request_mean=acc.per_stream.mean)))
         return
-    known = [text for value, text in ((waiting, "no queue"), (kv, "KV cache not full")) if value is not None]
+    queue = (f"a queue of at most {waiting.high:.0f} beside {running.low:.0f}+ running, admitted within steps"
+             if short_queue else "no queue")
+    known = [text for value, text in ((waiting, queue), (kv, "KV cache not full")) if value is not None]
     if clean < judged:
         known = [f"{clean} of {judged} busy windows without a finding"]
     findings.append(fire("windows-healthy", f"{windows} stats windows: " + shown
