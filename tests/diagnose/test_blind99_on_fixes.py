@@ -600,3 +600,23 @@ def test_a_full_batchs_short_queue_does_not_spoil_healthy(tmp_path):
     assert diagnosis.verdict == "healthy"
     assert "a queue of at most 2 beside 32+ running" in diagnosis.evidence[0].text
     assert diagnose_files([_write(tmp_path, log([0, 5, 5, 5]), "queued.txt")]).verdict == "queueing"
+
+
+def test_a_cpu_named_with_no_accelerator_is_judged_by_a_cpus_cutoff(tmp_path):
+    # vLLM's CPU build prints the same stats lines, `GPU KV cache usage` included. 7.3 tok/s for one request is slow
+    # for a GPU (under the 10 tok/s cutoff) and a CPU's usual pace (over its one token a second).
+    from inferledger.diagnose.device import device_records
+
+    stats = "".join(
+        f"(APIServer pid=1) INFO 06-12 05:47:{seconds} [loggers.py:259] Engine 000: Avg prompt throughput: 0.0 "
+        "tokens/s, Avg generation throughput: 7.3 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: "
+        "0.5%, Prefix cache hit rate: 0.0%\n" for seconds in (17, 27, 37))
+    assert diagnose_files([_write(tmp_path, stats)]).verdict == "decode-bound"
+    named = "INFO 06-12 05:40:00 [cpu_worker.py:1] host: Intel(R) Xeon(R) Platinum 8480+, 56 cores\n" + stats
+    diagnosis = diagnose_files([_write(tmp_path, named, "cpu.txt")])
+    assert diagnosis.verdict == "healthy"
+    assert any("names a CPU (Xeon)" in note for note in diagnosis.notes)
+    # Any accelerator named beside it (a CUDA line, a card, "GPU" other than vLLM's KV cache line) is no CPU run.
+    for accelerator in ("CUDA 12.4 available", "2 x RTX 4090", "offloaded 33/33 layers to GPU"):
+        assert device_records(f"Xeon Gold 6338 host\n{accelerator}\n") == []
+    assert device_records("Xeon Gold 6338 host, no GPU\n")[0].labels["backend"] == "cpu"

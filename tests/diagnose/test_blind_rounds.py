@@ -58,7 +58,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind82_logs": (7, 8, 10),
           "blind81_logs": (3, 7, 10),
           "blind85_logs": (2, 3, 10),
-          "blind86_logs": (4, 5, 10),
+          "blind86_logs": (4, 6, 10),
           "blind87_logs": (5, 8, 10),
           "blind88_logs": (7, 8, 10),
           "blind90_logs": (6, 8, 10),

@@ -365,9 +365,9 @@ def _reference_window_flags(windows):
         queued = waiting > 0 and (running > 0 or prompt > 0 or waiting > 1)  # one waiting on an idle server: in transit
         if queued:
             add("waiting", line, file)
-            found = True
+        found_apart_from_queue = False  # what else the window shows: without it, the window is clean but for a queue
         if kv is not None and kv >= a.KV_FULL_FRACTION:
-            found = True
+            found_apart_from_queue = True
             add("kv_full", line, file)
             if queued:
                 add("kv_full_waiting", line, file)
@@ -375,7 +375,7 @@ def _reference_window_flags(windows):
                 add("kv_full_no_queue", line, file)
         if metrics.get("swapped_requests", 0.0) > 0:
             add("swapped", line, file)
-            found = True
+            found_apart_from_queue = True
         batch_rate = record.source == "llamacpp.batched-bench" and running > 1  # B sequences: no stream's speed
         # a bench row timing its phases apart states a generation rate its prompt does not dilute
         apart = "prefill_seconds" in metrics and "decode_seconds" in metrics
@@ -390,20 +390,23 @@ def _reference_window_flags(windows):
             per_stream.add(rate, line)
             if generation == 0 and prompt == 0:
                 add("stalled", line, file)
-                found = True
+                found_apart_from_queue = True
             if not apart and prompt >= a.PREFILL_HEAVY_RATIO * max(generation, 1.0) \
                     and rate < a.SLOW_STREAM_TOKENS_PER_SECOND:
                 add("prefill_heavy", line, file)
-                found = True
+                found_apart_from_queue = True
             elif quiet and rate < a.SLOW_STREAM_TOKENS_PER_SECOND and running <= a.SMALL_BATCH:
                 add("slow_small_batch", line, file)
-                found = True
+                found_apart_from_queue = True
             elif quiet and rate < a.STARVED_TOKENS_PER_SECOND:
                 add("starved", line, file)
-                found = True
+                found_apart_from_queue = True
+        found = queued or found_apart_from_queue
         troubled += found
         if (running > 0 or waiting > 0) and not arrival and not found:
             add("clean", line, file)
+        if (running > 0 or waiting > 0) and not arrival and queued and not found_apart_from_queue:
+            add("clean_but_queued", line, file)
     return flags, troubled, per_stream
 
 

@@ -68,9 +68,10 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
     if failed is not None and not records:
         raise LogFormatError(failed)
     if records:
+        from inferledger.diagnose.device import device_records
         from inferledger.diagnose.launch import launch_records
 
-        for record in launch_records(log.head):
+        for record in launch_records(log.head) + device_records(log.head):
             acc.add(record, shown or path)
     if records == 0 and not log.skipped:
         # A known format's marker, but none of its lines: a client no reader knows that shares a few words with one.
@@ -213,6 +214,9 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
             f"{key} {value!r}" for key, value in named.items()) if named else "")
                      + (f"; its requests name {len(several)} models ({', '.join(several)}), none taken as the model"
                         if several and not model else ""))
+    if acc.labels.get("device_named") and acc.labels.get("backend") == "cpu" and not use_gpu:
+        notes.append(f"the log names a CPU ({acc.labels['device_named']}) and no accelerator: speeds are judged by a "
+                     "CPU's cutoff")
     hardware_judged = bool(roofline and "observed_decode_seconds_per_token" in roofline)
     sized = None
     if not hardware_judged and not use_gpu and use_model:

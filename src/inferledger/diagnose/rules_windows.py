@@ -4,7 +4,7 @@ persists outranks one outlier window. Thresholds and confidences: rules.py."""
 
 from __future__ import annotations
 
-from inferledger.diagnose.accumulate import KV_FULL_FRACTION, SMALL_BATCH, Accumulator
+from inferledger.diagnose.accumulate import KV_FULL_FRACTION, SLOW_CPU_TPOT_SECONDS, SMALL_BATCH, Accumulator
 from inferledger.diagnose.rules import fire, limit, threshold
 
 DEPTH_MAX_TOKENS = limit("depth-max")
@@ -142,6 +142,14 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
     # Speed is judged only in windows that state one (running > 0 and a generation rate): SGLang prefill-batch lines
     # carry no generation rate, so they neither support nor dilute a per-stream reading.
     decoding = max(acc.per_stream.count, slow, 1)
+    # On a CPU (the log's backend, or a CPU it names with no accelerator) a stream under the GPU's cutoff is usual:
+    # only one under the CPU's own (a second a token) is slow.
+    cpu_pace = bool(slow and not hardware_judged and acc.labels.get("backend") == "cpu"
+                    and acc.per_stream.low >= 1 / SLOW_CPU_TPOT_SECONDS)
+    if cpu_pace:
+        notes.append(f"generation at {acc.per_stream.low:.1f}–{acc.per_stream.high:.1f} tok/s per running request on a "
+                     "CPU backend: slow for a GPU, within what a CPU's memory gives")
+        slow = 0
     if slow and not hardware_judged:
         findings.append(fire(
             "windows-slow-streams", f"generation at {acc.per_stream.low:.1f}–{acc.per_stream.high:.1f} tok/s per "
@@ -177,6 +185,8 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
     # Arrival windows neither support nor spoil "healthy": their rates are averaged over time before the arrival.
     # A full batch's short queue (windows-short-queue) is no finding: its windows count as clean.
     clean = flags["clean"].count + (flags["clean_but_queued"].count if short_queue else 0)
+    if cpu_pace:  # the windows only "slow" are a CPU's usual pace
+        clean = min(clean + flags["slow_small_batch"].count + flags["starved"].count, flags["busy"].count)
     recurring = max(3, RECURRING_SHARE * windows)
     judged = flags["busy"].count - flags["arrival"].count
     if judged <= 0:
@@ -189,7 +199,8 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
         return
     if clean <= judged / 2 or (slow and not hardware_judged and slow > decoding / 2) or spec_slow or any(
             flags[name].count >= recurring for name in (
-                *(() if short_queue else ("waiting",)), "kv_full", "prefill_heavy", "slow_small_batch", "starved", "swapped", "stalled")):
+                *(() if short_queue else ("waiting",)), *(() if cpu_pace else ("slow_small_batch", "starved")),
+                "kv_full", "prefill_heavy", "swapped", "stalled")):
         return
     # What a healthy window looks like: busy, no queue, KV not full, per-stream speed shown.
     shown = _window_bits(acc, numbers)
@@ -198,7 +209,8 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
         findings.append(fire("windows-no-speed", f"{windows} stats windows: " + shown
                              + "; no generation rate to judge speed by", numbers))
         return
-    if not hardware_judged and acc.per_stream.count and acc.per_stream.mean < threshold("windows-slow-streams") \
+    if not hardware_judged and not cpu_pace and acc.per_stream.count \
+            and acc.per_stream.mean < threshold("windows-slow-streams") \
             and running is not None and running.high < threshold("summary-tpot-batch-unjudged"):
         # Under the one-stream cutoff at a batch past the small-batch rule's: slow for a model that fits the card,
         # the price of a big model on a slow one; the card decides, so the speed is neither called normal nor slow.

@@ -1,0 +1,35 @@
+"""The device a paste names when no reader's line does: a CPU named (a Xeon, an EPYC, `cpu-only`, vLLM's CPU image)
+and no accelerator named anywhere in the head is a CPU run. Its speed is then judged by a CPU's cutoff, not a GPU's:
+seven tokens a second is slow for a GPU and usual for a CPU reading the weights from DRAM.
+
+Read from the head of each file, as launch.py reads a launch command. A reader's own statement of the backend
+(llama-bench's `backend` column, a CPU-only llama.cpp load) comes first: this is only the fallback.
+"""
+
+from __future__ import annotations
+
+import re
+
+from inferledger.diagnose.records import Record
+
+# A CPU by its model name, or a run the paste says is on the CPU. AMD's "Ryzen AI" parts carry a large iGPU (Strix
+# Halo): not counted.
+_CPU = re.compile(r"\b(?:Xeon|EPYC|Threadripper|Ryzen(?! AI)|Core\s*(?:\(TM\)\s*)?i[3579]-?\d*|Core Ultra"
+                  r"|cpu[- _]only|--device[ =]cpu|VLLM_TARGET_DEVICE=cpu|vllm[-/]cpu|cpu (?:image|backend|inference))\b",
+                  re.IGNORECASE)
+# Any accelerator, by API, vendor family, card or runtime flag; "GPU" itself unless in vLLM's `GPU KV cache` (printed
+# on CPU builds too) or after "no"/"without".
+_ACCELERATOR = re.compile(
+    r"\b(?:CUDA|ROCm|HIP|Metal|Vulkan|SYCL|OpenCL|RTX|GTX|GeForce|Quadro|Radeon|Instinct|MI\d{3}X?|A100|H100|H200|H20"
+    r"|B200|GB200|L40S?|A10G?|T4|V100|Tesla|Jetson|NPU|TPU|Gaudi|HPU|Ascend|Apple M\d|M\d (?:Pro|Max|Ultra)|Arc|iGPU"
+    r"|dGPU|Neuron|Inferentia|Trainium)\b|(?<!no )(?<!without )\bGPUs?\b(?! KV)|n_gpu_layers\s*=\s*[1-9]|-ngl\s+[1-9]",
+    re.IGNORECASE)
+
+
+def device_records(head: str, source: str = "device") -> list[Record]:
+    """A Record labelled `backend: cpu` when `head` names a CPU and no accelerator; else none."""
+    lines = [line for line in head.split("\n") if not line.startswith("# ")]  # a pasted file's own header aside
+    named = next((match.group() for line in lines for match in (_CPU.search(line),) if match), None)
+    if named is None or any(_ACCELERATOR.search(line) for line in lines):
+        return []
+    return [Record("capacity", source, 1, {}, labels={"backend": "cpu", "device_named": named})]
