@@ -620,3 +620,20 @@ def test_a_cpu_named_with_no_accelerator_is_judged_by_a_cpus_cutoff(tmp_path):
     for accelerator in ("CUDA 12.4 available", "2 x RTX 4090", "offloaded 33/33 layers to GPU"):
         assert device_records(f"Xeon Gold 6338 host\n{accelerator}\n") == []
     assert device_records("Xeon Gold 6338 host, no GPU\n")[0].labels["backend"] == "cpu"
+
+
+def test_a_card_the_driver_tools_list_is_the_logs_gpu(tmp_path):
+    # `nvidia-smi -L` (or collect_env's GPU lines) pasted above the log: every card one catalogue part, so the log is
+    # judged against it as if --gpu were given. A card the catalogue does not hold, or two parts, names none.
+    from inferledger.diagnose.device import device_records
+
+    listed = "".join(f"GPU {index}: NVIDIA H100 80GB HBM3 (UUID: GPU-{index}a2f)\n" for index in range(2))
+    stats = ("INFO 06-12 05:47:17 [loggers.py:259] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation "
+             "throughput: 95.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 0.5%, Prefix cache hit "
+             "rate: 0.0%\n")
+    diagnosis = diagnose_files([_write(tmp_path, listed + stats)], model="meta-llama/Llama-3.1-8B")
+    assert diagnosis.roofline["lines"][0] == "named by the log: gpu h100-sxm"
+    assert device_records("  Device 0: NVIDIA GeForce RTX 3090 Ti, compute capability 8.6\n") == []
+    assert device_records("GPU 0: NVIDIA H100 80GB HBM3 (UUID: a)\nGPU 1: NVIDIA A100-SXM4-80GB (UUID: b)\n") == []
+    [record] = device_records("|   0  NVIDIA GeForce RTX 4090        Off |   00000000:01:00.0  On |          Off |\n")
+    assert record.labels["gpu"] == "rtx-4090"

@@ -1,6 +1,12 @@
-"""The device a paste names when no reader's line does: a CPU named (a Xeon, an EPYC, `cpu-only`, vLLM's CPU image)
-and no accelerator named anywhere in the head is a CPU run. Its speed is then judged by a CPU's cutoff, not a GPU's:
-seven tokens a second is slow for a GPU and usual for a CPU reading the weights from DRAM.
+"""The device a paste names when no reader's line does.
+
+- A card listed the way the driver tools print it (`nvidia-smi -L` and vLLM's collect_env: `GPU 0: NVIDIA H100 80GB
+  HBM3 (UUID: …)`, nvidia-smi's table, CUDA's `Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9`, rocminfo's
+  `Marketing Name: AMD Instinct MI300X`): when every card named is one catalogue part, the log names its GPU, and the
+  speeds are judged against it as if given with --gpu.
+- A CPU named (a Xeon, an EPYC, `cpu-only`, vLLM's CPU image) and no accelerator named anywhere in the head is a CPU
+  run. Its speed is then judged by a CPU's cutoff, not a GPU's: seven tokens a second is slow for a GPU and usual for
+  a CPU reading the weights from DRAM.
 
 Read from the head of each file, as launch.py reads a launch command. A reader's own statement of the backend
 (llama-bench's `backend` column, a CPU-only llama.cpp load) comes first: this is only the fallback.
@@ -26,9 +32,36 @@ _ACCELERATOR = re.compile(
     re.IGNORECASE)
 
 
+# Cards as the driver tools list them; group `name` is the card.
+_CARD = re.compile(r"\bGPU \d+: (?P<name>(?:NVIDIA|AMD|Tesla)\b[^\n(]*?)\s*\(UUID"
+                   r"|\bDevice \d+: (?P<cuda>NVIDIA [^,\n]+), compute capability"
+                   r"|^\|\s+\d+\s+(?P<smi>NVIDIA [A-Za-z0-9][\w -]*?)\s{2,}(?:On|Off)\s+\|"
+                   r"|\bMarketing Name:\s+(?P<rocm>AMD Instinct MI\w+)", re.MULTILINE)
+
+
+def named_card(lines: list) -> tuple[str, str] | None:
+    """(catalogue name, the name as printed) when every card the lines list is that one part; else None."""
+    from inferledger.errors import InferledgerError
+    from inferledger.hardware import find_accelerator
+
+    printed = {next(name for name in match.groups() if name).strip()
+               for line in lines for match in _CARD.finditer(line)}
+    parts = set()
+    for name in printed:
+        try:
+            parts.add(find_accelerator(name).name)
+        except InferledgerError:
+            return None  # a card the catalogue does not hold: no part is the log's
+    return (parts.pop(), sorted(printed)[0]) if len(parts) == 1 else None
+
+
 def device_records(head: str, source: str = "device") -> list[Record]:
-    """A Record labelled `backend: cpu` when `head` names a CPU and no accelerator; else none."""
+    """A Record labelled with the GPU `head` lists (every card one catalogue part), or `backend: cpu` when it names a
+    CPU and no accelerator; else none."""
     lines = [line for line in head.split("\n") if not line.startswith("# ")]  # a pasted file's own header aside
+    card = named_card(lines)
+    if card is not None:
+        return [Record("capacity", source, 1, {}, labels={"gpu": card[0], "device_named": card[1]})]
     named = next((match.group() for line in lines for match in (_CPU.search(line),) if match), None)
     if named is None or any(_ACCELERATOR.search(line) for line in lines):
         return []
