@@ -4,6 +4,7 @@ Each case names what is wrong; the expected fragments are the facts of the input
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -118,3 +119,26 @@ def test_fuzzed_configs_raise_only_typed_errors(model_type, fields):
 def test_impossible_layouts_get_one_line(args, fragment):
     code, _, err = cli(*args)
     one_line_error(code, err, fragment)
+
+
+CATALOG_CONFIGS = sorted((Path(__file__).resolve().parent.parent / "src/inferledger/model/catalog").glob("*.json"))
+WRONG = ["x", [1, 2], {"a": 1}, -1, 1.5, None]
+
+
+@pytest.mark.parametrize("path", CATALOG_CONFIGS, ids=lambda path: path.stem)
+def test_real_configs_with_a_field_of_the_wrong_kind_raise_only_typed_errors(path):
+    # Every field of a real config.json (and of its nested text/vision configs) in turn given a value of the wrong
+    # kind: a ConfigError naming it, or a model read without it, never a TypeError from deep in an adapter.
+    config = json.loads(path.read_text())
+    places = [(config, key) for key in config] + [
+        (config[outer], key) for outer in ("text_config", "vision_config", "quantization_config")
+        if isinstance(config.get(outer), dict) for key in config[outer]]
+    for holder, key in places:
+        kept = holder[key]
+        for value in WRONG:
+            holder[key] = value
+            try:
+                spec_from_config(json.loads(json.dumps(config)), source=path.name)
+            except InferledgerError:
+                pass
+        holder[key] = kept

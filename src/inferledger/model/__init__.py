@@ -48,6 +48,8 @@ def spec_from_config(config: dict, name: str = "model", source: str = "config.js
     model_type = config.get("model_type") or outer.get("model_type")
     if not model_type:
         raise UnsupportedModelType(f"{source}: no model_type field; is this a Hugging Face config.json?")
+    if not isinstance(model_type, str):
+        raise UnsupportedModelType(f"{source}: model_type is {model_type!r}; expected a name such as 'llama'")
     adapter = ADAPTERS.get(model_type)
     if adapter is None:
         raise UnsupportedModelType(
@@ -60,7 +62,8 @@ def spec_from_config(config: dict, name: str = "model", source: str = "config.js
         from dataclasses import replace
 
         if vision.get("model_type") == "siglip_vision_model":
-            extra = {**spec.extra_parameters, "vision": siglip_parameters(vision, spec.hidden_size)}
+            extra = {**spec.extra_parameters, "vision": siglip_parameters(vision, spec.hidden_size,
+                                                                        f"{source} vision_config")}
             spec = replace(spec, extra_parameters=extra)
         else:
             spec = replace(spec, notes=spec.notes + ("a vision tower is configured but not sized; "
@@ -102,13 +105,14 @@ def check_spec(spec: ModelSpec, source: str) -> None:
                               "it must be between 1 and the number of experts")
 
 
-def siglip_parameters(v: dict, text_hidden: int) -> int:
+def siglip_parameters(v: dict, text_hidden: int, source: str = "vision_config") -> int:
     """A SigLIP vision tower (Gemma 3, PaliGemma) and Gemma 3's projector into the text model: a patch conv with
     bias, learned positions, pre-LN encoder layers (q/k/v/out with biases, a 2-matrix GELU MLP with biases, two
     LayerNorms), a final LayerNorm; projector = one hidden×text_hidden matrix + an RMSNorm over the vision width."""
-    hidden, inter, layers = v["hidden_size"], v["intermediate_size"], v["num_hidden_layers"]
-    patch, image = v.get("patch_size", 14), v.get("image_size", 896)
-    channels = v.get("num_channels", 3)
+    f = Fields(v, source)
+    hidden, inter, layers = f.int("hidden_size"), f.int("intermediate_size"), f.int("num_hidden_layers")
+    patch, image = f.int("patch_size", default=14), f.int("image_size", default=896)
+    channels = f.int("num_channels", default=3)
     per_layer = 4 * (hidden * hidden + hidden) + 2 * hidden * inter + inter + hidden + 2 * 2 * hidden
     tower = channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden + layers * per_layer
     return tower + 2 * hidden + hidden * text_hidden + hidden

@@ -52,6 +52,15 @@ class Fields:
             raise ConfigError(f"{self.source}: field {names[0]} = {value} is out of range")
         return int(value)
 
+    def sequence(self, *names: str, default=_MISSING) -> list:
+        """A list field (layer kinds, layer indexes): anything else is an error naming the field and the file."""
+        value = self.get(*names, default=default)
+        if default is not _MISSING and value is default:
+            return value
+        if not isinstance(value, list):
+            raise ConfigError(f"{self.source}: field {names[0]} must be a list, got {value!r}")
+        return value
+
     def head_dim(self, hidden: int, heads: int, *names: str) -> int:
         """head_dim as given (it need not be hidden/heads: Qwen3-0.6B has 16 heads of 128 over 1024), else
         hidden/heads, which must then divide exactly."""

@@ -39,8 +39,10 @@ def _common(f: Fields) -> dict:
 
 def _layer_kinds(f: Fields, model_type: str, layers: int) -> list[str]:
     """'full' | 'sliding' | 'chunked' per layer, from whichever way this family says it."""
-    types = f.get("layer_types", default=None)
+    types = f.sequence("layer_types", default=None)
     if types:
+        if not all(isinstance(kind, str) for kind in types):
+            raise_field(f, "layer_types", "is not a list of layer kinds")
         if len(types) != layers:
             raise_field(f, "layer_types", f"has {len(types)} entries for {layers} layers")
         return [t.replace("_attention", "").replace("attention", "full") for t in types]
@@ -51,7 +53,7 @@ def _layer_kinds(f: Fields, model_type: str, layers: int) -> list[str]:
         pattern = f.int("sliding_window_pattern", "_sliding_window_pattern", default=6)
         return ["full" if (i + 1) % pattern == 0 else "sliding" for i in range(layers)]
     if model_type == "llama4_text":  # RoPE layers use chunked attention, every 4th (NoPE) layer is global
-        no_rope = f.get("no_rope_layers", default=None) or [int((i + 1) % 4 != 0) for i in range(layers)]
+        no_rope = f.sequence("no_rope_layers", default=None) or [int((i + 1) % 4 != 0) for i in range(layers)]
         return ["chunked" if uses_rope else "full" for uses_rope in no_rope]
     if window and model_type in ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe"):
         if not f.flag("use_sliding_window"):
@@ -104,17 +106,19 @@ def llama_like(f: Fields, model_type: str, name: str) -> ModelSpec:
     def is_moe(i: int) -> bool:
         if not experts:
             return False
-        if i in (f.get("mlp_only_layers", default=[]) or []):
+        if i in f.sequence("mlp_only_layers", default=[]):
             return False
         if model_type == "llama4_text":
-            moe_layers = f.get("moe_layers", default=None)
+            moe_layers = f.sequence("moe_layers", default=None)
             if moe_layers is not None:
                 return i in moe_layers
             return (i + 1) % f.int("interleave_moe_layer_step", default=1) == 0
         return (i + 1) % f.int("decoder_sparse_step", default=1) == 0
 
     gpt_oss = model_type == "gpt_oss"
-    not_converted = " ".join((f.get("quantization_config", default={}) or {}).get("modules_to_not_convert", []))
+    quantization = f.get("quantization_config", default={})
+    skipped = quantization.get("modules_to_not_convert") if isinstance(quantization, dict) else None
+    not_converted = " ".join(name for name in skipped if isinstance(name, str)) if isinstance(skipped, list) else ""
     layers = []
     for i, kind in enumerate(kinds):
         parts = [norm("input_layernorm", hidden)]
@@ -225,7 +229,7 @@ def deepseek(f: Fields, model_type: str, name: str) -> ModelSpec:
     experts = f.int("n_routed_experts", default=0, minimum=0)
     top_k = f.int("num_experts_per_tok", default=0, minimum=0)
     first_dense = f.int("first_k_dense_replace", default=0, minimum=0)
-    freq = f.get("moe_layer_freq", default=1)
+    freq = f.int("moe_layer_freq", default=1)
     moe_inter = f.int("moe_intermediate_size", default=0, minimum=0)
     shared = f.int("n_shared_experts", default=0, minimum=0)
     # V3's aux-loss-free balancing ("noaux_tc") adds a per-expert bias; V2 ("greedy"/"group_limited_greedy") has none.

@@ -62,7 +62,7 @@ def mamba2(f: Fields, hidden: int) -> tuple:
             _scalar("A_log", heads, c), _scalar("D", heads, c), _scalar("dt_bias", heads, c),
             StateCore("ssm", "mamba", state_elements=heads * head_dim * d_state,
                       conv_elements=conv_channels * (kernel - 1), component=c,
-                      state_bytes_per_element=_STATE_DTYPE_BYTES.get(f.get("mamba_ssm_cache_dtype", default=None))),
+                      state_bytes_per_element=_STATE_DTYPE_BYTES.get(str(f.get("mamba_ssm_cache_dtype", default="")))),
             Vector("norm", d_inner, c, width=d_inner),
             Linear("out_proj", d_inner, hidden, c, bias))
 
@@ -90,7 +90,7 @@ def qwen_hybrid(f: Fields, model_type: str, name: str) -> ModelSpec:
     # Qwen3-Next always gates attention output (no key); Qwen3.5 says so with attn_output_gate.
     gate = f.flag("attn_output_gate", default=True)
     experts = f.int("num_experts", default=0, minimum=0)
-    mlp_only = set(f.get("mlp_only_layers", default=[]) or [])
+    mlp_only = set(f.sequence("mlp_only_layers", default=[]))
     step = f.int("decoder_sparse_step", default=1)
 
     def mlp(i: int) -> tuple[str, tuple]:
@@ -128,27 +128,29 @@ def qwen_hybrid(f: Fields, model_type: str, name: str) -> ModelSpec:
         extra["mtp"] = mtp_layers * per_layer
     vision = f.get("vision_config", default=None)
     if isinstance(vision, dict) and vision.get("depth"):
-        extra["vision"] = qwen_vision_parameters(vision)
+        extra["vision"] = qwen_vision_parameters(vision, f"{f.source} vision_config")
     return assemble(name=name, model_type=model_type, hidden=hidden, vocab=f.int("vocab_size"), layers=out,
                     tied=f.flag("tie_word_embeddings"), max_context=f.int(*MAX_CONTEXT, default=None),
                     config=f.data, extra=extra, notes=tuple(notes))
 
 
-def qwen_vision_parameters(v: dict) -> int:
+def qwen_vision_parameters(v: dict, source: str = "vision_config") -> int:
     """Qwen3.5's vision tower (Qwen3-VL's without DeepStack mergers): a Conv3d patch embedding with bias, a learned
     position table, `depth` ViT blocks (two LayerNorms with bias, fused qkv and proj with bias, a GELU MLP with
     bias) and one patch merger (LayerNorm, then two linears over spatial_merge_size² concatenated patches)."""
-    width, inner, out = v["hidden_size"], v["intermediate_size"], v["out_hidden_size"]
-    patch = v.get("in_channels", 3) * v.get("temporal_patch_size", 2) * v["patch_size"] ** 2 * width + width
-    positions = v["num_position_embeddings"] * width
+    f = Fields(v, source)
+    width, inner, out = f.int("hidden_size"), f.int("intermediate_size"), f.int("out_hidden_size")
+    patch = f.int("in_channels", default=3) * f.int("temporal_patch_size", default=2) * f.int("patch_size") ** 2 \
+        * width + width
+    positions = f.int("num_position_embeddings") * width
     block = (2 * 2 * width + (width * 3 * width + 3 * width) + (width * width + width)
              + (width * inner + inner) + (inner * width + width))
-    merged = width * v.get("spatial_merge_size", 2) ** 2
+    merged = width * f.int("spatial_merge_size", default=2) ** 2
     merger = 2 * width + (merged * merged + merged) + (merged * out + out)
-    deepstack = len(v.get("deepstack_visual_indexes") or [])
+    deepstack = len(f.sequence("deepstack_visual_indexes", default=[]))
     if deepstack:  # Qwen3-VL's extra mergers normalise after the shuffle (over `merged`)
         merger += deepstack * (2 * merged + (merged * merged + merged) + (merged * out + out))
-    return patch + positions + v["depth"] * block + merger
+    return patch + positions + f.int("depth") * block + merger
 
 
 # ---- Nemotron-H, Nemotron-3 ----
@@ -206,6 +208,8 @@ def nemotron_h(f: Fields, model_type: str, name: str) -> ModelSpec:
         out.append((kind, (norm("norm", hidden), *parts)))
     extra = {}
     mtp_pattern = f.get("mtp_hybrid_override_pattern", default="")
+    if not isinstance(mtp_pattern, str):
+        raise_field(f, "mtp_hybrid_override_pattern", "must be a string of mixer letters")
     mtp_layers = f.int("num_nextn_predict_layers", default=1 if mtp_pattern else 0, minimum=0)
     if mtp_pattern and mtp_layers:
         # Each MTP step: enorm, hnorm and eh_proj (2H → H) before its first layer, the pattern's layers (each
