@@ -142,3 +142,8 @@ def test_real_configs_with_a_field_of_the_wrong_kind_raise_only_typed_errors(pat
             except InferledgerError:
                 pass
         holder[key] = kept
+
+
+def test_a_negative_seed_is_named():
+    code, _, err = cli("workload", "--requests", "3", "--seed", "-1")
+    one_line_error(code, err, "--seed", "-1")

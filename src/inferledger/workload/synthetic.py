@@ -161,6 +161,8 @@ def synthetic_trace(requests: int, isl, osl, *, rate: float = math.inf, arrivals
     if isinstance(shared_prefix_tokens, bool) or not isinstance(shared_prefix_tokens, int) or \
             shared_prefix_tokens < 0:
         raise BadWorkload(f"--shared-prefix must be a whole number of tokens ≥ 0, got {shared_prefix_tokens!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise BadWorkload(f"--seed must be a whole number ≥ 0, got {seed!r}")
     isl_dist, osl_dist = parse_lengths(isl, "--isl"), parse_lengths(osl, "--osl")
     process = arrivals if isinstance(arrivals, ArrivalProcess) else parse_arrivals(arrivals)
     rate = parse_rate(rate)
