@@ -86,6 +86,16 @@ def test_a_table_under_a_title_naming_a_serving_measure_is_listed(tmp_path):
     assert [item["line_number"] for item in diagnose_files([path]).files[0]["unread_examples"]] == [4]
 
 
+def test_figures_with_their_units_in_a_file_that_names_serving_are_listed(tmp_path):
+    # A poster's own lines (blind round 80's TP comparison): response times in ms, the prompt's tokens named above.
+    path = tmp_path / "rt.txt"
+    path.write_text("Test the RT of 1024 prompt tokens and 64 outputs\nconcurrency is 1:\nTP2:  793.57 ms\n"
+                    "TP4:  853.66 ms\n", encoding="utf-8")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "insufficient-data"
+    assert [item["line_number"] for item in diagnosis.files[0]["unread_examples"]] == [3, 4]
+
+
 @pytest.mark.parametrize("text", [
     "We finished question 2 of 9 in 2 seconds, then went home.\nNothing else here.\n",  # a time, no serving word
     "2024-01-01 10:00:00 GET /health 200\n2024-01-01 10:00:05 GET /health 200\n",

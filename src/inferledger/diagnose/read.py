@@ -809,12 +809,18 @@ def unrecognised_lines(log: LogFile) -> str:
     reported line by line rather than refused. Another program's log has none. Returns the text from the first such
     line on (SNIFF_AGAIN_LINES lines), for detection to try again where the numbers are: a log whose first 64 KB
     are all start-up noise still has a known format."""
-    from inferledger.diagnose.records import looks_like_serving_words, names_a_measure, names_serving, unread
+    from inferledger.diagnose.records import (
+        has_a_measurement,
+        looks_like_serving_words,
+        names_a_measure,
+        names_serving,
+        unread,
+    )
 
     serving_table = False  # inside a table whose header (or the title right above it) names a serving measure
     # Inside a table whose header or title names a measure or a serving phase but not both (`Short (ms) | Long (ms)`,
     # `config | prefill | decode`): its rows are serving numbers when the file names serving somewhere (`Input
-    # Tokens`, a prompt), held until then.
+    # Tokens`, a prompt), held until then; so is any line with a figure and its unit (`TP2:  793.57 ms`).
     measure_table = False
     serving_named = False
     held: list = []
@@ -842,7 +848,7 @@ def unrecognised_lines(log: LogFile) -> str:
             log.note_skipped(unread(number, line, UNRECOGNISED))
             if not sample:
                 sample = [previous, line]  # with the line before: a table's header, a wrapped line's start
-        elif measure_table and digits and len(held) < MAX_HELD_ROWS:
+        elif (measure_table or has_a_measurement(line)) and digits and len(held) < MAX_HELD_ROWS:
             held.append(unread(number, line, UNRECOGNISED))
         if not row and line.strip():
             title = line

@@ -369,6 +369,16 @@ _SERVING_WORDS = ("tok", "t/s", "throughput", "latency", "ttft", "tpot", "first 
 _MEASURE_UNIT = re.compile(r"\((?:ms|s|sec|secs|seconds|us|µs|tok/s|tokens/s|t/s)\)|\btps\b|\bper second\b")
 
 
+# A figure with its unit (`793.57 ms`, `took 449,432µs`, `0.91 s`, `4.73 reqs/s`, `2.5token`): a measurement, whose
+# meaning the rest of the file (a serving word somewhere) ties to serving.
+_MEASURED = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?\s*(?:ms|µs|us|s|sec|secs|seconds|tok/s|tokens?/s|t/s|reqs?/s|"
+                       r"token)(?![A-Za-z])")
+
+
+def has_a_measurement(line: str) -> bool:
+    return _MEASURED.search(line) is not None
+
+
 def names_a_measure(line: str) -> bool:
     """A metric word or a unit in parentheses, with or without a figure (a table's header, the title above it)."""
     lowered = line.lower()
