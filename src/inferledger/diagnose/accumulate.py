@@ -289,7 +289,6 @@ def _folded_view(name: str, doc: str) -> property:
     return property(lambda accumulator: getattr(accumulator._folded(), name), doc=doc)
 
 
-
 def _finite(record):
     """The record with its non-finite figures (a `nan` median, an `inf` a table printed) left out: each rule reads a
     figure as a measurement, and no measurement is infinite or not a number."""

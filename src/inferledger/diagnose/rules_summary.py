@@ -291,8 +291,8 @@ def _ttft_with_concurrency(acc: Accumulator, findings: list) -> None:
         # and queues beyond it (sglang on MI300X: 2 s at 256, 104 s at 1,024), which the ends of a sweep from 1
         # dilute; then the steepest such growth is the one shown.
         pairs = [(low, high) for low in times for high in times
-                 if times[low] > 0 and high / low >= threshold("summary-ttft-grows-with-concurrency") and times[high] >= 1.0
-                 and times[high] >= share * (high / low) * times[low]]
+                 if times[low] > 0 and high / low >= threshold("summary-ttft-grows-with-concurrency")
+                 and times[high] >= 1.0 and times[high] >= share * (high / low) * times[low]]
         if not pairs:
             continue
         ends = (min(times), max(times))

@@ -501,7 +501,7 @@ def _unpaired(header: list, rows: list) -> tuple[list, list]:
     column a run (`TTFT p50 ms branch`, `TTFT p50 ms main`), when every such header names the same two runs and every
     filled cell under them holds two figures: the repeated metric columns _variants reads as a run each. A header
     as a whole (`Req/s`) is no pair: the two names must follow the metric's words."""
-    pairs = {index: match for index, match in enumerate(header) for match in (_PAIRED_HEADER.match(match),) if match}
+    pairs = {index: match for index, match in enumerate(map(_PAIRED_HEADER.match, header)) if match}
     if not pairs or len({(match.group("first"), match.group("second")) for match in pairs.values()}) != 1:
         return header, rows
     split_rows = []

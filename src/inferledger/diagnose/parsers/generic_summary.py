@@ -1,8 +1,8 @@
 """The last resort for a benchmark client no reader knows: `label: value unit` lines whose label names a serving
 metric in the field's usual words ("Average TTFT: 0.51 s", "p99 end-to-end latency = 2.3s", "mean_tpot_ms: 12.1",
 "Output throughput (tokens/s): 456.3", "Successful requests: 120"; or the label and the value two spaces or a tab
-apart, as tabulate's plain layout prints a summary: "Time_to_First_Token_AVG (s)    9.957"). Used only when no other format is detected in a
-file (parsers.detect), so it never reads a line twice.
+apart, as tabulate's plain layout prints a summary: "Time_to_First_Token_AVG (s)    9.957"). Used only when no other
+format is detected in a file (parsers.detect), so it never reads a line twice.
 
 A run of such lines is one summary Record; a label seen again starts the next run. Latencies need a unit (after
 the value, in the label's parentheses, or as a `_ms`/`_s` suffix): a bare number could be seconds or ms, so it is
