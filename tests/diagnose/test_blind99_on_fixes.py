@@ -637,3 +637,22 @@ def test_a_card_the_driver_tools_list_is_the_logs_gpu(tmp_path):
     assert device_records("GPU 0: NVIDIA H100 80GB HBM3 (UUID: a)\nGPU 1: NVIDIA A100-SXM4-80GB (UUID: b)\n") == []
     [record] = device_records("|   0  NVIDIA GeForce RTX 4090        Off |   00000000:01:00.0  On |          Off |\n")
     assert record.labels["gpu"] == "rtx-4090"
+
+
+def test_bare_latencies_take_the_unit_their_per_token_times_settle(tmp_path):
+    # A PR's serving table with no unit anywhere (blind round 77): a time per output token of 42 is milliseconds (42 s
+    # a token is no served model's), so the TTFT beside it is 193 ms; 0.042 would be seconds; 1.0 settles nothing.
+    def table(ttft, tpot):
+        return f"Version | MeanTTFT | MeanTPOT\n--|--|--\nmain branch | {ttft} | {tpot}\nthis PR | {ttft} | {tpot}\n"
+
+    [summary, _] = [record for record in read_records(_write(tmp_path, table("193.03", "42.45"))) if
+                    record.kind == "summary"]
+    assert summary.metrics["ttft_seconds_mean"] == pytest.approx(0.19303)
+    assert summary.metrics["tpot_seconds_mean"] == pytest.approx(0.04245)
+    assert summary.labels["latency_unit_assumed"] == "ms"
+    [summary, _] = [record for record in read_records(_write(tmp_path, table("0.193", "0.042"), "s.txt"))
+                    if record.kind == "summary"]
+    assert summary.metrics["ttft_seconds_mean"] == pytest.approx(0.193)
+    assert summary.labels["latency_unit_assumed"] == "s"
+    with pytest.raises(LogFormatError):  # a per-token time of 1.0 could be either: nothing is read
+        read_records(_write(tmp_path, table("1.9", "1.0"), "either.txt"))

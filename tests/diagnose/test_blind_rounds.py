@@ -51,7 +51,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind71_logs": (7, 8, 10), "blind72_logs": (8, 10, 10),
           "blind73_logs": (8, 9, 10), "blind74_logs": (7, 8, 10),
           "blind75_logs": (3, 6, 10), "blind76_logs": (6, 7, 10),
-          "blind77_logs": (8, 9, 10), "blind78_logs": (4, 7, 10),
+          "blind77_logs": (8, 10, 10), "blind78_logs": (4, 7, 10),
           "blind79_logs": (4, 4, 10), "blind80_logs": (6, 7, 10),
           "blind84_logs": (9, 10, 10),
           "blind83_logs": (7, 7, 10),

@@ -174,12 +174,16 @@ def test_markdown_sweep_rows_are_runs(tmp_path):
 
 
 def test_markdown_time_columns_need_a_unit(tmp_path):
-    # "TTFT" without a unit could be ms or s: the table is not read as latencies.
-    text = "| ISL | TTFT | TPOT |\n|---|---|---|\n| 512 | 4000 | 25 |\n"
+    # "TTFT" and "Latency" without a unit could be ms or s: the table is not read as latencies.
+    text = "| ISL | TTFT | Latency |\n|---|---|---|\n| 512 | 4000 | 9000 |\n"
     diagnosis = _diagnose(tmp_path, text)
     assert diagnosis.verdict == "insufficient-data"
     # the row of numbers under the TTFT header (line 3) is listed as not read, not guessed at
     assert [item["line_number"] for item in diagnosis.files[0]["unread_examples"]] == [3]
+    # A bare time per output token settles it: 25 s a token is no served model's, so 25 is ms and TTFT 4000 is 4 s,
+    # 160 tokens' time: a wait (tests/diagnose/test_blind99_on_fixes.py has the rule's cases).
+    settled = _diagnose(tmp_path, "| ISL | TTFT | TPOT |\n|---|---|---|\n| 512 | 4000 | 25 |\n")
+    assert settled.verdict == "queueing"
 
 
 def test_markdown_cut_row_is_not_misread(tmp_path):

@@ -230,11 +230,71 @@ def _bare_rates(cells: list, columns: list) -> list:
     return [rate if is_rate else column for is_rate, column in zip(bare, columns, strict=True)]
 
 
+# A table's bare latencies (`TTFT | TPOT | ITL` with no unit anywhere) are in one unit, which its per-token times
+# settle: a time per output token of 2 or more is milliseconds (2 s a token is slower than any served model worth a
+# benchmark table), one under 0.5 is seconds (0.5 ms a token is faster than any); between, nothing is read.
+UNITLESS_MS_MIN = 2.0
+UNITLESS_SECONDS_MAX = 0.5
+# A bare figure: no unit of its own in the cell (`23.2ms mean` carries one and is read as written, or not at all).
+_BARE_FIGURE = re.compile(r"^\s*[-+]?\d[\d,]*(?:\.\d+)?\s*$")
+
+
+def _bare_figures(cells) -> list | None:
+    """The figures of filled cells when every one is bare; None when any carries a unit or words."""
+    filled = [cell for cell in cells if cell.strip() and cell.strip() not in ("-", "—", "N/A", "n/a")]
+    return [to_number(cell) for cell in filled] if all(map(_BARE_FIGURE.match, filled)) else None
+
+
+def _settled_units(cells: list, columns: list, rows: list) -> list:
+    """The columns, with the bare latency columns given the unit their per-token times settle (UNITLESS_MS_MIN), each
+    marked so (the record says the unit was inferred); unchanged when no per-token column settles it."""
+    bare = {index: _column(f"{cell} (s)") for index, (cell, column) in enumerate(zip(cells, columns, strict=True))
+            if column is None and _bare_figures(row[index] for _line, row in rows if index < len(row)) is not None}
+    bare = {index: column for index, column in bare.items() if column is not None and column[2] == "time"}
+    per_token = [number for index, column in bare.items() if column[0].startswith(("tpot_", "itl_"))
+                 for number in _bare_figures(row[index] for _line, row in rows if index < len(row))]
+    per_token = sorted(value for value in per_token if value is not None and value > 0)
+    if not per_token:
+        return columns
+    middle = per_token[len(per_token) // 2]
+    unit = 1e-3 if middle >= UNITLESS_MS_MIN else 1.0 if middle < UNITLESS_SECONDS_MAX else None
+    if unit is None:
+        return columns
+    return [(column[0], unit, "time", "inferred") if index in bare else columns[index]
+            for index, column in ((index, bare.get(index)) for index in range(len(columns)))]
+
+
+def _settled_row_unit(rows: list, at: int) -> float | None:
+    """For a metric-a-row table: the unit (seconds per unit) its bare per-token rows settle for its bare latency
+    rows, as _settled_units does for columns; None when none does."""
+    values = []
+    for _line, cells in rows:
+        if len(cells) > at + 1 and _label(cells[at], cells[at + 1:]) is None:
+            column = _column(f"{cells[at]} (s)")
+            figures = _bare_figures(cells[at + 1:])
+            if column is not None and column[2] == "time" and column[0].startswith(("tpot_", "itl_")) and figures:
+                values += [number for number in figures if number is not None and number > 0]
+    if not values:
+        return None
+    middle = sorted(values)[len(values) // 2]
+    return 1e-3 if middle >= UNITLESS_MS_MIN else 1.0 if middle < UNITLESS_SECONDS_MAX else None
+
+
+def _row_label(label: str, cells: list, unit: float | None):
+    """_label, or a bare latency row's metric in the unit the table's per-token rows settled (the record says so)."""
+    found = _label(label, cells)
+    if found is not None or unit is None or _bare_figures(cells) is None:
+        return found
+    column = _column(f"{label} (s)")
+    return None if column is None or column[2] != "time" else (column[0], unit, "time", "inferred")
+
+
 def _header(cells: list, rows: list = ()) -> list | None:
     """The columns of a header row naming at least one latency and one other metric, or a per-stream generation
     rate or time per token, else None."""
     columns = _bare_rates(cells, [_column(cell) or _unit_from_cells(cell, index, rows)
                                   for index, cell in enumerate(cells)])
+    columns = _settled_units(cells, columns, rows)
     named = [column for column in columns if column is not None]
     if any(column[0] in (_STREAM_RATE, _BATCH_RATE) or column[0].startswith("tpot_") for column in named):
         return columns  # one stream's speed (a generation rate, a time per token) is a run's account on its own
@@ -331,6 +391,9 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
             if _STREAM_RATE in metrics or any(_speed(column) and column[0] in metrics
                                                for column in columns if column is not None):
                 labels = {"tool": tool} if variant is None else {"tool": tool, "benchmark": f"column {variant!r}"}
+                inferred = next((column for column in columns if column is not None and len(column) > 3), None)
+                if inferred is not None:  # bare latencies, their unit settled by the per-token times (_settled_units)
+                    labels["latency_unit_assumed"] = "ms" if inferred[1] == 1e-3 else "s"
                 if model:
                     labels["section_model"] = model.strip("*` ")  # this row's model (summary-models-one-bandwidth)
                 if on_cpu or _CPU_WORD.search(tool) or any(map(_CPU_WORD.search, cells)):  # a CPU column, a cell
@@ -352,21 +415,26 @@ def _runs_grouped(header: list, rows: list, at: int) -> list:
     key's cell left blank under its first row): a run per key and value column."""
     runs: dict = {}
     key: list = []
+    unit = _settled_row_unit(rows, at)
+    inferred = False
     for line_number, cells in rows:
         if len(cells) <= at + 1:
             continue
         key = [cell or (key[index] if index < len(key) else "") for index, cell in enumerate(cells[:at])]
-        found = _label(cells[at], cells[at + 1:])
+        found = _row_label(cells[at], cells[at + 1:], unit)
         if found is None:
             continue
-        metric, factor, _kind = found
+        metric, factor = found[:2]
+        inferred = inferred or len(found) > 3
         for index, cell in enumerate(cells[at + 1:], at + 1):
             number = to_number(cell)
             if number is not None and not (found[2] == "rate" and "%" in cell):
                 run = runs.setdefault((" ".join(key), index), {"line": line_number, "metrics": {}})
                 run["metrics"][metric] = number * factor
+    unit_label = {"latency_unit_assumed": "ms" if unit == 1e-3 else "s"} if inferred else {}
     return [Record("summary", "bench.markdown", run["line"], run["metrics"],
-                   labels={"tool": header[index] if index < len(header) else f"column {index}", "benchmark": name})
+                   labels={"tool": header[index] if index < len(header) else f"column {index}", "benchmark": name,
+                           **unit_label})
             for (name, index), run in runs.items()
             if any(name.startswith(("ttft_", "tpot_", "itl_", "e2e_")) or name == _STREAM_RATE
                    for name in run["metrics"])]
@@ -379,11 +447,14 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
     one_run = len({stat for stat in stats if stat}) >= 2
     compared = [bool(_COMPARISON.search(name)) for name in header[1:]]  # `Δ (llm-d - k8s)`, `Change`: no run
     runs: dict = {}
+    unit = _settled_row_unit(rows, 0)
+    inferred = False
     for _, cells in rows:
-        found = _label(cells[0], cells[1:]) if cells else None
+        found = _row_label(cells[0], cells[1:], unit) if cells else None
         if found is None:
             continue
-        metric, factor, kind = found
+        metric, factor, kind = found[:3]
+        inferred = inferred or len(found) > 3
         for index, cell in enumerate(cells[1:]):
             if index < len(compared) and compared[index]:
                 continue
@@ -401,9 +472,10 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
             runs.setdefault(0 if one_run else index, {})[name] = number * factor
     # A run needs a latency, or a benchmark run's own account (requests done with its duration or token totals):
     # a table of other numbers is no run.
+    unit_label = {"latency_unit_assumed": "ms" if unit == 1e-3 else "s"} if inferred else {}
     return [Record("summary", "bench.markdown", first_line, metrics,
                    labels={"tool": "table" if one_run else f"table column {header[key + 1]!r}" if key + 1 < len(header)
-                           else f"table column {key + 1}"})
+                           else f"table column {key + 1}", **unit_label})
             for key, metrics in sorted(runs.items())
             if any(name.startswith(("ttft_", "tpot_", "itl_", "e2e_")) for name in metrics)
             or ("completed_requests" in metrics and metrics.keys() & {"duration_seconds", "total_input_tokens",
