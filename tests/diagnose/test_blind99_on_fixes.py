@@ -656,3 +656,14 @@ def test_bare_latencies_take_the_unit_their_per_token_times_settle(tmp_path):
     assert summary.labels["latency_unit_assumed"] == "s"
     with pytest.raises(LogFormatError):  # a per-token time of 1.0 could be either: nothing is read
         read_records(_write(tmp_path, table("1.9", "1.0"), "either.txt"))
+
+
+def test_bare_summary_latencies_take_the_unit_a_time_per_token_settles(tmp_path):
+    # `label: value` lines with no unit: a TPOT of 30.8 is ms, so the TTFT of 374.3 is too; without a per-token
+    # line (and no rate and concurrency for Little's law) nothing settles them and they are listed unread.
+    [summary] = read_records(_write(tmp_path, "Mean TTFT: 374.3\nMean TPOT: 30.8\nMean ITL: 22.9\n"))
+    assert summary.metrics["ttft_seconds_mean"] == pytest.approx(0.3743)
+    assert summary.metrics["tpot_seconds_mean"] == pytest.approx(0.0308)
+    assert summary.labels["latency_unit_assumed"] == "ms"
+    unsettled = diagnose_files([_write(tmp_path, "Mean TTFT: 374.3\nMean E2E: 980.1\n", "e2e.txt")])
+    assert unsettled.verdict == "insufficient-data"

@@ -47,11 +47,11 @@ def test_a_file_whose_known_marker_reads_nothing_falls_back(tmp_path):
 
 
 def test_a_latency_without_a_unit_is_not_guessed(tmp_path):
-    text = "mean ttft = 420\nmean itl = 21\nrequest count = 5\n"
+    # No time per token to settle the unit (an ITL of 21 would: test_blind99_on_fixes.py), no rate for Little's law.
+    text = "mean ttft = 420\nmean e2e = 980\nrequest count = 5\n"
     assert not any("ttft_seconds_mean" in record.metrics for record in _records(text))
     diagnosis = diagnose_files([_write(tmp_path, text)])
-    # nothing judged; the TTFT line (a metric word that names serving, a digit) is listed as not read ("itl" alone
-    # is no metric word: as a substring it is in "title")
+    # nothing judged; the TTFT line (a metric word that names serving, a digit) is listed as not read
     assert diagnosis.verdict == "insufficient-data"
     assert [item["line_number"] for item in diagnosis.files[0]["unread_examples"]] == [1]
 

@@ -225,6 +225,9 @@ def sniff(head: str) -> float:
         named = {metric[0] for metric in map(line_metric, lines) if metric is not None}
         if "request_throughput_per_second" in named and named & {"max_concurrency", "mean_concurrency"}:
             return 0.5
+        bare = dict(filter(None, map(unitless_latency, unitless)))
+        if len(bare) >= 2 and _unit_by_step({name[len(_UNITLESS):]: value for name, value in bare.items()}):
+            return 0.5  # two bare latencies, one a time per token that settles their unit
     if len(found) == 2 and any(name.startswith("ttft") for name in found) \
             and any(name.endswith("tokens_per_second") for name in found):
         return 0.5
@@ -328,17 +331,35 @@ def _run(line_number: int, metrics: dict) -> Iterator:
     unitless = {name[len(_UNITLESS):]: value for name, value in metrics.items() if name.startswith(_UNITLESS)}
     metrics = {name: value for name, value in metrics.items() if not name.startswith(_UNITLESS)}
     factor = _unit_by_littles_law(metrics, unitless)
+    by_step = None
+    if factor is None:
+        factor = by_step = _unit_by_step(unitless)
     if factor is not None:
         metrics.update({name: value * factor for name, value in unitless.items() if name not in metrics})
         unitless = {}
     for name, value in unitless.items():
-        yield unread(line_number, f"{name.replace('_seconds_', ' ')}: {value:g} (no unit; Little's law did not "
-                     "settle seconds or milliseconds)", NAME)
+        yield unread(line_number, f"{name.replace('_seconds_', ' ')}: {value:g} (no unit; neither Little's law nor a "
+                     "time per token settled seconds or milliseconds)", NAME)
     if metrics:
-        yield _record(line_number, metrics)
+        record = _record(line_number, metrics)
+        if by_step is not None:
+            record.labels["latency_unit_assumed"] = "ms" if by_step == 1e-3 else "s"
+        yield record
 
 
 LITTLE_TOLERANCE = 2.0  # measured latency within this factor of C / R: closed loops, warm-up and stragglers
+
+
+def _unit_by_step(unitless: dict) -> float | None:
+    """Seconds per unit from the run's unitless time per output token (or inter-token latency), as a markdown
+    table's bare columns are settled (bench_markdown.UNITLESS_MS_MIN): 2 or more is ms, under 0.5 is s."""
+    from inferledger.diagnose.parsers.bench_markdown import UNITLESS_MS_MIN, UNITLESS_SECONDS_MAX
+
+    step = next((value for name, value in sorted(unitless.items()) if name.startswith(("tpot_", "itl_"))
+                 and value > 0), None)
+    if step is None:
+        return None
+    return 1e-3 if step >= UNITLESS_MS_MIN else 1.0 if step < UNITLESS_SECONDS_MAX else None
 
 
 def _unit_by_littles_law(metrics: dict, unitless: dict) -> float | None:
