@@ -667,3 +667,15 @@ def test_bare_summary_latencies_take_the_unit_a_time_per_token_settles(tmp_path)
     assert summary.labels["latency_unit_assumed"] == "ms"
     unsettled = diagnose_files([_write(tmp_path, "Mean TTFT: 374.3\nMean E2E: 980.1\n", "e2e.txt")])
     assert unsettled.verdict == "insufficient-data"
+
+
+# -- Round 130 ------------------------------------------------------------------------------------------------------
+
+def test_a_header_rule_of_one_cell_still_rules_a_table(tmp_path):
+    # A page's text extraction keeps one cell of the rule (`|---|` under four headers): the rows below are the table's,
+    # a run a row and TTFT column (two runs of each model: before and after a fix).
+    table = ("| Model | Early TTFT | clean4 TTFT | Speedup |\n|---|\n| qwen | 27574.564 ms | 1100.044 ms | 25.067x |\n"
+             "| minilm | 23.342 ms | 22.621 ms | 1.032x |\n")
+    summaries = [record for record in read_records(_write(tmp_path, table)) if record.kind == "summary"]
+    assert [record.metrics["ttft_seconds_mean"] for record in summaries] == pytest.approx(
+        [27.574564, 1.100044, 0.023342, 0.022621])

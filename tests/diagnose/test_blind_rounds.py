@@ -89,7 +89,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind124_logs": (2, 7, 10),
           "blind125_logs": (2, 2, 3),
           "blind123_logs": (5, 5, 10),
-          "blind126_logs": (7, 8, 9)}
+          "blind126_logs": (7, 8, 9),
+          "blind130_logs": (0, 1, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

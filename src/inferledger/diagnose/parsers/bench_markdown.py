@@ -77,7 +77,8 @@ _BOX_RULE = re.compile(r"^[╒╞╘├└┌┝╪╤╧┼─═━┿╇┡�
 # "(ms/token)": a per-token time; `Average latency in seconds`: the unit spelled out at the end
 _UNIT = re.compile(r"\s*\((ms|s|sec|secs|seconds|us|µs)(?:/tok(?:en)?)?\)|[_ ](?:in )?(ms|s|sec|secs|seconds|us)$")
 _TOOL_COLUMNS = ("source", "tool", "backend", "engine", "framework")
-_SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$")
+# A header's rule; a page's text extraction may keep one cell of it (`|---|` under five headers).
+_SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$|^\|\s*:?-{3,}:?\s*\|\s*$")
 
 
 class _CutRow(list):
