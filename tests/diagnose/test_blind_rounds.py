@@ -43,7 +43,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind53_logs": (6, 8, 10), "blind54_logs": (4, 5, 10),
           "blind55_logs": (6, 8, 10), "blind56_logs": (10, 10, 10),
           "blind57_logs": (4, 8, 10), "blind59_logs": (6, 10, 10), "blind60_logs": (5, 8, 10),
-          "blind61_logs": (9, 10, 10), "blind62_logs": (3, 6, 10),
+          "blind61_logs": (9, 10, 10), "blind62_logs": (3, 7, 10),
           "blind63_logs": (9, 10, 10), "blind64_logs": (6, 9, 10),
           "blind65_logs": (7, 9, 10), "blind66_logs": (7, 10, 10),
           "blind67_logs": (7, 8, 10), "blind68_logs": (6, 8, 10),

@@ -362,3 +362,31 @@ def test_the_command_reports_an_internal_error_in_one_line(monkeypatch, capsys):
     monkeypatch.setenv("INFERLEDGER_TRACEBACK", "1")
     with pytest.raises(RuntimeError):
         main(["diagnose", "any.log"])
+
+
+# Triton's TensorRT-LLM backend (2024 on) logs its in-flight batching stats as a quoted JSON string; the sample is
+# triton-inference-server/server#7676's line, cut by the paste inside a key.
+TRITON_QUOTED = (FIXTURES.parent / "blind62_logs" / "trtllm__triton-backend-ifb-stats-one-line-active-8-of-max-8.txt")
+
+
+def test_triton_quoted_stats_line_cut_keeps_its_whole_pairs():
+    line = [text for text in TRITON_QUOTED.read_text().splitlines() if not text.startswith("# ")][0]
+    records, skipped = parse(trtllm_metrics, [line])
+    interval = next(record for record in records if record.kind == "interval")
+    capacity = next(record for record in records if record.kind == "capacity")
+    assert interval.metrics["running_requests"] == 8  # "Active Request Count":8
+    assert capacity.metrics["max_running_requests"] == 8  # "Max Request Count":8
+    assert interval.labels["iteration"] == 6189
+    assert len(skipped) == 1 and "cut" in skipped[0].reason
+
+
+def test_triton_quoted_stats_line_whole():
+    # the same line's pairs, closed as the backend writes it (the KV pairs as tensorrtllm_backend#217's object names them)
+    line = ('I1002 23:45:42.282246 136 model_instance_state.cc:1115] "{\\"Active Request Count\\":8,\\"Iteration Counter'
+            '\\":6189,\\"Max Request Count\\":8,\\"Max KV cache blocks\\":513,\\"Used KV cache blocks\\":500,'
+            '\\"Tokens per KV cache block\\":64,\\"Timestamp\\":\\"10-02-2024 23:45:42.275675\\"}"')
+    records, skipped = parse(trtllm_metrics, [line])
+    interval = next(record for record in records if record.kind == "interval")
+    assert not skipped
+    assert interval.metrics["kv_cache_usage_fraction"] == pytest.approx(500 / 513)
+    assert next(record for record in records if record.kind == "capacity").metrics["kv_cache_tokens"] == 513 * 64

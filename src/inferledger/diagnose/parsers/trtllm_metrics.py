@@ -25,6 +25,8 @@ _MAX_OBJECT_CHARS = 16 * 1024 * 1024
 _DECODER = json.JSONDecoder()
 
 
+# Later backends log the object as a quoted string: `model_instance_state.cc:…] "{\"Active Request Count\":8,…}"`.
+_ESCAPED = '{\\"Active Request Count\\"'
 _KV_BYTES = re.compile(r"\[TensorRT-LLM\].*\bAllocate (\d+) bytes for k/v cache")
 _KV_TOKENS = re.compile(r"\[TensorRT-LLM\].*\bUsing (\d+) total tokens in paged KV cache")
 
@@ -32,7 +34,7 @@ _KV_TOKENS = re.compile(r"\[TensorRT-LLM\].*\bUsing (\d+) total tokens in paged 
 def sniff(head: str) -> float:
     if '"iterLatencyMS"' in head and ('"kvCacheStats"' in head or '"numActiveRequests"' in head):
         return 0.95
-    if '"iterLatencyMS"' in head or '{"Active Request Count"' in head:
+    if '"iterLatencyMS"' in head or '{"Active Request Count"' in head or _ESCAPED in head:
         return 0.7
     if "[TensorRT-LLM]" in head and (_KV_BYTES.search(head) or _KV_TOKENS.search(head)):
         return 0.6
@@ -141,6 +143,22 @@ def _records(stats: dict, line_number: int) -> Iterator[Record]:
         yield Record("capacity", "trtllm.iteration", line_number, capacity, timestamp, labels)
 
 
+def _complete_pairs(text: str) -> dict | None:
+    """The pairs of an object cut inside its text that were written whole (`{"a":1,"b":2,"c` -> {"a": 1, "b": 2}): a
+    paste cut mid-line keeps what it shows. None when no pair before the cut decodes."""
+    end = len(text)
+    for _ in range(64):  # an object's keys, back from the cut; a pasted stats object has a few dozen
+        end = text.rfind(",", 0, end)
+        if end <= 0:
+            return None
+        try:
+            value = json.loads(text[:end] + "}")
+        except json.JSONDecodeError:
+            continue
+        return value if isinstance(value, dict) and value else None
+    return None
+
+
 def _decode(text: str, start: int, cut: bool = False) -> Iterator[Record | Skipped]:
     """The records of every complete object in `text` (one object, an array, or objects separated by commas); the
     first object that does not decode ends it with a Skipped, `cut` saying the text ended inside it."""
@@ -154,7 +172,15 @@ def _decode(text: str, start: int, cut: bool = False) -> Iterator[Record | Skipp
         try:
             value, position = _DECODER.raw_decode(text, position)
         except json.JSONDecodeError:
-            yield Skipped(start, "TensorRT-LLM iteration stats: JSON cut before its closing brace" if cut else
+            # the backend's flat object, cut by a paste: its whole pairs still say something (the executor's nested
+            # object, cut, is not pieced together)
+            salvaged = _complete_pairs(text[position:]) if cut else None
+            if salvaged is not None and "Active Request Count" in salvaged:
+                yield from _records(_from_legacy(salvaged), start)
+            else:
+                salvaged = None
+            yield Skipped(start, "TensorRT-LLM iteration stats: JSON cut before its closing brace" +
+                          (" (the pairs before the cut read)" if salvaged else "") if cut else
                           "TensorRT-LLM iteration stats: JSON object not readable (cut or damaged)", "trtllm.iteration")
             return
         items = value if isinstance(value, list) else [value]
@@ -180,6 +206,12 @@ def parse(lines) -> Iterator[Record | Skipped]:
             if not stripped.startswith("{"):
                 brace = line.find('{"Active Request Count"')  # the backend's line: a log prefix before the object
                 if brace < 0:
+                    brace = line.find(_ESCAPED)
+                    if brace < 0:
+                        continue
+                    # the quoted form: one line; its escapes undone, the closing quote dropped
+                    text = line[brace:].rstrip().removesuffix('"').replace('\\"', '"').replace("\\\\", "\\")
+                    yield from _decode(text, line_number, cut=text.count("{") > text.count("}"))
                     continue
                 stripped = line[brace:]
             start = line_number
