@@ -679,3 +679,18 @@ def test_a_header_rule_of_one_cell_still_rules_a_table(tmp_path):
     summaries = [record for record in read_records(_write(tmp_path, table)) if record.kind == "summary"]
     assert [record.metrics["ttft_seconds_mean"] for record in summaries] == pytest.approx(
         [27.574564, 1.100044, 0.023342, 0.022621])
+
+
+# -- Twelfth session: general fixes without a new round ---------------------------------------------------------------
+
+def test_a_mean_rate_named_by_its_unit_beside_a_ttft_is_one_streams(tmp_path):
+    # llmfit's shared bench row: `Avg TPS` beside `Avg TTFT (ms)`; one request at a time, 58.7 tok/s is one stream's. A rate named by a variant (`Throughput tok/s`) beside a TTFT may be the run's: not read as a stream's.
+    table = "| Model | Provider | Avg TPS | Avg TTFT (ms) |\n| --- | --- | --- | --- |\n| Qwen/Qwen3-8B | vllm | 58.7 | 120 |\n"
+    [summary] = [record for record in read_records(_write(tmp_path, table)) if record.kind == "summary"]
+    assert summary.metrics["output_tokens_per_second_per_user_mean"] == pytest.approx(58.7)
+    assert summary.metrics["ttft_seconds_mean"] == pytest.approx(0.120)
+    other = table.replace("Avg TPS", "Throughput tok/s")
+    assert diagnose_files([_write(tmp_path, other, "t.txt")]).verdict == "insufficient-data"  # listed unread
+    row = FIXTURES / "blind114_logs" / "other__llmfit-bench-share-rtx-4090-qwen3-8b-vllm-one-row.txt"
+    # Qwen3-8B in bf16 (~16.4 GB) on an RTX 4090 (1,008 GB/s): ~61 tok/s at the bandwidth floor; 58.7 is near it
+    assert diagnose_files([row], model="Qwen/Qwen3-8B", gpu="rtx-4090").verdict == "healthy"

@@ -84,7 +84,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind113_logs": (7, 9, 10),
           "blind116_logs": (5, 5, 10),
           "blind115_logs": (5, 7, 10),
-          "blind114_logs": (3, 3, 6),
+          "blind114_logs": (3, 4, 6),
           "blind121_logs": (4, 4, 6),
           "blind124_logs": (2, 7, 10),
           "blind125_logs": (2, 2, 3),

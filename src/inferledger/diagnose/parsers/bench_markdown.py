@@ -207,6 +207,8 @@ def _unit_from_cells(header: str, index: int, rows: list):
 
 # A rate column named by its unit alone, or by a variant and its unit (`tok/s`, `TurboQuant t/s`, `Tokens per second`).
 _BARE_RATE = re.compile(r"^(?:[\w.:=+\- ]+ )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec)?$|^tok(?:en)?s? per sec(?:ond)?$")
+# The same beside named metrics: the unit alone or after a mean's word (`Avg TPS`, `Mean tok/s`).
+_MEAN_RATE = re.compile(r"^(?:(?:avg|average|mean|median|p50) )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec)?$")
 # A static batch's column (not a client's concurrency, whose tok/s may be each request's).
 _STATIC_BATCH = re.compile(r"batch(?: size)?|bs")
 # Columns beside which a bare rate may not be one stream's generation: a batch, or a phase named (llama.cpp's benches).
@@ -221,9 +223,12 @@ def _bare_rates(cells: list, columns: list) -> list:
     request-rate column (the rate may be each request's or the run's), a `test` column (llama-bench's) or a phase
     named (batched-bench's `S_PP t/s`) the rates are not plainly generation: left to those readers."""
     batch = [bool(_STATIC_BATCH.fullmatch(_normal(cell))) for cell in cells]
-    if any(column is not None and not is_batch for column, is_batch in zip(columns, batch, strict=True)):
-        return columns
-    bare = [bool(_BARE_RATE.match(" ".join(re.sub(r"[()\[\]]", " ", _normal(cell)).split()))) for cell in cells]
+    named = any(column is not None and not is_batch for column, is_batch in zip(columns, batch, strict=True))
+    # beside metrics the table names (a TTFT), only a rate named by its unit and a mean is taken (llmfit's
+    # `Avg TPS | Avg TTFT (ms)`); a variant's name (`Throughput tok/s`) may be the run's, not a stream's
+    pattern = _MEAN_RATE if named else _BARE_RATE
+    bare = [column is None and bool(pattern.match(" ".join(re.sub(r"[()\[\]]", " ", _normal(cell)).split())))
+            for cell, column in zip(cells, columns, strict=True)]
     if not any(bare) or any(_NOT_ONE_STREAM.search(_normal(cell)) for cell, is_batch in zip(cells, batch, strict=True)
                             if not is_batch):
         return columns
