@@ -11,6 +11,7 @@ Peak RSS at a quarter of the size and at the full size shows whether memory stay
     python benchmarks/bench_diagnose.py --size-mb 64 --profile-mb 50   # plus cProfile of the full path
     python benchmarks/bench_diagnose.py --shares 0.1 --processes 1     # one share, one process
     python benchmarks/bench_diagnose.py --llama-server --size-mb 64    # a llama-server log instead
+    python benchmarks/bench_diagnose.py --llama-server 2025 --size-mb 64    # as a 2025 build logs it
 
 The first of --shares gets the full report (two sizes, memory ratio, stages); each further share one run at
 --size-mb, so one run shows the spread from a quiet vLLM log to a log that is mostly stats lines; then an SGLang
@@ -77,8 +78,34 @@ LLAMA_SERVER = (
 )
 
 
-def build_llama_server_log(path: str, size_bytes: int, seed: int = 0) -> int:
-    """Write about `size_bytes` of a llama-server log (LLAMA_SERVER, one request after another, numbers drawn per
+# The same request as a 2025 build logs it (tests/fixtures/blind15_logs, blind67_logs): no prefix, the slot released
+# before its timings, which come bare under a header line.
+LLAMA_SERVER_2025 = (
+    "srv  params_from_: Chat format: Content-only",
+    "slot get_availabl: id  {slot} | task -1 | selected slot by lcs similarity, lcs_len = {cached}, similarity = "
+    "0.438 (> 0.100 thold)",
+    "slot launch_slot_: id  {slot} | task {task} | processing task",
+    "slot update_slots: id  {slot} | task {task} | new prompt, n_ctx_slot = 32768, n_keep = 0, n_prompt_tokens = "
+    "{context}",
+    "slot update_slots: id  {slot} | task {task} | kv cache rm [{cached}, end)",
+    "slot update_slots: id  {slot} | task {task} | prompt processing progress, n_past = {context}, n_tokens = {new}, "
+    "progress = 0.961538",
+    "slot update_slots: id  {slot} | task {task} | prompt done, n_past = {context}, n_tokens = {new}",
+    "slot      release: id  {slot} | task {task} | stop processing: n_past = {end}, truncated = 0",
+    "slot print_timing: id  {slot} | task {task} | ",
+    "prompt eval time = {prompt_ms:10.2f} ms / {new:5d} tokens ({prompt_per:8.2f} ms per token, {prompt_rate:8.2f} "
+    "tokens per second)",
+    "       eval time = {eval_ms:10.2f} ms / {out:5d} tokens ({per_token:8.2f} ms per token, {rate:8.2f} tokens per "
+    "second)",
+    "      total time = {total_ms:10.2f} ms / {tokens:5d} tokens",
+    "srv  update_slots: all slots are idle",
+    "srv  log_server_r: request: POST /v1/chat/completions 127.0.0.1 200",
+)
+LLAMA_SERVER_SHAPES = {"2026": LLAMA_SERVER, "2025": LLAMA_SERVER_2025}
+
+
+def build_llama_server_log(path: str, size_bytes: int, seed: int = 0, shapes: tuple = LLAMA_SERVER) -> int:
+    """Write about `size_bytes` of a llama-server log (`shapes`, one request after another, numbers drawn per
     request); return the line count."""
     rng = random.Random(seed)
     written = lines = task = 0
@@ -95,7 +122,7 @@ def build_llama_server_log(path: str, size_bytes: int, seed: int = 0) -> int:
                            prompt_per=1e3 / prompt_rate, eval_ms=out / rate * 1e3, per_token=1e3 / rate,
                            total_ms=(new / prompt_rate + out / rate) * 1e3, tokens=new + out, graphs=out - 1,
                            end=cached + new + out)
-            for shape in LLAMA_SERVER:
+            for shape in shapes:
                 elapsed += 0.05
                 minutes, seconds = divmod(elapsed, 60)
                 stamp = f"{int(minutes):02d}.{int(seconds):02d}.{int(seconds % 1 * 1e3):03d}.000"
@@ -282,19 +309,20 @@ def _against_target(result: dict) -> float:
     return speed
 
 
-def llama_server_run(size_mb: int, small_mb: int = 0) -> int:
+def llama_server_run(size_mb: int, small_mb: int = 0, build: str = "2026") -> int:
     """The --llama-server report: a log of a quarter of size_mb MiB (or small_mb) and one of size_mb, for the peak RSS
     ratio (memory flat), then the speed of the larger against the target. Big plain files are read by two processes
     as the other logs are (INFERLEDGER_DIAGNOSE_PROCESSES)."""
     folder = tempfile.mkdtemp(prefix="inferledger-bench-")
     try:
         print(machine())
-        print("\nllama-server log, one request after another (13 lines a request)")
+        shapes = LLAMA_SERVER_SHAPES[build]
+        print(f"\nllama-server log of a {build} build, one request after another ({len(shapes)} lines a request)")
         rows = []
         for size in (small_mb or max(size_mb // 4, 1), size_mb):
             path = os.path.join(folder, f"llama-server-{size}MiB.log")
             began = time.perf_counter()
-            lines = build_llama_server_log(path, size * MiB)
+            lines = build_llama_server_log(path, size * MiB, shapes=shapes)
             built = time.perf_counter() - began
             rows.append(run_worker(path))
             print(_row(rows[-1], lines, built))
@@ -324,8 +352,9 @@ def main() -> int:
                              "of batch lines, at --size-mb (default 0.6; 0: none)")
     parser.add_argument("--processes", type=int, default=0,
                         help="processes for one big file (INFERLEDGER_DIAGNOSE_PROCESSES; default: the library's)")
-    parser.add_argument("--llama-server", action="store_true",
-                        help="instead: a llama-server log of one request after another (per-request timing lines)")
+    parser.add_argument("--llama-server", nargs="?", const="2026", choices=sorted(LLAMA_SERVER_SHAPES),
+                        help="instead: a llama-server log of one request after another (per-request timing lines), "
+                             "as a 2026 build (the default) or a 2025 build logs it")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--profile", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -334,7 +363,7 @@ def main() -> int:
         return 0
 
     if args.llama_server:
-        return llama_server_run(args.size_mb, args.small_mb)
+        return llama_server_run(args.size_mb, args.small_mb, args.llama_server)
     shares = [args.stats_share] if args.stats_share is not None else [float(x) for x in args.shares.split(",")]
     small_mb = args.small_mb or max(args.size_mb // 4, 1)
     folder = tempfile.mkdtemp(prefix="inferledger-bench-")

@@ -268,10 +268,10 @@ def _column(values: list, count: int) -> tuple:
     return array, np.fromiter(map(is_not, values, repeat(None)), bool, count)
 
 
-# The metrics every row states for Accumulator._request_columns (graphs_reused may be stated or not), and those a
-# one-token request sets aside.
+# The metrics every row states for Accumulator._request_columns (graphs_reused may be stated or not, the context by
+# every row or by none: a 2025 llama-server states none), and those a one-token request sets aside.
 _ROW_METRICS = {"prefill_seconds", "input_tokens", "prompt_tokens_per_second", "decode_seconds", "output_tokens",
-                "generation_tokens_per_second", "tpot_seconds", "e2e_seconds", "context_tokens"}
+                "generation_tokens_per_second", "tpot_seconds", "e2e_seconds"}
 _ONE_TOKEN_DROPS = ("tpot_seconds", "generation_tokens_per_second")
 
 
@@ -752,15 +752,16 @@ class Accumulator:
 
     def _request_columns(self, requests: Requests, file: str) -> bool:
         """_request_of for every row of `requests`, a metric or a test at a time over numpy columns, when every row
-        states the phases, their token counts and rates, the step time, the total and the context (as a 2026
-        llama-server request does), each a finite number, and no metric would be seen for the first time (the
+        states the phases, their token counts and rates, the step time and the total (as a llama-server request
+        does; the context too or none), each a finite number, and no metric would be seen for the first time (the
         statistics keep the order metrics first come in); False, nothing folded, otherwise. The same tests in the
         same order, each comparison and sum as _request_of makes it (the sums added in order by
         np.add.accumulate)."""
         import numpy as np
 
         metrics = requests.metrics
-        if metrics.keys() - {"graphs_reused"} != _ROW_METRICS or not self.requests.keys() >= metrics.keys():
+        if metrics.keys() - {"graphs_reused", "context_tokens"} != _ROW_METRICS \
+                or not self.requests.keys() >= metrics.keys():
             return False
         columns = {name: np.array(column, float) for name, column in metrics.items() if name != "graphs_reused"}
         if not all(np.isfinite(column).all() for column in columns.values()):

@@ -470,6 +470,21 @@ class _Reader:
         and tabs are read only inside a table)."""
         return self.idle() and not self.timings and self.ggml_prompt is None and self.ggml_load is None
 
+    def closed_by_timings(self) -> bool:
+        """What is open (a request, a header) would close before a request's bare timings that follow quiet lines
+        (_BARE_CYCLE), nothing read in between: the next `prompt eval` line closes a request that has one or its
+        total, and a header names the request after it. Several slots, no idle notice: the request read line by line
+        stays open until the next one's timings."""
+        request = self.request
+        return not self.table_kind and (request is None or "prompt eval" in request.fields or request.total_seen)
+
+    def close(self) -> list:
+        """closed_by_timings' closing, done now: the open request's record (none when none is open)."""
+        out: list = []
+        self._flush(out)
+        self.header_labels = {}
+        return out
+
     def _flush(self, out: list) -> None:
         finished, self.request = self.request, None
         record = finished.record() if finished is not None else None
@@ -555,6 +570,9 @@ class _Reader:
             return out
         request = self.request
         if request is not None:
+            if "all slots are idle" in line:  # no slot holds a request: the one read is complete
+                self._flush(out)
+                return out
             if "graphs reused" in line:
                 match = _GRAPHS.search(line)
                 if match:
@@ -682,11 +700,11 @@ def parse(lines) -> Iterator:
     yield from reader.finish()
 
 
-# A big llama-server log is read a block at a time (parse_log), its usual 2026 lines by patterns over the block rather
-# than a Python step each: a decode-progress line and a request's run of lines (prompt eval time to its slot's
-# release) as feed() reads them, and runs of lines that feed() passes over whatever its state. Each pattern holds one
-# line shape exactly (numbers where the line has numbers, nothing free that could hold a word feed() tests); any other
-# line is fed.
+# A big llama-server log is read a block at a time (parse_log), its usual lines (2026 builds', with or without their
+# elapsed prefix, and 2025 builds') by patterns over the block rather than a Python step each: a decode-progress line
+# and a request's run of lines (prompt eval time to its slot's release or the idle notice) as feed() reads them, and
+# runs of lines that feed() passes over while no request is open. Each pattern holds one line shape exactly (numbers
+# where the line has numbers, nothing free that could hold a word feed() tests); any other line is fed.
 _LINE_STAMP = _STAMP.replace("(", "").replace(")", "")  # the same, no groups
 _NUMBER = r"\d+\.\d+"
 _SLOT_PREFIX = _LINE_STAMP + r" I slot +print_timing: id +\d+ \| task \d+ \| +"
@@ -697,13 +715,22 @@ _PROGRESS_LINE = (_STAMP + r" I slot +print_timing: id +(\d+) \| task (\d+) \| n
 # format, its name in plain words (none of those feed() tests: no `=`, `/`, `_`, `:` or `,`, no unread phrase).
 _QUIET_SLOT = (r"launch_slot_: id +\d+ \| task \d+ \| processing task",
                r"update_slots: id +\d+ \| task \d+ \| (?:new prompt, n_ctx_slot = \d+, n_keep = \d+, "
-               r"n_prompt_tokens = \d+|kv cache rm \[\d+, end\)|prompt done, n_past = \d+, n_tokens = \d+)")
+               r"n_prompt_tokens = \d+|kv cache rm \[\d+, end\)|prompt done, n_past = \d+, n_tokens = \d+"
+               r"|prompt processing progress, n_past = \d+, n_tokens = \d+, progress = \d+\.\d+)",
+               # 2025: a slot chosen for the prompt, and its release before its timings (n_past, not n_tokens)
+               r"get_availabl: id +\d+ \| task -?\d+ \| selected slot by (?:lcs similarity, lcs_len = \d+, "
+               r"similarity = \d+\.\d+ \(> \d+\.\d+ thold\)|LRU, t_last = -?\d+)",
+               r"release: id +\d+ \| task \d+ \| stop processing: n_past = \d+, truncated = \d+")
 _QUIET_SERVER = (r"update_slots: all slots are idle",
                  r"log_server_r: request: (?:GET|POST) (?:/v1/chat/completions|/v1/completions|/completions?|/health|"
                  r"/v1/models|/models|/metrics|/props|/slots) [\d.]+ \d+",
                  r"params_from_: Chat format: (?![^\n]*(?:tokens per second|ms per token))[A-Za-z0-9 .()-]*")
-_QUIET_RUN = (r"(?:" + _LINE_STAMP + r" I (?:slot +(?:" + "|".join(_QUIET_SLOT) + ")|srv +(?:"
-              + "|".join(_QUIET_SERVER) + r"))\n)+")
+_QUIET_LINE = (r"(?:slot +(?:" + "|".join(_QUIET_SLOT) + ")|srv +(?:" + "|".join(_QUIET_SERVER) + r"))")
+_QUIET_RUN = rf"(?:{_LINE_STAMP} I {_QUIET_LINE}\n)+"
+# The same lines printed without the prefix (2025 builds, 2026 ones logging without it), and the access line of late
+# 2024 builds (`request: POST /v1/chat/completions 127.0.0.1 200`).
+_BARE_QUIET_RUN = (rf"(?:(?:{_QUIET_LINE}|request: (?:GET|POST) (?:/v1/chat/completions|/v1/completions|/completions?|"
+                   r"/health|/v1/models|/models|/metrics|/props|/slots) [\d.]+ \d+)\n)+")
 _PHASE = rf" time = *(?P<{{0}}_ms>{_NUMBER}) ms / *(?P<{{0}}_n>\d+) tokens \( *(?P<{{0}}_per>{_NUMBER}) ms per token, " \
          rf"*(?P<{{0}}_rate>{_NUMBER}) tokens per second\)\n"
 _REQUEST_RUN = (
@@ -714,6 +741,19 @@ _REQUEST_RUN = (
     + rf"(?:{_SLOT_PREFIX}graphs reused = *(?P<graphs>\d+)\n)?"
     + _LINE_STAMP + r" I slot +release: id +\d+ \| task (?P=task) \| stop processing: "
     r"n_tokens = (?P<context>\d+), truncated = \d+$")
+
+
+# A request's timings without the prefix: a header line naming the slot, then the three lines bare. 2026 builds
+# release the slot right after them (its context in n_tokens); 2025 builds released it before them, and the server's
+# idle notice, or the next request's timings after quiet lines (several slots), close the request.
+_BARE_SLOT = r"slot print_timing: id +(?P<slot>\d+) \| task (?P<task>\d+) \| *\n"
+_BARE_RUN = (
+    _BARE_SLOT + "prompt eval" + _PHASE.format("prompt") + " *eval" + _PHASE.format("eval")
+    + rf" *total time = *(?P<total_ms>{_NUMBER}) ms / *\d+ tokens\n"
+    + r"(?:(?:slot print_timing: id +\d+ \| task \d+ \| +graphs reused = *(?P<graphs>\d+)\n)?"
+    r"slot +release: id +\d+ \| task (?P=task) \| stop processing: n_tokens = (?P<context>\d+), truncated = \d+\n"
+    r"|srv +update_slots: all slots are idle\n"
+    rf"|(?:{_BARE_QUIET_RUN})?(?=slot print_timing: id +\d+ \| task \d+ \| *\nprompt eval time = ))")
 
 
 def _held(pattern: str) -> str:
@@ -728,7 +768,8 @@ def _held(pattern: str) -> str:
 
 # One match a step of _block_items where no request is read by _CYCLE: which of them matched is its lastgroup (each
 # closes after its inner groups).
-_USUAL = re.compile(_held(rf"(?P<quiet>{_QUIET_RUN})|(?P<progress>{_PROGRESS_LINE})"), re.MULTILINE)
+_USUAL = re.compile(_held(rf"(?P<quiet>{_QUIET_RUN}|{_BARE_QUIET_RUN})|(?P<progress>{_PROGRESS_LINE})"),
+                    re.MULTILINE)
 _PROGRESS_GROUPS = tuple(range(_USUAL.groupindex["progress"] + 1, _USUAL.groups + 1))  # _PROGRESS_LINE's
 # One usual request a match, while the reader is idle: its quiet lines, the decode-progress line right before its
 # timing lines, and the run of them, as _USUAL's steps read them one after another (a run of quiet lines is all of
@@ -736,6 +777,9 @@ _PROGRESS_GROUPS = tuple(range(_USUAL.groupindex["progress"] + 1, _USUAL.groups 
 # _USUAL: its quiet lines and its progress line may be absent.
 _CYCLE = re.compile(_held(rf"(?:{_QUIET_RUN})?(?:{_PROGRESS_LINE}\n)?{_REQUEST_RUN}\n"), re.MULTILINE)
 _CYCLE_RUN = {name: index - 1 for name, index in _CYCLE.groupindex.items()}  # a name's column in _stretch's fields
+# The same without the prefix: no decode-progress line (those carry it), the run's quiet lines before it.
+_BARE_CYCLE = re.compile(_held(rf"(?:{_BARE_QUIET_RUN})?{_BARE_RUN}"), re.MULTILINE)
+_BARE_CYCLE_RUN = {name: index - 1 for name, index in _BARE_CYCLE.groupindex.items()}
 # _PROGRESS_LINE's groups come first, up to the run's first: minutes, seconds, ms, µs (None when a request has no
 # progress line), slot, task, decoded, rate, recent.
 _CYCLE_PROGRESS = _CYCLE.groupindex["prompt_ms"] - 1
@@ -748,14 +792,18 @@ def _progress_of(line_number: int, match) -> Record:
     return _progress_record(line_number, decoded, rate, recent, slot, task, (minutes, seconds, millis, micros))
 
 
-def _cycles(text: str, position: int) -> list:
-    """_CYCLE's matches one after another from `position` (a line start), as long as they follow on."""
+def _cycles(text: str, position: int, patterns: tuple = (_CYCLE, _BARE_CYCLE)) -> list:
+    """The first of `patterns` that matches at `position` (a line start): its matches one after another, as long as
+    they follow on."""
     cycles = []
-    match = _CYCLE.match
-    found = match(text, position)
-    while found is not None:
-        cycles.append(found)
-        found = match(text, found.end())
+    for pattern in patterns:
+        match = pattern.match
+        found = match(text, position)
+        while found is not None:
+            cycles.append(found)
+            found = match(text, found.end())
+        if cycles:
+            break
     return cycles
 
 
@@ -770,12 +818,16 @@ def _stretch(cycles: list, text: str, position: int, number: int) -> Requests:
     runs = list(map(re.Match.start, cycles, repeat("prompt_ms")))  # on the run's first line
     lines = list(accumulate(map(text.count, repeat("\n"), [position, *runs[:-1]], runs), initial=number))[1:]
     fields = list(zip(*map(re.Match.groups, cycles), strict=True))
-    progress = list(map(is_not, fields[0], repeat(None)))
-    windows = _progress_windows([line - 1 for line in compress(lines, progress)],  # the line before its request's
-                                [list(compress(column, progress)) for column in fields[:_CYCLE_PROGRESS]])
+    if cycles[0].re is _BARE_CYCLE:  # no decode-progress line
+        windows, names = _progress_windows([], [()] * 9), _BARE_CYCLE_RUN
+    else:
+        progress = list(map(is_not, fields[0], repeat(None)))
+        windows = _progress_windows([line - 1 for line in compress(lines, progress)],  # the line before its request's
+                                    [list(compress(column, progress)) for column in fields[:_CYCLE_PROGRESS]])
+        names = _CYCLE_RUN
 
     def column(name: str) -> tuple:
-        return fields[_CYCLE_RUN[name]]
+        return fields[names[name]]
 
     metrics = {"prefill_seconds": _ms_to_seconds(column("prompt_ms")),
                "input_tokens": list(map(float, column("prompt_n"))),
@@ -784,32 +836,35 @@ def _stretch(cycles: list, text: str, position: int, number: int) -> Requests:
                "output_tokens": list(map(float, column("eval_n"))),
                "generation_tokens_per_second": list(map(float, column("eval_rate"))),
                "tpot_seconds": _ms_to_seconds(column("eval_per")), "e2e_seconds": _ms_to_seconds(column("total_ms"))}
-    graphs = column("graphs")
-    if graphs.count(None) != len(graphs):
-        metrics["graphs_reused"] = [None if value is None else float(value) for value in graphs]
-    metrics["context_tokens"] = list(map(float, column("context")))
+    for name, metric in (("graphs", "graphs_reused"), ("context", "context_tokens")):  # a 2025 run has neither
+        values = column(name)
+        if values.count(None) != len(values):
+            metrics[metric] = [None if value is None else float(value) for value in values]
     return Requests("llamacpp.server", lines, _SERVER_LABELS,
                     {"slot": list(column("slot")), "task": list(column("task"))}, metrics, windows)
 
 
 def _block_items(reader: _Reader, text: str, number: int) -> Iterator:
     """parse()'s items of a block of whole lines (`text`, no line of it needing cleaning) whose first line is line
-    `number`: the usual 2026 lines read by their patterns (a stretch of requests at a time, else one match a step),
-    any other line fed."""
+    `number`: the usual llama-server lines read by their patterns (a stretch of requests at a time, else one match a
+    step), any other line fed."""
     position = 0  # a line start
     size = len(text)
     usual = _USUAL.match
     while position < size:
-        if reader.idle():
-            cycles = _cycles(text, position)
-            if cycles:
-                end = cycles[-1].end()
-                stretch = _stretch(cycles, text, position, number)
-                yield stretch
-                number = stretch.lines[-1] + text.count("\n", cycles[-1].start("prompt_ms"), end)
-                position = end
-                continue
-        found = usual(text, position)
+        cycles = _cycles(text, position) if reader.idle() else \
+            _cycles(text, position, (_BARE_CYCLE,)) if reader.closed_by_timings() else None
+        if cycles:
+            yield from reader.close()
+            end = cycles[-1].end()
+            stretch = _stretch(cycles, text, position, number)
+            yield stretch
+            number = stretch.lines[-1] + text.count("\n", cycles[-1].start("prompt_ms"), end)
+            position = end
+            continue
+        # While a request is open, every line is fed: the idle notice closes it, and the lines after its timings
+        # (graphs reused, its slot's release) are its own.
+        found = usual(text, position) if reader.request is None else None
         if found is None:  # a request's run while one is open (feed() reads its lines), or another line
             end = text.find("\n", position)
             yield from reader.feed(number, text[position:end])
