@@ -185,6 +185,9 @@ _DURATION_SCALE = {"ns": 1e-9, "µs": 1e-6, "μs": 1e-6, "us": 1e-6, "ms": 1e-3,
 def duration_seconds(text: str) -> float | None:
     """Rust `Duration` debug (`466.15µs`, `3.764430077s`) or Go duration (`2m7.682s`) strings, in seconds."""
     text = text.strip()
+    one = _DURATION_PART.fullmatch(text)  # the usual one part (a TGI span, a GIN latency under a minute)
+    if one is not None:
+        return float(one.group(1)) * _DURATION_SCALE[one.group(2)]
     total = 0.0
     position = 0
     for match in _DURATION_PART.finditer(text):
