@@ -205,3 +205,25 @@ def feed_all(parser, lines):
     for line_number, line in lines:
         yield from parser.feed(line_number, line)
     yield from parser.finish()
+
+
+class LineByLine:
+    """The state of a reader that keeps none from one line to the next (each line a request, TGI's): read.py's pull
+    interface for two processes (new_reader, read_blocks, split_after) then cuts the file after any line, and every
+    chunk the child reads stands."""
+
+    def fresh(self) -> bool:
+        return True
+
+    def finish(self) -> list:
+        return []
+
+
+def lines_of_blocks(parse, blocks):
+    """parse()'s items of read.LogFile.blocks(): a clean block's text split into its lines, the others' lines as
+    given, each numbered as lines() numbers it."""
+    for first, text, lines in blocks:
+        if lines is None:
+            lines = text.split("\n")
+            lines.pop()  # the empty piece after the block's final newline
+        yield from parse(enumerate(lines, first))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from inferledger.diagnose.parsers._common import duration_seconds
+from inferledger.diagnose.parsers._common import LineByLine, duration_seconds, lines_of_blocks
 from inferledger.diagnose.records import Record, Skipped
 
 NAME = "tgi"
@@ -36,6 +36,10 @@ _FIELDS = {
 }
 
 
+# The router's five fields in its order, quoted (what _spans finds one at a time): one match from `total_time`.
+_ROUTER_SPANS = re.compile(" ".join(f'{key}="([^"]+)"' for key in _FIELDS))
+
+
 def sniff(head: str) -> float:
     if "text_generation_router" in head and "time_per_token" in head:
         return 0.95
@@ -52,8 +56,11 @@ def parse(lines) -> Iterator[Record | Skipped]:
         if "_time" not in line or ("queue_time" not in line and "inference_time" not in line):
             continue
         metrics = {}
-        for _at, key, quoted, bare in _spans(line):
-            seconds = duration_seconds(quoted or bare)
+        at = line.find('total_time="')
+        usual = _ROUTER_SPANS.match(line, at) if at >= 0 else None
+        for key, value in zip(_FIELDS, usual.groups(), strict=True) if usual else (
+                (key, quoted or bare) for _at, key, quoted, bare in _spans(line)):
+            seconds = duration_seconds(value)
             if seconds is not None:
                 metrics[_FIELDS[key]] = seconds
         if metrics:
@@ -79,6 +86,19 @@ def parse(lines) -> Iterator[Record | Skipped]:
         if match:
             labels["route"] = match.group(1)
         yield Record("request", "tgi.request", line_number, metrics, None, labels)
+
+
+# No state from one line to the next: a big log is read by two processes, cut after any line (read.py).
+def new_reader() -> LineByLine:
+    return LineByLine()
+
+
+def read_blocks(_reader: LineByLine, blocks) -> Iterator:
+    return lines_of_blocks(parse, blocks)
+
+
+def split_after(_line: str) -> bool:
+    return True
 
 
 def _spans(line: str) -> list:
