@@ -182,6 +182,21 @@ def test_advice_does_not_suggest_prefix_caching_when_it_is_on():
     assert "prefix caching is already on (hit rate up to 40%)" in text  # 40.5 % in the log
 
 
+def test_advice_for_a_prefill_bound_v1_log_does_not_say_enable_chunked_prefill(tmp_path):
+    # vLLM's V1 engine (`Engine 000:` stats lines) always chunks prefills: only the step budget is left to tune; the
+    # same window as a V0 line (`Pending:`) may still be told to enable it.
+    v1 = diagnose_files([FIXTURES / "vllm__v1-single-line-prefill-heavy.txt"])
+    assert v1.verdict == "prefill-bound"
+    assert not any("enable chunked prefill" in tip for tip in v1.advice)
+    assert any("always chunks prefills" in tip and "--max-num-batched-tokens" in tip for tip in v1.advice)
+    v0 = tmp_path / "v0.log"
+    v0.write_text("INFO 06-16 10:03:14 metrics.py:449] Avg prompt throughput: 1254.4 tokens/s, Avg generation "
+                  "throughput: 29.2 tokens/s, Running: 10 reqs, Swapped: 0 reqs, Pending: 4 reqs, GPU KV cache usage: "
+                  "57.9%, CPU KV cache usage: 0.0%.\n")
+    advice = diagnose_files([v0]).advice
+    assert any("enable chunked prefill" in tip for tip in advice)
+
+
 def test_healthy_always_carries_numbers():
     for path in sorted(FIXTURES.glob("*.txt")):
         diagnosis = diagnose_files([path])

@@ -68,6 +68,16 @@ def advice_for(verdict: str, section: dict | None, throughput_test: bool = False
         if chunk is not None:
             tips = [f"chunked prefill is on ({chunk[0]:,.0f} tokens per chunk): a smaller chunk (vLLM "
                     "--max-num-batched-tokens, SGLang --chunked-prefill-size) interleaves decode more often"]
+        elif engine == "vllm" and acc.labels.get("version") == "v1":
+            # "In vLLM V1, chunked prefill is always enabled by default" (docs/configuration/optimization.md): the
+            # knob left is the step's token budget.
+            tips = ["vLLM's V1 engine always chunks prefills: a smaller per-step token budget "
+                    "(--max-num-batched-tokens) lets decode steps in more often"]
+        elif engine == "sglang":
+            # SGLang's server arguments: --chunked-prefill-size is sized from the GPU's memory unless set; -1 turns
+            # chunking off.
+            tips = ["SGLang chunks prefills unless --chunked-prefill-size is -1: a smaller chunk interleaves decode "
+                    "more often"]
         else:
             tips = ["enable chunked prefill / lower the per-step token budget (vLLM --max-num-batched-tokens, SGLang "
                     "--chunked-prefill-size) so prefills stop starving decode"]
