@@ -203,3 +203,14 @@ def test_healthy_always_carries_numbers():
         for item in diagnosis.evidence:
             if item.verdict == "healthy":
                 assert item.numbers, (path.name, item.text)
+
+
+def test_decode_advice_for_a_one_user_runner_is_not_to_batch():
+    # koboldcpp serves one request at a time: there is no batch to grow, so the advice is about bytes per token; a
+    # batching server's decode-bound log (TGI) keeps the batching advice.
+    local = diagnose_files([FIXTURES / "koboldcpp__ctxlimit-stopped-early-78-of-387.txt"])
+    assert local.verdict == "decode-bound"
+    assert not any("batch more requests" in tip for tip in local.advice)
+    assert any("smaller quantisation" in tip and "--gpulayers" in tip for tip in local.advice)
+    server = diagnose_files([FIXTURES / "tgi__cpu-backend-generate-success-line.txt"])
+    assert server.verdict == "decode-bound" and any("batch more requests" in tip for tip in server.advice)

@@ -90,8 +90,16 @@ def advice_for(verdict: str, section: dict | None, throughput_test: bool = False
                         "serving)")
         return tips
     if verdict == "decode-bound":
-        tips = ["batch more requests per step (decode reads the weights once per step for the whole batch)",
-                "lower weight precision (fp8/int4) or use speculative decoding to cut bytes per generated token"]
+        if acc is not None and acc.labels.get("engine") in SINGLE_STREAM_RUNNERS:
+            # One user's stream: there is no batch to grow; each token reads every weight it runs through.
+            tips = ["fewer bytes a token: a smaller quantisation (Q4_K_M, Q3_K) or a smaller model, and every layer on "
+                    "the GPU (llama.cpp -ngl, ollama num_gpu, koboldcpp --gpulayers): layers left in system RAM decode at "
+                    "its bandwidth",
+                    "speculative decoding with a small draft model of the same family (llama.cpp --model-draft) "
+                    "writes several tokens a step"]
+        else:
+            tips = ["batch more requests per step (decode reads the weights once per step for the whole batch)",
+                    "lower weight precision (fp8/int4) or use speculative decoding to cut bytes per generated token"]
         spec = acc.interval.get("spec_mean_acceptance_length") if acc is not None else None
         if spec is not None and spec.count:
             tips[1] = (f"speculative decoding is on (mean acceptance length {spec.mean:.2f}): a better-matched "
