@@ -175,12 +175,11 @@ def _decode(text: str, start: int, cut: bool = False) -> Iterator[Record | Skipp
             # the backend's flat object, cut by a paste: its whole pairs still say something (the executor's nested
             # object, cut, is not pieced together)
             salvaged = _complete_pairs(text[position:]) if cut else None
-            if salvaged is not None and "Active Request Count" in salvaged:
+            kept = salvaged is not None and "Active Request Count" in salvaged
+            if kept:
                 yield from _records(_from_legacy(salvaged), start)
-            else:
-                salvaged = None
             yield Skipped(start, "TensorRT-LLM iteration stats: JSON cut before its closing brace" +
-                          (" (the pairs before the cut read)" if salvaged else "") if cut else
+                          (" (the pairs before the cut read)" if kept else "") if cut else
                           "TensorRT-LLM iteration stats: JSON object not readable (cut or damaged)", "trtllm.iteration")
             return
         items = value if isinstance(value, list) else [value]
