@@ -214,3 +214,11 @@ def test_decode_advice_for_a_one_user_runner_is_not_to_batch():
     assert any("smaller quantisation" in tip and "--gpulayers" in tip for tip in local.advice)
     server = diagnose_files([FIXTURES / "tgi__cpu-backend-generate-success-line.txt"])
     assert server.verdict == "decode-bound" and any("batch more requests" in tip for tip in server.advice)
+
+
+def test_kv_advice_for_a_one_user_runner_is_about_its_context_window():
+    # koboldcpp at 3,768 of its 4,096-token context: the window is the limit, not a server's KV pool
+    full = diagnose_files([FIXTURES.parent / "blind7_logs" / "koboldcpp__ctx-3768-of-4096-eos-after-one-token.txt"])
+    assert full.verdict == "kv-capacity"
+    assert not any("gpu_memory_utilization" in tip for tip in full.advice)
+    assert any("--contextsize" in tip for tip in full.advice)

@@ -43,6 +43,11 @@ def advice_for(verdict: str, section: dict | None, throughput_test: bool = False
         return ["to measure latency, rerun at finite request rates (a sweep up to the throughput this test found) "
                 "with the real ISL/OSL distribution; use this run for capacity only"]
     kv_advice = (section or {}).get("kv_advice")
+    if verdict == "kv-capacity" and acc is not None and acc.labels.get("engine") in SINGLE_STREAM_RUNNERS:
+        # One request's context window fills, not a pool shared by a batch.
+        return ["a larger context window where memory allows (llama.cpp -c, ollama num_ctx, koboldcpp "
+                "--contextsize), a quantised KV cache (llama.cpp -ctk/-ctv q8_0, ollama OLLAMA_KV_CACHE_TYPE, "
+                "koboldcpp --quantkv), or a shorter prompt and history"]
     if verdict == "kv-capacity":
         tips = ["give the KV cache more memory (raise gpu_memory_utilization / --mem-fraction-static, shorter "
                 "max_model_len) or shard the model over more GPUs (tensor parallel frees weight memory for KV)"]
