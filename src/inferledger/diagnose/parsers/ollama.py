@@ -354,6 +354,12 @@ def parse(lines) -> Iterator:
 
     stream: _Stream | None = None
     for line_number, line in lines:
+        if line.startswith("[GIN]") and not collector.buffer:
+            # An access line, the bulk of a server's log: no test below but the last reads it.
+            record = _gin(line_number, line)
+            if record is not None:
+                yield record
+            continue
         if "odel" in line or "ollama run" in line:
             named = _MODEL_LINE.search(line)
             if named is not None:
