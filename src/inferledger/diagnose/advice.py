@@ -95,7 +95,8 @@ def advice_for(verdict: str, section: dict | None, throughput_test: bool = False
                         "serving)")
         return tips
     if verdict == "decode-bound":
-        if acc is not None and acc.labels.get("engine") in SINGLE_STREAM_RUNNERS:
+        single = acc is not None and acc.labels.get("engine") in SINGLE_STREAM_RUNNERS
+        if single:
             # One user's stream: there is no batch to grow; each token reads every weight it runs through.
             tips = ["fewer bytes a token: a smaller quantisation (Q4_K_M, Q3_K) or a smaller model, and every layer on "
                     "the GPU (llama.cpp -ngl, ollama num_gpu, koboldcpp --gpulayers): layers left in system RAM decode at "
@@ -111,8 +112,11 @@ def advice_for(verdict: str, section: dict | None, throughput_test: bool = False
                        "draft, or lower weight precision (fp8/int4), cuts bytes per generated token")
         reached = acc.effective_bandwidth if acc is not None else None
         if reached is not None and reached.count and reached.high < LOW_BANDWIDTH:
-            tips = [f"the backend reaches {reached.high / 1e9:.2f} GB/s of weight reads: try another backend or "
-                    "build (CPU, Vulkan, CUDA, Metal) or driver; any memory system allows far more"] + tips[1:]
+            # The backend, not the bytes or the batch, sets the pace: its tip goes first, in place of the batching
+            # (a server) or of the draft model (one user's runner, whose bytes a token still count).
+            backend = (f"the backend reaches {reached.high / 1e9:.2f} GB/s of weight reads: try another backend or "
+                       "build (CPU, Vulkan, CUDA, Metal) or driver; any memory system allows far more")
+            tips = [backend, tips[0] if single else tips[1]]
         if acc is not None and acc.labels.get("backend") == "cpu":
             tips.insert(0, "the log shows a CPU backend: offload the layers to a GPU (decode speed is DRAM "
                            "bandwidth ÷ weight bytes on a CPU)")
