@@ -694,3 +694,48 @@ def test_a_mean_rate_named_by_its_unit_beside_a_ttft_is_one_streams(tmp_path):
     row = FIXTURES / "blind114_logs" / "other__llmfit-bench-share-rtx-4090-qwen3-8b-vllm-one-row.txt"
     # Qwen3-8B in bf16 (~16.4 GB) on an RTX 4090 (1,008 GB/s): ~61 tok/s at the bandwidth floor; 58.7 is near it
     assert diagnose_files([row], model="Qwen/Qwen3-8B", gpu="rtx-4090").verdict == "healthy"
+
+
+# -- Round 131 ------------------------------------------------------------------------------------------------------
+
+PERF_SWEEP = ("Inferences/Second vs. Client Average Batch Latency\n"
+              "Concurrency: 1, throughput: {0} infer/sec, latency 43041 usec\n"
+              "Concurrency: 2, throughput: {1} infer/sec, latency 85590 usec\n"
+              "Concurrency: 4, throughput: {2} infer/sec, latency 167879 usec\n")
+
+
+def test_perf_analyzer_sweep_lines_pasted_from_a_diff_and_flat_throughput_is_queueing(tmp_path):
+    # Each `+`-led line of a pull request's diff is the line itself. From 1 to 4 in flight the completed requests a
+    # second stay at ~23 (flat: 23.8 / 23.2 ≤ 1.25) while the latency grows 43 -> 168 ms (3.9× for 4×, ≥ 0.75 × 4):
+    # the server takes one request at a time.
+    diff = "".join(f"+{line}\n" for line in PERF_SWEEP.format(23.2174, 23.3284, 23.773).splitlines())
+    records = read_records(_write(tmp_path, diff))
+    assert [record.metrics["max_concurrency"] for record in records] == [1, 2, 4]
+    assert records[2].metrics["e2e_seconds_mean"] == pytest.approx(0.167879)
+    assert records[2].metrics["request_throughput_per_second"] == pytest.approx(23.773)
+    assert diagnose_files([_write(tmp_path, diff, "d.txt")]).verdict == "queueing"
+    # A server that batches: the same latencies under a second, but the throughput grows 4× with the load (no queue
+    # shown: each level's requests run together).
+    batching = PERF_SWEEP.format(23.2, 46.1, 92.5)
+    assert diagnose_files([_write(tmp_path, batching, "b.txt")]).verdict != "queueing"
+
+
+def test_first_and_next_token_lines_with_no_unit_are_the_two_phases(tmp_path):
+    # IPEX-LLM's vLLM latency script: `first token` / `next token`, no unit; the per-token time (15.19 ≥ 2) settles ms
+    text = "first token: 100.4761297517689\nnext token: 15.190188343637834\n"
+    [summary] = [record for record in read_records(_write(tmp_path, text)) if record.kind == "summary"]
+    assert summary.metrics["ttft_seconds_mean"] == pytest.approx(0.1004761297517689)
+    assert summary.metrics["tpot_seconds_mean"] == pytest.approx(0.015190188343637834)
+    assert summary.labels["latency_unit_assumed"] == "ms"
+
+
+def test_a_scheduler_log_of_token_counts_is_listed_unread_not_refused(tmp_path):
+    # `7820 new tokens` is a measurement: a file naming a prefill with such lines gets insufficient-data with the
+    # lines listed, not a refusal as no log.
+    text = ("Scheduled prefill batch: 1 reqs, 7820 new tokens (cached: [0], new: [7820]), req_ids: (0,)\n"
+            "Scheduled prefill batch: 1 reqs,   12 new tokens (cached: [7808], new: [12]),   req_ids: (1,)\n")
+    diagnosis = diagnose_files([_write(tmp_path, text)])
+    assert diagnosis.verdict == "insufficient-data"
+    assert "not read" in diagnosis.evidence[0].text
+    with pytest.raises(LogFormatError):  # the same numbers with no unit at all: no measurement
+        diagnose_files([_write(tmp_path, "Scheduled prefill batch: 1 reqs, 7820 (0, 7820)\n", "bare.txt")])

@@ -50,7 +50,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind69_logs": (5, 9, 10), "blind70_logs": (7, 9, 10),
           "blind71_logs": (7, 8, 10), "blind72_logs": (8, 10, 10),
           "blind73_logs": (8, 9, 10), "blind74_logs": (7, 8, 10),
-          "blind75_logs": (3, 6, 10), "blind76_logs": (6, 7, 10),
+          "blind75_logs": (3, 6, 10), "blind76_logs": (6, 8, 10),
           "blind77_logs": (8, 10, 10), "blind78_logs": (4, 7, 10),
           "blind79_logs": (4, 4, 10), "blind80_logs": (6, 7, 10),
           "blind84_logs": (9, 10, 10),
@@ -73,7 +73,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind98_logs": (6, 7, 10),
           "blind99_logs": (3, 6, 10),
           "blind100_logs": (8, 9, 10),
-          "blind101_logs": (5, 6, 10),
+          "blind101_logs": (5, 7, 10),
           "blind102_logs": (6, 8, 10),
           "blind103_logs": (4, 6, 10),
           "blind104_logs": (4, 5, 10),
@@ -90,7 +90,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind125_logs": (2, 2, 3),
           "blind123_logs": (5, 5, 10),
           "blind126_logs": (7, 8, 9),
-          "blind130_logs": (0, 1, 2)}
+          "blind130_logs": (0, 1, 2),
+          "blind131_logs": (4, 7, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -117,11 +117,14 @@ _GREP_FILE = re.compile(r"((?:[\w.-]*/)*[\w.-]+\.(?:log|txt|out|err|jsonl?))[:-]
 _LEVEL_TAG = re.compile(r"[IWEDV] [A-Za-z][\w.-]*: ")
 
 
+_DIFF_ADDED = re.compile(r"\+")
+
+
 def _paste_prefix(lines: list) -> re.Pattern | None:
     """The prefix every line of the head's body carries (comment lines and grep's `--` group rules aside), when it is
     one a paste or a search adds: the common indentation (a tab, or 2 spaces or more), line numbers that increase
-    line after line (a year or a port repeated on every line does not), one file name, or a runtime's glog-style
-    tag (`I rkllm: `). None for most logs."""
+    line after line (a year or a port repeated on every line does not), one file name, a runtime's glog-style
+    tag (`I rkllm: `), or a diff's `+` (the added lines of a pull request). None for most logs."""
     body = [line.rstrip("\r") for line in lines if line.strip() and line[:1] != "#" and line.strip() != "--"]
     if len(body) < 3:
         return None
@@ -139,6 +142,8 @@ def _paste_prefix(lines: list) -> re.Pattern | None:
     tags = {match.group() if match else None for match in map(_LEVEL_TAG.match, body)}
     if len(tags) == 1 and None not in tags:
         return re.compile(re.escape(tags.pop()))
+    if all(line[:1] == "+" and line[1:2] != "+" for line in body):
+        return _DIFF_ADDED  # a patch's added lines, pasted from a pull request's diff
     return None
 
 

@@ -369,10 +369,10 @@ _SERVING_WORDS = ("tok", "t/s", "throughput", "latency", "ttft", "tpot", "first 
 _MEASURE_UNIT = re.compile(r"\((?:ms|s|sec|secs|seconds|us|µs|tok/s|tokens/s|t/s)\)|\btps\b|\bper second\b")
 
 
-# A figure with its unit (`793.57 ms`, `took 449,432µs`, `0.91 s`, `4.73 reqs/s`, `2.5token`): a measurement, whose
-# meaning the rest of the file (a serving word somewhere) ties to serving.
+# A figure with its unit (`793.57 ms`, `took 449,432µs`, `0.91 s`, `4.73 reqs/s`, `2.5token`, a scheduler's
+# `7820 new tokens`): a measurement, whose meaning the rest of the file (a serving word somewhere) ties to serving.
 _MEASURED = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?\s*(?:ms|µs|us|s|sec|secs|seconds|tok/s|tokens?/s|t/s|reqs?/s|"
-                       r"token)(?![A-Za-z])")
+                       r"token|(?:(?:new|cached|prompt|input|output|generated) )?tokens)(?![A-Za-z])")
 
 
 def has_a_measurement(line: str) -> bool:

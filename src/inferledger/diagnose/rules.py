@@ -166,7 +166,8 @@ _TABLE = (
           "alone and 2.6 s at 16); which of the two the runs alone do not say", 0.6),
     _rule("summary-e2e-grows-with-concurrency", "summary", "queueing",
           "runs with no TTFT at concurrency levels 4× apart or more, no offered rate: the median request latency at "
-          "the highest level ≥ this share of the concurrency ratio × the one at the lowest, and ≥ 1 s", 0.75, "of the ratio",
+          "the highest level ≥ this share of the concurrency ratio × the one at the lowest, and ≥ 1 s (any latency "
+          "where the completed requests a second stay flat: ≤ 1.25× between the levels)", 0.75, "of the ratio",
           "a server that batches decodes its requests together, so their latency grows far slower than their number "
           "(a step costs little more for a few more streams); one that grows almost in step serves them one after "
           "another, each waiting for those ahead (ollama with one parallel slot)", 0.6),

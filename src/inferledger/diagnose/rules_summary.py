@@ -271,6 +271,18 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
                 finding.score = min(finding.score, bottleneck - 0.05)
 
 
+# Completed requests a second that grow by at most this factor between two concurrency levels are flat: the extra
+# requests in flight added no throughput (perf_analyzer's Python-backend Transformers model, 23.2 infer/sec at 1 and
+# 23.8 at 4, triton-inference-server/tutorials#49).
+FLAT_THROUGHPUT = 1.25
+
+
+def _flat(low_rates: list, high_rates: list) -> bool:
+    """The runs' completed requests a second stay level from the lower concurrency to the higher (a server that does
+    not batch): the latency's growth is then waiting, however short the requests are."""
+    return None not in low_rates + high_rates and median(high_rates) <= FLAT_THROUGHPUT * median(low_rates)
+
+
 def _ttft_with_concurrency(acc: Accumulator, findings: list) -> None:
     """summary-ttft-grows-with-concurrency: a file's runs at several concurrency levels (a sweep table), the median
     TTFT of a level against that of a level far below it; summary-e2e-grows-with-concurrency the same of the request
@@ -282,24 +294,28 @@ def _ttft_with_concurrency(acc: Accumulator, findings: list) -> None:
         metric, value = ("TTFT", ttft) if ttft is not None else ("E2E", e2e)
         if concurrency and value is not None and offered_rate(record) is None:
             series = levels.setdefault((file, record.labels.get("benchmark"), metric), {})
-            series.setdefault(concurrency, []).append((value, record.line_number))
+            series.setdefault(concurrency, []).append((value, record.line_number,
+                                                       record.metrics.get("request_throughput_per_second")))
     for (file, variant, metric), by_level in levels.items():
         rule = "summary-ttft-grows-with-concurrency" if metric == "TTFT" else "summary-e2e-grows-with-concurrency"
         share = 0.5 if metric == "TTFT" else threshold(rule)  # of the concurrency ratio the time must grow by
-        times = {level: median(t for t, _ in runs) for level, runs in by_level.items()}
+        times = {level: median(t for t, _, _ in runs) for level, runs in by_level.items()}
+        served = {level: [rate for _, _, rate in runs] for level, runs in by_level.items()}
+
         # The sweep's ends, or else any two levels far enough apart: a server batches up to its cap with a flat TTFT
         # and queues beyond it (sglang on MI300X: 2 s at 256, 104 s at 1,024), which the ends of a sweep from 1
-        # dilute; then the steepest such growth is the one shown.
+        # dilute; then the steepest such growth is the one shown. Under a second, only with the throughput flat.
         pairs = [(low, high) for low in times for high in times
                  if times[low] > 0 and high / low >= threshold("summary-ttft-grows-with-concurrency")
-                 and times[high] >= 1.0 and times[high] >= share * (high / low) * times[low]]
+                 and (times[high] >= 1.0 or _flat(served[low], served[high]))
+                 and times[high] >= share * (high / low) * times[low]]
         if not pairs:
             continue
         ends = (min(times), max(times))
         low, high = ends if ends in pairs else max(
             pairs, key=lambda pair: times[pair[1]] / times[pair[0]] / (pair[1] / pair[0]))
         low_time, high_time = times[low], times[high]
-        lines = sorted({line for level in (low, high) for _, line in by_level[level]})
+        lines = sorted({line for level in (low, high) for _, line, _ in by_level[level]})
         waits = ("each first token waits for the requests ahead of it" if metric == "TTFT" else
                  "a request takes as long as the ones ahead of it together: they are served one after another, "
                  "not batched")

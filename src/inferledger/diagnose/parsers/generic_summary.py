@@ -33,6 +33,8 @@ _LATENCIES = (
     ("next token latency", "tpot_seconds"), ("2nd token latency", "tpot_seconds"),
     ("second token latency", "tpot_seconds"),
     ("per token latency", "tpot_seconds"),
+    # the same named by the token alone (IPEX-LLM's vLLM latency script: `first token: 100.47`, `next token: 15.19`)
+    ("first token", "ttft_seconds"), ("next token", "tpot_seconds"), ("rest token", "tpot_seconds"),
     # a request's latency divided by its tokens (vLLM's 2023 benchmark_serving): normalised, not a step time
     ("latency per output token", "e2e_per_output_token_seconds"), ("latency per token", "e2e_per_token_seconds"),
     ("e2el", "e2e_seconds"), ("e2e", "e2e_seconds"),

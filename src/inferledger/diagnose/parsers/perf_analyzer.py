@@ -12,7 +12,8 @@
 
 Each block is one summary: the client's request rate and latencies (whole requests, as E2E), the concurrency it held,
 and the server's mean request time with the part of it spent in the queue (summary-server-queue rule). The
-`Pass [n] throughput: …` lines are the stabilisation passes, not the result: not read.
+`Pass [n] throughput: …` lines are the stabilisation passes, not the result: not read. The sweep's closing table
+(`Concurrency: 4, throughput: 23.773 infer/sec, latency 167879 usec`) gives a summary a level.
 """
 
 from __future__ import annotations
@@ -39,7 +40,15 @@ _SERVER = re.compile(r"Avg request latency:\s*(\d+)\s*usec\s*\((.*?)\)?\s*$")  #
 _QUEUE = re.compile(r"\bqueue\s+(\d+)\s*usec")
 
 
+# The sweep's closing table, a level a line ("Inferences/Second vs. Client Average Batch Latency"):
+# `Concurrency: 4, throughput: 23.773 infer/sec, latency 167879 usec` (`Request Rate: 10, …` for a rate sweep).
+_SWEEP = re.compile(r"\b(Concurrency|Request Rate):\s*(\d+(?:\.\d+)?),\s*throughput:\s*([\d.]+)\s*infer/sec,\s*"
+                    r"latency\s*(\d+)\s*usec")
+
+
 def sniff(head: str) -> float:
+    if _SWEEP.search(head):
+        return 0.9
     return 0.9 if _CONCURRENCY.search(head) and ("infer/sec" in head or "Avg request latency" in head) else 0.0
 
 
@@ -53,6 +62,13 @@ def parse(lines) -> Iterator:
     start = 0
     section = ""  # "client" or "server" inside a block
     for line_number, line in lines:
+        sweep = _SWEEP.search(line) if "infer/sec, latency" in line else None
+        if sweep is not None:
+            kind, level, throughput, latency = sweep.groups()
+            load = "max_concurrency" if kind == "Concurrency" else "request_rate_per_second"
+            yield _record(line_number, {load: float(level), "request_throughput_per_second": float(throughput),
+                                        "e2e_seconds_mean": int(latency) * 1e-6})
+            continue
         level = _CONCURRENCY.search(line)
         if level is not None:
             if metrics:
