@@ -739,3 +739,12 @@ def test_a_scheduler_log_of_token_counts_is_listed_unread_not_refused(tmp_path):
     assert "not read" in diagnosis.evidence[0].text
     with pytest.raises(LogFormatError):  # the same numbers with no unit at all: no measurement
         diagnose_files([_write(tmp_path, "Scheduled prefill batch: 1 reqs, 7820 (0, 7820)\n", "bare.txt")])
+
+
+def test_requests_a_second_spelled_reqs_ties_a_measurement_to_serving(tmp_path):
+    # Ray Serve's replica sweep (`… 422.71s elapsed = 4.73 reqs/s/replica`): no reader knows the layout, but `reqs/s`
+    # is a serving rate, so the lines are listed unread (insufficient-data) rather than the file refused as no log.
+    text = ("MODEL='Qwen2.5-0.5B-Instruct' N_REPLICAS=1 N_REQUESTS=2000 422.71s elapsed =  4.73 reqs/s/replica\n"
+            "MODEL='Qwen2.5-0.5B-Instruct' N_REPLICAS=8 N_REQUESTS=2000 57.28s  elapsed =  4.36 reqs/s/replica\n")
+    diagnosis = diagnose_files([_write(tmp_path, text)])
+    assert diagnosis.verdict == "insufficient-data" and "not read" in diagnosis.evidence[0].text

@@ -22,7 +22,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind10_logs": (11, 13, 14), "blind11_logs": (15, 17, 17),
           "blind12_logs": (5, 12, 12), "blind13_logs": (5, 11, 11),
           "blind14_logs": (2, 8, 9), "blind15_logs": (4, 8, 8),
-          "blind16_logs": (5, 8, 8), "blind17_logs": (3, 5, 6),
+          "blind16_logs": (5, 8, 8), "blind17_logs": (3, 6, 6),
           "blind18_logs": (3, 5, 6), "blind19_logs": (2, 4, 4),
           "blind20_logs": (2, 3, 3), "blind21_logs": (1, 3, 3),
           "blind22_logs": (2, 7, 7), "blind23_logs": (1, 5, 5),

@@ -360,7 +360,7 @@ def looks_like_metric(line: str) -> bool:
 # Words that tie a measurement to serving an LLM: a file in no known layout with a line holding one of them, a metric
 # word and a digit is serving output no reader knows (its lines are reported unread), not some other program's log.
 _SERVING_WORDS = ("tok", "t/s", "throughput", "latency", "ttft", "tpot", "first token", "per token", "req/s",
-                  "requests/s", "qps", "prefill", "decode", "prompt", "generat",
+                  "reqs/s", "requests/s", "qps", "prefill", "decode", "prompt", "generat",
                   "请求", "首字", "推理", "生成", "解码", "预填充")  # request, first token, inference, generate, decode, prefill
 
 
