@@ -748,3 +748,73 @@ def test_requests_a_second_spelled_reqs_ties_a_measurement_to_serving(tmp_path):
             "MODEL='Qwen2.5-0.5B-Instruct' N_REPLICAS=8 N_REQUESTS=2000 57.28s  elapsed =  4.36 reqs/s/replica\n")
     diagnosis = diagnose_files([_write(tmp_path, text)])
     assert diagnosis.verdict == "insufficient-data" and "not read" in diagnosis.evidence[0].text
+
+
+# -- Round 132 ------------------------------------------------------------------------------------------------------
+
+ARTILLERY = """Metrics for period to: 15:03:50(+0000) (width: 9.5s)
+--------------------------------------------------------------------------------
+
+http.codes.200: ................................................................ 28
+http.request_rate: ............................................................. 3/sec
+http.requests: ................................................................. 30
+http.response_time:
+  min: ......................................................................... 105
+  max: ......................................................................... 9120
+  mean: ........................................................................ 4210.5
+
+--------------------------------
+Summary report @ 15:04:12(+0000)
+--------------------------------
+
+http.codes.200: ................................................................ 238
+http.codes.500: ................................................................ 2
+http.downloaded_bytes: ......................................................... 91928
+http.request_rate: ............................................................. 3/sec
+http.requests: ................................................................. 240
+http.response_time:
+  min: ......................................................................... 105
+  max: ......................................................................... 16348
+  mean: ........................................................................ 6655.3
+  p95: ......................................................................... 12968.3
+vusers.session_length:
+  min: ......................................................................... 120.4
+  mean: ........................................................................ 6700.1
+"""
+
+
+def test_artillery_report_blocks_are_summaries(tmp_path):
+    # artillery prints a block every period and the summary last; response times are milliseconds; the codes split
+    # completed (2xx) from failed; a vuser's session length is the scenario's, not a request's (not read).
+    first, summary = read_records(_write(tmp_path, ARTILLERY))
+    assert first.metrics["requests_sent"] == 30 and first.metrics["completed_requests"] == 28
+    assert first.metrics["e2e_seconds_max"] == pytest.approx(9.120)
+    assert summary.metrics["request_rate_per_second"] == 3
+    assert (summary.metrics["completed_requests"], summary.metrics["failed_requests"]) == (238, 2)
+    assert summary.metrics["e2e_seconds_mean"] == pytest.approx(6.6553)
+    assert summary.metrics["e2e_seconds_p95"] == pytest.approx(12.9683)
+    assert "e2e_seconds_min" in summary.metrics and summary.metrics["e2e_seconds_min"] == pytest.approx(0.105)
+
+
+def test_a_prompt_length_stated_above_a_table_explains_its_ttft(tmp_path):
+    # One request at a time, a 4K-token prompt: TTFT 12.57 s is 3.1 ms a prompt token, under the 43.3 ms decode step
+    # (1 / 23.1 tok/s): the prompt's own work accounts for it, no queue. TTFT 12.57 of 45.89 s (27 %) makes it
+    # prefill-bound. Without the line above, the same table reads as a wait (TTFT 290× the step, no prompt length).
+    table = ("| engine | turn | TTFT (s) | wall (s) | decode tok/s |\n|---|---:|---:|---:|---:|\n"
+             "| llama.cpp | 1 (cold) | 12.57 | 45.89 | 23.1 |\n")
+    stated = _write(tmp_path, "- 4K-token prompt, `max_tokens=2048`\n\n" + table)
+    [summary] = [record for record in read_records(stated) if record.kind == "summary"]
+    assert summary.metrics["mean_input_tokens"] == 4000
+    assert diagnose_files([stated]).verdict == "prefill-bound"
+    assert diagnose_files([_write(tmp_path, table, "bare.txt")]).verdict == "queueing"
+
+
+def test_token_and_request_rates_tabulated_a_metric_a_row_are_rates(tmp_path):
+    # llm-d's guide table: `Input tokens/sec` is a rate, not a prompt length; `Requests/sec` a request rate.
+    table = ("| Metric | k8s (Mean) |\n| :--- | :--- |\n| Requests/sec | 5.7306 |\n| Input tokens/sec | 43,417.86 |\n"
+             "| Output tokens/sec | 5,362.16 |\n| TTFT (s) | 34.9145 |\n| Inter-token latency (ms) | 70.42 |\n")
+    [summary] = read_records(_write(tmp_path, table))
+    assert summary.metrics["request_throughput_per_second"] == pytest.approx(5.7306)
+    assert summary.metrics["input_tokens_per_second"] == pytest.approx(43417.86)
+    assert summary.metrics["output_tokens_per_second"] == pytest.approx(5362.16)
+    assert "mean_input_tokens" not in summary.metrics and "mean_output_tokens" not in summary.metrics

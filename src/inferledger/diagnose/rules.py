@@ -139,7 +139,8 @@ _TABLE = (
           "quarter second or more while many are in flight, the latency is spent waiting for a slot or for the "
           "others' prompts (the 2023 benchmark_serving.py sent every request at once)", 0.6),
     _rule("summary-ttft-over-tpot", "summary", "queueing",
-          "no input rate in the summary: mean TTFT ≥ this × TPOT and ≥ 2 s", 100.0, "×",
+          "no input rate in the summary: mean TTFT ≥ this × TPOT and ≥ 2 s, and more than a TPOT per token of a "
+          "stated prompt (a prefill as slow as the decode token for token would account for less)", 100.0, "×",
           "a prompt of a few thousand tokens costs tens of decode steps on a GPU, not hundreds (prefill runs "
           "~100× more tokens per step at the same weight reads); weaker than the prompt-work test", 0.55),
     _rule("summary-ttft-over-tpot-few-in-flight", "summary", "prefill-bound",

@@ -48,9 +48,11 @@ _COLUMNS = (
     (r"^total (?:input|prompt) tokens$", "total_input_tokens", "count"),
     (r"^total (?:generated|output) tokens$", "total_output_tokens", "count"),
     (r"^(?:(?:benchmark|total|test) )*duration$", "duration_seconds", "duration"),
-    (r"\bisl\b|input (?:seq(?:uence)? )?len|input tokens|prompt len|^(?:actual )?prompt tokens$|^ctx$|^context$",
-     "mean_input_tokens", "count"),  # a sweep's context: the prompt each row prefills
-    (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens|^generated tokens$", "mean_output_tokens", "count"),
+    # (`Input tokens/sec` is a rate, below)
+    (r"\bisl\b|input (?:seq(?:uence)? )?len|input tokens(?! ?/| per sec)|prompt len|^(?:actual )?prompt tokens$|^ctx$"
+     r"|^context$", "mean_input_tokens", "count"),  # a sweep's context: the prompt each row prefills
+    (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens(?! ?/| per sec)|^generated tokens$", "mean_output_tokens",
+     "count"),
     # a static batch runs all its requests at once; SGLang's cookbook tables head the concurrency `c`
     (r"concurrency|^conc\.?$|^c$|^batch(?: size)?$|^bs$", "max_concurrency", "count"),
     (r"^n req|num(?:ber of)? req|^requests$|^# ?req|^successful requests$", "completed_requests", "count"),
@@ -58,7 +60,7 @@ _COLUMNS = (
     # the rate a sweep offered (`Target QPS`) before the rate it kept (`Actual QPS`)
     (r"^(?:target|offered|set|expected) (?:qps|rps|req(?:uest)?s?/s|request rate)$|^request rate$",
      "request_rate_per_second", "rate"),
-    (r"req(?:uest)?s? t(?:hrough)?put|req/s|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
+    (r"req(?:uest)?s? t(?:hrough)?put|req(?:uest)?s?/s(?:ec)?\b|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
     # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
     # A runner's sweep (llama-bench's tg, ds4-bench's `gen steady t/s`) is one stream a row, as is its prefill rate.
     (r"tput user|per (?:user|request)|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)? (?:t|tok(?:en)?s?)/s$",
@@ -66,8 +68,8 @@ _COLUMNS = (
     (r"total tok(?:en)?s? t(?:hrough)?put|\btotal tok/s$", "total_tokens_per_second", "rate"),
     # llama-bench's test names alone (`pp16384`, `tg512`): its rates are t/s
     (r"^pp\d+$", "input_tokens_per_second", "rate"), (r"^tg\d+$", _STREAM_RATE, "rate"),
-    (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^(?:prefill|pp\d*|prompt) (?:tps|(?:t|tok(?:en)?s?)/s)$",
-     "input_tokens_per_second", "rate"),
+    (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^(?:prefill|pp\d*|prompt) (?:tps|(?:t|tok(?:en)?s?)/s)$"
+     r"|^input tok(?:en)?s?/s(?:ec)?$", "input_tokens_per_second", "rate"),
     (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|(?:output|\bout) tok(?:en)?s?/s|tput decode|gen(?:eration)? t(?:hrough)?put",
      "output_tokens_per_second", "rate"),
 )
@@ -692,11 +694,28 @@ _CSV_HEADER = re.compile(r"^[A-Za-z][\w .()/%-]*(?:,[A-Za-z][\w .()/%-]*){3,}$")
 
 
 class _Table(list):
-    """A table's [(line_number, cells)], and the model a line above it names (`model`: None when none does)."""
+    """A table's [(line_number, cells)], the model a line above it names (`model`: None when none does) and the
+    prompt length one states (`prompt`, tokens: a run's setting written above its table, `4K-token prompt`)."""
 
-    def __init__(self, rows=(), model: str | None = None):
+    def __init__(self, rows=(), model: str | None = None, prompt: float | None = None):
         super().__init__(rows)
         self.model = model
+        self.prompt = prompt
+
+
+# A prompt's length as a line above a table states the runs' setting: `4K-token prompt`, `a 2,048 token prompt`,
+# `prompt of 8192 tokens`.
+_PROMPT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*([kK])?[- ]tokens? prompts?\b"
+                          r"|\bprompts? of (\d[\d,]*(?:\.\d+)?)\s*([kK])?\s*tokens\b")
+
+
+def _stated_prompt(line: str) -> float | None:
+    """The prompt length in tokens `line` (outside a table) states, or None."""
+    match = _PROMPT_LINE.search(line)
+    if match is None:
+        return None
+    value, thousands = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+    return float(value.replace(",", "")) * (1000 if thousands else 1)
 
 
 class _CsvTable(_Table):
@@ -867,13 +886,14 @@ def tables(lines) -> Iterator:
         yield from _plain_tables(lines)
         return
     model = None  # the model the last line naming one names (_named_model)
+    prompt = None  # the prompt length the last line stating one states (_stated_prompt)
     table: list = _Table()
     bare = False  # inside a table with no outer bars
     previous = None  # (line number, text) of the line before, a bare table's header if a rule follows
     for line_number, line in lines:
         stripped = line.strip()
         if not table and previous is not None and _BARE_RULE.match(stripped) and not _is_rule(previous[1]):
-            table, bare, previous = _Table([(previous[0], _bare_cells(previous[1]))], model), True, None
+            table, bare, previous = _Table([(previous[0], _bare_cells(previous[1]))], model, prompt), True, None
             continue
         if bare:
             if "|" in stripped:
@@ -881,7 +901,7 @@ def tables(lines) -> Iterator:
                 continue
             if len(table) > 1:
                 yield table
-            table, bare = _Table(model=model), False
+            table, bare = _Table(model=model, prompt=prompt), False
         previous = (line_number, stripped) if "|" in stripped and stripped[:1] not in "|│┃" else None
         if _is_rule(stripped) and stripped:
             if _SEPARATOR.match(stripped) and _starts_a_table(table):
@@ -889,7 +909,7 @@ def tables(lines) -> Iterator:
                 # table's header, not the first's last row.
                 header = table.pop()
                 yield table
-                table = _Table([header], model)
+                table = _Table([header], model, prompt)
             continue
         if stripped[:1] in "|│┃" and len(_BARS.split(stripped)) > 2:
             table.append((line_number, _cells(stripped)))
@@ -898,7 +918,9 @@ def tables(lines) -> Iterator:
             yield table
         if "|" not in stripped and stripped[:2] != "# " and ("model" in stripped.lower() or stripped[:2] == "##"):
             model = _named_model(stripped) or model
-        table = _Table(model=model)
+        if "|" not in stripped and "prompt" in stripped:
+            prompt = _stated_prompt(stripped) or prompt
+        table = _Table(model=model, prompt=prompt)
     if len(table) > 1:
         yield table
 
@@ -936,4 +958,7 @@ def parse(lines) -> Iterator:
                 # The table's own label, not the file's `model` (a file of several models' tables names none of them
                 # for the whole log): read by summary-models-one-bandwidth.
                 record.labels["section_model"] = model
+            if table.prompt and record.kind == "summary" and "mean_input_tokens" not in record.metrics:
+                record.metrics["mean_input_tokens"] = table.prompt  # the runs' stated setting
+                record.labels["input_tokens_from"] = "a line above the table"
             yield record
