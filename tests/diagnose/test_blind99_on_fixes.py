@@ -818,3 +818,20 @@ def test_token_and_request_rates_tabulated_a_metric_a_row_are_rates(tmp_path):
     assert summary.metrics["input_tokens_per_second"] == pytest.approx(43417.86)
     assert summary.metrics["output_tokens_per_second"] == pytest.approx(5362.16)
     assert "mean_input_tokens" not in summary.metrics and "mean_output_tokens" not in summary.metrics
+
+
+def test_a_table_pivoted_on_concurrency_reads_its_metric_from_its_title(tmp_path):
+    # `### p50 recall latency (ms) vs concurrency` over `| c | pool=1 | pool=4 |`: a run a column, the concurrency a
+    # row. pool=1 goes 3,290 -> 11,648 ms from 1 to 4 in flight (3.5× for 4×, past 0.75 × 4 = 3): one request after
+    # another; pool=4 stays flat (1.2×).
+    text = ("### p50 recall latency (ms) vs concurrency\n\n| c | pool=1 | pool=4 |\n|---|---|---|\n"
+            "| 1 | 3,290 | 3,174 |\n| 2 | 6,064 | 3,388 |\n| 4 | 11,648 | 3,756 |\n")
+    records = read_records(_write(tmp_path, text))
+    assert [(r.labels["benchmark"], r.metrics["max_concurrency"]) for r in records][:2] == [("pool=1", 1), ("pool=4", 1)]
+    assert records[4].metrics["e2e_seconds_median"] == pytest.approx(11.648)
+    diagnosis = diagnose_files([_write(tmp_path, text, "t.txt")])
+    assert diagnosis.verdict == "queueing"
+    assert {item.text.split(":")[0] for item in diagnosis.evidence if item.verdict == "queueing"} == {"pool=1"}
+    # the same table under a title naming no measure: its cells are no metric the reader knows
+    with pytest.raises(LogFormatError):
+        read_records(_write(tmp_path, text.replace("p50 recall latency (ms)", "results"), "u.txt"))

@@ -92,7 +92,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind126_logs": (7, 8, 9),
           "blind130_logs": (0, 1, 2),
           "blind131_logs": (4, 7, 10),
-          "blind132_logs": (3, 5, 10)}
+          "blind132_logs": (3, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -627,6 +627,9 @@ def _table_records(first_line: int, header: list, rows: list, table: list) -> li
     if header and header[0].strip().lower() in ("percentile", "percentiles") \
             and rows and all(cells and _PERCENTILE_ROW.match(cells[0]) for _line, cells in rows):
         return _run_by_percentile(header, rows, first_line)
+    pivot = _pivot(header, rows, getattr(table, "title", ""))
+    if pivot is not None:
+        return pivot
     columns = _header(header, rows)
     if columns is not None:
         return _runs_by_row(header, columns, rows, "csv table" if isinstance(table, _CsvTable) else "markdown table")
@@ -638,6 +641,57 @@ def _table_records(first_line: int, header: list, rows: list, table: list) -> li
     if at > 0:
         return _runs_grouped(header, rows, at)
     return _runs_by_column(header, rows, first_line)
+
+
+# The metric a pivoted table's title names (`### p50 recall latency (ms) vs concurrency`, `### throughput (rps)`):
+# its words, a statistic among them, and the unit in brackets; the load it is drawn against (` vs concurrency`) aside.
+_TITLE_METRICS = ((re.compile(r"\bttft\b|time to first token|first token"), "ttft_seconds", "time"),
+                  (re.compile(r"\btpot\b|\bitl\b|per output token|inter[- ]token"), "tpot_seconds", "time"),
+                  (re.compile(r"\blatency\b|response time"), "e2e_seconds", "time"),
+                  (re.compile(r"\brps\b|\bqps\b|req(?:uest)?s?/s|throughput \(req"), "request_throughput_per_second",
+                   "rate"))
+_TITLE_STAT = re.compile(r"\b(mean|avg|average|median|p50|p90|p95|p99)\b")
+
+
+def _title_metric(title: str) -> tuple | None:
+    """(metric, seconds per unit or 1.0) a table's title names as what its cells hold, or None."""
+    words = re.sub(r"[#*`_]", " ", title).lower().split(" vs ")[0]
+    unit = _UNIT.search(words)
+    for pattern, metric, kind in _TITLE_METRICS:
+        if pattern.search(words):
+            if kind == "rate":
+                return metric, 1.0
+            seconds = TIME_UNITS.get(unit.group(1) or unit.group(2)) if unit else None
+            if seconds is None:
+                return None  # a time with no unit: not guessed
+            stat = _TITLE_STAT.search(words)
+            return f"{metric}_{canonical_stat(stat.group(1)) if stat else 'mean'}", seconds
+    return None
+
+
+def _pivot(header: list, rows: list, title: str) -> list | None:
+    """A table pivoted on the load (`| c | pool=1 | pool=4 |`, the concurrency a row, a variant a column, the metric in
+    the title above it): a summary a cell, the column its run's name, its row's load beside the title's metric. None
+    for any other table: its first column must be a load, no other header cell a metric, the title a metric."""
+    load = _column(header[0]) if header else None
+    if load is None or load[0] not in ("max_concurrency", "request_rate_per_second") or len(header) < 2 \
+            or any(_column(cell) is not None for cell in header[1:]):
+        return None
+    measure = _title_metric(title)
+    if measure is None:
+        return None
+    records = []
+    for line_number, cells in rows:
+        level = to_number(cells[0]) if cells else None
+        if level is None:
+            continue
+        for name, cell in zip(header[1:], cells[1:], strict=False):
+            number = to_number(cell)
+            if number is not None:
+                records.append(Record("summary", "bench.markdown", line_number,
+                                      {load[0]: level, measure[0]: number * measure[1]},
+                                      labels={"tool": "markdown table", "benchmark": name}))
+    return records or None
 
 
 # A percentile table's row label (evalscope's `| 50% |`, `p99`): the rows are one run's statistics, not runs.
@@ -694,13 +748,15 @@ _CSV_HEADER = re.compile(r"^[A-Za-z][\w .()/%-]*(?:,[A-Za-z][\w .()/%-]*){3,}$")
 
 
 class _Table(list):
-    """A table's [(line_number, cells)], the model a line above it names (`model`: None when none does) and the
-    prompt length one states (`prompt`, tokens: a run's setting written above its table, `4K-token prompt`)."""
+    """A table's [(line_number, cells)], the model a line above it names (`model`: None when none does), the prompt
+    length one states (`prompt`, tokens: a run's setting written above its table, `4K-token prompt`) and the line of
+    text right above it (`title`)."""
 
-    def __init__(self, rows=(), model: str | None = None, prompt: float | None = None):
+    def __init__(self, rows=(), model: str | None = None, prompt: float | None = None, title: str = ""):
         super().__init__(rows)
         self.model = model
         self.prompt = prompt
+        self.title = title  # the last line of text above the table (a heading naming what its cells measure)
 
 
 # A prompt's length as a line above a table states the runs' setting: `4K-token prompt`, `a 2,048 token prompt`,
@@ -887,6 +943,7 @@ def tables(lines) -> Iterator:
         return
     model = None  # the model the last line naming one names (_named_model)
     prompt = None  # the prompt length the last line stating one states (_stated_prompt)
+    title = ""  # the last line of text, a table's title when the table follows it
     table: list = _Table()
     bare = False  # inside a table with no outer bars
     previous = None  # (line number, text) of the line before, a bare table's header if a rule follows
@@ -920,7 +977,9 @@ def tables(lines) -> Iterator:
             model = _named_model(stripped) or model
         if "|" not in stripped and "prompt" in stripped:
             prompt = _stated_prompt(stripped) or prompt
-        table = _Table(model=model, prompt=prompt)
+        if stripped and "|" not in stripped:
+            title = stripped
+        table = _Table(model=model, prompt=prompt, title=title)
     if len(table) > 1:
         yield table
 
