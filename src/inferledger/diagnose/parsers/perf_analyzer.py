@@ -58,6 +58,7 @@ def _record(line_number: int, metrics: dict) -> Record:
 
 
 def parse(lines) -> Iterator:
+    measured: set = set()  # the concurrency levels read from their blocks
     metrics: dict = {}
     start = 0
     section = ""  # "client" or "server" inside a block
@@ -65,12 +66,15 @@ def parse(lines) -> Iterator:
         sweep = _SWEEP.search(line) if "infer/sec, latency" in line else None
         if sweep is not None:
             kind, level, throughput, latency = sweep.groups()
+            if kind == "Concurrency" and float(level) in measured:
+                continue  # the closing table repeats a level its block told in full
             load = "max_concurrency" if kind == "Concurrency" else "request_rate_per_second"
             yield _record(line_number, {load: float(level), "request_throughput_per_second": float(throughput),
                                         "e2e_seconds_mean": int(latency) * 1e-6})
             continue
         level = _CONCURRENCY.search(line)
         if level is not None:
+            measured.add(float(level.group(1)))
             if metrics:
                 yield _record(start, metrics)
             metrics, start, section = {"max_concurrency": float(level.group(1))}, line_number, ""
