@@ -371,8 +371,9 @@ _MEASURE_UNIT = re.compile(r"\((?:ms|s|sec|secs|seconds|us|µs|tok/s|tokens/s|t/
 
 # A figure with its unit (`793.57 ms`, `took 449,432µs`, `0.91 s`, `4.73 reqs/s`, `2.5token`, a scheduler's
 # `7820 new tokens`): a measurement, whose meaning the rest of the file (a serving word somewhere) ties to serving.
+# (`1024 prompt tokens` is a run's setting more often than a measurement: not one.)
 _MEASURED = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?\s*(?:ms|µs|us|s|sec|secs|seconds|tok/s|tokens?/s|t/s|reqs?/s|"
-                       r"token|(?:(?:new|cached|prompt|input|output|generated) )?tokens)(?![A-Za-z])")
+                       r"token|(?:new|cached) tokens)(?![A-Za-z])")
 
 
 def has_a_measurement(line: str) -> bool:

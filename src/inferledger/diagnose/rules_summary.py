@@ -271,10 +271,8 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
                 finding.score = min(finding.score, bottleneck - 0.05)
 
 
-# Completed requests a second that grow by at most this factor between two concurrency levels are flat: the extra
-# requests in flight added no throughput (perf_analyzer's Python-backend Transformers model, 23.2 infer/sec at 1 and
-# 23.8 at 4, triton-inference-server/tutorials#49).
-FLAT_THROUGHPUT = 1.25
+FLAT_THROUGHPUT = limit("flat-throughput")
+SLOWEST_PREFILL_TOKENS_PER_STEP = limit("slowest-prefill-tokens-per-step")
 
 
 def _flat(low_rates: list, high_rates: list) -> bool:
@@ -773,9 +771,10 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                 {"ttft_seconds_mean": run.ttft, "prompt_work_seconds": work}, **where))
             return True
         return found
-    # A stated prompt over which the TTFT is at most a decode step a token: a prefill as slow token for token as the
-    # decode (no faster, as batching the prompt makes it) accounts for the whole first token, so it shows no wait.
-    explained = run.mean_input is not None and run.ttft <= run.mean_input * (run.per_token or 0.0)
+    # A stated prompt read at the slowest rate an accelerator reads one (SLOWEST_PREFILL_TOKENS_PER_STEP tokens in a
+    # decode step's time) accounts for a first token this late: it shows no wait.
+    explained = run.mean_input is not None \
+        and run.ttft <= run.mean_input / SLOWEST_PREFILL_TOKENS_PER_STEP * (run.per_token or 0.0)
     if not found and run.per_token and run.ttft >= 2.0 and not explained \
             and run.ttft >= threshold("summary-ttft-over-tpot") * run.per_token:
         if 0 < run.batch <= threshold("summary-ttft-over-tpot-few-in-flight"):
