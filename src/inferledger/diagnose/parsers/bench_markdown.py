@@ -950,7 +950,7 @@ def tables(lines) -> Iterator:
     for line_number, line in lines:
         stripped = line.strip()
         if not table and previous is not None and _BARE_RULE.match(stripped) and not _is_rule(previous[1]):
-            table, bare, previous = _Table([(previous[0], _bare_cells(previous[1]))], model, prompt), True, None
+            table, bare, previous = _Table([(previous[0], _bare_cells(previous[1]))], model, prompt, title), True, None
             continue
         if bare:
             if "|" in stripped:
@@ -958,7 +958,7 @@ def tables(lines) -> Iterator:
                 continue
             if len(table) > 1:
                 yield table
-            table, bare = _Table(model=model, prompt=prompt), False
+            table, bare = _Table(model=model, prompt=prompt, title=title), False
         previous = (line_number, stripped) if "|" in stripped and stripped[:1] not in "|│┃" else None
         if _is_rule(stripped) and stripped:
             if _SEPARATOR.match(stripped) and _starts_a_table(table):
