@@ -835,3 +835,17 @@ def test_a_table_pivoted_on_concurrency_reads_its_metric_from_its_title(tmp_path
     # the same table under a title naming no measure: its cells are no metric the reader knows
     with pytest.raises(LogFormatError):
         read_records(_write(tmp_path, text.replace("p50 recall latency (ms)", "results"), "u.txt"))
+
+
+def test_a_first_numbered_call_ten_times_the_others_is_a_cold_start(tmp_path):
+    # Two runs of three calls to a hosted model: 195.8 s then 7.7 and 11.7 s (median of the later 9.7: 20×); the
+    # numbering starting again opens the second run (241.556 s vs 8.623: 28×).
+    text = ("* **Call 1: 195.8 sec**\n* Call 2: 7.7 sec\n* Call 3: 11.7 sec\n\n"
+            "* **Call 1: 241.556 sec**\n* Call 2: 5.951 sec\n* Call 3: 11.295 sec\n")
+    first, second = read_records(_write(tmp_path, text))
+    assert (first.metrics["first_call_seconds"], first.metrics["later_calls_seconds_median"]) == (195.8, 9.7)
+    assert second.metrics["later_calls_seconds_median"] == pytest.approx((5.951 + 11.295) / 2)
+    assert first.metrics["e2e_seconds_mean"] == pytest.approx((195.8 + 7.7 + 11.7) / 3)
+    assert diagnose_files([_write(tmp_path, text, "cold.txt")]).verdict == "measurement-artifact"
+    steady = "Request 1: 10.1 s\nRequest 2: 9.8 s\nRequest 3: 10.4 s\n"  # alike: a latency, nothing else to judge
+    assert diagnose_files([_write(tmp_path, steady, "steady.txt")]).verdict == "insufficient-data"

@@ -91,7 +91,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind123_logs": (5, 5, 10),
           "blind126_logs": (7, 8, 9),
           "blind130_logs": (0, 1, 2),
-          "blind131_logs": (4, 7, 10),
+          "blind131_logs": (4, 8, 10),
           "blind132_logs": (3, 6, 10)}
 
 

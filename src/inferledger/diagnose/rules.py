@@ -81,6 +81,12 @@ _TABLE = (
           "a twentieth means the client did not see the generated text as it streamed (tool calls buffered until "
           "complete, sglang#36272: 32 of 6,400), so its first-token and per-token times were taken on something "
           "else", 0.85),
+    _rule("summary-first-call-cold", "summary", "measurement-artifact",
+          "a script's numbered calls (3 or more): the first took at least this many times the median of the later "
+          "ones", 10.0, "×",
+          "the same call repeated runs as fast as its later ones once the model is loaded and warm; a first one ten "
+          "times slower paid a cold start (a hosted model booting, a load, compilation), which a mean over the "
+          "calls folds into the serving time (replicate's vicuna-13b: 195.8 s, then 7.7 and 11.7 s)", 0.7),
     _rule("summary-one-token", "summary", "measurement-artifact",
           "a per-token time stated while requests generate at most this many tokens on average", 1.5, "tokens",
           "a time per output token needs a second token: with about one token generated it is the first token's "

@@ -429,6 +429,12 @@ def _slower_than_size(run: _Run, sized, where: dict, findings: list, notes: list
 
 def _artefacts(run: _Run, record, where: dict, findings: list, notes: list) -> None:
     name, ttft, e2e = run.name, run.ttft, run.e2e
+    first, later = record.metrics.get("first_call_seconds"), record.metrics.get("later_calls_seconds_median")
+    if first is not None and later and first >= threshold("summary-first-call-cold") * later:
+        findings.append(fire("summary-first-call-cold", f"{name}: the first call took {first:,.3g} s, "
+                             f"{first / later:.0f}× the {later:,.3g} s median of the later ones: a cold start (load, "
+                             "boot, warm-up), not serving time", {"first_call_seconds": first,
+                                                                   "later_calls_seconds_median": later}, **where))
     if ttft is not None and ttft <= 0 and (run.completed or run.output_rate or e2e):
         findings.append(fire("summary-ttft-zero", f"{name}: mean TTFT is 0 ms: the first token was not timed "
                              "", {"ttft_seconds_mean": ttft}, **where))

@@ -60,6 +60,10 @@ _COUNTS = (
     ("prompt tok", "mean_input_tokens"),  # a table's column (`Prompt tok`): one row's prompt
 )
 _DURATIONS = ("benchmark duration", "total time", "elapsed", "duration", "wall time")
+# A script's own numbered calls, each line one request's whole time: `Call 1: 195.8 sec`, `Request 3: 2.1s`.
+_NUMBERED_CALL = re.compile(r"^(?:call|request|req|run|attempt|try|trial|iteration|query|turn)\s*#?\s*(\d+)$")
+NUMBERED_CALL = "numbered_call_seconds"
+_NUMBERED_LINE = re.compile(r"(?i)\b(?:call|request|req|run|attempt|try|trial|iteration|query|turn)\s*#?\s*\d+\s*[:=]")
 _TOKEN_RATE = re.compile(r"\b(?:tok(?:en)?s?|t)\s*/\s*(?:s|sec|second)\b")
 # A token rate per request (`8.57 tokens/req/s`, LMCache's multi-round QA benchmark): one stream's, not the run's.
 _PER_REQUEST_TOKEN_RATE = re.compile(r"\btok(?:en)?s?\s*/\s*req(?:uest)?s?\s*/\s*(?:s|sec|second)\b")
@@ -116,6 +120,8 @@ def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
     if time_unit is None:
         return None
     seconds = value * TIME_UNITS[time_unit]
+    if _NUMBERED_CALL.match(words):
+        return NUMBERED_CALL, seconds  # one call of a script's numbered series (`Call 2: 7.7 sec`)
     if "load time" in words or "load duration" in words:
         return "load_seconds", seconds  # the model's load, before any request (not the run's duration)
     if any(word in words for word in _DURATIONS) and stat_word is None:
@@ -214,8 +220,9 @@ def sniff(head: str) -> float:
             return 0.5
     unitless = []  # latencies with no unit: counted only beside what settles their unit (_unit_by_littles_law)
     for line in lines:
-        # a JSON export's `"generationTPS" : 81.8,` counts too: its key names the metric in camelCase
-        if looks_like_metric(line) or line.lstrip().startswith('"'):
+        # a JSON export's `"generationTPS" : 81.8,` counts too: its key names the metric in camelCase; so does a
+        # numbered call's time (`Call 2: 7.7 sec`)
+        if looks_like_metric(line) or line.lstrip().startswith('"') or _NUMBERED_LINE.search(line):
             metric = line_metric(line)
             if metric is not None:
                 found.append(metric[0])
@@ -250,6 +257,7 @@ def parse(lines) -> Iterator:
     columns: list | None = None  # a space-aligned table's header, while its rows follow
     seconds = False  # an inference-perf report: its latencies are in seconds
     offered_first = False  # the last line read was a bare `QPS` (see below)
+    calls: list = []  # the numbered calls of the series being read (_calls)
     for line_number, line in lines:
         if not seconds and any(key in line for key in _INFERENCE_PERF_KEYS):
             seconds = True
@@ -295,6 +303,13 @@ def parse(lines) -> Iterator:
         name, value = reading
         labelled = _LINE.match(line)
         words = _words(labelled.group("label")) if labelled else ""
+        if name == NUMBERED_CALL:
+            number = int(_NUMBERED_CALL.match(words).group(1))
+            if calls and number <= calls[-1][0]:  # numbering starts again: the next series
+                yield _calls(calls)
+                calls = []
+            calls.append((number, value, line_number))
+            continue
         if name == "request_throughput_per_second" and offered_first and words == "processing speed":
             # LMCache's multi-round QA benchmark: `QPS` (requests launched ÷ time) comes first, what it offered;
             # `Processing speed` is what finished.
@@ -308,6 +323,29 @@ def parse(lines) -> Iterator:
         metrics[name] = value
     if metrics:
         yield from _run(start, metrics)
+    if calls:
+        yield _calls(calls)
+
+
+def _calls(calls: list) -> Record:
+    """One series of numbered calls (number, seconds, line) as a summary: the calls' mean and median time, and the
+    first call's time beside the median of the later ones (a first call many times the others paid a cold start:
+    summary-first-call-cold)."""
+    times = [seconds for _number, seconds, _line in calls]
+    ordered = sorted(times)
+    metrics = {"e2e_seconds_mean": sum(times) / len(times), "e2e_seconds_median": median(ordered),
+               "completed_requests": float(len(times))}
+    if len(times) >= 3:
+        metrics["first_call_seconds"] = times[0]
+        metrics["later_calls_seconds_median"] = median(sorted(times[1:]))
+    record = _record(calls[0][2], metrics, benchmark=f"{len(times)} numbered calls")
+    record.labels["tool"] = "a script's numbered calls"
+    return record
+
+
+def median(ordered: list) -> float:
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 _UNITLESS = "unitless "  # a latency whose line gives no unit, kept under this prefix until its run is complete
