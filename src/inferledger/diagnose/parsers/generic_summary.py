@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from statistics import median
 
 from inferledger.diagnose.parsers.bench_common import STAT_NAMES, TIME_UNITS
 from inferledger.diagnose.records import Record, looks_like_metric, unread
@@ -61,9 +62,10 @@ _COUNTS = (
 )
 _DURATIONS = ("benchmark duration", "total time", "elapsed", "duration", "wall time")
 # A script's own numbered calls, each line one request's whole time: `Call 1: 195.8 sec`, `Request 3: 2.1s`.
-_NUMBERED_CALL = re.compile(r"^(?:call|request|req|run|attempt|try|trial|iteration|query|turn)\s*#?\s*(\d+)$")
+_CALL_WORDS = r"(?:call|request|req|run|attempt|try|trial|iteration|query|turn)\s*#?\s*"
+_NUMBERED_CALL = re.compile(rf"^{_CALL_WORDS}(\d+)$")  # a label's words
+_NUMBERED_LINE = re.compile(rf"(?i)\b{_CALL_WORDS}\d+\s*[:=]")  # a line of the head (sniff)
 NUMBERED_CALL = "numbered_call_seconds"
-_NUMBERED_LINE = re.compile(r"(?i)\b(?:call|request|req|run|attempt|try|trial|iteration|query|turn)\s*#?\s*\d+\s*[:=]")
 _TOKEN_RATE = re.compile(r"\b(?:tok(?:en)?s?|t)\s*/\s*(?:s|sec|second)\b")
 # A token rate per request (`8.57 tokens/req/s`, LMCache's multi-round QA benchmark): one stream's, not the run's.
 _PER_REQUEST_TOKEN_RATE = re.compile(r"\btok(?:en)?s?\s*/\s*req(?:uest)?s?\s*/\s*(?:s|sec|second)\b")
@@ -332,20 +334,14 @@ def _calls(calls: list) -> Record:
     first call's time beside the median of the later ones (a first call many times the others paid a cold start:
     summary-first-call-cold)."""
     times = [seconds for _number, seconds, _line in calls]
-    ordered = sorted(times)
-    metrics = {"e2e_seconds_mean": sum(times) / len(times), "e2e_seconds_median": median(ordered),
+    metrics = {"e2e_seconds_mean": sum(times) / len(times), "e2e_seconds_median": median(times),
                "completed_requests": float(len(times))}
     if len(times) >= 3:
         metrics["first_call_seconds"] = times[0]
-        metrics["later_calls_seconds_median"] = median(sorted(times[1:]))
+        metrics["later_calls_seconds_median"] = median(times[1:])
     record = _record(calls[0][2], metrics, benchmark=f"{len(times)} numbered calls")
     record.labels["tool"] = "a script's numbered calls"
     return record
-
-
-def median(ordered: list) -> float:
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 _UNITLESS = "unitless "  # a latency whose line gives no unit, kept under this prefix until its run is complete
