@@ -96,6 +96,43 @@ def test_figures_with_their_units_in_a_file_that_names_serving_are_listed(tmp_pa
     assert [item["line_number"] for item in diagnosis.files[0]["unread_examples"]] == [3, 4]
 
 
+@pytest.mark.parametrize(("text", "unread_lines"), [
+    # a script's own timer, the figure named by its key with no unit, under the hosted model it called
+    ("model: gpt-3.5-turbo\ngenerate timediff : 0.9258\nagenerate timediff : 0.9537\n", [2, 3]),
+    # a training framework's rollout timers next to the engine that served the rollout
+    ("rollout engine: vllm\ntiming_s/step:  43.64\ntiming_s/gen:   31.27   (72%)\n", [2, 3]),
+    # a gateway's response headers: the duration's unit is in its name
+    ("proxy: litellm\nx-litellm-response-duration-ms: 1062.274\n", [2]),
+    # a table whose header gives its unit in brackets, a load test's `Request rate` naming what it measured
+    ("| --parallel | Request rate | Runtime [s] |\n|---|---|---|\n| 8 | inf | 349.66 |\n| 16 | inf | 254.05 |\n",
+     [3, 4]),
+    # an engine's per-request metrics as JSON, each time quoted, under the request that asked the tensorrt_llm model
+    ('curl localhost:8000/v2/models/tensorrt_llm/generate\n{\n  "arrival_time_ns": "76735247746000",\n'
+     '  "first_token_time_ns": "76735374300000",\n  "acceptance_rate": "0.0"\n}\n', [3, 4]),
+    # figures with their units in a table comparing llama.cpp with another runner
+    ("| LLaMA | 6.7B | 13.0B |\n| --- | --- | --- |\n| llama.cpp | 20.8 s | 38.6 s |\n", [3]),
+])
+def test_a_time_named_by_its_key_or_unit_beside_a_serving_program_is_listed(tmp_path, text, unread_lines):
+    path = tmp_path / "timings.txt"
+    path.write_text(text, encoding="utf-8")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "insufficient-data"
+    assert [item["line_number"] for item in diagnosis.files[0]["unread_examples"]] == unread_lines
+
+
+@pytest.mark.parametrize("text", [
+    # a stamp and a timeout are no timings, whatever program wrote them
+    "engine: vllm\ntimestamp: 1733400000\ntimeout = 30\n",
+    # a time with its key, but nothing ties it to serving a model
+    "job: nightly backup\nelapsed: 12.5\n",
+])
+def test_a_stamp_a_timeout_or_a_time_of_nothing_served_is_still_no_log(tmp_path, text):
+    path = tmp_path / "other.txt"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(LogFormatError, match="no known log format"):
+        diagnose_files([path])
+
+
 @pytest.mark.parametrize("text", [
     "We finished question 2 of 9 in 2 seconds, then went home.\nNothing else here.\n",  # a time, no serving word
     "2024-01-01 10:00:00 GET /health 200\n2024-01-01 10:00:05 GET /health 200\n",

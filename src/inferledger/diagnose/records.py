@@ -362,18 +362,27 @@ def looks_like_metric(line: str) -> bool:
 _SERVING_WORDS = ("tok", "t/s", "throughput", "latency", "ttft", "tpot", "first token", "per token", "req/s",
                   "reqs/s", "requests/s", "qps", "prefill", "decode", "prompt", "generat",
                   "请求", "首字", "推理", "生成", "解码", "预填充")  # request, first token, inference, generate, decode, prefill
+# The programs and model families that serve LLMs, and a load test's words: a file naming one of them beside figures
+# with their units (`20.8 s` in a table comparing llama.cpp with Web LLM, `mean time per batch: 0.91 s` of
+# `Framework.vllm`) is serving output too. Only a file no reader knows is judged by them (names_serving).
+_SERVING_NAMES = ("llm", "llama", "sglang", "openai", "gpt-", "ctranslate", "tensorrt", "lmdeploy", "kobold", "mlx",
+                  "qwen", "mistral", "gemma", "deepseek", "request rate", "concurrency", "并发")  # concurrency
 
 
 # A column's unit as a table's header states it (`Short (ms)`, `E2E (s)`, `Prefill tps`): a measure, whose meaning the
 # rest of the file (a serving word somewhere) ties to serving.
-_MEASURE_UNIT = re.compile(r"\((?:ms|s|sec|secs|seconds|us|µs|tok/s|tokens/s|t/s)\)|\btps\b|\bper second\b")
+_MEASURE_UNIT = re.compile(r"[(\[](?:ms|s|sec|secs|seconds|us|µs|tok/s|tokens/s|t/s)[)\]]|\btps\b|\bper second\b")
 
 
 # A figure with its unit (`793.57 ms`, `took 449,432µs`, `0.91 s`, `4.73 reqs/s`, `2.5token`, a scheduler's
 # `7820 new tokens`): a measurement, whose meaning the rest of the file (a serving word somewhere) ties to serving.
 # (`1024 prompt tokens` is a run's setting more often than a measurement: not one.)
 _MEASURED = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?\s*(?:ms|µs|us|s|sec|secs|seconds|tok/s|tokens?/s|t/s|reqs?/s|"
-                       r"token|(?:new|cached) tokens)(?![A-Za-z])")
+                       r"token|(?:new|cached) tokens)(?![A-Za-z])"
+                       # a time named by its key, its unit in the key or none (`generate timediff : 0.92`, verl's
+                       # `timing_s/gen: 31.27`, `x-litellm-response-duration-ms: 1062.3`, JSON's
+                       # `"first_token_time_ns": "76735374300000"`); not a stamp or a timeout
+                       r'|(?i:time(?!stamp|zone|out)|timing|duration|latency|elapsed)[\w/.-]*"?\s*[:=]\s*"?\d')
 
 
 def has_a_measurement(line: str) -> bool:
@@ -388,7 +397,7 @@ def names_a_measure(line: str) -> bool:
 
 def names_serving(line: str) -> bool:
     lowered = line.lower()
-    return any(word in lowered for word in _SERVING_WORDS)
+    return any(word in lowered for word in _SERVING_WORDS) or any(name in lowered for name in _SERVING_NAMES)
 
 
 def looks_like_serving_words(line: str) -> bool:
