@@ -78,7 +78,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind103_logs": (4, 6, 10),
           "blind104_logs": (4, 6, 10),
           "blind107_logs": (3, 3, 4),
-          "blind108_logs": (6, 6, 10),
+          "blind108_logs": (6, 7, 10),
           "blind109_logs": (2, 4, 10),
           "blind120_logs": (5, 7, 9),
           "blind113_logs": (7, 9, 10),
@@ -92,7 +92,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind126_logs": (7, 9, 9),
           "blind130_logs": (0, 1, 2),
           "blind131_logs": (4, 8, 10),
-          "blind132_logs": (3, 6, 10)}
+          "blind132_logs": (3, 6, 10),
+          "blind134_logs": (8, 10, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -257,3 +257,34 @@ def test_exllamav2_test_inference_line():
     assert detect(text)[0] is local_runners
     [record], _ = parse_text(text)
     assert record.metrics == {"e2e_seconds": 3.40, "output_tokens": 128}
+
+
+EXLLAMA_V1 = """\
+ -- Sequence length: 132
+ ** Time, Load model: 1.55 seconds
+ -- Inference, first pass.
+ ** Time, Inference: 0.50 seconds
+ ** Speed: 8.06 tokens/second
+ -- Generating 128 tokens...
+ ** Speed: 28.56 tokens/second
+ -- Generating 128 tokens, 1920 token prompt...
+ ** Speed: 25.00 tokens/second
+"""
+
+
+def test_exllama_v1_benchmark_script_generating_phases():
+    # exllama's (v1) test_benchmark_inference.py -p (blind round 134's sample, shortened; the second phase with its
+    # prompt as the later script prints it): each generating phase is one stream's decode, 128 tokens at its rate.
+    assert detect(EXLLAMA_V1)[0] is local_runners
+    records, skipped = parse_text(EXLLAMA_V1)
+    assert not skipped
+    first, second = records
+    assert first.line_number == 7
+    assert first.metrics == pytest.approx({"output_tokens": 128, "generation_tokens_per_second": 28.56,
+                                           "tpot_seconds": 1 / 28.56, "decode_seconds": 128 / 28.56})
+    assert second.metrics["input_tokens"] == 1920
+    assert second.metrics["decode_seconds"] == pytest.approx(128 / 25.0)
+    # the first pass (a few random tokens, cold) and the load are labels, never a prompt rate judged
+    assert "8.06 tok/s" in first.labels["first_pass"]
+    assert first.labels["load_seconds"] == "1.55"
+    assert "prompt_tokens_per_second" not in first.metrics

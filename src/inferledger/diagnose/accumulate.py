@@ -53,6 +53,7 @@ CEILING_MIN_OUTPUT = limit("ceiling-min-output")
 SLOW_PROMPT_MIN_TOKENS = limit("slow-prompt-min-tokens")
 SLOW_PROMPT_MIN_STEPS = limit("slow-prompt-min-steps")
 SLOW_PROMPT_SHARE = limit("slow-prompt-share")
+BENCH_TESTS_MAX = 4096  # llama-bench tests kept for comparison (Accumulator.bench_tests): constant memory
 BENCH_SOURCES = ("llamacpp.bench", "llamacpp.batched-bench")  # a runner's bench rows (llama-bench, sweep-bench)
 _INTERVAL_AVERAGED = ("vllm.", "sglang.")  # sources whose window rates average over the time since the last line
 PREFILL_GAP_MIN_TOKENS = limit("prefill-gap-min-tokens")
@@ -342,6 +343,9 @@ class Accumulator:
         self.effective_bandwidth_high = Running()
         self.depth_generation = {}  # llama-bench -d: context tokens -> Running of tg tok/s at that depth
         self.depth_prompt = {}  # and of pp tok/s
+        # llama-bench: (file, model, test, settings) -> [(rate, line)], the same test of one model under the same
+        # settings, run by each build a file shows (bench-same-test-slower); at most BENCH_TESTS_MAX keys
+        self.bench_tests = {}
         self.rank = {}  # source -> the rank kept (one rank's view per source)
         self.sources = {}  # source -> record count
         self.labels = {}  # label notes worth showing (definitions, engines)
@@ -705,6 +709,11 @@ class Accumulator:
                     self.snapshot[name] = Running()
                 self.snapshot[name].add(value, record.line_number)
             return
+        if "settings" in labels and record.source == "llamacpp.bench":
+            rate = metrics.get("generation_tokens_per_second") or metrics.get("prompt_tokens_per_second")
+            key = (file, labels.get("model"), labels["test"], labels["settings"])
+            if rate and (key in self.bench_tests or len(self.bench_tests) < BENCH_TESTS_MAX):
+                self.bench_tests.setdefault(key, []).append((rate, record.line_number))
         depth = metrics.get("context_depth_tokens")
         if depth is not None:  # llama-bench -d: each test's rate by the context it ran over
             for name, by_depth in (("generation_tokens_per_second", self.depth_generation),

@@ -290,6 +290,14 @@ _TABLE = (
           "llama-bench tg at up to 16,384 tokens of context slower than with none by this factor", 2.0, "×",
           "a step reads the weights plus the cache; at these depths a GQA model's cache is a fraction of its "
           "weights, so halving the rate is the attention kernel's cost, not the memory's", 0.7),
+    _rule("windows-bench-same-test-slower", "windows", "decode-bound",
+          "llama-bench: the same test (tg, or pp: prefill-bound) of the same model under the same settings, run by "
+          "two builds of a file, one this many times slower than the other", 1.4, "×",
+          "the faster run is the same machine's own evidence of what the work needs: with model, test, backend, "
+          "threads and offload the same, a build that much slower lost speed in its kernels or its scheduling (a "
+          "regression, a missing SIMD path), not to the hardware; llama-bench's run-to-run noise is a few percent. "
+          "Set between two readings: a patch lifting pp512 1.25x read as an improvement over a healthy run, a tg "
+          "1.48x slower on one CPU read as slow decode", 0.7),
     _rule("windows-slowdown-beyond-context", "windows", "measurement-artifact",
           "a llama-bench test (pp or tg) at depth d2 slower than at depth d1 > 0 by more than this many times d2 / d1",
           1.5, "× d2/d1", "a step's time is the weights' read plus the cache's, the cache's linear in the depth, so "

@@ -165,6 +165,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
             "or one step outlasts the window", {"stalled_windows": flags["stalled"].count},
             flags["stalled"].count / decoding, **lines_of(acc, "stalled")))
     _depth_slowdown(acc, findings)
+    _same_test_slower(acc, findings)
     _slowdown_beyond_context(acc, findings)
     if flags["kv_full_no_queue"].count:
         findings.append(fire(
@@ -325,6 +326,28 @@ def _depth_slowdown(acc: Accumulator, findings: list) -> None:
             "the cache, not the weights' read, sets the pace of each token",
             {"generation_tokens_per_second_depth_0": base.high, "generation_tokens_per_second_deep": rate,
              "context_depth_tokens": depth, "slowdown": slowdown}))
+
+
+def _same_test_slower(acc: Accumulator, findings: list) -> None:
+    """llama-bench rows of one test, model and settings under two builds (a fork against mainline, a bisect): the
+    widest gap of a file, where the slower run is windows-bench-same-test-slower's (tg: decode-bound, pp:
+    prefill-bound) times slower than the faster."""
+    gaps = []
+    for (file, model, test, _settings), runs in acc.bench_tests.items():
+        (slow, slow_line), (fast, fast_line) = min(runs), max(runs)
+        if slow > 0 and fast / slow >= threshold("windows-bench-same-test-slower"):
+            gaps.append((fast / slow, file, model, test, slow, slow_line, fast, fast_line))
+    if not gaps:
+        return
+    ratio, file, model, test, slow, slow_line, fast, fast_line = max(gaps, key=lambda gap: gap[0])
+    phase = "generation" if test.lstrip().startswith("tg") else "prompt processing"
+    findings.append(fire(
+        "windows-bench-same-test-slower", f"llama-bench {test}{f' of {model}' if model else ''}: {slow:,.2f} tok/s "
+        f"(line {slow_line}) against {fast:,.2f} tok/s (line {fast_line}) under the same settings, {ratio:.1f}× "
+        f"slower: that build's {phase} leaves the machine's speed unused",
+        {"tokens_per_second_slow": slow, "tokens_per_second_fast": fast, "slowdown": ratio},
+        lines=sorted((slow_line, fast_line)), file=file,
+        verdict="decode-bound" if phase == "generation" else "prefill-bound"))
 
 
 def _slowdown_beyond_context(acc: Accumulator, findings: list) -> None:

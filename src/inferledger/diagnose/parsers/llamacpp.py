@@ -147,6 +147,9 @@ def _table_cells(line: str, tabs: bool = False) -> list:
     return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
+_MEASURED_COLUMNS = ("model", "size", "modelsize", "params", "test")
+
+
 def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped | None:
     """One llama-bench row: `model | size | params | backend | ngl | … | test | t/s` (t/s = mean ± stddev)."""
     row = dict(zip(columns, cells, strict=False))
@@ -205,6 +208,10 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
     for key in ("model", "backend", "ngl", "threads", "n_batch", "n_ubatch", "fa"):
         if row.get(key):
             labels[key] = row[key]
+    # Every other cell but the measured ones, in order (named or not: rows pasted without their header): two rows of
+    # one model and test with the same settings ran the same work, whatever build ran each (`build:` under each).
+    labels["settings"] = " | ".join(cell for column, cell in zip(columns, cells, strict=False)
+                                    if column not in _MEASURED_COLUMNS and not column.startswith(("t/s", "speedup")))
     # No layer on a GPU (ngl 0, a CPU backend, or `-dev none`: no device given the model): this row ran on the CPU,
     # whatever the build.
     if row.get("ngl", "").strip() == "0" or row.get("backend", "").strip().lower() in ("cpu", "blas") \

@@ -29,6 +29,11 @@
 
 * exllamav2's test_inference.py: ` -- Response generated in 3.40 seconds, 128 tokens, 37.66 tokens/second (includes
   prompt eval.)`, the whole call and its output count only (its examples print the same without the parenthesis);
+* exllama's (v1) test_benchmark_inference.py -p: ` -- Inference, first pass.` / ` ** Time, Inference: 0.50 seconds` /
+  ` ** Speed: 8.06 tokens/second`, then ` -- Generating 128 tokens[, 1920 token prompt]...` / ` ** Speed: 28.56
+  tokens/second`: one request generating a step at a time, its rate the decode rate; the first pass is the script's
+  first forward over `sequence length - generated` random tokens, cold (no warm-up pass in the early scripts), kept as
+  a label and not judged;
 * gpt-fast style generate loops (fish-speech's LM): `Generated 43 tokens in 37.66 seconds, 1.14 tokens/sec` and the
   `Bandwidth achieved: 0.56 GB/s` after it, the bandwidth the loop says it reached (model bytes × tokens/s);
 * KTransformers' balance_serve backend: `Performance(T/s): prefill 0.0709, decode 0.2152. Time(s): tokenize 0.5366,
@@ -138,6 +143,9 @@ _LLM_BENCH_AVERAGE = re.compile(r"\[Average\](?:\s*P\[(\d+)\])?\s+Input token si
 _LLM_BENCH_TOKENS = re.compile(r"\[(warm-up|\d+)\](?:\[P(\d+)\])?\s+First token latency: ([\d.]+|NA) ms/(\d*)tokens?, "
                                r"other tokens latency: ([\d.]+|NA) ms/")
 _EXLLAMA = re.compile(r"Response generated in ([\d.]+) seconds, (\d+) tokens, [\d.]+ tokens/second")
+_EXLLAMA_PHASE = re.compile(r"^\s*-- (?:(Inference, first pass)|Generating (\d+) tokens(?:, (\d+) token prompt)?)")
+_EXLLAMA_TIME = re.compile(r"^\s*\*\* Time, (Load model|Inference): ([\d.]+) seconds")
+_EXLLAMA_SPEED = re.compile(r"^\s*\*\* Speed: ([\d.]+) tokens/second")
 # gpt-fast style generate loops (fish-speech's semantic-token LM): `Generated 43 tokens in 37.66 seconds, 1.14
 # tokens/sec`, then often `Bandwidth achieved: 0.56 GB/s` (model bytes × tokens/s, its own figure).
 _GENERATED = re.compile(r"Generated (\d+) tokens in ([\d.]+) seconds, [\d.]+ tokens/sec")
@@ -407,6 +415,47 @@ def _candle(line_number: int, prompt, generated) -> Record:
     tokens, rate = (float(prompt.group(1)), float(prompt.group(2))) if prompt is not None else (None, None)
     metrics = _both_phases(tokens, rate, float(generated.group(1)), float(generated.group(2)))
     return Record("request", "candle.example", line_number, metrics, labels={"engine": "candle"})
+
+
+class _ExllamaBench:
+    """exllama's (v1) benchmark script: its phase lines say what the next `** Speed:` line measures."""
+
+    def __init__(self):
+        self.phase = None  # "first" or (generated tokens, prompt tokens or None) of the last phase line
+        self.speed = None  # the `** Speed:` of a generating phase, read, not yet given as a record
+        self.labels = {"engine": "exllama", "tool": "test_benchmark_inference"}
+
+    def feed(self, line: str) -> bool:
+        """Whether the line is one of the script's (read here); a generating phase's rate waits in self.speed."""
+        phase = _EXLLAMA_PHASE.match(line)
+        if phase is not None:
+            self.phase = "first" if phase.group(1) else (float(phase.group(2)), phase.group(3))
+            return True
+        timed = _EXLLAMA_TIME.match(line)
+        if timed is not None:
+            key = "load_seconds" if timed.group(1) == "Load model" else "first_pass_seconds"
+            self.labels = {**self.labels, key: timed.group(2)}
+            return True
+        speed = _EXLLAMA_SPEED.match(line)
+        if speed is None or self.phase is None:
+            return False
+        if self.phase == "first":
+            self.labels = {**self.labels, "first_pass": f"{speed.group(1)} tok/s, the script's first forward pass "
+                           "over its few prompt tokens, cold: not judged"}
+        else:
+            self.speed = float(speed.group(1))
+        return True
+
+    def record(self, line_number: int) -> Record | None:
+        if self.speed is None or self.speed <= 0:
+            return None
+        (generated, prompt), rate = self.phase, self.speed
+        self.speed = None
+        metrics = {"output_tokens": generated, "generation_tokens_per_second": rate, "tpot_seconds": 1 / rate,
+                   "decode_seconds": generated / rate}
+        if prompt is not None:
+            metrics["input_tokens"] = float(prompt)
+        return Record("request", "exllama.benchmark", line_number, metrics, labels=self.labels)
 
 
 def _ort_timings(line_number: int, match) -> Record:
@@ -791,6 +840,7 @@ _SIGNATURES = (
     (("] decoding-time=",), ("tok/s:",)),  # MLC LLM's decode-step lines
     (("ran model in",), ("tok/sec",)),  # tinygrad's llama.py --timing
     (("Response generated in",), ("tokens/second",)),  # exllamav2 test_inference and examples
+    ((" -- Generating ", " -- Inference, first pass"), ("** Speed: ",)),  # exllama's test_benchmark_inference
     (("Average generation speed:",), ("tokens/s",)),  # Xinference's transformers engine
     (("Performance(T/s): prefill",), ("Time(s): tokenize",)),  # KTransformers balance_serve
     (("Generated ",), ("tokens/sec",), (" tokens in ",)),  # gpt-fast style generate loops
@@ -898,6 +948,7 @@ def parse(lines) -> Iterator:
     candle_prompt = None  # candle's prompt line, for the generated line after it
     edge: _EdgeProfile | None = None  # a TensorRT-Edge-LLM profile being read
     ds4 = _Ds4()  # the ds4-server request being read
+    exllama = _ExllamaBench()
     for line_number, line in lines:
         if "ds4-server: " in line:
             record = ds4.feed(line_number, line)
@@ -987,6 +1038,10 @@ def parse(lines) -> Iterator:
                              {"generation_tokens_per_second": float(match.group(1)),
                               "tpot_seconds": 1 / float(match.group(1))}, labels={"engine": "xinference"})
                 continue
+        if ("-- " in line or "** " in line) and exllama.feed(line):
+            if (record := exllama.record(line_number)) is not None:
+                yield record
+            continue
         if "Response generated in" in line:
             match = _EXLLAMA.search(line)
             if match is not None:  # its rate is tokens over the whole call: the output count and the time say it all
