@@ -329,9 +329,9 @@ def _depth_slowdown(acc: Accumulator, findings: list) -> None:
 
 
 def _same_test_slower(acc: Accumulator, findings: list) -> None:
-    """llama-bench rows of one test, model and settings under two builds (a fork against mainline, a bisect): the
-    widest gap of a file, where the slower run is windows-bench-same-test-slower's (tg: decode-bound, pp:
-    prefill-bound) times slower than the faster."""
+    """llama-bench rows of one test, model and settings under two builds (a fork against mainline, a bisect): where
+    the slower of a pair is the rule's threshold times slower than the faster or more, the widest such gap of the
+    log is the finding (a tg test's: decode-bound; a pp test's: prefill-bound)."""
     gaps = []
     for (file, model, test, _settings), runs in acc.bench_tests.items():
         (slow, slow_line), (fast, fast_line) = min(runs), max(runs)
