@@ -33,12 +33,26 @@ def _prefix_cache_state(acc: Accumulator | None) -> str | None:
     return None
 
 
+# Rules whose finding names its own cause: their advice replaces the verdict's general advice.
+RULE_ADVICE = {
+    "summary-same-work-slower": [
+        "compare the slow run with the fast one: eager mode or CUDA graphs, the attention backend, the device each "
+        "ran on (a CPU fallback), the library versions; the fast run shows what the card does with this work"],
+    "windows-bench-same-test-slower": [
+        "compare the two builds (the `build:` line under each table): the flags each was compiled with (SIMD paths "
+        "such as AVX-512 / ARM SVE, the GPU backend), then bisect the commits between them "
+        "(scripts/compare-llama-bench.py runs both); the faster build shows what this machine does with the work"],
+    "requests-host-bound-steps": [
+        "capture the decode step once and replay it instead of launching its kernels one by one (tinygrad JIT, "
+        "CUDA graphs / torch.compile in PyTorch runners), fuse small kernels (tinygrad BEAM search), and give the "
+        "host a fast core: the launches, not the device's memory, set each token's time"],
+}
+
+
 def advice_for(verdict: str, section: dict | None, throughput_test: bool = False,
-               acc: Accumulator | None = None, same_work_slower: bool = False) -> list[str]:
-    if same_work_slower:
-        return ["compare the slow run with the fast one: eager mode or CUDA graphs, the attention backend, the device "
-                "each ran on (a CPU fallback), the library versions; the fast run shows what the card does with "
-                "this work"]
+               acc: Accumulator | None = None, rule: str | None = None) -> list[str]:
+    if rule in RULE_ADVICE:
+        return list(RULE_ADVICE[rule])
     if throughput_test:
         return ["to measure latency, rerun at finite request rates (a sweep up to the throughput this test found) "
                 "with the real ISL/OSL distribution; use this run for capacity only"]

@@ -74,6 +74,16 @@ _HEADLINES = {
     "insufficient-data": "not enough in the log to name a bottleneck: the evidence says what was read and what is missing",
 }
 
+# Rules whose finding names its own cause, not the verdict's usual one: their headline replaces the verdict's.
+_RULE_HEADLINES = {
+    "summary-same-work-slower": "a run generates the same tokens far slower than another run in this file: its "
+                                "generation path is broken, not the card's limit",
+    "windows-bench-same-test-slower": "one build runs the same test far slower than another on this machine: the "
+                                      "build, not the hardware, sets its speed",
+    "requests-host-bound-steps": "each token waits on the host launching its kernels: decode is slow, but not for "
+                                 "lack of memory bandwidth",
+}
+
 
 def _metrics(acc: Accumulator) -> dict:
     metrics = {"records": acc.records, "interval_windows": acc.interval_count, "requests": acc.request_count,
@@ -127,13 +137,9 @@ def build(acc: Accumulator, files: list, roofline: dict | None = None, roofline_
     # A queue that the test itself built (every request sent at t=0) is not overload: say so instead.
     throughput_test = verdict == "queueing" and all(
         (item.numbers.get("request_rate_per_second") or 0) >= ALL_AT_ONCE_RATE for item in best.evidence)
-    same_work = best.rule == "summary-same-work-slower"
     advice = list(advice or []) + advice_for(verdict, roofline, throughput_test=throughput_test, acc=acc,
-                                             same_work_slower=same_work)
-    headline = _HEADLINES[verdict]
-    if same_work:
-        headline = ("a run generates the same tokens far slower than another run in this file: its generation path "
-                    "is broken, not the card's limit")
+                                             rule=best.rule)
+    headline = _RULE_HEADLINES.get(best.rule, _HEADLINES[verdict])
     if throughput_test:
         headline = ("a throughput test: every request was sent at once, so requests queue by design; its TTFT is "
                     "queue wait, not serving latency")

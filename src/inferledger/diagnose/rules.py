@@ -156,7 +156,7 @@ _TABLE = (
           "is the prompt's own work", 0.55),
     _rule("summary-ttft-spread", "summary", "queueing",
           "TTFT high percentile (p99 or max) ≥ this × its low one (p1 or min), TTFT (the mean, else that high one) "
-          "≥ 1 s, ITL/TPOT spread ≤ 2×",
+          "or that high one ≥ 1 s, ITL/TPOT spread ≤ 2×",
           5.0, "×", "prompts of one length prefill in about the same time; first tokens that spread from seconds to "
           "tens of seconds while the per-token time stays flat waited in a queue that grew during the run", 0.6,
           0.7),
@@ -447,6 +447,11 @@ _TABLE = (
           "a local runner's requests in turn (3+): the last decode rate at most 1/this of the best, prompts ≤ 16k",
           2.0, "×", "a model that streamed at 37 tok/s and now streams at 17 with a 13-token prompt lost part of its "
           "GPU (offload after a larger context allocation) or shares it: the rate, not the context, changed", 0.65),
+    _rule("requests-host-bound-steps", "requests", "decode-bound",
+          "a runner that times each token's host side (tinygrad's `enqueue in`): that time ≥ this share of the step",
+          0.5, "of the step", "a decode step is the device reading the weights once; when scheduling and launching its "
+          "kernels takes most of the step, the device idles between them (no graph replay, too many small kernels), "
+          "so the token rate is the host's, not the memory's", 0.7),
     _rule("requests-prefill-slowed", "requests", "prefill-bound",
           "a local runner's requests in turn (2+), prompts within 2× of each other in size: the last prompt rate at "
           "most 1/this of the best, decode within 1.5×, the last prompt ≥ 1/3 of its request's compute", 3.0, "×",

@@ -69,6 +69,20 @@ def _decode_slowed(acc: Accumulator, findings: list) -> bool:
     return True
 
 
+def _host_bound(acc: Accumulator, findings: list) -> bool:
+    """Steps whose host side (scheduling and launching the kernels, tinygrad's `enqueue in`) takes most of each token:
+    the device waits on the launches, so no card or memory sets the pace and the tokens are slow for the hardware
+    whatever it is (requests-host-bound-steps)."""
+    host, tpot = acc.request_value("host_seconds_per_token"), acc.request_value("tpot_seconds")
+    if host is None or tpot is None or not tpot.mean or host.mean < threshold("requests-host-bound-steps") * tpot.mean:
+        return False
+    findings.append(fire(
+        "requests-host-bound-steps", f"{host.mean * 1e3:,.2f} ms of each {tpot.mean * 1e3:,.2f} ms token is the host "
+        f"launching the step's kernels ({host.mean / tpot.mean:.0%}): the device waits on the launches, not on its "
+        "memory", {"host_seconds_per_token": host.mean, "tpot_seconds_mean": tpot.mean}))
+    return True
+
+
 def _prefill_slowed(acc: Accumulator, findings: list) -> None:
     """A runner's requests in turn, prompts of about one size (within 2×), whose prompt rate ends at a third of its
     best or less while their decode holds (within 1.5×), the last prompt a third of its request's compute or more:
@@ -385,7 +399,8 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         _phase_leads(acc, findings)
     if not (slow or slow_bound) and not hardware_judged and sized is not None and _size_too_slow(acc, sized, findings):
         return
-    if not (slow or slow_bound) and (_decode_slowed(acc, findings) or _decode_below_bench(acc, findings)):
+    if not (slow or slow_bound) and (_decode_slowed(acc, findings) or _decode_below_bench(acc, findings)
+                                     or _host_bound(acc, findings)):
         return
     if slow or slow_bound or flags["queue_dominant"].count or flags["queue_long"].count \
             or flags["prefill_share"].count or flags["impossible_tpot"].count:

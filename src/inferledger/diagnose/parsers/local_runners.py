@@ -40,7 +40,8 @@
   prefill 126.9957, decode 362.4446`, one request: each phase's rate and time, so its token counts too;
 * a script's progress line with the time of each item: `Finished question 2 of 9 in 2.48 seconds` (also Completed /
   Processed / Done, `N/M`): one request's whole time, no token count;
-* tinygrad's examples/llama.py --timing: `ran model in 17725.62 ms` and `total 17726.15 ms, 0.06 tok/sec` per token,
+* tinygrad's examples/llama.py --timing: `ran model in 17725.62 ms` (`enqueue in 17.80 ms` in other releases: the
+  host's launch time, kept as host_seconds_per_token) and `total 17726.15 ms, 0.06 tok/sec` per token,
   one request whose time per token is the mean total;
 * MLC LLM's runtime stats (the chat's `/stats`, its examples' "Runtime stats:"): `prefill: 48.3 tok/s, decode:
   13.2 tok/s` (`encode:` in the first releases), rates only; WebLLM's `[WebLLM Stats] prefill: 5.38 tok/s, decoding:
@@ -753,9 +754,11 @@ _MLX_PROGRESS = re.compile(r"Prompt processing progress:\s*(\d+)\s*/\s*(\d+)")
 _MLC_STEP = re.compile(r"\[i: (\d+)\] decoding-time=([\d.]+)ms")
 
 
-# tinygrad's examples/llama.py --timing, per generated token: `ran model in 17725.62 ms` then `total 17726.15 ms,
+# tinygrad's examples/llama.py --timing, per generated token: `ran model in 17725.62 ms` (or, in other releases,
+# `enqueue in  17.80 ms`: the host's time to schedule and launch the step's kernels) then `total 17726.15 ms,
 # 0.06 tok/sec` (the step with sampling and decoding).
-_TINYGRAD_STEP = re.compile(r"^total ([\d.]+) ms, [\d.]+ tok/sec")
+_TINYGRAD_STEP = re.compile(r"^total\s+([\d.]+) ms, [\d.]+ tok/sec")
+_TINYGRAD_ENQUEUE = re.compile(r"^enqueue in\s+([\d.]+) ms")
 
 
 class _DecodeSteps:
@@ -766,6 +769,7 @@ class _DecodeSteps:
         self.source, self.engine = source, engine
         self.first_line: int | None = None
         self.times: list = []
+        self.host_times: list = []  # the host's share of each step, where the runner prints it (tinygrad's enqueue)
 
     def add(self, line_number: int, seconds: float) -> None:
         if self.first_line is None:
@@ -778,6 +782,8 @@ class _DecodeSteps:
             return None  # no step, or steps printed as 0 s: no time to read
         metrics = {"tpot_seconds": decode / len(self.times), "decode_seconds": decode,
                    "output_tokens": float(len(self.times)), "generation_tokens_per_second": len(self.times) / decode}
+        if len(self.host_times) == len(self.times):
+            metrics["host_seconds_per_token"] = sum(self.host_times) / len(self.host_times)
         return Record("request", self.source, self.first_line, metrics,
                       labels={"engine": self.engine, "output_tokens_definition": "decode steps shown in the excerpt"})
 
@@ -838,7 +844,7 @@ _SIGNATURES = (
     (("ProcessingSpeed:",), ("GenerationSpeed:",)),  # koboldcpp --benchmark console summary
     (("tok/s, decode:", "tok/s, decoding:"), ("prefill:", "encode:")),  # MLC LLM / WebLLM runtime stats
     (("] decoding-time=",), ("tok/s:",)),  # MLC LLM's decode-step lines
-    (("ran model in",), ("tok/sec",)),  # tinygrad's llama.py --timing
+    (("ran model in", "enqueue in "), ("tok/sec",)),  # tinygrad's llama.py --timing
     (("Response generated in",), ("tokens/second",)),  # exllamav2 test_inference and examples
     ((" -- Generating ", " -- Inference, first pass"), ("** Speed: ",)),  # exllama's test_benchmark_inference
     (("Average generation speed:",), ("tokens/s",)),  # Xinference's transformers engine
@@ -1016,6 +1022,11 @@ def parse(lines) -> Iterator:
             step = _MLC_STEP.search(line)
             if step is not None:
                 mlc_steps.add(line_number, float(step.group(2)) * 1e-3)
+                continue
+        if line.startswith("enqueue in "):
+            step = _TINYGRAD_ENQUEUE.match(line)
+            if step is not None:
+                tinygrad_steps.host_times.append(float(step.group(1)) * 1e-3)
                 continue
         if "tok/sec" in line and line.startswith("total "):
             step = _TINYGRAD_STEP.match(line)
