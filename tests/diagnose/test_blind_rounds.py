@@ -94,7 +94,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind131_logs": (4, 8, 10),
           "blind132_logs": (3, 6, 10),
           "blind134_logs": (8, 10, 10),
-          "blind136_logs": (4, 6, 10)}
+          "blind136_logs": (4, 6, 10),
+          "blind135_logs": (6, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

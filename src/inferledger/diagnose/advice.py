@@ -4,9 +4,10 @@ rate is in the log), with the ledger's expected gain where the roofline section 
 from __future__ import annotations
 
 from inferledger.diagnose.accumulate import Accumulator
-from inferledger.diagnose.rules import threshold
+from inferledger.diagnose.rules import limit, threshold
 
 LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
+KV_ROOM_FRACTION = limit("kv-room")
 # Engines that run one request at a time (or a few slots without a shared scheduler): advice for a batching server
 # (chunked prefill, disaggregation) does not apply to them.
 SINGLE_STREAM_RUNNERS = {"llama.cpp", "ollama", "mlx", "mlx_lm", "mlx_lm.server", "mlc-llm", "koboldcpp",
@@ -71,6 +72,12 @@ def advice_for(verdict: str, section: dict | None, throughput_test: bool = False
     if verdict == "queueing":
         tips = ["add replicas (or cap the request rate): the queue grows because arrivals exceed what one server "
                 "completes"]
+        kv = acc.interval.get("kv_cache_usage_fraction") if acc is not None else None
+        if kv is not None and kv.count and kv.high < KV_ROOM_FRACTION:
+            # Requests wait while most of the KV pool is free: a cap on the batch, not memory, holds them back.
+            tips.insert(0, f"the KV cache never passed {kv.high:.0%} while requests waited: raise the batch cap "
+                        "first (vLLM --max-num-seqs, SGLang --max-running-requests, LMDeploy --max-batch-size, TGI "
+                        "--max-concurrent-requests / --max-batch-total-tokens), then add replicas if steps slow down")
         if kv_advice:
             tips.append("if the queue forms at high KV usage, fp8 KV admits more requests — " + kv_advice)
         return tips

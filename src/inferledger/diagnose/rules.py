@@ -569,6 +569,9 @@ _LIMITS = (
     Limit("close-call", 0.1, "confidence", "the ranking (diagnosis.rank)",
           "a second reading within this of the winner lowers the winner's confidence by this much, never below the "
           "second's: two readings that close are a close call, and the report says so"),
+    Limit("kv-room", 0.5, "of the KV pool", "the queueing advice (advice.py)",
+          "requests that wait while the KV pool never passed half full are held back by a batch cap (max-num-seqs, "
+          "max-running-requests), not by memory: raising the cap comes before adding replicas"),
     Limit("small-batch", 8, "running requests", "windows-slow-streams",
           "at or below this many running requests a decode step reads the weights once for a handful of streams: "
           "bandwidth-bound and fast, so a slow stream here is the engine's or the card's"),

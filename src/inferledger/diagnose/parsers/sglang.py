@@ -228,6 +228,9 @@ def _fast_metrics(line: str, start: int, kind: str) -> dict | None:
     return None
 
 
+_LEADING_NUMBER = re.compile(r"\d+(?:\.\d+)?(?=[`'\"\s]|$)")
+
+
 def _generic_metrics(line: str, start: int, kind: str) -> dict:
     metrics = {}
     # `label: value` pairs separated by ", " (a `.` after `batch` in 2024-early 2025 builds).
@@ -243,7 +246,11 @@ def _generic_metrics(line: str, start: int, kind: str) -> dict:
         try:
             number = float(value)
         except ValueError:
-            continue
+            # a line quoted in prose ends in a backtick and the sentence after it (`#queue-req: 1549\`. This is`)
+            leading = _LEADING_NUMBER.match(value)
+            if leading is None:
+                continue
+            number = float(leading.group())
         metrics[name] = number / 100 if name == "prefix_cache_hit_fraction" else number
     return metrics
 
