@@ -156,7 +156,7 @@ _TABLE = (
           "is the prompt's own work", 0.55),
     _rule("summary-ttft-spread", "summary", "queueing",
           "TTFT high percentile (p99 or max) ≥ this × its low one (p1 or min), TTFT (the mean, else that high one) "
-          "or that high one ≥ 1 s, ITL/TPOT spread ≤ 2×",
+          "≥ 1 s or that high one ≥ 2 s, ITL/TPOT spread ≤ 2×",
           5.0, "×", "prompts of one length prefill in about the same time; first tokens that spread from seconds to "
           "tens of seconds while the per-token time stays flat waited in a queue that grew during the run", 0.6,
           0.7),

@@ -614,9 +614,10 @@ def _ttft_spread(run: _Run, record, where: dict, findings: list) -> bool:
     # stands for the run's TTFT in the one-second test
     ttft = run.ttft if run.ttft is not None else record.metrics.get("ttft_seconds_p99",
                                                                     record.metrics.get("ttft_seconds_max"))
-    # a tail of seconds counts as a mean does: a p99 of 8.7 s behind a 0.68 s mean is requests that waited
+    # A tail of seconds counts as a mean of a second does: a p99 of 8.7 s behind a 0.68 s mean is requests that
+    # waited (a p99 of 1.4 s over a 0.1 s fastest, median 0.4 s, is left to summary-ttft-over-fastest).
     tail = record.metrics.get("ttft_seconds_p99", record.metrics.get("ttft_seconds_max")) or 0.0
-    if spread is None or ttft is None or max(ttft, tail) < 1.0 or spread < threshold("summary-ttft-spread"):
+    if spread is None or ttft is None or (ttft < 1.0 and tail < 2.0) or spread < threshold("summary-ttft-spread"):
         return False
     steady = _spread(record, "itl_seconds") or _spread(record, "tpot_seconds")
     text = f"{run.name}: first tokens spread {spread:.0f}× from the fastest to the slowest"
