@@ -922,7 +922,7 @@ def test_numbers_no_rule_judges_are_said_to_be_read(tmp_path):
 def test_a_stats_line_with_a_terminals_wrap_padding_inside_a_word():
     # `Avg generation thr                        oughput: 0.1 tokens/s`: the padding out, the window read
     path = FIXTURES / "blind75_logs" / "vllmascend__910b3-x2-qwen36-27b-startup-then-one-request.txt"
-    (record,) = [record for record in read_records(path) if isinstance(record, Record)]
+    (record,) = [record for record in read_records(path) if isinstance(record, Record) and record.source == "vllm.stats"]
     assert record.metrics["generation_tokens_per_second"] == 0.1 and record.metrics["prompt_tokens_per_second"] == 12.7
     assert diagnose_files([path]).verdict == "insufficient-data"  # one arrival window measures no stream
 

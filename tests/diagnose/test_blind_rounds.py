@@ -40,14 +40,14 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind46_logs": (3, 7, 10), "blind47_logs": (6, 9, 10),
           "blind48_logs": (2, 9, 10), "blind49_logs": (5, 7, 10),
           "blind50_logs": (5, 7, 10), "blind51_logs": (5, 9, 10), "blind52_logs": (5, 8, 10),
-          "blind53_logs": (6, 8, 10), "blind54_logs": (4, 5, 10),
+          "blind53_logs": (6, 8, 10), "blind54_logs": (4, 6, 10),
           "blind55_logs": (6, 8, 10), "blind56_logs": (10, 10, 10),
           "blind57_logs": (4, 8, 10), "blind59_logs": (6, 10, 10), "blind60_logs": (5, 8, 10),
           "blind61_logs": (9, 10, 10), "blind62_logs": (3, 8, 10),
           "blind63_logs": (9, 10, 10), "blind64_logs": (6, 9, 10),
           "blind65_logs": (7, 9, 10), "blind66_logs": (7, 10, 10),
           "blind67_logs": (7, 8, 10), "blind68_logs": (6, 8, 10),
-          "blind69_logs": (5, 9, 10), "blind70_logs": (7, 9, 10),
+          "blind69_logs": (5, 10, 10), "blind70_logs": (7, 9, 10),
           "blind71_logs": (7, 8, 10), "blind72_logs": (8, 10, 10),
           "blind73_logs": (8, 9, 10), "blind74_logs": (7, 8, 10),
           "blind75_logs": (3, 9, 10), "blind76_logs": (6, 8, 10),
@@ -95,7 +95,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind132_logs": (3, 6, 10),
           "blind134_logs": (8, 10, 10),
           "blind136_logs": (4, 6, 10),
-          "blind135_logs": (6, 8, 10)}
+          "blind135_logs": (6, 8, 10),
+          "blind137_logs": (4, 4, 10),
+          "blind138_logs": (6, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

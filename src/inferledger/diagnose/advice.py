@@ -47,6 +47,9 @@ RULE_ADVICE = {
         "capture the decode step once and replay it instead of launching its kernels one by one (tinygrad JIT, "
         "CUDA graphs / torch.compile in PyTorch runners), fuse small kernels (tinygrad BEAM search), and give the "
         "host a fast core: the launches, not the device's memory, set each token's time"],
+    "state-workers-hung": [
+        "find each worker's first error (the lines tagged with its process name, `Worker_TP…`): a rank that died or "
+        "ran out of memory leaves the others waiting in their collectives; NCCL_DEBUG=INFO shows where they wait"],
 }
 
 

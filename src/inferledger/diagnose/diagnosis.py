@@ -32,7 +32,7 @@ def decide(acc: Accumulator, roofline_findings: list | None = None, hardware_jud
     findings: list[Finding] = []
     checks: list[dict] = []
     notes: list[str] = []
-    event_findings(acc, findings)
+    event_findings(acc, findings, notes)
     window_findings(acc, findings, notes, hardware_judged)
     request_findings(acc, findings, checks, notes, hardware_judged, sized)
     summary_findings(acc, findings, checks, notes, hardware_judged, sized)
@@ -82,6 +82,7 @@ _RULE_HEADLINES = {
                                       "build, not the hardware, sets its speed",
     "requests-host-bound-steps": "each token waits on the host launching its kernels: decode is slow, but not for "
                                  "lack of memory bandwidth",
+    "state-workers-hung": "the engine's workers stopped taking steps: a hang or a crash to debug, not a speed limit",
 }
 
 

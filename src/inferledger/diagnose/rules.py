@@ -482,6 +482,11 @@ _TABLE = (
     _rule("state-preemption", "state", "kv-capacity", "preemption / retraction / OOM events", 1.0, "events",
           "the engine evicted requests because the KV cache ran out; more events, more confidence",
           0.8, 0.9),
+    _rule("state-workers-hung", "state", "insufficient-data",
+          "the engine's own notice that its workers took no step for a minute (vLLM shm_broadcast), with a stats "
+          "window that held requests and produced nothing (without one: a start-up wait, a note)", 1.0, "notices",
+          "a stall the engine names as one: the stats windows around it measure a hang or a crash, which no speed "
+          "verdict describes; the workers' errors, not the rates, are the evidence to read", 0.85),
     _rule("state-not-warmed-up", "state", "measurement-artifact",
           "batch shapes the engine ran without their warm-up (vLLM on Gaudi: `was not warmed-up`)", 1.0, "shapes",
           "an HPU graph is compiled the first time a shape is met; the step that meets it pays seconds of "

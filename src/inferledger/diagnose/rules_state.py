@@ -7,7 +7,7 @@ from inferledger.diagnose.accumulate import KV_FULL_FRACTION, Accumulator
 from inferledger.diagnose.rules import fire, threshold
 
 
-def event_findings(acc: Accumulator, findings: list) -> None:
+def event_findings(acc: Accumulator, findings: list, notes: list | None = None) -> None:
     for name, text in (("preemptions", "preemption(s): the KV cache ran out and requests were evicted"),
                        ("retractions", "request(s) retracted: the KV pool was full during decode"),
                        ("oom", "out-of-memory event(s)")):
@@ -20,6 +20,20 @@ def event_findings(acc: Accumulator, findings: list) -> None:
             # One event is already proof; repeated ones raise it to the rule's high.
             findings.append(fire("state-preemption", f"{total:.0f} {text}", numbers, min(1.0, (total - 1) / 4),
                                  lines=list(lines.lines), file=lines.file))
+    waits = acc.events.get("worker_waits")
+    if waits and not acc.flags["stalled"].count and notes is not None:
+        # No window held requests that made no progress: a wait at start-up (compilation, weight or KV quantisation
+        # takes minutes), not a serving stall.
+        notes.append(f"the engine waited {waits:.0f} time(s) a minute for its workers (vLLM's `No available shared "
+                     "memory broadcast block found`) while no served request stalled: start-up work such as "
+                     "compilation or quantisation; a hang if it repeats once requests run")
+    elif waits:
+        lines = acc.event_lines["worker_waits"]
+        findings.append(fire(
+            "state-workers-hung", f"the engine waited {waits:.0f} time(s) a minute for its workers (vLLM's `No "
+            "available shared memory broadcast block found`): a worker hung, died or is compiling, so the windows "
+            "around it show a fault, not a speed; the workers' own errors say which",
+            {"worker_waits": waits}, lines=list(lines.lines), file=lines.file))
     # Events that make the timings around them an artefact: (event, rule, what the count means).
     for name, rule, text in (
             ("unwarmed_shapes", "state-not-warmed-up",

@@ -28,6 +28,7 @@ NAME = "vllm"
 _group = re.Match.group
 
 _STATS = "Avg prompt throughput:"
+_HANG = "No available shared memory broadcast block"
 _FIELD = re.compile(r"([A-Za-z][A-Za-z ]*): (-?\d+(?:\.\d+)?)")
 _ENGINE = re.compile(r"Engine (\d+): *$")
 _PROC = re.compile(r"\((\w+?)(?: pid=\d+)?\)")
@@ -446,6 +447,12 @@ class LineParser:
                 if match.group(2):
                     metrics["preemptions_total"] = float(match.group(2))
             out.append(Record("event", "vllm.preemption", line_number, metrics, timestamp, labels))
+        elif _HANG in line:
+            # The engine core found no free broadcast block for a minute: its workers stopped taking steps (a hang,
+            # a crash, or a long compilation), the engine's own words for a stall.
+            timestamp, year_assumed = find_timestamp(line[:80])
+            out.append(Record("event", "vllm.hang", line_number, {"worker_waits": 1.0}, timestamp,
+                              _labels(line[:80], year_assumed)))
         elif "Prefix cache hit rate: GPU" in line:
             out.append(_prefix_cache_record(line, line_number))
         elif "with config:" in line and "model=" in line:
@@ -513,7 +520,7 @@ def wants_next(line: str) -> bool:
 # Every line this parser reads in a streamed scan holds one of these (bytes, matched before decoding); the
 # reader's single compiled pattern skips everything else at C speed. Lines outside them (e.g. the engine config
 # line with tensor_parallel_size) are read only when a pull-style pass gives every line.
-MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"Speculative metrics", b"PreemptionMode",
+MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"No available shared memory broadcast block", b"Speculative metrics", b"PreemptionMode",
            b"# GPU blocks", b"# cuda blocks", b"# npu blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
            b"Maximum concurrency", b"Model loading took", b"Loading model weights took", b"Memory profiling",
            b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"Configuration: (")
