@@ -96,7 +96,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind134_logs": (8, 10, 10),
           "blind136_logs": (4, 6, 10),
           "blind135_logs": (6, 8, 10),
-          "blind137_logs": (4, 4, 10),
+          "blind137_logs": (4, 5, 10),
           "blind138_logs": (6, 8, 10)}
 
 

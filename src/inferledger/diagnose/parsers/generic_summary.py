@@ -163,8 +163,26 @@ _TABLE_WORDS = {"ctx": "mean_input_tokens", "context": "mean_input_tokens", "tot
                 "decode": "decode_seconds_mean", "prefill": "prefill_seconds_mean"}
 
 
-def _column(cell: str) -> tuple[str, float] | None:
-    """(metric, factor to base units) for a table header cell, or None."""
+# A load generator's snake_case columns (`conc  reqs  err  gen  ttft_p50  tpot_p50  e2e_p95  tok/s`): a latency's
+# name and statistic, its unit a suffix or none (settled per row by Little's law, _settle_units); the load's words.
+_SNAKE_LATENCY = re.compile(r"(ttft|tpot|itl|e2e|latency)_(p\d{1,2}(?:\.\d)?|mean|avg|median)(?:_(ms|s))?")
+_SNAKE_LATENCIES = {"ttft": "ttft_seconds", "tpot": "tpot_seconds", "itl": "itl_seconds", "e2e": "e2e_seconds",
+                    "latency": "e2e_seconds"}
+_SNAKE_WORDS = {"conc": "max_concurrency", "concurrency": "max_concurrency", "reqs": "completed_requests",
+                "gen": "mean_output_tokens"}
+UNSETTLED = None  # a column's factor while its unit waits for the row's Little's law
+
+
+def _column(cell: str) -> tuple[str, float | None] | None:
+    """(metric, factor to base units, or UNSETTLED for a snake_case latency with no unit) for a table header cell, or
+    None."""
+    snake = _SNAKE_LATENCY.fullmatch(cell.lower())
+    if snake is not None:
+        name, stat, unit = snake.groups()
+        stat = {"p50": "median", "avg": "mean"}.get(stat, stat)
+        return f"{_SNAKE_LATENCIES[name]}_{stat}", TIME_UNITS[unit] if unit else UNSETTLED
+    if cell.lower() in _SNAKE_WORDS:
+        return _SNAKE_WORDS[cell.lower()], 1.0
     found = _metric(cell, 1.0, "")
     if found is not None:
         return found
@@ -190,7 +208,7 @@ def _table_row(line: str, columns: list) -> tuple[str, dict] | None:
     cells = line.split()
     if len(cells) != len(columns):
         return None
-    metrics = {}
+    metrics, unitless = {}, {}
     for cell, column in zip(cells, columns, strict=True):
         if column is None:
             continue
@@ -198,8 +216,28 @@ def _table_row(line: str, columns: list) -> tuple[str, dict] | None:
             value = float(cell.replace(",", ""))
         except ValueError:
             return None
-        metrics[column[0]] = value * column[1]
+        if column[1] is UNSETTLED:
+            unitless[column[0]] = value
+        else:
+            metrics[column[0]] = value * column[1]
+    if unitless:
+        factor = _row_unit(metrics, unitless)
+        if factor is not None:  # else the latencies stay unread: a bare number is never guessed
+            metrics.update((name, value * factor) for name, value in unitless.items())
     return cells[0], metrics
+
+
+def _row_unit(metrics: dict, unitless: dict) -> float | None:
+    """Seconds per unit of a row's unitless latencies: Little's law with the row's request rate, or its output rate
+    over its tokens a request (a closed loop keeps `conc` requests in flight: each takes conc / rate)."""
+    rate = metrics.get("request_throughput_per_second")
+    if rate is None and metrics.get("output_tokens_per_second") and metrics.get("mean_output_tokens"):
+        rate = metrics["output_tokens_per_second"] / metrics["mean_output_tokens"]
+    latency = next((unitless[name] for name in ("e2e_seconds_mean", "e2e_seconds_median", "e2e_seconds_p90",
+                                                "e2e_seconds_p95") if name in unitless), None)
+    if rate is None or latency is None:
+        return None
+    return _unit_by_littles_law({"request_throughput_per_second": rate, **metrics}, {"e2e_seconds_mean": latency})
 
 
 # inference-perf's JSON report (kubernetes-sigs): latencies in seconds with no unit in their keys, nested as
@@ -269,7 +307,9 @@ def parse(lines) -> Iterator:
             row = _table_row(line, columns)
             if row is not None:
                 name, values = row
-                yield _record(line_number, values, benchmark=name)
+                # a row named by its load (the first column the concurrency) is one level of a sweep, not a variant
+                load_named = columns[0] is not None and columns[0][0] == "max_concurrency"
+                yield _record(line_number, values, benchmark=None if load_named else name)
                 continue
             columns = None
         header = _table_header(line) if not line.lstrip().startswith('"') else None
