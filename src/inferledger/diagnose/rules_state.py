@@ -7,7 +7,7 @@ from inferledger.diagnose.accumulate import KV_FULL_FRACTION, Accumulator
 from inferledger.diagnose.rules import fire, threshold
 
 
-def event_findings(acc: Accumulator, findings: list, notes: list | None = None) -> None:
+def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
     for name, text in (("preemptions", "preemption(s): the KV cache ran out and requests were evicted"),
                        ("retractions", "request(s) retracted: the KV pool was full during decode"),
                        ("oom", "out-of-memory event(s)")):
@@ -21,7 +21,7 @@ def event_findings(acc: Accumulator, findings: list, notes: list | None = None) 
             findings.append(fire("state-preemption", f"{total:.0f} {text}", numbers, min(1.0, (total - 1) / 4),
                                  lines=list(lines.lines), file=lines.file))
     waits = acc.events.get("worker_waits")
-    if waits and not acc.flags["stalled"].count and notes is not None:
+    if waits and not acc.flags["stalled"].count:
         # No window held requests that made no progress: a wait at start-up (compilation, weight or KV quantisation
         # takes minutes), not a serving stall.
         notes.append(f"the engine waited {waits:.0f} time(s) a minute for its workers (vLLM's `No available shared "

@@ -164,7 +164,7 @@ _TABLE_WORDS = {"ctx": "mean_input_tokens", "context": "mean_input_tokens", "tot
 
 
 # A load generator's snake_case columns (`conc  reqs  err  gen  ttft_p50  tpot_p50  e2e_p95  tok/s`): a latency's
-# name and statistic, its unit a suffix or none (settled per row by Little's law, _settle_units); the load's words.
+# name and statistic, its unit a suffix or none (settled per row by Little's law, _row_unit); the load's words.
 _SNAKE_LATENCY = re.compile(r"(ttft|tpot|itl|e2e|latency)_(p\d{1,2}(?:\.\d)?|mean|avg|median)(?:_(ms|s))?")
 _SNAKE_LATENCIES = {"ttft": "ttft_seconds", "tpot": "tpot_seconds", "itl": "itl_seconds", "e2e": "e2e_seconds",
                     "latency": "e2e_seconds"}

@@ -423,40 +423,34 @@ class _ExllamaBench:
 
     def __init__(self):
         self.phase = None  # "first" or (generated tokens, prompt tokens or None) of the last phase line
-        self.speed = None  # the `** Speed:` of a generating phase, read, not yet given as a record
         self.labels = {"engine": "exllama", "tool": "test_benchmark_inference"}
 
-    def feed(self, line: str) -> bool:
-        """Whether the line is one of the script's (read here); a generating phase's rate waits in self.speed."""
+    def read(self, line_number: int, line: str) -> list | None:
+        """None when the line is not the script's; else the records it completes (a generating phase's rate)."""
         phase = _EXLLAMA_PHASE.match(line)
         if phase is not None:
             self.phase = "first" if phase.group(1) else (float(phase.group(2)), phase.group(3))
-            return True
+            return []
         timed = _EXLLAMA_TIME.match(line)
         if timed is not None:
             key = "load_seconds" if timed.group(1) == "Load model" else "first_pass_seconds"
             self.labels = {**self.labels, key: timed.group(2)}
-            return True
+            return []
         speed = _EXLLAMA_SPEED.match(line)
         if speed is None or self.phase is None:
-            return False
+            return None
         if self.phase == "first":
             self.labels = {**self.labels, "first_pass": f"{speed.group(1)} tok/s, the script's first forward pass "
                            "over its few prompt tokens, cold: not judged"}
-        else:
-            self.speed = float(speed.group(1))
-        return True
-
-    def record(self, line_number: int) -> Record | None:
-        if self.speed is None or self.speed <= 0:
-            return None
-        (generated, prompt), rate = self.phase, self.speed
-        self.speed = None
+            return []
+        (generated, prompt), rate = self.phase, float(speed.group(1))
+        if rate <= 0:
+            return []
         metrics = {"output_tokens": generated, "generation_tokens_per_second": rate, "tpot_seconds": 1 / rate,
                    "decode_seconds": generated / rate}
         if prompt is not None:
             metrics["input_tokens"] = float(prompt)
-        return Record("request", "exllama.benchmark", line_number, metrics, labels=self.labels)
+        return [Record("request", "exllama.benchmark", line_number, metrics, labels=self.labels)]
 
 
 def _ort_timings(line_number: int, match) -> Record:
@@ -1049,9 +1043,8 @@ def parse(lines) -> Iterator:
                              {"generation_tokens_per_second": float(match.group(1)),
                               "tpot_seconds": 1 / float(match.group(1))}, labels={"engine": "xinference"})
                 continue
-        if ("-- " in line or "** " in line) and exllama.feed(line):
-            if (record := exllama.record(line_number)) is not None:
-                yield record
+        if ("-- " in line or "** " in line) and (read := exllama.read(line_number, line)) is not None:
+            yield from read
             continue
         if "Response generated in" in line:
             match = _EXLLAMA.search(line)
