@@ -85,3 +85,17 @@ def test_the_same_notice_at_start_up_with_no_stalled_window_is_a_note(tmp_path):
     diagnosis = diagnose_files([path])
     assert all(item.rule != "state-workers-hung" for item in diagnosis.evidence)
     assert any("start-up work" in note for note in diagnosis.notes)
+
+
+def test_a_requests_prompt_from_the_input_rate_over_the_request_rate(tmp_path):
+    # production-stack's multi-round QA summary (round 57): no prompt length, but 27,823.58 input tok/s at 1.3203
+    # req/s is 21,074 tokens a request, whose own prefill at the run's input rate takes 1 / 1.3203 = 0.757 s; a mean
+    # TTFT of 47.6 s is 63x that: waiting
+    path = tmp_path / "summary.txt"
+    path.write_text("QPS: 4.1000 reqs/s\nProcessing speed: 1.3203 reqs/s\nRequests on-the-fly: 335\n"
+                    "Input tokens per second: 27823.5798 tokens/s\nOutput tokens per second: 132.0343 tokens/s\n"
+                    "Average TTFT: 47.5952s\n", encoding="utf-8")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "queueing"
+    item = _evidence(diagnosis, "summary-ttft-over-prompt-work")
+    assert item.numbers["prompt_work_seconds"] == pytest.approx(1 / 1.3203)

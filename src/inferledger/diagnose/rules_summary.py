@@ -94,6 +94,8 @@ class _Run:
         mean_input = metrics.get("mean_input_tokens")
         if mean_input is None and completed and metrics.get("total_input_tokens"):
             mean_input = metrics["total_input_tokens"] / completed
+        if mean_input is None and metrics.get("input_tokens_per_second") and achieved:
+            mean_input = metrics["input_tokens_per_second"] / achieved  # input tok/s ÷ req/s: a request's prompt
         self.mean_input = mean_input
         input_rate = metrics.get("input_tokens_per_second")
         if input_rate is None and metrics.get("total_input_tokens") and self.duration:
