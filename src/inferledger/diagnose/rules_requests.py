@@ -24,9 +24,22 @@ LARGE_MODEL_EFFICIENCY = threshold("requests-slow-tpot-large-model")
 SLOW_CARD = f"{SLOW_COMMON_CARD_BYTES_PER_S / 1e9:.0f} GB/s card at {LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth"
 
 
-def slow_card_seconds(sized) -> float:
-    """One decode step of the weights the name states on that slow common card."""
-    return sized.weights_bytes_per_step / (LARGE_MODEL_EFFICIENCY * SLOW_COMMON_CARD_BYTES_PER_S)
+def slow_card_seconds(sized, shards: int = 1) -> float:
+    """One decode step of the weights the name states on that slow common card; over `shards` tensor-parallel cards
+    each reads its 1/shards of every layer at once, so the step is that much shorter."""
+    return sized.weights_bytes_per_step / (LARGE_MODEL_EFFICIENCY * SLOW_COMMON_CARD_BYTES_PER_S) / shards
+
+
+def tensor_parallel(acc: Accumulator) -> int:
+    """The tensor-parallel degree the log states (a launch command's -tp, vLLM's tensor_parallel_size), else 1."""
+    held = acc.capacity.get("tensor_parallel_size")
+    return int(held[0]) if held is not None and held[0] >= 1 and float(held[0]).is_integer() else 1
+
+
+def slow_cards(shards: int) -> str:
+    """The slow common card(s) a floor was taken on, for a finding's text."""
+    return f"{shards} of a {SLOW_CARD} (tensor parallel {shards}, each reading its share)" if shards > 1 \
+        else f"a {SLOW_CARD}"
 
 
 def _size_explains(acc: Accumulator, sized, findings: list) -> bool:
@@ -131,7 +144,8 @@ def _size_too_slow(acc: Accumulator, sized, findings: list) -> bool:
     """Under the fixed cutoff, yet far slower than the weights the name states allow even on a slow common card: a
     small or mixture-of-experts model streaming from the CPU (an offload, a lost GPU)."""
     tpot = acc.request_value("tpot_seconds")
-    floor = slow_card_seconds(sized)
+    shards = tensor_parallel(acc)
+    floor = slow_card_seconds(sized, shards)
     if tpot is not None and tpot.count and not acc.labels.get("tpot_includes_prefill"):
         step, how = tpot.mean, ""
     else:
@@ -150,10 +164,10 @@ def _size_too_slow(acc: Accumulator, sized, findings: list) -> bool:
     findings.append(fire(
         "requests-slower-than-size-allows", f"{how}{tpot_mean * 1e3:.1f} ms per output token"
         f"{' (half of each call ÷ its output tokens)' if how else ''} is {tpot_mean / floor:.1f}× "
-        f"the {floor * 1e3:.1f} ms that {sized.describe()} takes on a {SLOW_CARD}: slower than a slow GPU would "
+        f"the {floor * 1e3:.1f} ms that {sized.describe()} takes on {slow_cards(shards)}: slower than slow GPUs would "
         "stream it (an offload to the CPU?); give --gpu to judge it against the card",
         {"observed_seconds_per_token": tpot_mean, "slow_card_seconds_per_token": floor,
-         "weights_bytes_per_step": sized.weights_bytes_per_step}))
+         "weights_bytes_per_step": sized.weights_bytes_per_step, "tensor_parallel_size": shards}))
     return True
 
 

@@ -245,7 +245,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
                 f"{' on a CPU' if cpu else ''}); judged by a fixed cutoff: give --model and --gpu to judge it "
                 "against the hardware", {"tpot_seconds_mean": run.step}, **where))
         elif run.step is not None and sized is not None and not hardware_judged:
-            _slower_than_size(run, sized, where, findings, notes, _tensor_parallel(acc))
+            _slower_than_size(run, sized, where, findings, notes, acc)
         if not cpu:
             _latency_per_output_token(run, record, where, findings)
         assumed = record.labels.get("shape_assumed")
@@ -407,17 +407,11 @@ def _models_one_bandwidth(acc: Accumulator, runs: list, findings: list, first: i
             lines=lines, file=file))
 
 
-def _tensor_parallel(acc: Accumulator) -> int:
-    """The tensor-parallel degree the log states (a launch command's -tp, vLLM's tensor_parallel_size), else 1."""
-    held = acc.capacity.get("tensor_parallel_size")
-    return int(held[0]) if held is not None and held[0] >= 1 and float(held[0]).is_integer() else 1
-
-
-def _slower_than_size(run: _Run, sized, where: dict, findings: list, notes: list, shards: int = 1) -> None:
+def _slower_than_size(run: _Run, sized, where: dict, findings: list, notes: list, acc: Accumulator) -> None:
     """The step against one stream's read of the weights the model's size states on a slow common card; not for a
-    run that held several streams at once and states no batch (Little's law): its step is a batch's. Over `shards`
-    tensor-parallel cards each reads its 1/shards of every layer at once, so the floor is that much shorter."""
-    from inferledger.diagnose.rules_requests import SLOW_CARD, slow_card_seconds
+    run that held several streams at once and states no batch (Little's law): its step is a batch's. The log's
+    tensor-parallel cards share the floor (slow_card_seconds)."""
+    from inferledger.diagnose.rules_requests import slow_card_seconds, slow_cards, tensor_parallel
 
     # Little's law says several at once (a stated batch of a dense model is judged below: its step reads the weights
     # once for all); a mixture of experts' batch reads the experts its tokens chose, more than one token's active share.
@@ -427,15 +421,14 @@ def _slower_than_size(run: _Run, sized, where: dict, findings: list, notes: list
                      "not judged against one stream's read of the weights"
                      + (" (a mixture of experts: the batch reads more experts than one token)" if moe_batch else ""))
         return
-    floor = slow_card_seconds(sized) / shards
+    shards = tensor_parallel(acc)
+    floor = slow_card_seconds(sized, shards)
     if run.step < threshold("summary-slower-than-size-allows") * floor:
         return
-    cards = f"{shards} of a {SLOW_CARD} (tensor parallel {shards}, each reading its share)" if shards > 1 \
-        else f"a {SLOW_CARD}"
     findings.append(fire(
         "summary-slower-than-size-allows", f"{run.name}: {run.step * 1e3:.1f} ms per output token is "
-        f"{run.step / floor:.1f}× the {floor * 1e3:.1f} ms that {sized.describe()} takes on {cards}: slower than "
-        "slow GPUs would stream it; give --gpu to judge it against the card",
+        f"{run.step / floor:.1f}× the {floor * 1e3:.1f} ms that {sized.describe()} takes on {slow_cards(shards)}: "
+        "slower than slow GPUs would stream it; give --gpu to judge it against the card",
         {"observed_seconds_per_token": run.step, "slow_card_seconds_per_token": floor,
          "weights_bytes_per_step": sized.weights_bytes_per_step, "tensor_parallel_size": shards}, **where))
 
