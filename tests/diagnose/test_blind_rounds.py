@@ -99,7 +99,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind137_logs": (4, 5, 10),
           "blind138_logs": (6, 8, 10),
           "blind139_logs": (5, 5, 9),
-          "blind140_logs": (6, 6, 10)}
+          "blind140_logs": (6, 6, 10),
+          "blind141_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
