@@ -125,6 +125,8 @@ def test_a_time_named_by_its_key_or_unit_beside_a_serving_program_is_listed(tmp_
     "engine: vllm\ntimestamp: 1733400000\ntimeout = 30\n",
     # a time with its key, but nothing ties it to serving a model
     "job: nightly backup\nelapsed: 12.5\n",
+    # `llm` inside a word is no serving program's name
+    "re.fullmatch over the corpus took 12.5 s\n",
 ])
 def test_a_stamp_a_timeout_or_a_time_of_nothing_served_is_still_no_log(tmp_path, text):
     path = tmp_path / "other.txt"

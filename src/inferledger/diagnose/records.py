@@ -365,8 +365,9 @@ _SERVING_WORDS = ("tok", "t/s", "throughput", "latency", "ttft", "tpot", "first 
 # The programs and model families that serve LLMs, and a load test's words: a file naming one of them beside figures
 # with their units (`20.8 s` in a table comparing llama.cpp with Web LLM, `mean time per batch: 0.91 s` of
 # `Framework.vllm`) is serving output too. Only a file no reader knows is judged by them (names_serving).
-_SERVING_NAMES = ("llm", "llama", "sglang", "openai", "gpt-", "ctranslate", "tensorrt", "lmdeploy", "kobold", "mlx",
-                  "qwen", "mistral", "gemma", "deepseek", "request rate", "concurrency", "并发")  # concurrency
+# `llm` and `llama` at a word's edge (vLLM, LiteLLM, llama.cpp, ollama; not inside `fullmatch`).
+_SERVING_NAMES = re.compile(r"(?<![a-z])ll(?:m|ama)|ll(?:m|ama)(?![a-z])|sglang|openai|gpt-|ctranslate|tensorrt|"
+                            r"lmdeploy|kobold|mlx|qwen|mistral|gemma|deepseek|request rate|concurrency|并发")  # concurrency
 
 
 # A column's unit as a table's header states it (`Short (ms)`, `E2E (s)`, `Prefill tps`): a measure, whose meaning the
@@ -397,7 +398,7 @@ def names_a_measure(line: str) -> bool:
 
 def names_serving(line: str) -> bool:
     lowered = line.lower()
-    return any(word in lowered for word in _SERVING_WORDS) or any(name in lowered for name in _SERVING_NAMES)
+    return any(word in lowered for word in _SERVING_WORDS) or _SERVING_NAMES.search(lowered) is not None
 
 
 def looks_like_serving_words(line: str) -> bool:
