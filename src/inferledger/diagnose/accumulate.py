@@ -356,6 +356,12 @@ class Accumulator:
         self.request_models = set()  # the models requests name (a file of several is no one model's requests in turn)
         self.last_interval_timestamp = {}
 
+    def stated_degree(self, metric: str) -> int | None:
+        """A parallel degree the log states (tensor_parallel_size, pipeline_parallel_size, …) when it is a whole number
+        of one or more, else None."""
+        held = self.capacity.get(metric)
+        return int(held[0]) if held is not None and held[0] >= 1 and float(held[0]).is_integer() else None
+
     # -- folding -------------------------------------------------------------------------------------------------
     def _folded(self) -> Accumulator:
         """This accumulator with every window read so far folded in: what the readers' properties below read."""

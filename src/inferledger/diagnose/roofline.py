@@ -223,9 +223,9 @@ def _log_layout(acc: Accumulator):
     degrees = {}
     for name, metric in (("tp", "tensor_parallel_size"), ("pp", "pipeline_parallel_size"),
                          ("attention_dp", "attention_data_parallel_size")):
-        held = acc.capacity.get(metric)
-        if held is not None and held[0] >= 1 and float(held[0]).is_integer():
-            degrees[name] = int(held[0])
+        degree = acc.stated_degree(metric)
+        if degree is not None:
+            degrees[name] = degree
     if not any(value > 1 for value in degrees.values()):
         return None
     try:

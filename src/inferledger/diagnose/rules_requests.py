@@ -32,8 +32,7 @@ def slow_card_seconds(sized, shards: int = 1) -> float:
 
 def tensor_parallel(acc: Accumulator) -> int:
     """The tensor-parallel degree the log states (a launch command's -tp, vLLM's tensor_parallel_size), else 1."""
-    held = acc.capacity.get("tensor_parallel_size")
-    return int(held[0]) if held is not None and held[0] >= 1 and float(held[0]).is_integer() else 1
+    return acc.stated_degree("tensor_parallel_size") or 1
 
 
 def slow_cards(shards: int) -> str:

@@ -235,9 +235,7 @@ def _row_unit(metrics: dict, unitless: dict) -> float | None:
         rate = metrics["output_tokens_per_second"] / metrics["mean_output_tokens"]
     latency = next((unitless[name] for name in ("e2e_seconds_mean", "e2e_seconds_median", "e2e_seconds_p90",
                                                 "e2e_seconds_p95") if name in unitless), None)
-    if rate is None or latency is None:
-        return None
-    return _unit_by_littles_law({"request_throughput_per_second": rate, **metrics}, {"e2e_seconds_mean": latency})
+    return _littles_unit(rate, metrics.get("mean_concurrency") or metrics.get("max_concurrency"), latency)
 
 
 # inference-perf's JSON report (kubernetes-sigs): latencies in seconds with no unit in their keys, nested as
@@ -440,9 +438,14 @@ def _unit_by_step(unitless: dict) -> float | None:
 
 def _unit_by_littles_law(metrics: dict, unitless: dict) -> float | None:
     """Seconds per unit of the run's unitless latencies (1 or 0.001), or None when the run cannot say."""
-    rate = metrics.get("request_throughput_per_second")
-    held = metrics.get("mean_concurrency") or metrics.get("max_concurrency")
-    latency = unitless.get("e2e_seconds_mean") or unitless.get("e2e_seconds_median")
+    return _littles_unit(metrics.get("request_throughput_per_second"),
+                         metrics.get("mean_concurrency") or metrics.get("max_concurrency"),
+                         unitless.get("e2e_seconds_mean") or unitless.get("e2e_seconds_median"))
+
+
+def _littles_unit(rate: float | None, held: float | None, latency: float | None) -> float | None:
+    """Seconds per unit (1 or 0.001) of a unitless request latency that `held` requests in flight at `rate` completed
+    a second make plausible (Little's law: each takes held / rate), or None when that cannot say."""
     if not rate or not held or not latency:
         return None
     expected = held / rate
