@@ -19,9 +19,11 @@ import re
 from inferledger.diagnose.records import Record
 
 # A CPU by its model name, or a run the paste says is on the CPU. AMD's "Ryzen AI" parts carry a large iGPU (Strix
-# Halo): not counted.
+# Halo): not counted. A run named by its vector instruction set (`AVX512 llama.cpp report`, `an AVX2 box`) is a CPU
+# run; llama.cpp's system_info flags (`AVX512 = 1 |`), printed by every build, GPU ones too, are not.
 _CPU = re.compile(r"\b(?:Xeon|EPYC|Threadripper|Ryzen(?! AI)|Core\s*(?:\(TM\)\s*)?i[3579]-?\d*|Core Ultra"
-                  r"|cpu[- _]only|--device[ =]cpu|VLLM_TARGET_DEVICE=cpu|vllm[-/]cpu|cpu (?:image|backend|inference))\b",
+                  r"|cpu[- _]only|--device[ =]cpu|VLLM_TARGET_DEVICE=cpu|vllm[-/]cpu|cpu (?:image|backend|inference)"
+                  r"|AVX-?(?:512|2)(?!\s*[=:]))\b",
                   re.IGNORECASE)
 # Any accelerator, by API, vendor family, card or runtime flag; "GPU" itself unless in vLLM's `GPU KV cache` (printed
 # on CPU builds too) or after "no"/"without".
