@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.device import device_records
 
@@ -29,3 +31,54 @@ def test_a_run_named_by_its_vector_instruction_set_is_a_cpu_run(tmp_path):
         assert device_records(f"{named}\n")[0].labels["backend"] == "cpu"
     # llama.cpp's system_info flags are printed by every build, GPU ones too: not a CPU named.
     assert device_records("system_info: n_threads = 8 | AVX2 = 1 | AVX512 = 0 | AVX512_VNNI = 0 |\n") == []
+
+
+def _wrk(connections: int, latency: str, requests: int, rate: float) -> str:
+    return f"""\
+Running 1m test @ http://10.0.0.1:8000/v1/chat/completions
+  4 threads and {connections} connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency   {latency}   38.32ms   4.20s   66.93%
+    Req/Sec     1.45      3.05    10.00     87.92%
+  Latency Distribution
+     50%    2.90s
+     99%    4.10s
+  {requests} requests in 1.00m, 285.10KB read
+  Socket errors: connect 0, read 0, write 0, timeout 3
+Requests/sec:   {rate:8.2f}
+Transfer/sec:      4.74KB
+"""
+
+
+def test_wrk_reports_one_run_each_with_its_connections_in_flight(tmp_path):
+    from inferledger.diagnose.read import read_records
+
+    path = tmp_path / "wrk.txt"
+    path.write_text(_wrk(20, "3.07s", 381, 6.34) + _wrk(100, "812.5ms", 1601, 26.64))
+    first, second = [record for record in read_records(path) if getattr(record, "kind", "") == "summary"]
+    assert first.source == "wrk" and first.line_number == 1
+    assert first.metrics["max_concurrency"] == 20
+    assert first.metrics["e2e_seconds_mean"] == 3.07
+    assert first.metrics["e2e_seconds_max"] == 4.2
+    assert first.metrics["e2e_seconds_median"] == 2.9 and first.metrics["e2e_seconds_p99"] == 4.1
+    assert first.metrics["completed_requests"] == 381 and first.metrics["duration_seconds"] == 60.0
+    assert first.metrics["failed_requests"] == 3
+    assert first.metrics["request_throughput_per_second"] == 6.34
+    assert second.line_number == 13 and second.metrics["e2e_seconds_mean"] == pytest.approx(0.8125)
+
+
+def test_a_sweep_that_serves_more_at_a_level_latency_is_healthy(tmp_path):
+    # 20 -> 100 connections is 5x the requests in flight. 6.34 -> 26.64 req/s is 4.2x (at least 0.6 x 5 = 3x) at
+    # 3.07 -> 3.62 s, 1.18x the latency (at most 1.5x): the server batched them.
+    path = tmp_path / "wrk.txt"
+    path.write_text(_wrk(20, "3.07s", 381, 6.34) + _wrk(100, "3.62s", 1601, 26.64))
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "healthy"
+    assert "5× the requests in flight (concurrency 20 → 100) complete 4.2× the requests a second at 1.18×" \
+        in diagnosis.evidence[0].text
+    # 2x the requests a second for 5x in flight (under 3x): no sign of batching, and no queue either.
+    path.write_text(_wrk(20, "3.07s", 381, 6.34) + _wrk(100, "3.62s", 760, 12.68))
+    assert diagnose_files([path]).verdict == "insufficient-data"
+    # The latency grown in step with the connections (3.07 s -> 15.35 s, 5x): requests wait for those ahead.
+    path.write_text(_wrk(20, "3.07s", 381, 6.34) + _wrk(100, "15.35s", 390, 6.5))
+    assert diagnose_files([path]).verdict == "queueing"

@@ -101,7 +101,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind139_logs": (5, 5, 9),
           "blind140_logs": (6, 6, 10),
           "blind141_logs": (5, 5, 10),
-          "blind142_logs": (3, 4, 7)}
+          "blind142_logs": (3, 5, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

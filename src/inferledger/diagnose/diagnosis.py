@@ -83,6 +83,8 @@ _RULE_HEADLINES = {
     "requests-host-bound-steps": "each token waits on the host launching its kernels: decode is slow, but not for "
                                  "lack of memory bandwidth",
     "state-workers-hung": "the engine's workers stopped taking steps: a hang or a crash to debug, not a speed limit",
+    "summary-sweep-scales": "no queue in the load test: more requests at once are served at about the same latency "
+                            "(their tokens, and so the speed per token, are not in the log)",
 }
 
 

@@ -234,6 +234,14 @@ _TABLE = (
           "a metrics scrape whose histograms count fewer than this many requests", 5.0, "requests",
           "a /metrics scrape counts every request since the server started: a handful is a demo or an idle server, "
           "and a TTFT read from a histogram's buckets over them is no distribution to call healthy", 0.55),
+    _rule("summary-sweep-scales", "summary", "healthy",
+          "runs of one file at concurrency levels this many times apart or more, no offered rate: the completed "
+          "requests a second grow by ≥ limit sweep-scales of the concurrency ratio while the median TTFT (or request "
+          "latency) stays ≤ limit sweep-flat-latency × its value at the lowest level", 4.0, "×",
+          "a server that batches serves more requests in flight at nearly the same latency (a decode step costs "
+          "little more for a few more streams), so its completions grow with them; this is the sign of it that a "
+          "load tester's request latencies give with no token counts (wrk against vLLM on an A40: 5× the "
+          "connections, 4.2× the requests a second, 1.18× the latency)", 0.55),
     _rule("summary-healthy", "summary", "healthy", "latencies present, none of the rules above fired", None, "",
           "TTFT, per-token time and throughput stated, no queue, no artefact", 0.6),
     _rule("summary-no-latency", "summary", "insufficient-data", "counts only, no latency columns", None, "",
@@ -660,6 +668,13 @@ _LIMITS = (
           "~5; an Apple GPU's 8-bit 27B: 10-14, round 132; a data-centre GPU's: 50-200, limit "
           "prefill-tokens-per-step): a TTFT within a stated prompt ÷ this × the step is the prompt's own work, no "
           "queue evidence"),
+    Limit("sweep-scales", 0.6, "of the concurrency ratio", "summary-sweep-scales",
+          "the completed requests a second must grow by at least this share of the concurrency ratio: well past the "
+          "flat-throughput limit (a server that does not batch), short of the full ratio (a step does cost more with "
+          "more streams)"),
+    Limit("sweep-flat-latency", 1.5, "× the latency at the lowest level", "summary-sweep-scales",
+          "a latency grown by less than this between the sweep's ends is level: a request does not wait for those "
+          "ahead of it (half the e2e-grows share of a 4× sweep would be 1.5×)"),
     Limit("flat-throughput", 1.25, "× completed requests a second", "summary-e2e-grows-with-concurrency",
           "between two concurrency levels a throughput grown by at most this much is flat: the extra requests in "
           "flight added nothing, so the latency's growth is waiting (perf_analyzer's Python-backend Transformers "

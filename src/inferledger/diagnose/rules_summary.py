@@ -271,11 +271,13 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
     bottleneck = max((finding.score for finding in ours if finding.verdict in _BOTTLENECKS), default=0.0)
     if len(acc.summaries) > 1 and bottleneck >= 0.5:
         for finding in ours:
-            if finding.rule == "summary-healthy":
+            if finding.rule in ("summary-healthy", "summary-sweep-scales"):
                 finding.score = min(finding.score, bottleneck - 0.05)
 
 
 FLAT_THROUGHPUT = limit("flat-throughput")
+SWEEP_SCALES = limit("sweep-scales")
+SWEEP_FLAT_LATENCY = limit("sweep-flat-latency")
 SLOWEST_PREFILL_TOKENS_PER_STEP = limit("slowest-prefill-tokens-per-step")
 
 
@@ -285,11 +287,11 @@ def _flat(low_rates: list, high_rates: list) -> bool:
     return None not in low_rates + high_rates and median(high_rates) <= FLAT_THROUGHPUT * median(low_rates)
 
 
-def _ttft_with_concurrency(acc: Accumulator, findings: list) -> None:
-    """summary-ttft-grows-with-concurrency: a file's runs at several concurrency levels (a sweep table), the median
-    TTFT of a level against that of a level far below it; summary-e2e-grows-with-concurrency the same of the request
-    latency, for runs that state no TTFT."""
-    levels: dict = {}  # (file, variant, metric) -> concurrency -> [(time, line)]; a variant: a table's column group
+def _sweep_levels(acc: Accumulator) -> dict:
+    """A file's runs at stated concurrency levels with no offered rate (a sweep table, a load tester's runs):
+    (file, variant, metric) -> concurrency -> [(time, line, completed requests a second)]; the metric the median TTFT
+    where the runs state it, else the request latency (E2E); a variant a table's column group."""
+    levels: dict = {}
     for record, file in acc.summaries:
         concurrency = record.metrics.get("max_concurrency")
         ttft, e2e = summary_value(record, "ttft_seconds_mean"), summary_value(record, "e2e_seconds_mean")
@@ -298,7 +300,15 @@ def _ttft_with_concurrency(acc: Accumulator, findings: list) -> None:
             series = levels.setdefault((file, record.labels.get("benchmark"), metric), {})
             series.setdefault(concurrency, []).append((value, record.line_number,
                                                        record.metrics.get("request_throughput_per_second")))
-    for (file, variant, metric), by_level in levels.items():
+    return levels
+
+
+def _ttft_with_concurrency(acc: Accumulator, findings: list) -> None:
+    """summary-ttft-grows-with-concurrency: a file's runs at several concurrency levels (a sweep table), the median
+    TTFT of a level against that of a level far below it; summary-e2e-grows-with-concurrency the same of the request
+    latency, for runs that state no TTFT. Where neither fires, summary-sweep-scales: the completed requests a second
+    grew nearly in step with the requests in flight at a level latency (_scales)."""
+    for (file, variant, metric), by_level in _sweep_levels(acc).items():
         rule = "summary-ttft-grows-with-concurrency" if metric == "TTFT" else "summary-e2e-grows-with-concurrency"
         share = 0.5 if metric == "TTFT" else threshold(rule)  # of the concurrency ratio the time must grow by
         times = {level: median(t for t, _, _ in runs) for level, runs in by_level.items()}
@@ -312,6 +322,7 @@ def _ttft_with_concurrency(acc: Accumulator, findings: list) -> None:
                  and (times[high] >= 1.0 or _flat(served[low], served[high]))
                  and times[high] >= share * (high / low) * times[low]]
         if not pairs:
+            _scales(file, variant, metric, times, served, by_level, findings)
             continue
         ends = (min(times), max(times))
         low, high = ends if ends in pairs else max(
@@ -895,6 +906,28 @@ def _ttft_share(run: _Run, record, e2e: float | None, note: str, where: dict, ho
         finding.score = max(finding.score, stall.score)
         finding.evidence.extend(stall.evidence)
     return finding
+
+
+def _scales(file: str, variant, metric: str, times: dict, served: dict, by_level: dict, findings: list) -> None:
+    """summary-sweep-scales: from the sweep's lowest level to its highest (this many times apart or more), the
+    completed requests a second grew by at least limit sweep-scales' share of the concurrency ratio while the latency
+    stayed under limit sweep-flat-latency times its value: the server batched the extra requests instead of queueing
+    them, which a load tester's request latencies show with no token counts (wrk, vegeta, locust)."""
+    low, high = min(times), max(times)
+    rates_low, rates_high = served[low], served[high]
+    if high / low < threshold("summary-sweep-scales") or None in rates_low + rates_high or times[low] <= 0:
+        return
+    grown, ratio = median(rates_high) / median(rates_low), high / low
+    if grown < SWEEP_SCALES * ratio or times[high] > SWEEP_FLAT_LATENCY * times[low]:
+        return
+    lines = sorted({line for level in (low, high) for _, line, _ in by_level[level]})
+    findings.append(fire(
+        "summary-sweep-scales", f"{variant + ': ' if variant else ''}{ratio:.0f}× the requests in flight (concurrency "
+        f"{low:.0f} → {high:.0f}) complete {grown:.1f}× the requests a second at {times[high] / times[low]:.2f}× the "
+        f"median {metric} ({times[low] * 1e3:,.0f} → {times[high] * 1e3:,.0f} ms): the server batches them, nothing "
+        "waits", {"concurrency_low": low, "concurrency_high": high, "requests_per_second_ratio": grown,
+                  f"{metric.lower()}_seconds_low": times[low], f"{metric.lower()}_seconds_high": times[high]},
+        lines=lines, file=file))
 
 
 def _health(run: _Run, record, where: dict, findings: list) -> None:
