@@ -82,3 +82,26 @@ def test_a_sweep_that_serves_more_at_a_level_latency_is_healthy(tmp_path):
     # The latency grown in step with the connections (3.07 s -> 15.35 s, 5x): requests wait for those ahead.
     path.write_text(_wrk(20, "3.07s", 381, 6.34) + _wrk(100, "15.35s", 390, 6.5))
     assert diagnose_files([path]).verdict == "queueing"
+
+
+def test_a_table_with_every_cell_alone_on_its_line_is_regrouped_by_its_rule(tmp_path):
+    # A documentation page copied as text: each cell on its own line, closed by a bar; the four cells above the rule
+    # of four columns are the header, the cells after it rows of four, up to the next table's header above its rule.
+    from inferledger.diagnose.parsers.bench_markdown import _cells_regrouped
+
+    header = ["Concurrency |", "TTFT (ms) |", "ITL (ms) |", "Throughput(Tokens/s) |"]
+    lines = ["Intro line", *header, "---|---|---|---|", "1 |", "25.05 |", "13.21 |", "75.36 |",
+             "5 |", "64.82 |", "12.64 |", "387.55 |", *header, "|---|---|---|---|", "1 |", "30.1 |", "2 |"]
+    regrouped = list(_cells_regrouped(enumerate(lines, 1)))
+    assert regrouped[:5] == [(1, "Intro line"), (2, "| Concurrency | TTFT (ms) | ITL (ms) | Throughput(Tokens/s) |"),
+                             (6, "---|---|---|---|"), (7, "| 1 | 25.05 | 13.21 | 75.36 |"),
+                             (11, "| 5 | 64.82 | 12.64 | 387.55 |")]
+    assert regrouped[5] == (15, "| Concurrency | TTFT (ms) | ITL (ms) | Throughput(Tokens/s) |")
+    # The second table's row was cut by the excerpt after three cells: its lines stay as they were.
+    assert regrouped[7:] == [(20, "1 |"), (21, "30.1 |"), (22, "2 |")]
+    # Read: a sweep whose TTFT stays low, ITL 13.21 ms at one stream (75.36 tok/s, 1000 / 13.21 = 75.7).
+    path = tmp_path / "nim.txt"
+    path.write_text("\n".join(lines) + "\n")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "healthy"
+    assert any("TTFT 25.1 ms, ITL 13.21 ms" in item.text for item in diagnosis.evidence)

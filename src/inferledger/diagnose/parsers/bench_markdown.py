@@ -903,12 +903,57 @@ def _one_line_rows(line: str) -> list | None:
     return ["| " + " | ".join(cells) + " |" for cells in rows] if len(rows) > 2 else None
 
 
+def _tail_cell(stripped: str) -> bool:
+    """A table cell alone on its line as a page copied as text leaves it: its text, then its closing bar."""
+    return len(stripped) > 1 and stripped[-1] == "|" and stripped.count("|") == 1
+
+
+def _rule_width(stripped: str) -> int:
+    """The columns of a header rule (`|---|---|`, `---|---|---|`), or 0 for any other line."""
+    cells = [cell.strip() for cell in stripped.strip("|").split("|")]
+    return len(cells) if len(cells) > 1 and all(cell and set(cell) <= set("-:") and "-" in cell for cell in cells) else 0
+
+
+def _cells_regrouped(lines) -> Iterator:
+    """The lines with tables whose every cell stands alone on its line (`Concurrency |`, `25.05 |`, a documentation
+    page copied as text) put back as `| … |` rows: the N cells right above a rule of N columns are the header, the
+    cells after it rows of N, up to the next table's header (the N cells above its rule) or the first other line; a
+    row the excerpt cut short is left as its lines. Cells with no rule after them stay as they were."""
+    cells: list = []  # (line number, cell text) of the cells alone on their lines since the last other line
+    width = 0  # the columns of the table those cells belong to, once its rule was seen
+
+    def rows(pending: list) -> Iterator:
+        whole = len(pending) - len(pending) % width if width else 0
+        for start in range(0, whole, width or 1):
+            group = pending[start: start + width]
+            yield group[0][0], "| " + " | ".join(text for _, text in group) + " |"
+        yield from ((number, text + " |") for number, text in pending[whole:])
+
+    for line_number, line in lines:
+        stripped = line.strip()
+        if _tail_cell(stripped):
+            cells.append((line_number, stripped[:-1].strip()))
+            continue
+        rule = _rule_width(stripped) if cells else 0
+        if rule and len(cells) >= rule:
+            yield from rows(cells[:-rule])
+            width, header = rule, cells[-rule:]
+            yield header[0][0], "| " + " | ".join(text for _, text in header) + " |"
+            cells = []
+        else:
+            yield from rows(cells)
+            cells, width = [], 0 if not rule else width
+        yield line_number, line
+    yield from rows(cells)
+
+
 def _unflattened(lines) -> Iterator:
     """The lines with each flattened row joined back: a page copied as text puts a table's cells one a line, a row
     opening with its first cell between bars (`| Mean TTFT |`) and each further cell ending with one (`549 ms |`).
-    A line with one cell between bars and the lines after it that end with their only bar are one row."""
+    A line with one cell between bars and the lines after it that end with their only bar are one row. Tables with
+    every cell alone on its line (no opening bar) are regrouped by their header rule first (_cells_regrouped)."""
     row = None  # (line number, text) of the row being joined
-    for line_number, line in lines:
+    for line_number, line in _cells_regrouped(lines):
         rows = _one_line_rows(line) if "-" in line else None
         if rows is not None:
             if row is not None:
