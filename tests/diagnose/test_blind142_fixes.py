@@ -105,3 +105,19 @@ def test_a_table_with_every_cell_alone_on_its_line_is_regrouped_by_its_rule(tmp_
     diagnosis = diagnose_files([path])
     assert diagnosis.verdict == "healthy"
     assert any("TTFT 25.1 ms, ITL 13.21 ms" in item.text for item in diagnosis.evidence)
+
+
+def test_korean_and_japanese_headers_and_cells_read_as_english(tmp_path):
+    # A Korean page's pivoted table: total processing time (총 처리 시간) "about 6.7 seconds" (약 6.7초) and output
+    # length in tokens (출력 길이 (토큰)) per model. 6.7 s for 672 tokens is 6.7 / 672 = 10 ms a token at most.
+    from inferledger.diagnose.parsers.bench_markdown import _cjk_cell
+
+    assert [_cjk_cell(cell) for cell in ("약 6.7초", "20 秒", "约 5 秒", "452 밀리초", "約 12ミリ秒", "약 500 내외", "소형")] \
+        == ["~6.7 s", "~20 s", "~5 s", "~452 ms", "~12 ms", "~500", "소형"]
+    path = tmp_path / "ko.txt"
+    path.write_text("항목 | 0.5B | 7B |\n---|---|---|\n총 처리 시간 | 약 6.7초 | 약 19.4초 |\n"
+                    "출력 길이 (토큰) | 672 | 약 500 내외 |\n")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "healthy"
+    e2e = sorted(item.numbers["e2e_seconds_mean"] for item in diagnosis.evidence)
+    assert e2e == [6.7, 19.4]

@@ -92,6 +92,8 @@ def _cells(line: str) -> list:
     """The cells of a table row; a row cut before its closing bar loses its last (perhaps cut) cell."""
     stripped = line.strip()
     cells = [cell.strip() for cell in _BARS.split(stripped)]
+    if not stripped.isascii():
+        cells = list(map(_cjk_cell, cells))
     if cells and cells[0] == "":
         cells = cells[1:]
     if cells and cells[-1] == "":
@@ -105,14 +107,39 @@ def _is_rule(line: str) -> bool:
     return bool(_SEPARATOR.match(line) or (line and (_BOX_RULE.match(line) or GRID_RULE.match(line))))
 
 
-# Header words of tables written in Chinese (the seed's readers paste them), as the English the patterns know.
+# Header words of tables written in Chinese (the seed's readers paste them), Japanese and Korean, as the English the
+# patterns know; longer words first where one holds another.
 _CHINESE = (("首字延迟", "ttft"), ("首token延迟", "ttft"), ("首字时延", "ttft"), ("首token时延", "ttft"),
             ("首词延迟", "ttft"), ("初始延迟", "ttft"), ("首包延迟", "ttft"),
             ("每token延迟", "tpot"), ("每token时延", "tpot"), ("单token延迟", "tpot"), ("token间延迟", "itl"),
             ("端到端延迟", "e2e latency"), ("总延迟", "e2e latency"), ("请求延迟", "e2e latency"),
             ("生成速度", "gen"), ("解码速度", "decode"), ("输出速度", "gen"), ("输出吞吐", "output throughput"),
             ("输入长度", "input len"), ("输出长度", "output len"), ("并发数", "concurrency"), ("并发", "concurrency"),
-            ("吞吐量", "throughput"), ("吞吐", "throughput"), ("请求数", "requests"))
+            ("吞吐量", "throughput"), ("吞吐", "throughput"), ("请求数", "requests"),
+            # Japanese
+            ("最初のトークン", "ttft"), ("初トークン", "ttft"), ("トークン速度", "gen"), ("出力トークン", "output tokens"),
+            ("入力トークン", "input tokens"), ("スループット", "throughput"), ("レイテンシ", "latency"),
+            ("同時実行数", "concurrency"), ("並列数", "concurrency"), ("応答時間", "e2e latency"),
+            ("総処理時間", "total time"), ("処理時間", "total time"),
+            # Korean
+            ("첫 토큰", "ttft"), ("생성 속도", "gen"), ("출력 길이", "output len"), ("입력 길이", "input len"),
+            ("출력 토큰", "output tokens"), ("입력 토큰", "input tokens"), ("처리량", "throughput"),
+            ("동시 요청", "concurrency"), ("동시성", "concurrency"), ("응답 시간", "e2e latency"),
+            ("총 처리 시간", "total time"), ("처리 시간", "total time"), ("지연 시간", "latency"), ("토큰", "tokens"))
+# A cell's figure as CJK pages write it: an "about" before it (약 6.7초, 約 20 秒, 约 5 秒) and the unit in the page's
+# own script after it (초 / 秒 seconds, 밀리초 / ミリ秒 / 毫秒 milliseconds), as `~6.7 s`.
+_CJK_CELL = re.compile(r"^(?:약|約|约|大约)?\s*(\d[\d,]*(?:\.\d+)?)\s*(밀리초|ミリ秒|毫秒|초|秒)?\s*(?:내외|前後|左右)?$")
+_CJK_UNITS = {"밀리초": "ms", "ミリ秒": "ms", "毫秒": "ms", "초": "s", "秒": "s"}
+
+
+def _cjk_cell(cell: str) -> str:
+    """The cell with a CJK time (and its "about") written as the patterns read it; any other cell as it is."""
+    if cell.isascii():
+        return cell
+    match = _CJK_CELL.match(cell)
+    if match is None:
+        return cell
+    return f"~{match.group(1)} {_CJK_UNITS[match.group(2)]}" if match.group(2) else f"~{match.group(1)}"
 # `(cpu)`, `CPU型号` (a CPU's model), a phone's `4 Threads`: the run had no GPU
 _CPU_WORD = re.compile(r"\bcpu\b|^cpu|\d\s*threads?\b", re.IGNORECASE)
 _SORT_MARKS = re.compile(r"[↓↑▲▼⬇⬆⇣⇡]")  # a web table's sort arrow beside a header
@@ -873,7 +900,8 @@ _BARE_RULE = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)+\|?\s*$")
 
 
 def _bare_cells(line: str) -> list:
-    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+    cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+    return cells if line.isascii() else list(map(_cjk_cell, cells))
 
 
 # A whole table on one line, as a page copied as text leaves it: `| Model | Tokens / s | |---|---| | a | 13.72 | | b |
