@@ -121,3 +121,26 @@ def test_korean_and_japanese_headers_and_cells_read_as_english(tmp_path):
     assert diagnosis.verdict == "healthy"
     e2e = sorted(item.numbers["e2e_seconds_mean"] for item in diagnosis.evidence)
     assert e2e == [6.7, 19.4]
+
+
+SAME_LOAD = """\
+| Metric | Through the proxy | Engine direct |
+|---|---|---|
+| Concurrency | {concurrency} | {concurrency} |
+| Requests/sec | 17.36 | 51.42 |
+| TTFT avg (s) | 9.43 | 0.74 |
+"""
+
+
+def test_a_path_whose_first_token_waits_under_the_same_load_is_queueing(tmp_path):
+    # The same 256 requests in flight: 9.43 s against 0.74 s is 12.7x (>= 5x) and over 2 s, so the slow path holds
+    # the requests before the engine starts them.
+    path = tmp_path / "proxy.txt"
+    path.write_text(SAME_LOAD.format(concurrency=256))
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "queueing"
+    assert "mean TTFT 9.43 s, 13× the 0.74 s of table column 'Engine direct' under the same load (256 requests" \
+        in diagnosis.evidence[0].text
+    # One request at a time: a first token 13x later is the prompt's work done slower, not a wait.
+    path.write_text(SAME_LOAD.format(concurrency=1))
+    assert diagnose_files([path]).verdict != "queueing"

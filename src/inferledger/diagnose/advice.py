@@ -36,6 +36,10 @@ def _prefix_cache_state(acc: Accumulator | None) -> str | None:
 
 # Rules whose finding names its own cause: their advice replaces the verdict's general advice.
 RULE_ADVICE = {
+    "summary-same-load-ttft-waits": [
+        "look at what the slow path adds in front of the engine: a proxy's or router's connection pool and worker "
+        "count, its own concurrency limit, buffering of streamed responses, a replica that takes more than its share; "
+        "the fast path shows what the engine does with this load"],
     "summary-same-work-slower": [
         "compare the slow run with the fast one: eager mode or CUDA graphs, the attention backend, the device each "
         "ran on (a CPU fallback), the library versions; the fast run shows what the card does with this work"],

@@ -83,6 +83,9 @@ _RULE_HEADLINES = {
     "requests-host-bound-steps": "each token waits on the host launching its kernels: decode is slow, but not for "
                                  "lack of memory bandwidth",
     "state-workers-hung": "the engine's workers stopped taking steps: a hang or a crash to debug, not a speed limit",
+    "summary-same-load-ttft-waits": "requests wait on one path that another path serves at once under the same "
+                                    "load: what stands in front of the engine (a proxy, a router, a replica's queue) "
+                                    "holds them",
     "summary-sweep-scales": "no queue in the load test: more requests at once are served at about the same latency "
                             "(their tokens, and so the speed per token, are not in the log)",
 }

@@ -234,6 +234,12 @@ _TABLE = (
           "a metrics scrape whose histograms count fewer than this many requests", 5.0, "requests",
           "a /metrics scrape counts every request since the server started: a handful is a demo or an idle server, "
           "and a TTFT read from a histogram's buckets over them is no distribution to call healthy", 0.55),
+    _rule("summary-same-load-ttft-waits", "summary", "queueing",
+          "runs of one file under the same load (stated concurrency ≥ limit same-load-min-in-flight, the same offered "
+          "rate or none): a run's mean TTFT ≥ this many times the fastest's, and ≥ 2 s", 5.0, "×",
+          "the same requests in flight meet the same prompt work, so a first token many times later on one path is "
+          "time spent waiting before the engine took the request (a proxy or router that holds requests back, a "
+          "replica's queue): gpustack's proxy, 9.4 s against vLLM's own 0.74 s at 256 in flight", 0.6),
     _rule("summary-sweep-scales", "summary", "healthy",
           "runs of one file at concurrency levels this many times apart or more, no offered rate: the completed "
           "requests a second grow by ≥ limit sweep-scales of the concurrency ratio while the median TTFT (or request "
@@ -668,6 +674,10 @@ _LIMITS = (
           "~5; an Apple GPU's 8-bit 27B: 10-14, round 132; a data-centre GPU's: 50-200, limit "
           "prefill-tokens-per-step): a TTFT within a stated prompt ÷ this × the step is the prompt's own work, no "
           "queue evidence"),
+    Limit("same-load-min-in-flight", 8.0, "requests in flight", "summary-same-load-ttft-waits",
+          "with few requests in flight a first token is the prompt's own work, and a path many times slower at it is "
+          "slower at prefill (another card, no cache), not waiting; from this many a first token waits for batch "
+          "slots"),
     Limit("sweep-scales", 0.6, "of the concurrency ratio", "summary-sweep-scales",
           "the completed requests a second must grow by at least this share of the concurrency ratio: well past the "
           "flat-throughput limit (a server that does not batch), short of the full ratio (a step does cost more with "

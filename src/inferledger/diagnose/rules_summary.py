@@ -263,6 +263,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
             continue  # healthy only when no bottleneck (or a broken measurement) was read, and the speed was judged
         _health(run, record, where, findings)
     _same_work(acc, findings, first)
+    _same_load_waits(acc, findings)
     _models_one_bandwidth(acc, runs, findings, first)
     _ttft_with_concurrency(acc, findings)
     # Runs side by side (a sweep, engines compared in one table): a bottleneck in one of them is what the file shows;
@@ -369,6 +370,31 @@ def _same_work(acc: Accumulator, findings: list, first: int) -> None:
                 lines=[record.line_number], file=file))
 
 
+def _same_load_waits(acc: Accumulator, findings: list) -> None:
+    """summary-same-load-ttft-waits: runs of one file under the same load (the same stated concurrency, at least
+    limit same-load-min-in-flight, and the same offered rate or none), one of whose mean TTFT is this many times the
+    fastest's and at least 2 s: the same requests met the same engine work, so the extra time before the first token
+    is waiting in front of it (a proxy or router that holds requests back, a replica's queue)."""
+    loads: dict = {}
+    for record, file in acc.summaries:
+        concurrency, ttft = record.metrics.get("max_concurrency"), summary_value(record, "ttft_seconds_mean")
+        if concurrency and concurrency >= SAME_LOAD_MIN_IN_FLIGHT and ttft and ttft > 0:
+            loads.setdefault((file, concurrency, offered_rate(record)), []).append((ttft, record))
+    ratio = threshold("summary-same-load-ttft-waits")
+    for (file, concurrency, _offered), runs in loads.items():
+        fastest, quick = min(runs, key=lambda run: run[0])
+        for ttft, record in runs:
+            if ttft >= ratio * fastest and ttft >= 2.0:
+                findings.append(fire(
+                    "summary-same-load-ttft-waits",
+                    f"{_Run(record).name}: mean TTFT {ttft:,.2f} s, {ttft / fastest:.0f}× the {fastest:,.2f} s of "
+                    f"{_Run(quick).name} under the same load ({concurrency:,.0f} requests in flight): the same work "
+                    "waits longer before its first token on this path", {"ttft_seconds_mean": ttft,
+                                                                         "same_load_ttft_seconds": fastest},
+                    lines=sorted({record.line_number, quick.line_number}), file=file))
+
+
+SAME_LOAD_MIN_IN_FLIGHT = limit("same-load-min-in-flight")
 SIZES_APART = limit("sizes-apart")
 _CUTOFF_RULES = ("summary-slow-tpot-no-hardware", "summary-slow-tpot-cpu")
 
