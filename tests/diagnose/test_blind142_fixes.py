@@ -144,3 +144,34 @@ def test_a_path_whose_first_token_waits_under_the_same_load_is_queueing(tmp_path
     # One request at a time: a first token 13x later is the prompt's work done slower, not a wait.
     path.write_text(SAME_LOAD.format(concurrency=1))
     assert diagnose_files([path]).verdict != "queueing"
+
+
+RATE_SWEEP = """\
+| Metric | RPS=1 | RPS=2 |
+|--------|-------|-------|
+| **Request Rate Configured (RPS)** | 1.00 | 2.00 |
+| **Request Throughput (req/s)** | 0.94 | 1.78 |
+| **Mean TTFT (ms)** | 199.34 | {ttft} |
+| **P99 TTFT (ms)** | 478.80 | 9569.23 |
+| **Mean TPOT (ms)** | 55.20 | {tpot} |
+"""
+
+
+def test_bold_row_names_keep_their_statistic_and_a_rate_sweeps_first_tokens_waiting_is_queueing(tmp_path):
+    from inferledger.diagnose.read import read_records
+
+    path = tmp_path / "sweep.txt"
+    path.write_text(RATE_SWEEP.format(ttft=2962.19, tpot=72.33))
+    low, high = read_records(path)
+    # `**P99 TTFT (ms)**` is the p99, not a second mean over the first.
+    assert low.metrics["ttft_seconds_mean"] == pytest.approx(0.19934)
+    assert low.metrics["ttft_seconds_p99"] == pytest.approx(0.4788)
+    assert (low.metrics["request_rate_per_second"], high.metrics["request_rate_per_second"]) == (1.0, 2.0)
+    # 2962.19 / 199.34 = 14.9x (>= 5x, and >= 2 x the rate's 2x) with TPOT 72.33 / 55.20 = 1.3x (<= 2x).
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "queueing"
+    assert "mean TTFT 199 ms at 1 req/s offered, 2,962 ms at 2: 15× for 2.0× the rate and the time per output token " \
+           "1.3×" in diagnosis.evidence[0].text
+    # Every step 2.4x slower (132 ms): the batch grew with the load; not read as a wait by this rule.
+    path.write_text(RATE_SWEEP.format(ttft=2962.19, tpot=132.0))
+    assert all(item.rule != "summary-ttft-grows-with-rate" for item in diagnose_files([path]).evidence)

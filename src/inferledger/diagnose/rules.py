@@ -234,6 +234,13 @@ _TABLE = (
           "a metrics scrape whose histograms count fewer than this many requests", 5.0, "requests",
           "a /metrics scrape counts every request since the server started: a handful is a demo or an idle server, "
           "and a TTFT read from a histogram's buckets over them is no distribution to call healthy", 0.55),
+    _rule("summary-ttft-grows-with-rate", "summary", "queueing",
+          "runs of one file at offered request rates: the mean TTFT at the highest rate ≥ this many times the one at "
+          "the lowest (and ≥ twice the rate ratio, and ≥ 1 s), while the time per output token grew ≤ limit "
+          "sweep-step-growth", 5.0, "×",
+          "a prompt costs the same at every rate, and a batch's step grows slowly with its streams, so a first token "
+          "many times later at a little more load waited to be admitted: the arrivals outran the server (vLLM on a "
+          "Tenstorrent N150: 0.2 s at 1 req/s, 2.96 s at 2, with the per-token time 55 -> 72 ms)", 0.6),
     _rule("summary-same-load-ttft-waits", "summary", "queueing",
           "runs of one file under the same load (stated concurrency ≥ limit same-load-min-in-flight, the same offered "
           "rate or none): a run's mean TTFT ≥ this many times the fastest's, and ≥ 2 s", 5.0, "×",
@@ -674,6 +681,9 @@ _LIMITS = (
           "~5; an Apple GPU's 8-bit 27B: 10-14, round 132; a data-centre GPU's: 50-200, limit "
           "prefill-tokens-per-step): a TTFT within a stated prompt ÷ this × the step is the prompt's own work, no "
           "queue evidence"),
+    Limit("sweep-step-growth", 2.0, "× the per-token time at the lowest rate", "summary-ttft-grows-with-rate",
+          "a step twice as long or more is a batch grown with the load (or a card that slowed), which delays first "
+          "tokens as much as any wait; under it the first token's growth is waiting"),
     Limit("same-load-min-in-flight", 8.0, "requests in flight", "summary-same-load-ttft-waits",
           "with few requests in flight a first token is the prompt's own work, and a path many times slower at it is "
           "slower at prefill (another card, no cache), not waiting; from this many a first token waits for batch "

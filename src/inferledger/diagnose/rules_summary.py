@@ -266,6 +266,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
     _same_load_waits(acc, findings)
     _models_one_bandwidth(acc, runs, findings, first)
     _ttft_with_concurrency(acc, findings)
+    _ttft_with_rate(acc, findings)
     # Runs side by side (a sweep, engines compared in one table): a bottleneck in one of them is what the file shows;
     # the healthy runs are its baseline and do not outvote it.
     ours = findings[first:]
@@ -279,6 +280,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
 FLAT_THROUGHPUT = limit("flat-throughput")
 SWEEP_SCALES = limit("sweep-scales")
 SWEEP_FLAT_LATENCY = limit("sweep-flat-latency")
+SWEEP_STEP_GROWTH = limit("sweep-step-growth")
 SLOWEST_PREFILL_TOKENS_PER_STEP = limit("slowest-prefill-tokens-per-step")
 
 
@@ -932,6 +934,36 @@ def _ttft_share(run: _Run, record, e2e: float | None, note: str, where: dict, ho
         finding.score = max(finding.score, stall.score)
         finding.evidence.extend(stall.evidence)
     return finding
+
+
+def _ttft_with_rate(acc: Accumulator, findings: list) -> None:
+    """summary-ttft-grows-with-rate: a file's runs at offered request rates (a rate sweep), the mean TTFT at the
+    highest rate against the one at the lowest, while the time per output token grew far less: the prompt's work is
+    the same at every rate, so a first token that grows many times with a small step in rate waits to be admitted."""
+    sweeps: dict = {}  # (file, variant) -> offered rate -> (TTFT, per-token time or None, line)
+    for record, file in acc.summaries:
+        rate, ttft = offered_rate(record), summary_value(record, "ttft_seconds_mean")
+        if rate and math.isfinite(rate) and ttft:
+            per_token = summary_value(record, "tpot_seconds_mean") or summary_value(record, "itl_seconds_mean")
+            sweeps.setdefault((file, record.labels.get("benchmark")), {})[rate] = (ttft, per_token,
+                                                                                    record.line_number)
+    for (file, variant), by_rate in sweeps.items():
+        low, high = min(by_rate), max(by_rate)
+        (ttft_low, step_low, line_low), (ttft_high, step_high, line_high) = by_rate[low], by_rate[high]
+        grown = ttft_high / ttft_low
+        if low == high or grown < threshold("summary-ttft-grows-with-rate") or ttft_high < 1.0 \
+                or grown < 2 * high / low:
+            continue
+        steps = f" and the time per output token {step_high / step_low:.1f}×" if step_low and step_high else ""
+        if steps and step_high > SWEEP_STEP_GROWTH * step_low:
+            continue  # every step slowed as much: the batch, not a wait, grew the time
+        findings.append(fire(
+            "summary-ttft-grows-with-rate", f"{variant + ': ' if variant else ''}mean TTFT {ttft_low * 1e3:,.0f} ms at "
+            f"{low:g} req/s offered, {ttft_high * 1e3:,.0f} ms at {high:g}: {grown:.0f}× for {high / low:.1f}× the "
+            f"rate{steps}: first tokens wait to be admitted", {"ttft_seconds_low": ttft_low,
+                                                               "ttft_seconds_high": ttft_high,
+                                                               "request_rate_low": low, "request_rate_high": high},
+            lines=sorted({line_low, line_high}), file=file))
 
 
 def _scales(file: str, variant, metric: str, times: dict, served: dict, by_level: dict, findings: list) -> None:

@@ -58,7 +58,8 @@ _COLUMNS = (
     (r"^n req|num(?:ber of)? req|^requests$|^# ?req|^successful requests$", "completed_requests", "count"),
     (r"^(?:# ?|num )?preempt(?:s|ed|ions?)?$", "preemptions", "count"),  # requests the engine preempted in the run
     # the rate a sweep offered (`Target QPS`) before the rate it kept (`Actual QPS`)
-    (r"^(?:target|offered|set|expected) (?:qps|rps|req(?:uest)?s?/s|request rate)$|^request rate$",
+    (r"^(?:target|offered|set|expected|configured) (?:qps|rps|req(?:uest)?s?/s|request rate)$"
+     r"|^request rate(?: (?:target|offered|set|configured))?(?: \(?(?:rps|qps|req/s)\)?)?$",
      "request_rate_per_second", "rate"),
     (r"req(?:uest)?s? t(?:hrough)?put|req(?:uest)?s?/s(?:ec)?\b|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
     # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
@@ -151,7 +152,7 @@ def _normal(header: str) -> str:
     """The header as the patterns read it: Chinese words in English, sort arrows off, `TPS` as tok/s, lower case."""
     for chinese, english in _CHINESE:
         header = header.replace(chinese, f" {english} ")
-    header = _SORT_MARKS.sub(" ", header)
+    header = _SORT_MARKS.sub(" ", header).replace("**", " ")  # bold markup: `**TTFT P99**` is TTFT P99
     lowered = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", header).lower().strip()  # a CSV's camelCase: `wallMs` is wall ms
     lowered = lowered.replace("_", " ")  # a script's snake_case: `per_request_output_tps`
     return " ".join(re.sub(r"\btps\b", "tok/s", lowered).split())
