@@ -175,3 +175,30 @@ def test_bold_row_names_keep_their_statistic_and_a_rate_sweeps_first_tokens_wait
     # Every step 2.4x slower (132 ms): the batch grew with the load; not read as a wait by this rule.
     path.write_text(RATE_SWEEP.format(ttft=2962.19, tpot=132.0))
     assert all(item.rule != "summary-ttft-grows-with-rate" for item in diagnose_files([path]).evidence)
+
+
+def test_lmcache_chunk_retrieval_lines_are_kv_loads_with_the_prefix_cache_on(tmp_path):
+    from inferledger.diagnose.read import read_records
+
+    path = tmp_path / "lmcache.txt"
+    path.write_text(
+        "INFO LMCache: Retrieved 0 chunks [2025-01-10 11:34:30,896] -- /lmcache/cache_engine.py:385\n"
+        "INFO LMCache: Retrieved 3 chunks (767 tokens in total) --hit rate 25.03% -- elapsed time 0.0236 "
+        "[2025-01-10 11:34:30,920] -- /lmcache/cache_engine.py:385\n")
+    [record] = read_records(path)
+    assert record.kind == "event" and record.line_number == 2
+    assert record.metrics == {"kv_loaded_tokens": 767.0, "kv_load_seconds": 0.0236}
+    assert record.labels["prefix_caching"] == "on"
+    assert diagnose_files([path]).verdict == "insufficient-data"
+
+
+def test_a_space_table_whose_label_has_words_of_its_own_and_cjk_ranges():
+    from inferledger.diagnose.parsers.bench_markdown import _cjk_cell, _space_header
+
+    # `양자화 포맷` (quantization format) is the label: two words before two measures.
+    assert _space_header("양자화 포맷 PP (t/s) TG (t/s)") == ["양자화 포맷", "PP (t/s)", "TG (t/s)"]
+    assert _space_header("Model PP (t/s) TG (t/s)") == ["Model", "PP (t/s)", "TG (t/s)"]
+    # Two words before a single measure stay prose.
+    assert _space_header("we measured TG (t/s)") is None
+    # A range is read as its middle: (80 + 85) / 2 = 82.5 s.
+    assert _cjk_cell("80~85초") == "~82.5 s" and _cjk_cell("약 13~14GB") == "약 13~14GB"

@@ -116,20 +116,22 @@ _CHINESE = (("首字延迟", "ttft"), ("首token延迟", "ttft"), ("首字时延
             ("端到端延迟", "e2e latency"), ("总延迟", "e2e latency"), ("请求延迟", "e2e latency"),
             ("生成速度", "gen"), ("解码速度", "decode"), ("输出速度", "gen"), ("输出吞吐", "output throughput"),
             ("输入长度", "input len"), ("输出长度", "output len"), ("并发数", "concurrency"), ("并发", "concurrency"),
-            ("吞吐量", "throughput"), ("吞吐", "throughput"), ("请求数", "requests"),
+            ("吞吐量", "throughput"), ("吞吐", "throughput"), ("请求数", "requests"), ("推理时间", "e2e latency"),
+            ("推理耗时", "e2e latency"),
             # Japanese
             ("最初のトークン", "ttft"), ("初トークン", "ttft"), ("トークン速度", "gen"), ("出力トークン", "output tokens"),
             ("入力トークン", "input tokens"), ("スループット", "throughput"), ("レイテンシ", "latency"),
             ("同時実行数", "concurrency"), ("並列数", "concurrency"), ("応答時間", "e2e latency"),
-            ("総処理時間", "total time"), ("処理時間", "total time"),
+            ("総処理時間", "total time"), ("処理時間", "total time"), ("推論時間", "e2e latency"),
             # Korean
             ("첫 토큰", "ttft"), ("생성 속도", "gen"), ("출력 길이", "output len"), ("입력 길이", "input len"),
             ("출력 토큰", "output tokens"), ("입력 토큰", "input tokens"), ("처리량", "throughput"),
             ("동시 요청", "concurrency"), ("동시성", "concurrency"), ("응답 시간", "e2e latency"),
-            ("총 처리 시간", "total time"), ("처리 시간", "total time"), ("지연 시간", "latency"), ("토큰", "tokens"))
+            ("총 처리 시간", "total time"), ("처리 시간", "total time"), ("추론 시간", "e2e latency"), ("지연 시간", "latency"), ("토큰", "tokens"))
 # A cell's figure as CJK pages write it: an "about" before it (약 6.7초, 約 20 秒, 约 5 秒) and the unit in the page's
 # own script after it (초 / 秒 seconds, 밀리초 / ミリ秒 / 毫秒 milliseconds), as `~6.7 s`.
-_CJK_CELL = re.compile(r"^(?:약|約|约|大约)?\s*(\d[\d,]*(?:\.\d+)?)\s*(밀리초|ミリ秒|毫秒|초|秒)?\s*(?:내외|前後|左右)?$")
+_CJK_CELL = re.compile(r"^(?:약|約|约|大约)?\s*(\d[\d,]*(?:\.\d+)?)(?:\s*[~〜～-]\s*(\d[\d,]*(?:\.\d+)?))?\s*"
+                       r"(밀리초|ミリ秒|毫秒|초|秒)?\s*(?:내외|前後|左右)?$")
 _CJK_UNITS = {"밀리초": "ms", "ミリ秒": "ms", "毫秒": "ms", "초": "s", "秒": "s"}
 
 
@@ -140,7 +142,9 @@ def _cjk_cell(cell: str) -> str:
     match = _CJK_CELL.match(cell)
     if match is None:
         return cell
-    return f"~{match.group(1)} {_CJK_UNITS[match.group(2)]}" if match.group(2) else f"~{match.group(1)}"
+    low, high, unit = match.groups()
+    figure = low if high is None else f"{(float(low.replace(',', '')) + float(high.replace(',', ''))) / 2:g}"
+    return f"~{figure} {_CJK_UNITS[unit]}" if unit else f"~{figure}"  # a range (80~85초) as its middle
 # `(cpu)`, `CPU型号` (a CPU's model), a phone's `4 Threads`: the run had no GPU
 _CPU_WORD = re.compile(r"\bcpu\b|^cpu|\d\s*threads?\b", re.IGNORECASE)
 _SORT_MARKS = re.compile(r"[↓↑▲▼⬇⬆⇣⇡]")  # a web table's sort arrow beside a header
@@ -200,7 +204,7 @@ def _speed(column) -> bool:
 
 # A cell that carries its own time unit ("1.3s", "22 s", "870ms"): a column whose header names no unit takes its cells'.
 # `3.89 / 4.02s` (two runs of one setup, the unit after the last) reads as its first figure, as a range does.
-_TIMED_CELL = re.compile(r"^\s*(\d[\d,]*(?:\.\d+)?)(?:\s*/\s*\d[\d,]*(?:\.\d+)?)*\s*(ms|s|sec|us)\s*$")
+_TIMED_CELL = re.compile(r"^[\s~≈]*(\d[\d,]*(?:\.\d+)?)(?:\s*/\s*\d[\d,]*(?:\.\d+)?)*\s*(ms|s|sec|us)\s*$")
 
 
 def _cell_seconds(cell: str) -> float | None:
@@ -846,13 +850,24 @@ _SPACE_NUMBER = re.compile(r"^[~≈]?\d[\d,]*(?:\.\d+)?$")
 _SPACE_HEADER_CHARS = 120  # a longer line is prose or a log line, not a header of a few words
 
 
+# A label's words before the measures: `Model`, and as a page in another script names it, `양자화 포맷` (quantization
+# format): up to this many, when two measures or more follow them.
+_SPACE_LABEL_WORDS = 3
+
+
 def _space_header(line: str) -> list | None:
-    """The cells of a single-space table header: a label's word, then words every one of which names a measure
-    (_column); None for any other line (prose, a log line, a header of multi-word names, which spaces cannot split)."""
+    """The cells of a single-space table header: a label's word (or up to _SPACE_LABEL_WORDS words, before two
+    measures or more), then words every one of which names a measure (_column); None for any other line (prose, a
+    log line, a header of multi-word names, which spaces cannot split)."""
     cells = _SPACE_COLUMN.findall(line.strip())
-    if len(cells) < 2 or _column(cells[0]) is not None or any(_column(cell) is None for cell in cells[1:]):
+    if len(cells) < 2 or _column(cells[0]) is not None:
         return None
-    return cells
+    measures = next((at for at in range(1, min(len(cells) - 1, _SPACE_LABEL_WORDS) + 1)
+                     if _column(cells[at]) is not None), None)
+    if measures is None or (measures > 1 and len(cells) - measures < 2) \
+            or any(_column(cell) is None for cell in cells[measures:]):
+        return None
+    return [" ".join(cells[:measures]), *cells[measures:]]
 
 
 def _space_row(line: str, width: int) -> list | None:

@@ -1,6 +1,7 @@
 """LMCache beside vLLM or SGLang: its store and retrieve lines (`LMCache INFO: Stored 31 out of total 31 tokens. size:
 0.0040 gb, cost 1.95 ms, throughput: 1.98 GB/s`, `Retrieved 8 out of 24 required tokens (from 32 total tokens)`, the
-multiprocess server's `Stored 1024 tokens in 3.909 seconds`) and the adapter's hit line (`Total tokens 32, LMCache hit
+multiprocess server's `Stored 1024 tokens in 3.909 seconds`, the 2024-25 releases' `INFO LMCache: Retrieved 3 chunks (767
+tokens in total) --hit rate 25.03% -- elapsed time 0.0237`) and the adapter's hit line (`Total tokens 32, LMCache hit
 tokens: 24, need to load: 8`). They are KV-cache transfers, not serving speed: each becomes an event (tokens moved,
 seconds taken), and a hit line says a prefix cache is on, so the advice never asks to enable one.
 """
@@ -19,10 +20,12 @@ _STORED = re.compile(r"Stored (\d+) (?:out of total \d+ )?tokens(?:\. size: [\d.
 _RETRIEVED = re.compile(r"Retrieved (\d+) (?:out of (?:total )?\d+ (?:required )?tokens|tokens)(?:.*?cost ([\d.]+) ms| in "
                         r"([\d.]+) seconds)?")
 _HIT = re.compile(r"Total tokens (\d+), LMCache hit tokens: (\d+)")
+_CHUNKS = re.compile(r"Retrieved \d+ chunks \((\d+) tokens in total\) --hit rate [\d.]+% -- elapsed time ([\d.]+)")
 
 
 def sniff(head: str) -> float:
-    return 0.8 if "LMCache INFO:" in head or "LMCache hit tokens:" in head else 0.0
+    return 0.8 if "LMCache INFO:" in head or "LMCache hit tokens:" in head or "LMCache: Retrieved" in head \
+        or "LMCache: Stored" in head else 0.0
 
 
 def _event(line_number: int, line: str, metrics: dict, labels: dict) -> Record:
@@ -52,6 +55,12 @@ class LineParser:
             match = _STORED.search(line)
             if match is not None:
                 return [_event(line_number, line, _moved(match, "kv_offloaded_tokens", "kv_offload_seconds"), {})]
+        elif "chunks (" in line:
+            match = _CHUNKS.search(line)
+            if match is not None:  # a hit rate: the prefix cache is on
+                return [_event(line_number, line, {"kv_loaded_tokens": float(match.group(1)),
+                                                   "kv_load_seconds": float(match.group(2))},
+                               {"prefix_caching": "on"})]
         elif "Retrieved " in line:
             match = _RETRIEVED.search(line)
             if match is not None:
@@ -62,6 +71,7 @@ class LineParser:
         return []
 
 
-MARKERS = (b"LMCache INFO: Stored", b"LMCache INFO: Retrieved", b"LMCache hit tokens:")
+MARKERS = (b"LMCache INFO: Stored", b"LMCache INFO: Retrieved", b"LMCache hit tokens:", b"LMCache: Retrieved",
+           b"LMCache: Stored")
 # No state between lines: a big file may be read by two processes (read.py).
 SPLITTABLE = True
