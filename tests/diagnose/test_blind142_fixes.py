@@ -202,3 +202,28 @@ def test_a_space_table_whose_label_has_words_of_its_own_and_cjk_ranges():
     assert _space_header("we measured TG (t/s)") is None
     # A range is read as its middle: (80 + 85) / 2 = 82.5 s.
     assert _cjk_cell("80~85초") == "~82.5 s" and _cjk_cell("약 13~14GB") == "약 13~14GB"
+
+
+PHONE = """\
+| Model | Backend | TTFT (ms) | TBT (ms) |
+| :--- | :--- | :--- | :--- |
+| llama3.2-1b | {backend} | 180.1 | 66.63 |
+"""
+
+
+def test_time_between_tokens_is_read_and_a_cpu_row_is_not_held_to_a_gpus_floor(tmp_path):
+    from inferledger.diagnose.read import read_records
+    from inferledger.diagnose.rules_requests import LARGE_MODEL_EFFICIENCY, SLOW_COMMON_CARD_BYTES_PER_S
+
+    path = tmp_path / "phone.txt"
+    path.write_text(PHONE.format(backend="cpu"))
+    [record] = read_records(path)
+    assert record.metrics["itl_seconds_mean"] == pytest.approx(0.06663)  # TBT: time between tokens
+    assert record.labels["device"] == "cpu"
+    # Llama-3.2-1B's bf16 weights (~2.47 GB) on the slow common card take 2.47e9 / (bandwidth x efficiency) a step;
+    # 66.6 ms is several times that, slow for any GPU, and a CPU's pace (over its 1 s cutoff: not slow there).
+    floor_s = 2.47e9 / (SLOW_COMMON_CARD_BYTES_PER_S * LARGE_MODEL_EFFICIENCY)
+    assert 0.0666 > 3 * floor_s
+    assert diagnose_files([path], model="meta-llama/Llama-3.2-1B").verdict != "decode-bound"
+    path.write_text(PHONE.format(backend="cuda"))
+    assert diagnose_files([path], model="meta-llama/Llama-3.2-1B").verdict == "decode-bound"

@@ -244,8 +244,8 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
                 f"stream{'; the whole run generates that, so no stream is faster' if run.step_bound else ''}"
                 f"{' on a CPU' if cpu else ''}); judged by a fixed cutoff: give --model and --gpu to judge it "
                 "against the hardware", {"tpot_seconds_mean": run.step}, **where))
-        elif run.step is not None and sized is not None and not hardware_judged:
-            _slower_than_size(run, sized, where, findings, notes, acc)
+        elif run.step is not None and sized is not None and not hardware_judged and not cpu:
+            _slower_than_size(run, sized, where, findings, notes, acc)  # a GPU's floor: a CPU reads from DRAM
         if not cpu:
             _latency_per_output_token(run, record, where, findings)
         assumed = record.labels.get("shape_assumed")

@@ -39,7 +39,7 @@ _COLUMNS = (
     (r"^1000 ?/ ?tpot$", _STREAM_RATE, "rate"),  # 1000 / TPOT in ms: a stream's tok/s
     # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
     (r"\btpot\b|time per (?:output )?token|^2\+|^(?:next|2nd) token", "tpot_seconds", "time"),
-    (r"\bitl\b|inter[- ]token", "itl_seconds", "time"),
+    (r"\bitl\b|inter[- ]token|\btbt\b|time between tokens", "itl_seconds", "time"),  # TBT: time between tokens
     # a load tester's `Average Response Time` (locust, JMeter, stress scripts): a request's whole time
     (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^(?:(?:mean|average|avg|median|p\d+) )?latency$|^wall"
      r"|^(?:(?:mean|average|avg|median|min|max|p\d+) )?response time$|^(?:total )?time$",
