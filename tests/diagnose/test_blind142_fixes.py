@@ -227,3 +227,33 @@ def test_time_between_tokens_is_read_and_a_cpu_row_is_not_held_to_a_gpus_floor(t
     assert diagnose_files([path], model="meta-llama/Llama-3.2-1B").verdict != "decode-bound"
     path.write_text(PHONE.format(backend="cuda"))
     assert diagnose_files([path], model="meta-llama/Llama-3.2-1B").verdict == "decode-bound"
+
+
+PERF_ANALYZER = """\
+*** Measurement Settings ***
+  Batch size: 256
+  Using "time_windows" mode for stabilization
+
+Request concurrency: {concurrency}
+  Client:
+    Request count: 1299
+    Throughput: 18473.3 infer/sec
+    p50 latency: 13806 usec
+    p90 latency: 13945 usec
+    p95 latency: 14248 usec
+    p99 latency: {p99} usec
+"""
+
+
+def test_one_request_at_a_time_with_a_tight_tail_is_healthy(tmp_path):
+    # 14610 / 13806 = 1.06 (<= 1.25): no stall; concurrency 1: nothing waits for another request.
+    path = tmp_path / "pa.txt"
+    path.write_text(PERF_ANALYZER.format(concurrency=1, p99=14610))
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "healthy"
+    assert "p99 1.06× the median" in diagnosis.evidence[0].text
+    # A tail of 2.2x the median (30000 / 13806), or 4 requests in flight: the latency alone says nothing.
+    path.write_text(PERF_ANALYZER.format(concurrency=1, p99=30000))
+    assert diagnose_files([path]).verdict == "insufficient-data"
+    path.write_text(PERF_ANALYZER.format(concurrency=4, p99=14610))
+    assert diagnose_files([path]).verdict == "insufficient-data"

@@ -62,7 +62,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind87_logs": (5, 8, 10),
           "blind88_logs": (7, 8, 10),
           "blind90_logs": (6, 8, 10),
-          "blind89_logs": (6, 6, 10),
+          "blind89_logs": (6, 7, 10),
           "blind91_logs": (5, 7, 10),
           "blind92_logs": (4, 5, 10),
           "blind94_logs": (4, 5, 10),

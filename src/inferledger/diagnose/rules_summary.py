@@ -281,6 +281,7 @@ FLAT_THROUGHPUT = limit("flat-throughput")
 SWEEP_SCALES = limit("sweep-scales")
 SWEEP_FLAT_LATENCY = limit("sweep-flat-latency")
 SWEEP_STEP_GROWTH = limit("sweep-step-growth")
+STEADY_TAIL = limit("steady-tail")
 SLOWEST_PREFILL_TOKENS_PER_STEP = limit("slowest-prefill-tokens-per-step")
 
 
@@ -988,6 +989,14 @@ def _scales(file: str, variant, metric: str, times: dict, served: dict, by_level
         lines=lines, file=file))
 
 
+def _steady(record) -> float | None:
+    """p99 ÷ median request latency when the run states both and the tail is within limit steady-tail; else None."""
+    median_e2e, p99 = record.metrics.get("e2e_seconds_median"), record.metrics.get("e2e_seconds_p99")
+    if not median_e2e or not p99 or p99 > STEADY_TAIL * median_e2e:
+        return None
+    return p99 / median_e2e
+
+
 def _health(run: _Run, record, where: dict, findings: list) -> None:
     numbers = {}
     bits = []
@@ -1018,6 +1027,14 @@ def _health(run: _Run, record, where: dict, findings: list) -> None:
     if bits and run.ttft is None and run.per_token is None and run.e2e is None and not bounded:
         findings.append(fire("summary-throughput-only", f"{run.name}: " + ", ".join(bits) + "; no TTFT, per-token "
                              "time or request latency, so the rate alone says nothing about speed", numbers, **where))
+    elif bits and run.ttft is None and run.per_token is None and run.output_rate is None and not run.mean_output \
+            and not bounded and run.concurrency == 1 and (steady := _steady(record)) is not None:
+        # One request in flight at a time (a closed loop of one): nothing can queue, and a tight spread shows no
+        # hiccup; the speed itself is not judged (no tokens).
+        findings.append(fire("summary-one-at-a-time-steady", f"{run.name}: " + ", ".join(bits) + f"; one request "
+                             f"in flight at a time, p99 {steady:.2f}× the median: nothing waits and nothing "
+                             "stalls (the speed per token is not in the log)", dict(numbers, p99_over_median=steady),
+                             **where))
     elif bits and run.ttft is None and run.per_token is None and run.output_rate is None and not run.mean_output \
             and not bounded:
         # A request latency with no token rate or length: 67 s is fast for 10,000 tokens and slow for 10.
