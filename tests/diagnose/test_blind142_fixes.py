@@ -257,3 +257,18 @@ def test_one_request_at_a_time_with_a_tight_tail_is_healthy(tmp_path):
     assert diagnose_files([path]).verdict == "insufficient-data"
     path.write_text(PERF_ANALYZER.format(concurrency=4, p99=14610))
     assert diagnose_files([path]).verdict == "insufficient-data"
+
+
+def test_a_bare_table_whose_header_opens_with_its_empty_label_cell_and_latencies_settled_by_littles_law(tmp_path):
+    from inferledger.diagnose.read import read_records
+
+    path = tmp_path / "omni.txt"
+    path.write_text("  | max_concurrency | E2E | req/s\n-- | -- | -- | --\n"
+                    "base | 8 | 50987.29 | 0.14\nbase | 32 | 109713.05 | 0.26\n")
+    low, high = read_records(path)
+    # Little's law: 8 in flight at 0.14 req/s is 57 s a request, 32 at 0.26 is 123 s; the bare figures are within 2x
+    # of those as milliseconds (51.0 s, 109.7 s), a thousand times off as seconds.
+    assert low.metrics["max_concurrency"] == 8 and low.metrics["request_throughput_per_second"] == 0.14
+    assert low.metrics["e2e_seconds_mean"] == pytest.approx(50.98729)
+    assert high.metrics["e2e_seconds_mean"] == pytest.approx(109.71305)
+    assert low.labels["latency_unit_assumed"] == "ms"

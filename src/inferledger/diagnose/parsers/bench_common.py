@@ -43,3 +43,16 @@ def canonical_stat(name: str) -> str | None:
 LATENCY_METRIC = {"ttft": "ttft_seconds", "tpot": "tpot_seconds", "itl": "itl_seconds", "e2el": "e2e_seconds",
                    "e2e latency": "e2e_seconds", "ttst": "ttst_seconds"}
 
+
+
+LITTLE_TOLERANCE = 2.0  # measured latency within this factor of C / R: closed loops, warm-up and stragglers
+
+
+def littles_unit(rate: float | None, held: float | None, latency: float | None) -> float | None:
+    """Seconds per unit (1 or 0.001) of a unitless request latency that `held` requests in flight at `rate` completed
+    a second make plausible (Little's law: each takes held / rate), or None when that cannot say."""
+    if not rate or not held or not latency:
+        return None
+    expected = held / rate
+    return next((factor for factor in (1.0, 1e-3)
+                 if 1 / LITTLE_TOLERANCE <= latency * factor / expected <= LITTLE_TOLERANCE), None)

@@ -17,7 +17,13 @@ import re
 from collections.abc import Iterator
 from itertools import chain, islice
 
-from inferledger.diagnose.parsers.bench_common import GRID_RULE, TIME_UNITS, canonical_stat, to_number
+from inferledger.diagnose.parsers.bench_common import (
+    GRID_RULE,
+    TIME_UNITS,
+    canonical_stat,
+    littles_unit,
+    to_number,
+)
 from inferledger.diagnose.records import Record
 
 NAME = "markdown-table"
@@ -286,22 +292,38 @@ def _bare_figures(cells) -> list | None:
 
 
 def _settled_units(cells: list, columns: list, rows: list) -> list:
-    """The columns, with the bare latency columns given the unit their per-token times settle (UNITLESS_MS_MIN), each
-    marked so (the record says the unit was inferred); unchanged when no per-token column settles it."""
+    """The columns, with the bare latency columns given the unit their per-token times settle (UNITLESS_MS_MIN), or
+    with none, the unit the rows' concurrency and completed requests a second agree on for a request latency
+    (Little's law, bench_common.littles_unit), each marked so (the record says the unit was inferred); unchanged
+    when neither settles it."""
     bare = {index: _column(f"{cell} (s)") for index, (cell, column) in enumerate(zip(cells, columns, strict=True))
             if column is None and _bare_figures(row[index] for _line, row in rows if index < len(row)) is not None}
     bare = {index: column for index, column in bare.items() if column is not None and column[2] == "time"}
     per_token = [number for index, column in bare.items() if column[0].startswith(("tpot_", "itl_"))
                  for number in _bare_figures(row[index] for _line, row in rows if index < len(row))]
     per_token = sorted(value for value in per_token if value is not None and value > 0)
-    if not per_token:
-        return columns
-    middle = per_token[len(per_token) // 2]
-    unit = 1e-3 if middle >= UNITLESS_MS_MIN else 1.0 if middle < UNITLESS_SECONDS_MAX else None
+    if per_token:
+        middle = per_token[len(per_token) // 2]
+        unit = 1e-3 if middle >= UNITLESS_MS_MIN else 1.0 if middle < UNITLESS_SECONDS_MAX else None
+    else:
+        unit = _unit_by_littles_law(columns, bare, rows)
     if unit is None:
         return columns
     return [(column[0], unit, "time", "inferred") if index in bare else columns[index]
             for index, column in ((index, bare.get(index)) for index in range(len(columns)))]
+
+
+def _unit_by_littles_law(columns: list, bare: dict, rows: list) -> float | None:
+    """The unit of a bare request-latency column that every row's concurrency ÷ completed requests a second agrees
+    on, or None."""
+    names = [column[0] if column else None for column in columns]
+    latency = next((index for index, column in bare.items() if column[0].startswith("e2e_")), None)
+    if latency is None or "max_concurrency" not in names or "request_throughput_per_second" not in names:
+        return None
+    held, rate = names.index("max_concurrency"), names.index("request_throughput_per_second")
+    units = {littles_unit(to_number(row[rate]), to_number(row[held]), to_number(row[latency]))
+             for _line, row in rows if len(row) > max(held, rate, latency)}
+    return units.pop() if len(units) == 1 else None
 
 
 def _settled_row_unit(rows: list, at: int) -> float | None:
@@ -1036,10 +1058,18 @@ def tables(lines) -> Iterator:
     table: list = _Table()
     bare = False  # inside a table with no outer bars
     previous = None  # (line number, text) of the line before, a bare table's header if a rule follows
+    opened = None  # (line number, text) of a row opened by a bar and not closed by one, the last row read
     for line_number, line in lines:
         stripped = line.strip()
         if not table and previous is not None and _BARE_RULE.match(stripped) and not _is_rule(previous[1]):
             table, bare, previous = _Table([(previous[0], _bare_cells(previous[1]))], model, prompt, title), True, None
+            continue
+        if len(table) == 1 and opened is not None and _BARE_RULE.match(stripped) \
+                and len(opened[1].split("|")) == len(_bare_cells(stripped)):
+            # A bare table whose header opens with a bar for its empty label cell (`  | max_concurrency | E2E`
+            # over `-- | -- | --`, a copied HTML table): the bar is that cell's end, and the rows follow bare.
+            header = [cell.strip() for cell in opened[1].split("|")]
+            table, bare = _Table([(opened[0], header)], model, prompt, title), True
             continue
         if bare:
             if "|" in stripped:
@@ -1059,6 +1089,7 @@ def tables(lines) -> Iterator:
             continue
         if stripped[:1] in "|│┃" and len(_BARS.split(stripped)) > 2:
             table.append((line_number, _cells(stripped)))
+            opened = (line_number, stripped) if stripped[:1] == "|" and not stripped.endswith("|") else None
             continue
         if len(table) > 1:
             yield table

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from statistics import median
 
-from inferledger.diagnose.parsers.bench_common import STAT_NAMES, TIME_UNITS
+from inferledger.diagnose.parsers.bench_common import STAT_NAMES, TIME_UNITS, littles_unit
 from inferledger.diagnose.records import Record, looks_like_metric, unread
 
 NAME = "generic-summary"
@@ -235,7 +235,7 @@ def _row_unit(metrics: dict, unitless: dict) -> float | None:
         rate = metrics["output_tokens_per_second"] / metrics["mean_output_tokens"]
     latency = next((unitless[name] for name in ("e2e_seconds_mean", "e2e_seconds_median", "e2e_seconds_p90",
                                                 "e2e_seconds_p95") if name in unitless), None)
-    return _littles_unit(rate, metrics.get("mean_concurrency") or metrics.get("max_concurrency"), latency)
+    return littles_unit(rate, metrics.get("mean_concurrency") or metrics.get("max_concurrency"), latency)
 
 
 # inference-perf's JSON report (kubernetes-sigs): latencies in seconds with no unit in their keys, nested as
@@ -421,9 +421,6 @@ def _run(line_number: int, metrics: dict) -> Iterator:
         yield record
 
 
-LITTLE_TOLERANCE = 2.0  # measured latency within this factor of C / R: closed loops, warm-up and stragglers
-
-
 def _unit_by_step(unitless: dict) -> float | None:
     """Seconds per unit from the run's unitless time per output token (or inter-token latency), as a markdown
     table's bare columns are settled (bench_markdown.UNITLESS_MS_MIN): 2 or more is ms, under 0.5 is s."""
@@ -438,19 +435,9 @@ def _unit_by_step(unitless: dict) -> float | None:
 
 def _unit_by_littles_law(metrics: dict, unitless: dict) -> float | None:
     """Seconds per unit of the run's unitless latencies (1 or 0.001), or None when the run cannot say."""
-    return _littles_unit(metrics.get("request_throughput_per_second"),
+    return littles_unit(metrics.get("request_throughput_per_second"),
                          metrics.get("mean_concurrency") or metrics.get("max_concurrency"),
                          unitless.get("e2e_seconds_mean") or unitless.get("e2e_seconds_median"))
-
-
-def _littles_unit(rate: float | None, held: float | None, latency: float | None) -> float | None:
-    """Seconds per unit (1 or 0.001) of a unitless request latency that `held` requests in flight at `rate` completed
-    a second make plausible (Little's law: each takes held / rate), or None when that cannot say."""
-    if not rate or not held or not latency:
-        return None
-    expected = held / rate
-    return next((factor for factor in (1.0, 1e-3)
-                 if 1 / LITTLE_TOLERANCE <= latency * factor / expected <= LITTLE_TOLERANCE), None)
 
 
 # The client's arguments as argparse prints them (`Namespace(backend='vllm', …, num_prompts=1000, …,
