@@ -272,3 +272,16 @@ def test_a_bare_table_whose_header_opens_with_its_empty_label_cell_and_latencies
     assert low.metrics["e2e_seconds_mean"] == pytest.approx(50.98729)
     assert high.metrics["e2e_seconds_mean"] == pytest.approx(109.71305)
     assert low.labels["latency_unit_assumed"] == "ms"
+
+
+def test_a_tables_engines_are_a_sweep_each(tmp_path):
+    # vLLM's TTFT stays near 0.3 s from 1 to 16 in flight; SGLang's goes 0.3 -> 9.6 s, 32x for 16x the requests
+    # (>= half the ratio and >= 1 s): SGLang's first tokens wait. Mixed as one sweep the medians would blur it.
+    path = tmp_path / "engines.txt"
+    path.write_text("| Engine | Concurrency | Mean TTFT (s) | Mean TPOT (ms) |\n|---|---|---|---|\n"
+                    "| vLLM | 1 | 0.30 | 20 |\n| vLLM | 16 | 0.35 | 22 |\n"
+                    "| SGLang | 1 | 0.30 | 20 |\n| SGLang | 16 | 9.60 | 22 |\n")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "queueing"
+    grows = [item.text for item in diagnosis.evidence if item.rule == "summary-ttft-grows-with-concurrency"]
+    assert grows == [grows[0]] and grows[0].startswith("SGLang: median TTFT 300 ms at concurrency 1, 9600 ms at 16")

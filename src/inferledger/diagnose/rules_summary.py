@@ -301,10 +301,20 @@ def _sweep_levels(acc: Accumulator) -> dict:
         ttft, e2e = summary_value(record, "ttft_seconds_mean"), summary_value(record, "e2e_seconds_mean")
         metric, value = ("TTFT", ttft) if ttft is not None else ("E2E", e2e)
         if concurrency and value is not None and offered_rate(record) is None:
-            series = levels.setdefault((file, record.labels.get("benchmark"), metric), {})
+            # a table's rows of several engines or setups (its `engine` column, an unnamed label column) are a sweep
+            # each, not one: the variant says which
+            variant = " ".join(filter(None, (_setup(record), record.labels.get("benchmark")))) or None
+            series = levels.setdefault((file, variant, metric), {})
             series.setdefault(concurrency, []).append((value, record.line_number,
                                                        record.metrics.get("request_throughput_per_second")))
     return levels
+
+
+def _setup(record) -> str | None:
+    """The setup a table row names in its own column (an engine, a backend, an unnamed label cell), or None."""
+    tool = record.labels.get("tool", "")
+    return tool if record.source == "bench.markdown" and tool and tool != "markdown table" \
+        and not tool.startswith("table column") else None
 
 
 def _ttft_with_concurrency(acc: Accumulator, findings: list) -> None:

@@ -431,8 +431,8 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
                 if index >= len(cells):
                     break  # a cut row fills the first columns
                 title, column, cell = header[index], columns[index], cells[index]
-                if title.lower() in _TOOL_COLUMNS and cell:
-                    tool = cell
+                if (title.lower() in _TOOL_COLUMNS or (index == 0 and not title)) and cell:
+                    tool = cell  # an engine's column, or the unnamed first one: the row's setup
                 if column is not None and column[1] is None:  # a time with its unit in the cell
                     seconds = _cell_seconds(cell)
                     if seconds is not None:
