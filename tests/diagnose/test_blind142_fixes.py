@@ -285,3 +285,20 @@ def test_a_tables_engines_are_a_sweep_each(tmp_path):
     assert diagnosis.verdict == "queueing"
     grows = [item.text for item in diagnosis.evidence if item.rule == "summary-ttft-grows-with-concurrency"]
     assert grows == [grows[0]] and grows[0].startswith("SGLang: median TTFT 300 ms at concurrency 1, 9600 ms at 16")
+
+
+def test_a_single_space_table_of_figure_rows_groups_its_header_words_by_the_rows_width(tmp_path):
+    from inferledger.diagnose.parsers.bench_markdown import _grouped_header
+    from inferledger.diagnose.read import read_records
+
+    header = "Concurrent Output tok/s TTFT (ms) TPOT (ms) ITL p99 (ms)"
+    # Seven words, rows of five figures: only one grouping names a measure in every group.
+    assert _grouped_header(header, 5) == ["Concurrent", "Output tok/s", "TTFT (ms)", "TPOT (ms)", "ITL p99 (ms)"]
+    assert _grouped_header("the quick brown fox", 2) is None
+    path = tmp_path / "sweep.txt"
+    path.write_text(f"{header}\n1 277 362 2.91 3.14\n512 18,746 2,610 15.46 47.88\n")
+    low, high = read_records(path)
+    assert low.metrics["max_concurrency"] == 1 and high.metrics["max_concurrency"] == 512
+    assert high.metrics["ttft_seconds_mean"] == pytest.approx(2.61)
+    assert high.metrics["tpot_seconds_mean"] == pytest.approx(0.01546)
+    assert high.metrics["itl_seconds_p99"] == pytest.approx(0.04788)

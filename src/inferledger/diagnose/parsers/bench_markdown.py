@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from itertools import chain, islice
+from itertools import chain, combinations, islice
 
 from inferledger.diagnose.parsers.bench_common import (
     GRID_RULE,
@@ -60,7 +60,7 @@ _COLUMNS = (
     (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens(?! ?/| per sec)|^generated tokens$", "mean_output_tokens",
      "count"),
     # a static batch runs all its requests at once; SGLang's cookbook tables head the concurrency `c`
-    (r"concurrency|^conc\.?$|^c$|^batch(?: size)?$|^bs$", "max_concurrency", "count"),
+    (r"concurrency|^conc\.?$|^c$|^batch(?: size)?$|^bs$|^concurrent(?: requests| users)?$", "max_concurrency", "count"),
     (r"^n req|num(?:ber of)? req|^requests$|^# ?req|^successful requests$", "completed_requests", "count"),
     (r"^(?:# ?|num )?preempt(?:s|ed|ions?)?$", "preemptions", "count"),  # requests the engine preempted in the run
     # the rate a sweep offered (`Target QPS`) before the rate it kept (`Actual QPS`)
@@ -811,6 +811,8 @@ class _Table(list):
         self.model = model
         self.prompt = prompt
         self.title = title  # the last line of text above the table (a heading naming what its cells measure)
+        self.above = None  # (line number, text) of a line no header split reads, for _grouped_header
+        self.figures = False  # its rows are figures only (_grouped_header's tables)
 
 
 # A prompt's length as a line above a table states the runs' setting: `4K-token prompt`, `a 2,048 token prompt`,
@@ -904,19 +906,57 @@ def _space_row(line: str, width: int) -> list | None:
     return [label, *values]
 
 
+def _grouped_header(line: str, width: int) -> list | None:
+    """The header of a single-space table whose rows are `width` figures each (its first column a measure too, a
+    sweep's concurrency): the header's words grouped into `width` consecutive names each of which names a measure
+    (`Output tok/s`, `ITL p99 (ms)` are two words each), when exactly one grouping does; else None."""
+    words = _SPACE_COLUMN.findall(line.strip())
+    if not width <= len(words) <= width + 6:
+        return None
+    found = []
+    for cuts in combinations(range(1, len(words)), width - 1):
+        names = [" ".join(words[low:high]) for low, high in zip((0, *cuts), (*cuts, len(words)), strict=True)]
+        if all(_column(name) is not None for name in names):
+            found.append(names)
+            if len(found) > 1:
+                return None  # two readings: the spaces cannot say which
+    return found[0] if found else None
+
+
+def _figures_row(line: str) -> list | None:
+    """The cells of a row that is figures only (2 or more), or None."""
+    words = _SPREAD.sub("", line).split()
+    return words if len(words) >= 2 and all(_SPACE_NUMBER.match(word) for word in words) else None
+
+
 def _space_step(table: _Table, line_number: int, line: str) -> tuple[_Table, _Table | None]:
     """One line of a text read for single-space tables: (the table now open, the table this line closed or None).
-    A table's model is the one a line above it names (_named_model), as for the bar tables."""
-    row = _space_row(line, len(table[0][1])) if table else None
+    A table's model is the one a line above it names (_named_model), as for the bar tables. A header no word split
+    reads is kept (`table.above`) for a row of figures only under it (_grouped_header)."""
+    if table and table.figures:  # a table of figure rows: its rows are as wide as its header
+        row = _figures_row(line)
+        row = row if row is not None and len(row) == len(table[0][1]) else None
+    else:
+        row = _space_row(line, len(table[0][1])) if table else None
     if row is not None:
         table.append((line_number, row))
         return table, None
     closed = table if len(table) > 1 else None
     model = table.model
     header = _space_header(line) if len(line) < _SPACE_HEADER_CHARS else None
+    figures = _figures_row(line) if header is None and not table and table.above else None
+    if figures is not None:
+        names = _grouped_header(table.above[1], len(figures))
+        if names is not None:  # a table with no label column: its first measure leads each row
+            opened = _Table([(table.above[0], names), (line_number, figures)], model)
+            opened.figures = True
+            return opened, closed
     if header is None and ("model" in line.lower() or line[:2] == "##"):
         model = _named_model(line.strip()) or model
-    return _Table([(line_number, header)] if header else [], model), closed
+    opened = _Table([(line_number, header)] if header else [], model)
+    if header is None and len(line) < _SPACE_HEADER_CHARS and any(char.isalpha() for char in line):
+        opened.above = (line_number, line)
+    return opened, closed
 
 
 def _plain_tables(lines) -> Iterator:
