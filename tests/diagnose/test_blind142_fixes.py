@@ -302,3 +302,12 @@ def test_a_single_space_table_of_figure_rows_groups_its_header_words_by_the_rows
     assert high.metrics["ttft_seconds_mean"] == pytest.approx(2.61)
     assert high.metrics["tpot_seconds_mean"] == pytest.approx(0.01546)
     assert high.metrics["itl_seconds_p99"] == pytest.approx(0.04788)
+
+
+def test_a_speed_column_in_ms_per_token_is_the_time_per_output_token():
+    from inferledger.diagnose.parsers.bench_markdown import _column
+
+    assert _column("Speed (ms/token)") == ("tpot_seconds_mean", 1e-3, "time")
+    assert _column("AWQ 4bit Speed (ms/token)") == ("tpot_seconds_mean", 1e-3, "time")
+    # A prompt's time per token is not a generated token's.
+    assert _column("Prompt speed (ms/token)") != ("tpot_seconds_mean", 1e-3, "time")

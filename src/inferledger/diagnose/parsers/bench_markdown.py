@@ -184,8 +184,11 @@ def _column(header: str):
     unit = None
     if unit_match:
         unit = TIME_UNITS.get(unit_match.group(1) or unit_match.group(2))
-        if "/tok" in unit_match.group() and re.search(r"latency|time", lowered[: unit_match.start()]):
-            return "tpot_seconds_mean", unit, "time"  # `Latency (ms/token)`: a time per token, whatever its name
+        if "/tok" in unit_match.group() and re.search(r"latency|time|speed|decode|generat",
+                                                      lowered[: unit_match.start()]) \
+                and not re.search(r"prompt|prefill|first", lowered[: unit_match.start()]):
+            # `Latency (ms/token)`, `Speed (ms/token)`: a generated token's time, whatever its name
+            return "tpot_seconds_mean", unit, "time"
         lowered = lowered[: unit_match.start()].strip()
     lowered = " ".join(re.sub(r"[()]", " ", lowered).split())  # `prefill(tok/s)` reads as `prefill tok/s`
     if re.search(r"per (?:user|request) total", lowered):
