@@ -101,7 +101,14 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind139_logs": (5, 5, 9),
           "blind140_logs": (6, 6, 10),
           "blind141_logs": (5, 5, 10),
-          "blind142_logs": (3, 5, 7)}
+          "blind142_logs": (3, 5, 7),
+          "blind143_logs": (6, 6, 10),
+          "blind144_logs": (2, 4, 9),
+          "blind145_logs": (3, 6, 10),
+          "blind146_logs": (3, 6, 10),
+          "blind147_logs": (8, 8, 10),
+          "blind148_logs": (5, 5, 10),
+          "blind149_logs": (4, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
