@@ -311,3 +311,14 @@ def test_a_speed_column_in_ms_per_token_is_the_time_per_output_token():
     assert _column("AWQ 4bit Speed (ms/token)") == ("tpot_seconds_mean", 1e-3, "time")
     # A prompt's time per token is not a generated token's.
     assert _column("Prompt speed (ms/token)") != ("tpot_seconds_mean", 1e-3, "time")
+
+
+def test_an_edge_device_named_in_a_tables_title_gets_the_cpus_cutoff(tmp_path):
+    # 93.12 ms a token (10.7 tok/s) and 104.71 ms (9.6 tok/s): the second is under the GPU's 10 tok/s cutoff, and
+    # both far inside the 1 s a token a CPU or an edge device is allowed.
+    table = ("| Model | FP16 Speed (ms/token) |\n| --- | --- |\n| vicuna-7b | 93.12 |\n| llama2-7b-chat | 104.71 |\n")
+    path = tmp_path / "edge.txt"
+    path.write_text("* NVIDIA Jetson Orin:\n" + table)
+    assert diagnose_files([path]).verdict == "healthy"
+    path.write_text("* Our server:\n" + table)
+    assert diagnose_files([path]).verdict == "decode-bound"

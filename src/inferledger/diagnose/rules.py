@@ -205,7 +205,8 @@ _TABLE = (
           "100 ms a token at hundreds of streams is a full batch's price on many cards and slow on others, so the "
           "one-stream cutoff does not judge it; the card does", 0.6),
     _rule("summary-slow-tpot-cpu", "summary", "decode-bound",
-          "on a CPU (a CPU backend, a CPU named for the run) with no model/GPU: TPOT ≥ this", 1.0, "s", _CPU_WHY, 0.6),
+          "on a CPU (a CPU backend, a CPU named for the run) or an edge device a table's title names (Jetson, a "
+          "phone's SoC) with no model/GPU: TPOT ≥ this", 1.0, "s", _CPU_WHY, 0.6),
     _rule("summary-slower-than-size-allows", "summary", "decode-bound",
           "no GPU named: the run's decode step ≥ this many times what the model's weights take on a 360 GB/s card "
           "at 70 % of its bandwidth", 2.5, "×",

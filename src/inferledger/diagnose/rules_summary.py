@@ -228,8 +228,10 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         if queued:
             _wait_dominates(run, where, findings)
         _prefill(run, record, where, findings, queued)
-        # A run on a CPU (its own backend cell, or the log's) gets a CPU's cutoff: ten tokens a second is fast there.
-        cpu = record.labels.get("device") == "cpu" or acc.labels.get("backend") == "cpu"
+        # A run on a CPU (its own backend cell, or the log's) or an edge device (Jetson, a phone) gets a CPU's cutoff:
+        # ten tokens a second is fast there.
+        edge = record.labels.get("device") == "edge"
+        cpu = record.labels.get("device") == "cpu" or acc.labels.get("backend") == "cpu" or edge
         rule = "summary-slow-tpot-cpu" if cpu else "summary-slow-tpot-no-hardware"
         slow = run.step is not None and run.step >= threshold(rule) and not hardware_judged
         if slow and run.batch >= threshold("summary-tpot-batch-unjudged"):
@@ -242,7 +244,8 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
             findings.append(fire(
                 rule, f"{run.name}: {run.step * 1e3:.0f} ms per output token (≤ {1 / run.step:.1f} tok/s per "
                 f"stream{'; the whole run generates that, so no stream is faster' if run.step_bound else ''}"
-                f"{' on a CPU' if cpu else ''}); judged by a fixed cutoff: give --model and --gpu to judge it "
+                f"{' on an edge device' if edge else ' on a CPU' if cpu else ''}); judged by a fixed cutoff: give "
+                "--model and --gpu to judge it "
                 "against the hardware", {"tpot_seconds_mean": run.step}, **where))
         elif run.step is not None and sized is not None and not hardware_judged and not cpu:
             _slower_than_size(run, sized, where, findings, notes, acc)  # a GPU's floor: a CPU reads from DRAM

@@ -153,6 +153,10 @@ def _cjk_cell(cell: str) -> str:
     return f"~{figure} {_CJK_UNITS[unit]}" if unit else f"~{figure}"  # a range (80~85초) as its middle
 # `(cpu)`, `CPU型号` (a CPU's model), a phone's `4 Threads`: the run had no GPU
 _CPU_WORD = re.compile(r"\bcpu\b|^cpu|\d\s*threads?\b", re.IGNORECASE)
+# An edge device named in a table's title (`NVIDIA Jetson Orin:`, a phone's SoC): its memory streams weights at a
+# desktop CPU's pace (50-200 GB/s), so its runs are judged by the CPU's cutoff, not a datacenter GPU's.
+_EDGE_WORD = re.compile(r"\b(?:Jetson|Orin|Raspberry\s*Pi|Snapdragon|Adreno|Dimensity|Exynos|Android|iPhone|iPad)\b",
+                        re.IGNORECASE)
 _SORT_MARKS = re.compile(r"[↓↑▲▼⬇⬆⇣⇡]")  # a web table's sort arrow beside a header
 _PER_TOKEN = re.compile(r"^(ms|s)\s*(?:/|per)\s*tok(?:en)?$")  # a header that is a per-token time's unit alone
 _CONTEXT_PREFIX = re.compile(r"^(\d+(?:\.\d+)?)\s*([kK])\s+(?=[^\W\d])")  # `30K prompt processing`: at 30K
@@ -663,7 +667,8 @@ def _unpaired(header: list, rows: list) -> tuple[list, list]:
 
 
 def _records(table: list) -> list:
-    """Records of one table: [(line_number, cells)], header first, less its misaligned rows (an event counts them)."""
+    """Records of one table: [(line_number, cells)], header first, less its misaligned rows (an event counts them).
+    A CPU or an edge device the table's title names is the device of its runs that name none of their own."""
     records = []
     for first_line, header, rows in _headed(table):
         header, rows = _unpaired(header, rows)
@@ -673,6 +678,11 @@ def _records(table: list) -> list:
             records.append(Record("event", "bench.markdown", slipped[0],
                                   {"misaligned_table_rows": float(len(slipped))},
                                   labels={"tool": "csv table" if isinstance(table, _CsvTable) else "markdown table"}))
+    title = getattr(table, "title", "")
+    device = "cpu" if _CPU_WORD.search(title) else "edge" if _EDGE_WORD.search(title) else None
+    for record in records if device else ():
+        if record.kind == "summary":
+            record.labels.setdefault("device", device)
     return records
 
 
