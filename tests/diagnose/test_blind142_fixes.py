@@ -322,3 +322,30 @@ def test_an_edge_device_named_in_a_tables_title_gets_the_cpus_cutoff(tmp_path):
     assert diagnose_files([path]).verdict == "healthy"
     path.write_text("* Our server:\n" + table)
     assert diagnose_files([path]).verdict == "decode-bound"
+
+
+def _timings(prompt_ms: float, prompt_tokens: int, eval_ms: float, runs: int) -> str:
+    return (f"llama_print_timings:        load time =    {prompt_ms:.2f} ms\n"
+            f"llama_print_timings: prompt eval time =    {prompt_ms:.2f} ms /    {prompt_tokens} tokens "
+            f"(  {prompt_ms / prompt_tokens:.2f} ms per token,  {1000 * prompt_tokens / prompt_ms:.2f} tokens per second)\n"
+            f"llama_print_timings:        eval time =    {eval_ms:.2f} ms /    {runs} runs   (  {eval_ms / runs:.2f} ms "
+            f"per token,  {1000 * runs / eval_ms:.2f} tokens per second)\n"
+            f"llama_print_timings:       total time =    {prompt_ms + eval_ms:.2f} ms /  {prompt_tokens + runs} tokens\n")
+
+
+def test_one_warm_up_call_among_several_weighs_less_than_all_of_them(tmp_path):
+    from inferledger.diagnose.rules import RULES
+
+    # The first call's 14-token prompt at 138 ms a token against 25.9 ms a generated token (>= 3x): a warm-up.
+    warm_up = _timings(1936.37, 14, 802.53, 31)
+    steady = _timings(390.62, 32, 12520.37, 479)
+    path = tmp_path / "calls.txt"
+    path.write_text(warm_up + steady + steady)
+    rule = RULES["requests-prompt-slower-than-decode"]
+    diagnosis = diagnose_files([path])
+    assert [item.rule for item in diagnosis.evidence].count(rule.name) == 1
+    assert diagnosis.verdict != "measurement-artifact"  # the two steady calls are what the file shows
+    # 1 of 3 requests: 0.6 + (0.9 - 0.6) / 3 = 0.7 before any close-call lowering; all of them: 0.9.
+    assert rule.score(1 / 3) == pytest.approx(0.7) and rule.score(1.0) == pytest.approx(0.9)
+    path.write_text(warm_up * 3)
+    assert diagnose_files([path]).verdict == "measurement-artifact"

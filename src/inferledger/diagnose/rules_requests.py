@@ -315,7 +315,8 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             "requests-prompt-slower-than-decode", f"{flags['prompt_slower_than_decode'].count} of {count} requests "
             f"spend more time per prompt token than per generated token (≥ {PROMPT_SLOWER_THAN_DECODE:.0f}×): the "
             "prompt time holds something other than prompt work (model load, warm-up)",
-            {"requests": flags["prompt_slower_than_decode"].count}, **where("prompt_slower_than_decode")))
+            {"requests": flags["prompt_slower_than_decode"].count}, share("prompt_slower_than_decode"),
+            **where("prompt_slower_than_decode")))
     if flags["slow_prompt"].count:
         findings.append(fire(
             "requests-slow-prompt-rate", f"{flags['slow_prompt'].count} of {count} requests read a prompt of "
