@@ -333,19 +333,17 @@ def _timings(prompt_ms: float, prompt_tokens: int, eval_ms: float, runs: int) ->
             f"llama_print_timings:       total time =    {prompt_ms + eval_ms:.2f} ms /  {prompt_tokens + runs} tokens\n")
 
 
-def test_one_warm_up_call_among_several_weighs_less_than_all_of_them(tmp_path):
-    from inferledger.diagnose.rules import RULES
-
-    # The first call's 14-token prompt at 138 ms a token against 25.9 ms a generated token (>= 3x): a warm-up.
+def test_one_warm_up_call_among_several_is_a_note_not_the_verdict(tmp_path):
+    # The first call's 14-token prompt at 138 ms a token against 25.9 ms a generated token (>= 3x): a warm-up. One
+    # request of three (under half) voids its own prompt figures; the two steady calls are what the file shows.
     warm_up = _timings(1936.37, 14, 802.53, 31)
     steady = _timings(390.62, 32, 12520.37, 479)
     path = tmp_path / "calls.txt"
     path.write_text(warm_up + steady + steady)
-    rule = RULES["requests-prompt-slower-than-decode"]
     diagnosis = diagnose_files([path])
-    assert [item.rule for item in diagnosis.evidence].count(rule.name) == 1
-    assert diagnosis.verdict != "measurement-artifact"  # the two steady calls are what the file shows
-    # 1 of 3 requests: 0.6 + (0.9 - 0.6) / 3 = 0.7 before any close-call lowering; all of them: 0.9.
-    assert rule.score(1 / 3) == pytest.approx(0.7) and rule.score(1.0) == pytest.approx(0.9)
+    assert diagnosis.verdict != "measurement-artifact"
+    assert all(item.rule != "requests-prompt-slower-than-decode" for item in diagnosis.evidence)
+    assert any(note.startswith("1 of 3 request(s) spend more time per prompt token") for note in diagnosis.notes)
+    # Every call so: the prompt figures are broken throughout.
     path.write_text(warm_up * 3)
     assert diagnose_files([path]).verdict == "measurement-artifact"

@@ -376,11 +376,12 @@ _TABLE = (
           "a timer prints both from one count and one time, so they agree to rounding; a rate that contradicts its "
           "own time was edited or mixed from two runs, and no speed can be read from the line", 0.8),
     _rule("requests-prompt-slower-than-decode", "requests", "measurement-artifact",
-          "prompt eval time per token ≥ this × the eval time per generated token", 3.0, "×",
+          "prompt eval time per token ≥ this × the eval time per generated token, in half the requests or more", 3.0,
+          "×",
           "prefill reads the weights once for the whole prompt, so a prompt token never costs more than a generated "
           "one on any hardware; a prompt time that does holds something else (model load, warm-up, graph "
-          "building); broken numbers outrank what is read from them, the more so the more requests they are (one "
-          "warm-up call among several voids that call's prompt figures, not the rest)", 0.6, 0.9),
+          "building); broken numbers outrank what is read from them when they are half the requests or more (one "
+          "warm-up call among several voids that call's prompt figures, not the rest: a note)", 0.9),
     _rule("requests-slow-prompt-rate", "requests", "prefill-bound",
           "prompt of ≥ 128 tokens read at under this × the generation rate, taking ≥ 1/3 of prompt eval + eval",
           3.0, "× the decode rate", "batched prompt processing runs 5-20× the generation rate on a CPU and far more "

@@ -303,20 +303,22 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             f"{threshold('requests-rate-contradicts-time'):.0%} apart): the line was edited or mixed, no speed can "
             "be read from it", {"requests": flags["rate_contradicts_time"].count},
             share=share("rate_contradicts_time"), **where("rate_contradicts_time")))
-    minor = flags["prompt_slower_than_decode"].count == flags["prompt_artifact_minor"].count \
-        and flags["slow_tpot"].count and not hardware_judged
+    # An odd prompt time in fewer than half the requests (a first call's warm-up) voids those prompts' figures, not
+    # the steady requests around them.
+    minor = (flags["prompt_slower_than_decode"].count == flags["prompt_artifact_minor"].count
+             and flags["slow_tpot"].count and not hardware_judged) \
+        or 2 * flags["prompt_slower_than_decode"].count < count
     if flags["prompt_slower_than_decode"].count and minor:
         # An odd prompt time voids the prompt's figures, not a slow decode that takes most of each request.
-        notes.append(f"{flags['prompt_slower_than_decode'].count} request(s) spend more time per prompt token than "
-                     f"per generated token (≥ {PROMPT_SLOWER_THAN_DECODE:.0f}×): their prompt time holds something "
-                     "other than prompt work (load, warm-up); decode, the larger part, is judged on its own")
+        notes.append(f"{flags['prompt_slower_than_decode'].count} of {count} request(s) spend more time per prompt "
+                     f"token than per generated token (≥ {PROMPT_SLOWER_THAN_DECODE:.0f}×): their prompt time holds "
+                     "something other than prompt work (load, warm-up); the rest, and decode, are judged on their own")
     elif flags["prompt_slower_than_decode"].count:
         findings.append(fire(
             "requests-prompt-slower-than-decode", f"{flags['prompt_slower_than_decode'].count} of {count} requests "
             f"spend more time per prompt token than per generated token (≥ {PROMPT_SLOWER_THAN_DECODE:.0f}×): the "
             "prompt time holds something other than prompt work (model load, warm-up)",
-            {"requests": flags["prompt_slower_than_decode"].count}, share("prompt_slower_than_decode"),
-            **where("prompt_slower_than_decode")))
+            {"requests": flags["prompt_slower_than_decode"].count}, **where("prompt_slower_than_decode")))
     if flags["slow_prompt"].count:
         findings.append(fire(
             "requests-slow-prompt-rate", f"{flags['slow_prompt'].count} of {count} requests read a prompt of "
