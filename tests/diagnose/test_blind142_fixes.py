@@ -347,3 +347,17 @@ def test_one_warm_up_call_among_several_is_a_note_not_the_verdict(tmp_path):
     # Every call so: the prompt figures are broken throughout.
     path.write_text(warm_up * 3)
     assert diagnose_files([path]).verdict == "measurement-artifact"
+
+
+def test_a_short_offline_bar_takes_its_time_from_its_rate_not_its_whole_second_clock(tmp_path):
+    from inferledger.diagnose.read import read_records
+
+    # One prompt at 2.02 it/s is 1 / 2.02 = 0.495 s, which tqdm's clock shows as 00:00.
+    path = tmp_path / "offline.txt"
+    path.write_text("Processed prompts: 100%|##########| 1/1 [00:00<00:00,  2.02it/s, est. speed input: 1389.95 "
+                    "toks/s, output: 76.88 toks/s]\n")
+    [record] = [item for item in read_records(path) if item.kind == "summary"]
+    assert record.metrics["duration_seconds"] == pytest.approx(1 / 2.02)
+    assert record.metrics["mean_output_tokens"] == pytest.approx(76.88 / 2.02)  # 38 tokens in that time
+    # One request that ran to its end: its duration bounds its latency, and 76.9 tok/s is over the 10 tok/s cutoff.
+    assert diagnose_files([path]).verdict == "healthy"

@@ -47,7 +47,11 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
         total = acc.events.get(name)
         if total:
             lines = acc.event_lines[name]
-            findings.append(fire(rule, f"{total:.0f} {text}", {name: total}, lines=list(lines.lines), file=lines.file))
+            # The more of the log's timings the events stand beside, the more of them they void: a few shapes in a
+            # long log leave most windows warm, in a short one they are most of its timings.
+            timed = acc.interval_count + acc.request_count + len(acc.summaries)
+            findings.append(fire(rule, f"{total:.0f} {text}", {name: total}, min(1.0, total / max(timed, 1)),
+                                 lines=list(lines.lines), file=lines.file))
 
 
 def capacity_findings(acc: Accumulator, findings: list) -> None:

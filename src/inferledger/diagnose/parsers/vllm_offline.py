@@ -117,6 +117,10 @@ def _bar(match: re.Match) -> tuple[dict, int]:
     if match.group(5):
         rate = float(match.group(5))
         metrics["request_throughput_per_second"] = rate if match.group(6) == "it/s" else (1 / rate if rate else 0.0)
+        if done and elapsed < 10 and metrics["request_throughput_per_second"] > 0:
+            # tqdm's clock shows whole seconds (`00:00` for half a second); a short run's time is its count over
+            # its rate, to the rate's precision.
+            elapsed = metrics["duration_seconds"] = done / metrics["request_throughput_per_second"]
     output = match.group(8) or match.group(9)
     if output is not None:
         metrics["output_tokens_per_second"] = float(output)
