@@ -361,3 +361,13 @@ def test_a_short_offline_bar_takes_its_time_from_its_rate_not_its_whole_second_c
     assert record.metrics["mean_output_tokens"] == pytest.approx(76.88 / 2.02)  # 38 tokens in that time
     # One request that ran to its end: its duration bounds its latency, and 76.9 tok/s is over the 10 tok/s cutoff.
     assert diagnose_files([path]).verdict == "healthy"
+
+
+def test_a_llama_cpp_build_with_no_blas_backend_is_a_cpu_run():
+    # Before late 2024 system_info said `BLAS = 1` for every GPU backend (cuBLAS, Metal's Accelerate, Vulkan, SYCL).
+    flags = "AVX = 1 | AVX2 = 1 | AVX512 = 0 | FMA = 1 | F16C = 1 | BLAS = {blas} | SSE3 = 1 |"
+    [record] = device_records("system_info: n_threads = 2 / 2 | " + flags.format(blas=0) + "\n")
+    assert record.labels["backend"] == "cpu"
+    assert device_records("system_info: n_threads = 8 / 16 | " + flags.format(blas=1) + "\n") == []
+    # A GPU named beside it wins: not a CPU run.
+    assert device_records("ggml_cuda_init: found 1 CUDA devices\n" + flags.format(blas=0) + "\n") == []

@@ -25,6 +25,10 @@ _CPU = re.compile(r"\b(?:Xeon|EPYC|Threadripper|Ryzen(?! AI)|Core\s*(?:\(TM\)\s*
                   r"|cpu[- _]only|--device[ =]cpu|VLLM_TARGET_DEVICE=cpu|vllm[-/]cpu|cpu (?:image|backend|inference)"
                   r"|AVX-?(?:512|2)(?!\s*[=:]))\b",
                   re.IGNORECASE)
+# llama.cpp's system_info before late 2024 said `BLAS = 1` for every GPU backend it was built with (cuBLAS, Metal's
+# Accelerate, Vulkan, SYCL) and for OpenBLAS: `BLAS = 0` is a build with none, a CPU-only one.
+_NO_GPU_BACKEND = re.compile(r"\| BLAS = 0 \|")
+_CPU_BUILD = "a CPU-only llama.cpp build, system_info `BLAS = 0`"
 # Any accelerator, by API, vendor family, card or runtime flag; "GPU" itself unless in vLLM's `GPU KV cache` (printed
 # on CPU builds too) or after "no"/"without".
 _ACCELERATOR = re.compile(
@@ -64,7 +68,8 @@ def device_records(head: str, source: str = "device") -> list[Record]:
     card = named_card(lines)
     if card is not None:
         return [Record("capacity", source, 1, {}, labels={"gpu": card[0], "device_named": card[1]})]
-    named = next((match.group() for line in lines for match in (_CPU.search(line),) if match), None)
+    named = next((match.group() for line in lines for match in (_CPU.search(line),) if match), None) \
+        or next((_CPU_BUILD for line in lines if _NO_GPU_BACKEND.search(line)), None)
     if named is None or any(_ACCELERATOR.search(line) for line in lines):
         return []
     return [Record("capacity", source, 1, {}, labels={"backend": "cpu", "device_named": named})]
