@@ -109,7 +109,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind147_logs": (8, 8, 10),
           "blind148_logs": (5, 5, 10),
           "blind149_logs": (4, 6, 10),
-          "blind150_logs": (4, 6, 10)}
+          "blind150_logs": (4, 6, 10),
+          "blind151_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
