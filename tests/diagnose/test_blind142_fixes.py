@@ -371,3 +371,10 @@ def test_a_llama_cpp_build_with_no_blas_backend_is_a_cpu_run():
     assert device_records("system_info: n_threads = 8 / 16 | " + flags.format(blas=1) + "\n") == []
     # A GPU named beside it wins: not a CPU run.
     assert device_records("ggml_cuda_init: found 1 CUDA devices\n" + flags.format(blas=0) + "\n") == []
+
+
+def test_a_decimal_comma_in_a_phrase_is_a_decimal_point():
+    from inferledger.diagnose.parsers.generic_phrases import _number
+
+    assert _number("6,20") == 6.2 and _number("16") == 16.0
+    assert _number("1,234") == 1234.0 and _number("12,345,678") == 12345678.0 and _number("1,234.5") == 1234.5

@@ -109,6 +109,11 @@ def _phase(clause: str) -> str | None:
 
 
 def _number(text: str) -> float:
+    """A figure as written: `1,234` a thousands separator; one comma before one or two digits a decimal comma, as much
+    of Europe writes it (`TTFT= 6,20 seconds`)."""
+    whole, comma, fraction = text.rpartition(",")
+    if comma and text.count(",") == 1 and 1 <= len(fraction) <= 2 and "." not in text:
+        return float(f"{whole}.{fraction}")
     return float(text.replace(",", ""))
 
 
