@@ -378,3 +378,29 @@ def test_a_decimal_comma_in_a_phrase_is_a_decimal_point():
 
     assert _number("6,20") == 6.2 and _number("16") == 16.0
     assert _number("1,234") == 1234.0 and _number("12,345,678") == 12345678.0 and _number("1,234.5") == 1234.5
+
+
+def test_an_aiperf_exports_command_states_its_concurrency_and_an_unstated_cap_is_not_called_unkept(tmp_path):
+    import json
+
+    from inferledger.diagnose.read import read_records
+
+    export = {"request_throughput": {"unit": "requests/sec", "avg": 2.16},
+              "request_latency": {"unit": "ms", "avg": 6730.0},
+              "time_to_first_token": {"unit": "ms", "avg": 230.1},
+              "inter_token_latency": {"unit": "ms", "avg": 11.85},
+              "output_token_throughput": {"unit": "tokens/sec", "avg": 1172.1},
+              "request_count": {"unit": "requests", "avg": 96},
+              "benchmark_duration": {"unit": "sec", "avg": 44.52}}
+    path = tmp_path / "profile_export_aiperf.json"
+    path.write_text(json.dumps(dict(export, cli_command="aiperf profile --model m --concurrency 16 --streaming")))
+    [record] = read_records(path)
+    assert record.metrics["max_concurrency"] == 16
+    # 2.16 req/s x 6.73 s = 14.5 in flight of the 16 allowed: kept.
+    assert diagnose_files([path]).verdict == "healthy"
+    # A sweep's list names no single run's cap; unstated, the 96 requests are not taken as the allowance (the rule
+    # would call 14.5 of 96 in flight a client that did not keep its requests in flight).
+    path.write_text(json.dumps(dict(export, cli_command="aiperf profile --concurrency '16,32,64'")))
+    [record] = read_records(path)
+    assert "max_concurrency" not in record.metrics
+    assert diagnose_files([path]).verdict == "healthy"

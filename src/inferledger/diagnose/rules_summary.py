@@ -566,6 +566,8 @@ def _in_flight(run: _Run, record, where: dict, findings: list) -> None:
     e2e, achieved, completed, duration = run.e2e, run.achieved, run.completed, run.duration
     if not (e2e and achieved and completed and duration) or duration < 3 * e2e:
         return  # one wave of requests: the ramp up and the drain are most of the run
+    if run.concurrency is None and run.offered is None:
+        return  # what the client allowed is not stated: its cap may be what kept the rest out
     reported = record.metrics.get("mean_concurrency")
     in_flight = reported or achieved * e2e
     allowed = min(run.concurrency or completed, completed)

@@ -213,8 +213,16 @@ def _export_summary(line_number: int, value: dict, labels: dict) -> Iterator:
             number = _float(stat_value)
             if stat is not None and number is not None:
                 metrics[f"{metric}_{stat}"] = number * factor
+    # The command it ran: one `--concurrency N` is the run's cap (a sweep's list names no single run's).
+    concurrency = _CLI_CONCURRENCY.search(value.get("cli_command") or "") \
+        if isinstance(value.get("cli_command"), str) else None
+    if metrics and concurrency is not None:
+        metrics["max_concurrency"] = float(concurrency.group(1))
     if metrics:
         yield Record("summary", f"bench.{tool}", line_number, metrics, labels=labels)
+
+
+_CLI_CONCURRENCY = re.compile(r"--concurrency[ =]'?(\d+)'?(?=\s|$)")
 
 
 def _llmperf_summary(line_number: int, value: dict, labels: dict) -> Iterator:
