@@ -101,7 +101,8 @@ _TABLE = (
     _rule("summary-concurrency-not-kept", "summary", "measurement-artifact",
           "requests in flight on average (Little's law: req/s × mean E2E, or the client's own figure) below this share "
           "of what the run allowed (the concurrency cap, the requests sent, or rate × E2E), in a run of 3 or more "
-          "latencies", 0.25, "in flight/allowed",
+          "latencies that states its cap or its offered rate (unstated, a cap may be what held the rest)", 0.25,
+          "in flight/allowed",
           "a client counts a request in flight from sending to the last token, queue included: a server that is slow "
           "or full keeps them in flight longer, never fewer; far fewer than the cap means the client did not send "
           "them (a stall, a slow tokenizer, retries), so the run's throughput and duration measure the client", 0.7),
