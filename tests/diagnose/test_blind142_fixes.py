@@ -404,3 +404,21 @@ def test_an_aiperf_exports_command_states_its_concurrency_and_an_unstated_cap_is
     [record] = read_records(path)
     assert "max_concurrency" not in record.metrics
     assert diagnose_files([path]).verdict == "healthy"
+
+
+def test_bare_first_token_times_under_one_are_seconds(tmp_path):
+    from inferledger.diagnose.read import read_records
+    from inferledger.errors import LogFormatError
+
+    # 0.5466 as milliseconds would be a first token in half a millisecond: no LLM's forward pass is that short.
+    path = tmp_path / "tpu.txt"
+    path.write_text("| concurrency | avg_ttft | prefill_tps |\n|---|---|---|\n| 1 | 0.546599 | 14778.3 |\n"
+                    "| 256 | 3.55723 | 352654 |\n| 1024 | 21.005 | 240170 |\n")
+    records = read_records(path)
+    assert [record.metrics["ttft_seconds_mean"] for record in records] == [0.546599, 3.55723, 21.005]
+    # 3.56 s at 256 in flight, 21.0 s at 1024: 5.9x for 4x the requests (>= half the ratio): first tokens wait.
+    assert diagnose_files([path]).verdict == "queueing"
+    # All figures 1 or more say nothing by themselves: 21 could be ms or s.
+    path.write_text("| concurrency | avg_ttft | prefill_tps |\n|---|---|---|\n| 1 | 1.5 | 14778.3 |\n| 256 | 21.0 | 352654 |\n")
+    with pytest.raises(LogFormatError):  # no other reader knows it either
+        read_records(path)

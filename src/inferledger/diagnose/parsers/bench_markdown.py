@@ -313,7 +313,7 @@ def _settled_units(cells: list, columns: list, rows: list) -> list:
         middle = per_token[len(per_token) // 2]
         unit = 1e-3 if middle >= UNITLESS_MS_MIN else 1.0 if middle < UNITLESS_SECONDS_MAX else None
     else:
-        unit = _unit_by_littles_law(columns, bare, rows)
+        unit = _unit_by_littles_law(columns, bare, rows) or _unit_by_floor(bare, rows)
     if unit is None:
         return columns
     return [(column[0], unit, "time", "inferred") if index in bare else columns[index]
@@ -331,6 +331,15 @@ def _unit_by_littles_law(columns: list, bare: dict, rows: list) -> float | None:
     units = {littles_unit(to_number(row[rate]), to_number(row[held]), to_number(row[latency]))
              for _line, row in rows if len(row) > max(held, rate, latency)}
     return units.pop() if len(units) == 1 else None
+
+
+def _unit_by_floor(bare: dict, rows: list) -> float | None:
+    """Seconds (1.0) for bare first-token or request latencies of which one is under 1: no LLM answers in under a
+    millisecond (one forward pass of the smallest takes longer), so those are seconds; else None."""
+    values = [number for index, column in bare.items() if column[0].startswith(("ttft_", "e2e_"))
+              for number in _bare_figures(row[index] for _line, row in rows if index < len(row)) or ()
+              if number is not None]
+    return 1.0 if values and 0 < min(values) < 1.0 else None
 
 
 def _settled_row_unit(rows: list, at: int) -> float | None:
