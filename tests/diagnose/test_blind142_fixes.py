@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.device import device_records
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 # A poster's table of decode speed on a CPU box named only by its vector instruction set. 6.5 tok/s is 154 ms a
 # token: slower than the GPU cutoff (10 tok/s, 100 ms) and well inside a CPU's (1 tok/s).
@@ -422,3 +426,15 @@ def test_bare_first_token_times_under_one_are_seconds(tmp_path):
     path.write_text("| concurrency | avg_ttft | prefill_tps |\n|---|---|---|\n| 1 | 1.5 | 14778.3 |\n| 256 | 21.0 | 352654 |\n")
     with pytest.raises(LogFormatError):  # no other reader knows it either
         read_records(path)
+
+
+def test_a_sample_count_inside_a_metrics_object_is_not_its_value():
+    from inferledger.diagnose.read import read_records
+
+    # A sweep summary's objects: "ttft_ms": {"p50": 1053.3, "p95": 36707.6, "p99": 36707.6, "n": 3}. The 3 (and the
+    # ITL's 224) are how many were timed: read as the mean they made a 3 ms first token and a 224 ms ITL.
+    path = FIXTURES / "blind152_logs" / "ollama__forge-slm-cloud-arm-q4-sweep-summary-concurrency-1-and-8-three-prompt-buckets.txt"
+    first = read_records(path)[0]
+    assert "ttft_seconds_mean" not in first.metrics and "itl_seconds_mean" not in first.metrics
+    assert first.metrics["ttft_seconds_median"] == pytest.approx(1.0533255830087)
+    assert first.metrics["itl_seconds_median"] == pytest.approx(0.04799454199383035)

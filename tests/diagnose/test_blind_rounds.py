@@ -111,7 +111,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind149_logs": (4, 6, 10),
           "blind150_logs": (4, 6, 10),
           "blind151_logs": (5, 5, 10),
-          "blind152_logs": (3, 5, 10),
+          "blind152_logs": (3, 6, 10),
           "blind153_logs": (4, 4, 10),
           "blind154_logs": (5, 6, 10)}
 

@@ -238,6 +238,9 @@ def _row_unit(metrics: dict, unitless: dict) -> float | None:
     return littles_unit(rate, metrics.get("mean_concurrency") or metrics.get("max_concurrency"), latency)
 
 
+# The keys inside a metric's object that are no value of it: counts of samples, spreads, sums.
+_NOT_A_VALUE = frozenset(("n", "count", "samples", "num_samples", "sum", "std", "stdev", "stddev", "variance"))
+
 # inference-perf's JSON report (kubernetes-sigs): latencies in seconds with no unit in their keys, nested as
 # "latency": {"request_latency": {"mean": …}, "normalized_time_per_output_token": {…}, …}.
 _INFERENCE_PERF_KEYS = ('"normalized_time_per_output_token"', '"load_summary"', '"schedule_delay"')
@@ -330,6 +333,8 @@ def parse(lines) -> Iterator:
             continue
         if parents and any(char.isdigit() for char in line):
             match = _LINE.match(line)
+            if match is not None and match.group("label").strip().strip('"').lower() in _NOT_A_VALUE:
+                continue  # "n": 3 under "ttft_ms" is how many were timed, not a time; a spread or a sum neither
             if match is not None:  # "mean": 74.6 under "ttft_ms" reads as "mean ttft_ms"
                 unit = match.group("unit") or ("s" if seconds and "latency" in parents else "")
                 line = f'"{match.group("label")} {parents[-1]}": {match.group("value")} {unit}'
