@@ -43,8 +43,6 @@ def canonical_stat(name: str) -> str | None:
 LATENCY_METRIC = {"ttft": "ttft_seconds", "tpot": "tpot_seconds", "itl": "itl_seconds", "e2el": "e2e_seconds",
                    "e2e latency": "e2e_seconds", "ttst": "ttst_seconds"}
 
-
-
 LITTLE_TOLERANCE = 2.0  # measured latency within this factor of C / R: closed loops, warm-up and stragglers
 
 
