@@ -438,3 +438,28 @@ def test_a_sample_count_inside_a_metrics_object_is_not_its_value():
     assert "ttft_seconds_mean" not in first.metrics and "itl_seconds_mean" not in first.metrics
     assert first.metrics["ttft_seconds_median"] == pytest.approx(1.0533255830087)
     assert first.metrics["itl_seconds_median"] == pytest.approx(0.04799454199383035)
+
+
+TORCHCHAT = """\
+python torchchat.py generate llama3.2-11B --prompt "What's in this image?" --compile
+Generated 74 tokens
+Time for inference 3: 1.9990 sec total
+Time to first token: 0.1759 sec with parallel prefill.
+
+      Total throughput: 37.5180 tokens/sec, 0.0267 s/token
+First token throughput: 5.6850 tokens/sec, 0.1759 s/token
+ Next token throughput: 40.5893 tokens/sec, 0.0246 s/token
+"""
+
+
+def test_torchchats_generate_block_is_one_request(tmp_path):
+    from inferledger.diagnose.read import read_records
+
+    path = tmp_path / "torchchat.txt"
+    path.write_text(TORCHCHAT)
+    [record] = [item for item in read_records(path) if item.kind == "request"]
+    assert record.line_number == 3
+    assert record.metrics == {"e2e_seconds": 1.999, "output_tokens": 74.0, "ttft_seconds": 0.1759,
+                              "tpot_seconds": 0.0246}
+    # 24.6 ms a token (40.6 tok/s) is over the 10 tok/s cutoff, and the first token came in 176 ms.
+    assert diagnose_files([path]).verdict == "healthy"

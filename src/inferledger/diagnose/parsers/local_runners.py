@@ -105,6 +105,13 @@ _TEXTGEN = re.compile(r"Output generated in ([\d.]+) seconds\s*\(([\d.]+) tokens
 # gpt-fast / torchchat generate: `Time for inference 1: 0.89 sec total, 200 tokens, 223.93 tokens/sec, 4.47 ms/token`
 # (older gpt-fast: `Time for inference 1: 0.89 sec total, 223.93 tokens/sec`).
 _GPTFAST = re.compile(r"Time for inference \d+:\s*([\d.]+) sec total,\s*(?:(\d+) tokens,\s*)?([\d.]+) tokens/sec")
+# torchchat generate since late 2024, a block a run: `Generated 74 tokens`, `Time for inference 3: 1.9990 sec total`,
+# `Time to first token: 0.1759 sec with parallel prefill.`, then throughputs, the last `Next token throughput:
+# 40.5893 tokens/sec, 0.0246 s/token` (the tokens after the first).
+_TORCH_GENERATED = re.compile(r"^\s*Generated (\d+) tokens\s*$")
+_TORCH_TOTAL = re.compile(r"Time for inference \d+:\s*([\d.]+) sec total\s*$")
+_TORCH_FIRST = re.compile(r"^\s*Time to first token:\s*([\d.]+) sec")
+_TORCH_NEXT = re.compile(r"^\s*Next token throughput:\s*[\d.]+ tokens/sec,\s*([\d.]+) s/token")
 # mlx_lm.benchmark: `Timing with prompt_tokens=2048 and generation_tokens=128.` then one line per trial.
 _MLX_BENCH_SHAPE = re.compile(r"prompt_tokens=(\d+) and generation_tokens=(\d+)")
 _MLX_BENCH_TRIAL = re.compile(r"^\s*Trial \d+:\s*prompt_tps=([\d.]+),\s*generation_tps=([\d.]+)")
@@ -366,6 +373,12 @@ def _gptfast(line_number: int, line: str) -> Record | None:
         metrics["output_tokens"] = float(round(float(rate) * float(seconds)))
     labels = {"engine": "gpt-fast", "rate_definition": "tokens/sec is output tokens over the whole call"}
     return Record("request", "local.gpt-fast", line_number, metrics, labels=labels)
+
+
+def _torchchat(run: dict) -> Record:
+    """A torchchat generate block's request: its whole time, first token and time per later token."""
+    labels = {"engine": "torchchat", "rate_definition": "next-token throughput: the tokens after the first"}
+    return Record("request", "local.torchchat", run.pop("line"), run, labels=labels)
 
 
 def _mlc_stats(line_number: int, match) -> Record:
@@ -938,6 +951,8 @@ def parse(lines) -> Iterator:
     mlc_steps = _DecodeSteps("mlc-llm.steps", "mlc-llm")
     tinygrad_steps = _DecodeSteps("tinygrad.steps", "tinygrad")
     kobold_head: tuple | None = None  # a koboldcpp timing line whose `Total:` comes on the next line (early 2024)
+    torch_generated: float | None = None  # torchchat's `Generated N tokens`, for the block after it
+    torch_run: dict | None = None  # the torchchat block being read (_torchchat)
     kobold_tail: tuple | None = None  # a 2023 `Time Taken` line, its counts in the progress lines printed after it
     llm_bench: tuple | None = None  # (line number, match) of llm_bench's sizes line, waiting for its latency line
     bench_iterations = 0  # llm_bench iterations read (its Average lines are read only without them)
@@ -1159,6 +1174,11 @@ def parse(lines) -> Iterator:
             yield _kobold(line_number, line, progress)
             progress = {}
             continue
+        if kind == "gptfast" and (torch_total := _TORCH_TOTAL.search(line)) is not None:
+            torch_run = {"line": line_number, "e2e_seconds": float(torch_total.group(1))}
+            if torch_generated is not None:
+                torch_run["output_tokens"] = torch_generated
+            continue
         if kind:
             record = _WRAPPED[kind](line_number, line)
             if record is None:
@@ -1166,6 +1186,19 @@ def parse(lines) -> Iterator:
             else:
                 yield record
             continue
+        if "Generated " in line and (torch_count := _TORCH_GENERATED.match(line)) is not None:
+            torch_generated = float(torch_count.group(1))
+            continue
+        if torch_run is not None and "token" in line:
+            first, following = _TORCH_FIRST.match(line), _TORCH_NEXT.match(line)
+            if first is not None:
+                torch_run["ttft_seconds"] = float(first.group(1))
+            elif following is not None:
+                torch_run["tpot_seconds"] = float(following.group(1))
+                yield _torchchat(torch_run)
+                torch_run = torch_generated = None
+            if first is not None or following is not None or "throughput:" in line:
+                continue
         if "prompt_tokens=" in line and "generation_tokens=" in line:
             match = _MLX_BENCH_SHAPE.search(line)
             bench_shape = (float(match.group(1)), float(match.group(2))) if match else None
