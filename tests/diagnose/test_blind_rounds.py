@@ -113,7 +113,10 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind151_logs": (5, 5, 10),
           "blind152_logs": (3, 6, 10),
           "blind153_logs": (4, 4, 10),
-          "blind154_logs": (5, 6, 10)}
+          "blind154_logs": (5, 6, 10),
+          "blind155_logs": (3, 3, 8),
+          "blind156_logs": (3, 3, 10),
+          "blind158_logs": (0, 1, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
