@@ -412,7 +412,6 @@ def test_an_aiperf_exports_command_states_its_concurrency_and_an_unstated_cap_is
 
 def test_bare_first_token_times_under_one_are_seconds(tmp_path):
     from inferledger.diagnose.read import read_records
-    from inferledger.errors import LogFormatError
 
     # 0.5466 as milliseconds would be a first token in half a millisecond: no LLM's forward pass is that short.
     path = tmp_path / "tpu.txt"
@@ -422,10 +421,9 @@ def test_bare_first_token_times_under_one_are_seconds(tmp_path):
     assert [record.metrics["ttft_seconds_mean"] for record in records] == [0.546599, 3.55723, 21.005]
     # 3.56 s at 256 in flight, 21.0 s at 1024: 5.9x for 4x the requests (>= half the ratio): first tokens wait.
     assert diagnose_files([path]).verdict == "queueing"
-    # All figures 1 or more say nothing by themselves: 21 could be ms or s.
+    # All figures 1 or more say nothing by themselves: 21 could be ms or s. The rates are read, the times not.
     path.write_text("| concurrency | avg_ttft | prefill_tps |\n|---|---|---|\n| 1 | 1.5 | 14778.3 |\n| 256 | 21.0 | 352654 |\n")
-    with pytest.raises(LogFormatError):  # no other reader knows it either
-        read_records(path)
+    assert all("ttft_seconds_mean" not in record.metrics for record in read_records(path))
 
 
 def test_a_sample_count_inside_a_metrics_object_is_not_its_value():
@@ -463,3 +461,15 @@ def test_torchchats_generate_block_is_one_request(tmp_path):
                               "tpot_seconds": 0.0246}
     # 24.6 ms a token (40.6 tok/s) is over the 10 tok/s cutoff, and the first token came in 176 ms.
     assert diagnose_files([path]).verdict == "healthy"
+
+
+def test_a_throughput_only_table_is_read_and_judged_unjudgeable(tmp_path):
+    from inferledger.diagnose.read import read_records
+
+    path = tmp_path / "grid.csv"
+    path.write_text("ISL,OSL,Requests,Request_Throughput\n1024,1024,3000,10.6385\n128,128,30000,120.5\n")
+    records = read_records(path)
+    assert [record.metrics["request_throughput_per_second"] for record in records] == [10.6385, 120.5]
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "insufficient-data"
+    assert all(item.rule == "summary-throughput-only" for item in diagnosis.evidence)

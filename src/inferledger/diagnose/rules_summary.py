@@ -1032,13 +1032,15 @@ def _health(run: _Run, record, where: dict, findings: list) -> None:
     if run.e2e is not None and not bits:
         bits.append(f"E2E {run.e2e * 1e3:.3g} ms")
         numbers["e2e_seconds_mean"] = run.e2e
-    if run.achieved is not None and bits:
-        bits.append(f"{run.achieved:.3g} req/s")
-        numbers["request_throughput_per_second"] = run.achieved
     # An offline batch that ran to its end bounds every request's latency by its duration (all were in flight from
     # the start): that bound, with its rates, is a run's full account (the vllm#5425 sample of a baseline run). A rate with
     # no latency and no such bound (a throughput line, a bar cut mid-run) is not.
     bounded = bool(record.labels.get("offline_batch") and not record.labels.get("cut") and run.duration)
+    if run.achieved is not None and (bits or not bounded):
+        # beside the rest, or alone as a rate (summary-throughput-only); an offline bar's prompts a second alone
+        # are no account of its tokens
+        bits.append(f"{run.achieved:.3g} req/s")
+        numbers["request_throughput_per_second"] = run.achieved
     if bits and run.ttft is None and run.per_token is None and run.e2e is None and not bounded:
         findings.append(fire("summary-throughput-only", f"{run.name}: " + ", ".join(bits) + "; no TTFT, per-token "
                              "time or request latency, so the rate alone says nothing about speed", numbers, **where))

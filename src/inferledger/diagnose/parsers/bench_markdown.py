@@ -367,6 +367,11 @@ def _row_label(label: str, cells: list, unit: float | None):
     return None if column is None or column[2] != "time" else (column[0], unit, "time", "inferred")
 
 
+# A run's throughput: on its own it supports no verdict, but it is a measurement of the run, not a setting.
+_THROUGHPUTS = ("output_tokens_per_second", "request_throughput_per_second", "total_tokens_per_second",
+                "input_tokens_per_second")
+
+
 def _header(cells: list, rows: list = ()) -> list | None:
     """The columns of a header row naming at least one latency and one other metric, or a per-stream generation
     rate or time per token, else None."""
@@ -377,7 +382,11 @@ def _header(cells: list, rows: list = ()) -> list | None:
     if any(column[0] in (_STREAM_RATE, _BATCH_RATE) or column[0].startswith("tpot_") for column in named):
         return columns  # one stream's speed (a generation rate, a time per token) is a run's account on its own
     if not any(column[2] == "time" for column in named) or len(named) < 2:
-        return None
+        # Throughput only (output tok/s, req/s) beside the settings of each run: read, so the diagnosis says it
+        # cannot judge a rate alone (summary-throughput-only) instead of refusing the table.
+        # Not a metric-a-row table (`Metric | RPS=1 | RPS=2`), whose column names are runs, not measures.
+        pivoted = cells and (cells[0].strip().lower() in _METRIC_HEADER or any("=" in cell for cell in cells))
+        return columns if not pivoted and any(column[0] in _THROUGHPUTS for column in named) else None
     return columns
 
 
@@ -441,6 +450,7 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
             continue  # a merged row, or one with a cell too many: its cells cannot be matched to the header
         for variant, indexes in variants:
             metrics = {}
+            plain_rate = False
             tool = name
             model = next((cells[index] for index in model_columns if index < len(cells) and cells[index]), None)
             for index in indexes:
@@ -459,6 +469,8 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
                 number = to_number(cell) if column is not None else None
                 if number is not None:
                     metrics[column[0]] = number * column[1]
+                    # a throughput read from a cell that is that figure alone (not the first of `1.07 / 0.98`)
+                    plain_rate = plain_rate or (column[0] in _THROUGHPUTS and bool(_BARE_FIGURE.match(cell)))
             batch_rate = metrics.pop(_BATCH_RATE, None)
             if batch_rate is not None and metrics.get("max_concurrency"):
                 metrics["output_tokens_per_second"] = batch_rate
@@ -467,7 +479,7 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
             if context and "mean_input_tokens" not in metrics:
                 metrics["mean_input_tokens"] = context  # the context the variant's columns name: its prompt
             if _STREAM_RATE in metrics or any(_speed(column) and column[0] in metrics
-                                               for column in columns if column is not None):
+                                               for column in columns if column is not None) or plain_rate:
                 labels = {"tool": tool} if variant is None else {"tool": tool, "benchmark": f"column {variant!r}"}
                 inferred = next((column for column in columns if column is not None and len(column) > 3), None)
                 if inferred is not None:  # bare latencies, their unit settled by the per-token times (_settled_units)
