@@ -473,3 +473,16 @@ def test_a_throughput_only_table_is_read_and_judged_unjudgeable(tmp_path):
     diagnosis = diagnose_files([path])
     assert diagnosis.verdict == "insufficient-data"
     assert all(item.rule == "summary-throughput-only" for item in diagnosis.evidence)
+
+
+def test_a_result_column_of_rates_set_as_code_is_each_runs_stream_rate(tmp_path):
+    from inferledger.diagnose.read import read_records
+
+    path = tmp_path / "ollama.md"
+    path.write_text("| Graphics Card | Model | Result |\n| --- | --- | --- |\n| RX 7900 XTX | llama2:13b | `68.93 Tokens/S` |\n"
+                    "| RX 7900 XTX | gemma:2b | `188.32 Tokens/S` |\n")
+    first, second = read_records(path)
+    # 1 / 68.93 tok/s = 14.5 ms a token, over the 10 tok/s cutoff: healthy.
+    assert first.metrics["output_tokens_per_second_per_user_mean"] == pytest.approx(68.93)
+    assert second.metrics["output_tokens_per_second_per_user_mean"] == pytest.approx(188.32)
+    assert diagnose_files([path]).verdict == "healthy"

@@ -99,6 +99,8 @@ def _cells(line: str) -> list:
     """The cells of a table row; a row cut before its closing bar loses its last (perhaps cut) cell."""
     stripped = line.strip()
     cells = [cell.strip() for cell in _BARS.split(stripped)]
+    if "`" in stripped:  # a figure set as code (`68.93 Tokens/S`) reads as the figure
+        cells = [cell.strip("` ") if cell[:1] == "`" and cell[-1:] == "`" else cell for cell in cells]
     if not stripped.isascii():
         cells = list(map(_cjk_cell, cells))
     if cells and cells[0] == "":
@@ -234,7 +236,9 @@ _RATE_OR_NUMBER = re.compile(r"^[\s*~≈]*\d|^\s*$")  # a rate column's cell tha
 # A rate column whose header names only the phase ("prefill", "decode"): each row a run of one stream.
 _PHASE_RATES = ((re.compile(r"^(?:prefill|prompt|pp|input)\b"), "input_tokens_per_second"),
                 # a `Speed` column of `4.88 Tokens/s` cells: a runner's generation speed, a run a row
-                (re.compile(r"^(?:token )?(?:decode|decoding|gen|generation|tg|output|speed)\b"), _STREAM_RATE))
+                # or only the column's outcome (`Result`, `Performance`) over cells that are all rates
+                (re.compile(r"^(?:token )?(?:decode|decoding|gen|generation|tg|output|speed|results?|performance)\b"),
+                 _STREAM_RATE))
 
 
 def _unit_from_cells(header: str, index: int, rows: list):
