@@ -486,3 +486,23 @@ def test_a_result_column_of_rates_set_as_code_is_each_runs_stream_rate(tmp_path)
     assert first.metrics["output_tokens_per_second_per_user_mean"] == pytest.approx(68.93)
     assert second.metrics["output_tokens_per_second_per_user_mean"] == pytest.approx(188.32)
     assert diagnose_files([path]).verdict == "healthy"
+
+
+def test_a_rows_own_model_size_turns_the_fixed_cutoff_into_a_floor(tmp_path):
+    from inferledger.diagnose.rules_requests import LARGE_MODEL_EFFICIENCY, SLOW_COMMON_CARD_BYTES_PER_S
+
+    # `tg 512` columns are llama-bench's generation rate (t/s). 5.85 t/s is 171 ms a token: slow by the 10 t/s
+    # cutoff, yet a 70B model at 16 bits reads 70e9 x 2 = 140 GB a token, 140e9 / (360e9 x 0.7) = 556 ms on a slow
+    # common card: the size explains it. 8B at ~4.5 bits (Q4_K_M) is ~4.5 GB: 17.9 ms, and 72.8 t/s is 13.7 ms.
+    floor_s = 70e9 * 2 / (SLOW_COMMON_CARD_BYTES_PER_S * LARGE_MODEL_EFFICIENCY)
+    assert 1 / 5.85 < floor_s
+    path = tmp_path / "gpus.md"
+    path.write_text("| GPU | Model | tg 512 | pp 512 |\n|---|---|---|---|\n| 3070 8GB | 8B Q4_K_M | 72.79 | 2402.51 |\n"
+                    "| 4090 24GB * 8 | 70B F16 | 5.85 | 579.00 |\n")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "healthy"
+    assert any(item.rule == "summary-slow-tpot-large-model" and "171 ms per output token" in item.text
+               for item in diagnosis.evidence)
+    # A row naming no size keeps the cutoff's reading.
+    path.write_text(path.read_text().replace("70B F16", "big model"))
+    assert diagnose_files([path]).verdict == "decode-bound"

@@ -263,6 +263,12 @@ _TABLE = (
           "with one request in flight at a time nothing can wait for another, and a tail that close to the median "
           "shows no stall, restart or cold start in the run; the speed itself needs tokens or a card (Triton's "
           "perf_analyzer on a TensorRT model at batch 256: p50 13.8 ms, p99 14.6 ms)", 0.55),
+    _rule("summary-slow-tpot-large-model", "summary", "healthy",
+          "no --model: a run slower than the fixed cutoff within what the weights its own row's model states (a "
+          "table's Model cell: `70B F16`) allow on a slow common card (requests-slow-tpot-large-model's share of 360 "
+          "GB/s)",
+          None, "", "as for requests: ten tokens a second is slow for a 7B model and the best a 70B one gets on such a "
+          "card, so a size the run names turns the fixed cutoff into a floor", 0.6),
     _rule("summary-healthy", "summary", "healthy", "latencies present, none of the rules above fired", None, "",
           "TTFT, per-token time and throughput stated, no queue, no artefact", 0.6),
     _rule("summary-no-latency", "summary", "insufficient-data", "counts only, no latency columns", None, "",

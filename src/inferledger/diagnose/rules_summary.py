@@ -10,6 +10,7 @@ from statistics import median
 from inferledger.diagnose.accumulate import SLOW_STREAM_TOKENS_PER_SECOND, Accumulator
 from inferledger.diagnose.records import STATS
 from inferledger.diagnose.rules import fire, limit, threshold
+from inferledger.diagnose.rules_requests import SLOW_CARD
 
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 PREFILL_TOKENS_PER_STEP = limit("prefill-tokens-per-step")
@@ -240,6 +241,14 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
                 f"{run.batch_text}: a large batch's step, which the one-stream cutoff does not judge; give --model and "
                 "--gpu to judge it against the hardware",
                 {"tpot_seconds_mean": run.step, "streams": run.batch}, **where))
+        elif slow and not cpu and sized is None and (floor := _large_model_floor(record, acc)) is not None \
+                and run.step <= floor[0]:
+            findings.append(fire(
+                "summary-slow-tpot-large-model", f"{run.name}: {run.step * 1e3:.0f} ms per output token "
+                f"(~{1 / run.step:.1f} tok/s per stream) is what {floor[1].describe()} allows on a {SLOW_CARD} "
+                f"({floor[0] * 1e3:.0f} ms): slow for the fixed cutoff, not for this size; give --gpu to judge it "
+                "against the card", {"tpot_seconds_mean": run.step, "large_model_seconds_per_token": floor[0],
+                                     "weights_bytes_per_step": floor[1].weights_bytes_per_step}, **where))
         elif slow:
             findings.append(fire(
                 rule, f"{run.name}: {run.step * 1e3:.0f} ms per output token (≤ {1 / run.step:.1f} tok/s per "
@@ -458,6 +467,19 @@ def _models_one_bandwidth(acc: Accumulator, runs: list, findings: list, first: i
             "--gpu to judge the card", {"effective_bandwidth_bytes_per_second_min": min(speeds),
                                         "effective_bandwidth_bytes_per_second_max": max(speeds)},
             lines=lines, file=file))
+
+
+def _large_model_floor(record, acc: Accumulator) -> tuple | None:
+    """(seconds a step, the sized model) one stream of the model the run's own row names with a size (`70B F16`, a
+    table's Model cell) takes on a slow common card (its log's tensor-parallel cards sharing it); None when the row
+    states no size. Rows of several models, each its own size, are why: --model names one for the whole log (and a
+    model given so is judged by _slower_than_size and the roofline)."""
+    from inferledger.diagnose.named_model import from_name
+    from inferledger.diagnose.rules_requests import slow_card_seconds, tensor_parallel
+
+    name = record.labels.get("section_model")
+    sized = from_name(name, "ollama" if ":" in name and "/" not in name else acc.labels.get("engine")) if name else None
+    return None if sized is None else (slow_card_seconds(sized, tensor_parallel(acc)), sized)
 
 
 def _slower_than_size(run: _Run, sized, where: dict, findings: list, notes: list, acc: Accumulator) -> None:

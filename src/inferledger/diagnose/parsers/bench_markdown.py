@@ -74,7 +74,7 @@ _COLUMNS = (
      _STREAM_RATE, "rate"),
     (r"total tok(?:en)?s? t(?:hrough)?put|\btotal tok/s$", "total_tokens_per_second", "rate"),
     # llama-bench's test names alone (`pp16384`, `tg512`): its rates are t/s
-    (r"^pp\d+$", "input_tokens_per_second", "rate"), (r"^tg\d+$", _STREAM_RATE, "rate"),
+    (r"^pp ?\d+$", "input_tokens_per_second", "rate"), (r"^tg ?\d+$", _STREAM_RATE, "rate"),
     (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^(?:prefill|pp\d*|prompt) (?:tps|(?:t|tok(?:en)?s?)/s)$"
      r"|^input tok(?:en)?s?/s(?:ec)?$", "input_tokens_per_second", "rate"),
     (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|(?:output|\bout) tok(?:en)?s?/s|tput decode|gen(?:eration)? t(?:hrough)?put",
