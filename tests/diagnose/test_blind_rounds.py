@@ -116,7 +116,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind154_logs": (5, 6, 10),
           "blind155_logs": (3, 3, 8),
           "blind156_logs": (3, 3, 10),
-          "blind158_logs": (0, 1, 10)}
+          "blind158_logs": (0, 1, 10),
+          "blind157_logs": (4, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
