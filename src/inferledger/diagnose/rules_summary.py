@@ -294,6 +294,7 @@ SWEEP_SCALES = limit("sweep-scales")
 SWEEP_FLAT_LATENCY = limit("sweep-flat-latency")
 SWEEP_STEP_GROWTH = limit("sweep-step-growth")
 STEADY_TAIL = limit("steady-tail")
+SAME_LOAD_MIN_IN_FLIGHT = limit("same-load-min-in-flight")
 SLOWEST_PREFILL_TOKENS_PER_STEP = limit("slowest-prefill-tokens-per-step")
 
 
@@ -313,20 +314,19 @@ def _sweep_levels(acc: Accumulator) -> dict:
         ttft, e2e = summary_value(record, "ttft_seconds_mean"), summary_value(record, "e2e_seconds_mean")
         metric, value = ("TTFT", ttft) if ttft is not None else ("E2E", e2e)
         if concurrency and value is not None and offered_rate(record) is None:
-            # a table's rows of several engines or setups (its `engine` column, an unnamed label column) are a sweep
-            # each, not one: the variant says which
-            variant = " ".join(filter(None, (_setup(record), record.labels.get("benchmark")))) or None
-            series = levels.setdefault((file, variant, metric), {})
+            series = levels.setdefault((file, _variant(record), metric), {})
             series.setdefault(concurrency, []).append((value, record.line_number,
                                                        record.metrics.get("request_throughput_per_second")))
     return levels
 
 
-def _setup(record) -> str | None:
-    """The setup a table row names in its own column (an engine, a backend, an unnamed label cell), or None."""
+def _variant(record) -> str | None:
+    """Which of a file's sweeps a run belongs to: a table's rows of several engines or setups (its `engine` column, an
+    unnamed label column) are a sweep each, as are its column groups (`benchmark`); None for a file's one sweep."""
     tool = record.labels.get("tool", "")
-    return tool if record.source == "bench.markdown" and tool and tool != "markdown table" \
+    setup = tool if record.source == "bench.markdown" and tool and tool != "markdown table" \
         and not tool.startswith("table column") else None
+    return " ".join(filter(None, (setup, record.labels.get("benchmark")))) or None
 
 
 def _ttft_with_concurrency(acc: Accumulator, findings: list) -> None:
@@ -419,7 +419,6 @@ def _same_load_waits(acc: Accumulator, findings: list) -> None:
                     lines=sorted({record.line_number, quick.line_number}), file=file))
 
 
-SAME_LOAD_MIN_IN_FLIGHT = limit("same-load-min-in-flight")
 SIZES_APART = limit("sizes-apart")
 _CUTOFF_RULES = ("summary-slow-tpot-no-hardware", "summary-slow-tpot-cpu")
 
@@ -429,7 +428,6 @@ def _models_one_bandwidth(acc: Accumulator, runs: list, findings: list, first: i
     model), each sized from its name: weights per step ÷ the median step is the bandwidth its decode reached. The same
     bandwidth for models of different sizes is the machine's memory at work, and the fixed cutoff's readings of those
     runs are taken back."""
-    from inferledger.diagnose.named_model import from_name
     from inferledger.diagnose.roofline import LOW_BANDWIDTH
 
     by_file: dict = {}  # file -> model -> [(step, line)]
@@ -441,8 +439,7 @@ def _models_one_bandwidth(acc: Accumulator, runs: list, findings: list, first: i
     for file, steps_of in by_file.items():
         reached = {}  # model -> (bandwidth B/s, its NamedModel, median step)
         for name, steps in steps_of.items():
-            # An ollama tag (`llama3.1:8b`) names ollama's default format when it states none.
-            sized = from_name(name, "ollama" if ":" in name and "/" not in name else acc.labels.get("engine"))
+            sized = _row_model(name, acc)
             step = median(step for step, _line in steps)
             if sized is not None and step > 0:
                 reached[name] = (sized.weights_bytes_per_step / step, sized, step)
@@ -474,12 +471,19 @@ def _large_model_floor(record, acc: Accumulator) -> tuple | None:
     table's Model cell) takes on a slow common card (its log's tensor-parallel cards sharing it); None when the row
     states no size. Rows of several models, each its own size, are why: --model names one for the whole log (and a
     model given so is judged by _slower_than_size and the roofline)."""
-    from inferledger.diagnose.named_model import from_name
     from inferledger.diagnose.rules_requests import slow_card_seconds, tensor_parallel
 
     name = record.labels.get("section_model")
-    sized = from_name(name, "ollama" if ":" in name and "/" not in name else acc.labels.get("engine")) if name else None
+    sized = _row_model(name, acc) if name else None
     return None if sized is None else (slow_card_seconds(sized, tensor_parallel(acc)), sized)
+
+
+def _row_model(name: str, acc: Accumulator):
+    """The size and format a row's model cell states (named_model.from_name), or None. An ollama tag
+    (`llama3.1:8b`) names ollama's default format when it states none."""
+    from inferledger.diagnose.named_model import from_name
+
+    return from_name(name, "ollama" if ":" in name and "/" not in name else acc.labels.get("engine"))
 
 
 def _slower_than_size(run: _Run, sized, where: dict, findings: list, notes: list, acc: Accumulator) -> None:
@@ -983,8 +987,7 @@ def _ttft_with_rate(acc: Accumulator, findings: list) -> None:
         rate, ttft = offered_rate(record), summary_value(record, "ttft_seconds_mean")
         if rate and math.isfinite(rate) and ttft:
             per_token = summary_value(record, "tpot_seconds_mean") or summary_value(record, "itl_seconds_mean")
-            sweeps.setdefault((file, record.labels.get("benchmark")), {})[rate] = (ttft, per_token,
-                                                                                    record.line_number)
+            sweeps.setdefault((file, _variant(record)), {})[rate] = (ttft, per_token, record.line_number)
     for (file, variant), by_rate in sweeps.items():
         low, high = min(by_rate), max(by_rate)
         (ttft_low, step_low, line_low), (ttft_high, step_high, line_high) = by_rate[low], by_rate[high]
