@@ -135,7 +135,8 @@ _CHINESE = (("首字延迟", "ttft"), ("首token延迟", "ttft"), ("首字时延
             ("첫 토큰", "ttft"), ("생성 속도", "gen"), ("출력 길이", "output len"), ("입력 길이", "input len"),
             ("출력 토큰", "output tokens"), ("입력 토큰", "input tokens"), ("처리량", "throughput"),
             ("동시 요청", "concurrency"), ("동시성", "concurrency"), ("응답 시간", "e2e latency"),
-            ("총 처리 시간", "total time"), ("처리 시간", "total time"), ("추론 시간", "e2e latency"), ("지연 시간", "latency"), ("토큰", "tokens"))
+            ("총 처리 시간", "total time"), ("처리 시간", "total time"), ("추론 시간", "e2e latency"),
+            ("지연 시간", "latency"), ("토큰", "tokens"))
 # A cell's figure as CJK pages write it: an "about" before it (약 6.7초, 約 20 秒, 约 5 秒) and the unit in the page's
 # own script after it (초 / 秒 seconds, 밀리초 / ミリ秒 / 毫秒 milliseconds), as `~6.7 s`.
 _CJK_CELL = re.compile(r"^(?:약|約|约|大约)?\s*(\d[\d,]*(?:\.\d+)?)(?:\s*[~〜～-]\s*(\d[\d,]*(?:\.\d+)?))?\s*"
@@ -951,10 +952,14 @@ def _grouped_header(line: str, width: int) -> list | None:
     words = _SPACE_COLUMN.findall(line.strip())
     if not width <= len(words) <= width + 6:
         return None
+    # Each run of words (up to 7 a name: 6 more words than names at most) is read once, however many groupings hold it.
+    names_a_measure = {(low, high): _column(" ".join(words[low:high])) is not None
+                       for low in range(len(words)) for high in range(low + 1, min(low + 8, len(words) + 1))}
     found = []
     for cuts in combinations(range(1, len(words)), width - 1):
-        names = [" ".join(words[low:high]) for low, high in zip((0, *cuts), (*cuts, len(words)), strict=True)]
-        if all(_column(name) is not None for name in names):
+        spans = list(zip((0, *cuts), (*cuts, len(words)), strict=True))
+        if all(names_a_measure.get(span, False) for span in spans):
+            names = [" ".join(words[low:high]) for low, high in spans]
             found.append(names)
             if len(found) > 1:
                 return None  # two readings: the spaces cannot say which
