@@ -1,4 +1,4 @@
-"""Blind round 142 on's general fixes (thirteenth session). Expected figures are worked out here."""
+"""Blind rounds 142 on: the general fixes of the thirteenth session (rounds 142-158). Expected figures are worked out here."""
 
 from __future__ import annotations
 
