@@ -506,3 +506,18 @@ def test_a_rows_own_model_size_turns_the_fixed_cutoff_into_a_floor(tmp_path):
     # A row naming no size keeps the cutoff's reading.
     path.write_text(path.read_text().replace("70B F16", "big model"))
     assert diagnose_files([path]).verdict == "decode-bound"
+
+
+def test_a_llama_bench_table_copied_without_its_bars_is_read_from_both_ends(tmp_path):
+    from inferledger.diagnose.read import read_records
+
+    path = tmp_path / "bench.txt"
+    path.write_text("model size params backend ngl test t/s\n"
+                    "qwen35moe ?B Q4_0 19.78 GiB 34.66 B Vulkan 99 pp512 2104.92 ± 23.25\n"
+                    "qwen35moe ?B Q4_0 19.78 GiB 34.66 B Vulkan 99 tg128 104.79 ± 0.47\n")
+    prompt, generation = read_records(path)
+    assert prompt.metrics["prompt_tokens_per_second"] == 2104.92
+    assert generation.metrics["generation_tokens_per_second"] == 104.79
+    assert generation.metrics["generation_tokens_per_second_std"] == 0.47
+    assert generation.metrics["weights_bytes"] == pytest.approx(19.78 * 2**30)
+    assert generation.metrics["parameters"] == pytest.approx(34.66e9)

@@ -63,6 +63,12 @@ _MATRIX_TEST = re.compile(r"((?:pp|tg)\d+(?:\+tg\d+)?(?:\s*@\s*d\d+)?)(?:\s*\(?\
 _BINARY = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 # A llama-bench row with no header above it: `| deepseek2 671B Q8_0 | 307.20 GiB | 672.05 B | CUDA | … | tg128 |
 # 17.24 ± 0.01 |`.
+# llama-bench's table as a page copied as text, its bars gone and its cells one space apart: the header's columns are
+# one word each (`model size params backend ngl test t/s`), and a row is read from both ends: the model's name up to
+# its size and params, the test and its rate (`pp512 2104.92 ± 23.25`) at the end, one word a column between.
+_FLAT_BENCH_HEADER = re.compile(r"^\s*model size params backend(?: \S+)* test t/s\s*$", re.MULTILINE)
+_FLAT_BENCH_ROW = re.compile(r"^\s*(?P<model>.+?) (?P<size>[\d.]+ [KMGT]iB) (?P<params>[\d.]+ [KMBT]) (?P<rest>.+?) "
+                             r"(?P<test>(?:pp|tg)\d+(?:\+tg\d+)?(?: @ d\d+)?) (?P<rate>[\d.]+(?: ± [\d.]+)?)\s*$")
 _HEADLESS_BENCH = re.compile(r"^\|[^|]+\|\s*[\d.]+ [KMGT]iB\s*\|\s*[\d.]+ [KMBT]\s*\|[^|]+\|(?:[^|]*\|)*?"
                              r"\s*(?:pp|tg)\d+[^|]*\|\s*[\d.]+(?:\s*±\s*[\d.]+)?\s*\|$")
 # llama-benchy's rows (llama-bench's tests against an OpenAI-style endpoint) with no header above them: `| model |
@@ -435,7 +441,7 @@ def sniff(head: str) -> float:
         return 0.9  # the server's reply with its `timings` object
     if "predict time =" in head and "ms per token" in head and _GGML_PREDICT.search(head):
         return 0.9
-    if "S_PP t/s" in head or ("t/s" in head and _BENCH_HEADER.search(head)):
+    if "S_PP t/s" in head or ("t/s" in head and (_BENCH_HEADER.search(head) or _FLAT_BENCH_HEADER.search(head))):
         return 0.95
     if " ± " in head and any(_HEADLESS_BENCH.match(line.strip()) or _HEADLESS_BENCHY.match(line.strip())
                              for line in head.splitlines()):
@@ -535,6 +541,18 @@ class _Reader:
                 return out
             if line.lstrip().startswith("main:") and ("sample time" in line or "total time" in line):
                 return out  # sampling, and the run's whole time (the load included)
+        if self.table_kind == "flat":
+            match = _FLAT_BENCH_ROW.match(line)
+            middle = match.group("rest").split() if match else []
+            if match is not None and len(middle) == len(self.table_columns) - 5:
+                cells = [match.group("model"), match.group("size"), match.group("params"), *middle,
+                         match.group("test"), match.group("rate")]
+                out.append(_bench_row(line_number, self.table_columns, cells))
+                return out
+            self.table_kind = ""
+        if "model size params" in line and _FLAT_BENCH_HEADER.match(line):
+            self.table_kind, self.table_columns = "flat", line.split()
+            return out
         if self.table_kind:
             if line.lstrip().startswith("+") and GRID_RULE.match(line.strip()):
                 return out  # a grid table's rule (mistralrs-bench prints its table so): the table goes on
