@@ -521,3 +521,30 @@ def test_a_llama_bench_table_copied_without_its_bars_is_read_from_both_ends(tmp_
     assert generation.metrics["generation_tokens_per_second_std"] == 0.47
     assert generation.metrics["weights_bytes"] == pytest.approx(19.78 * 2**30)
     assert generation.metrics["parameters"] == pytest.approx(34.66e9)
+
+
+CONTEXT_ONLY = """\
+| Metric | rep 1 |
+|---|---|
+| Total / successful / failed requests | 80 / 80 / 0 |
+| Benchmark duration (s) | {duration} |
+| Total input tokens | 596480 |
+| Total generated tokens | 80 |
+| Request throughput (req/s) | 5.99 |
+| Total token throughput (tok/s) | 44631.07 |
+| TTFT mean (ms) | 1289.48 |
+"""
+
+
+def test_a_prompt_only_runs_first_tokens_are_its_prefills_not_a_queue(tmp_path):
+    # 596,480 / 80 = 7,456-token prompts and one token each. The run's input rate gives 7,456 / 44,631 = 167 ms a
+    # prompt, and TTFT is 7.7x that: about 5.99 req/s x 1.29 s = 7.7 prompts prefilled at once, in a closed loop whose
+    # every request is in its first-token phase. 1.29 s of a 13.4 s run is no burst's wait.
+    path = tmp_path / "ctx.txt"
+    path.write_text(CONTEXT_ONLY.format(duration=13.37))
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "prefill-bound"
+    assert all(item.rule != "summary-ttft-over-prompt-work" for item in diagnosis.evidence)
+    # The same first tokens in a 4.5 s run (over a quarter of it): requests sent together wait their turn.
+    path.write_text(CONTEXT_ONLY.format(duration=4.5))
+    assert any(item.rule == "summary-ttft-over-prompt-work" for item in diagnose_files([path]).evidence)

@@ -854,8 +854,13 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
     if run.ttft is None:
         return _ttft_spread(run, record, where, findings)
     found = _ttft_spread(run, record, where, findings) or _ttft_over_fastest(run, record, where, findings)
-    # TTFT far beyond the prompt's own work, with no offered-rate line to compare.
-    if run.prompt_work is not None and run.ttft >= 0.5:
+    # TTFT far beyond the prompt's own work, with no offered-rate line to compare. Not for a prompt-only run (a
+    # token or two a request) whose first tokens take a small share of it: its every request is in its first-token
+    # phase, so its TTFT is the concurrency over the request rate whether the prompts queue or are prefilled together
+    # (summary-prompt-only reads it); a first token a quarter of the run or more late is a burst's queue all the same.
+    prompt_only = run.mean_output is not None and run.mean_output <= PROMPT_ONLY_OUTPUT_TOKENS \
+        and not (run.duration and run.ttft >= 0.25 * run.duration)
+    if run.prompt_work is not None and run.ttft >= 0.5 and not prompt_only:
         work = run.prompt_work
         factor = threshold("summary-ttft-over-prompt-work")
         if run.ttft >= factor * work:
