@@ -117,7 +117,11 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind155_logs": (3, 3, 8),
           "blind156_logs": (3, 3, 10),
           "blind158_logs": (0, 1, 10),
-          "blind157_logs": (4, 6, 10)}
+          "blind157_logs": (4, 6, 10),
+          "blind159_logs": (1, 1, 8),
+          "blind160_logs": (4, 5, 10),
+          "blind161_logs": (2, 3, 10),
+          "blind162_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
