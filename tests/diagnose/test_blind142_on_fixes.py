@@ -548,3 +548,21 @@ def test_a_prompt_only_runs_first_tokens_are_its_prefills_not_a_queue(tmp_path):
     # The same first tokens in a 4.5 s run (over a quarter of it): requests sent together wait their turn.
     path.write_text(CONTEXT_ONLY.format(duration=4.5))
     assert any(item.rule == "summary-ttft-over-prompt-work" for item in diagnose_files([path]).evidence)
+
+
+def test_a_prompt_only_serving_run_cut_before_its_latencies_is_read_by_its_input_rate(tmp_path):
+    # 4,194,304 input tokens over 512 requests is 8,192 a prompt, 1,024 generated is 2 each: prompts only.
+    path = tmp_path / "prefill.txt"
+    path.write_text("Backend:                                 sglang-oai\n"
+                    "Traffic request rate:                    inf\n"
+                    "Max request concurrency:                 256\n"
+                    "Successful requests:                     512\n"
+                    "Benchmark duration (s):                  143.46\n"
+                    "Total input tokens:                      4194304\n"
+                    "Total generated tokens:                  1024\n"
+                    "Request throughput (req/s):              3.57\n"
+                    "Input token throughput (tok/s):          29236.71\n"
+                    "Output token throughput (tok/s):         7.14\n")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "prefill-bound"
+    assert "8,192-token prompts and 2 output token(s) a request at 29,237 input tok/s" in diagnosis.evidence[0].text

@@ -221,7 +221,8 @@ _TABLE = (
           "2-3× on one card, so 5× or more is a broken generation path (eager mode, a fallback kernel, a CPU), not "
           "tuning (nano-vllm at 132 tok/s beside vLLM at 9,530 on one A100, nano-vllm#245)", 0.65),
     _rule("summary-prompt-only", "summary", "prefill-bound",
-          "a run of one or two output tokens a request, its prompts this many tokens or more, with a TTFT", 1024,
+          "a run of one or two output tokens a request, its prompts this many tokens or more, with a TTFT (or, the "
+          "latencies cut away, its input rate)", 1024,
           "tokens", "a prompt-processing benchmark (llmperf or bench_serving at one output token, a TTFT sweep): the "
           "prompt is all the work timed, so it is the cost, as requests-prompt-only reads a server's such requests; "
           "with no card to compare against, the TTFT is reported, not judged", 0.55),

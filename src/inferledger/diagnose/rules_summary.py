@@ -913,6 +913,16 @@ def _wait_dominates(run: _Run, where: dict, findings: list) -> None:
 
 def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> None:
     ttft, e2e = run.ttft, run.e2e
+    if ttft is None and run.prompt_only and run.mean_input and run.mean_input >= threshold("summary-prompt-only") \
+            and run.input_rate and not record.labels.get("offline_batch"):
+        # A serving benchmark's prompt-only run cut before its latencies: its input rate is all it measured (an
+        # offline batch that ran to its end is judged on its duration instead, _health).
+        findings.append(fire(
+            "summary-prompt-only", f"{run.name}: {run.mean_input:,.0f}-token prompts and {run.mean_output:g} output "
+            f"token(s) a request at {run.input_rate:,.0f} input tok/s: the run timed prompt processing and nothing "
+            "else (no TTFT in the log)", {"mean_input_tokens": run.mean_input,
+                                          "input_tokens_per_second": run.input_rate}, **where))
+        return
     if ttft is None or (run.all_at_once and run.uncapped) \
             or (e2e and ttft >= threshold("summary-ttft-equals-e2e") * e2e and not run.prompt_only):
         # An uncapped all-at-once run's TTFT is queue wait; a first token "as late as the last" is the artefact
