@@ -566,3 +566,24 @@ def test_a_prompt_only_serving_run_cut_before_its_latencies_is_read_by_its_input
     diagnosis = diagnose_files([path])
     assert diagnosis.verdict == "prefill-bound"
     assert "8,192-token prompts and 2 output token(s) a request at 29,237 input tok/s" in diagnosis.evidence[0].text
+
+
+def test_a_cpu_backend_loaded_alone_names_a_cpu_run_judged_by_a_desktops_memory(tmp_path):
+    from inferledger.diagnose.rules_requests import LARGE_MODEL_EFFICIENCY, SLOW_COMMON_CPU_BYTES_PER_S
+
+    verbose = ("ggml_backend_load_best: C:\\ollama\\lib\\ggml-cpu-icelake.dll score: 1463\n"
+               "total duration:       6.1342709s\nload duration:        18.6438ms\n"
+               "prompt eval count:    31 token(s)\nprompt eval duration: 193ms\nprompt eval rate:     160.62 tokens/s\n"
+               "eval count:           85 token(s)\neval duration:        5.653s\neval rate:            15.04 tokens/s\n")
+    path = tmp_path / "cpu.txt"
+    path.write_text(verbose)
+    assert device_records(verbose)[0].labels["backend"] == "cpu"
+    # 5.653 s / 85 = 66.5 ms a token. A 7B at ollama's default 4.5 bits reads 7e9 x 4.5 / 8 = 3.94 GB a step: 3.94e9 /
+    # (40e9 x 0.7) = 141 ms from a desktop's memory, so 66.5 ms is no slower than a CPU allows (on a 360 GB/s card it
+    # would be 15.6 ms, and 66.5 ms 4.3x that).
+    floor_s = 7e9 * 4.5 / 8 / (SLOW_COMMON_CPU_BYTES_PER_S * LARGE_MODEL_EFFICIENCY)
+    assert 5.653 / 85 < floor_s
+    assert diagnose_files([path], model="Qwen/Qwen2.5-Coder-7B-Instruct").verdict == "healthy"
+    # With a GPU backend loaded beside it, the same rate is judged against the slow card: slower than its weights allow.
+    path.write_text("ggml_backend_load_best: ggml-cuda.dll score: 1\n" + verbose)
+    assert diagnose_files([path], model="Qwen/Qwen2.5-Coder-7B-Instruct").verdict == "decode-bound"

@@ -20,10 +20,11 @@ from inferledger.diagnose.records import Record
 
 # A CPU by its model name, or a run the paste says is on the CPU. AMD's "Ryzen AI" parts carry a large iGPU (Strix
 # Halo): not counted. A run named by its vector instruction set (`AVX512 llama.cpp report`, `an AVX2 box`) is a CPU
-# run; llama.cpp's system_info flags (`AVX512 = 1 |`), printed by every build, GPU ones too, are not.
+# run; llama.cpp's system_info flags (`AVX512 = 1 |`), printed by every build, GPU ones too, are not. ollama and
+# llama.cpp load a CPU backend by its feature level (`ggml-cpu-icelake.dll`): with no GPU backend beside it, a CPU run.
 _CPU = re.compile(r"\b(?:Xeon|EPYC|Threadripper|Ryzen(?! AI)|Core\s*(?:\(TM\)\s*)?i[3579]-?\d*|Core Ultra"
                   r"|cpu[- _]only|--device[ =]cpu|VLLM_TARGET_DEVICE=cpu|vllm[-/]cpu|cpu (?:image|backend|inference)"
-                  r"|AVX-?(?:512|2)(?!\s*[=:]))\b",
+                  r"|AVX-?(?:512|2)(?!\s*[=:])|ggml-cpu-[a-z]+)\b",
                   re.IGNORECASE)
 # llama.cpp's system_info before late 2024 said `BLAS = 1` for every GPU backend it was built with (cuBLAS, Metal's
 # Accelerate, Vulkan, SYCL) and for OpenBLAS: `BLAS = 0` is a build with none, a CPU-only one.

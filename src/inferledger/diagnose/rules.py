@@ -661,6 +661,9 @@ _LIMITS = (
     Limit("slow-common-card", 360e9, "B/s", "requests-slow-tpot-large-model, requests-slower-than-size-allows",
           "the slowest card still in common use for local inference (Tesla P40 347 GB/s, RTX 3060 360 GB/s): a "
           "model too large for ten tokens a second there is not slow at ten"),
+    Limit("slow-common-cpu", 40e9, "B/s", "requests-slower-than-size-allows on a CPU backend",
+          "a desktop's two DDR4 channels (2 × 25.6 GB/s peak, ~40 sustained), the slowest memory a CPU run still "
+          "commonly streams weights from: a CPU decode slower than the weights take there is slow for any CPU"),
     Limit("named-max-batch", 2, "streams", "hardware-named-decode-far-below-floor, -near-floor",
           "a model sized from its name is judged against one stream's floor only at batch 1-2, where a step reads "
           "the weights for so few streams that the floor holds"),

@@ -24,6 +24,15 @@ LARGE_MODEL_EFFICIENCY = threshold("requests-slow-tpot-large-model")
 SLOW_CARD = f"{SLOW_COMMON_CARD_BYTES_PER_S / 1e9:.0f} GB/s card at {LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth"
 
 
+SLOW_COMMON_CPU_BYTES_PER_S = limit("slow-common-cpu")
+SLOW_CPU = f"CPU's {SLOW_COMMON_CPU_BYTES_PER_S / 1e9:.0f} GB/s at {LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth"
+
+
+def slow_cpu_seconds(sized) -> float:
+    """One decode step of the weights the name states read from a desktop's two memory channels."""
+    return sized.weights_bytes_per_step / (LARGE_MODEL_EFFICIENCY * SLOW_COMMON_CPU_BYTES_PER_S)
+
+
 def slow_card_seconds(sized, shards: int = 1) -> float:
     """One decode step of the weights the name states on that slow common card; over `shards` tensor-parallel cards
     each reads its 1/shards of every layer at once, so the step is that much shorter."""
@@ -144,7 +153,8 @@ def _size_too_slow(acc: Accumulator, sized, findings: list) -> bool:
     small or mixture-of-experts model streaming from the CPU (an offload, a lost GPU)."""
     tpot = acc.request_value("tpot_seconds")
     shards = tensor_parallel(acc)
-    floor = slow_card_seconds(sized, shards)
+    cpu = acc.labels.get("backend") == "cpu"  # a CPU run: the weights come from DRAM, a slow desktop's floor
+    floor = slow_cpu_seconds(sized) if cpu else slow_card_seconds(sized, shards)
     if tpot is not None and tpot.count and not acc.labels.get("tpot_includes_prefill"):
         step, how = tpot.mean, ""
     else:
@@ -163,8 +173,10 @@ def _size_too_slow(acc: Accumulator, sized, findings: list) -> bool:
     findings.append(fire(
         "requests-slower-than-size-allows", f"{how}{tpot_mean * 1e3:.1f} ms per output token"
         f"{' (half of each call ÷ its output tokens)' if how else ''} is {tpot_mean / floor:.1f}× "
-        f"the {floor * 1e3:.1f} ms that {sized.describe()} takes on {slow_cards(shards)}: slower than slow GPUs would "
-        "stream it (an offload to the CPU?); give --gpu to judge it against the card",
+        f"the {floor * 1e3:.1f} ms that {sized.describe()} takes "
+        + (f"from a desktop {SLOW_CPU}: slower than a CPU's memory streams it" if cpu else
+           f"on {slow_cards(shards)}: slower than slow GPUs would stream it (an offload to the CPU?)")
+        + "; give --gpu to judge it against the hardware",
         {"observed_seconds_per_token": tpot_mean, "slow_card_seconds_per_token": floor,
          "weights_bytes_per_step": sized.weights_bytes_per_step, "tensor_parallel_size": shards}))
     return True
