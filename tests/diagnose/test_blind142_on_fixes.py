@@ -587,3 +587,20 @@ def test_a_cpu_backend_loaded_alone_names_a_cpu_run_judged_by_a_desktops_memory(
     # With a GPU backend loaded beside it, the same rate is judged against the slow card: slower than its weights allow.
     path.write_text("ggml_backend_load_best: ggml-cuda.dll score: 1\n" + verbose)
     assert diagnose_files([path], model="Qwen/Qwen2.5-Coder-7B-Instruct").verdict == "decode-bound"
+
+
+def _gin(second: int, latency: float) -> str:
+    return f'[GIN] 2025/02/18 - 12:25:{second:02d} | 200 | {latency:12.6f}s |  10.0.0.1 | POST     "/api/chat"\n'
+
+
+def test_requests_sent_together_and_finished_one_after_another_were_served_in_turn(tmp_path):
+    # Six chat requests finishing at :02, :04, ... :12 with latencies 2, 4, ... 12 s all arrived at :00 (finish less
+    # latency): the last took 6x the first's time (>= 3x), so each waited for the ones before it.
+    path = tmp_path / "gin.txt"
+    path.write_text("".join(_gin(2 * index, 2.0 * index) for index in range(1, 7)))
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "queueing"
+    assert diagnosis.evidence[0].text.startswith("6 requests arrived within 0.0 s of each other")
+    # One client sending each request when the last returned (arrivals spread over the run): no finding.
+    path.write_text("".join(_gin(2 * index, 2.0) for index in range(1, 7)))
+    assert all(item.rule != "requests-served-in-turn" for item in diagnose_files([path]).evidence)

@@ -30,6 +30,7 @@ STARVED_TOKENS_PER_SECOND = limit("starved-stream")
 PREFILL_HEAVY_RATIO = threshold("windows-prefill-heavy")
 SLOW_TPOT_SECONDS = threshold("requests-slow-tpot-no-hardware")
 SLOW_CPU_TPOT_SECONDS = threshold("requests-slow-tpot-cpu")
+MAX_FINISHES = 10_000  # requests whose finish and latency are kept (bounded memory on any log length)
 IMPOSSIBLE_TPOT_SECONDS = threshold("requests-impossible-tpot")
 TINY_PROMPT_TOKENS = threshold("requests-tiny-prompt")
 PROMPT_ONLY_TOKENS = threshold("requests-prompt-only")
@@ -353,6 +354,7 @@ class Accumulator:
         self.records = 0
         self.interval_count = 0
         self.request_count = 0
+        self.finishes: list = []  # (finish epoch, E2E seconds, line, file) of requests a server's access log times
         self.request_models = set()  # the models requests name (a file of several is no one model's requests in turn)
         self.last_interval_timestamp = {}
 
@@ -859,6 +861,10 @@ class Accumulator:
 
     def _request(self, record, file: str) -> None:
         self._request_of(record.metrics, record.labels, record.line_number, file)
+        e2e = record.metrics.get("e2e_seconds")
+        if record.timestamp_seconds is not None and e2e and len(self.finishes) < MAX_FINISHES:
+            # When it finished and how long it took: when it arrived (requests-served-in-turn)
+            self.finishes.append((record.timestamp_seconds, e2e, record.line_number, file))
 
     def _request_of(self, metrics: dict, labels: dict, line: int, file: str) -> None:
         """A request's metrics and labels (a Record's, or a records.Requests row's) at `line` into the statistics."""

@@ -456,6 +456,13 @@ _TABLE = (
           "≤ 10 tok/s per stream; the hardware is unknown, so the cutoff is fixed and said so", 0.55, 0.85),
     _rule("requests-slow-tpot-cpu", "requests", "decode-bound",
           "on a CPU backend with no model/GPU: time per output token ≥ this", 1.0, "s", _CPU_WHY, 0.55, 0.85),
+    _rule("requests-served-in-turn", "requests", "queueing",
+          "this many requests or more, each over a second, that a server's access log times (finish stamp and "
+          "latency) arrived together (finish less latency within max(2 s, a quarter of their finishes' span)) and "
+          "finished one after another, the last ≥ limit in-turn-growth × the first's latency", 5, "requests",
+          "a server that batches answers requests sent together at about the same time; latencies that grow by one "
+          "request's time with each finish are requests served one at a time, each waiting for those before it "
+          "(ollama with one parallel slot: 13 chat requests sent at once, 2.5 s to 21.7 s, one every ~1.6 s)", 0.7),
     _rule("requests-slow-tpot-large-model", "requests", "healthy",
           "the slow per-token time is within what the weights the model's name states allow on a slow common card "
           "(this share of 360 GB/s: Tesla P40 347, RTX 3060 360)", 0.7, "of peak bandwidth",
@@ -661,6 +668,9 @@ _LIMITS = (
     Limit("slow-common-card", 360e9, "B/s", "requests-slow-tpot-large-model, requests-slower-than-size-allows",
           "the slowest card still in common use for local inference (Tesla P40 347 GB/s, RTX 3060 360 GB/s): a "
           "model too large for ten tokens a second there is not slow at ten"),
+    Limit("in-turn-growth", 3.0, "× the first request's latency", "requests-served-in-turn",
+          "the last of requests sent together taking three times the first's is more than a batch's slower steps "
+          "(a batch of a few grows a step by tens of percent): the later ones waited"),
     Limit("slow-common-cpu", 40e9, "B/s", "requests-slower-than-size-allows on a CPU backend",
           "a desktop's two DDR4 channels (2 × 25.6 GB/s peak, ~40 sustained), the slowest memory a CPU run still "
           "commonly streams weights from: a CPU decode slower than the weights take there is slow for any CPU"),

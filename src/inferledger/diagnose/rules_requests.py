@@ -235,6 +235,31 @@ def _phase_leads(acc: Accumulator, findings: list) -> None:
         prompt.score = min(prompt.score, decode.score - 0.05)
 
 
+def _served_in_turn(acc: Accumulator, findings: list) -> None:
+    """requests-served-in-turn: requests a server's access log times (finish stamp, latency) that arrived together
+    (finish less latency, within a few seconds or a quarter of their finishes' span) and finished one after another,
+    the last taking limit in-turn-growth times the first's latency or more: each waited for those before it."""
+    timed = sorted(item for item in acc.finishes if item[1] >= 1.0)  # past a second: a model's work, not a probe
+    if len(timed) < threshold("requests-served-in-turn"):
+        return
+    arrivals = [finish - latency for finish, latency, _line, _file in timed]
+    span = timed[-1][0] - timed[0][0]
+    spread = max(arrivals) - min(arrivals)
+    first, last = timed[0][1], timed[-1][1]
+    if span < 2 * first or spread > max(2.0, 0.25 * span) or last < IN_TURN_GROWTH * first:
+        return
+    findings.append(fire(
+        "requests-served-in-turn", f"{len(timed)} requests arrived within {spread:.1f} s of each other (finish less "
+        f"latency) and finished one after another over {span:.0f} s, latencies growing {first:.2f} s → {last:.2f} s: "
+        "each waited for the ones before it (served in turn, a slot at a time)",
+        {"requests": float(len(timed)), "arrival_spread_seconds": spread, "finish_span_seconds": span,
+         "e2e_seconds_first": first, "e2e_seconds_last": last},
+        lines=[timed[0][2], timed[-1][2]], file=timed[0][3]))
+
+
+IN_TURN_GROWTH = limit("in-turn-growth")
+
+
 def request_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware_judged: bool,
                      sized=None) -> None:
     """The per-request rules. `sized`: the model's size from its name (named_model.NamedModel), when the hardware
@@ -242,6 +267,7 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
     count = acc.request_count
     if not count:
         return
+    _served_in_turn(acc, findings)
     warm = _warm_up(acc)
     if warm is not None:
         notes.append(f"the first request (line {warm[0]}) took {warm[1] * 1e3:,.0f} ms per output token, "
