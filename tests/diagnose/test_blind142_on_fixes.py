@@ -604,3 +604,18 @@ def test_requests_sent_together_and_finished_one_after_another_were_served_in_tu
     # One client sending each request when the last returned (arrivals spread over the run): no finding.
     path.write_text("".join(_gin(2 * index, 2.0) for index in range(1, 7)))
     assert all(item.rule != "requests-served-in-turn" for item in diagnose_files([path]).evidence)
+
+
+def test_distributed_llamas_token_lines_are_one_streams_steps(tmp_path):
+    from inferledger.diagnose.read import read_records
+
+    path = tmp_path / "dllama.txt"
+    path.write_text("⏩ Loaded 4242882560 bytes\n"
+                    "🔶 G  420 ms I  418 ms T    0 ms S      0 kB R      0 kB Hello\n"
+                    "🔶 G  495 ms I  491 ms T    4 ms S      0 kB R      0 kB  world\n"
+                    "🔶 G  410 ms I  407 ms T    2 ms S      0 kB R      0 kB !\n")
+    [record] = read_records(path)
+    # (420 + 495 + 410) / 3 = 441.7 ms a token over three tokens: 2.3 tok/s, slow by the 10 tok/s cutoff.
+    assert record.metrics["output_tokens"] == 3
+    assert record.metrics["tpot_seconds"] == pytest.approx(1.325 / 3)
+    assert diagnose_files([path]).verdict == "decode-bound"

@@ -765,6 +765,9 @@ _MLC_STEP = re.compile(r"\[i: (\d+)\] decoding-time=([\d.]+)ms")
 # `enqueue in  17.80 ms`: the host's time to schedule and launch the step's kernels) then `total 17726.15 ms,
 # 0.06 tok/sec` (the step with sampling and decoding).
 _TINYGRAD_STEP = re.compile(r"^total\s+([\d.]+) ms, [\d.]+ tok/sec")
+# distributed-llama's line a token: `🔶 G  420 ms I  418 ms T    0 ms S      0 kB R      0 kB Hello` (the step's
+# whole time, its inference and its transfer between the nodes, then the bytes sent and received).
+_DLLAMA_STEP = re.compile(r"^🔶 G\s+(\d+) ms I\s+\d+ ms T\s+\d+ ms")
 _TINYGRAD_ENQUEUE = re.compile(r"^enqueue in\s+([\d.]+) ms")
 
 
@@ -852,6 +855,7 @@ _SIGNATURES = (
     (("tok/s, decode:", "tok/s, decoding:"), ("prefill:", "encode:")),  # MLC LLM / WebLLM runtime stats
     (("] decoding-time=",), ("tok/s:",)),  # MLC LLM's decode-step lines
     (("ran model in", "enqueue in "), ("tok/sec",)),  # tinygrad's llama.py --timing
+    (("🔶 G",), (" ms I ",)),  # distributed-llama's token lines
     (("Response generated in",), ("tokens/second",)),  # exllamav2 test_inference and examples
     ((" -- Generating ", " -- Inference, first pass"), ("** Speed: ",)),  # exllama's test_benchmark_inference
     (("Average generation speed:",), ("tokens/s",)),  # Xinference's transformers engine
@@ -950,6 +954,7 @@ def parse(lines) -> Iterator:
     steps = _PromptSteps()
     mlc_steps = _DecodeSteps("mlc-llm.steps", "mlc-llm")
     tinygrad_steps = _DecodeSteps("tinygrad.steps", "tinygrad")
+    dllama_steps = _DecodeSteps("distributed-llama.steps", "distributed-llama")
     kobold_head: tuple | None = None  # a koboldcpp timing line whose `Total:` comes on the next line (early 2024)
     torch_generated: float | None = None  # torchchat's `Generated N tokens`, for the block after it
     torch_run: dict | None = None  # the torchchat block being read (_torchchat)
@@ -1036,6 +1041,11 @@ def parse(lines) -> Iterator:
             step = _TINYGRAD_ENQUEUE.match(line)
             if step is not None:
                 tinygrad_steps.host_times.append(float(step.group(1)) * 1e-3)
+                continue
+        if line.startswith("🔶 G"):
+            step = _DLLAMA_STEP.match(line)
+            if step is not None:
+                dllama_steps.add(line_number, float(step.group(1)) * 1e-3)
                 continue
         if "tok/sec" in line and line.startswith("total "):
             step = _TINYGRAD_STEP.match(line)
@@ -1257,7 +1267,7 @@ def parse(lines) -> Iterator:
         yield _kobold(*kobold_head, progress)
     if kobold_tail is not None:
         yield _kobold(*kobold_tail)
-    for record in (steps.close(), mlc_steps.record(), tinygrad_steps.record(),
+    for record in (steps.close(), mlc_steps.record(), tinygrad_steps.record(), dllama_steps.record(),
                    edge.record() if edge is not None else None, ds4.close()):
         if record is not None:
             yield record
