@@ -125,7 +125,11 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind165_logs": (5, 6, 8),
           "blind166_logs": (4, 4, 8),
           "blind163_logs": (5, 7, 10),
-          "blind164_logs": (3, 3, 10)}
+          "blind164_logs": (3, 3, 10),
+          "blind167_logs": (5, 5, 10),
+          "blind168_logs": (7, 7, 10),
+          "blind169_logs": (6, 6, 8),
+          "blind170_logs": (6, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
