@@ -129,7 +129,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind167_logs": (5, 5, 10),
           "blind168_logs": (7, 7, 10),
           "blind169_logs": (6, 6, 8),
-          "blind170_logs": (6, 8, 10)}
+          "blind170_logs": (6, 8, 10),
+          "blind171_logs": (1, 1, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
