@@ -619,3 +619,14 @@ def test_distributed_llamas_token_lines_are_one_streams_steps(tmp_path):
     assert record.metrics["output_tokens"] == 3
     assert record.metrics["tpot_seconds"] == pytest.approx(1.325 / 3)
     assert diagnose_files([path]).verdict == "decode-bound"
+
+
+def test_a_table_of_request_latencies_alone_is_read_and_judged_unjudgeable(tmp_path):
+    # Per-request wall times by model (Korean: 추론 시간 (1건), inference time for one item; 80~85초 reads as 82.5 s):
+    # no tokens, so the latency says nothing about speed, but the table is read, not refused.
+    path = tmp_path / "l4.md"
+    path.write_text("Model | 추론 시간 (1건) | 비고 |\n---|---|---|\ngoogle/gemma-3-4b-it | 80~85초 | a |\n"
+                    "Qwen/Qwen2.5-3B-Instruct | 24~28초 | b |\n")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "insufficient-data"
+    assert {item.numbers.get("e2e_seconds_mean") for item in diagnosis.evidence} == {82.5, 26.0}

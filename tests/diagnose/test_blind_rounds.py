@@ -103,7 +103,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind141_logs": (5, 5, 10),
           "blind142_logs": (3, 5, 7),
           "blind143_logs": (6, 6, 10),
-          "blind144_logs": (2, 4, 9),
+          "blind144_logs": (2, 5, 9),
           "blind145_logs": (3, 6, 10),
           "blind146_logs": (3, 6, 10),
           "blind147_logs": (8, 8, 10),

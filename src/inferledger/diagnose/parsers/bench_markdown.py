@@ -391,7 +391,10 @@ def _header(cells: list, rows: list = ()) -> list | None:
         # cannot judge a rate alone (summary-throughput-only) instead of refusing the table.
         # Not a metric-a-row table (`Metric | RPS=1 | RPS=2`), whose column names are runs, not measures.
         pivoted = cells and (cells[0].strip().lower() in _METRIC_HEADER or any("=" in cell for cell in cells))
-        return columns if not pivoted and any(column[0] in _THROUGHPUTS for column in named) else None
+        # a request latency alone beside each run's label (`Model | Inference time (s)`): read, and judged as a
+        # latency with no tokens (summary-throughput-only)
+        alone = len(named) == 1 and named[0][0].startswith("e2e_") and len(cells) >= 2
+        return columns if not pivoted and (alone or any(column[0] in _THROUGHPUTS for column in named)) else None
     return columns
 
 
