@@ -630,3 +630,23 @@ def test_a_table_of_request_latencies_alone_is_read_and_judged_unjudgeable(tmp_p
     diagnosis = diagnose_files([path])
     assert diagnosis.verdict == "insufficient-data"
     assert {item.numbers.get("e2e_seconds_mean") for item in diagnosis.evidence} == {82.5, 26.0}
+
+
+def test_a_prompt_cut_to_its_slots_context_is_noted(tmp_path):
+    from inferledger.diagnose.read import read_records
+
+    path = tmp_path / "server.txt"
+    path.write_text(
+        "slot update_slots: id  3 | task 1366 | new prompt, n_ctx_slot = 512, n_keep = 0, n_prompt_tokens = 837\n"
+        "slot      release: id  3 | task 1366 | stop processing: n_past = 452, truncated = 1\n"
+        "slot print_timing: id  3 | task 1366 |\n"
+        "prompt eval time =   31945.70 ms /   325 tokens (   98.29 ms per token,    10.17 tokens per second)\n"
+        "       eval time =   23513.62 ms /   128 tokens (  183.70 ms per token,     5.44 tokens per second)\n"
+        "      total time =   55459.32 ms /   453 tokens\n"
+        "srv  update_slots: all slots are idle\n")
+    events = [record for record in read_records(path) if record.kind == "event"]
+    assert [(record.line_number, record.metrics) for record in events] == [(2, {"truncated_prompts": 1.0})]
+    diagnosis = diagnose_files([path])
+    assert any(note.startswith("1 request(s) had their prompt cut to fit the slot's context") for note in diagnosis.notes)
+    # The request itself is still read: 325 prompt tokens in 31.9 s.
+    assert diagnosis.metrics["requests"] == 1

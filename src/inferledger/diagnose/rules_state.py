@@ -20,6 +20,13 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
             # One event is already proof; repeated ones raise it to the rule's high.
             findings.append(fire("state-preemption", f"{total:.0f} {text}", numbers, min(1.0, (total - 1) / 4),
                                  lines=list(lines.lines), file=lines.file))
+    truncated = acc.events.get("truncated_prompts")
+    if truncated:
+        lines = acc.event_lines["truncated_prompts"]
+        notes.append(f"{truncated:.0f} request(s) had their prompt cut to fit the slot's context (llama-server's "
+                     f"`truncated = 1`, line {min(lines.lines)}): their timings are of shortened prompts, and the "
+                     "answers saw less than was sent; give each slot the context its prompts need (a larger -c, or "
+                     "fewer -np slots sharing it)")
     waits = acc.events.get("worker_waits")
     if waits and not acc.flags["stalled"].count:
         # No window held requests that made no progress: a wait at start-up (compilation, weight or KV quantisation

@@ -512,6 +512,11 @@ class _Reader:
             cut = line.rfind(" ", 0, line.index("print_timings:", start)) + 1
             return self.feed(line_number, line[:cut].rstrip()) + self.feed(line_number, line[cut:])
         out: list = []
+        if "truncated = 1" in line and "stop processing" in line:
+            # The slot's context held less than the prompt (llama-server `-c` shared by `-np` slots): the prompt was
+            # cut. Quiet otherwise (_QUIET_SLOT reads `truncated = 0` only), so the release is read on below too.
+            out.append(Record("event", "llamacpp.server", line_number, {"truncated_prompts": 1.0},
+                              labels=dict(_SERVER_LABELS)))
         if '"predicted_' in line or '"prompt_' in line:  # a reply's `timings` object, a field a line
             match = _REPLY_TIMING.search(line)
             if match is not None:
@@ -745,7 +750,7 @@ _QUIET_SLOT = (r"launch_slot_: id +\d+ \| task \d+ \| processing task",
                # 2025: a slot chosen for the prompt, and its release before its timings (n_past, not n_tokens)
                r"get_availabl: id +\d+ \| task -?\d+ \| selected slot by (?:lcs similarity, lcs_len = \d+, "
                r"similarity = \d+\.\d+ \(> \d+\.\d+ thold\)|LRU, t_last = -?\d+)",
-               r"release: id +\d+ \| task \d+ \| stop processing: n_past = \d+, truncated = \d+")
+               r"release: id +\d+ \| task \d+ \| stop processing: n_past = \d+, truncated = 0")
 _QUIET_SERVER = (r"update_slots: all slots are idle",
                  r"log_server_r: request: (?:GET|POST) (?:/v1/chat/completions|/v1/completions|/completions?|/health|"
                  r"/v1/models|/models|/metrics|/props|/slots) [\d.]+ \d+",
@@ -765,7 +770,7 @@ _REQUEST_RUN = (
     rf"*(?P<total_ms>{_NUMBER}) ms / *\d+ tokens\n"
     + rf"(?:{_SLOT_PREFIX}graphs reused = *(?P<graphs>\d+)\n)?"
     + _LINE_STAMP + r" I slot +release: id +\d+ \| task (?P=task) \| stop processing: "
-    r"n_tokens = (?P<context>\d+), truncated = \d+$")
+    r"n_tokens = (?P<context>\d+), truncated = 0$")
 
 
 # A request's timings without the prefix: a header line naming the slot, then the three lines bare. 2026 builds
@@ -776,7 +781,7 @@ _BARE_RUN = (
     _BARE_SLOT + "prompt eval" + _PHASE.format("prompt") + " *eval" + _PHASE.format("eval")
     + rf" *total time = *(?P<total_ms>{_NUMBER}) ms / *\d+ tokens\n"
     + r"(?:(?:slot print_timing: id +\d+ \| task \d+ \| +graphs reused = *(?P<graphs>\d+)\n)?"
-    r"slot +release: id +\d+ \| task (?P=task) \| stop processing: n_tokens = (?P<context>\d+), truncated = \d+\n"
+    r"slot +release: id +\d+ \| task (?P=task) \| stop processing: n_tokens = (?P<context>\d+), truncated = 0\n"
     r"|srv +update_slots: all slots are idle\n"
     rf"|(?:{_BARE_QUIET_RUN})?(?=slot print_timing: id +\d+ \| task \d+ \| *\nprompt eval time = ))")
 
