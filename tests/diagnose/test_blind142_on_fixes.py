@@ -650,3 +650,24 @@ def test_a_prompt_cut_to_its_slots_context_is_noted(tmp_path):
     assert any(note.startswith("1 request(s) had their prompt cut to fit the slot's context") for note in diagnosis.notes)
     # The request itself is still read: 325 prompt tokens in 31.9 s.
     assert diagnosis.metrics["requests"] == 1
+
+
+MLPERF = ('[ {{ "ID": "5.1-0001", "Submitter": "AMD", "Model": "llama2-70b-99", "Scenario": "{scenario}", '
+          '"Accelerator": "AMD Instinct MI300X 192GB HBM3", "a#": 8, "compliance": 1, "errors": {errors}, '
+          '"inferred": 0, "Performance_Result": 8840.42, "Performance_Units": "Tokens/s" }} ]\n')
+
+
+def test_a_passing_mlperf_server_or_interactive_result_is_healthy(tmp_path):
+    from inferledger.diagnose.read import read_records
+
+    path = tmp_path / "mlperf.json"
+    path.write_text(MLPERF.format(scenario="Interactive", errors=0))
+    [record] = read_records(path)
+    assert record.metrics == {"output_tokens_per_second": 8840.42}
+    assert record.labels["mlperf_valid"] is True
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "healthy" and diagnosis.evidence[0].rule == "summary-mlperf-valid"
+    # Offline has no latency bound, and a result with errors passed nothing: the rate alone.
+    for scenario, errors in (("Offline", 0), ("Interactive", 2)):
+        path.write_text(MLPERF.format(scenario=scenario, errors=errors))
+        assert diagnose_files([path]).verdict == "insufficient-data"

@@ -115,7 +115,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind153_logs": (4, 4, 10),
           "blind154_logs": (5, 6, 10),
           "blind155_logs": (3, 3, 8),
-          "blind156_logs": (3, 3, 10),
+          "blind156_logs": (3, 4, 10),
           "blind158_logs": (0, 1, 10),
           "blind157_logs": (4, 6, 10),
           "blind159_logs": (1, 1, 8),

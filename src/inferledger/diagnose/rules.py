@@ -270,6 +270,11 @@ _TABLE = (
           "GB/s)",
           None, "", "as for requests: ten tokens a second is slow for a 7B model and the best a 70B one gets on such a "
           "card, so a size the run names turns the fixed cutoff into a floor", 0.6),
+    _rule("summary-mlperf-valid", "summary", "healthy",
+          "an MLPerf Inference Server or Interactive result that is compliant, with no errors and not inferred",
+          None, "", "MLPerf accepts a Server or Interactive run only if its p99 first-token and per-token latencies "
+          "met the scenario's bounds at the load it reports (llama2-70b Interactive: 450 ms and 40 ms): a passing "
+          "result is a latency judgement made by the benchmark's rules (an Offline result has no such bound)", 0.6),
     _rule("summary-healthy", "summary", "healthy", "latencies present, none of the rules above fired", None, "",
           "TTFT, per-token time and throughput stated, no queue, no artefact", 0.6),
     _rule("summary-no-latency", "summary", "insufficient-data", "counts only, no latency columns", None, "",

@@ -1052,7 +1052,22 @@ def _steady(record) -> float | None:
     return p99 / median_e2e
 
 
+def _mlperf_valid(run: _Run, record, where: dict, findings: list) -> bool:
+    """summary-mlperf-valid: an audited MLPerf Server or Interactive result that passed; True when it fired."""
+    scenario = record.labels.get("mlperf_scenario")
+    if not record.labels.get("mlperf_valid") or scenario not in ("Server", "Interactive"):
+        return False
+    rate = run.output_rate or run.achieved
+    findings.append(fire(
+        "summary-mlperf-valid", f"{run.name}: {rate:,.1f} {'output tok/s' if run.output_rate else 'samples/s'}, an "
+        f"audited {scenario} result, compliant with no errors: the scenario's p99 latency bounds (first token and "
+        "time per output token) held at this load, by the benchmark's rules", {"throughput": rate}, **where))
+    return True
+
+
 def _health(run: _Run, record, where: dict, findings: list) -> None:
+    if _mlperf_valid(run, record, where, findings):
+        return
     numbers = {}
     bits = []
     if run.ttft is not None:

@@ -425,6 +425,7 @@ _SNIFF_MARKERS = (
     (_BANNER, 0.95),
     ("Result for Model:", 0.9),
     ('"totalTimeMills"', 0.9),
+    ('"Performance_Result"', 0.9),  # MLPerf Inference's published summary records
     ("GenAI-Perf", 0.95),
     ("AIPerf | LLM Metrics", 0.95),
     ('"results_ttft_s_mean"', 0.95),

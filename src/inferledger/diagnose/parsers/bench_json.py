@@ -94,6 +94,8 @@ def _json_items(line_number: int, value, truncated: int) -> Iterator:
             value = value[:-1]  # the element the cut went through: its missing fields would mislead
         if value and any(isinstance(item, dict) and "ttft_s" in item for item in value[:5]):
             yield from _llmperf_requests(line_number, value, base_labels)
+        elif value and any(isinstance(item, dict) and "Performance_Result" in item for item in value[:5]):
+            yield from filter(None, (_mlperf(line_number, item) for item in value if isinstance(item, dict)))
         return
     if not isinstance(value, dict):
         return
@@ -223,6 +225,27 @@ def _export_summary(line_number: int, value: dict, labels: dict) -> Iterator:
 
 
 _CLI_CONCURRENCY = re.compile(r"--concurrency[ =]'?(\d+)'?(?=\s|$)")
+
+
+# MLPerf Inference's summary records (the results site's JSON): a scenario's audited result in its units.
+_MLPERF_UNITS = {"tokens/s": "output_tokens_per_second", "samples/s": "request_throughput_per_second",
+                 "queries/s": "request_throughput_per_second"}
+
+
+def _mlperf(line_number: int, item: dict) -> Record | None:
+    """One MLPerf result: its throughput, its scenario and whether it passed (compliant, no errors, not inferred).
+    A Server or Interactive result passes only with its latency bounds met at p99 (TTFT and TPOT for LLMs): the
+    rules' own judgement of its latencies, which the record carries as `mlperf_valid`."""
+    result = _float(item.get("Performance_Result"))
+    metric = _MLPERF_UNITS.get(str(item.get("Performance_Units", "")).strip().lower())
+    if result is None or metric is None:
+        return None
+    valid = item.get("compliance") == 1 and not item.get("errors") and not item.get("inferred")
+    labels = {"tool": f"MLPerf {item.get('Scenario', '')}".strip(), "mlperf_scenario": str(item.get("Scenario", "")),
+              "mlperf_valid": bool(valid)}
+    if item.get("Model"):
+        labels["section_model"] = str(item["Model"])
+    return Record("summary", "bench.mlperf", line_number, {metric: result}, labels=labels)
 
 
 def _llmperf_summary(line_number: int, value: dict, labels: dict) -> Iterator:
