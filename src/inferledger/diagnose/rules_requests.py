@@ -25,6 +25,7 @@ SLOW_CARD = f"{SLOW_COMMON_CARD_BYTES_PER_S / 1e9:.0f} GB/s card at {LARGE_MODEL
 
 
 SLOW_COMMON_CPU_BYTES_PER_S = limit("slow-common-cpu")
+IN_TURN_GROWTH = limit("in-turn-growth")
 SLOW_CPU = f"CPU's {SLOW_COMMON_CPU_BYTES_PER_S / 1e9:.0f} GB/s at {LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth"
 
 
@@ -255,9 +256,6 @@ def _served_in_turn(acc: Accumulator, findings: list) -> None:
         {"requests": float(len(timed)), "arrival_spread_seconds": spread, "finish_span_seconds": span,
          "e2e_seconds_first": first, "e2e_seconds_last": last},
         lines=[timed[0][2], timed[-1][2]], file=timed[0][3]))
-
-
-IN_TURN_GROWTH = limit("in-turn-growth")
 
 
 def request_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware_judged: bool,
