@@ -118,7 +118,7 @@ def _is_rule(line: str) -> bool:
 
 # Header words of tables written in Chinese (the seed's readers paste them), Japanese and Korean, as the English the
 # patterns know; longer words first where one holds another.
-_CHINESE = (("首字延迟", "ttft"), ("首token延迟", "ttft"), ("首字时延", "ttft"), ("首token时延", "ttft"),
+_CJK_WORDS = (("首字延迟", "ttft"), ("首token延迟", "ttft"), ("首字时延", "ttft"), ("首token时延", "ttft"),
             ("首词延迟", "ttft"), ("初始延迟", "ttft"), ("首包延迟", "ttft"),
             ("每token延迟", "tpot"), ("每token时延", "tpot"), ("单token延迟", "tpot"), ("token间延迟", "itl"),
             ("端到端延迟", "e2e latency"), ("总延迟", "e2e latency"), ("请求延迟", "e2e latency"),
@@ -166,9 +166,10 @@ _CONTEXT_PREFIX = re.compile(r"^(\d+(?:\.\d+)?)\s*([kK])\s+(?=[^\W\d])")  # `30K
 
 
 def _normal(header: str) -> str:
-    """The header as the patterns read it: Chinese words in English, sort arrows off, `TPS` as tok/s, lower case."""
-    for chinese, english in _CHINESE:
-        header = header.replace(chinese, f" {english} ")
+    """The header as the patterns read it: Chinese, Japanese and Korean words in English, bold and sort arrows off,
+    `TPS` as tok/s, lower case."""
+    for cjk, english in _CJK_WORDS:
+        header = header.replace(cjk, f" {english} ")
     header = _SORT_MARKS.sub(" ", header).replace("**", " ")  # bold markup: `**TTFT P99**` is TTFT P99
     lowered = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", header).lower().strip()  # a CSV's camelCase: `wallMs` is wall ms
     lowered = lowered.replace("_", " ")  # a script's snake_case: `per_request_output_tps`

@@ -238,8 +238,9 @@ def _row_unit(metrics: dict, unitless: dict) -> float | None:
     return littles_unit(rate, metrics.get("mean_concurrency") or metrics.get("max_concurrency"), latency)
 
 
-# The keys inside a metric's object that are no value of it: counts of samples, spreads, sums.
-_NOT_A_VALUE = frozenset(("n", "count", "samples", "num_samples", "sum", "std", "stdev", "stddev", "variance"))
+# The keys inside a metric's object that are no value of it and that line_metric would take for its mean (a name
+# it does not know as a statistic): counts of samples, sums, a variance. `std` and `stddev` are statistics it keeps.
+_NOT_A_VALUE = frozenset(("n", "count", "samples", "num_samples", "sum", "stdev", "variance"))
 
 # inference-perf's JSON report (kubernetes-sigs): latencies in seconds with no unit in their keys, nested as
 # "latency": {"request_latency": {"mean": …}, "normalized_time_per_output_token": {…}, …}.
@@ -334,7 +335,7 @@ def parse(lines) -> Iterator:
         if parents and any(char.isdigit() for char in line):
             match = _LINE.match(line)
             if match is not None and match.group("label").strip().strip('"').lower() in _NOT_A_VALUE:
-                continue  # "n": 3 under "ttft_ms" is how many were timed, not a time; a spread or a sum neither
+                continue  # "n": 3 under "ttft_ms" is how many were timed, not a time; a sum or a variance neither
             if match is not None:  # "mean": 74.6 under "ttft_ms" reads as "mean ttft_ms"
                 unit = match.group("unit") or ("s" if seconds and "latency" in parents else "")
                 line = f'"{match.group("label")} {parents[-1]}": {match.group("value")} {unit}'

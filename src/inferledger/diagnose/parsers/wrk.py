@@ -24,26 +24,27 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from inferledger.diagnose.parsers.bench_common import canonical_stat
+from inferledger.diagnose.parsers.ollama import go_duration_seconds
 from inferledger.diagnose.records import Record
 
 NAME = "wrk"
 
-_RUNNING = re.compile(r"^\s*Running (\S+) test @ (\S+)")
+_RUNNING = re.compile(r"^\s*Running \S+ test @ \S+", re.MULTILINE)
 _CONNECTIONS = re.compile(r"^\s*(\d+) threads and (\d+) connections")
-_LATENCY = re.compile(r"^\s*Latency\s+([\d.]+)(us|ms|s|m|h)\s+[\d.]+\w+\s+([\d.]+)(us|ms|s|m|h)\b")
-_PERCENTILE = re.compile(r"^\s*(50|75|90|99)(?:\.0+)?%\s+([\d.]+)(us|ms|s|m|h)\s*$")
-_REQUESTS = re.compile(r"^\s*(\d+) requests in ([\d.]+)(us|ms|s|m|h),")
+# wrk prints its times as Go does (`3.07s`, `38.32ms`, `812.45us`, `1.00m`): ollama.go_duration_seconds reads them.
+_LATENCY = re.compile(r"^\s*Latency\s+([\d.]+[a-z]+)\s+[\d.]+\w+\s+([\d.]+[a-z]+)\b")
+_PERCENTILE = re.compile(r"^\s*(\d+)(?:\.0+)?%\s+([\d.]+[a-z]+)\s*$")
+_REQUESTS = re.compile(r"^\s*(\d+) requests in ([\d.]+[a-z]+),")
 _SOCKET = re.compile(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)")
 _NON_2XX = re.compile(r"Non-2xx or 3xx responses: (\d+)")
 _RATE = re.compile(r"^\s*Requests/sec:\s+([\d.]+)\s*$")
-_SECONDS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_PERCENTILE_NAMES = {"50": "median", "75": "p75", "90": "p90", "99": "p99"}
 _LABELS = {"tool": "wrk", "e2e_definition": "wrk's latency: request sent to the last byte back (a closed loop, one "
                                             "request in flight a connection)"}
 
 
 def sniff(head: str) -> float:
-    return 0.9 if "Requests/sec:" in head and re.search(r"^\s*Running \S+ test @", head, re.MULTILINE) else 0.0
+    return 0.9 if "Requests/sec:" in head and _RUNNING.search(head) else 0.0
 
 
 def parse(lines) -> Iterator:
@@ -63,17 +64,24 @@ def parse(lines) -> Iterator:
             continue
         match = _LATENCY.match(line)
         if match:
-            metrics["e2e_seconds_mean"] = float(match.group(1)) * _SECONDS[match.group(2)]
-            metrics["e2e_seconds_max"] = float(match.group(3)) * _SECONDS[match.group(4)]
+            mean, longest = go_duration_seconds(match.group(1)), go_duration_seconds(match.group(2))
+            if mean is not None:
+                metrics["e2e_seconds_mean"] = mean
+            if longest is not None:
+                metrics["e2e_seconds_max"] = longest
             continue
         match = _PERCENTILE.match(line)
         if match:
-            metrics[f"e2e_seconds_{_PERCENTILE_NAMES[match.group(1)]}"] = float(match.group(2)) * _SECONDS[match.group(3)]
+            stat, seconds = canonical_stat(f"p{match.group(1)}"), go_duration_seconds(match.group(2))
+            if stat is not None and seconds is not None:  # p75 is no statistic the diagnosis keeps
+                metrics[f"e2e_seconds_{stat}"] = seconds
             continue
         match = _REQUESTS.match(line)
         if match:
             metrics["completed_requests"] = float(match.group(1))
-            metrics["duration_seconds"] = float(match.group(2)) * _SECONDS[match.group(3)]
+            seconds = go_duration_seconds(match.group(2))
+            if seconds is not None:
+                metrics["duration_seconds"] = seconds
             continue
         match = _SOCKET.search(line) or _NON_2XX.search(line)
         if match:
