@@ -130,7 +130,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind168_logs": (7, 7, 10),
           "blind169_logs": (6, 6, 8),
           "blind170_logs": (6, 8, 10),
-          "blind171_logs": (1, 1, 2)}
+          "blind171_logs": (1, 1, 2),
+          "blind177_logs": (3, 3, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
