@@ -46,6 +46,10 @@ _BATCH_FIELDS = {
     "#retracted-req": "retracted_requests",
     "#prealloc-req": "prealloc_requests",
     "#transfer-req": "transfer_requests",
+    # a disaggregated deployment's prefill server: requests waiting for the decode side's handshake, and requests
+    # whose KV cache is being sent to it
+    "#unbootstrapped-req": "unbootstrapped_requests",
+    "#transferring-req": "transferring_requests",
     "#inflight-req": "inflight_requests",
     "#pending-token": "pending_tokens",
     "cache hit rate": "prefix_cache_hit_fraction",  # 2024 prefill lines print it as a percentage
@@ -262,6 +266,11 @@ def _batch(line: str, line_number: int, kind: str) -> Record | Skipped:
         if start < 0:  # the oldest builds print `#running-req: …, #token: …` with no "Decode batch" before it
             start, kind = line.find("#running-req") - 1, ""
         metrics = _generic_metrics(line, start, kind)
+        if "running_requests" not in metrics and kind == "Prefill batch" and "new_requests" in metrics \
+                and ("transferring_requests" in metrics or "unbootstrapped_requests" in metrics):
+            # A prefill server of a disaggregated deployment (`#unbootstrapped-req`, `#transferring-req`) decodes
+            # nothing and prints no #running-req: the batch's new sequences are all it runs.
+            metrics["running_requests"] = metrics["new_requests"]
         if "running_requests" not in metrics:
             fused = _FUSED_RUNNING.search(line)
             if fused is None:
