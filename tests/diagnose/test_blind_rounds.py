@@ -135,7 +135,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind175_logs": (6, 7, 10),
           "blind180_logs": (8, 8, 10),
           "blind178_logs": (1, 1, 5),
-          "blind176_logs": (5, 5, 10)}
+          "blind176_logs": (5, 5, 10),
+          "blind179_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
