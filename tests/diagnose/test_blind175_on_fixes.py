@@ -27,3 +27,22 @@ def test_a_disaggregated_prefill_servers_batch_lines_are_read(tmp_path):
     assert second["transferring_requests"] == 1.0
     assert second["prompt_tokens_per_second"] == 1257.48
     assert diagnose_files([write(tmp_path, PD_PREFILL)]).verdict == "insufficient-data"  # no stream's speed in it
+
+
+# A regression report's table (vllm-ascend#3773): each latency's statistic after its unit, and the tokens after the
+# first named "incremental" tokens.
+STAT_AFTER_UNIT = """\
+| Thread Count | First Token Latency (ms) - P50 | First Token Latency (ms) - P95 | Incremental Token Latency (ms) - P50 |
+| :--- | :--- | :--- | :--- |
+| 1 | 2605.2 | 3887.1 | 21.3 |
+| 4 | 2661.2 | 5441.7 | 24.8 |
+"""
+
+
+def test_a_statistic_after_the_unit_is_the_columns_statistic(tmp_path):
+    records = [record for record in read_records(write(tmp_path, STAT_AFTER_UNIT)) if record.kind == "summary"]
+    assert len(records) == 2  # a run a row, not a run a column
+    first = records[0].metrics
+    assert first["ttft_seconds_median"] == 2605.2 / 1000
+    assert first["ttft_seconds_p95"] == 3887.1 / 1000
+    assert first["itl_seconds_median"] == 21.3 / 1000

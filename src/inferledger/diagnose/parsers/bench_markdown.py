@@ -45,7 +45,8 @@ _COLUMNS = (
     (r"^1000 ?/ ?tpot$", _STREAM_RATE, "rate"),  # 1000 / TPOT in ms: a stream's tok/s
     # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
     (r"\btpot\b|time per (?:output )?token|^2\+|^(?:next|2nd) token", "tpot_seconds", "time"),
-    (r"\bitl\b|inter[- ]token|\btbt\b|time between tokens", "itl_seconds", "time"),  # TBT: time between tokens
+    # TBT: time between tokens; a token after the first is an "incremental" one (Ascend's and Intel's reports)
+    (r"\bitl\b|inter[- ]token|\btbt\b|time between tokens|incremental token", "itl_seconds", "time"),
     # a load tester's `Average Response Time` (locust, JMeter, stress scripts): a request's whole time
     (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^(?:(?:mean|average|avg|median|p\d+) )?latency$|^wall"
      r"|^(?:(?:mean|average|avg|median|min|max|p\d+) )?response time$|^(?:total )?time$",
@@ -197,7 +198,8 @@ def _column(header: str):
                 and not re.search(r"prompt|prefill|first", lowered[: unit_match.start()]):
             # `Latency (ms/token)`, `Speed (ms/token)`: a generated token's time, whatever its name
             return "tpot_seconds_mean", unit, "time"
-        lowered = lowered[: unit_match.start()].strip()
+        # a statistic after the unit stays (`First Token Latency (ms) - P50`)
+        lowered = (lowered[: unit_match.start()] + " " + lowered[unit_match.end():].strip(" -")).strip()
     lowered = " ".join(re.sub(r"[()]", " ", lowered).split())  # `prefill(tok/s)` reads as `prefill tok/s`
     if re.search(r"per (?:user|request) total", lowered):
         return None  # one request's prompt and output tokens over its time: neither its decode rate nor the run's
