@@ -46,3 +46,17 @@ def test_a_statistic_after_the_unit_is_the_columns_statistic(tmp_path):
     assert first["ttft_seconds_median"] == 2605.2 / 1000
     assert first["ttft_seconds_p95"] == 3887.1 / 1000
     assert first["itl_seconds_median"] == 21.3 / 1000
+
+
+# A translated page's table (Ollama on an RTX 4080): tokens written 令牌, "tokens generated per second" in words.
+TOKENS_AS_LINGPAI = """\
+| 模型 | 使用的显存+显存 | CPU/GPU 分配 | 每秒生成的令牌数 |
+|---|---|---|---|
+| gpt-oss:20b | 14 GB | 100% GPU | 139.93 |
+| qwen3:14b | 12 GB | 100% GPU | 61.85 |
+"""
+
+
+def test_a_chinese_header_of_tokens_generated_per_second_is_a_streams_rate(tmp_path):
+    records = [record for record in read_records(write(tmp_path, TOKENS_AS_LINGPAI)) if record.kind == "summary"]
+    assert [record.metrics["output_tokens_per_second_per_user_mean"] for record in records] == [139.93, 61.85]

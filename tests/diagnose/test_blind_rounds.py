@@ -134,7 +134,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind177_logs": (3, 3, 5),
           "blind175_logs": (6, 7, 10),
           "blind180_logs": (8, 8, 10),
-          "blind178_logs": (1, 1, 5),
+          "blind178_logs": (1, 4, 5),
           "blind176_logs": (5, 5, 10),
           "blind179_logs": (6, 6, 10)}
 

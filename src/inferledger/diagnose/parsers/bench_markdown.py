@@ -127,6 +127,9 @@ _CJK_WORDS = (("首字延迟", "ttft"), ("首token延迟", "ttft"), ("首字时�
             ("输入长度", "input len"), ("输出长度", "output len"), ("并发数", "concurrency"), ("并发", "concurrency"),
             ("吞吐量", "throughput"), ("吞吐", "throughput"), ("请求数", "requests"), ("推理时间", "e2e latency"),
             ("推理耗时", "e2e latency"),
+            # a token written 令牌 (translated pages), a rate per 秒 (second)
+            ("每秒生成的令牌数", "gen tok/s"), ("每秒生成令牌数", "gen tok/s"), ("令牌", "token"), ("首token", "ttft"),
+            ("输出", "output"), ("输入", "input"), ("/秒", "/s"),
             # Japanese
             ("最初のトークン", "ttft"), ("初トークン", "ttft"), ("トークン速度", "gen"), ("出力トークン", "output tokens"),
             ("入力トークン", "input tokens"), ("スループット", "throughput"), ("レイテンシ", "latency"),
