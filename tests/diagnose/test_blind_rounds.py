@@ -136,7 +136,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind180_logs": (8, 8, 10),
           "blind178_logs": (1, 4, 5),
           "blind176_logs": (5, 5, 10),
-          "blind179_logs": (6, 6, 10)}
+          "blind179_logs": (6, 6, 10),
+          "blind182_logs": (1, 1, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
