@@ -137,7 +137,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind178_logs": (1, 4, 5),
           "blind176_logs": (5, 5, 10),
           "blind179_logs": (6, 6, 10),
-          "blind182_logs": (1, 1, 3)}
+          "blind182_logs": (1, 1, 3),
+          "blind183_logs": (4, 4, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
