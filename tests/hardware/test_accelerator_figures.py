@@ -250,3 +250,109 @@ def test_rtx_6000_ada_is_the_professional_ad102_at_full_rate():
     assert ada_pro.peak_flops_per_second("bf16") == 364.2e12
     assert ada_pro.peak_flops_per_second("fp8") == pytest.approx(2 * 364.2e12, rel=2e-3)
     assert geforce.peak_flops_per_second("fp8") == pytest.approx(2 * geforce.peak_flops_per_second("bf16"), rel=2e-3)
+
+
+@pytest.mark.parametrize(
+    "name, gib, bandwidth, bf16, architecture",
+    [
+        # (part, vendor "N GB" stored as GiB, bandwidth B/s, dense bf16 FLOP/s, generation) written from the sources.
+        ("h20", 96, 4.0e12, 148e12, "hopper"),  # willitrunai / zangshuxian: 96 GB, 4.0 TB/s, FP16 148 dense
+        ("h800-sxm", 80, 3.35e12, 1979e12 / 2, "hopper"),  # H100 SXM rates (1,979 sparse), 3.35 TB/s (Philisun)
+        ("a800-sxm-80gb", 80, 2039e9, 312e12, "ampere"),  # A100 SXM4 80GB rates: 2.039 TB/s, 312 dense (Klockwood)
+        ("l20", 48, 864e9, 92 * 512 * 2.52e9, "ada"),  # TopCPU: 92 SMs, 2520 MHz, 864 GB/s; L40's 512 FLOP/clk/SM
+        ("v100-sxm2-32gb", 32, 900e9, 125e12, "volta"),  # NVIDIA: 125 Tensor TFLOPS; HBM2 900 GB/s
+        ("v100-pcie-16gb", 16, 900e9, 112e12, "volta"),  # io-tech.fi: 112 Tensor TFLOPS at 1370 MHz, 16 GB, 900 GB/s
+        ("a40", 48, 696e9, 149.7e12, "ampere"),  # A40 datasheet: BF16 149.7 | 299.4*, 696 GB/s
+        ("rtx-4080", 16, 22.4e9 * 256 / 8, 76 * 512 * 2.505e9, "ada"),  # Holy Nerdvana: 76 SMs, 2505 MHz, 22.4 Gbps
+        ("rtx-4070", 12, 504e9, 46 * 512 * 2.475e9, "ada"),  # TheFPSReview: 46 SMs, 2475 MHz, 504 GB/s
+        ("rtx-4060-ti-16gb", 16, 288e9, 34 * 512 * 2.535e9, "ada"),  # TheFPSReview: 34 SMs, 2535 MHz, 288 GB/s
+        ("rtx-3080", 10, 760e9, 68 * 512 * 1.71e9, "ampere"),  # IT Creations / winenfood: 68 SMs, 1.71 GHz, 760 GB/s
+        ("rtx-3060", 12, 360e9, 28 * 512 * 1.777e9, "ampere"),  # PCPartDB: 28 SMs, 1777 MHz, 360 GB/s
+        ("rx-7900-xtx", 24, 960e9, 61.4e12, "rdna3"),  # Guru3D: 61.4 TFLOPS FP32 (WMMA rate unsourced), 960 GB/s
+        ("mi250x", 128, 3.2e12, 383e12, "cdna2"),  # AMD table (Zexron): FP16/BF16 383.0, 128GB, 3.2 TB/s
+        ("mi355x", 288, 8e12, 256 * 8192 * 2.4e9 / 2, "cdna4"),  # ISSCC: 256 CUs x 8192 FP8/clk x 2.4 GHz; BF16 half
+        ("gaudi2", 96, 2.45e12, 432e12, "gaudi2"),  # PCGuia: 96 GB, 2.45 TB/s, BF16 matrix 432
+        ("gaudi3", 128, 3.7e12, 1835e12, "gaudi3"),  # Yobitel / The Register: 128 GB, 3.7 TB/s, BF16 1,835
+        ("m1-max", 64, 400e9, 10.4e12, "apple-m1"),  # 4096 ALUs, 10.4 TFLOPS, 400 GB/s
+        ("m2-max", 96, 400e9, 38 * 128 * 2 * 1.398e9, "apple-m2"),  # 38 cores at 1398 MHz (hmc-tech), 400 GB/s
+        ("m3-max", 128, 400e9, 14.32e12, "apple-m3"),  # hmc-tech: 5120 shaders, 14.32 TFLOPS; 400 GB/s
+        ("m4-max", 128, 546e9, 40 * 128 * 2 * 1.678e9, "apple-m4"),  # 546 GB/s; 1678 MHz (hmc-tech 32-core figure)
+        ("m4-pro", 64, 273e9, 20 * 128 * 2 * 1.678e9, "apple-m4"),  # 273 GB/s, up to 64 GB
+        ("m2-ultra", 192, 800e9, 76 * 128 * 2 * 1.398e9, "apple-m2"),  # 192 GB, 800 GB/s, 76 cores
+        ("m3-ultra", 512, 819e9, 80 * 128 * 2 * 1.398e9, "apple-m3"),  # TechPowerUp: 512 GB, 819 GB/s, 80 cores
+        ("dgx-spark", 128, 273e9, 1e15 / 2 / 8, "blackwell-gb10"),  # 1 PFLOP FP4 sparse; bf16 = dense FP4 / 8
+    ],
+)
+def test_added_parts_figures(name, gib, bandwidth, bf16, architecture):
+    part = find_accelerator(name)
+    assert part.memory_bytes == gib * 2**30
+    assert part.memory_bandwidth_bytes_per_second == pytest.approx(bandwidth, rel=2e-3)
+    assert part.peak_flops_per_second("bf16") == pytest.approx(bf16, rel=2e-3)
+    assert part.architecture == architecture
+
+
+def test_added_parts_dtypes_and_links():
+    # H20: FP8 296, INT8 296, TF32 74, FP32 44 (1cnz.cn / zangshuxian); NVLink 900 GB/s bidirectional.
+    h20 = find_accelerator("h20")
+    assert h20.peak_flops_per_second("fp8") == 296e12 and h20.peak_flops_per_second("tf32") == 74e12
+    assert h20.interconnect_bandwidth_bytes_per_second == 900e9 / 2
+    # H800 / A800: the H100 / A100 compute with NVLink cut to 400 GB/s bidirectional.
+    assert find_accelerator("h800").peak_flops_per_second("fp8") == pytest.approx(3958e12 / 2, rel=1e-3)
+    assert find_accelerator("h800").interconnect_bandwidth_bytes_per_second == 400e9 / 2
+    assert find_accelerator("a800").interconnect_bandwidth_bytes_per_second == 400e9 / 2
+    assert find_accelerator("a800").peak_flops_per_second("fp8") is None  # Ampere
+    # V100: no BF16 hardware, priced at the FP16 tensor rate; NVLink 2: 6 links x 25 GB/s per direction.
+    v100 = find_accelerator("v100")
+    assert v100.peak_flops_per_second("bf16") == v100.peak_flops_per_second("fp16") == 125e12
+    assert v100.peak_flops_per_second("fp8") is None and v100.peak_flops_per_second("int8") is None
+    assert v100.interconnect_bandwidth_bytes_per_second == 6 * 25e9
+    assert find_accelerator("v100 pcie").interconnect_bandwidth_bytes_per_second == 32e9 / 2  # PCIe 3.0 x16
+    # A40 datasheet: INT8 299.3 | 598.6*, TF32 74.8 | 149.6*; NVLink bridge 112.5 GB/s bidirectional.
+    a40 = find_accelerator("a40")
+    assert a40.peak_flops_per_second("int8") == 299.3e12 and a40.peak_flops_per_second("tf32") == 74.8e12
+    assert a40.interconnect_bandwidth_bytes_per_second == 112.5e9 / 2
+    # RTX 4080: the source's FP16-accumulate sparse 390 TFLOPS is 4x the stored FP32-accumulate dense rate.
+    assert find_accelerator("rtx-4080").peak_flops_per_second("bf16") == pytest.approx(389.9e12 / 4, rel=2e-3)
+    # RTX 3060: NVIDIA's "101 tensor-TFLOPs" (FP16 accumulate, sparse) is 4x the stored rate.
+    assert find_accelerator("rtx-3060").peak_flops_per_second("bf16") == pytest.approx(101.9e12 / 4, rel=2e-3)
+    assert find_accelerator("rtx-4060-ti-16gb").interconnect_bandwidth_bytes_per_second == 32e9 / 2  # PCIe 4.0 x8
+    # MI355X: FP8 5 PF dense (ISSCC), FP4 10 PF dense (The Register); MI250X: INT8 383 TOPS, IF 800 GB/s total.
+    mi355x = find_accelerator("mi355x")
+    assert mi355x.peak_flops_per_second("fp8") == pytest.approx(5.03e15, rel=2e-3)
+    assert mi355x.peak_flops_per_second("fp4") == 10e15
+    assert find_accelerator("mi250x").peak_flops_per_second("int8") == 383e12
+    assert find_accelerator("mi250x").interconnect_bandwidth_bytes_per_second == 800e9 / 2
+    # Gaudi 3: FP8 at the BF16 rate (1,835 both); 24 x 200 GbE. Gaudi 2: FP8 left out (source inconsistent).
+    gaudi3 = find_accelerator("gaudi3")
+    assert gaudi3.peak_flops_per_second("fp8") == gaudi3.peak_flops_per_second("bf16") == 1835e12
+    assert gaudi3.interconnect_bandwidth_bytes_per_second == 24 * 200e9 / 8
+    assert find_accelerator("gaudi2").peak_flops_per_second("fp8") is None
+    assert find_accelerator("gaudi2").interconnect_bandwidth_bytes_per_second == 24 * 100e9 / 8
+    # Apple: no matrix units, FP16 = FP32 = the stored bf16; no fp8.
+    m3 = find_accelerator("m3 max")
+    assert m3.peak_flops_per_second("fp16") == m3.peak_flops_per_second("fp32") == m3.peak_flops_per_second("bf16")
+    assert m3.peak_flops_per_second("fp8") is None
+    # DGX Spark: 1 PFLOP FP4 with sparsity -> 500 TFLOPS dense; FP32 31 TFLOPS; ConnectX-7 200 Gb/s.
+    spark = find_accelerator("dgx spark")
+    assert spark.peak_flops_per_second("fp4") == 1e15 / 2 and spark.peak_flops_per_second("fp32") == 31e12
+    assert spark.interconnect_bandwidth_bytes_per_second == 200e9 / 8
+
+
+@pytest.mark.parametrize("name", ["v100", "rx-7900-xtx", "mi250x", "mi355x", "gaudi2", "gaudi3", "m4-max", "gb10"])
+def test_added_generations_without_calibration_extrapolate(name):
+    """New generations have no measured kernels: the realistic estimate borrows the median and says so."""
+    from inferledger.calibration import load_calibration
+    from inferledger.ledger.realistic import generation_of
+
+    generation = generation_of(find_accelerator(name))
+    entry, extrapolated, note = load_calibration().lookup("gemm", generation, "bf16")
+    assert entry is not None and extrapolated and generation in note
+
+
+def test_added_parts_request_runs_end_to_end(capsys):
+    # Every added part prices a bundled model through the CLI without a traceback.
+    from inferledger.cli import main
+
+    for name in ("h20", "l20", "v100-pcie-16gb", "rtx-3060", "rx-7900-xtx", "mi355x", "gaudi3", "m4-pro", "dgx-spark"):
+        assert main(["request", "--model", "Qwen/Qwen2.5-7B", "--gpu", name, "--json"]) == 0, name
+        assert '"realistic' in capsys.readouterr().out, name

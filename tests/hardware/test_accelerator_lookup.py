@@ -224,3 +224,105 @@ def test_any_text_either_matches_or_raises_the_typed_error(text):
         assert "\n" not in str(error)
     else:
         assert part.name in {p.name for p in load_catalog()}
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("H20", "h20"),  # must not be taken for the H200, nor the H200 for it
+        ("NVIDIA H20", "h20"),
+        ("H200", "h200-sxm"),
+        ("H800", "h800-sxm"),  # documented default: SXM5 80GB
+        ("NVIDIA H800 80GB HBM3", "h800-sxm"),
+        ("A800", "a800-sxm-80gb"),  # documented default: SXM 80GB
+        ("A800-SXM4-80GB", "a800-sxm-80gb"),
+        ("L20", "l20"),
+        ("NVIDIA A40", "a40"),
+        ("Tesla V100-SXM2-32GB", "v100-sxm2-32gb"),  # what nvidia-smi prints
+        ("V100 32GB", "v100-sxm2-32gb"),
+        ("V100", "v100-sxm2-32gb"),  # documented default
+        ("Tesla V100-PCIE-16GB", "v100-pcie-16gb"),
+        ("GeForce RTX 4080", "rtx-4080"),
+        ("RTX 4080", "rtx-4080"),
+        ("NVIDIA GeForce RTX 4070", "rtx-4070"),
+        ("RTX 4060 Ti", "rtx-4060-ti-16gb"),  # documented default: the 16GB board
+        ("RTX 3080", "rtx-3080"),
+        ("GeForce RTX 3060", "rtx-3060"),
+        ("Radeon RX 7900 XTX", "rx-7900-xtx"),
+        ("7900 XTX", "rx-7900-xtx"),
+        ("AMD Instinct MI250X", "mi250x"),
+        ("MI355X", "mi355x"),
+        ("HL-225", "gaudi2"),
+        ("Gaudi2", "gaudi2"),
+        ("Intel Gaudi 3", "gaudi3"),
+        ("M3 Max", "m3-max"),
+        ("Apple M3 Max", "m3-max"),
+        ("Apple M4 Max", "m4-max"),
+        ("M4 Pro", "m4-pro"),
+        ("M1 Max", "m1-max"),
+        ("M2 Max", "m2-max"),
+        ("M2 Ultra", "m2-ultra"),
+        ("M3 Ultra", "m3-ultra"),
+        ("GB10", "dgx-spark"),
+        ("DGX Spark", "dgx-spark"),
+        ("GB200", "gb200"),  # unchanged by the GB10 alias
+    ],
+)
+def test_added_aliases(query, expected):
+    assert find_accelerator(query).name == expected
+
+
+@pytest.mark.parametrize("query", ["RTX 4060", "RTX 4080 SUPER", "RTX 3080 Ti", "RTX 3060 Ti", "RTX 4070 Ti",
+                                   "7900 XT", "RTX 3080 12GB", "M3 Max 30-core"])
+def test_other_boards_of_the_same_number_do_not_resolve(query):
+    # A variant word (Ti, SUPER, XT) or a different memory/bin names another board: no silent wrong match.
+    with pytest.raises(UnknownAccelerator):
+        find_accelerator(query)
+
+
+def test_bare_apple_generation_is_ambiguous():
+    with pytest.raises(UnknownAccelerator) as error:
+        find_accelerator("M4")
+    assert "m4-max" in _one_line(error) and "m4-pro" in _one_line(error)
+
+
+EXISTING_LABELS = {
+    # Every label of the 27 parts before the additions, and the part it resolved to then.
+    "a100-sxm-40gb": ["A100 SXM 40GB", "A100-sxm4-40gb", "A100 40GB sxm", "A100-SXM4-40GB", "A100 SXM4 40GB",
+                      "A100 40GB", "A100-40GB", "NVIDIA A100 SXM 40GB"],
+    "a100-sxm-80gb": ["A100 SXM 80GB", "A100-SXM4-80GB", "A100 80GB", "A100-80GB", "NVIDIA A100 SXM 80GB"],
+    "a100-pcie-40gb": ["A100 PCIE 40GB", "A100 40GB pcie", "A100-PCIE-40GB"],
+    "a100-pcie-80gb": ["A100 PCIE 80GB", "A100 80GB pcie", "A100-PCIE-80GB"],
+    "h100-sxm": ["H100", "H100 SXM", "H100 SXM5", "H100-SXM5-80GB", "H100 SXM 80GB", "H100 80GB HBM3",
+                 "H100-80GB-HBM3"],
+    "h100-pcie": ["H100 PCIe", "H100-PCIE-80GB", "H100 PCIe 80GB", "H100 80GB PCIe"],
+    "h100-nvl": ["H100 NVL", "H100-NVL-94GB", "H100 NVL 94GB", "H100 94GB"],
+    "h200-sxm": ["H200", "H200 SXM", "H200 SXM5", "H200-SXM-141GB", "H200 141GB"],
+    "b200": ["B200", "B200 SXM", "HGX B200", "B200 180GB", "B200-180GB"],
+    "gb200": ["GB200", "GB200 NVL72", "GB200 GPU", "GB200 186GB"],
+    "b300": ["B300", "B300 SXM", "HGX B300", "B300 268GB"],
+    "gb300": ["GB300", "GB300 NVL72", "GB300 GPU", "GB300 288GB"],
+    "rtx-pro-6000-server": ["RTX PRO 6000 Blackwell Server Edition", "RTX PRO 6000 Server",
+                            "RTX PRO 6000 96GB server", "rtx_pro_6000_server"],
+    "l40s": ["L40S", "L40S 48GB", "L40S-48GB"],
+    "l4": ["L4", "L4 24GB", "L4-24GB"],
+    "a10g": ["A10G", "A10G 24GB", "A10G-24GB"],
+    "rtx-4090": ["RTX 4090", "4090", "RTX4090", "RTX 4090 24GB"],
+    "rtx-3090": ["RTX 3090", "3090", "RTX3090", "RTX 3090 24GB"],
+    "rtx-5090": ["RTX 5090", "5090", "RTX5090", "RTX 5090 32GB"],
+    "rtx-6000-ada": ["RTX 6000 Ada", "RTX 6000 Ada Generation", "RTX 6000 Ada 48GB", "6000 Ada"],
+    "rtx-a6000": ["RTX A6000", "A6000", "RTXA6000", "RTX A6000 48GB"],
+    "l40": ["L40", "L40 48GB", "L40-48GB"],
+    "a10": ["A10", "A10 24GB", "A10-24GB", "A10 PCIe"],
+    "t4": ["T4", "Tesla T4", "T4 16GB", "T4-16GB"],
+    "mi300x": ["MI300X", "MI300", "MI300X 192GB", "MI300X-192GB"],
+    "mi325x": ["MI325X", "MI325", "MI325X 256GB", "MI325X-256GB"],
+    "xeon-8480": ["Xeon 8480+", "Xeon Platinum 8480+", "8480+", "Xeon 8480", "Sapphire Rapids", "SPR", "CPU",
+                  "xeon-spr"],
+}
+
+
+def test_existing_names_still_resolve_as_before():
+    for expected, labels in EXISTING_LABELS.items():
+        for label in [expected, *labels]:
+            assert find_accelerator(label).name == expected, label

@@ -9,6 +9,8 @@ Rules, in order:
    aliases, each documented in that entry's notes: "H100" -> h100-sxm, "A100 80GB" -> a100-sxm-80gb,
    "A100 40GB" -> a100-sxm-40gb. A bare "A100" has no default (four parts) and is reported as ambiguous.
 4. Otherwise the query's words must all appear among one part's words; one such part wins, several are ambiguous.
+   A part whose id carries a variant word (ti, super, xt, xtx) is not matched by a query without it: "RTX 4060" is
+   not taken for the rtx-4060-ti-16gb.
 5. Nothing matches: UnknownAccelerator listing the close names (difflib).
 """
 
@@ -25,6 +27,8 @@ _NOISE = {
     "nvidia", "amd", "intel", "geforce", "tensor", "core", "cores", "gpu", "gpus", "instinct", "accelerator",
     "card", "processor", "the", "hbm", "hbm2", "hbm2e", "hbm3", "hbm3e", "gddr6", "gddr6x", "per",
 }
+# Words that name a different board of the same number (RTX 4060 vs 4060 Ti, 7900 XT vs XTX).
+_VARIANTS = {"ti", "super", "xt", "xtx"}
 
 
 def _tokens(text: str) -> tuple[str, ...]:
@@ -80,7 +84,8 @@ def find_accelerator(name, extra_files=()) -> Accelerator:
         _ambiguous(name, exact)
 
     words = set(query)
-    covering = [p for p in catalog if words <= {t for label in _labels(p) for t in _tokens(label)}]
+    covering = [p for p in catalog if words <= {t for label in _labels(p) for t in _tokens(label)}
+                and not (_VARIANTS & set(_tokens(p.name))) - words]
     if len(covering) == 1:
         return covering[0]
     if len(covering) > 1:
