@@ -62,11 +62,12 @@ def _run(tmp_path, text: str, **options):
 
 def test_a_slow_stream_of_a_model_known_by_name(tmp_path):
     # 200 tokens in 20 s = 100 ms a token. Floor: 27e9 weights × 4.5 bits (ollama's default) ÷ 8 = 15.19 GB a step,
-    # ÷ the RTX 3090's 936 GB/s = 16.2 ms: 16.2 % of the speed the weights allow, under the 40 % the rule asks.
+    # ÷ the RTX 3090's 936 GB/s = 16.2 ms, plus the fixed cost of 64 layers (Qwen/Qwen3.5-27B's, the catalogued dense
+    # model nearest 27B) at 46 µs = 2.94 ms: 19.2 % of the speed the weights allow, under the 40 % the rule asks.
     diagnosis = _run(tmp_path, _ollama_block(200, 20.0), model=UNKNOWN_27B, gpu="rtx-3090")
     assert diagnosis.verdict == "decode-bound"
     item = next(item for item in diagnosis.evidence if item.rule == "hardware-named-decode-far-below-floor")
-    floor = 27e9 * 4.5 / 8 / 936e9
+    floor = 27e9 * 4.5 / 8 / 936e9 + 64 * 46e-6
     assert item.numbers["named_decode_floor_seconds_per_token"] == pytest.approx(floor)
     assert item.numbers["decode_roofline_fraction"] == pytest.approx(floor / 0.1)
     assert any("name states" in warning for warning in diagnosis.warnings)

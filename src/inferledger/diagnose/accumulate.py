@@ -26,6 +26,7 @@ FOLD_WINDOWS = 2048  # stats windows queued before they are folded a list at a t
 KV_FULL_FRACTION = threshold("windows-kv-full-waiting")
 SLOW_STREAM_TOKENS_PER_SECOND = threshold("windows-slow-streams")
 SMALL_BATCH = limit("small-batch")
+MAX_BENCH_STEPS = 10_000  # llama-bench rows kept for the roofline (a table is tens of rows): memory stays bounded
 STARVED_TOKENS_PER_SECOND = limit("starved-stream")
 PREFILL_HEAVY_RATIO = threshold("windows-prefill-heavy")
 SLOW_TPOT_SECONDS = threshold("requests-slow-tpot-no-hardware")
@@ -342,6 +343,9 @@ class Accumulator:
         # The same with the most a step may read, where that is a range (a mixture named without its active size);
         # empty when every step's read is known.
         self.effective_bandwidth_high = Running()
+        # llama-bench: line -> (tg tok/s, total parameters, a mixture?) of the rows effective_bandwidth read, so the
+        # roofline can charge the fastest row's step its layers' fixed cost (roofline.step_fixed_seconds)
+        self.bench_steps = {}
         self.depth_generation = {}  # llama-bench -d: context tokens -> Running of tg tok/s at that depth
         self.depth_prompt = {}  # and of pp tok/s
         # llama-bench: (file, model, test, settings) -> [(rate, line)], the same test of one model under the same
@@ -748,6 +752,9 @@ class Accumulator:
         if rate is not None and "weights_bytes" in metrics:
             self.effective_bandwidth.add(metrics.get("decode_weights_bytes", metrics["weights_bytes"]) * rate,
                                          record.line_number)
+            if "parameters" in metrics and len(self.bench_steps) < MAX_BENCH_STEPS:
+                mixture = metrics.get("decode_weights_bytes", metrics["weights_bytes"]) < metrics["weights_bytes"]
+                self.bench_steps[record.line_number] = (rate, metrics["parameters"], mixture)
         elif rate is not None and "named_weights_bytes" in metrics:
             self.effective_bandwidth.add(metrics["named_weights_bytes"] * rate, record.line_number)
             self.bandwidth_source = NAMED_BANDWIDTH_SOURCE

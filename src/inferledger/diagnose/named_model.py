@@ -229,18 +229,38 @@ def mixture_read(model_cell: str, total_params: float, file_bytes: float) -> Mix
 
 
 @cache
-def _catalog_mixtures() -> tuple:
-    """(name, total, active, routed experts' total, their active) parameters of each catalogued mixture of experts,
-    by the ledger's parameter rows; active leaves out the embedding table (a step reads one row of it)."""
+def _catalog_counts() -> tuple:
+    """(name, total, active, routed experts' total, their active, layers) of each catalogued model, by the ledger's
+    parameter rows; active leaves out the embedding table (a step reads one row of it)."""
     from inferledger.ledger.params import count_parameters
     from inferledger.model import load_model
     from inferledger.model.config import catalog_names
 
-    mixtures = []
+    counts = []
     for name in catalog_names():
-        counted = count_parameters(load_model(name))
+        spec = load_model(name)
+        counted = count_parameters(spec)
         routed = counted.by_component.get("ffn.routed_experts", 0)
-        if counted.active < counted.total and routed:
-            active = counted.active - counted.active_by_component.get("embedding", 0)
-            mixtures.append((name, counted.total, active, routed, counted.active_by_component["ffn.routed_experts"]))
-    return tuple(mixtures)
+        active = counted.active - counted.active_by_component.get("embedding", 0)
+        routed_active = counted.active_by_component.get("ffn.routed_experts", 0)
+        counts.append((name, counted.total, active, routed, routed_active, spec.num_layers))
+    return tuple(counts)
+
+
+@cache
+def _catalog_mixtures() -> tuple:
+    """(name, total, active, routed experts' total, their active) parameters of each catalogued mixture of experts."""
+    return tuple(count[:5] for count in _catalog_counts() if count[2] < count[1] and count[3])
+
+
+def catalog_layers(total_params: float, mixture: bool) -> int | None:
+    """The layers of the catalogued model of the same kind (a mixture of experts or dense) nearest in total
+    parameters: how deep a model known only by its size most likely is (a decode step pays a fixed cost a layer)."""
+    if total_params <= 0:
+        return None
+    import math
+
+    same = [count for count in _catalog_counts() if bool(count[3] and count[2] < count[1]) == mixture]
+    if not same:
+        return None
+    return min(same, key=lambda count: abs(math.log(count[1] / total_params)))[5]

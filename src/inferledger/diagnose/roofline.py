@@ -28,6 +28,16 @@ LOW_FRACTION = threshold("hardware-decode-far-below-floor")
 NEAR_FRACTION = threshold("hardware-decode-near-floor")
 REALISTIC_FACTOR = threshold("hardware-decode-below-realistic")
 LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
+LAYER_STEP_SECONDS = limit("layer-step-seconds")
+
+
+def step_fixed_seconds(total_params: float, mixture: bool) -> tuple[float, int | None]:
+    """(seconds, layers): the fixed cost of one batch-1 decode step of a model known by its size, its layers (those
+    of the catalogued model of its kind nearest in size) × limit layer-step-seconds; (0, None) when none is near."""
+    from inferledger.diagnose.named_model import catalog_layers
+
+    layers = catalog_layers(total_params, mixture)
+    return (layers * LAYER_STEP_SECONDS, layers) if layers else (0.0, None)
 NAMED_LOW_FRACTION = threshold("hardware-named-decode-far-below-floor")
 NAMED_NEAR_FRACTION = threshold("hardware-named-decode-near-floor")
 NAMED_MAX_BATCH = limit("named-max-batch")
@@ -68,9 +78,19 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
             if fraction > IMPOSSIBLE_FRACTION:
                 return [fire("hardware-decode-faster-than-floor", text + ": faster than the card can read the "
                              "weights (wrong GPU, or part of the model on another device)", numbers)]
+            # The fastest step the card allows is the weights' read plus the layers' fixed cost: at rate r that
+            # cost adds r × its seconds to the share of that step the row reached (a small model's floor is mostly
+            # the fixed cost).
+            rate, total, mixture = acc.bench_steps.get(reached.high_line, (0.0, 0.0, False))
+            fixed, layers = step_fixed_seconds(total, mixture)
+            if fixed:
+                fraction += rate * fixed
+                numbers.update(fixed_step_seconds=fixed, floor_speed_fraction=fraction)
+                text += (f"; with {layers} layers' fixed cost ({fixed * 1e3:.2f} ms a step) the fastest row reaches "
+                         f"{fraction:.0%} of the speed the card allows")
             # A size read from the model's name is an estimate: the stricter cutoff of the named rules.
             named = acc.bandwidth_source == NAMED_BANDWIDTH_SOURCE
-            if most / bandwidth < (NAMED_LOW_FRACTION if named else LOW_FRACTION):
+            if most / bandwidth + rate * fixed < (NAMED_LOW_FRACTION if named else LOW_FRACTION):
                 return [fire("hardware-named-decode-far-below-floor" if named else "hardware-decode-far-below-floor",
                              text + ": the backend, not the memory, limits decode", numbers)]
             if fraction >= NEAR_FRACTION:
@@ -484,7 +504,8 @@ def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, li
     one stream is the weights the name states ÷ the card's bandwidth. Judged only at a batch of one or two, where the
     weights are most of what a step reads; with more streams their cache, which the name does not give, joins."""
     bandwidth = accelerator.memory_bandwidth_bytes_per_second
-    floor = named.weights_bytes_per_step / bandwidth
+    fixed, layers = step_fixed_seconds(named.total_params, named.mixture_of_experts)
+    floor = named.weights_bytes_per_step / bandwidth + fixed
     _isl, _osl, batch, notes = _shape(acc)
     batch = batch or NAMED_MAX_BATCH + 1  # several at once, how many not stated: not judged against one stream's floor
     section = {"model": named.name, "accelerator": accelerator.name, "estimated_from_name": True,
@@ -500,9 +521,10 @@ def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, li
         return section, []
     fraction = floor / step
     section.update(observed_decode_seconds_per_token=step, decode_source=source, decode_roofline_fraction=fraction)
+    cost = f" + {layers} layers' fixed cost {fixed * 1e3:.2f} ms" if fixed else ""
     text = (f"decode {step * 1e3:.2f} ms/token ({source}) reaches {fraction:.0%} of the speed the weights allow "
-            f"({floor * 1e3:.2f} ms for {named.weights_bytes_per_step / 1e9:.1f} GB at "
-            f"{bandwidth / 1e9:,.0f} GB/s, {named.name} sized from its name)")
+            f"({floor * 1e3:.2f} ms: {named.weights_bytes_per_step / 1e9:.1f} GB at {bandwidth / 1e9:,.0f} GB/s"
+            f"{cost}, {named.name} sized from its name)")
     numbers = {"decode_roofline_fraction": fraction, "observed_decode_seconds_per_token": step,
                "named_decode_floor_seconds_per_token": floor}
     section["lines"].append(text)

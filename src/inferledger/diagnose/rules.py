@@ -679,6 +679,12 @@ _LIMITS = (
     Limit("slow-common-cpu", 40e9, "B/s", "requests-slower-than-size-allows on a CPU backend",
           "a desktop's two DDR4 channels (2 × 25.6 GB/s peak, ~40 sustained), the slowest memory a CPU run still "
           "commonly streams weights from: a CPU decode slower than the weights take there is slow for any CPU"),
+    Limit("layer-step-seconds", 46e-6, "s per layer a decode step",
+          "hardware-decode-far-below-floor, hardware-named-decode-far-below-floor (a model known by its size)",
+          "a batch-1 step launches a dozen small kernels a layer (norms, rope, attention, the matmuls, the "
+          "activation) whose fixed cost does not shrink with the weights: llama 8B Q4_0 (4.33 GiB, 32 layers) at "
+          "micro-batch 1 on an RTX 3090 runs 155 t/s (llama.cpp#15802), 6.45 ms a step of which the weights at "
+          "936 GB/s take 4.97 ms: 1.5 ms over 32 layers. A small model's floor is mostly this"),
     Limit("named-max-batch", 2, "streams", "hardware-named-decode-far-below-floor, -near-floor",
           "a model sized from its name is judged against one stream's floor only at batch 1-2, where a step reads "
           "the weights for so few streams that the floor holds"),
