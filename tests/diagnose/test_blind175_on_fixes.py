@@ -80,3 +80,20 @@ def test_a_small_models_floor_holds_its_layers_fixed_cost(tmp_path):
     weights_share = 0.70 * 2**30 * 450 / 1008e9
     assert item.numbers["fixed_step_seconds"] == pytest.approx(16 * 46e-6)
     assert item.numbers["floor_speed_fraction"] == pytest.approx(weights_share + 450 * 16 * 46e-6)
+
+
+# A llama.cpp server whose KV cache has no room for a batch (llama.cpp#5195): the 2024 server halves the batch down to
+# one and then fails the decode; a 2025 build says it once, of a memory slot.
+KV_NO_ROOM_2024 = """\
+update_slots : failed to find free space in the KV cache, retrying with smaller n_batch = 256
+update_slots : failed to find free space in the KV cache, retrying with smaller n_batch = 128
+update_slots : failed to decode the batch, n_batch = 1, ret = 1
+"""
+KV_NO_ROOM_2025 = "decode: failed to find a memory slot for batch of size 512\n"
+
+
+@pytest.mark.parametrize(("text", "times"), [(KV_NO_ROOM_2024, 2), (KV_NO_ROOM_2025, 1)])
+def test_a_kv_cache_with_no_room_for_a_batch_is_kv_capacity(tmp_path, text, times):
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert diagnosis.verdict == "kv-capacity"
+    assert diagnosis.events["kv_no_room"] == times

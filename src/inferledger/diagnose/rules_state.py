@@ -10,7 +10,10 @@ from inferledger.diagnose.rules import fire, threshold
 def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
     for name, text in (("preemptions", "preemption(s): the KV cache ran out and requests were evicted"),
                        ("retractions", "request(s) retracted: the KV pool was full during decode"),
-                       ("oom", "out-of-memory event(s)")):
+                       ("oom", "out-of-memory event(s)"),
+                       ("kv_no_room", "time(s) the KV cache had no room for the next batch (llama.cpp: `failed to find "
+                                      "free space in the KV cache` / `failed to find a memory slot`): the context is "
+                                      "full")):
         total = acc.events.get(name)
         if total:
             lines = acc.event_lines[name]

@@ -434,6 +434,11 @@ def _reply_timings(line_number: int, timings: dict) -> Record | None:
                   labels={"engine": "llama.cpp", "variant": "server-reply", "input_tokens_definition": _INPUT_NOTE})
 
 
+# A batch the KV cache has no room for, as the server builds have said it (2023-24 `update_slots`, 2024 `llama_decode`
+# ubatch slots, 2025-26 memory slots).
+_KV_NO_ROOM = re.compile(r"failed to find (?:free space in the KV cache|KV cache slot for ubatch|a memory slot for batch)")
+
+
 def sniff(head: str) -> float:
     if "print_timing" in head or "llama_print_timings" in head or "llama_perf_context_print" in head:
         return 0.95
@@ -457,6 +462,8 @@ def sniff(head: str) -> float:
         return 0.6  # the server's 2024 JSON log lines (slots, kv cache) or its image encoder's lines
     if "slot update_slots:" in head or "slot launch_slot_:" in head:
         return 0.6  # llama-server's slot lines with no timing yet (a request cut before its end)
+    if _KV_NO_ROOM.search(head):
+        return 0.6  # the server's notice that the KV cache has no room for a batch
     return 0.0
 
 
@@ -516,6 +523,11 @@ class _Reader:
             # The slot's context held less than the prompt (llama-server `-c` shared by `-np` slots): the prompt was
             # cut. Quiet otherwise (_QUIET_SLOT reads `truncated = 0` only), so the release is read on below too.
             out.append(Record("event", "llamacpp.server", line_number, {"truncated_prompts": 1.0},
+                              labels=dict(_SERVER_LABELS)))
+        if _KV_NO_ROOM.search(line):
+            # The slot's batch found no free cells in the KV cache (2023-24 servers retry with half the batch down to
+            # one, then fail the decode; later builds `failed to find a memory slot for batch`): the context is full.
+            out.append(Record("event", "llamacpp.server", line_number, {"kv_no_room": 1.0},
                               labels=dict(_SERVER_LABELS)))
         if '"predicted_' in line or '"prompt_' in line:  # a reply's `timings` object, a field a line
             match = _REPLY_TIMING.search(line)
