@@ -97,3 +97,10 @@ def test_a_kv_cache_with_no_room_for_a_batch_is_kv_capacity(tmp_path, text, time
     diagnosis = diagnose_files([write(tmp_path, text)])
     assert diagnosis.verdict == "kv-capacity"
     assert diagnosis.events["kv_no_room"] == times
+
+
+def test_a_gin_access_line_with_its_client_scrubbed_is_read(tmp_path):
+    # ollama#18373: the client's address blanked before pasting; 4m54s is 294 s
+    line = 'Sep 11 00:04:26   ollama[]: [GIN] 2026/09/11 - 00:04:26 | 200 |         4m54s |    | POST     "/api/chat"\n'
+    records = [record for record in read_records(write(tmp_path, line)) if record.kind == "request"]
+    assert [record.metrics["e2e_seconds"] for record in records] == [4 * 60 + 54]

@@ -138,7 +138,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind176_logs": (5, 5, 10),
           "blind179_logs": (6, 6, 10),
           "blind182_logs": (1, 1, 3),
-          "blind183_logs": (4, 6, 10),
+          "blind183_logs": (4, 7, 10),
           "blind184_logs": (2, 2, 6),
           "blind181_logs": (5, 5, 9)}
 

@@ -31,7 +31,8 @@ _SIZE = re.compile(r"([\d.]+)\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)\b")
 _SIZE_FACTOR = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "KB": 1e3, "MB": 1e6, "GB": 1e9,
                 "TB": 1e12}
 _PAIR = re.compile(r'([\w.]+)=("(?:[^"\\]|\\.)*"|\S+)')
-_GIN = re.compile(r"\[GIN\]\s*(\d{4}/\d\d/\d\d - \d\d:\d\d:\d\d)\s*\|\s*(\d{3})\s*\|\s*(\S+)\s*\|\s*(\S+)\s*\|"
+# The client's address may be blank (scrubbed before pasting): its cell is read as whatever it holds.
+_GIN = re.compile(r"\[GIN\]\s*(\d{4}/\d\d/\d\d - \d\d:\d\d:\d\d)\s*\|\s*(\d{3})\s*\|\s*(\S+)\s*\|\s*(\S*)\s*\|"
                   r"\s*(\w+)\s+\"?([^\"\s]+)")
 _FLAG = re.compile(r"--(ctx-size|parallel|n-gpu-layers)\s+(\d+)")
 
