@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from itertools import chain, combinations, islice
 
 from inferledger.diagnose.parsers.bench_common import (
@@ -81,6 +82,7 @@ _COLUMNS = (
     (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|(?:output|\bout) tok(?:en)?s?/s|tput decode|gen(?:eration)? t(?:hrough)?put",
      "output_tokens_per_second", "rate"),
 )
+_COLUMN_PATTERNS = tuple((re.compile(pattern), metric, kind) for pattern, metric, kind in _COLUMNS)
 _BARS = re.compile(r"[|│┃]")
 # A rule between rows; "\ufffd" is a box character a paste cut in half (decoded with replacement).
 _BOX_RULE = re.compile(r"^[╒╞╘├└┌┝╪╤╧┼─═━┿╇┡┢┯┷┤╡┐┘╛╕┏┓┗┛┳┻┣┫╋┩┪\ufffd\s]+$")
@@ -172,8 +174,9 @@ _CONTEXT_PREFIX = re.compile(r"^(\d+(?:\.\d+)?)\s*([kK])\s+(?=[^\W\d])")  # `30K
 def _normal(header: str) -> str:
     """The header as the patterns read it: Chinese, Japanese and Korean words in English, bold and sort arrows off,
     `TPS` as tok/s, lower case."""
-    for cjk, english in _CJK_WORDS:
-        header = header.replace(cjk, f" {english} ")
+    if not header.isascii():
+        for cjk, english in _CJK_WORDS:
+            header = header.replace(cjk, f" {english} ")
     header = _SORT_MARKS.sub(" ", header).replace("**", " ")  # bold markup: `**TTFT P99**` is TTFT P99
     lowered = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", header).lower().strip()  # a CSV's camelCase: `wallMs` is wall ms
     lowered = lowered.replace("_", " ")  # a script's snake_case: `per_request_output_tps`
@@ -186,8 +189,10 @@ def _context_of(header: str) -> float | None:
     return float(match.group(1)) * 1000 if match else None
 
 
+@lru_cache(maxsize=4096)
 def _column(header: str):
-    """(metric name with its stat, seconds per unit or None, kind) for one header cell, or None."""
+    """(metric name with its stat, seconds per unit or None, kind) for one header cell, or None. Cached: a log's head
+    offers the same first words (`INFO`, a logger's name) to the table sniff line after line."""
     lowered = _CONTEXT_PREFIX.sub("", _normal(header))
     per_token = _PER_TOKEN.match(lowered)
     if per_token:
@@ -206,7 +211,7 @@ def _column(header: str):
     lowered = " ".join(re.sub(r"[()]", " ", lowered).split())  # `prefill(tok/s)` reads as `prefill tok/s`
     if re.search(r"per (?:user|request) total", lowered):
         return None  # one request's prompt and output tokens over its time: neither its decode rate nor the run's
-    found = next(((metric, kind) for pattern, metric, kind in _COLUMNS if re.search(pattern, lowered)), None)
+    found = next(((metric, kind) for pattern, metric, kind in _COLUMN_PATTERNS if pattern.search(lowered)), None)
     if found is None:
         return None
     metric, kind = found
