@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from blind_helpers import write
+from blind_helpers import FIXTURES, write
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.read import read_records
@@ -104,3 +104,14 @@ def test_a_gin_access_line_with_its_client_scrubbed_is_read(tmp_path):
     line = 'Sep 11 00:04:26   ollama[]: [GIN] 2026/09/11 - 00:04:26 | 200 |         4m54s |    | POST     "/api/chat"\n'
     records = [record for record in read_records(write(tmp_path, line)) if record.kind == "request"]
     assert [record.metrics["e2e_seconds"] for record in records] == [4 * 60 + 54]
+
+
+def test_a_static_batch_sweep_whose_larger_batch_prefills_faster_is_an_artefact():
+    # tgi-gaudi#184: prefill 3.75 tokens/s at batch 1 is 1 / 3.75 = 267 ms a pass; 287.04 at batch 8 is
+    # 8 / 287.04 = 27.9 ms: eight times the prompts in a tenth of the time
+    diagnosis = diagnose_files([FIXTURES / "blind188_logs" /
+                                "tgi__gaudi-text-generation-benchmark-mixtral-8x7b-2hpu-with-pr176.txt"])
+    assert diagnosis.verdict == "measurement-artifact"
+    item = next(item for item in diagnosis.evidence if item.rule == "summary-static-batch-prefill-shrinks")
+    assert item.numbers["small_batch_prefill_seconds"] == pytest.approx(1 / 3.75, rel=1e-3)
+    assert item.numbers["large_batch_prefill_seconds"] == pytest.approx(8 / 287.04, rel=1e-3)

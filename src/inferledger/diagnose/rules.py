@@ -220,6 +220,12 @@ _TABLE = (
           "the other run is the same card's own evidence of what the work needs: engines and settings differ by "
           "2-3× on one card, so 5× or more is a broken generation path (eager mode, a fallback kernel, a CPU), not "
           "tuning (nano-vllm at 132 tok/s beside vLLM at 9,530 on one A100, nano-vllm#245)", 0.65),
+    _rule("summary-static-batch-prefill-shrinks", "summary", "measurement-artifact",
+          "a static-batch benchmark's sweep (TGI's text-generation-benchmark, SGLang's bench_one_batch): a larger "
+          "batch's mean prefill latency at or below this share of a smaller batch's", 1 / 3, "of the smaller's",
+          "a larger batch prefills more prompts of the same length, so its pass takes at least as long; one several "
+          "times shorter shows the smaller batches' timings hold a graph's compilation or a missed shape bucket, not "
+          "prefill (TGI on Gaudi: 267 ms at batch 1, 28 ms at batch 8, tgi-gaudi#184)", 0.75),
     _rule("summary-prompt-only", "summary", "prefill-bound",
           "a run of one or two output tokens a request, its prompts this many tokens or more, with a TTFT (or, the "
           "latencies cut away, its input rate)", 1024,

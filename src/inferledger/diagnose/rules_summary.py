@@ -276,6 +276,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         _health(run, record, where, findings)
     _same_work(acc, findings, first)
     _same_load_waits(acc, findings)
+    _static_prefill_shrinks(acc, findings)
     _models_one_bandwidth(acc, runs, findings, first)
     _ttft_with_concurrency(acc, findings)
     _ttft_with_rate(acc, findings)
@@ -417,6 +418,31 @@ def _same_load_waits(acc: Accumulator, findings: list) -> None:
                     "waits longer before its first token on this path", {"ttft_seconds_mean": ttft,
                                                                          "same_load_ttft_seconds": fastest},
                     lines=sorted({record.line_number, quick.line_number}), file=file))
+
+
+def _static_prefill_shrinks(acc: Accumulator, findings: list) -> None:
+    """summary-static-batch-prefill-shrinks: a static-batch sweep of one file whose larger batch prefills in a small
+    share of a smaller batch's time; the first such pair (smallest batches) is shown."""
+    sweeps: dict = {}
+    for record, file in acc.summaries:
+        batch, ttft = record.metrics.get("max_concurrency"), summary_value(record, "ttft_seconds_mean")
+        if record.labels.get("static_batch") and batch and ttft and ttft > 0:
+            sweeps.setdefault((file, record.source), []).append((batch, ttft, record.line_number))
+    share = threshold("summary-static-batch-prefill-shrinks")
+    for (file, _source), runs in sweeps.items():
+        runs.sort()
+        pair = next(((small, large) for index, small in enumerate(runs) for large in runs[index + 1:]
+                     if large[0] > small[0] and large[1] <= share * small[1]), None)
+        if pair is None:
+            continue
+        (small, small_ttft, small_line), (large, large_ttft, large_line) = pair
+        findings.append(fire(
+            "summary-static-batch-prefill-shrinks",
+            f"batch {large:g} prefills in {large_ttft * 1e3:,.1f} ms, batch {small:g} in {small_ttft * 1e3:,.1f} ms: "
+            f"{large / small:g}× the prompts in {large_ttft / small_ttft:.0%} of the time, so the smaller batches' "
+            "timings hold a compilation or a missed shape, not prefill; warm every batch shape up and measure again",
+            {"small_batch": small, "small_batch_prefill_seconds": small_ttft, "large_batch": large,
+             "large_batch_prefill_seconds": large_ttft}, lines=[small_line, large_line], file=file))
 
 
 SIZES_APART = limit("sizes-apart")

@@ -71,7 +71,8 @@ def _runs(table: list) -> list:
         if len(metrics) > 1:
             records.append(Record("summary", "bench.tgi-benchmark", line_number, metrics,
                                   labels={"tool": f"text-generation-benchmark batch {batch:g}",
-                                          "ttft_definition": "prefill latency of one batch, no router or queue"}))
+                                          "ttft_definition": "prefill latency of one batch, no router or queue",
+                                          "static_batch": "1"}))
     return records
 
 
