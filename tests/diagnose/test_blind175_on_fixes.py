@@ -115,3 +115,13 @@ def test_a_static_batch_sweep_whose_larger_batch_prefills_faster_is_an_artefact(
     item = next(item for item in diagnosis.evidence if item.rule == "summary-static-batch-prefill-shrinks")
     assert item.numbers["small_batch_prefill_seconds"] == pytest.approx(1 / 3.75, rel=1e-3)
     assert item.numbers["large_batch_prefill_seconds"] == pytest.approx(8 / 287.04, rel=1e-3)
+
+
+def test_ollama_reads_a_client_cell_of_words_and_its_truncated_prompts(tmp_path):
+    text = ('Aug 07 13:30:29 host ollama[17408]: [GIN] 2024/08/07 - 13:30:29 | 500 | 20.000781644s | ip xxx | '
+            'POST "/api/generate"\n'
+            'time=2025-02-05T09:21:59.623Z level=WARN source=runner.go:129 msg="truncating input prompt" limit=1274 '
+            'prompt=7386 keep=5 new=1274\n')
+    records = read_records(write(tmp_path, text))
+    assert [record.metrics["e2e_seconds"] for record in records if record.kind == "request"] == [20.000781644]
+    assert [record.metrics for record in records if record.kind == "event"] == [{"truncated_prompts": 1.0}]

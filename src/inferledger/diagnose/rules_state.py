@@ -27,9 +27,9 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
     if truncated:
         lines = acc.event_lines["truncated_prompts"]
         notes.append(f"{truncated:.0f} request(s) had their prompt cut to fit the slot's context (llama-server's "
-                     f"`truncated = 1`, line {min(lines.lines)}): their timings are of shortened prompts, and the "
-                     "answers saw less than was sent; give each slot the context its prompts need (a larger -c, or "
-                     "fewer -np slots sharing it)")
+                     f"`truncated = 1`, ollama's `truncating input prompt`; line {min(lines.lines)}): their timings "
+                     "are of shortened prompts, and the answers saw less than was sent; give each slot the context its "
+                     "prompts need (llama.cpp a larger -c or fewer -np slots sharing it, ollama num_ctx)")
     waits = acc.events.get("worker_waits")
     if waits and not acc.flags["stalled"].count:
         # No window held requests that made no progress: a wait at start-up (compilation, weight or KV quantisation

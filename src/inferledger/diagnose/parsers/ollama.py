@@ -31,8 +31,8 @@ _SIZE = re.compile(r"([\d.]+)\s*(B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)\b")
 _SIZE_FACTOR = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "KB": 1e3, "MB": 1e6, "GB": 1e9,
                 "TB": 1e12}
 _PAIR = re.compile(r'([\w.]+)=("(?:[^"\\]|\\.)*"|\S+)')
-# The client's address may be blank (scrubbed before pasting): its cell is read as whatever it holds.
-_GIN = re.compile(r"\[GIN\]\s*(\d{4}/\d\d/\d\d - \d\d:\d\d:\d\d)\s*\|\s*(\d{3})\s*\|\s*(\S+)\s*\|\s*(\S*)\s*\|"
+# The client's address may be blank or replaced by words (scrubbed before pasting): its cell is whatever it holds.
+_GIN = re.compile(r"\[GIN\]\s*(\d{4}/\d\d/\d\d - \d\d:\d\d:\d\d)\s*\|\s*(\d{3})\s*\|\s*(\S+)\s*\|([^|]*)\|"
                   r"\s*(\w+)\s+\"?([^\"\s]+)")
 _FLAG = re.compile(r"--(ctx-size|parallel|n-gpu-layers)\s+(\d+)")
 
@@ -416,6 +416,11 @@ def parse(lines) -> Iterator:
                     continue
             elif "out of memory" in line:
                 yield Record("event", "ollama.server", line_number, {"oom": 1.0}, labels={"engine": "ollama"})
+                continue
+            elif "truncating input prompt" in line:
+                # The runner cut a prompt to the context (`limit=1274 prompt=7386`): as llama-server's truncated = 1.
+                yield Record("event", "ollama.server", line_number, {"truncated_prompts": 1.0},
+                             labels={"engine": "ollama"})
                 continue
             elif "runner started in" in line or "inference compute" in line:
                 record = _runner(line_number, line)
