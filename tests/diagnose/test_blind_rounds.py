@@ -142,7 +142,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind184_logs": (2, 2, 6),
           "blind181_logs": (5, 5, 9),
           "blind188_logs": (1, 2, 2),
-          "blind187_logs": (8, 9, 10)}
+          "blind187_logs": (8, 9, 10),
+          "blind186_logs": (4, 4, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
