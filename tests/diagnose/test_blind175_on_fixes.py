@@ -125,3 +125,24 @@ def test_ollama_reads_a_client_cell_of_words_and_its_truncated_prompts(tmp_path)
     records = read_records(write(tmp_path, text))
     assert [record.metrics["e2e_seconds"] for record in records if record.kind == "request"] == [20.000781644]
     assert [record.metrics for record in records if record.kind == "event"] == [{"truncated_prompts": 1.0}]
+
+
+def test_a_vllm_start_up_whose_cache_holds_less_than_one_full_length_request(tmp_path):
+    # vllm#2418: 229 blocks of 16 tokens = 3,664 tokens of KV cache, under one request of the 4,096 configured
+    text = ("INFO 01-11 15:51:02 llm_engine.py:70] Initializing an LLM engine with config: model='/models/alpaca-2', "
+            "dtype=torch.float16, max_seq_len=4096, download_dir=None, tensor_parallel_size=1, seed=0)\n"
+            "INFO 01-11 15:51:18 llm_engine.py:275] # GPU blocks: 229, # CPU blocks: 512\n")
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert diagnosis.verdict == "kv-capacity"
+    item = next(item for item in diagnosis.evidence if item.rule == "state-few-full-requests")
+    assert item.numbers["max_concurrency_at_length"] == pytest.approx(229 * 16 / 4096)
+
+
+@pytest.mark.parametrize(("line", "event"), [
+    ("RuntimeError: Decode out of memory. Try to lower your batch size.", "oom"),
+    ("[2025-03-03 06:49:28 TP5] Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens). Use a "
+     "shorter input or enable --allow-auto-truncate.", "too_long_rejections")])
+def test_sglang_out_of_kv_room_lines_are_kv_capacity(tmp_path, line, event):
+    diagnosis = diagnose_files([write(tmp_path, line + "\n")])
+    assert diagnosis.verdict == "kv-capacity"
+    assert diagnosis.events[event] == 1

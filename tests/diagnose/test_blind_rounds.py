@@ -143,8 +143,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind181_logs": (5, 5, 9),
           "blind188_logs": (1, 2, 2),
           "blind187_logs": (8, 9, 10),
-          "blind186_logs": (4, 4, 7),
-          "blind185_logs": (4, 4, 7)}
+          "blind186_logs": (4, 7, 7),
+          "blind185_logs": (4, 5, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -13,7 +13,10 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
                        ("oom", "out-of-memory event(s)"),
                        ("kv_no_room", "time(s) the KV cache had no room for the next batch (llama.cpp: `failed to find "
                                       "free space in the KV cache` / `failed to find a memory slot`): the context is "
-                                      "full")):
+                                      "full"),
+                       ("too_long_rejections", "request(s) refused as longer than the engine can hold (SGLang: `exceeds "
+                                               "the maximum allowed length`, the tokens its KV pool holds): KV "
+                                               "capacity caps the prompt")):
         total = acc.events.get(name)
         if total:
             lines = acc.event_lines[name]

@@ -59,6 +59,7 @@ _RETRACT = re.compile(r"#retracted_reqs: (\d+)")
 _FUSED_RUNNING = re.compile(r"unning-req: (\d+)")
 # The engine's own out-of-memory phrases; a line that only quotes "out of memory" (an issue title, a prompt) is not one.
 _OOM = re.compile(r"(?:Decode|Prefill|CUDA) out of memory|KV cache pool is full")
+_TOO_LONG = re.compile(r"Input length \((\d+) tokens\) exceeds the maximum allowed length \((\d+) tokens\)")
 _KV_ALLOC = re.compile(r"KV Cache is allocated\. #tokens: (\d+), K size: ([\d.]+) GB, V size: ([\d.]+) GB")
 _MAX_TOTAL = re.compile(r"max_total_num_tokens=(\d+)")
 _KEY_VALUES = re.compile(r"(chunked_prefill_size|max_prefill_tokens|max_running_requests|context_len)=(-?\d+)")
@@ -74,7 +75,7 @@ _KV_KEYS = {
 
 _SNIFF_MARKERS = ("Decode batch", "Prefill batch", "#running-req", "new fill batch", "#remaining_req",
                   "max_total_num_tokens=", "KV Cache is allocated", "Decode out of memory", "#queue-req",
-                  "Load weight end.", "Memory pool end.")
+                  "Load weight end.", "Memory pool end.", "exceeds the maximum allowed length")
 
 
 def sniff(head: str) -> float:
@@ -356,6 +357,11 @@ class LineParser:
                 timestamp, labels = _prefix(line)
                 return [Record("event", "sglang.retract", line_number, metrics, timestamp, labels)]
             return []
+        if "exceeds the maximum allowed length" in line and _TOO_LONG.search(line):
+            # A prompt refused for holding more tokens than the engine allows: SGLang's allowed length is what its
+            # KV pool holds (max_total_num_tokens) when that is below the context length.
+            timestamp, labels = _prefix(line)
+            return [Record("event", "sglang.reject", line_number, {"too_long_rejections": 1.0}, timestamp, labels)]
         if ("KV Cache is allocated" in line or "max_total_num_tokens=" in line or "Load weight end" in line
                 or "Memory pool end" in line):
             record = _capacity(line, line_number)
@@ -371,8 +377,8 @@ class LineParser:
 # "Decode out of memory happened. #retracted_reqs" and "KV cache pool is full. Retract requests.
 # #retracted_reqs".
 MARKERS = (b"#running-req", b"#queue-req", b"#running_req", b"#remaining_req", b"#retracted", b"CUDA out of memory",
-           b"KV Cache is allocated", b"_total_num_tokens=",
-           b"Memory pool end", b"Load weight end")
+           b"Decode out of memory", b"Prefill out of memory", b"KV Cache is allocated", b"_total_num_tokens=",
+           b"Memory pool end", b"Load weight end", b"Input length (")
 
 
 # A LineParser carries no state across a line that does not ask for its next one (wants_next), so a big plain file

@@ -346,6 +346,7 @@ def _capacity(line: str, line_number: int) -> Iterator[Record]:
 _PREFIX_V0 = re.compile(r"Prefix cache hit rate: GPU: (\d+(?:\.\d+)?)%, CPU: (\d+(?:\.\d+)?)%")
 _CONFIG_MODEL = re.compile(r"\bmodel='([^']+)'")
 _PREFIX_FLAG = re.compile(r"enable_prefix_caching=(True|False)")
+_CONFIG_MAX_LEN = re.compile(r"\bmax_seq_len=(\d+)")
 _INIT = re.compile(r"init engine \(.*?\) took ([\d.]+) seconds")
 
 
@@ -368,6 +369,9 @@ def _engine_config(line: str, line_number: int) -> Iterator[Record]:
     match = _TP.search(line)
     if match:
         metrics["tensor_parallel_size"] = float(match.group(1))
+    match = _CONFIG_MAX_LEN.search(line)
+    if match:
+        metrics["max_model_len_tokens"] = float(match.group(1))  # the longest request the engine must hold
     labels = _labels(line[:80], False)
     labels.pop("timestamp_year_assumed", None)
     match = _CONFIG_MODEL.search(line)
@@ -523,7 +527,8 @@ def wants_next(line: str) -> bool:
 MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"No available shared memory broadcast block", b"Speculative metrics", b"PreemptionMode",
            b"# GPU blocks", b"# cuda blocks", b"# npu blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
            b"Maximum concurrency", b"Model loading took", b"Loading model weights took", b"Memory profiling",
-           b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"Configuration: (")
+           b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"LLM engine with config",
+           b"Configuration: (")
 # Markers start with an upper-case letter or a sign where they can: the scan's regex first tests a character set of
 # the markers' first bytes, and common lower-case letters would stop it at nearly every byte of a noise line.
 
