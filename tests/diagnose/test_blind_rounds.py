@@ -144,7 +144,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind188_logs": (1, 2, 2),
           "blind187_logs": (8, 9, 10),
           "blind186_logs": (4, 7, 7),
-          "blind185_logs": (4, 5, 7)}
+          "blind185_logs": (4, 5, 7),
+          "blind190_logs": (3, 3, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
