@@ -146,3 +146,30 @@ def test_sglang_out_of_kv_room_lines_are_kv_capacity(tmp_path, line, event):
     diagnosis = diagnose_files([write(tmp_path, line + "\n")])
     assert diagnosis.verdict == "kv-capacity"
     assert diagnosis.events[event] == 1
+
+
+def _llama_cli(device_line: str, ms_per_token: float, size_gib: float = 2.64) -> str:
+    """A llama-cli run of a model in f16 whose log states its file size (16.01 bits a weight)."""
+    runs = 63
+    return (f"{device_line}\n"
+            f"0.00.095.806 I print_info: file size   = {size_gib:.2f} GiB (16.01 BPW) \n"
+            "0.02.190.808 I llama_perf_context_print: prompt eval time =      43.74 ms /     7 tokens (    6.25 ms per "
+            "token,   160.03 tokens per second)\n"
+            f"0.02.190.809 I llama_perf_context_print:        eval time =    {ms_per_token * runs:.2f} ms /    {runs} "
+            f"runs   (   {ms_per_token:.2f} ms per token,    {1000 / ms_per_token:.2f} tokens per second)\n")
+
+
+METAL = "0.00.064.492 I llama_model_load_from_file_impl: using device Metal (Apple M4) - 10922 MiB free"
+
+
+def test_a_metal_run_is_judged_by_an_apple_chips_memory_and_the_logs_file_size(tmp_path):
+    # 2.64 GiB a step (the log's file size, not the name's guessed 4.5 bits): on the base M1's 68.25 GB/s at 70 % it
+    # takes 2.64 × 2**30 / (0.7 × 68.25e9) = 59.3 ms, so 28.4 ms a token is no slow Mac; on a 360 GB/s card (11.2 ms)
+    # it would be 2.5× too slow
+    diagnosis = diagnose_files([write(tmp_path, _llama_cli(METAL, 28.37))], model="EleutherAI/pythia-1.4b")
+    assert diagnosis.verdict == "healthy"
+    # a 160M model's 0.30 GiB takes 0.30 × 2**30 / (0.7 × 68.25e9) = 6.7 ms there: 50 ms a token is 7× too slow
+    diagnosis = diagnose_files([write(tmp_path, _llama_cli(METAL, 50.0, 0.30))], model="EleutherAI/pythia-160m")
+    item = next(item for item in diagnosis.evidence if item.rule == "requests-slower-than-size-allows")
+    assert item.numbers["slow_card_seconds_per_token"] == pytest.approx(0.30 * 2**30 / (0.7 * 68.25e9), rel=1e-3)
+    assert "the log's file size" in item.text

@@ -229,10 +229,26 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
                                    or from_config(name, precision) or from_name(name, acc.labels.get("engine"),
                                                                                 precision)
                                    for name in names)), None)
+        sized = _logged_format(acc, sized, precision)
     diagnosis = build(acc, files, roofline, roofline_findings, advice, hardware_judged=hardware_judged, sized=sized)
     diagnosis.notes.extend(notes)
     diagnosis.warnings.extend(warnings)
     return diagnosis
+
+
+def _logged_format(acc, sized, precision: str | None):
+    """`sized` with the bits a weight the log's own file size gives (llama.cpp's `model size` / `file size`, ollama's
+    weights total: the whole model on one host) in place of a format guessed from the name or the engine's default;
+    as it was when the user gave --precision, the log states no size, or the figure cannot be a weight's bits."""
+    entry = acc.capacity.get("weights_bytes")
+    if sized is None or precision or entry is None or not str(entry[3]).startswith(("llamacpp", "ollama")):
+        return sized
+    bits = entry[0] * 8 / sized.total_params
+    if not 1.0 <= bits <= 33.0:
+        return sized  # a size that is not this model's whole file (a shard, another model, a misread name)
+    from dataclasses import replace
+
+    return replace(sized, bits_per_weight=bits, format_source="the log's file size")
 
 
 def _named_comparison(acc, model: str, gpu: str, precision: str | None, kv_precision: str | None, parallel=None,

@@ -592,7 +592,10 @@ class Accumulator:
                 if key == "backend":
                     # What the log calls its backend (llama-bench column, runner library): CPU is evidence.
                     self.labels["backend_name"] = str(value)
-                    value = "cpu" if str(value).strip().lower() in ("cpu", "blas", "cpu_aarch64") else "gpu"
+                    named = str(value).strip().lower()
+                    # Metal (llama-bench's `Metal,BLAS`, `MTL`, ollama's library=metal): an Apple chip's unified memory
+                    value = "cpu" if named in ("cpu", "blas", "cpu_aarch64") else "apple" \
+                        if named.startswith(("metal", "mtl")) else "gpu"
                 self.labels[key] = value
 
     def add_all(self, records, file: str = "") -> None:

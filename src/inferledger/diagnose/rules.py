@@ -693,6 +693,11 @@ _LIMITS = (
           "activation) whose fixed cost does not shrink with the weights: llama 8B Q4_0 (4.33 GiB, 32 layers) at "
           "micro-batch 1 on an RTX 3090 runs 155 t/s (llama.cpp#15802), 6.45 ms a step of which the weights at "
           "936 GB/s take 4.97 ms: 1.5 ms over 32 layers. A small model's floor is mostly this"),
+    Limit("slow-common-apple", 68.25e9, "B/s", "requests-slower-than-size-allows, summary-slower-than-size-allows "
+          "on Apple silicon (a Metal backend)",
+          "the slowest Apple chip still running models, the base M1's unified memory (68.25 GB/s; base M2/M3 100, "
+          "M4 120): a Metal decode slower than the weights take there is slow for any Mac, where the GPU floor of "
+          "a 360 GB/s card would call a base chip slow"),
     Limit("named-max-batch", 2, "streams", "hardware-named-decode-far-below-floor, -near-floor",
           "a model sized from its name is judged against one stream's floor only at batch 1-2, where a step reads "
           "the weights for so few streams that the floor holds"),

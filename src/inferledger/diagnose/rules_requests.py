@@ -25,6 +25,7 @@ SLOW_CARD = f"{SLOW_COMMON_CARD_BYTES_PER_S / 1e9:.0f} GB/s card at {LARGE_MODEL
 
 
 SLOW_COMMON_CPU_BYTES_PER_S = limit("slow-common-cpu")
+SLOW_COMMON_APPLE_BYTES_PER_S = limit("slow-common-apple")
 IN_TURN_GROWTH = limit("in-turn-growth")
 SLOW_CPU = f"CPU's {SLOW_COMMON_CPU_BYTES_PER_S / 1e9:.0f} GB/s at {LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth"
 
@@ -38,6 +39,20 @@ def slow_card_seconds(sized, shards: int = 1) -> float:
     """One decode step of the weights the name states on that slow common card; over `shards` tensor-parallel cards
     each reads its 1/shards of every layer at once, so the step is that much shorter."""
     return sized.weights_bytes_per_step / (LARGE_MODEL_EFFICIENCY * SLOW_COMMON_CARD_BYTES_PER_S) / shards
+
+
+def slow_floor(sized, acc: Accumulator, shards: int = 1) -> tuple[float, str]:
+    """(seconds, where) of one decode step of the weights the name states on the slowest device of the log's kind: a
+    desktop CPU's memory (a CPU run), the base M1's unified memory (a Metal run), else a slow common card, its log's
+    tensor-parallel cards sharing it."""
+    backend = acc.labels.get("backend")
+    if backend == "cpu":
+        return slow_cpu_seconds(sized), f"from a desktop {SLOW_CPU}"
+    if backend == "apple":
+        seconds = sized.weights_bytes_per_step / (LARGE_MODEL_EFFICIENCY * SLOW_COMMON_APPLE_BYTES_PER_S)
+        return seconds, (f"from a base M1's {SLOW_COMMON_APPLE_BYTES_PER_S / 1e9:.0f} GB/s unified memory at "
+                         f"{LARGE_MODEL_EFFICIENCY:.0%}")
+    return slow_card_seconds(sized, shards), f"on {slow_cards(shards)}"
 
 
 def tensor_parallel(acc: Accumulator) -> int:
@@ -56,12 +71,12 @@ def _size_explains(acc: Accumulator, sized, findings: list) -> bool:
     Then the fixed cutoff misjudged a large model, and the finding says so instead (the prompt's findings stay)."""
     tpot = acc.request_value("tpot_seconds")
     step = tpot.mean if acc.flags["slow_tpot"].count else acc.tpot_bound.low
-    floor = slow_card_seconds(sized)
+    floor, place = slow_floor(sized, acc)
     if step > floor:
         return False
     findings.append(fire(
         "requests-slow-tpot-large-model", f"{step * 1e3:.0f} ms per output token (~{1 / step:.1f} tok/s per stream) "
-        f"is what {sized.describe()} allows on a {SLOW_CARD} ({floor * 1e3:.0f} ms): slow for the fixed cutoff, not "
+        f"is what {sized.describe()} allows {place} ({floor * 1e3:.0f} ms): slow for the fixed cutoff, not "
         "for this size; give --gpu to judge it against the card",
         {"observed_seconds_per_token": step, "large_model_seconds_per_token": floor,
          "weights_bytes_per_step": sized.weights_bytes_per_step}))
@@ -154,8 +169,7 @@ def _size_too_slow(acc: Accumulator, sized, findings: list) -> bool:
     small or mixture-of-experts model streaming from the CPU (an offload, a lost GPU)."""
     tpot = acc.request_value("tpot_seconds")
     shards = tensor_parallel(acc)
-    cpu = acc.labels.get("backend") == "cpu"  # a CPU run: the weights come from DRAM, a slow desktop's floor
-    floor = slow_cpu_seconds(sized) if cpu else slow_card_seconds(sized, shards)
+    floor, where = slow_floor(sized, acc, shards)
     if tpot is not None and tpot.count and not acc.labels.get("tpot_includes_prefill"):
         step, how = tpot.mean, ""
     else:
@@ -174,9 +188,8 @@ def _size_too_slow(acc: Accumulator, sized, findings: list) -> bool:
     findings.append(fire(
         "requests-slower-than-size-allows", f"{how}{tpot_mean * 1e3:.1f} ms per output token"
         f"{' (half of each call ÷ its output tokens)' if how else ''} is {tpot_mean / floor:.1f}× "
-        f"the {floor * 1e3:.1f} ms that {sized.describe()} takes "
-        + (f"from a desktop {SLOW_CPU}: slower than a CPU's memory streams it" if cpu else
-           f"on {slow_cards(shards)}: slower than slow GPUs would stream it (an offload to the CPU?)")
+        f"the {floor * 1e3:.1f} ms that {sized.describe()} takes {where}: slower than the slowest such memory "
+        "streams it" + ("" if acc.labels.get("backend") == "cpu" else " (an offload to the CPU?)")
         + "; give --gpu to judge it against the hardware",
         {"observed_seconds_per_token": tpot_mean, "slow_card_seconds_per_token": floor,
          "weights_bytes_per_step": sized.weights_bytes_per_step, "tensor_parallel_size": shards}))

@@ -10,7 +10,6 @@ from statistics import median
 from inferledger.diagnose.accumulate import SLOW_STREAM_TOKENS_PER_SECOND, Accumulator
 from inferledger.diagnose.records import STATS
 from inferledger.diagnose.rules import fire, limit, threshold
-from inferledger.diagnose.rules_requests import SLOW_CARD
 
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 PREFILL_TOKENS_PER_STEP = limit("prefill-tokens-per-step")
@@ -245,7 +244,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
                 and run.step <= floor[0]:
             findings.append(fire(
                 "summary-slow-tpot-large-model", f"{run.name}: {run.step * 1e3:.0f} ms per output token "
-                f"(~{1 / run.step:.1f} tok/s per stream) is what {floor[1].describe()} allows on a {SLOW_CARD} "
+                f"(~{1 / run.step:.1f} tok/s per stream) is what {floor[1].describe()} allows {floor[2]} "
                 f"({floor[0] * 1e3:.0f} ms): slow for the fixed cutoff, not for this size; give --gpu to judge it "
                 "against the card", {"tpot_seconds_mean": run.step, "large_model_seconds_per_token": floor[0],
                                      "weights_bytes_per_step": floor[1].weights_bytes_per_step}, **where))
@@ -493,15 +492,18 @@ def _models_one_bandwidth(acc: Accumulator, runs: list, findings: list, first: i
 
 
 def _large_model_floor(record, acc: Accumulator) -> tuple | None:
-    """(seconds a step, the sized model) one stream of the model the run's own row names with a size (`70B F16`, a
+    """(seconds a step, the sized model, where) one stream of the model the run's own row names with a size (`70B F16`, a
     table's Model cell) takes on a slow common card (its log's tensor-parallel cards sharing it); None when the row
     states no size. Rows of several models, each its own size, are why: --model names one for the whole log (and a
     model given so is judged by _slower_than_size and the roofline)."""
-    from inferledger.diagnose.rules_requests import slow_card_seconds, tensor_parallel
+    from inferledger.diagnose.rules_requests import slow_floor, tensor_parallel
 
     name = record.labels.get("section_model")
     sized = _row_model(name, acc) if name else None
-    return None if sized is None else (slow_card_seconds(sized, tensor_parallel(acc)), sized)
+    if sized is None:
+        return None
+    seconds, place = slow_floor(sized, acc, tensor_parallel(acc))
+    return seconds, sized, place
 
 
 def _row_model(name: str, acc: Accumulator):
@@ -516,7 +518,7 @@ def _slower_than_size(run: _Run, sized, where: dict, findings: list, notes: list
     """The step against one stream's read of the weights the model's size states on a slow common card; not for a
     run that held several streams at once and states no batch (Little's law): its step is a batch's. The log's
     tensor-parallel cards share the floor (slow_card_seconds)."""
-    from inferledger.diagnose.rules_requests import slow_card_seconds, slow_cards, tensor_parallel
+    from inferledger.diagnose.rules_requests import slow_floor, tensor_parallel
 
     # Little's law says several at once (a stated batch of a dense model is judged below: its step reads the weights
     # once for all); a mixture of experts' batch reads the experts its tokens chose, more than one token's active share.
@@ -527,12 +529,12 @@ def _slower_than_size(run: _Run, sized, where: dict, findings: list, notes: list
                      + (" (a mixture of experts: the batch reads more experts than one token)" if moe_batch else ""))
         return
     shards = tensor_parallel(acc)
-    floor = slow_card_seconds(sized, shards)
+    floor, place = slow_floor(sized, acc, shards)
     if run.step < threshold("summary-slower-than-size-allows") * floor:
         return
     findings.append(fire(
         "summary-slower-than-size-allows", f"{run.name}: {run.step * 1e3:.1f} ms per output token is "
-        f"{run.step / floor:.1f}× the {floor * 1e3:.1f} ms that {sized.describe()} takes on {slow_cards(shards)}: "
+        f"{run.step / floor:.1f}× the {floor * 1e3:.1f} ms that {sized.describe()} takes {place}: "
         "slower than slow GPUs would stream it; give --gpu to judge it against the card",
         {"observed_seconds_per_token": run.step, "slow_card_seconds_per_token": floor,
          "weights_bytes_per_step": sized.weights_bytes_per_step, "tensor_parallel_size": shards}, **where))

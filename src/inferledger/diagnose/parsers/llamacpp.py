@@ -51,7 +51,8 @@ _OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
 _N_CTX = re.compile(r"\bn_ctx\s*=\s*(\d+)")
 _N_SLOTS = re.compile(r"\bn_slots\s*=\s*(\d+)")
 _KV_SIZE = re.compile(r"(?:KV self size|KV buffer size|llama_kv_cache(?:_unified)?: size)\s*=\s*([\d.]+)\s*(MiB|GiB)")
-_MODEL_SIZE = re.compile(r"model size\s*=\s*([\d.]+)\s*(MiB|GiB)")
+# `llm_load_print_meta: model size = 4.58 GiB (4.89 BPW)`; 2025 builds `print_info: file size = 2.64 GiB (16.01 BPW)`
+_MODEL_SIZE = re.compile(r"(?:model|file) size\s*=\s*([\d.]+)\s*(MiB|GiB)")
 _N_KV_MAX = re.compile(r"\bn_kv_max\s*=\s*(\d+)")
 # llama-bench's header, padded and right-aligned as printed (`|          test |`), or trimmed by a paste (its first
 # pipe lost with the code fence it followed: `model      |       size | …`).
@@ -380,6 +381,10 @@ def _capacity(line_number: int, line: str) -> Record | None:
     if match:  # `Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6`: the GPU the log names
         return Record("capacity", "llamacpp.startup", line_number, {},
                       labels={"engine": "llama.cpp", "gpu": match.group(1).strip(), "backend": "CUDA"})
+    if "using device Metal" in line or "ggml_metal_init: found device" in line:
+        # `llama_model_load_from_file_impl: using device Metal (Apple M4)`: the model runs on an Apple chip's GPU
+        return Record("capacity", "llamacpp.startup", line_number, {},
+                      labels={"engine": "llama.cpp", "backend": "Metal"})
     metrics = {}
     labels = {"engine": "llama.cpp"}
     match = _OFFLOADED.search(line) if "offloaded" in line else None
@@ -391,7 +396,7 @@ def _capacity(line_number: int, line: str) -> Record | None:
     match = _KV_SIZE.search(line) if "size" in line else None
     if match:
         metrics["kv_cache_bytes"] = float(match.group(1)) * _BINARY[match.group(2)]
-    match = _MODEL_SIZE.search(line) if "model size" in line else None
+    match = _MODEL_SIZE.search(line) if "model size" in line or "file size" in line else None
     if match:
         metrics["weights_bytes"] = float(match.group(1)) * _BINARY[match.group(2)]
     if "n_ctx" in line and "n_ctx_train" not in line and "n_ctx_per_seq" not in line:
@@ -661,7 +666,8 @@ class _Reader:
                     row.labels.update(truncated="rows without their header", tool="llama-benchy")
                 out.append(row)
             return out
-        if ("offloaded" in line or "n_ctx" in line or "n_slots" in line or "size =" in line
+        if ("offloaded" in line or "n_ctx" in line or "n_slots" in line or "size =" in line or "file size" in line
+                or "Metal" in line
                 or "n_kv_max" in line or "CUDA devices" in line or "Device " in line):
             record = _capacity(line_number, line)
             if record is not None:
