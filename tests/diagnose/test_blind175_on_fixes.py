@@ -173,3 +173,12 @@ def test_a_metal_run_is_judged_by_an_apple_chips_memory_and_the_logs_file_size(t
     item = next(item for item in diagnosis.evidence if item.rule == "requests-slower-than-size-allows")
     assert item.numbers["slow_card_seconds_per_token"] == pytest.approx(0.30 * 2**30 / (0.7 * 68.25e9), rel=1e-3)
     assert "the log's file size" in item.text
+
+
+def test_a_cold_start_in_one_of_several_requests_is_a_note():
+    # ollama-bash-lib's demo: the first call loads the model (1,158.8 ms of its 1,876 ms), the second is warm (11.6 ms
+    # of load); both decode ~9.5 ms a token
+    diagnosis = diagnose_files([FIXTURES / "blind189_logs" /
+                                "ollama__bash-lib-demo-generate-stream-json-granite33-2b-cold-and-warm-final-stats.txt"])
+    assert "requests-cold-start" not in {item.rule for item in diagnosis.evidence}
+    assert any("cold start, left out" in note for note in diagnosis.notes)
