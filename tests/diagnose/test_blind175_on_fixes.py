@@ -182,3 +182,17 @@ def test_a_cold_start_in_one_of_several_requests_is_a_note():
                                 "ollama__bash-lib-demo-generate-stream-json-granite33-2b-cold-and-warm-final-stats.txt"])
     assert "requests-cold-start" not in {item.rule for item in diagnosis.evidence}
     assert any("cold start, left out" in note for note in diagnosis.notes)
+
+
+def test_a_per_gpu_rate_column_is_not_a_run_and_a_step_within_the_realistic_estimate_is_not_engine_bound():
+    # InferenceX#1208: MiniMax-M2.5 on MI300X, concurrency 4: TPOT 15.3 ms, 3.20 ms the ledger's floor (21 %) but
+    # 11.6 ms its realistic estimate (1.32×, inside the 1.5× the rule allows); `Out tok/s/GPU` is the same run's rate
+    # divided by its 16 cards, not a second run
+    path = FIXTURES / "blind190_logs" / "vllm__inferencex-minimax-m25-1p1d-16x-mi300x-conc-sweep-table.txt"
+    diagnosis = diagnose_files([path], model="MiniMaxAI/MiniMax-M2.5", gpu="mi300x")
+    rules = {item.rule for item in diagnosis.evidence}
+    assert "hardware-decode-far-below-floor" not in rules
+    assert "summary-parts-unaccounted" not in rules
+    rates = [record.metrics.get("output_tokens_per_second") for record in read_records(path)
+             if record.kind == "summary"]
+    assert rates[:2] == [259.0, 484.0]

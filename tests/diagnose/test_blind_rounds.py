@@ -145,7 +145,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind187_logs": (8, 9, 10),
           "blind186_logs": (4, 7, 7),
           "blind185_logs": (4, 5, 7),
-          "blind190_logs": (3, 3, 7),
+          "blind190_logs": (3, 4, 7),
           "blind189_logs": (4, 6, 10)}
 
 

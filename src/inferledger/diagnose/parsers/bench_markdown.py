@@ -211,6 +211,8 @@ def _column(header: str):
     lowered = " ".join(re.sub(r"[()]", " ", lowered).split())  # `prefill(tok/s)` reads as `prefill tok/s`
     if re.search(r"per (?:user|request) total", lowered):
         return None  # one request's prompt and output tokens over its time: neither its decode rate nor the run's
+    if re.search(r"/ ?gpu\b|per gpu\b", lowered):
+        return None  # a rate divided by the cards (`Out tok/s/GPU`): the run's own rate is its undivided column
     found = next(((metric, kind) for pattern, metric, kind in _COLUMN_PATTERNS if pattern.search(lowered)), None)
     if found is None:
         return None
