@@ -147,7 +147,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind185_logs": (4, 5, 7),
           "blind190_logs": (3, 4, 7),
           "blind189_logs": (4, 6, 10),
-          "blind193_logs": (1, 1, 1)}
+          "blind193_logs": (1, 1, 1),
+          "blind194_logs": (2, 2, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
