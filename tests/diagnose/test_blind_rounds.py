@@ -148,7 +148,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind190_logs": (3, 4, 7),
           "blind189_logs": (4, 6, 10),
           "blind193_logs": (1, 1, 1),
-          "blind194_logs": (2, 2, 3)}
+          "blind194_logs": (2, 2, 3),
+          "blind191_logs": (8, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
