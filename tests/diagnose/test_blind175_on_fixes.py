@@ -196,3 +196,14 @@ def test_a_per_gpu_rate_column_is_not_a_run_and_a_step_within_the_realistic_esti
     rates = [record.metrics.get("output_tokens_per_second") for record in read_records(path)
              if record.kind == "summary"]
     assert rates[:2] == [259.0, 484.0]
+
+
+def test_vllms_refusal_to_start_with_a_cache_smaller_than_one_request_is_read_alone(tmp_path):
+    # vllm's ValueError as the only line of the paste: 7,344 tokens of cache against a max length of 32,768
+    line = ("ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored "
+            "in KV cache (7344). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+            "initializing the engine.\n")
+    diagnosis = diagnose_files([write(tmp_path, line)])
+    assert diagnosis.verdict == "kv-capacity"
+    item = next(item for item in diagnosis.evidence if item.rule == "state-few-full-requests")
+    assert item.numbers["max_concurrency_at_length"] == pytest.approx(7344 / 32768)

@@ -85,7 +85,7 @@ def unwarmed_event(line_number: int, line: str) -> Record | None:
 _SNIFF_MARKERS = ("Avg prompt throughput", "Avg generation throughput", "is preempted by PreemptionMode",
                   "# GPU blocks:", "# cuda blocks:", "Maximum concurrency for", "SpecDecoding metrics", "Speculative metrics:",
                   "Model loading took", "Loading model weights took", "num_gpu_blocks is:", "GPU KV cache size:",
-                  "Available KV cache memory:")
+                  "Available KV cache memory:", "is larger than the maximum number of tokens that can be stored in KV")
 
 
 def sniff(head: str) -> float:
@@ -528,7 +528,7 @@ MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"No available sh
            b"# GPU blocks", b"# cuda blocks", b"# npu blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
            b"Maximum concurrency", b"Model loading took", b"Loading model weights took", b"Memory profiling",
            b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"LLM engine with config",
-           b"Configuration: (")
+           b"Configuration: (", b"The model's max seq len")
 # Markers start with an upper-case letter or a sign where they can: the scan's regex first tests a character set of
 # the markers' first bytes, and common lower-case letters would stop it at nearly every byte of a noise line.
 
