@@ -207,3 +207,12 @@ def test_vllms_refusal_to_start_with_a_cache_smaller_than_one_request_is_read_al
     assert diagnosis.verdict == "kv-capacity"
     item = next(item for item in diagnosis.evidence if item.rule == "state-few-full-requests")
     assert item.numbers["max_concurrency_at_length"] == pytest.approx(7344 / 32768)
+
+
+def test_a_scripts_numbered_runs_with_a_token_rate_are_one_streams_runs(tmp_path):
+    # lemonade#1537: five runs of 200 tokens; 83.7 tok/s is 1 / 83.7 = 11.9 ms a token
+    text = "".join(f"  Run {number}: 83.7 tok/s (200 tokens, 2389ms)\n" for number in range(1, 4))
+    records = [record for record in read_records(write(tmp_path, text)) if record.kind == "summary"]
+    assert [record.metrics for record in records] == [{"output_tokens_per_second_per_user_mean": 83.7}] * 3
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert diagnosis.verdict == "healthy"

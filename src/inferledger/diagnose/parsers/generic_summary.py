@@ -349,6 +349,9 @@ def parse(lines) -> Iterator:
         name, value = reading
         labelled = _LINE.match(line)
         words = _words(labelled.group("label")) if labelled else ""
+        if name == "output_tokens_per_second" and _NUMBERED_CALL.match(words):
+            # `Run 3: 83.7 tok/s (200 tokens, 2389ms)`: a script's runs one after another, each one stream's rate
+            name = "output_tokens_per_second_per_user_mean"
         if name == NUMBERED_CALL:
             number = int(_NUMBERED_CALL.match(words).group(1))
             if calls and number <= calls[-1][0]:  # numbering starts again: the next series
