@@ -216,3 +216,20 @@ def test_a_scripts_numbered_runs_with_a_token_rate_are_one_streams_runs(tmp_path
     assert [record.metrics for record in records] == [{"output_tokens_per_second_per_user_mean": 83.7}] * 3
     diagnosis = diagnose_files([write(tmp_path, text)])
     assert diagnosis.verdict == "healthy"
+
+
+def test_llama_servers_refusal_of_a_request_longer_than_its_slot_is_kv_capacity(tmp_path):
+    line = ("srv    send_error: task id = 0, error: request (68885 tokens) exceeds the available context size (65536 "
+            "tokens), try increasing it\n")
+    diagnosis = diagnose_files([write(tmp_path, line)])
+    assert diagnosis.verdict == "kv-capacity"
+    assert diagnosis.events["too_long_rejections"] == 1
+
+
+def test_a_lone_prefill_line_with_nothing_pending_is_no_prompt_in_chunks(tmp_path):
+    # sglang#32255: one 402-token prefill after idle; its 24.32 input tok/s is averaged over the idle gap before it
+    line = ("[2026-07-24 08:09:27 TP0] Prefill batch, #new-seq: 1, #new-token: 402, #cached-token: 0, full token usage: "
+            "0.00, mamba usage: 0.02, #running-req: 0, #queue-req: 0, #pending-token: 0, cuda graph: True, input "
+            "throughput (token/s): 24.32\n")
+    diagnosis = diagnose_files([write(tmp_path, line)])
+    assert "windows-prompt-in-chunks" not in {item.rule for item in diagnosis.evidence}

@@ -15,8 +15,9 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
                                       "free space in the KV cache` / `failed to find a memory slot`): the context is "
                                       "full"),
                        ("too_long_rejections", "request(s) refused as longer than the engine can hold (SGLang: `exceeds "
-                                               "the maximum allowed length`, the tokens its KV pool holds): KV "
-                                               "capacity caps the prompt")):
+                                               "the maximum allowed length`, the tokens its KV pool holds; llama.cpp: "
+                                               "`exceeds the available context size`): KV capacity caps the "
+                                               "prompt")):
         total = acc.events.get(name)
         if total:
             lines = acc.event_lines[name]

@@ -259,6 +259,10 @@ def _prompt_in_chunks(acc: Accumulator, findings: list) -> bool:
     rate = acc.interval_value("prompt_tokens_per_second")
     if chunk is None or rate is None or rate.mean <= 0 or chunk.high <= 0:
         return False
+    if pending is not None and pending.high <= 0:
+        # `#pending-token: 0` on every line: each prompt was read whole in its batch, none in chunks; the input rate
+        # of a lone line is averaged over the idle time before it (SGLang's), not a prefill speed.
+        return False
     # The first chunk line: what it reads now and what is left; with no pending count, one full chunk is the least a
     # prompt read so holds.
     known = pending is not None and pending.high > 0

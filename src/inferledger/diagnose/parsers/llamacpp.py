@@ -442,6 +442,7 @@ def _reply_timings(line_number: int, timings: dict) -> Record | None:
 # A batch the KV cache has no room for, as the server builds have said it (2023-24 `update_slots`, 2024 `llama_decode`
 # ubatch slots, 2025-26 memory slots).
 _KV_NO_ROOM = re.compile(r"failed to find (?:free space in the KV cache|KV cache slot for ubatch|a memory slot for batch)")
+_TOO_LONG = re.compile(r"request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)")
 
 
 def sniff(head: str) -> float:
@@ -467,7 +468,7 @@ def sniff(head: str) -> float:
         return 0.6  # the server's 2024 JSON log lines (slots, kv cache) or its image encoder's lines
     if "slot update_slots:" in head or "slot launch_slot_:" in head:
         return 0.6  # llama-server's slot lines with no timing yet (a request cut before its end)
-    if _KV_NO_ROOM.search(head):
+    if _KV_NO_ROOM.search(head) or _TOO_LONG.search(head):
         return 0.6  # the server's notice that the KV cache has no room for a batch
     return 0.0
 
@@ -529,7 +530,12 @@ class _Reader:
             # cut. Quiet otherwise (_QUIET_SLOT reads `truncated = 0` only), so the release is read on below too.
             out.append(Record("event", "llamacpp.server", line_number, {"truncated_prompts": 1.0},
                               labels=dict(_SERVER_LABELS)))
-        if _KV_NO_ROOM.search(line):
+        if _TOO_LONG.search(line):
+            # `request (68885 tokens) exceeds the available context size (65536 tokens)`: the slot's context (its KV
+            # cache) cannot hold the request, and the server refuses it.
+            out.append(Record("event", "llamacpp.server", line_number, {"too_long_rejections": 1.0},
+                              labels=dict(_SERVER_LABELS)))
+        elif _KV_NO_ROOM.search(line):
             # The slot's batch found no free cells in the KV cache (2023-24 servers retry with half the batch down to
             # one, then fail the decode; later builds `failed to find a memory slot for batch`): the context is full.
             out.append(Record("event", "llamacpp.server", line_number, {"kv_no_room": 1.0},
