@@ -233,3 +233,13 @@ def test_a_lone_prefill_line_with_nothing_pending_is_no_prompt_in_chunks(tmp_pat
             "throughput (token/s): 24.32\n")
     diagnosis = diagnose_files([write(tmp_path, line)])
     assert "windows-prompt-in-chunks" not in {item.rule for item in diagnosis.evidence}
+
+
+def test_speculative_drafts_almost_never_accepted_are_decode_bound():
+    # vllm#41789: mean acceptance length 1.03 (25 of 3,652 and 15 of 1,724 drafted tokens accepted, under 1 %)
+    path = FIXTURES / "blind199_logs" / "vllm__gemma4-31b-mtp-specdecoding-metrics-acceptance-near-zero.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "decode-bound"
+    item = next(item for item in diagnosis.evidence if item.rule == "windows-spec-drafts-rejected")
+    assert item.numbers["spec_mean_acceptance_length"] == pytest.approx(1.03)
+    assert any("turn speculative decoding off" in line for line in diagnosis.advice)

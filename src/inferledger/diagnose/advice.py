@@ -36,6 +36,10 @@ def _prefix_cache_state(acc: Accumulator | None) -> str | None:
 
 # Rules whose finding names its own cause: their advice replaces the verdict's general advice.
 RULE_ADVICE = {
+    "windows-spec-drafts-rejected": [
+        "turn speculative decoding off (its drafts are almost never accepted), or give it a draft that matches the "
+        "target: the same model family and tokenizer, an MTP head trained for this checkpoint and quantisation, "
+        "fewer speculative tokens a step"],
     "summary-same-load-ttft-waits": [
         "look at what the slow path adds in front of the engine: a proxy's or router's connection pool and worker "
         "count, its own concurrency limit, buffering of streamed responses, a replica that takes more than its share; "

@@ -321,6 +321,12 @@ _TABLE = (
           "generation < 10 tok/s per running request at ≤ 8 running (or < 5 at any batch), no prefill load",
           10.0, "tok/s per request", "a small batch is bandwidth-bound and should stream well above 10 tok/s "
           "on any GPU; without --model/--gpu the cutoff is fixed and said so", 0.45, 0.8),
+    _rule("windows-spec-drafts-rejected", "windows", "decode-bound",
+          "speculative decoding's mean acceptance length (the step's own token counted) at most this, over 100 "
+          "drafted tokens or more where the lines count them", 1.1, "tokens a step",
+          "a draft accepted one time in ten or less buys nothing: each step still runs the drafter and verifies its "
+          "k tokens, and keeps one (gemma-4 31B with MTP: 25 of 3,652 drafted tokens accepted, 15-31 tok/s a "
+          "stream, vllm-project/vllm#41789)", 0.7),
     _rule("windows-slow-spec-steps", "windows", "decode-bound",
           "no model/GPU; speculative decoding on: generation per running request ÷ its mean acceptance length "
           "(tokens a step) < windows-slow-streams' 10 a second at ≤ 8 running, the stream under twice that in tok/s",
@@ -698,6 +704,8 @@ _LIMITS = (
           "the slowest Apple chip still running models, the base M1's unified memory (68.25 GB/s; base M2/M3 100, "
           "M4 120): a Metal decode slower than the weights take there is slow for any Mac, where the GPU floor of "
           "a 360 GB/s card would call a base chip slow"),
+    Limit("spec-min-drafted", 100, "drafted tokens", "windows-spec-drafts-rejected",
+          "with fewer drafted tokens in the log an acceptance rate is a handful of steps' luck"),
     Limit("named-max-batch", 2, "streams", "hardware-named-decode-far-below-floor, -near-floor",
           "a model sized from its name is judged against one stream's floor only at batch 1-2, where a step reads "
           "the weights for so few streams that the floor holds"),

@@ -10,6 +10,7 @@ from inferledger.diagnose.rules import fire, limit, threshold
 DEPTH_MAX_TOKENS = limit("depth-max")
 SGLANG_DECODE_LOG_STEPS = limit("sglang-decode-log-steps")
 RECURRING_SHARE = limit("recurring-share")
+SPEC_MIN_DRAFTED = limit("spec-min-drafted")
 
 
 def lines_of(acc: Accumulator, flag: str) -> dict:
@@ -56,6 +57,22 @@ def _slow_spec_steps(acc: Accumulator, running, findings: list) -> bool:
         "it against the hardware)", {"generation_per_request_mean": acc.per_stream.mean,
                                      "spec_mean_acceptance_length": spec.mean, "steps_per_second": steps}))
     return True
+
+
+def _drafts_rejected(acc: Accumulator, findings: list) -> None:
+    """windows-spec-drafts-rejected: speculative decoding whose drafts are almost never accepted (vLLM's mean
+    acceptance length, which counts the step's own token, at most this threshold): every step pays the drafter and
+    the verification of its drafts and keeps about one token, so decode is slower than it would be without them."""
+    spec = acc.interval.get("spec_mean_acceptance_length")
+    drafted = acc.interval.get("spec_drafted_tokens")
+    if spec is None or not spec.count or spec.mean > threshold("windows-spec-drafts-rejected") \
+            or (drafted is not None and drafted.count and drafted.total < SPEC_MIN_DRAFTED):
+        return
+    findings.append(fire(
+        "windows-spec-drafts-rejected", f"speculative decoding keeps {spec.mean:.2f} tokens a step in {spec.count} "
+        "window(s): its drafts are almost never accepted, so every step pays the drafter and the verification for "
+        "one token; decode is slower than without speculation (turn it off, or fix the draft model or its settings)",
+        {"spec_mean_acceptance_length": spec.mean}))
 
 
 def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judged: bool) -> None:
@@ -158,6 +175,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
             {"generation_per_request_mean": acc.per_stream.mean},
             slow / decoding, **lines_of(acc, "slow_small_batch" if flags["slow_small_batch"].count else "starved")))
     spec_slow = not slow and not hardware_judged and _slow_spec_steps(acc, running, findings)
+    _drafts_rejected(acc, findings)
     if flags["stalled"].count:
         findings.append(fire(
             "windows-stalled", f"requests running but no prompt read and no token generated in "
