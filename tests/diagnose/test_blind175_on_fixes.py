@@ -243,3 +243,20 @@ def test_speculative_drafts_almost_never_accepted_are_decode_bound():
     item = next(item for item in diagnosis.evidence if item.rule == "windows-spec-drafts-rejected")
     assert item.numbers["spec_mean_acceptance_length"] == pytest.approx(1.03)
     assert any("turn speculative decoding off" in line for line in diagnosis.advice)
+
+
+def test_vllm_prompts_over_the_schedulers_limit_are_read_and_noted(tmp_path):
+    line = "WARNING 02-13 07:19:11 scheduler.py:949] Input prompt (32889 tokens) is too long and exceeds limit of 2048\n"
+    diagnosis = diagnose_files([write(tmp_path, line)])
+    assert diagnosis.verdict == "insufficient-data"
+    assert diagnosis.events["prompts_over_limit"] == 1
+    assert any("refused as longer than the engine's limit" in note for note in diagnosis.notes)
+
+
+def test_vllm_refusing_to_start_for_want_of_kv_memory_is_kv_capacity(tmp_path):
+    line = ("ValueError: To serve at least one request with the models's max seq len (221000), (10.12 GiB KV cache is "
+            "needed, which is larger than the available KV cache memory (5.59 GiB). Based on the available memory, "
+            "the estimated maximum model length is 122080.\n")
+    diagnosis = diagnose_files([write(tmp_path, line)])
+    assert diagnosis.verdict == "kv-capacity"
+    assert diagnosis.events["kv_start_refusals"] == 1

@@ -17,7 +17,10 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
                        ("too_long_rejections", "request(s) refused as longer than the engine can hold (SGLang: `exceeds "
                                                "the maximum allowed length`, the tokens its KV pool holds; llama.cpp: "
                                                "`exceeds the available context size`): KV capacity caps the "
-                                               "prompt")):
+                                               "prompt"),
+                       ("kv_start_refusals", "start-up refusal(s): one request of the configured max length needs more "
+                                             "KV cache than the memory left (vLLM: `KV cache is needed, which is "
+                                             "larger than the available KV cache memory`)")):
         total = acc.events.get(name)
         if total:
             lines = acc.event_lines[name]
@@ -34,6 +37,13 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
                      f"`truncated = 1`, ollama's `truncating input prompt`; line {min(lines.lines)}): their timings "
                      "are of shortened prompts, and the answers saw less than was sent; give each slot the context its "
                      "prompts need (llama.cpp a larger -c or fewer -np slots sharing it, ollama num_ctx)")
+    over = acc.events.get("prompts_over_limit")
+    if over:
+        lines = acc.event_lines["prompts_over_limit"]
+        notes.append(f"{over:.0f} prompt(s) refused as longer than the engine's limit (vLLM's `is too long and exceeds "
+                     f"limit of`, line {min(lines.lines)}): they finished with no output; the limit is the model "
+                     "length or, with chunked prefill off, max-num-batched-tokens: raise it, or turn chunked prefill "
+                     "on")
     waits = acc.events.get("worker_waits")
     if waits and not acc.flags["stalled"].count:
         # No window held requests that made no progress: a wait at start-up (compilation, weight or KV quantisation

@@ -85,7 +85,8 @@ def unwarmed_event(line_number: int, line: str) -> Record | None:
 _SNIFF_MARKERS = ("Avg prompt throughput", "Avg generation throughput", "is preempted by PreemptionMode",
                   "# GPU blocks:", "# cuda blocks:", "Maximum concurrency for", "SpecDecoding metrics", "Speculative metrics:",
                   "Model loading took", "Loading model weights took", "num_gpu_blocks is:", "GPU KV cache size:",
-                  "Available KV cache memory:", "is larger than the maximum number of tokens that can be stored in KV")
+                  "Available KV cache memory:", "is larger than the maximum number of tokens that can be stored in KV",
+                  "is too long and exceeds limit of", "which is larger than the available KV cache memory")
 
 
 def sniff(head: str) -> float:
@@ -347,6 +348,7 @@ _PREFIX_V0 = re.compile(r"Prefix cache hit rate: GPU: (\d+(?:\.\d+)?)%, CPU: (\d
 _CONFIG_MODEL = re.compile(r"\bmodel='([^']+)'")
 _PREFIX_FLAG = re.compile(r"enable_prefix_caching=(True|False)")
 _CONFIG_MAX_LEN = re.compile(r"\bmax_seq_len=(\d+)")
+_PROMPT_TOO_LONG = re.compile(r"Input prompt \((\d+) tokens\) is too long and exceeds limit of (\d+)")
 _INIT = re.compile(r"init engine \(.*?\) took ([\d.]+) seconds")
 
 
@@ -451,6 +453,17 @@ class LineParser:
                 if match.group(2):
                     metrics["preemptions_total"] = float(match.group(2))
             out.append(Record("event", "vllm.preemption", line_number, metrics, timestamp, labels))
+        elif "is too long and exceeds limit of" in line and (match := _PROMPT_TOO_LONG.search(line)):
+            # V0's scheduler ignores a prompt over its limit (max_num_batched_tokens or the model length): the
+            # request finishes at once with no output.
+            timestamp, year_assumed = find_timestamp(line[:80])
+            out.append(Record("event", "vllm.scheduler", line_number, {"prompts_over_limit": 1.0}, timestamp,
+                              _labels(line[:80], year_assumed, {"limit_tokens": match.group(2)})))
+        elif "KV cache is needed, which is larger than the available KV cache memory" in line:
+            # V1 refuses to start: one request of the configured max length needs more cache than the memory left.
+            timestamp, year_assumed = find_timestamp(line[:80])
+            out.append(Record("event", "vllm.startup", line_number, {"kv_start_refusals": 1.0}, timestamp,
+                              _labels(line[:80], year_assumed)))
         elif _HANG in line:
             # The engine core found no free broadcast block for a minute: its workers stopped taking steps (a hang,
             # a crash, or a long compilation), the engine's own words for a stall.
@@ -528,7 +541,8 @@ MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"No available sh
            b"# GPU blocks", b"# cuda blocks", b"# npu blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
            b"Maximum concurrency", b"Model loading took", b"Loading model weights took", b"Memory profiling",
            b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"LLM engine with config",
-           b"Configuration: (", b"The model's max seq len")
+           b"Configuration: (", b"The model's max seq len",
+           b"Input prompt (", b"To serve at least one request")
 # Markers start with an upper-case letter or a sign where they can: the scan's regex first tests a character set of
 # the markers' first bytes, and common lower-case letters would stop it at nearly every byte of a noise line.
 
