@@ -541,8 +541,9 @@ _TABLE = (
           "", "the numbers are shown; a whole call's time per output token includes its prompt, so it bounds the "
           "decode step from above", 0.55, 0.75),
     # -- state: events, start-up capacity, /metrics snapshots ------------------------------------------------------
-    _rule("state-preemption", "state", "kv-capacity", "preemption / retraction / OOM events, or a KV cache with no "
-          "room for the next batch (llama.cpp)", 1.0, "events",
+    _rule("state-preemption", "state", "kv-capacity", "preemption / retraction / OOM events, a KV cache with no "
+          "room for the next batch (llama.cpp), a request refused as longer than the cache holds, an engine refusing "
+          "to start for want of KV memory", 1.0, "events",
           "the engine evicted requests, or could not place a batch, because the KV cache ran out; more events, more "
           "confidence",
           0.8, 0.9),

@@ -469,7 +469,7 @@ def sniff(head: str) -> float:
     if "slot update_slots:" in head or "slot launch_slot_:" in head:
         return 0.6  # llama-server's slot lines with no timing yet (a request cut before its end)
     if _KV_NO_ROOM.search(head) or _TOO_LONG.search(head):
-        return 0.6  # the server's notice that the KV cache has no room for a batch
+        return 0.6  # the server's notice that the KV cache has no room for a batch, or a request longer than a slot
     return 0.0
 
 
