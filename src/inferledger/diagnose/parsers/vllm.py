@@ -541,8 +541,7 @@ MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"No available sh
            b"# GPU blocks", b"# cuda blocks", b"# npu blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
            b"Maximum concurrency", b"Model loading took", b"Loading model weights took", b"Memory profiling",
            b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"LLM engine with config",
-           b"Configuration: (", b"The model's max seq len",
-           b"Input prompt (", b"To serve at least one request")
+           b"Configuration: (", b"Input prompt (", b"KV cache is needed")
 # Markers start with an upper-case letter or a sign where they can: the scan's regex first tests a character set of
 # the markers' first bytes, and common lower-case letters would stop it at nearly every byte of a noise line.
 
