@@ -158,7 +158,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind200_logs": (4, 7, 8),
           "blind201_logs": (7, 7, 10),
           "blind203_logs": (9, 9, 10),
-          "blind204_logs": (7, 7, 10)}
+          "blind204_logs": (7, 7, 10),
+          "blind202_logs": (7, 7, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
