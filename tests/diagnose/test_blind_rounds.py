@@ -159,7 +159,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind201_logs": (7, 7, 10),
           "blind203_logs": (9, 9, 10),
           "blind204_logs": (7, 7, 10),
-          "blind202_logs": (7, 7, 8)}
+          "blind202_logs": (7, 7, 8),
+          "blind206_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
