@@ -30,20 +30,20 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
             # One event is already proof; repeated ones raise it to the rule's high.
             findings.append(fire("state-preemption", f"{total:.0f} {text}", numbers, min(1.0, (total - 1) / 4),
                                  lines=list(lines.lines), file=lines.file))
-    truncated = acc.events.get("truncated_prompts")
-    if truncated:
-        lines = acc.event_lines["truncated_prompts"]
-        notes.append(f"{truncated:.0f} request(s) had their prompt cut to fit the slot's context (llama-server's "
-                     f"`truncated = 1`, ollama's `truncating input prompt`; line {min(lines.lines)}): their timings "
-                     "are of shortened prompts, and the answers saw less than was sent; give each slot the context its "
-                     "prompts need (llama.cpp a larger -c or fewer -np slots sharing it, ollama num_ctx)")
-    over = acc.events.get("prompts_over_limit")
-    if over:
-        lines = acc.event_lines["prompts_over_limit"]
-        notes.append(f"{over:.0f} prompt(s) refused as longer than the engine's limit (vLLM's `is too long and exceeds "
-                     f"limit of`, line {min(lines.lines)}): they finished with no output; the limit is the model "
-                     "length or, with chunked prefill off, max-num-batched-tokens: raise it, or turn chunked prefill "
-                     "on")
+    # Events that say how requests were cut or refused: a note each (count, first line), no verdict of their own.
+    for name, text in (
+            ("truncated_prompts", "request(s) had their prompt cut to fit the slot's context (llama-server's "
+                                  "`truncated = 1`, ollama's `truncating input prompt`; line {line}): their timings are "
+                                  "of shortened prompts, and the answers saw less than was sent; give each slot the "
+                                  "context its prompts need (llama.cpp a larger -c or fewer -np slots sharing it, ollama "
+                                  "num_ctx)"),
+            ("prompts_over_limit", "prompt(s) refused as longer than the engine's limit (vLLM's `is too long and "
+                                   "exceeds limit of`, line {line}): they finished with no output; the limit is the "
+                                   "model length or, with chunked prefill off, max-num-batched-tokens: raise it, or "
+                                   "turn chunked prefill on")):
+        total = acc.events.get(name)
+        if total:
+            notes.append(f"{total:.0f} " + text.format(line=min(acc.event_lines[name].lines)))
     waits = acc.events.get("worker_waits")
     if waits and not acc.flags["stalled"].count:
         # No window held requests that made no progress: a wait at start-up (compilation, weight or KV quantisation
