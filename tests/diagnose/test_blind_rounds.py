@@ -163,7 +163,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind206_logs": (5, 5, 10),
           "blind205_logs": (4, 4, 10),
           "blind209_logs": (3, 3, 3),
-          "blind211_logs": (4, 5, 8),
+          "blind211_logs": (4, 4, 8),
           "blind207_logs": (5, 5, 7),
           "blind208_logs": (6, 6, 10),
           "blind210_logs": (4, 4, 8)}

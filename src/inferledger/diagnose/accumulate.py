@@ -38,7 +38,6 @@ PROMPT_ONLY_TOKENS = threshold("requests-prompt-only")
 PREFILL_SHARE_MIN_TOKENS = limit("prefill-share-min-prompt")
 UNSTATED_PROMPT_SECONDS = limit("unstated-prompt-fast")
 COLD_START_FRACTION = threshold("requests-cold-start")
-COLD_START_MIN_SECONDS = limit("cold-start-min-load")
 LOAD_FITS_SLACK = limit("load-fits-slack")
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 QUEUE_MIN_SECONDS = threshold("requests-queue-dominant")
@@ -912,7 +911,7 @@ class Accumulator:
         # load), nor one the total has no room for beside the prompt and the generation (llama_print_timings: the
         # total is prompt eval + eval, the load came before): only a load that fits in the total is a cold start.
         parts = (metrics.get("prefill_seconds") or 0.0) + (metrics.get("decode_seconds") or 0.0)
-        if load is not None and e2e and COLD_START_FRACTION * e2e <= load <= e2e and load >= COLD_START_MIN_SECONDS \
+        if load is not None and e2e and COLD_START_FRACTION * e2e <= load <= e2e \
                 and load + parts <= LOAD_FITS_SLACK * e2e:
             self._flags["cold_start"].add(line, file)
         tokens = metrics.get("input_tokens")

@@ -705,9 +705,6 @@ _LIMITS = (
           "the slowest Apple chip still running models, the base M1's unified memory (68.25 GB/s; base M2/M3 100, "
           "M4 120): a Metal decode slower than the weights take there is slow for any Mac, where the GPU floor of "
           "a 360 GB/s card would call a base chip slow"),
-    Limit("cold-start-min-load", 1.0, "s", "requests-cold-start",
-          "a load under a second is a hot model's setup (ollama reports ~0.2 s on every reuse), not weights read "
-          "from disk: a cold start takes seconds to minutes (a 35 GB model: 36 s, ollama#16610)"),
     Limit("spec-min-drafted", 100, "drafted tokens", "windows-spec-drafts-rejected",
           "with fewer drafted tokens in the log an acceptance rate is a handful of steps' luck"),
     Limit("named-max-batch", 2, "streams", "hardware-named-decode-far-below-floor, -near-floor",
