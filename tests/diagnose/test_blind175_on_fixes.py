@@ -127,15 +127,23 @@ def test_ollama_reads_a_client_cell_of_words_and_its_truncated_prompts(tmp_path)
     assert [record.metrics for record in records if record.kind == "event"] == [{"truncated_prompts": 1.0}]
 
 
-def test_a_vllm_start_up_whose_cache_holds_less_than_one_full_length_request(tmp_path):
-    # vllm#2418: 229 blocks of 16 tokens = 3,664 tokens of KV cache, under one request of the 4,096 configured
-    text = ("INFO 01-11 15:51:02 llm_engine.py:70] Initializing an LLM engine with config: model='/models/alpaca-2', "
-            "dtype=torch.float16, max_seq_len=4096, download_dir=None, tensor_parallel_size=1, seed=0)\n"
-            "INFO 01-11 15:51:18 llm_engine.py:275] # GPU blocks: 229, # CPU blocks: 512\n")
+# A vLLM start-up whose cache holds less than one request of its max length: vllm#2418's 229 blocks of 16 tokens
+# (3,664) under the 4,096 its config line sets, and the ValueError alone in a paste, 7,344 tokens against 32,768.
+CONFIG_AND_BLOCKS = ("INFO 01-11 15:51:02 llm_engine.py:70] Initializing an LLM engine with config: "
+                     "model='/models/alpaca-2', dtype=torch.float16, max_seq_len=4096, download_dir=None, "
+                     "tensor_parallel_size=1, seed=0)\n"
+                     "INFO 01-11 15:51:18 llm_engine.py:275] # GPU blocks: 229, # CPU blocks: 512\n")
+SEQ_LEN_ERROR = ("ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be "
+                 "stored in KV cache (7344). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
+                 "initializing the engine.\n")
+
+
+@pytest.mark.parametrize(("text", "fits"), [(CONFIG_AND_BLOCKS, 229 * 16 / 4096), (SEQ_LEN_ERROR, 7344 / 32768)])
+def test_a_vllm_cache_under_one_full_length_request_is_kv_capacity(tmp_path, text, fits):
     diagnosis = diagnose_files([write(tmp_path, text)])
     assert diagnosis.verdict == "kv-capacity"
     item = next(item for item in diagnosis.evidence if item.rule == "state-few-full-requests")
-    assert item.numbers["max_concurrency_at_length"] == pytest.approx(229 * 16 / 4096)
+    assert item.numbers["max_concurrency_at_length"] == pytest.approx(fits)
 
 
 @pytest.mark.parametrize(("line", "event"), [
@@ -198,17 +206,6 @@ def test_a_per_gpu_rate_column_is_not_a_run_and_a_step_within_the_realistic_esti
     assert rates[:2] == [259.0, 484.0]
 
 
-def test_vllms_refusal_to_start_with_a_cache_smaller_than_one_request_is_read_alone(tmp_path):
-    # vllm's ValueError as the only line of the paste: 7,344 tokens of cache against a max length of 32,768
-    line = ("ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be stored "
-            "in KV cache (7344). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when "
-            "initializing the engine.\n")
-    diagnosis = diagnose_files([write(tmp_path, line)])
-    assert diagnosis.verdict == "kv-capacity"
-    item = next(item for item in diagnosis.evidence if item.rule == "state-few-full-requests")
-    assert item.numbers["max_concurrency_at_length"] == pytest.approx(7344 / 32768)
-
-
 def test_a_scripts_numbered_runs_with_a_token_rate_are_one_streams_runs(tmp_path):
     # lemonade#1537: five runs of 200 tokens; 83.7 tok/s is 1 / 83.7 = 11.9 ms a token
     text = "".join(f"  Run {number}: 83.7 tok/s (200 tokens, 2389ms)\n" for number in range(1, 4))
@@ -260,4 +257,3 @@ def test_vllm_refusing_to_start_for_want_of_kv_memory_is_kv_capacity(tmp_path):
     diagnosis = diagnose_files([write(tmp_path, line)])
     assert diagnosis.verdict == "kv-capacity"
     assert diagnosis.events["kv_start_refusals"] == 1
-
