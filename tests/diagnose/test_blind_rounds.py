@@ -168,7 +168,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind208_logs": (6, 6, 10),
           "blind210_logs": (4, 4, 8),
           "blind216_logs": (1, 1, 4),
-          "blind214_logs": (2, 2, 2)}
+          "blind214_logs": (2, 2, 2),
+          "blind215_logs": (2, 2, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
