@@ -257,3 +257,14 @@ def test_vllm_refusing_to_start_for_want_of_kv_memory_is_kv_capacity(tmp_path):
     diagnosis = diagnose_files([write(tmp_path, line)])
     assert diagnosis.verdict == "kv-capacity"
     assert diagnosis.events["kv_start_refusals"] == 1
+
+
+def test_llama_cpp_failing_to_allocate_its_kv_cache_at_load_is_kv_capacity(tmp_path):
+    # janhq/jan#8236: a 36,864 MiB cache for the default context did not fit the card
+    text = ("0.01.047.215 E ggml_backend_cuda_buffer_type_alloc_buffer: allocating 36864.00 MiB on device 0: "
+            "cudaMalloc failed: out of memory\n"
+            "0.01.048.446 E llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv "
+            "cache\n")
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert diagnosis.verdict == "kv-capacity"
+    assert diagnosis.events["kv_start_refusals"] == 1

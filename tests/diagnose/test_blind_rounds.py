@@ -167,7 +167,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind207_logs": (5, 5, 7),
           "blind208_logs": (6, 6, 10),
           "blind210_logs": (4, 4, 8),
-          "blind216_logs": (1, 1, 4),
+          "blind216_logs": (1, 2, 4),
           "blind214_logs": (2, 2, 2),
           "blind215_logs": (2, 2, 3)}
 

@@ -18,9 +18,10 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
                                                "the maximum allowed length`, the tokens its KV pool holds; llama.cpp: "
                                                "`exceeds the available context size`): KV capacity caps the "
                                                "prompt"),
-                       ("kv_start_refusals", "start-up refusal(s): one request of the configured max length needs more "
-                                             "KV cache than the memory left (vLLM: `KV cache is needed, which is "
-                                             "larger than the available KV cache memory`)")):
+                       ("kv_start_refusals", "start-up refusal(s): the KV cache the configured context needs does not "
+                                             "fit the memory left (vLLM: `KV cache is needed, which is larger than the "
+                                             "available KV cache memory`; llama.cpp: `failed to allocate buffer for "
+                                             "kv cache`)")):
         total = acc.events.get(name)
         if total:
             lines = acc.event_lines[name]

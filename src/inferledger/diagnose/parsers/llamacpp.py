@@ -468,7 +468,7 @@ def sniff(head: str) -> float:
         return 0.6  # the server's 2024 JSON log lines (slots, kv cache) or its image encoder's lines
     if "slot update_slots:" in head or "slot launch_slot_:" in head:
         return 0.6  # llama-server's slot lines with no timing yet (a request cut before its end)
-    if _KV_NO_ROOM.search(head) or _TOO_LONG.search(head):
+    if _KV_NO_ROOM.search(head) or _TOO_LONG.search(head) or "failed to allocate buffer for kv cache" in head:
         return 0.6  # the server's notice that the KV cache has no room for a batch, or a request longer than a slot
     return 0.0
 
@@ -534,6 +534,11 @@ class _Reader:
             # `request (68885 tokens) exceeds the available context size (65536 tokens)`: the slot's context (its KV
             # cache) cannot hold the request, and the server refuses it.
             out.append(Record("event", "llamacpp.server", line_number, {"too_long_rejections": 1.0},
+                              labels=dict(_SERVER_LABELS)))
+        elif "failed to allocate buffer for kv cache" in line:
+            # The context's KV cache did not fit the device at load (`llama_init_from_model: failed to initialize the
+            # context: failed to allocate buffer for kv cache`): the context asked is too large for the memory.
+            out.append(Record("event", "llamacpp.server", line_number, {"kv_start_refusals": 1.0},
                               labels=dict(_SERVER_LABELS)))
         elif _KV_NO_ROOM.search(line):
             # The slot's batch found no free cells in the KV cache (2023-24 servers retry with half the batch down to
