@@ -169,7 +169,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind210_logs": (4, 4, 8),
           "blind216_logs": (1, 2, 4),
           "blind214_logs": (2, 2, 2),
-          "blind215_logs": (2, 2, 3)}
+          "blind215_logs": (2, 2, 3),
+          "blind213_logs": (1, 1, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
