@@ -170,7 +170,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind216_logs": (1, 2, 4),
           "blind214_logs": (2, 2, 2),
           "blind215_logs": (2, 2, 3),
-          "blind213_logs": (1, 1, 5)}
+          "blind213_logs": (1, 1, 5),
+          "blind212_logs": (2, 2, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
