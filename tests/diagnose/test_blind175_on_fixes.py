@@ -215,14 +215,6 @@ def test_a_scripts_numbered_runs_with_a_token_rate_are_one_streams_runs(tmp_path
     assert diagnosis.verdict == "healthy"
 
 
-def test_llama_servers_refusal_of_a_request_longer_than_its_slot_is_kv_capacity(tmp_path):
-    line = ("srv    send_error: task id = 0, error: request (68885 tokens) exceeds the available context size (65536 "
-            "tokens), try increasing it\n")
-    diagnosis = diagnose_files([write(tmp_path, line)])
-    assert diagnosis.verdict == "kv-capacity"
-    assert diagnosis.events["too_long_rejections"] == 1
-
-
 def test_a_lone_prefill_line_with_nothing_pending_is_no_prompt_in_chunks(tmp_path):
     # sglang#32255: one 402-token prefill after idle; its 24.32 input tok/s is averaged over the idle gap before it
     line = ("[2026-07-24 08:09:27 TP0] Prefill batch, #new-seq: 1, #new-token: 402, #cached-token: 0, full token usage: "
@@ -250,21 +242,23 @@ def test_vllm_prompts_over_the_schedulers_limit_are_read_and_noted(tmp_path):
     assert any("refused as longer than the engine's limit" in note for note in diagnosis.notes)
 
 
-def test_vllm_refusing_to_start_for_want_of_kv_memory_is_kv_capacity(tmp_path):
-    line = ("ValueError: To serve at least one request with the models's max seq len (221000), (10.12 GiB KV cache is "
-            "needed, which is larger than the available KV cache memory (5.59 GiB). Based on the available memory, "
-            "the estimated maximum model length is 122080.\n")
-    diagnosis = diagnose_files([write(tmp_path, line)])
-    assert diagnosis.verdict == "kv-capacity"
-    assert diagnosis.events["kv_start_refusals"] == 1
+# The engines' own words for a KV cache that cannot hold what was asked: llama-server refusing a request longer than its
+# slot (anomalyco/opencode#11286), vLLM V1 refusing to start (a full-length request needs 10.12 GiB, 5.59 GiB left), and
+# llama.cpp failing to allocate a 36,864 MiB cache for a default context at load (janhq/jan#8236).
+KV_REFUSALS = [
+    ("srv    send_error: task id = 0, error: request (68885 tokens) exceeds the available context size (65536 tokens), "
+     "try increasing it\n", "too_long_rejections"),
+    ("ValueError: To serve at least one request with the models's max seq len (221000), (10.12 GiB KV cache is needed, "
+     "which is larger than the available KV cache memory (5.59 GiB). Based on the available memory, the estimated "
+     "maximum model length is 122080.\n", "kv_start_refusals"),
+    ("0.01.047.215 E ggml_backend_cuda_buffer_type_alloc_buffer: allocating 36864.00 MiB on device 0: cudaMalloc "
+     "failed: out of memory\n0.01.048.446 E llama_init_from_model: failed to initialize the context: failed to "
+     "allocate buffer for kv cache\n", "kv_start_refusals"),
+]
 
 
-def test_llama_cpp_failing_to_allocate_its_kv_cache_at_load_is_kv_capacity(tmp_path):
-    # janhq/jan#8236: a 36,864 MiB cache for the default context did not fit the card
-    text = ("0.01.047.215 E ggml_backend_cuda_buffer_type_alloc_buffer: allocating 36864.00 MiB on device 0: "
-            "cudaMalloc failed: out of memory\n"
-            "0.01.048.446 E llama_init_from_model: failed to initialize the context: failed to allocate buffer for kv "
-            "cache\n")
+@pytest.mark.parametrize(("text", "event"), KV_REFUSALS)
+def test_an_engines_refusal_for_want_of_kv_cache_is_kv_capacity(tmp_path, text, event):
     diagnosis = diagnose_files([write(tmp_path, text)])
     assert diagnosis.verdict == "kv-capacity"
-    assert diagnosis.events["kv_start_refusals"] == 1
+    assert diagnosis.events[event] == 1
