@@ -10,6 +10,7 @@ and uses it only where the weights dominate the step (see roofline.named_floor_f
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -250,7 +251,12 @@ def _catalog_counts() -> tuple:
 @cache
 def _catalog_mixtures() -> tuple:
     """(name, total, active, routed experts' total, their active) parameters of each catalogued mixture of experts."""
-    return tuple(count[:5] for count in _catalog_counts() if count[2] < count[1] and count[3])
+    return tuple(count[:5] for count in _catalog_counts() if _mixture(count))
+
+
+def _mixture(count: tuple) -> bool:
+    """A catalogued model (_catalog_counts) whose step reads fewer parameters than it holds, among routed experts."""
+    return bool(count[3]) and count[2] < count[1]
 
 
 def catalog_layers(total_params: float, mixture: bool) -> int | None:
@@ -258,9 +264,7 @@ def catalog_layers(total_params: float, mixture: bool) -> int | None:
     parameters: how deep a model known only by its size most likely is (a decode step pays a fixed cost a layer)."""
     if total_params <= 0:
         return None
-    import math
-
-    same = [count for count in _catalog_counts() if bool(count[3] and count[2] < count[1]) == mixture]
+    same = [count for count in _catalog_counts() if _mixture(count) == mixture]
     if not same:
         return None
     return min(same, key=lambda count: abs(math.log(count[1] / total_params)))[5]

@@ -83,14 +83,15 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
             # the fixed cost).
             rate, total, mixture = acc.bench_steps.get(reached.high_line, (0.0, 0.0, False))
             fixed, layers = step_fixed_seconds(total, mixture)
+            fixed_share = rate * fixed
             if fixed:
-                fraction += rate * fixed
+                fraction += fixed_share
                 numbers.update(fixed_step_seconds=fixed, floor_speed_fraction=fraction)
                 text += (f"; with {layers} layers' fixed cost ({fixed * 1e3:.2f} ms a step) the fastest row reaches "
                          f"{fraction:.0%} of the speed the card allows")
             # A size read from the model's name is an estimate: the stricter cutoff of the named rules.
             named = acc.bandwidth_source == NAMED_BANDWIDTH_SOURCE
-            if most / bandwidth + rate * fixed < (NAMED_LOW_FRACTION if named else LOW_FRACTION):
+            if most / bandwidth + fixed_share < (NAMED_LOW_FRACTION if named else LOW_FRACTION):
                 return [fire("hardware-named-decode-far-below-floor" if named else "hardware-decode-far-below-floor",
                              text + ": the backend, not the memory, limits decode", numbers)]
             if fraction >= NEAR_FRACTION:

@@ -493,7 +493,7 @@ def _models_one_bandwidth(acc: Accumulator, runs: list, findings: list, first: i
 
 def _large_model_floor(record, acc: Accumulator) -> tuple | None:
     """(seconds a step, the sized model, where) one stream of the model the run's own row names with a size (`70B F16`, a
-    table's Model cell) takes on a slow common card (its log's tensor-parallel cards sharing it); None when the row
+    table's Model cell) takes on the slowest device of the log's kind (rules_requests.slow_floor); None when the row
     states no size. Rows of several models, each its own size, are why: --model names one for the whole log (and a
     model given so is judged by _slower_than_size and the roofline)."""
     from inferledger.diagnose.rules_requests import slow_floor, tensor_parallel
@@ -535,7 +535,7 @@ def _slower_than_size(run: _Run, sized, where: dict, findings: list, notes: list
     findings.append(fire(
         "summary-slower-than-size-allows", f"{run.name}: {run.step * 1e3:.1f} ms per output token is "
         f"{run.step / floor:.1f}× the {floor * 1e3:.1f} ms that {sized.describe()} takes {place}: "
-        "slower than slow GPUs would stream it; give --gpu to judge it against the card",
+        "slower than the slowest such memory streams it; give --gpu to judge it against the hardware",
         {"observed_seconds_per_token": run.step, "slow_card_seconds_per_token": floor,
          "weights_bytes_per_step": sized.weights_bytes_per_step, "tensor_parallel_size": shards}, **where))
 
