@@ -28,6 +28,7 @@ LOW_FRACTION = threshold("hardware-decode-far-below-floor")
 NEAR_FRACTION = threshold("hardware-decode-near-floor")
 REALISTIC_FACTOR = threshold("hardware-decode-below-realistic")
 LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
+ONE_STREAM_SHARE = threshold("hardware-throughput-one-stream")
 LAYER_STEP_SECONDS = limit("layer-step-seconds")
 
 
@@ -405,6 +406,10 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
                           f"floor to {faster.decode.seconds_per_token * 1e3:.2f} ms/token (×{gain:.2f} faster); "
                           "speculative decoding or a higher-bandwidth GPU are the other levers")
 
+    elif not batch_known and account.realistic:
+        _judge_rate_only(acc, account.realistic.decode_seconds_per_token,
+                         f"the ledger's realistic step for {account.model} on {account.accelerator}", lines, findings)
+
     rate, rate_source = _observed_prefill(acc)
     if rate:
         flops_per_token = account.prefill.flops / max(1, isl * batch)
@@ -452,6 +457,24 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
                 section["kv_advice"] = kv_advice
     section["lines"] = lines
     return section, findings, advice
+
+
+def _judge_rate_only(acc: Accumulator, one_stream_seconds: float, what: str, lines: list, findings: list) -> None:
+    """Runs that state only an output rate (tokens a second over all their streams) and no batch: each is at least
+    one stream, so a rate at or above ONE_STREAM_SHARE of one stream's (`what`: the step's source, one_stream_seconds
+    a token) shows decode as fast as the card allows; a lower one is left unjudged (a slow engine, or prompts taking
+    the time)."""
+    rates = [record.metrics["output_tokens_per_second"] for record, _file in acc.summaries
+             if record.metrics.get("output_tokens_per_second")]
+    if not rates:
+        return
+    one_stream, lowest = 1 / one_stream_seconds, min(rates)
+    text = (f"output rate {lowest:,.1f} tok/s (the lowest of {len(rates)} run(s), no per-token time or batch stated) "
+            f"is {lowest / one_stream:.1f}× one stream's {one_stream:,.1f} tok/s ({what})")
+    lines.append(text)
+    if lowest >= ONE_STREAM_SHARE * one_stream:
+        findings.append(fire("hardware-throughput-one-stream", text + ": whatever the batch, decode is not slow", {
+            "output_tokens_per_second": lowest, "one_stream_tokens_per_second": one_stream}))
 
 
 def _faster_than_floor(step: float, account, numbers: dict):
@@ -517,6 +540,10 @@ def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, li
                "lines": [named.describe() + f" → {floor * 1e3:.2f} ms/token floor on the {accelerator.name} "
                          f"({bandwidth / 1e9:,.0f} GB/s); the config.json was not at hand, so this is an estimate"]}
     step, source = _observed_decode(acc)
+    if not step and batch > NAMED_MAX_BATCH:
+        found = []
+        _judge_rate_only(acc, floor, f"the floor of {named.name} sized from its name", section["lines"], found)
+        return section, found
     if not step or batch > NAMED_MAX_BATCH:
         if step:
             section["lines"].append(f"batch {batch}: the cache read joins the weights, which the name does not give; "
