@@ -589,6 +589,7 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
                            else f"table column {key + 1}", **unit_label})
             for key, metrics in sorted(runs.items())
             if any(name.startswith(("ttft_", "tpot_", "itl_", "e2e_")) for name in metrics)
+            or "output_tokens_per_second" in metrics
             or ("completed_requests" in metrics and metrics.keys() & {"duration_seconds", "total_input_tokens",
                                                                      "total_output_tokens"})]
 

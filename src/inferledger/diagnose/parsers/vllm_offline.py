@@ -49,6 +49,7 @@ _NANO = re.compile(r"(?:Inference Engine: ([^,]+), Model: ([^,]+), )?Total: (\d+
 _AVG_LATENCY = re.compile(r"Avg latency:\s*([\d.]+) seconds")
 _PERCENTILE_LATENCY = re.compile(r"(\d+)% percentile latency:\s*([\d.]+) seconds")
 _ARGUMENT = re.compile(r"\b(input_len|output_len|batch_size|model)=(\d+|'[^']*')")
+_FLAG = re.compile(r"--(input|output)-len[= ]+(\d+)")  # the command line's own: `--input-len 256 --output-len 256`
 _LATENCY_STATS = {"50": "median", "90": "p90", "99": "p99"}  # the 10/25/75 % percentiles have no metric name
 # benchmark_guided.py's describe() blocks: a heading naming the latency and its unit, then one statistic a line.
 _DESCRIBED = re.compile(r"^(First|Next) token latency\((msecs|secs)\):\s*$")
@@ -135,13 +136,28 @@ def _bar(match: re.Match) -> tuple[dict, int]:
     return metrics, total
 
 
-def _record(line_number: int, metrics: dict, total: int | None) -> Record:
+def _record(line_number: int, metrics: dict, total: int | None, arguments: dict | None = None) -> Record:
+    if arguments and "output_tokens_per_second" not in metrics:
+        _fixed_lengths(metrics, arguments)
     labels = {"engine": "vllm", "tool": "vllm-offline", "offline_batch": True,
               "throughput_definition": "offline batch: every prompt submitted at once, rates are totals over the "
                                        "elapsed time"}
     if total is not None and metrics["completed_requests"] < total:
         labels["cut"] = f"the bar stopped at {metrics['completed_requests']:.0f} of {total:.0f} prompts"
     return Record("summary", "bench.vllm-offline", line_number, metrics, labels=labels)
+
+
+def _fixed_lengths(metrics: dict, arguments: dict) -> None:
+    """A throughput run with fixed lengths (its arguments `input_len`, `output_len`) that printed only its total
+    tokens a second: every request generated output_len tokens, so the output rate is req/s × output_len. Kept only
+    where req/s × (input_len + output_len) gives the printed total (within 5 %): the arguments are this run's."""
+    rate, total = metrics.get("request_throughput_per_second"), metrics.get("total_tokens_per_second")
+    if "output_len" not in arguments or "input_len" not in arguments or not rate or not total:
+        return
+    output, prompt = float(arguments["output_len"]), float(arguments["input_len"])
+    if abs(rate * (prompt + output) - total) > 0.05 * total:
+        return
+    metrics.update(output_tokens_per_second=rate * output, mean_output_tokens=output, mean_input_tokens=prompt)
 
 
 def sniff(head: str) -> float:
@@ -199,6 +215,9 @@ def parse(lines) -> Iterator:
         if "Namespace(" in line and "output_len=" in line:
             arguments = dict(_ARGUMENT.findall(line))
             continue
+        if "-len" in line and "--output-len" in line:
+            arguments = {f"{which}_len": value for which, value in _FLAG.findall(line)}
+            continue
         if "tok, Time: " in line:
             match = _NANO.search(line)
             if match is not None:
@@ -208,7 +227,7 @@ def parse(lines) -> Iterator:
             match = _THROUGHPUT.search(line)
             if match is not None:
                 if last is not None and last[3]:
-                    yield _record(*last[:3])  # the run before had its own summary
+                    yield _record(*last[:3], arguments)  # the run before had its own summary
                     last = None
                 metrics = dict(last[1]) if last is not None else {}
                 metrics.update(_throughput(match))
@@ -228,9 +247,9 @@ def parse(lines) -> Iterator:
         metrics, total = _bar(match)
         if last is not None and (last[3] or total != last[2]
                                  or metrics["completed_requests"] < last[1]["completed_requests"]):
-            yield _record(*last[:3])  # a new run: the bar restarted, or the run before printed its summary
+            yield _record(*last[:3], arguments)  # a new run: the bar restarted, or the run before printed its summary
         last = (line_number, metrics, total, False)
     if last is not None:
-        yield _record(*last[:3])
+        yield _record(*last[:3], arguments)
     if latency is not None:
         yield _latency_record(*latency, arguments)
