@@ -75,3 +75,43 @@ RATE_ROWS = """\
 def test_a_metric_table_with_only_an_output_rate_is_read_as_runs(tmp_path):
     records = [record for record in read_records(write(tmp_path, RATE_ROWS)) if record.kind == "summary"]
     assert [record.metrics["output_tokens_per_second"] for record in records] == [131.41, 134.83]  # Delta: no run
+
+
+# AutoAWQ's examples/benchmark.py (AutoAWQ#320): a 7B AWQ model on an A100-SXM4-80GB, batch 1, its decode rate a row.
+AUTOAWQ = """\
+|   Batch Size |   Prefill Length |   Decode Length |   Prefill tokens/s |   Decode tokens/s | Memory (VRAM)     |
+|-------------:|-----------------:|----------------:|-------------------:|------------------:|:------------------|
+|            1 |               64 |              64 |           1749.38  |           93.7882 | 4.57 GB (5.78%)   |
+|            1 |              128 |             128 |           2058.66  |           93.2005 | 4.61 GB (5.82%)   |
+"""
+
+
+def test_a_tables_stream_rate_is_judged_against_the_floor_of_a_model_sized_from_its_name(tmp_path):
+    # 7B × 4.25 bits (AWQ) / 8 = 3.72 GB a step over 2,039 GB/s = 1.82 ms, plus 32 layers' fixed cost; the fastest
+    # row's 93.79 tok/s is 10.66 ms a token: under a third of the speed the weights allow, below the rule's 0.4.
+    diagnosis = diagnose_files([write(tmp_path, AUTOAWQ)], model="acme/vicuna-7b-v1.5-awq", gpu="a100-sxm-80gb")
+    assert diagnosis.verdict == "decode-bound"
+    assert "hardware-named-decode-far-below-floor" in rules(diagnosis)
+
+
+# exllamav2's test_inference.py -s on a 13B GPTQ (exllamav2#5): prompt speed by length, token speed by position.
+EXLLAMAV2_SPEED = """\
+ -- Measuring prompt speed...
+ ** Length   128 tokens:    355.7812 t/s
+ ** Length   256 tokens:    604.9509 t/s
+ -- Measuring token speed...
+ ** Position     1 + 127 tokens:   35.9594 t/s
+ ** Position   128 + 128 tokens:   35.5533 t/s
+"""
+
+
+def test_exllamav2s_speed_test_lines_are_prompts_and_generations(tmp_path):
+    records = read_records(write(tmp_path, EXLLAMAV2_SPEED))
+    prompts = [record.metrics for record in records if "prompt_tokens_per_second" in record.metrics]
+    decodes = [record.metrics for record in records if "generation_tokens_per_second" in record.metrics]
+    assert [(metrics["input_tokens"], metrics["prefill_seconds"]) for metrics in prompts] == [
+        (128, pytest.approx(128 / 355.7812)), (256, pytest.approx(256 / 604.9509))]
+    assert [metrics["output_tokens"] for metrics in decodes] == [127, 128]
+    assert decodes[1]["tpot_seconds"] == pytest.approx(1 / 35.5533)
+    assert decodes[1]["input_tokens"] == 128  # the cache the 128 tokens attend to
+    assert "input_tokens" not in decodes[0]  # position 1: no prompt but the first token

@@ -173,7 +173,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind213_logs": (1, 1, 5),
           "blind212_logs": (2, 2, 3),
           "blind222_logs": (7, 9, 10),
-          "blind223_logs": (2, 2, 6)}
+          "blind223_logs": (2, 4, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

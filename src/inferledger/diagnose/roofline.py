@@ -525,6 +525,16 @@ def _judge_unknown_batch(step: float, step_source: str, account, spec, accelerat
     return True
 
 
+def _stream_rate_step(acc: Accumulator) -> tuple[float | None, str]:
+    """The step of the fastest run among summaries that state one stream's generation rate (a benchmark table's
+    decode tok/s): for a model sized from its name, whose format the name states. (With a config at hand, compare()
+    does not read these rates: a table's rates are often of a quantised file the flag's checkpoint is not, an
+    ollama tag beside an HF id.)"""
+    streams = [record.metrics["output_tokens_per_second_per_user_mean"] for record, _file in acc.summaries
+               if record.metrics.get("output_tokens_per_second_per_user_mean")]
+    return (1 / max(streams), "one stream's generation rate (the fastest run)") if streams else (None, "")
+
+
 def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, list]:
     """(roofline section, findings) for a model known only by its name (named_model.NamedModel): the decode floor of
     one stream is the weights the name states ÷ the card's bandwidth. Judged only at a batch of one or two, where the
@@ -540,6 +550,8 @@ def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, li
                "lines": [named.describe() + f" → {floor * 1e3:.2f} ms/token floor on the {accelerator.name} "
                          f"({bandwidth / 1e9:,.0f} GB/s); the config.json was not at hand, so this is an estimate"]}
     step, source = _observed_decode(acc)
+    if not step:
+        step, source = _stream_rate_step(acc)
     if not step and batch > NAMED_MAX_BATCH:
         found = []
         _judge_rate_only(acc, floor, f"the floor of {named.name} sized from its name", section["lines"], found)

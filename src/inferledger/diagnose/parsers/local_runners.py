@@ -29,6 +29,9 @@
 
 * exllamav2's test_inference.py: ` -- Response generated in 3.40 seconds, 128 tokens, 37.66 tokens/second (includes
   prompt eval.)`, the whole call and its output count only (its examples print the same without the parenthesis);
+* exllamav2's test_inference.py -s (speed test): ` ** Length   512 tokens:    670.5597 t/s` under `-- Measuring prompt
+  speed...` (one prompt of that length, its rate) and ` ** Position   256 + 128 tokens:   34.5516 t/s` under `--
+  Measuring token speed...` (128 tokens generated one at a time after 256 in the cache, their rate): a request each;
 * exllama's (v1) test_benchmark_inference.py -p: ` -- Inference, first pass.` / ` ** Time, Inference: 0.50 seconds` /
   ` ** Speed: 8.06 tokens/second`, then ` -- Generating 128 tokens[, 1920 token prompt]...` / ` ** Speed: 28.56
   tokens/second`: one request generating a step at a time, its rate the decode rate; the first pass is the script's
@@ -151,6 +154,8 @@ _LLM_BENCH_AVERAGE = re.compile(r"\[Average\](?:\s*P\[(\d+)\])?\s+Input token si
 _LLM_BENCH_TOKENS = re.compile(r"\[(warm-up|\d+)\](?:\[P(\d+)\])?\s+First token latency: ([\d.]+|NA) ms/(\d*)tokens?, "
                                r"other tokens latency: ([\d.]+|NA) ms/")
 _EXLLAMA = re.compile(r"Response generated in ([\d.]+) seconds, (\d+) tokens, [\d.]+ tokens/second")
+_EXLLAMA_LENGTH = re.compile(r"^\s*\*\* Length\s+(\d+) tokens:\s+([\d.]+) t/s\s*$")
+_EXLLAMA_POSITION = re.compile(r"^\s*\*\* Position\s+(\d+) \+ (\d+) tokens:\s+([\d.]+) t/s\s*$")
 _EXLLAMA_PHASE = re.compile(r"^\s*-- (?:(Inference, first pass)|Generating (\d+) tokens(?:, (\d+) token prompt)?)")
 _EXLLAMA_TIME = re.compile(r"^\s*\*\* Time, (Load model|Inference): ([\d.]+) seconds")
 _EXLLAMA_SPEED = re.compile(r"^\s*\*\* Speed: ([\d.]+) tokens/second")
@@ -464,6 +469,22 @@ class _ExllamaBench:
         if prompt is not None:
             metrics["input_tokens"] = float(prompt)
         return [Record("request", "exllama.benchmark", line_number, metrics, labels=self.labels)]
+
+
+def _exllamav2_speed(line_number: int, line: str) -> Record | None:
+    """A line of exllamav2's speed test: a prompt's length and rate, or generated tokens after a cache position and
+    their rate (the position is the context they attend to)."""
+    prompt = _EXLLAMA_LENGTH.match(line)
+    if prompt is not None and float(prompt.group(2)) > 0:
+        metrics = _both_phases(float(prompt.group(1)), float(prompt.group(2)), None, None)
+    elif (decode := _EXLLAMA_POSITION.match(line)) is not None and float(decode.group(3)) > 0:
+        metrics = _both_phases(None, None, float(decode.group(2)), float(decode.group(3)))
+        if int(decode.group(1)) > 1:  # position 1: the first token after BOS, no prompt
+            metrics["input_tokens"] = float(decode.group(1))
+    else:
+        return None
+    return Record("request", "exllamav2.speed-test", line_number, metrics,
+                  labels={"engine": "exllamav2", "tool": "test_inference -s"})
 
 
 def _ort_timings(line_number: int, match) -> Record:
@@ -857,6 +878,7 @@ _SIGNATURES = (
     (("ran model in", "enqueue in "), ("tok/sec",)),  # tinygrad's llama.py --timing
     (("🔶 G",), (" ms I ",)),  # distributed-llama's token lines
     (("Response generated in",), ("tokens/second",)),  # exllamav2 test_inference and examples
+    (("-- Measuring prompt speed", "-- Measuring token speed"), (" t/s",)),  # exllamav2 test_inference -s
     ((" -- Generating ", " -- Inference, first pass"), ("** Speed: ",)),  # exllama's test_benchmark_inference
     (("Average generation speed:",), ("tokens/s",)),  # Xinference's transformers engine
     (("Performance(T/s): prefill",), ("Time(s): tokenize",)),  # KTransformers balance_serve
@@ -1067,6 +1089,11 @@ def parse(lines) -> Iterator:
                 yield Record("request", "xinference.transformers", line_number,
                              {"generation_tokens_per_second": float(match.group(1)),
                               "tpot_seconds": 1 / float(match.group(1))}, labels={"engine": "xinference"})
+                continue
+        if "** Length" in line or "** Position" in line:
+            record = _exllamav2_speed(line_number, line)
+            if record is not None:
+                yield record
                 continue
         if ("-- " in line or "** " in line) and (read := exllama.read(line_number, line)) is not None:
             yield from read
