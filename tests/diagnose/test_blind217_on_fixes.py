@@ -115,3 +115,26 @@ def test_exllamav2s_speed_test_lines_are_prompts_and_generations(tmp_path):
     assert decodes[1]["tpot_seconds"] == pytest.approx(1 / 35.5533)
     assert decodes[1]["input_tokens"] == 128  # the cache the 128 tokens attend to
     assert "input_tokens" not in decodes[0]  # position 1: no prompt but the first token
+
+
+# A TGI shard's warm-up (tgi#2744) and a request that ran the card out of memory (tgi#1374).
+TGI_WARMUP = """\
+Warming up model
+Setting max batch total tokens to 30816
+"""
+TGI_OOM = """\
+text_generation.errors.GenerationError: Request failed during generation: Server error: CUDA out of memory. Tried to \
+allocate 42.00 MiB. GPU 0 has a total capacty of 39.39 GiB of which 31.94 MiB is free.
+"""
+
+
+def test_tgis_warm_up_states_its_kv_pool_in_tokens(tmp_path):
+    (record,) = read_records(write(tmp_path, TGI_WARMUP))
+    assert (record.kind, record.metrics) == ("capacity", {"kv_cache_tokens": 30816.0})
+    assert diagnose_files([write(tmp_path, TGI_WARMUP)]).verdict == "insufficient-data"  # a size, no traffic
+
+
+def test_a_tgi_request_out_of_memory_is_a_kv_capacity_event(tmp_path):
+    diagnosis = diagnose_files([write(tmp_path, TGI_OOM)])
+    assert diagnosis.verdict == "kv-capacity"
+    assert "state-preemption" in rules(diagnosis)

@@ -176,7 +176,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind223_logs": (2, 4, 6),
           "blind217_logs": (3, 3, 3),
           "blind218_logs": (2, 2, 3),
-          "blind221_logs": (0, 0, 4),
+          "blind221_logs": (0, 3, 4),
           "blind219_logs": (3, 3, 10)}
 
 

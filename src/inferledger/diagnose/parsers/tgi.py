@@ -40,9 +40,38 @@ _FIELDS = {
 _ROUTER_SPANS = re.compile(" ".join(f'{key}="([^"]+)"' for key in _FIELDS))
 
 
+# The shard's warm-up and errors (text_generation_launcher): the KV pool it sized, in tokens over every batch (tgi#2744),
+# and a request that ran the card out of memory (tgi#1374). Free memory lines are the warm-up's own account.
+_MAX_BATCH_TOTAL = re.compile(r"Setting max batch total tokens to (\d+)")
+_FREE_AFTER_CACHE = re.compile(r"Free memory after allocating the cache: ([\d.]+) MB")
+_OOM = re.compile(r"(?:Request failed during generation|Server error|OutOfMemoryError).*?(?:CUDA|HIP) out of memory"
+                  r"|torch\.(?:cuda\.)?OutOfMemoryError")
+_LAUNCHER = ("Setting max batch total tokens", "Free memory after allocating the cache", "Request failed during "
+             "generation")
+
+
+def _launcher(line_number: int, line: str) -> Record | None:
+    """A warm-up capacity line or an out-of-memory error of a TGI shard, or None."""
+    if "out of memory" in line or "OutOfMemoryError" in line:
+        if _OOM.search(line):
+            return Record("event", "tgi.oom", line_number, {"oom": 1.0}, None, {"engine": "tgi"})
+        return None
+    match = _MAX_BATCH_TOTAL.search(line)
+    if match is not None:
+        return Record("capacity", "tgi.warmup", line_number, {"kv_cache_tokens": float(match.group(1))}, None,
+                      {"engine": "tgi"})
+    match = _FREE_AFTER_CACHE.search(line)
+    if match is not None:
+        return Record("capacity", "tgi.warmup", line_number,
+                      {"available_memory_bytes": float(match.group(1)) * 1e6}, None, {"engine": "tgi"})
+    return None
+
+
 def sniff(head: str) -> float:
     if "text_generation_router" in head and "time_per_token" in head:
         return 0.95
+    if any(text in head for text in _LAUNCHER):
+        return 0.7
     fields = sum(1 for key in _FIELDS if f'{key}="' in head or f'"{key}":' in head)
     if fields >= 2:
         return 0.8  # a fragment of the span: some of its fields, the rest cut or not logged
@@ -54,6 +83,10 @@ def sniff(head: str) -> float:
 def parse(lines) -> Iterator[Record | Skipped]:
     for line_number, line in lines:
         if "_time" not in line or ("queue_time" not in line and "inference_time" not in line):
+            if "emory" in line or "max batch total" in line:
+                record = _launcher(line_number, line)
+                if record is not None:
+                    yield record
             continue
         metrics = {}
         at = line.find('total_time="')
