@@ -138,3 +138,29 @@ def test_a_tgi_request_out_of_memory_is_a_kv_capacity_event(tmp_path):
     diagnosis = diagnose_files([write(tmp_path, TGI_OOM)])
     assert diagnosis.verdict == "kv-capacity"
     assert "state-preemption" in rules(diagnosis)
+
+
+# llama.cpp's own account of the file it runs (llama.cpp#5877): the command line names a Q8_0 file. Llama 3.1 8B
+# stored so is 8.03e9 weights × 8.5 bits (34 bytes a block of 32) = 8.53 GB, not the checkpoint's 16 GB of bf16.
+LLAMA_CLI_Q8 = """\
+./llama-cli -m llama3.1\\:8b-instruct-q8_0 -p "I believe, in one sentence, that the meaning of life is" -ngl 33
+llama_perf_context_print:        load time =    3575.03 ms
+llama_perf_context_print: prompt eval time =      56.80 ms /    14 tokens (    4.06 ms per token,   246.46 tokens per second)
+llama_perf_context_print:        eval time =   27636.04 ms /   898 runs   (   30.78 ms per token,    32.49 tokens per second)
+llama_perf_context_print:       total time =   29298.72 ms /   912 tokens
+"""
+
+
+def test_a_llama_cpp_runs_own_file_format_sets_the_bytes_a_step_reads(tmp_path):
+    diagnosis = diagnose_files([write(tmp_path, LLAMA_CLI_Q8)], model="meta-llama/Llama-3.1-8B", gpu="rtx-3060")
+    assert diagnosis.roofline["precision"] == "Q8_0"
+    # one step reads the weights once: 8.03e9 × 8.5 / 8 bytes over the RTX 3060's 360 GB/s = 23.7 ms
+    assert diagnosis.roofline["ledger_decode_seconds_per_token"] == pytest.approx(8.03e9 * 8.5 / 8 / 360e9, rel=0.03)
+    # 30.78 ms a token is 77 % of that speed: healthy, where bf16's 16 GB floor (45 ms) called it impossible
+    assert diagnosis.verdict == "healthy"
+
+
+def test_the_loaders_file_type_line_names_the_format(tmp_path):
+    line = "llm_load_print_meta: model ftype      = Q4_K - Medium\n"
+    (record,) = read_records(write(tmp_path, line + LLAMA_CLI_Q8.split("\n", 1)[1]))[:1]
+    assert record.labels["weights_format"] == "Q4_K - Medium"

@@ -79,7 +79,7 @@ def test_a_bench_slowing_faster_than_its_context_grows_is_no_measure_of_the_cont
     # pp512: 179.48 t/s at depth 5,000, 26.75 at 10,000 (the poster's **bold** cell): 6.7× slower over a context 2×
     # longer, past 1.5 × 2 = 3×.
     path = FIXTURES / "blind45_logs" / "llamabench__vulkan-r9-hawaii-ministral-3b-depth-10000.txt"
-    records = read_records(path)
+    records = [record for record in read_records(path) if record.kind != "capacity"]  # the command line's model file
     assert [(r.metrics.get("prompt_tokens_per_second"), r.metrics["context_depth_tokens"]) for r in records][0] == \
         (26.75, 10000.0)
     diagnosis = diagnose_files([path])
@@ -270,7 +270,9 @@ def test_a_saturated_steps_prefill_chunk_is_allowed_for(monkeypatch):
 
 def test_a_llama_bench_table_with_test_second():
     # llama-benchy heads `| model | test | t/s | peak t/s | ttfr (ms) | …`: pp2048 at 475.08 t/s, tg512 at 48.87.
-    records = read_records(FIXTURES / "blind51_logs" / "llamaserver__sycl-llama-benchy-qwen36-35b-a3b-pp2048-tg512.txt")
+    records = [record for record in read_records(
+        FIXTURES / "blind51_logs" / "llamaserver__sycl-llama-benchy-qwen36-35b-a3b-pp2048-tg512.txt")
+        if record.kind != "capacity"]  # the server's command line: its model file
     assert [(r.metrics.get("prompt_tokens_per_second"), r.metrics.get("generation_tokens_per_second")) for r in records] \
         == [(475.08, None), (None, 48.87)]
 
@@ -1190,7 +1192,7 @@ def test_llama_bench_with_no_device_is_a_cpu_run():
     # `--device none`, the dev column `none` on a CUDA build: 6.65 tok/s is the CPU's (41.98 GiB × 3/79.67 active ×
     # 6.65 = 11.2 GB/s of weights read), not slow for it
     path = FIXTURES / "blind88_logs" / "llamacpp__qwen3-next-80b-iq4nl-cpu-only-llama-bench-good-build.txt"
-    assert all(record.labels.get("device") == "cpu" for record in read_records(path))
+    assert all(record.labels.get("device") == "cpu" for record in read_records(path) if record.kind != "capacity")
     assert diagnose_files([path]).verdict == "healthy"
 
 

@@ -177,7 +177,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind217_logs": (3, 3, 3),
           "blind218_logs": (2, 2, 3),
           "blind221_logs": (0, 3, 4),
-          "blind219_logs": (3, 3, 10),
+          "blind219_logs": (3, 4, 10),
           "blind220_logs": (1, 1, 2)}
 
 

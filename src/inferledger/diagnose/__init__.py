@@ -48,7 +48,7 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         from inferledger.report.progress import Progress
 
         bar = Progress(log.size_bytes, label=os.path.basename(path)[:30])
-    before = acc.records
+    before, named = acc.records, acc.names_only
     failed = None
     try:
         with fewer_collections():
@@ -73,8 +73,9 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
 
         for record in launch_records(log.head) + device_records(log.head):
             acc.add(record, shown or path)
-    if records == 0 and not log.skipped:
-        # A known format's marker, but none of its lines: a client no reader knows that shares a few words with one.
+    if records == acc.names_only - named and not log.skipped:
+        # A known format's marker, but none of its lines (a model file's name at most): a client no reader knows that
+        # shares a few words with one.
         from inferledger.diagnose.parsers import FALLBACKS, pick
 
         fallback = pick(log.head, FALLBACKS)[:1]
@@ -177,9 +178,10 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
         named["gpu"] = acc.labels["gpu"]
     roofline, roofline_findings, advice = None, log_hardware_findings(acc, gpu or named.get("gpu")), []
     use_model, use_gpu = model or named.get("model"), gpu or named.get("gpu")
+    weights = precision or _runner_format(acc)  # what the ledger reads a weight as: the user's, else the log's own
     if use_model and use_gpu:
         try:
-            roofline, found, advice = compare(acc, model=use_model, gpu=use_gpu, precision=precision,
+            roofline, found, advice = compare(acc, model=use_model, gpu=use_gpu, precision=weights,
                                               kv_precision=kv_precision, parallel=parallel,
                                               topology_options=topology_options)
             roofline_findings += found
@@ -192,7 +194,7 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
             given = {key: value for key, value in (("model", model), ("gpu", gpu)) if value}
             given.update(named)
             roofline, found, advice, instead = _named_comparison(acc, use_model, use_gpu, precision, kv_precision,
-                                                                 parallel, topology_options)
+                                                                 parallel, topology_options, weights)
             if roofline is not None:
                 roofline_findings += found
                 notes.append(f"{error}; judged with {instead}")
@@ -236,6 +238,22 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
     return diagnosis
 
 
+def _runner_format(acc):
+    """The GGML format a llama.cpp run's own lines state (the loader's file type, else the format tag of the model
+    file it names) as a Precision for the ledger, or None: a GGUF run is judged on the bytes it stores, not on the
+    checkpoint's bf16."""
+    if acc.labels.get("engine") not in ("llama.cpp", "ollama"):
+        return None
+    from inferledger.diagnose.named_model import stated_format
+    from inferledger.precision import ggml_format
+
+    for text in (acc.labels.get("weights_format"), acc.labels.get("model")):
+        stated = stated_format(text) if text else None
+        if stated is not None:
+            return ggml_format(stated[0].upper(), stated[1])
+    return None
+
+
 def _logged_format(acc, sized, precision: str | None):
     """`sized` with the bits a weight the log's own file size gives (llama.cpp's `model size` / `file size`, ollama's
     weights total: the whole model on one host) in place of a format guessed from the name or the engine's default;
@@ -252,10 +270,11 @@ def _logged_format(acc, sized, precision: str | None):
 
 
 def _named_comparison(acc, model: str, gpu: str, precision: str | None, kv_precision: str | None, parallel=None,
-                      topology_options=None):
+                      topology_options=None, weights=None):
     """(section, findings, advice, what was used) when the model's config.json cannot be had but the GPU is known:
     the bundled config of the base it was tuned from (same architecture), else the floor of the weights its name
-    states; (None, [], [], "") when neither."""
+    states; (None, [], [], "") when neither. `weights`: the format the log states it ran (_runner_format), before
+    the one the name states."""
     from inferledger.diagnose.named_model import catalog_twin, from_name
     from inferledger.diagnose.roofline import compare, named_floor_findings
     from inferledger.hardware import find_accelerator
@@ -268,7 +287,7 @@ def _named_comparison(acc, model: str, gpu: str, precision: str | None, kv_preci
     if twin is not None:
         base, stated = twin
         try:
-            section, found, advice = compare(acc, model=base, gpu=gpu, precision=precision or stated,
+            section, found, advice = compare(acc, model=base, gpu=gpu, precision=weights or stated,
                                              kv_precision=kv_precision, parallel=parallel,
                                              topology_options=topology_options)
         except InferledgerError:

@@ -356,6 +356,7 @@ class Accumulator:
         self.labels = {}  # label notes worth showing (definitions, engines)
         self.files = []
         self.records = 0
+        self.names_only = 0  # records that only name the model file or its format (a command line): nothing to judge
         self.interval_count = 0
         self.request_count = 0
         self.finishes: list = []  # (finish epoch, E2E seconds, line, file) of requests a server's access log times
@@ -562,6 +563,8 @@ class Accumulator:
 
     def add(self, record, file: str = "") -> None:
         self.records += 1
+        if not record.metrics and ("model" in record.labels or "weights_format" in record.labels):
+            self.names_only += 1
         source = record.source
         seen = self.sources.get(source)
         self.sources[source] = 1 if seen is None else seen + 1

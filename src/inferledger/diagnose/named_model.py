@@ -100,10 +100,20 @@ def _bits(base: str, engine: str | None, precision: str | None) -> tuple[float, 
 
         chosen = get_precision(precision)
         return chosen.bytes_per_element * 8, f"--precision {precision}"
-    for tag, bits in _FORMATS:
-        if re.search(r"(?<![a-z0-9])" + re.escape(tag) + r"(?![a-z0-9])", base):
-            return bits, f"the name's {tag}"
+    stated = stated_format(base)
+    if stated is not None:
+        return stated[1], f"the name's {stated[0]}"
     return _DEFAULT_BITS.get(engine or "", _SERVER_DEFAULT)
+
+
+def stated_format(text: str) -> tuple[str, float] | None:
+    """(tag, bits a weight) of the format a model's file name or a runner's file-type line states (`q8_0`,
+    `Q4_K - Medium`), or None."""
+    lowered = text.strip().lower()
+    for tag, bits in _FORMATS:
+        if re.search(r"(?<![a-z0-9])" + re.escape(tag) + r"(?![a-z0-9])", lowered):
+            return tag, bits
+    return None
 
 
 # Words that name a variant of a base model, not another architecture: instruction or chat tuning, a re-upload in

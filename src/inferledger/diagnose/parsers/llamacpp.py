@@ -375,6 +375,29 @@ def _prompt_progress(line_number: int, line: str) -> Record | None:
     return Record("interval", "llamacpp.progress", line_number, metrics, _elapsed_seconds(line, labels), labels)
 
 
+# The model a run loads: its file type as the loader prints it (`llm_load_print_meta: model ftype = Q4_K - Medium`,
+# 2025 builds `print_info: file type = Q8_0`), and the file a command line names (`./llama-cli -m
+# models/llama-2-7b.Q4_0.gguf`, `llama-server --model …`): the format the weights are stored in, which the GPU
+# servers' bf16 default would misjudge.
+_FILE_TYPE = re.compile(r"(?:model ftype|file type)\s*=\s*(\S.*?)\s*$")
+_COMMAND_MODEL = re.compile(r"(?:^|[\s/`$])(?:llama-[a-z-]+|main|server)(?:\.exe)?\s(?:.*\s)?(?:-m|--model)[\s=]+"
+                            r"['\"]?([^\s'\"`]+)")
+
+
+def _loaded_model(line_number: int, line: str) -> Record | None:
+    """The file type or the command line's model file, as the run's labels (weights_format, model), or None."""
+    match = _FILE_TYPE.search(line) if "type" in line else None
+    if match is not None:
+        return Record("capacity", "llamacpp.startup", line_number, {},
+                      labels={"engine": "llama.cpp", "weights_format": match.group(1)})
+    match = _COMMAND_MODEL.search(line) if "-m" in line else None
+    if match is not None:
+        path = match.group(1).replace("\\", "").rsplit("/", 1)[-1]
+        return Record("capacity", "llamacpp.startup", line_number, {},
+                      labels={"engine": "llama.cpp", "model": path.removesuffix(".gguf")})
+    return None
+
+
 def _capacity(line_number: int, line: str) -> Record | None:
     # Each search behind its own word: a server prints `n_ctx_slot` on every request, which reaches here.
     match = _DEVICE.search(line) if "Device " in line or "CUDA devices" in line else None
@@ -676,6 +699,10 @@ class _Reader:
                 if type(row) is Record:
                     row.labels.update(truncated="rows without their header", tool="llama-benchy")
                 out.append(row)
+            return out
+        if ("ftype" in line or "file type" in line or " -m" in line or "--model" in line) \
+                and (record := _loaded_model(line_number, line)) is not None:
+            out.append(record)
             return out
         if ("offloaded" in line or "n_ctx" in line or "n_slots" in line or "size =" in line or "file size" in line
                 or "Metal" in line
