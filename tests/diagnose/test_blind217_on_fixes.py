@@ -164,3 +164,32 @@ def test_the_loaders_file_type_line_names_the_format(tmp_path):
     line = "llm_load_print_meta: model ftype      = Q4_K - Medium\n"
     (record,) = read_records(write(tmp_path, line + LLAMA_CLI_Q8.split("\n", 1)[1]))[:1]
     assert record.labels["weights_format"] == "Q4_K - Medium"
+
+
+# kubernetes-sigs/inference-perf's lifecycle report (inference-perf#215), cut before its TTFT: 73 req/s sent.
+INFERENCE_PERF = """\
+{
+  "load_summary": {"count": 8760, "send_duration": 119.93, "requested_rate": 73.0, "achieved_rate": 73.04},
+  "successes": {
+    "count": 8760,
+    "latency": {
+      "request_latency": {"mean": 15.593, "median": 12.345, "p90": 33.623},
+      "normalized_time_per_output_token": {"mean": 0.11335, "median": 0.07681},
+      "time_per_output_token": {"mean": 0.029721, "median": 0.031639}
+    }
+  }
+}
+"""
+
+
+def test_inference_perfs_report_is_read_and_its_wait_worked_out(tmp_path):
+    (record,) = [record for record in read_records(write(tmp_path, INFERENCE_PERF)) if record.kind == "summary"]
+    assert record.metrics["request_rate_per_second"] == 73.0
+    assert record.metrics["completed_requests"] == 8760
+    assert record.metrics["e2e_seconds_median"] == 12.345
+    assert record.metrics["e2e_per_output_token_seconds_mean"] == 0.11335  # whole latency per token: no step
+    diagnosis = diagnose_files([write(tmp_path, INFERENCE_PERF)])
+    # tokens ≈ 15.593 / 0.11335 = 137.6; their steps 29.7 ms × 136.6 = 4.06 s; the first token waited the rest,
+    # 15.593 − 4.06 = 11.53 s: 388 steps' worth, at 73 requests a second
+    assert any("11,53" in note for note in diagnosis.notes)
+    assert diagnosis.verdict == "queueing"

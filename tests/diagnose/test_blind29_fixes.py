@@ -27,7 +27,9 @@ def test_inference_perf_latencies_in_seconds_and_unnamed_percentiles_unread():
     assert metrics["e2e_seconds_mean"] == pytest.approx(1.7430407067691145)
     assert metrics["e2e_seconds_p99"] == pytest.approx(6.2777515292798105)  # not p99.9's 6.54
     assert metrics["e2e_seconds_max"] == pytest.approx(6.569889096999759)
-    assert metrics["tpot_seconds_mean"] == pytest.approx(0.012470926502922166)
+    # normalized_time_per_output_token: a request's whole latency over its tokens, no decode step (bench_json)
+    assert metrics["e2e_per_output_token_seconds_mean"] == pytest.approx(0.012470926502922166)
+    assert "tpot_seconds_mean" not in metrics
     assert not any(name.startswith("schedule") for name in metrics)
 
 

@@ -64,6 +64,7 @@ class _Run:
         metrics = record.metrics
         self.name = record.labels.get("benchmark") or record.labels.get("tool") or record.source
         self.ttft = summary_value(record, "ttft_seconds_mean")
+        self.ttft_derived = ""  # how a TTFT the run does not state was worked out
         self.tpot = summary_value(record, "tpot_seconds_mean")
         self.itl = summary_value(record, "itl_seconds_mean")
         self.e2e = summary_value(record, "e2e_seconds_mean")
@@ -116,6 +117,15 @@ class _Run:
             # No per-token row: the decode part of the mean request, spread over its tokens after the first.
             self.per_token = (self.e2e - self.ttft) / (mean_output - 1)
             self.per_token_derived = True
+        per_output = metrics.get("e2e_per_output_token_seconds_mean")
+        if self.ttft is None and self.tpot is not None and self.e2e and per_output and mean_output is None:
+            # No TTFT (cut, or not logged), but the step and the latency per output token: a request's tokens are
+            # roughly its latency over that (a ratio of means: for this estimate only, no count of the run's), and
+            # what they do not take of its latency is its wait for the first (queue and prefill).
+            tokens = self.e2e / per_output
+            first = self.e2e - self.tpot * (tokens - 1)
+            if tokens > 1 and first > 0:
+                self.ttft, self.ttft_derived = first, "E2E − TPOT × (E2E ÷ latency per output token − 1)"
         stream = metrics.get("output_tokens_per_second_per_user_mean")
         if self.per_token is None and stream:
             # Only a stream's generation rate (ollama's eval rate: its tokens over their decode time): the step is
@@ -259,6 +269,8 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
             _slower_than_size(run, sized, where, findings, notes, acc)  # a GPU's floor: a CPU reads from DRAM
         if not cpu:
             _latency_per_output_token(run, record, where, findings)
+        if run.ttft_derived:
+            notes.append(f"{run.name}: no TTFT stated; {run.ttft * 1e3:,.0f} ms worked out as {run.ttft_derived}")
         assumed = record.labels.get("shape_assumed")
         if assumed and (note := f"{run.name}: the excerpt prints no arguments; the tool's defaults assumed "
                                 f"({assumed})") not in notes:

@@ -445,8 +445,10 @@ _SNIFF_MARKERS = (
 
 
 def sniff(head: str) -> float:
-    if '"normalized_time_per_output_token"' in head or '"load_summary"' in head:
-        return 0.0  # inference-perf's report shares "request_latency": the keyword reader reads it (generic_summary)
+    if '"load_summary"' in head:
+        return 0.9  # inference-perf's lifecycle report (bench_json._inference_perf)
+    if '"normalized_time_per_output_token"' in head:
+        return 0.0  # inference-perf's latency block without its load: the keyword reader reads it (generic_summary)
     from inferledger.diagnose.parsers import evalscope
 
     if evalscope.sniff(head) > 0 and _BANNER not in head:

@@ -105,6 +105,8 @@ def _json_items(line_number: int, value, truncated: int) -> Iterator:
         yield from _export_summary(line_number, value, base_labels)
     elif "totalTimeMills" in value or "timeToFirstByte" in value:
         yield from _awscurl_summary(line_number, value, base_labels)
+    elif isinstance(value.get("load_summary"), dict) or isinstance(value.get("successes"), dict):
+        yield from _inference_perf(line_number, value, base_labels)
     elif "request_throughput" in value or any(_MS_KEY.match(key) for key in value):
         yield from _serving_json(line_number, value, base_labels)
     elif "dataset_name" in value and any(_SGLANG_2024_MS.match(key) for key in value):
@@ -164,6 +166,57 @@ def _serving_json(line_number: int, value: dict, labels: dict, early_sglang: boo
                     request[metric] = number
             if request:
                 yield Record("request", source, line_number, request, labels={"tool": labels["tool"]})
+
+
+# kubernetes-sigs/inference-perf's lifecycle report (stage_N_lifecycle_metrics.json): the load it sent, then the
+# successes' latencies in seconds, each a {mean, median/p50, p90, …} object, their token rates and lengths.
+# normalized_time_per_output_token is a request's whole latency over its output tokens (TTFT and queue included), no
+# step time: read as the latency per output token it is.
+_INFERENCE_PERF_LATENCY = {"request_latency": "e2e_seconds", "time_per_output_token": "tpot_seconds",
+                           "time_to_first_token": "ttft_seconds", "inter_token_latency": "itl_seconds",
+                           "normalized_time_per_output_token": "e2e_per_output_token_seconds"}
+_INFERENCE_PERF_RATES = {"input_tokens_per_sec": "input_tokens_per_second",
+                         "output_tokens_per_sec": "output_tokens_per_second",
+                         "total_tokens_per_sec": "total_tokens_per_second",
+                         "requests_per_sec": "request_throughput_per_second"}
+_INFERENCE_PERF_LENGTHS = {"prompt_len": "mean_input_tokens", "output_len": "mean_output_tokens"}
+
+
+def _inference_perf(line_number: int, value: dict, labels: dict) -> Iterator:
+    labels = dict(labels, tool="inference-perf")
+    metrics = {}
+    load = value.get("load_summary") if isinstance(value.get("load_summary"), dict) else {}
+    for key, metric in (("requested_rate", "request_rate_per_second"), ("count", "requests_sent"),
+                        ("send_duration", "duration_seconds")):
+        number = _float(load.get(key))
+        if number is not None:
+            metrics[metric] = number
+    successes = value.get("successes") if isinstance(value.get("successes"), dict) else {}
+    number = _float(successes.get("count"))
+    if number is not None:
+        metrics["completed_requests"] = number
+    failures = value.get("failures")
+    number = _float(failures.get("count")) if isinstance(failures, dict) else None
+    if number:
+        metrics["failed_requests"] = number
+    latency = successes.get("latency") if isinstance(successes.get("latency"), dict) else {}
+    for key, metric in _INFERENCE_PERF_LATENCY.items():
+        stats = latency.get(key)
+        for stat_name, stat_value in stats.items() if isinstance(stats, dict) else ():
+            stat, number = canonical_stat(stat_name), _float(stat_value)
+            if stat is not None and number is not None:
+                metrics[f"{metric}_{stat}"] = number
+    throughput = successes.get("throughput") if isinstance(successes.get("throughput"), dict) else {}
+    for key, metric in _INFERENCE_PERF_RATES.items():
+        number = _float(throughput.get(key))
+        if number is not None:
+            metrics[metric] = number
+    for key, metric in _INFERENCE_PERF_LENGTHS.items():
+        number = _float(successes.get(key, {}).get("mean")) if isinstance(successes.get(key), dict) else None
+        if number is not None:
+            metrics[metric] = number
+    if metrics:
+        yield Record("summary", "bench.inference-perf", line_number, metrics, labels=labels)
 
 
 # awscurl (DJL Serving's load tester, `-c clients -N requests -P -t`): times in ms, tps = requests/s; its token
@@ -298,5 +351,6 @@ def _llmperf_requests(line_number: int, items: list, labels: dict) -> Iterator:
 
 def wanted_json(text: str) -> bool:
     return ("_ms" in text or "request_throughput" in text or "ttft_s" in text or "results_" in text
+            or '"load_summary"' in text
             or '"unit"' in text or "totalTimeMills" in text or '"median_ttft"' in text)
 
