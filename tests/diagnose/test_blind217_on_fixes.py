@@ -6,6 +6,7 @@ import pytest
 from blind_helpers import rules, write
 
 from inferledger.diagnose import diagnose_files
+from inferledger.diagnose.parsers import mlperf_loadgen
 from inferledger.diagnose.read import read_records
 
 # vLLM's offline throughput line: a rate over every stream of the run, no per-token time and no batch.
@@ -193,3 +194,38 @@ def test_inference_perfs_report_is_read_and_its_wait_worked_out(tmp_path):
     # 15.593 − 4.06 = 11.53 s: 388 steps' worth, at 73 requests a second
     assert any("11,53" in note for note in diagnosis.notes)
     assert diagnosis.verdict == "queueing"
+
+
+# MLPerf LoadGen's text summary of an Offline run whose SUT never reported tokens (mlcommons/inference#1546).
+LOADGEN_OFFLINE = """\
+================================================
+MLPerf Results Summary
+================================================
+SUT name : PySUT
+Scenario : Offline
+Mode     : PerformanceOnly
+Samples per second: 459.194
+Tokens per second: 0
+Result is : VALID
+
+2750 ERRORS encountered. See detailed log.
+"""
+
+
+def test_loadgens_summary_is_read_and_zero_tokens_at_459_samples_a_second_is_no_measurement(tmp_path):
+    (record,) = read_records(write(tmp_path, LOADGEN_OFFLINE))
+    assert record.metrics == {"request_throughput_per_second": 459.194, "output_tokens_per_second": 0.0,
+                              "failed_requests": 2750.0}
+    assert record.labels["mlperf_scenario"] == "Offline"
+    diagnosis = diagnose_files([write(tmp_path, LOADGEN_OFFLINE)])
+    assert diagnosis.verdict == "measurement-artifact"
+    assert "summary-zero-throughput" in rules(diagnosis)
+
+
+def test_loadgens_latencies_are_nanoseconds():
+    text = LOADGEN_OFFLINE.replace("Tokens per second: 0\n", "Tokens per second: 1200\n") + (
+        "Mean First Token latency (ns)               : 250000000\n"
+        "99.00 percentile time to output token (ns)  : 31000000\n")
+    (record,) = list(mlperf_loadgen.parse(enumerate(text.splitlines(), 1)))
+    assert record.metrics["ttft_seconds_mean"] == pytest.approx(0.25)
+    assert record.metrics["tpot_seconds_p99"] == pytest.approx(0.031)
