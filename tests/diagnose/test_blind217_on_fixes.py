@@ -229,3 +229,23 @@ def test_loadgens_latencies_are_nanoseconds():
     (record,) = list(mlperf_loadgen.parse(enumerate(text.splitlines(), 1)))
     assert record.metrics["ttft_seconds_mean"] == pytest.approx(0.25)
     assert record.metrics["tpot_seconds_p99"] == pytest.approx(0.031)
+
+
+# SGLang's tuning guide prints a decode line wrapped after a comma (docs.sglang.ai, hyperparameter tuning).
+SGLANG_WRAPPED = """\
+Decode batch. #running-req: 233, #token: 370959, token usage: 0.82,
+cuda graph: True, gen throughput (token/s): 4594.01, #queue-req: 317
+"""
+
+
+def test_a_wrapped_sglang_batch_line_is_joined(tmp_path):
+    (record,) = read_records(write(tmp_path, SGLANG_WRAPPED))
+    assert record.metrics["running_requests"] == 233
+    assert record.metrics["generation_tokens_per_second"] == 4594.01  # from the line's second half
+    assert record.metrics["waiting_requests"] == 317
+
+
+def test_a_wrapped_line_whose_rest_never_comes_is_read_alone(tmp_path):
+    (record,) = read_records(write(tmp_path, SGLANG_WRAPPED.splitlines()[0] + "\n"))
+    assert record.metrics["running_requests"] == 233
+    assert "waiting_requests" not in record.metrics

@@ -333,10 +333,26 @@ def _fill_batch(line: str, line_number: int) -> Record | Skipped:
     return new_record("interval", "sglang.prefill", line_number, metrics, timestamp, labels)
 
 
+def wants_next(line: str) -> bool:
+    """A batch line that stops after a comma was wrapped (a docs page, a narrow terminal): the reader also sends the
+    next line, which holds its rest."""
+    return "batch" in line and "#queue-req" not in line and line.rstrip()[-1:] == ","
+
+
 class LineParser:
     """Push-style parser fed only the lines that hold one of MARKERS (see read.py)."""
 
+    def __init__(self):
+        self.pending = None  # (line number, text) of a wrapped batch line, joined with the next
+
     def feed(self, line_number: int, line: str) -> list:
+        if self.pending is not None:
+            first_number, first = self.pending
+            self.pending = None
+            return self.feed(first_number, first.rstrip() + " " + line.strip())
+        if wants_next(line):
+            self.pending = (line_number, line)
+            return []
         if "#remaining_req" in line or "#running_req" in line:
             return [_fill_batch(line, line_number)]
         if "batch" in line and ("#running-req" in line or "#queue-req" in line):
@@ -370,7 +386,11 @@ class LineParser:
         return []
 
     def finish(self) -> list:
-        return []
+        if self.pending is None:
+            return []
+        line_number, line = self.pending
+        self.pending = None
+        return self.feed(line_number, line.rstrip().rstrip(",") + " ")  # the wrap's rest never came: the line alone
 
 
 # Every line this parser reads in a streamed scan holds one of these (see read.py). `#retracted` covers both
