@@ -7,7 +7,7 @@ from blind_helpers import rules, write
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import mlperf_loadgen
-from inferledger.diagnose.read import read_records
+from inferledger.diagnose.read import clean_line, read_records
 
 # vLLM's offline throughput line: a rate over every stream of the run, no per-token time and no batch.
 RATE_ONLY = "Throughput: {req:.2f} requests/s, {total:.2f} total tokens/s, {out:.2f} output tokens/s\n"
@@ -249,3 +249,17 @@ def test_a_wrapped_line_whose_rest_never_comes_is_read_alone(tmp_path):
     (record,) = read_records(write(tmp_path, SGLANG_WRAPPED.splitlines()[0] + "\n"))
     assert record.metrics["running_requests"] == 233
     assert "waiting_requests" not in record.metrics
+
+
+def test_colour_codes_in_caret_notation_are_cleaned():
+    # ollama#2839's `docker logs` copy: ESC written as the two characters ^[ before each colour code
+    line = '[GIN] 2024/03/01 - 01:34:07 |^[[97;42m 200 ^[[0m|  7.799372595s |      172.19.0.3 |^[[97;46m POST    ^[[0m "/api/chat"'
+    assert clean_line(line) == '[GIN] 2024/03/01 - 01:34:07 | 200 |  7.799372595s |      172.19.0.3 | POST     "/api/chat"'
+
+
+def test_gin_lines_with_caret_colours_are_requests(tmp_path):
+    text = ('[GIN] 2024/03/01 - 01:34:07 |^[[97;42m 200 ^[[0m|  7.799372595s |      172.19.0.3 |^[[97;46m POST    ^[[0m '
+            '"/api/chat"\n[GIN] 2024/03/01 - 01:34:09 |^[[97;42m 200 ^[[0m|  1.921034882s |      172.19.0.3 |^[[97;46m '
+            'POST    ^[[0m "/api/generate"\n')
+    requests = [record for record in read_records(write(tmp_path, text)) if record.kind == "request"]
+    assert [record.metrics["e2e_seconds"] for record in requests] == [7.799372595, 1.921034882]

@@ -178,7 +178,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind218_logs": (2, 2, 3),
           "blind221_logs": (0, 3, 4),
           "blind219_logs": (3, 4, 10),
-          "blind220_logs": (1, 1, 2),
+          "blind220_logs": (1, 2, 2),
           "blind224_logs": (2, 3, 6),
           "blind225_logs": (5, 5, 10),
           "blind226_logs": (5, 7, 7),

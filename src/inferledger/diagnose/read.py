@@ -30,8 +30,9 @@ _first = operator.itemgetter(0)
 HEAD_BYTES = 64 * 1024
 MAX_SKIP_EXAMPLES = 20
 
-# ESC [ ... letter, and the same sequence after a log shipper rendered ESC as the text "#033" (TGI via CloudWatch).
-_ANSI = re.compile(r"(?:\x1b|#033)\[[0-9;?]*[A-Za-z]")
+# ESC [ ... letter, and the same sequence after a log shipper rendered ESC as the text "#033" (TGI via CloudWatch) or a
+# terminal copy wrote it in caret notation, "^[" (`[GIN] … |^[[97;42m 200 ^[[0m|`, ollama#2839).
+_ANSI = re.compile(r"(?:\x1b|#033|\^\[)\[[0-9;?]*[A-Za-z]")
 _ANSI_BYTES = re.compile(_ANSI.pattern.encode())
 # No-break spaces (a table copied from a web page or a chat app) read as the spaces they stand for.
 _SPACES = str.maketrans({"\xa0": " ", "\u202f": " ", "\u2007": " "})
@@ -61,7 +62,7 @@ def clean_line(line: str) -> str:
         line = line.rstrip("\r")
         if "\r" in line:
             line = line.rsplit("\r", 1)[1]
-    if "\x1b" in line or "#033[" in line:
+    if "\x1b" in line or "#033[" in line or "^[[" in line:
         line = _ANSI.sub("", line)
     if "\xa0" in line or "\u202f" in line or "\u2007" in line:
         line = line.translate(_SPACES)
@@ -163,7 +164,7 @@ _PREFIXED_FIRST = re.compile(_PREFIX_START)
 
 def _may_need_cleaning(line: str) -> bool:
     """False only for lines clean_line leaves as they are (its own tests, cheapest first; a superset of them)."""
-    return "\r" in line or "\x1b" in line or "#033[" in line or line[:1].isdigit() or line[:1] in ">`│" \
+    return "\r" in line or "\x1b" in line or "#033[" in line or "^[[" in line or line[:1].isdigit() or line[:1] in ">`│" \
         or " | " in line[:40] or line[:3] in _MONTHS or line[:5] == "[pod/" or "\xa0" in line \
         or "\u202f" in line or "\u2007" in line
 
@@ -179,8 +180,8 @@ def _block_is_clean(text: str) -> bool:
     tests first (memchr speed); a '|' is searched for as a compose prefix at a line start. A pattern or a longer
     string is searched for only where its rare first character is in the block: each costs ten times a single
     character's search (2-3 ms a 4 MiB block of a 2026 llama-server log, whose lines all hold a '|')."""
-    if "\r" in text or "\x1b" in text or ("#" in text and "#033[" in text) or "\xa0" in text or "\u202f" in text \
-            or "\u2007" in text:
+    if "\r" in text or "\x1b" in text or ("#" in text and "#033[" in text) or ("^" in text and "^[[" in text) \
+            or "\xa0" in text or "\u202f" in text or "\u2007" in text:
         return False
     if "|" in text and "-" in text and any(_COMPOSE.match(text, text.rfind("\n", 0, tail.start()) + 1)
                                            for tail in _COMPOSE_TAIL.finditer(text)):
@@ -367,7 +368,8 @@ class LogFile:
                     if not block.endswith(b"\n"):
                         block += b"\n"
                 done += len(block)
-                if b"\x1b" in block or b"#033[" in block:  # colour inside a marker (`LMCache \x1b[32mINFO`)
+                if b"\x1b" in block or b"#033[" in block or b"^[[" in block:
+                    # colour inside a marker (`LMCache \x1b[32mINFO`)
                     block = _ANSI_BYTES.sub(b"", block)
                 newlines = yield from _block_items(block, patterns, number_at, encoding, wants_next, send_next,
                                                    self.paste_prefix)
