@@ -263,3 +263,51 @@ def test_gin_lines_with_caret_colours_are_requests(tmp_path):
             'POST    ^[[0m "/api/generate"\n')
     requests = [record for record in read_records(write(tmp_path, text)) if record.kind == "request"]
     assert [record.metrics["e2e_seconds"] for record in requests] == [7.799372595, 1.921034882]
+
+
+# awscurl's console summary (djl-serving#2644): no token counted in either reply, so its token latency is Infinity.
+AWSCURL_TEXT = """\
+Total time: 2511.73 ms.
+Non 200 responses: 0, error rate: 0.00
+Concurrent clients: 1
+Total requests: 2
+TPS: 0.86/s
+Average Token Latency: Infinity ms.
+Average Latency: 1166.49 ms.
+P50: 1715.55 ms.
+Time to first byte: 867.82 ms.
+"""
+# Its raw metrics as Python prints the dict (djl-serving#2713): 7 tokens a reply, the first byte 2.2 ms before the last.
+AWSCURL_DICT = """\
+method1  = {
+ 'totalTimeMills': 224838.06,
+ 'totalRequests': 8192,
+ 'failedRequests': 9,
+ 'concurrentClients': 64,
+ 'tps': 51.62,
+ 'tokenThroughput': 372.39,
+ 'tokenPerRequest': 7,
+ 'averageLatency': 1239.84,
+ 'timeToFirstByte': 1237.62
+}
+"""
+
+
+def test_awscurls_console_summary_with_no_tokens_counted(tmp_path):
+    (record,) = read_records(write(tmp_path, AWSCURL_TEXT))
+    assert record.metrics["request_throughput_per_second"] == 0.86  # TPS: requests a second
+    assert record.metrics["e2e_seconds_mean"] == pytest.approx(1.16649)
+    assert record.metrics["ttft_seconds_mean"] == pytest.approx(0.86782)
+    assert record.metrics["completed_requests"] == 2
+    assert record.metrics["output_tokens_per_second"] == 0.0  # Infinity ms a token: none counted
+    assert diagnose_files([write(tmp_path, AWSCURL_TEXT)]).verdict == "measurement-artifact"
+
+
+def test_awscurls_python_dict_is_read_and_its_first_byte_is_the_whole_reply(tmp_path):
+    (record,) = read_records(write(tmp_path, AWSCURL_DICT))
+    assert record.metrics["duration_seconds"] == pytest.approx(224.83806)
+    assert record.metrics["completed_requests"] == 8192 - 9
+    # 6 tokens after the first in 1239.84 − 1237.62 = 2.22 ms: 0.37 ms each, past 2,000 tok/s in one stream
+    diagnosis = diagnose_files([write(tmp_path, AWSCURL_DICT)])
+    assert diagnosis.verdict == "measurement-artifact"
+    assert "summary-ttft-equals-e2e" in rules(diagnosis)

@@ -731,6 +731,10 @@ _LIMITS = (
     Limit("max-default-batch", 2048, "running requests", "summary-all-at-once (a run stating no TTFT)",
           "the largest default running-batch cap among vLLM (256/1024), SGLang and TensorRT-LLM (2048): past it, "
           "requests wait even if the cap was not stated"),
+    Limit("fastest-stream-step", 0.5e-3, "s a token", "summary-ttft-equals-e2e (the time after the first token)",
+          "2,000 tokens a second in one stream: no GPU engine's decode reaches it (a small model with speculative "
+          "decoding on a B200 makes a few hundred); a request whose tokens after the first came faster than this "
+          "arrived whole, its TTFT the time to its only byte"),
     Limit("prompt-only-output", 2.0, "output tokens a request", "the summary rules' per-token readings",
           "a run generating at most this many tokens a request measures prompts only (sglang#6411: 4,096 in, 1 out, "
           "2 counted): its per-token figures are not judged"),

@@ -55,6 +55,7 @@ def prefill_interleaved(record, per_token: float | None) -> bool:
 
 
 PROMPT_ONLY_OUTPUT_TOKENS = limit("prompt-only-output")
+FASTEST_STREAM_STEP = limit("fastest-stream-step")
 
 
 class _Run:
@@ -192,6 +193,12 @@ def _not_streamed(run: _Run, metrics: dict) -> tuple[str, dict]:
         if ttft is not None and e2e and ttft > 0 and ttft >= share * e2e:
             return (f"{stat} first-token latency {ttft * 1e3:,.5g} ms equals the {stat} full latency "
                     f"{e2e * 1e3:,.5g} ms", {f"ttft_seconds_{stat}": ttft, f"e2e_seconds_{stat}": e2e})
+    ttft, e2e, tokens = metrics.get("ttft_seconds_mean"), metrics.get("e2e_seconds_mean"), run.mean_output
+    if ttft and e2e and tokens and tokens > PROMPT_ONLY_OUTPUT_TOKENS and ttft < e2e \
+            and (e2e - ttft) / (tokens - 1) < FASTEST_STREAM_STEP:
+        return (f"the ~{tokens - 1:,.0f} tokens after the first took {(e2e - ttft) * 1e3:,.3g} ms in all "
+                f"({(e2e - ttft) / (tokens - 1) * 1e3:.3f} ms each), faster than any stream decodes",
+                {"ttft_seconds_mean": ttft, "e2e_seconds_mean": e2e, "mean_output_tokens": tokens})
     gaps = {name: value for name, value in metrics.items() if name.startswith("itl_seconds_") and name[12:] in STATS}
     if gaps and not any(gaps.values()) and run.mean_output and run.mean_output > threshold("summary-one-token"):
         return (f"every inter-token latency statistic is 0 while requests generate ~{run.mean_output:,.0f} tokens",

@@ -104,7 +104,7 @@ def _json_items(line_number: int, value, truncated: int) -> Iterator:
     elif any(isinstance(item, dict) and "unit" in item for item in value.values()):
         yield from _export_summary(line_number, value, base_labels)
     elif "totalTimeMills" in value or "timeToFirstByte" in value:
-        yield from _awscurl_summary(line_number, value, base_labels)
+        yield from awscurl_summary(line_number, value, base_labels)
     elif isinstance(value.get("load_summary"), dict) or isinstance(value.get("successes"), dict):
         yield from _inference_perf(line_number, value, base_labels)
     elif "request_throughput" in value or any(_MS_KEY.match(key) for key in value):
@@ -229,7 +229,7 @@ _AWSCURL = {"totalTimeMills": ("duration_seconds", 1e-3), "failedRequests": ("fa
             "p99Latency": ("e2e_seconds_p99", 1e-3), "timeToFirstByte": ("ttft_seconds_mean", 1e-3)}
 
 
-def _awscurl_summary(line_number: int, value: dict, labels: dict) -> Iterator:
+def awscurl_summary(line_number: int, value: dict, labels: dict) -> Iterator:
     labels = dict(labels, tool="awscurl", token_count_definition="tokens of the whole response body, as the "
                   "given tokenizer splits it (details and prompt echo included when the server returns them)")
     if isinstance(value.get("tokenizer"), str):
