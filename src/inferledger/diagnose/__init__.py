@@ -239,9 +239,9 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
 
 
 def _runner_format(acc):
-    """The GGML format a llama.cpp run's own lines state (the loader's file type, else the format tag of the model
-    file it names) as a Precision for the ledger, or None: a GGUF run is judged on the bytes it stores, not on the
-    checkpoint's bf16."""
+    """The GGML format a llama.cpp or ollama run's own lines state (llama.cpp's file type line, else the format tag of
+    the model file or ollama tag it names) as a Precision for the ledger, or None: a GGUF run is judged on the bytes
+    it stores, not on the checkpoint's bf16."""
     if acc.labels.get("engine") not in ("llama.cpp", "ollama"):
         return None
     from inferledger.diagnose.named_model import stated_format

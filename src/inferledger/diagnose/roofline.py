@@ -405,7 +405,6 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
             advice.append(f"decode is {where} ({speed_fraction:.0%}); fp8 weights would cut the "
                           f"floor to {faster.decode.seconds_per_token * 1e3:.2f} ms/token (×{gain:.2f} faster); "
                           "speculative decoding or a higher-bandwidth GPU are the other levers")
-
     elif not batch_known and account.realistic:
         _judge_rate_only(acc, account.realistic.decode_seconds_per_token,
                          f"the ledger's realistic step for {account.model} on {account.accelerator}", lines, findings)

@@ -215,7 +215,7 @@ def parse(lines) -> Iterator:
         if "Namespace(" in line and "output_len=" in line:
             arguments = dict(_ARGUMENT.findall(line))
             continue
-        if "-len" in line and "--output-len" in line:
+        if "--output-len" in line:
             arguments = {f"{which}_len": value for which, value in _FLAG.findall(line)}
             continue
         if "tok, Time: " in line:
