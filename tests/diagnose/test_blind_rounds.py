@@ -184,7 +184,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind226_logs": (5, 7, 7),
           "blind227_logs": (0, 0, 1),
           "blind231_logs": (0, 2, 3),
-          "blind230_logs": (8, 8, 8)}
+          "blind230_logs": (8, 8, 8),
+          "blind229_logs": (1, 1, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
