@@ -6,8 +6,9 @@ import pytest
 from blind_helpers import rules, write
 
 from inferledger.diagnose import diagnose_files
-from inferledger.diagnose.parsers import mlperf_loadgen
+from inferledger.diagnose.parsers import generic_phrases, mlperf_loadgen
 from inferledger.diagnose.read import clean_line, read_records
+from inferledger.errors import LogFormatError
 
 # vLLM's offline throughput line: a rate over every stream of the run, no per-token time and no batch.
 RATE_ONLY = "Throughput: {req:.2f} requests/s, {total:.2f} total tokens/s, {out:.2f} output tokens/s\n"
@@ -311,3 +312,12 @@ def test_awscurls_python_dict_is_read_and_its_first_byte_is_the_whole_reply(tmp_
     diagnosis = diagnose_files([write(tmp_path, AWSCURL_DICT)])
     assert diagnosis.verdict == "measurement-artifact"
     assert "summary-ttft-equals-e2e" in rules(diagnosis)
+
+
+def test_tokens_a_second_per_watt_are_no_rate(tmp_path):
+    # a power-cap test's efficiency column pasted flat (a blog's table): 0.470 tok/s/W is tokens per joule
+    text = "Power captok/sAvg drawEfficiency\n180 W (default)81.2172.7 W0.470 tok/s/W\n162 W81.4159.3 W0.511 tok/s/W\n"
+    with pytest.raises(LogFormatError):  # nothing else in it is a serving number either
+        read_records(write(tmp_path, text))
+    assert generic_phrases._RATE.search("0.470 tok/s/W") is None
+    assert generic_phrases._RATE.search("81.2 tok/s, 172.7 W").group(1) == "81.2"

@@ -52,8 +52,10 @@ _MEANING = {
 # (`TTFT p50 ms` is no 50 ms) or a llama-bench test's (`pp512 t/s`, `tg128 t/s` are no rates).
 _NUMBER = r"(?:(?<![\w.])|(?<=[A-Za-z])(?<![pP])(?<![tT][gG])(?=[\d,.]+\s))(\d[\d,]*(?:\.\d+)?|\.\d+)"
 _TIME_UNIT = r"(ms|msec|milliseconds|s|sec|secs|seconds|us|µs|μs)"
-_RATE = re.compile(_NUMBER + r"\s*(?:tok(?:en)?s?|t)\s*/\s*(?:s|sec|second)\b|" + _NUMBER +
-                   r"\s*(?:tok(?:en)?s? per sec(?:ond)?|tps)\b")
+# A rate per watt or per joule (`0.470 tok/s/W`, a power test's efficiency) is no rate of tokens.
+_PER_ENERGY = r"(?!\s*/\s*(?i:w|watts?|kw|j)\b)"
+_RATE = re.compile(_NUMBER + r"\s*(?:tok(?:en)?s?|t)\s*/\s*(?:s|sec|second)\b" + _PER_ENERGY + "|" + _NUMBER +
+                   r"\s*(?:tok(?:en)?s? per sec(?:ond)?|tps)\b" + _PER_ENERGY)
 _PER_TOKEN = re.compile(_NUMBER + r"\s*" + _TIME_UNIT + r"\s*(?:/|per)\s*tok(?:en)?\b")
 _TOKENS_IN = re.compile(_NUMBER + r"\s*(?:[a-z]+\s+)?tok(?:en)?s?\s+(?:in|took|over)\s+" + _NUMBER + r"\s*" +
                         _TIME_UNIT + r"\b")
