@@ -321,3 +321,17 @@ def test_tokens_a_second_per_watt_are_no_rate(tmp_path):
         read_records(write(tmp_path, text))
     assert generic_phrases._RATE.search("0.470 tok/s/W") is None
     assert generic_phrases._RATE.search("81.2 tok/s, 172.7 W").group(1) == "81.2"
+
+
+# A blog's narrow column wrapped llama-server's timing line after `ms per` (two MI50s, Qwen3.6-27B Q8_0 with MTP).
+WRAPPED_EVAL = """\
+24.17.528.975 I slot print_timing: id 0 | task 2484 |
+eval time = 28897.12 ms / 808 tokens ( 35.76 ms per
+token, 27.96 tokens per second)
+"""
+
+
+def test_an_eval_line_cut_before_its_rate_gives_the_rate_back(tmp_path):
+    (record,) = [record for record in read_records(write(tmp_path, WRAPPED_EVAL)) if record.kind == "request"]
+    assert record.metrics["tpot_seconds"] == pytest.approx(28.89712 / 808)  # 35.76 ms, as the cut text says
+    assert record.metrics["generation_tokens_per_second"] == pytest.approx(808 / 28.89712)  # 27.96

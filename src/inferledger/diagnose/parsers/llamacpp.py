@@ -142,6 +142,13 @@ class _Request:
     def record(self) -> Record | None:
         if not self.metrics:
             return None
+        metrics = self.metrics
+        if metrics.get("decode_seconds") and metrics.get("output_tokens") and "tpot_seconds" not in metrics \
+                and "generation_tokens_per_second" not in metrics:
+            # the line's rate cut off (a narrow page wrapped it after `ms per`): llama.cpp's own rate is the eval
+            # time over its tokens, so the same figures give it back
+            metrics["tpot_seconds"] = metrics["decode_seconds"] / metrics["output_tokens"]
+            metrics["generation_tokens_per_second"] = metrics["output_tokens"] / metrics["decode_seconds"]
         variant = self.labels.get("variant", "")
         source = "llamacpp.server" if variant.startswith("server") else "llamacpp.cli"
         return Record("request", source, self.line_number, self.metrics, self.timestamp, self.labels)
