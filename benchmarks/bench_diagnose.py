@@ -3,8 +3,9 @@
 Builds a log in a temporary folder from the real line shapes of the samples (vLLM V0 and V1 stats lines, SGLang
 prefill/decode batch lines, each with its own timestamp advancing, plus noise lines no parser reads: access logs,
 'Added request', SGLang request dumps, Python warnings), then times the whole read + parse + diagnose path
-(`inferledger.diagnose.diagnose_files`) in a fresh process per size and reports lines/s, MB/s and peak RSS.
-Peak RSS at a quarter of the size and at the full size shows whether memory stays flat. Target: >= 100 MB/s.
+(`inferledger.diagnose.diagnose_files`) in a fresh process per size and reports lines/s, MB/s and peak RSS. The
+process's one-off startup (imports and pattern compilation, timed on the log's first lines) is reported beside the
+MB/s and apart from it, with the end-to-end figure that includes it: it does not grow with the log. Peak RSS at a quarter of the size and at the full size shows whether memory stays flat. Target: >= 100 MB/s.
 
     python benchmarks/bench_diagnose.py                 # 1 GiB and 256 MiB, then 1 % and 60 % stats lines, then SGLang
     python benchmarks/bench_diagnose.py --size-mb 64    # a quick run
@@ -216,9 +217,19 @@ def build_log(path: str, size_bytes: int, seed: int = 0, stats_share: float = 0.
 
 
 def worker(path: str, profile: bool) -> dict:
-    """Run the full diagnose path once on `path` in this (fresh) process; report time and peak RSS."""
+    """Run the full diagnose path once on `path` in this (fresh) process; report time and peak RSS. First the same
+    path on the log's first 200 lines, timed apart as the one-off startup (the parsers' imports and patterns, which a
+    fresh process without bytecode caches compiles): the MB/s is the large log's own; the startup is reported beside
+    it, and is what separates it from an end-to-end figure."""
     from inferledger.diagnose import diagnose_files
 
+    head = path + ".head"
+    with open(path, "rb") as source, open(head, "wb") as target:
+        target.writelines(line for _, line in zip(range(200), source))
+    began = time.perf_counter()
+    diagnose_files([head])
+    startup = time.perf_counter() - began
+    os.remove(head)
     size = os.path.getsize(path)
     profiler = None
     if profile:
@@ -240,7 +251,8 @@ def worker(path: str, profile: bool) -> dict:
     # ru_maxrss is KiB on Linux, bytes on macOS.
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
     document = diagnosis.to_dict() if hasattr(diagnosis, "to_dict") else {}
-    return {"bytes": size, "seconds": seconds, "peak_rss_bytes": peak, "verdict": document.get("verdict")}
+    return {"bytes": size, "seconds": seconds, "startup_seconds": startup, "peak_rss_bytes": peak,
+            "verdict": document.get("verdict")}
 
 
 def stages(path: str) -> list:
@@ -294,7 +306,8 @@ def machine() -> str:
 
 def _row(result: dict, lines: int, built: float) -> str:
     return (f"{result['bytes'] / 1e6:9.1f} MB  {lines:>11,} lines  built in {built:5.1f} s  "
-            f"diagnosed in {result['seconds']:6.2f} s  {result['bytes'] / 1e6 / result['seconds']:7.1f} MB/s  "
+            f"diagnosed in {result['seconds']:6.2f} s (+{result['startup_seconds']:.2f} s startup)  "
+            f"{result['bytes'] / 1e6 / result['seconds']:7.1f} MB/s  "
             f"{lines / result['seconds']:>10,.0f} lines/s  peak RSS {result['peak_rss_bytes'] / 1e6:7.1f} MB  "
             f"verdict {result['verdict']}")
 
@@ -305,7 +318,9 @@ TARGET_MB_PER_S = 100
 def _against_target(result: dict) -> float:
     """Print a run's MB/s as a ratio to the issue's target; return the MB/s."""
     speed = result["bytes"] / 1e6 / result["seconds"]
-    print(f"throughput {speed:.1f} MB/s vs target {TARGET_MB_PER_S} MB/s: ratio {speed / TARGET_MB_PER_S:.2f}")
+    whole = result["bytes"] / 1e6 / (result["seconds"] + result["startup_seconds"])
+    print(f"throughput {speed:.1f} MB/s vs target {TARGET_MB_PER_S} MB/s: ratio {speed / TARGET_MB_PER_S:.2f} "
+          f"(end to end with the {result['startup_seconds']:.2f} s startup: {whole:.1f} MB/s)")
     return speed
 
 
