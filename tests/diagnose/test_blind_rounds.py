@@ -185,7 +185,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind227_logs": (0, 0, 1),
           "blind231_logs": (0, 2, 3),
           "blind230_logs": (8, 8, 8),
-          "blind229_logs": (1, 2, 6)}
+          "blind229_logs": (1, 2, 6),
+          "blind228_logs": (8, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
