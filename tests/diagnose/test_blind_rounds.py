@@ -186,7 +186,11 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind231_logs": (0, 2, 3),
           "blind230_logs": (8, 8, 8),
           "blind229_logs": (1, 2, 6),
-          "blind228_logs": (8, 8, 10)}
+          "blind228_logs": (8, 8, 10),
+          "blind232_logs": (2, 2, 5),
+          "blind233_logs": (0, 0, 3),
+          "blind234_logs": (1, 1, 3),
+          "blind235_logs": (1, 1, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
