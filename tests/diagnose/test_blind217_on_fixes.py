@@ -335,3 +335,20 @@ def test_an_eval_line_cut_before_its_rate_gives_the_rate_back(tmp_path):
     (record,) = [record for record in read_records(write(tmp_path, WRAPPED_EVAL)) if record.kind == "request"]
     assert record.metrics["tpot_seconds"] == pytest.approx(28.89712 / 808)  # 35.76 ms, as the cut text says
     assert record.metrics["generation_tokens_per_second"] == pytest.approx(808 / 28.89712)  # 27.96
+
+
+# compare-llama-bench's rows pasted without their header (llama.cpp#10238): device, model, test, two builds, ratio.
+COMPARE_ROWS = """\
+| M2 Ultra | llama 3B F16      | pp512  |      3237.78 |                      3282.55 |      1.01 |
+| M2 Ultra | llama 3B F16      | tg128  |        72.29 |                        73.29 |      1.01 |
+| RTX 3090 | deepseek2 16B Q4_0 | 16 | pp512 |  499.68 |  784.29 |  1.57 |
+"""
+
+
+def test_compare_llama_bench_rows_without_their_header_are_a_row_a_build(tmp_path):
+    records = read_records(write(tmp_path, COMPARE_ROWS))
+    rates = [(record.labels["build"], record.labels["test"], record.metrics.get("generation_tokens_per_second")
+              or record.metrics.get("prompt_tokens_per_second")) for record in records]
+    assert rates == [("before", "pp512", 3237.78), ("after", "pp512", 3282.55), ("before", "tg128", 72.29),
+                     ("after", "tg128", 73.29), ("before", "pp512", 499.68), ("after", "pp512", 784.29)]
+    assert records[4].labels["n_ubatch"] == "16"  # the micro-batch column, when the row has one

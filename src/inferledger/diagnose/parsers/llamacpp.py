@@ -76,6 +76,11 @@ _HEADLESS_BENCH = re.compile(r"^\|[^|]+\|\s*[\d.]+ [KMGT]iB\s*\|\s*[\d.]+ [KMBT]
 # pp2048 @ d192512 | 1522.61 ± 0.00 | | 116000.03 ± 0.00 | …`, the test second and its rate third, then its own
 # columns (peak t/s, time to first response, …), not read.
 _HEADLESS_BENCHY = re.compile(r"^\|[^|]+\|\s*(?:pp|tg)\d+(?:\s*@\s*d\d+)?\s*\|\s*[\d.]+\s*±\s*[\d.]+\s*\|")
+# compare-llama-bench's rows with no header above them (a PR's table cut at its top): `| M2 Ultra | llama 3B F16 |
+# tg128 | 72.29 | 73.29 | 1.01 |`, the device, the model cell naming its size and format, a micro-batch size at times,
+# the test, the rate under each of the two builds and their ratio.
+_HEADLESS_COMPARE = re.compile(r"^\|[^|]+\|[^|]*\d[BM]\b[^|]*\|(?:\s*\d+\s*\|)?\s*(?:pp|tg)\d+(?:\s*@\s*d\d+)?\s*\|"
+                               r"\s*[\d.]+\s*\|\s*[\d.]+\s*\|\s*[\d.]+\s*\|$")
 
 # Which timing field fills which request metric; times are ms (llama.cpp's unit) and become seconds.
 _FIELD = {"prompt eval": ("prefill_seconds", "input_tokens", "prompt_tokens_per_second"),
@@ -487,6 +492,9 @@ def sniff(head: str) -> float:
     if " ± " in head and any(_HEADLESS_BENCH.match(line.strip()) or _HEADLESS_BENCHY.match(line.strip())
                              for line in head.splitlines()):
         return 0.9
+    if "|" in head and ("pp" in head or "tg" in head) \
+            and sum(1 for line in head.splitlines() if _HEADLESS_COMPARE.match(line.strip())) >= 2:
+        return 0.9
     if ("pp" in head or "tg" in head) and _MATRIX_HEADER.search(head):
         return 0.9
     if "prompt eval time" in head and " ms" in head:
@@ -701,6 +709,12 @@ class _Reader:
                 if type(row) is Record:
                     row.labels["truncated"] = "rows without their header"
                 out.append(row)
+            elif not tabs and _HEADLESS_COMPARE.match(line.strip()):
+                middle = ["n_ubatch"] if len(cells) == 7 else []
+                columns = ["device", "model", *middle, "test", "t/s before", "t/s after", "speedup"]
+                for row in _compare_rows(line_number, columns, cells):
+                    row.labels["truncated"] = "compare-llama-bench rows without their header"
+                    out.append(row)
             elif not tabs and _HEADLESS_BENCHY.match(line.strip()):
                 row = _bench_row(line_number, ["model", "test", "t/s"], cells)
                 if type(row) is Record:
