@@ -352,3 +352,11 @@ def test_compare_llama_bench_rows_without_their_header_are_a_row_a_build(tmp_pat
     assert rates == [("before", "pp512", 3237.78), ("after", "pp512", 3282.55), ("before", "tg128", 72.29),
                      ("after", "tg128", 73.29), ("before", "pp512", 499.68), ("after", "pp512", 784.29)]
     assert records[4].labels["n_ubatch"] == "16"  # the micro-batch column, when the row has one
+
+
+def test_a_compare_rows_device_cell_names_the_card(tmp_path):
+    # no --gpu: the rows' own device cell (M2 Ultra, 800 GB/s) is the card; 3B F16 (6 GB by its name) × 73.29 tok/s
+    # is ~440 GB/s, 55 % of it
+    diagnosis = diagnose_files([write(tmp_path, COMPARE_ROWS.rsplit("\n", 2)[0] + "\n")])
+    assert "m2-ultra" in diagnosis.evidence[0].text
+    assert diagnosis.verdict == "healthy"

@@ -713,7 +713,7 @@ class _Reader:
                 middle = ["n_ubatch"] if len(cells) == 7 else []
                 columns = ["device", "model", *middle, "test", "t/s before", "t/s after", "speedup"]
                 for row in _compare_rows(line_number, columns, cells):
-                    row.labels["truncated"] = "compare-llama-bench rows without their header"
+                    row.labels.update(truncated="compare-llama-bench rows without their header", gpu=cells[0])
                     out.append(row)
             elif not tabs and _HEADLESS_BENCHY.match(line.strip()):
                 row = _bench_row(line_number, ["model", "test", "t/s"], cells)
