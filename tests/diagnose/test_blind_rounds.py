@@ -192,7 +192,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind234_logs": (1, 1, 3),
           "blind235_logs": (1, 1, 2),
           "blind236_logs": (3, 4, 10),
-          "blind238_logs": (5, 5, 10)}
+          "blind238_logs": (5, 5, 10),
+          "blind237_logs": (4, 4, 10),
+          "blind239_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
