@@ -360,3 +360,32 @@ def test_a_compare_rows_device_cell_names_the_card(tmp_path):
     diagnosis = diagnose_files([write(tmp_path, COMPARE_ROWS.rsplit("\n", 2)[0] + "\n")])
     assert "m2-ultra" in diagnosis.evidence[0].text
     assert diagnosis.verdict == "healthy"
+
+
+# llama-cpp-python with a grammar (llama-cpp-agent, llama-cpp-python#1032): sampling a token costs more than its step.
+GRAMMAR_TIMINGS = """\
+llama_print_timings:        load time =     270.20 ms
+llama_print_timings:      sample time =   10988.67 ms /   141 runs   (   77.93 ms per token,    12.83 tokens per second)
+llama_print_timings: prompt eval time =     269.49 ms /   248 tokens (    1.09 ms per token,   920.27 tokens per second)
+llama_print_timings:        eval time =    4854.89 ms /   140 runs   (   34.68 ms per token,    28.84 tokens per second)
+llama_print_timings:       total time =   17567.76 ms /   388 tokens
+"""
+
+
+def test_sampling_slower_than_the_models_steps_is_decode_bound_on_the_host(tmp_path):
+    (record,) = read_records(write(tmp_path, GRAMMAR_TIMINGS))
+    assert record.metrics["sample_seconds"] == pytest.approx(10.98867)
+    assert record.metrics["tpot_seconds"] == pytest.approx(0.03468)  # the eval line's step, not the sampler's
+    assert record.metrics["sample_per_decode"] == pytest.approx(10988.67 / 4854.89)  # 2.26×
+    diagnosis = diagnose_files([write(tmp_path, GRAMMAR_TIMINGS)])
+    assert diagnosis.verdict == "decode-bound"
+    assert "requests-sampling-slows-decode" in rules(diagnosis)
+
+
+def test_sample_lines_alone_are_no_generation_rate(tmp_path):
+    # llama.cpp#7554: only `sample time` lines, 0.08 ms a token: a sampler's cost, no step of the model
+    text = "llama_print_timings:      sample time =      32.14 ms /   410 runs   (    0.08 ms per token, 12755.10 " \
+           "tokens per second)\n"
+    (record,) = read_records(write(tmp_path, text))
+    assert "tpot_seconds" not in record.metrics and "generation_tokens_per_second" not in record.metrics
+    assert diagnose_files([write(tmp_path, text)]).verdict == "insufficient-data"

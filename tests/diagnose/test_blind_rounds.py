@@ -177,7 +177,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind217_logs": (3, 3, 3),
           "blind218_logs": (2, 2, 3),
           "blind221_logs": (0, 3, 4),
-          "blind219_logs": (3, 4, 10),
+          "blind219_logs": (3, 5, 10),
           "blind220_logs": (1, 2, 2),
           "blind224_logs": (2, 3, 6),
           "blind225_logs": (5, 5, 10),
@@ -192,7 +192,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind234_logs": (1, 1, 3),
           "blind235_logs": (1, 1, 2),
           "blind236_logs": (3, 4, 10),
-          "blind238_logs": (5, 5, 10),
+          "blind238_logs": (5, 7, 10),
           "blind237_logs": (4, 4, 10),
           "blind239_logs": (5, 5, 10)}
 

@@ -433,6 +433,12 @@ _TABLE = (
           "a day a token is beyond any runner that serves a request: even 2 TB of fp16 weights streamed from a "
           "100 MB/s disk each token take 2e12 ÷ 1e8 = 20,000 s (5.6 h); a per-token time that long is a timer bug "
           "(llm_bench printed 1,958,228,200 ms, 23 days, before openvino.genai#1244)", 0.9),
+    _rule("requests-sampling-slows-decode", "requests", "decode-bound",
+          "llama.cpp's sample time at or above this × its eval time over the same tokens", 1.0, "× eval time",
+          "llama.cpp times its samplers apart from the model's steps: a sampler that takes as long as the forward "
+          "pass (a grammar's checks over the vocabulary, penalties) doubles each token's time, so generation is slow "
+          "on the host, not on the card (llama-cpp-python#1032's grammar: 77.93 ms sampling a token against 34.68 "
+          "ms of eval)", 0.8),
     _rule("requests-first-warm-up", "requests", "note",
           "the file's first request's time per output token ≥ this × the mean of the later ones", 5.0, "×",
           "a runner's first request after a model load pays the load's tail, graph building and cold caches; the "

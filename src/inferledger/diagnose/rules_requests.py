@@ -315,6 +315,12 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
                "prompt read again)" if shifted else ""),
             {"context_held_fraction": full.high},
             share=0.0 if shifted else 0.5 if measured or full.last < threshold("requests-context-full") else 1.0))
+    sampling = acc.request_value("sample_per_decode")
+    if sampling is not None and sampling.high >= threshold("requests-sampling-slows-decode"):
+        findings.append(fire(
+            "requests-sampling-slows-decode", f"sampling took {sampling.high:.1f}× the model's eval time over the same "
+            "tokens: the samplers (a grammar, penalties) on the host, not the card, set the speed of generation",
+            {"sample_per_decode_max": sampling.high}, lines=[sampling.high_line] if sampling.high_line else []))
     elapsed, done = acc.request_value("prompt_elapsed_seconds"), acc.request_value("prompt_progress_fraction")
     if elapsed is not None and done is not None and done.last > 0 \
             and elapsed.last / done.last >= threshold("requests-prompt-in-progress"):

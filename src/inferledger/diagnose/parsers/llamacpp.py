@@ -87,6 +87,7 @@ _FIELD = {"prompt eval": ("prefill_seconds", "input_tokens", "prompt_tokens_per_
           "generation eval": ("decode_seconds", "output_tokens", "generation_tokens_per_second"),
           "eval": ("decode_seconds", "output_tokens", "generation_tokens_per_second"),
           "load": ("load_seconds", None, None),
+          "sample": ("sample_seconds", None, None),  # the samplers (a grammar, penalties), timed apart from eval
           "total": ("e2e_seconds", None, None)}
 _INPUT_NOTE = "processed prompt tokens only; prompt-cache hits are not counted"
 _GGML_PREDICT = re.compile(r"\bpredict time\s*=\s*([\d.]+) ms / ([\d.]+) ms per token")
@@ -154,6 +155,9 @@ class _Request:
             # time over its tokens, so the same figures give it back
             metrics["tpot_seconds"] = metrics["decode_seconds"] / metrics["output_tokens"]
             metrics["generation_tokens_per_second"] = metrics["output_tokens"] / metrics["decode_seconds"]
+        if metrics.get("sample_seconds") and metrics.get("decode_seconds") and metrics.get("output_tokens", 0) > 1:
+            # the samplers' time against the model's steps over the same tokens (rules_requests: sampling slows decode)
+            metrics["sample_per_decode"] = metrics["sample_seconds"] / metrics["decode_seconds"]
         variant = self.labels.get("variant", "")
         source = "llamacpp.server" if variant.startswith("server") else "llamacpp.cli"
         return Record("request", source, self.line_number, self.metrics, self.timestamp, self.labels)
@@ -740,8 +744,6 @@ class _Reader:
     def _timing_line(self, line_number: int, line: str, match, out: list) -> None:
         """A timing line (_TIMING's match): its field into the open request, or into a new one."""
         name = match.group(1)
-        if name == "sample":
-            return  # sampling time: neither prefill nor decode
         request = self.request
         if request is not None and (name in request.fields or request.total_seen):
             self._flush(out)
