@@ -389,3 +389,23 @@ def test_sample_lines_alone_are_no_generation_rate(tmp_path):
     (record,) = read_records(write(tmp_path, text))
     assert "tpot_seconds" not in record.metrics and "generation_tokens_per_second" not in record.metrics
     assert diagnose_files([write(tmp_path, text)]).verdict == "insufficient-data"
+
+
+# vLLM's benchmark_serving against LMDeploy (lmdeploy#1573), its command line above a summary cut before latencies.
+OFFERED_ON_THE_COMMAND_LINE = """\
+python3 benchmarks/benchmark_serving.py --backend lmdeploy --model /workdir/llama2_13b_chat --dataset-name sharegpt \
+--request-rate 128
+============ Serving Benchmark Result ============
+Successful requests:                     1000
+Benchmark duration (s):                  106.18
+Request throughput (req/s):              9.42
+Output token throughput (tok/s):         1870.79
+"""
+
+
+def test_the_clients_command_line_states_the_offered_rate(tmp_path):
+    (record,) = read_records(write(tmp_path, OFFERED_ON_THE_COMMAND_LINE))
+    assert record.metrics["request_rate_per_second"] == 128
+    # 1,000 requests at 128 a second all arrive in 1000 / 128 = 7.8 s; served at 9.42 a second they take 106 s
+    diagnosis = diagnose_files([write(tmp_path, OFFERED_ON_THE_COMMAND_LINE)])
+    assert diagnosis.verdict == "queueing"

@@ -206,6 +206,11 @@ class _ConsoleBlock:
         return None
 
 
+_BENCH_COMMAND = re.compile(r"benchmark_serving|bench[ _]serv")
+_COMMAND_FLAGS = re.compile(r"--(request-rate|max-concurrency)[= ]+['\"]?([\w.]+)")
+_COMMAND_METRICS = {"request-rate": "request_rate_per_second", "max-concurrency": "max_concurrency"}
+
+
 def _store_rate_or_count(metrics: dict, labels: dict, metric: str, value: str) -> None:
     """Store one console value; 'inf' request rates and 'None'/'not set' concurrency become labels."""
     text = value.strip()
@@ -573,6 +578,12 @@ def parse(lines) -> Iterator:
             continue
         if "Benchmarks" in line and _GUIDELLM_TITLE.match(line):
             guidellm_title = line_number
+            continue
+        # The client's command line above its result (`python benchmarks/benchmark_serving.py … --request-rate 128`):
+        # the load it offered, as the pre-amble below states it.
+        if ("--request-rate" in line or "--max-concurrency" in line) and _BENCH_COMMAND.search(line):
+            for flag, value in _COMMAND_FLAGS.findall(line):
+                _store_rate_or_count(preamble_metrics, preamble_labels, _COMMAND_METRICS[flag], value)
             continue
         # Pre-amble of `vllm bench serve`, printed before the result block.
         if "request rate:" in line or "request concurrency:" in line or "Burstiness factor:" in line:
