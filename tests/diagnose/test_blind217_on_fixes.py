@@ -409,3 +409,10 @@ def test_the_clients_command_line_states_the_offered_rate(tmp_path):
     # 1,000 requests at 128 a second all arrive in 1000 / 128 = 7.8 s; served at 9.42 a second they take 106 s
     diagnosis = diagnose_files([write(tmp_path, OFFERED_ON_THE_COMMAND_LINE)])
     assert diagnosis.verdict == "queueing"
+
+
+def test_a_model_path_with_spaces_is_read_to_its_gguf(tmp_path):
+    line = ("[DEBUG] <qwen> Executing start command: C:/Software/llama_cpp_cuda13/llama-server.exe --host 0.0.0.0 "
+            "-m C:/Software/LM Studio Models/Qwen3.8-27B-UD-Q4_K_XL.gguf -c 32000\n")
+    (record,) = read_records(write(tmp_path, line + WRAPPED_EVAL))[:1]
+    assert record.labels["model"] == "Qwen3.8-27B-UD-Q4_K_XL"

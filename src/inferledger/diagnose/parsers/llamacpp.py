@@ -397,7 +397,7 @@ def _prompt_progress(line_number: int, line: str) -> Record | None:
 # servers' bf16 default would misjudge.
 _FILE_TYPE = re.compile(r"(?:model ftype|file type)\s*=\s*(\S.*?)\s*$")
 _COMMAND_MODEL = re.compile(r"(?:^|[\s/`$])(?:llama-[a-z-]+|main|server)(?:\.exe)?\s(?:.*\s)?(?:-m|--model)[\s=]+"
-                            r"['\"]?([^\s'\"`]+)")
+                            r"['\"]?([^'\"`\n]*?\.gguf\b|[^\s'\"`]+)")  # a .gguf path may hold spaces
 
 
 def _loaded_model(line_number: int, line: str) -> Record | None:
