@@ -416,3 +416,11 @@ def test_a_model_path_with_spaces_is_read_to_its_gguf(tmp_path):
             "-m C:/Software/LM Studio Models/Qwen3.8-27B-UD-Q4_K_XL.gguf -c 32000\n")
     (record,) = read_records(write(tmp_path, line + WRAPPED_EVAL))[:1]
     assert record.labels["model"] == "Qwen3.8-27B-UD-Q4_K_XL"
+
+
+def test_a_compare_row_with_a_bits_cell_before_its_micro_batch(tmp_path):
+    # llama.cpp's MMQ refactor on a P40: `| P40 | llama 8B Q5_0 | 5.21 | 16 | pp2048 | 176.80 | 335.92 | 1.90 |`
+    row = "| P40     | llama 8B Q5_0     |                 5.21 |                  16 | pp2048   |         176.80 |  335.92 | 1.90 |\n"
+    records = read_records(write(tmp_path, row * 2))
+    assert [record.metrics["prompt_tokens_per_second"] for record in records[:2]] == [176.80, 335.92]
+    assert records[0].labels["n_ubatch"] == "16"

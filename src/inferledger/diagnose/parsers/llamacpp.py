@@ -77,9 +77,9 @@ _HEADLESS_BENCH = re.compile(r"^\|[^|]+\|\s*[\d.]+ [KMGT]iB\s*\|\s*[\d.]+ [KMBT]
 # columns (peak t/s, time to first response, …), not read.
 _HEADLESS_BENCHY = re.compile(r"^\|[^|]+\|\s*(?:pp|tg)\d+(?:\s*@\s*d\d+)?\s*\|\s*[\d.]+\s*±\s*[\d.]+\s*\|")
 # compare-llama-bench's rows with no header above them (a PR's table cut at its top): `| M2 Ultra | llama 3B F16 |
-# tg128 | 72.29 | 73.29 | 1.01 |`, the device, the model cell naming its size and format, a micro-batch size at times,
-# the test, the rate under each of the two builds and their ratio.
-_HEADLESS_COMPARE = re.compile(r"^\|[^|]+\|[^|]*\d[BM]\b[^|]*\|(?:\s*\d+\s*\|)?\s*(?:pp|tg)\d+(?:\s*@\s*d\d+)?\s*\|"
+# tg128 | 72.29 | 73.29 | 1.01 |`, the device, the model cell naming its size and format, a micro-batch size at times
+# (after a bits-a-weight cell at others), the test, the rate under each of the two builds and their ratio.
+_HEADLESS_COMPARE = re.compile(r"^\|[^|]+\|[^|]*\d[BM]\b[^|]*\|(?:\s*[\d.]+\s*\|){0,2}\s*(?:pp|tg)\d+(?:\s*@\s*d\d+)?\s*\|"
                                r"\s*[\d.]+\s*\|\s*[\d.]+\s*\|\s*[\d.]+\s*\|$")
 
 # Which timing field fills which request metric; times are ms (llama.cpp's unit) and become seconds.
@@ -714,7 +714,7 @@ class _Reader:
                     row.labels["truncated"] = "rows without their header"
                 out.append(row)
             elif not tabs and _HEADLESS_COMPARE.match(line.strip()):
-                middle = ["n_ubatch"] if len(cells) == 7 else []
+                middle = [""] * (len(cells) - 7) + ["n_ubatch"] if len(cells) > 6 else []  # bits a weight, ubatch
                 columns = ["device", "model", *middle, "test", "t/s before", "t/s after", "speedup"]
                 for row in _compare_rows(line_number, columns, cells):
                     row.labels.update(truncated="compare-llama-bench rows without their header", gpu=cells[0])
