@@ -196,7 +196,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind237_logs": (4, 4, 10),
           "blind239_logs": (5, 6, 10),
           "blind244_logs": (6, 6, 10),
-          "blind243_logs": (1, 1, 10)}
+          "blind243_logs": (1, 1, 10),
+          "blind242_logs": (3, 3, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
