@@ -424,3 +424,31 @@ def test_a_compare_row_with_a_bits_cell_before_its_micro_batch(tmp_path):
     records = read_records(write(tmp_path, row * 2))
     assert [record.metrics["prompt_tokens_per_second"] for record in records[:2]] == [176.80, 335.92]
     assert records[0].labels["n_ubatch"] == "16"
+
+
+# The engines' own refusals at start-up when the KV cache does not fit: vLLM V0 (two servers on one A100), TGI's
+# warm-up (tgi#1030), and TensorRT-LLM's pool of one full-length sequence (a T5 on a 22 GiB card).
+VLLM_NO_CACHE = ("ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                 "initializing the engine.\n")
+TGI_NOT_ENOUGH = ("Error: Warmup(Generation(\"Not enough memory to handle 16000 total tokens with 2 prefill tokens. "
+                  "You need to decrease `--max-batch-total-tokens` or `--max-batch-prefill-tokens`\"))\n")
+TRTLLM_POOL = """\
+[TensorRT-LLM][INFO] [MemUsageChange] Allocated 0.10 GiB for max tokens in paged KV cache (2112).
+[TensorRT-LLM][INFO] Number of blocks in KV cache primary pool: 18
+[TensorRT-LLM][INFO] Max KV cache pages per sequence: 16
+"""
+
+
+def test_vllm_and_tgi_start_up_refusals_are_kv_capacity(tmp_path):
+    for text in (VLLM_NO_CACHE, TGI_NOT_ENOUGH):
+        diagnosis = diagnose_files([write(tmp_path, text)])
+        assert diagnosis.verdict == "kv-capacity", text
+        assert diagnosis.events.get("kv_start_refusals") == 1
+
+
+def test_a_trtllm_pool_holding_one_full_sequence(tmp_path):
+    records = read_records(write(tmp_path, TRTLLM_POOL))
+    metrics = {name: value for record in records for name, value in record.metrics.items()}
+    assert metrics["kv_cache_tokens"] == 2112 and metrics["kv_cache_bytes"] == pytest.approx(0.10 * 2**30)
+    assert metrics["max_concurrency_at_length"] == pytest.approx(18 / 16)  # blocks ÷ a full sequence's pages
+    assert diagnose_files([write(tmp_path, TRTLLM_POOL)]).verdict == "kv-capacity"

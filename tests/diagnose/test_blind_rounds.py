@@ -194,13 +194,13 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind236_logs": (3, 4, 10),
           "blind238_logs": (5, 7, 10),
           "blind237_logs": (4, 4, 10),
-          "blind239_logs": (5, 6, 10),
+          "blind239_logs": (5, 7, 10),
           "blind244_logs": (6, 6, 10),
           "blind243_logs": (1, 1, 10),
           "blind242_logs": (3, 3, 10),
           "blind241_logs": (6, 6, 10),
           "blind240_logs": (5, 5, 10),
-          "blind246_logs": (3, 3, 10)}
+          "blind246_logs": (3, 9, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

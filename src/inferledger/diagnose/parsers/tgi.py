@@ -46,12 +46,16 @@ _MAX_BATCH_TOTAL = re.compile(r"Setting max batch total tokens to (\d+)")
 _FREE_AFTER_CACHE = re.compile(r"Free memory after allocating the cache: ([\d.]+) MB")
 _OOM = re.compile(r"(?:Request failed during generation|Server error|OutOfMemoryError).*?(?:CUDA|HIP) out of memory"
                   r"|torch\.(?:cuda\.)?OutOfMemoryError")
+# The warm-up's refusal: the batch budget asked does not fit the memory left after the weights (tgi#1030).
+_NOT_ENOUGH = re.compile(r"Not enough memory to handle \d+ total tokens")
 _LAUNCHER = ("Setting max batch total tokens", "Free memory after allocating the cache", "Request failed during "
-             "generation")
+             "generation", "text_generation_client", "text-generation-launcher", "Not enough memory to handle")
 
 
 def _launcher(line_number: int, line: str) -> Record | None:
-    """A warm-up capacity line or an out-of-memory error of a TGI shard, or None."""
+    """A warm-up capacity line, its refusal or an out-of-memory error of a TGI shard, or None."""
+    if "Not enough memory" in line and _NOT_ENOUGH.search(line):
+        return Record("event", "tgi.warmup", line_number, {"kv_start_refusals": 1.0}, None, {"engine": "tgi"})
     if "out of memory" in line or "OutOfMemoryError" in line:
         if _OOM.search(line):
             return Record("event", "tgi.oom", line_number, {"oom": 1.0}, None, {"engine": "tgi"})
@@ -83,7 +87,7 @@ def sniff(head: str) -> float:
 def parse(lines) -> Iterator[Record | Skipped]:
     for line_number, line in lines:
         if "_time" not in line or ("queue_time" not in line and "inference_time" not in line):
-            if "emory" in line or "max batch total" in line:
+            if "emory" in line or "max batch total" in line:  # memory, Memory, OutOfMemoryError
                 record = _launcher(line_number, line)
                 if record is not None:
                     yield record

@@ -29,6 +29,12 @@ _DECODER = json.JSONDecoder()
 _ESCAPED = '{\\"Active Request Count\\"'
 _KV_BYTES = re.compile(r"\[TensorRT-LLM\].*\bAllocate (\d+) bytes for k/v cache")
 _KV_TOKENS = re.compile(r"\[TensorRT-LLM\].*\bUsing (\d+) total tokens in paged KV cache")
+# Later releases: `Max tokens in paged KV cache: 117760. Allocating 54022635520 bytes.` or `Allocated 0.10 GiB for max
+# tokens in paged KV cache (2112).`, then the pool's blocks and the most one sequence may hold: `Number of blocks in KV cache primary pool: 18`, `Max KV cache pages per sequence: 16`.
+_KV_ALLOCATED = re.compile(r"\[TensorRT-LLM\].*\bAllocated ([\d.]+) GiB for max tokens in paged KV cache \((\d+)\)")
+_KV_MAX_TOKENS = re.compile(r"\[TensorRT-LLM\].*\bMax tokens in paged KV cache: (\d+)\. Allocating (\d+) bytes")
+_KV_POOL = re.compile(r"\[TensorRT-LLM\].*\bNumber of blocks in KV cache primary pool: (\d+)")
+_KV_PAGES = re.compile(r"\[TensorRT-LLM\].*\bMax KV cache pages per sequence: (\d+)")
 
 
 def sniff(head: str) -> float:
@@ -36,18 +42,40 @@ def sniff(head: str) -> float:
         return 0.95
     if '"iterLatencyMS"' in head or '{"Active Request Count"' in head or _ESCAPED in head:
         return 0.7
-    if "[TensorRT-LLM]" in head and (_KV_BYTES.search(head) or _KV_TOKENS.search(head)):
+    if "[TensorRT-LLM]" in head and (_KV_BYTES.search(head) or _KV_TOKENS.search(head) or _KV_ALLOCATED.search(head)
+                                     or _KV_MAX_TOKENS.search(head) or _KV_POOL.search(head)):
         return 0.6
     return 0.0
 
 
-def _capacity(line_number: int, line: str) -> Record | None:
-    """A start-up line sizing the KV cache, as a capacity record; None for any other line."""
+def _capacity(line_number: int, line: str, pool: dict) -> Record | None:
+    """A start-up line sizing the KV cache, as a capacity record; None for any other line. `pool` keeps the primary
+    pool's blocks and a sequence's most pages until both are read: their ratio is how many sequences of the most
+    length the pool holds at once."""
     for pattern, metric in ((_KV_BYTES, "kv_cache_bytes"), (_KV_TOKENS, "kv_cache_tokens")):
         match = pattern.search(line)
         if match:
             return Record("capacity", "trtllm.startup", line_number, {metric: float(match.group(1))},
                           labels={"engine": "tensorrt-llm"})
+    match = _KV_ALLOCATED.search(line)
+    if match:
+        return Record("capacity", "trtllm.startup", line_number,
+                      {"kv_cache_bytes": float(match.group(1)) * 2**30, "kv_cache_tokens": float(match.group(2))},
+                      labels={"engine": "tensorrt-llm"})
+    match = _KV_MAX_TOKENS.search(line)
+    if match:
+        return Record("capacity", "trtllm.startup", line_number,
+                      {"kv_cache_tokens": float(match.group(1)), "kv_cache_bytes": float(match.group(2))},
+                      labels={"engine": "tensorrt-llm"})
+    for pattern, key in ((_KV_POOL, "blocks"), (_KV_PAGES, "pages")):
+        match = pattern.search(line)
+        if match:
+            pool[key] = float(match.group(1))
+            if pool.get("blocks") and pool.get("pages"):
+                return Record("capacity", "trtllm.startup", line_number,
+                              {"max_concurrency_at_length": pool["blocks"] / pool["pages"]},
+                              labels={"engine": "tensorrt-llm"})
+            return None
     return None
 
 
@@ -195,9 +223,10 @@ def parse(lines) -> Iterator[Record | Skipped]:
     size = 0
     depth = 0
     start = 0
+    pool: dict = {}  # the KV pool's blocks and a sequence's pages, as the start-up lines give them
     for line_number, line in lines:
         if not buffer:
-            record = _capacity(line_number, line) if "[TensorRT-LLM]" in line and "cache" in line else None
+            record = _capacity(line_number, line, pool) if "[TensorRT-LLM]" in line and "cache" in line else None
             if record is not None:
                 yield record
                 continue

@@ -86,7 +86,8 @@ _SNIFF_MARKERS = ("Avg prompt throughput", "Avg generation throughput", "is pree
                   "# GPU blocks:", "# cuda blocks:", "Maximum concurrency for", "SpecDecoding metrics", "Speculative metrics:",
                   "Model loading took", "Loading model weights took", "num_gpu_blocks is:", "GPU KV cache size:",
                   "Available KV cache memory:", "is larger than the maximum number of tokens that can be stored in KV",
-                  "is too long and exceeds limit of", "which is larger than the available KV cache memory")
+                  "is too long and exceeds limit of", "which is larger than the available KV cache memory",
+                  "No available memory for the cache blocks")
 
 
 def sniff(head: str) -> float:
@@ -459,6 +460,12 @@ class LineParser:
             timestamp, year_assumed = find_timestamp(line[:80])
             out.append(Record("event", "vllm.scheduler", line_number, {"prompts_over_limit": 1.0}, timestamp,
                               _labels(line[:80], year_assumed, {"limit_tokens": match.group(2)})))
+        elif "No available memory for the cache blocks" in line:
+            # V0 refuses to start: after the weights and the profiled activations no memory is left for one cache
+            # block (gpu_memory_utilization too low for the model, or another process holding the card).
+            timestamp, year_assumed = find_timestamp(line[:80])
+            out.append(Record("event", "vllm.startup", line_number, {"kv_start_refusals": 1.0}, timestamp,
+                              _labels(line[:80], year_assumed)))
         elif "KV cache is needed, which is larger than the available KV cache memory" in line:
             # V1 refuses to start: one request of the configured max length needs more cache than the memory left.
             timestamp, year_assumed = find_timestamp(line[:80])
@@ -541,7 +548,7 @@ MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"No available sh
            b"# GPU blocks", b"# cuda blocks", b"# npu blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
            b"Maximum concurrency", b"Model loading took", b"Loading model weights took", b"Memory profiling",
            b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"LLM engine with config",
-           b"Configuration: (", b"Input prompt (", b"KV cache is needed")
+           b"Configuration: (", b"Input prompt (", b"KV cache is needed", b"No available memory for the cache")
 # Markers start with an upper-case letter or a sign where they can: the scan's regex first tests a character set of
 # the markers' first bytes, and common lower-case letters would stop it at nearly every byte of a noise line.
 
