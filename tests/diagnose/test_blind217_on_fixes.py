@@ -452,3 +452,29 @@ def test_a_trtllm_pool_holding_one_full_sequence(tmp_path):
     assert metrics["kv_cache_tokens"] == 2112 and metrics["kv_cache_bytes"] == pytest.approx(0.10 * 2**30)
     assert metrics["max_concurrency_at_length"] == pytest.approx(18 / 16)  # blocks ÷ a full sequence's pages
     assert diagnose_files([write(tmp_path, TRTLLM_POOL)]).verdict == "kv-capacity"
+
+
+# vLLM's offline bar wrapped onto a second line (blind round 245: Llama-3.1-405B FP8 on 8 H100s), 32 prompts at once.
+OFFLINE_WRAPPED_BAR = """\
+Prompt count: 32 Input Tokens: 128 Output Tokens: 512
+Processed prompts: 100%|██████████████████████████████████████████████████████████
+32/32 [00:48<00:00,  1.53s/it, est. speed input: 28.13 toks/s, output: 335.00 toks/s]
+"""
+
+
+def test_an_offline_bar_wrapped_onto_its_next_line_is_read(tmp_path):
+    (record,) = [record for record in read_records(write(tmp_path, OFFLINE_WRAPPED_BAR)) if record.kind == "summary"]
+    assert record.metrics["completed_requests"] == 32
+    assert record.metrics["output_tokens_per_second"] == 335.0
+
+
+def test_an_offline_batch_is_judged_at_its_own_batch(tmp_path):
+    # 32 prompts at once, 335 output tok/s over the run: a step of 32 / 335 = 95.5 ms for the batch (prompts
+    # included, a small share at 43 tokens in and ~500 out); 405B fp8 over 8 H100s reads 405e9 / 8 = 51 GB a card,
+    # 15 ms at 3.35 TB/s: six times that, past the realistic estimate's 1.5×
+    diagnosis = diagnose_files([write(tmp_path, OFFLINE_WRAPPED_BAR)], model="meta-llama/Llama-3.1-405B",
+                               gpu="h100-sxm", precision="fp8")
+    assert diagnosis.roofline["batch"] == 32
+    assert diagnosis.roofline["observed_decode_seconds_per_token"] == pytest.approx(32 / 335.0)
+    assert diagnosis.verdict == "decode-bound"
+    assert "hardware-decode-below-realistic" in rules(diagnosis)

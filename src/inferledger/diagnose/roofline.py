@@ -30,6 +30,7 @@ REALISTIC_FACTOR = threshold("hardware-decode-below-realistic")
 LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
 ONE_STREAM_SHARE = threshold("hardware-throughput-one-stream")
 LAYER_STEP_SECONDS = limit("layer-step-seconds")
+OFFLINE_MAX_SEQS = limit("offline-max-seqs")
 
 
 def step_fixed_seconds(total_params: float, mixture: bool) -> tuple[float, int | None]:
@@ -132,6 +133,11 @@ def _shape(acc: Accumulator) -> tuple[int, int, int | None, list[str]]:
                 else None)
         if batch is None:
             batch = metrics.get("max_concurrency") or metrics.get("mean_concurrency")
+        if batch is None and record.labels.get("offline_batch") and completed \
+                and completed <= OFFLINE_MAX_SEQS and not record.labels.get("cut"):
+            batch = completed  # every prompt submitted at once, and the engine's batch holds them all
+            notes.append(f"batch {completed:,.0f}: an offline run's prompts, all submitted at once (at most "
+                         f"{OFFLINE_MAX_SEQS} run together by vLLM's default)")
     running = acc.interval.get("running_requests")
     if batch is None and running is not None and running.count and running.high > 0:
         busy = [value for value in (running.mean,) if value]
@@ -193,6 +199,17 @@ def _observed_decode(acc: Accumulator) -> tuple[float | None, str]:
         return 1 / generation.mean, "request generation rate"
     if tpot is not None and tpot.count:
         return tpot.mean, "time_per_token (includes prefill)"
+    return None, ""
+
+
+def _offline_batch_step(acc: Accumulator, batch: int) -> tuple[float | None, str]:
+    """Seconds a decode step of an offline batch (every prompt at once, _shape's batch): its streams ÷ its output rate.
+    The rate is over the whole run, prompts included, so the step is at most this; judged only where a request's
+    output is at least its prompt (_shape's ISL ≤ OSL), so the prompts' share stays small."""
+    for record, _file in acc.summaries:
+        rate = record.metrics.get("output_tokens_per_second")
+        if record.labels.get("offline_batch") and rate and record.metrics.get("completed_requests") == batch:
+            return batch / rate, f"{batch} prompts at once ÷ the offline run's {rate:,.1f} output tok/s (prompts included)"
     return None, ""
 
 
@@ -353,6 +370,8 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     if not step:
         step, step_source = _whole_call_decode(
             acc, account.realistic.prefill_seconds if account.realistic else account.prefill.seconds)
+    if not step and batch_known and isl <= osl:
+        step, step_source = _offline_batch_step(acc, batch)
     if step and not batch_known:
         if _judge_unknown_batch(step, step_source, account, spec, accelerator, (isl, osl, precision, kv_precision),
                                 spread, lines, findings):

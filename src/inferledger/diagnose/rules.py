@@ -737,6 +737,9 @@ _LIMITS = (
     Limit("max-default-batch", 2048, "running requests", "summary-all-at-once (a run stating no TTFT)",
           "the largest default running-batch cap among vLLM (256/1024), SGLang and TensorRT-LLM (2048): past it, "
           "requests wait even if the cap was not stated"),
+    Limit("offline-max-seqs", 256, "requests", "the hardware comparison's batch for an offline run",
+          "vLLM's default max_num_seqs: an offline run of this many prompts or fewer runs them as one batch, so its "
+          "output rate is that batch's; more wait their turn and the batch is unknown"),
     Limit("fastest-stream-step", 0.5e-3, "s a token", "summary-ttft-equals-e2e (the time after the first token)",
           "2,000 tokens a second in one stream: no GPU engine's decode reaches it (a small model with speculative "
           "decoding on a B200 makes a few hundred); a request whose tokens after the first came faster than this "

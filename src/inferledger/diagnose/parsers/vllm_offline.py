@@ -178,6 +178,7 @@ def parse(lines) -> Iterator:
     arguments: dict = {}  # the last printed Namespace(...) of a latency run
     latency: tuple[int, dict] | None = None  # (line number, metrics) of the latency run being read
     described: tuple | None = None  # (metric, seconds per unit) whose describe() rows follow, while they do
+    wrapped: str | None = None  # a bar's `Processed prompts: 100%|███` whose counts and rates are on the next line
     for line_number, line in lines:
         if "was not warmed-up" in line and (event := unwarmed_event(line_number, line)) is not None:
             yield event  # often glued to a progress bar's line, which is read on
@@ -239,10 +240,15 @@ def parse(lines) -> Iterator:
                 name = "total_input_tokens" if match.group(1) == "prompt" else "total_output_tokens"
                 last[1][name] = float(match.group(2))
             continue
-        if "Processed prompts:" not in line:
+        if wrapped is not None:
+            # the bar's numbers wrapped onto the next line (a narrow terminal, a page's column): read them joined
+            line, wrapped = wrapped + " | " + line.strip(), None
+        elif "Processed prompts:" not in line:
             continue
         match = _BAR.search(line)
         if match is None:
+            if "Processed prompts:" in line and "/" not in line.split("Processed prompts:", 1)[1]:
+                wrapped = line.rstrip()
             continue
         metrics, total = _bar(match)
         if last is not None and (last[3] or total != last[2]
