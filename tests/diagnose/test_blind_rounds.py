@@ -204,7 +204,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind245_logs": (3, 4, 7),
           "blind247_logs": (8, 8, 10),
           "blind249_logs": (3, 3, 5),
-          "blind250_logs": (3, 3, 7)}
+          "blind250_logs": (3, 3, 7),
+          "blind251_logs": (7, 7, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
