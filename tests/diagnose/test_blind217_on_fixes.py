@@ -478,3 +478,12 @@ def test_an_offline_batch_is_judged_at_its_own_batch(tmp_path):
     assert diagnosis.roofline["observed_decode_seconds_per_token"] == pytest.approx(32 / 335.0)
     assert diagnosis.verdict == "decode-bound"
     assert "hardware-decode-below-realistic" in rules(diagnosis)
+
+
+def test_llama_servers_prompt_cache_lines_alone_are_its_log_with_nothing_to_judge(tmp_path):
+    # llama-server's slot selection and prompt-cache lines, no timing yet: its own log, insufficient, not refused
+    text = ("slot get_availabl: id  3 | task -1 | selected slot by LCP similarity, sim_best = 0.333 (> 0.100 thold), "
+            "f_keep = 0.030\nsrv   prompt_save:  - saving prompt with length 99, total state size = 10.830 MiB\n")
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert diagnosis.verdict == "insufficient-data"
+    assert diagnosis.files[0]["formats"] == ["llamacpp"]

@@ -205,7 +205,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind247_logs": (8, 8, 10),
           "blind249_logs": (3, 3, 5),
           "blind250_logs": (3, 3, 7),
-          "blind251_logs": (7, 7, 10),
+          "blind251_logs": (7, 8, 10),
           "blind254_logs": (1, 1, 3)}
 
 

@@ -508,8 +508,9 @@ def sniff(head: str) -> float:
     if '"function":"update_slots"' in head or '"function":"launch_slot_with_task"' in head \
             or "encode_image_with_clip:" in head:
         return 0.6  # the server's 2024 JSON log lines (slots, kv cache) or its image encoder's lines
-    if "slot update_slots:" in head or "slot launch_slot_:" in head:
-        return 0.6  # llama-server's slot lines with no timing yet (a request cut before its end)
+    if "slot update_slots:" in head or "slot launch_slot_:" in head or "selected slot by" in head \
+            or "srv   prompt_save:" in head:
+        return 0.6  # llama-server's slot or prompt-cache lines with no timing yet (a request cut before its end)
     if _KV_NO_ROOM.search(head) or _TOO_LONG.search(head) or "failed to allocate buffer for kv cache" in head:
         return 0.6  # the server's notice that the KV cache has no room for a batch, or a request longer than a slot
     return 0.0
