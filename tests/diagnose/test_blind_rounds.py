@@ -206,7 +206,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind249_logs": (3, 3, 5),
           "blind250_logs": (3, 3, 7),
           "blind251_logs": (7, 8, 10),
-          "blind254_logs": (1, 1, 3)}
+          "blind254_logs": (1, 1, 3),
+          "blind252_logs": (7, 7, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
