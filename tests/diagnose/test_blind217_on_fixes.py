@@ -487,3 +487,16 @@ def test_llama_servers_prompt_cache_lines_alone_are_its_log_with_nothing_to_judg
     diagnosis = diagnose_files([write(tmp_path, text)])
     assert diagnosis.verdict == "insufficient-data"
     assert diagnosis.files[0]["formats"] == ["llamacpp"]
+
+
+def test_an_equals_chain_restating_one_figure_keeps_its_phase():
+    # a poster's reformatted llama-server line (ik_llama.cpp offload thread): the prompt's time, count, per-token
+    # time and rate in one `=` chain; the chain's later pairs are labelled by units, not phases
+    line = "    prompt eval time = 582,682 ms / 1,659 tokens  =  351.23 ms per token  =  2.85 tok/s"
+    metrics = generic_phrases.line_metrics(line)
+    assert metrics["prefill_seconds"] == pytest.approx(582.682)
+    assert metrics["prompt_tokens_per_second"] == 2.85  # the prompt's rate, not a generation rate
+    assert "generation_tokens_per_second" not in metrics
+    # pairs named by their own phases read as before: each its own
+    assert generic_phrases.line_metrics("ttft=0.84s tpot=52ms output_len=300") == {
+        "ttft_seconds": 0.84, "tpot_seconds": pytest.approx(0.052), "output_tokens": 300}

@@ -199,7 +199,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind243_logs": (1, 1, 10),
           "blind242_logs": (3, 3, 10),
           "blind241_logs": (6, 6, 10),
-          "blind240_logs": (5, 5, 10),
+          "blind240_logs": (5, 6, 10),
           "blind246_logs": (3, 9, 10),
           "blind245_logs": (3, 4, 7),
           "blind247_logs": (8, 8, 10),

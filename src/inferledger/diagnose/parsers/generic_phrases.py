@@ -158,12 +158,14 @@ def line_metrics(line: str, bare_rates: bool = True) -> dict:
     phase = None
     clauses, keyed = _clauses(line)
     for clause in clauses:
-        if keyed:
+        continued = keyed and phase is not None and _CONTINUED.match(clause)
+        if keyed and not continued:
             phase = None
         if _SETTING.search(clause):
             continue
         counts, seconds, rate, per_token = _readings(clause)
-        phase = _phase(clause) or phase or ("decode" if rate is not None and bare_rates else None)
+        phase = (phase if continued else _phase(clause)) or phase or ("decode" if rate is not None and bare_rates
+                                                                        else None)
         if phase is None:
             continue
         count_name, time_name, rate_name = _MEANING[phase]
@@ -177,6 +179,10 @@ def line_metrics(line: str, bare_rates: bool = True) -> dict:
             metrics.setdefault("tpot_seconds", per_token)
     return metrics
 
+
+# A `=` chain restating one figure (`prompt eval time = 582,682 ms / 1,659 tokens = 351.23 ms per token = 2.85 tok/s`)
+# splits into pairs labelled by the last figure's unit: those pairs go on with the first pair's phase.
+_CONTINUED = re.compile(r"(?:tok(?:en)?s?|runs?|per (?:tok(?:en)?|run))\s*[:=]", re.IGNORECASE)
 
 LISTED_RATE_CHARS = 80  # a list's line: a name and its rate, not a sentence
 
