@@ -208,7 +208,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind251_logs": (7, 8, 10),
           "blind254_logs": (1, 1, 3),
           "blind252_logs": (7, 7, 10),
-          "blind253_logs": (5, 5, 10)}
+          "blind253_logs": (5, 5, 10),
+          "blind256_logs": (4, 4, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
