@@ -500,3 +500,17 @@ def test_an_equals_chain_restating_one_figure_keeps_its_phase():
     # pairs named by their own phases read as before: each its own
     assert generic_phrases.line_metrics("ttft=0.84s tpot=52ms output_len=300") == {
         "ttft_seconds": 0.84, "tpot_seconds": pytest.approx(0.052), "output_tokens": 300}
+
+
+# A comparison whose rate columns put the build before `t/s` (blind round 256, a Radeon 780M: vulkan vs llamafile).
+BUILD_BEFORE_RATE = """\
+| model             |       size |     params |          test |    vulkan t/s |   llamafile t/s |
+| ----------------- | ---------: | ---------: | ------------: | ------------: | --------------: |
+| llama 1B F16      |   2.30 GiB |     1.24 B |          tg16 |         30.95 |           29.10 |
+"""
+
+
+def test_rate_columns_named_build_first_are_a_row_a_build(tmp_path):
+    records = [record for record in read_records(write(tmp_path, BUILD_BEFORE_RATE)) if record.kind != "capacity"]
+    assert [(record.labels["build"], record.metrics["generation_tokens_per_second"]) for record in records] == [
+        ("vulkan", 30.95), ("llamafile", 29.10)]

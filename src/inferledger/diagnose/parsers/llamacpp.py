@@ -267,12 +267,23 @@ def _compare_rows(line_number: int, columns: list, cells: list) -> Iterator:
     """compare-llama-bench.py's rows (`| Model | Test | t/s master | t/s pr | Speedup |`): a test a row, its rate under
     each build compared; a llama-bench row each, the build in its labels."""
     for index, column in enumerate(columns):
-        if column.startswith("t/s "):
+        build = _compared_build(column)
+        if build is not None:
             renamed = ["t/s" if other == index else name for other, name in enumerate(columns)]
             row = _bench_row(line_number, renamed, cells)
             if isinstance(row, Record):
-                row.labels["build"] = column[4:].strip()
+                row.labels["build"] = build
                 yield row
+
+
+def _compared_build(column: str) -> str | None:
+    """The build or backend a compared rate column names (`t/s master`, or after it: `vulkan t/s`, `0.8.17 t/s`, as
+    llamafile's bench and hand-made comparisons write it), None for any other column."""
+    if column.startswith("t/s "):
+        return column[4:].strip()
+    if column.endswith(" t/s") and column[:-4].strip():
+        return column[:-4].strip()
+    return None
 
 
 def _batched_row(line_number: int, columns: list, cells: list) -> Record | Skipped:
@@ -702,7 +713,7 @@ class _Reader:
                 self.table_kind, self.table_columns = "bench", lowered
             elif "s_tg t/s" in lowered or "s_pp t/s" in lowered:
                 self.table_kind, self.table_columns = "batched", lowered
-            elif "test" in lowered and any(cell.startswith("t/s ") for cell in lowered):
+            elif "test" in lowered and sum(1 for cell in lowered if _compared_build(cell) is not None) >= 2:
                 self.table_kind, self.table_columns = "compare", lowered
             elif lowered[0] == "model" and any(_MATRIX_TEST.match(cell) for cell in lowered):
                 self.table_kind, self.table_columns = "matrix", lowered
