@@ -209,7 +209,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind254_logs": (1, 1, 3),
           "blind252_logs": (7, 7, 10),
           "blind253_logs": (5, 5, 10),
-          "blind256_logs": (4, 5, 7)}
+          "blind256_logs": (4, 5, 7),
+          "blind255_logs": (4, 4, 8),
+          "blind257_logs": (3, 3, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
