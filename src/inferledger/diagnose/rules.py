@@ -42,6 +42,10 @@ _CPU_WHY = ("a CPU streams the weights from DRAM: a desktop's two channels (40-9
             "10-20 tok/s and at 16-bit 3-6, a 70B at 4-bit 1-2; under one token a second nothing a CPU commonly "
             "runs is at its memory's pace")
 
+# How far past the ledger's realistic step a decode may run before it is lost time: the slow side of
+# hardware-decode-below-realistic, and the fast side of hardware-throughput-one-stream (its reciprocal).
+_REALISTIC_SLACK = 1.5
+
 _TABLE = (
     # -- benchmark summaries (vllm/sglang bench, genai-perf, AIPerf, guidellm, llmperf, trtllm-bench, JetStream,
     #    LMDeploy, TGI benchmark clients) -----------------------------------------------------------------------
@@ -608,7 +612,7 @@ _TABLE = (
           "half, the engine (not the memory) limits decode; measured against physics, it outranks the "
           "fixed-cutoff readings", 0.85),
     _rule("hardware-decode-below-realistic", "hardware", "decode-bound",
-          "observed decode step slower than this × the ledger's realistic estimate", 1.5, "× realistic",
+          "observed decode step slower than this × the ledger's realistic estimate", _REALISTIC_SLACK, "× realistic",
           "the realistic estimate already charges launch and efficiency losses; 1.5× beyond it is lost time",
           0.85),
     _rule("hardware-decode-near-floor", "hardware", "healthy",
@@ -616,7 +620,7 @@ _TABLE = (
           "as fast as the hardware allows: slow tokens are the model's size, not a fault", 0.65),
     _rule("hardware-throughput-one-stream", "hardware", "healthy",
           "a run stating only its output rate (no per-token time, no batch): every rate at or above this share of "
-          "one stream's realistic rate", 1 / 1.5, "of one stream's rate",
+          "one stream's realistic rate", 1 / _REALISTIC_SLACK, "of one stream's rate",
           "any batch of one or more streams makes at least one stream's tokens a second, so a rate that reaches it "
           "(within the 1.5× the realistic estimate allows) shows no slow decode; a lower rate may be a slow engine "
           "or a prefill-heavy run, and is left unjudged", 0.55),
