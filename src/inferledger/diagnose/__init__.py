@@ -20,6 +20,7 @@ from inferledger.errors import InferledgerError, LogFormatError
 
 def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict:
     from inferledger.diagnose.read import (
+        FAILURE,
         UNRECOGNISED,
         LogFile,
         detect_formats,
@@ -38,6 +39,15 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         from inferledger.diagnose.parsers import detect
 
         parsers = detect(unrecognised_lines(log))
+        if not parsers:
+            # No reader, but the engine's own out-of-memory failure: what ended the run is the reading.
+            from inferledger.diagnose.failures import failure_records, tail_failure_records
+
+            failures = failure_records(log.head.split("\n")) + tail_failure_records(log)
+            if failures:
+                for record in failures:
+                    acc.add(record, shown or path)
+                return _file_info(path, [FAILURE], log, len(failures))
         if not log.unread:
             raise
         if not parsers:
@@ -48,7 +58,7 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         from inferledger.report.progress import Progress
 
         bar = Progress(log.size_bytes, label=os.path.basename(path)[:30])
-    before, named = acc.records, acc.names_only
+    before, named, ooms = acc.records, acc.names_only, acc.events.get("oom", 0.0)
     failed = None
     try:
         with fewer_collections():
@@ -83,6 +93,13 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
             log, parsers = LogFile.open(path), fallback
             acc.add_all(iter_records(log, parsers, windows=True), shown or path)
             records = acc.records - before
+    if acc.events.get("oom", 0.0) == ooms:
+        # An out-of-memory failure the reader does not know (vLLM V1's engine-core traceback), at the head or the end.
+        from inferledger.diagnose.failures import failure_records, tail_failure_records
+
+        for record in failure_records(log.head.split("\n")) + tail_failure_records(log):
+            acc.add(record, shown or path)
+        records = acc.records - before
     info = _file_info(path, [module.NAME for module in parsers], log, records)
     if failed is not None:
         info["reader_error"] = failed

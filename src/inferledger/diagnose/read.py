@@ -801,6 +801,8 @@ def _by_first_byte(markers) -> list:
 
 # The format name of a file no reader knows whose lines carry serving numbers (unrecognised_lines).
 UNRECOGNISED = "unrecognised"
+# The format named for a file read only for its out-of-memory failure (failures.py).
+FAILURE = "engine-failure"
 
 
 # Lines from the first serving line of a file whose opening no reader recognised, sniffed again (unrecognised_lines).

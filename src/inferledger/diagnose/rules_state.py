@@ -26,6 +26,8 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
         if total:
             lines = acc.event_lines[name]
             numbers = {name: total}
+            if name == "oom" and "failure" in acc.labels:
+                text = f"{text}: `{acc.labels['failure']}`"  # the engine's own words (failures.py)
             if name == "preemptions" and acc.preemptions_total.count:
                 numbers["preemptions_total_reported"] = acc.preemptions_total.high
             # One event is already proof; repeated ones raise it to the rule's high.

@@ -1,0 +1,73 @@
+"""The engine's own out-of-memory failure, wherever a paste holds one.
+
+Users paste the traceback that ended a run as often as its numbers: `torch.OutOfMemoryError: CUDA out of memory.
+Tried to allocate 4.00 GiB`, llama.cpp's `cudaMalloc failed: out of memory`, SGLang's `Failed to allocate token
+prealloc indices`, XLA's `RESOURCE_EXHAUSTED`, oMLX's `process memory limit exceeded`, the kernel's `Out of memory:
+Killed process`. Each says memory, not compute, ended the run: the weights, the KV cache the context and batch need,
+and the activations did not fit. The engines' own readers count their OOM lines where their format is known (SGLang,
+TGI, ollama); this reads the rest: a paste that is only the failure (no reader knows it) and a log whose failure its
+reader does not read (vLLM V1's engine-core traceback). A crash is printed last, so beside the head the file's tail is
+read too: a big log's failure costs one tail read, not a marker in every line's scan.
+
+Only the shape an engine or runtime prints counts, never prose (`I ran out of memory`), a quoted `raise` line, a
+traceback's `File "…"` frame, or a pasted file's own `# ` header.
+"""
+
+from __future__ import annotations
+
+import re
+
+from inferledger.diagnose.records import Record
+
+_FAILURE = re.compile(
+    r"OutOfMemoryError"                                        # torch.OutOfMemoryError, torch.cuda.…, JAX's
+    r"|\b(?:CUDA|HIP|MPS|XPU|NPU|cuda|hip)\s*(?:error:?\s*)?out of memory"  # CUDA out of memory, CUDA error: out of…
+    r"|\b(?:cuda|hip)Malloc(?:Async|Managed)? failed"         # ggml's allocation of a CUDA/ROCm buffer
+    r"|\bunable to allocate (?:CUDA|ROCm|Metal|Vulkan|SYCL)\d* buffer"  # llama.cpp loading a model
+    r"|\bRESOURCE_EXHAUSTED\b"                                 # XLA / TPU: the device buffer did not fit
+    r"|\bFailed to allocate token prealloc indices"           # SGLang: no room in the token pool
+    r"|\bprocess memory limit exceeded"                        # oMLX's memory guard aborting a request
+    r"|\bOut of memory: Kill(?:ed)? process"                   # the Linux OOM killer
+    r"|kIOGPUCommandBufferCallbackErrorOutOfMemory")           # Metal's command buffer out of memory
+# Read from the file's end too: a crash is the last thing a log prints.
+TAIL_BYTES = 64 * 1024
+
+
+def _quoted(line: str) -> bool:
+    """A line that shows the failure without being it: a traceback's source line or frame, a pasted file's header."""
+    text = line.lstrip()
+    return text.startswith(("raise ", 'File "', "# ")) or line.startswith("#")
+
+
+def failure_records(lines, first_line: int = 1, source: str = "engine.failure") -> list[Record]:
+    """An `oom` event for each line of `lines` (numbered from `first_line`) that is an engine's out-of-memory
+    failure."""
+    found = []
+    for number, line in enumerate(lines, first_line):
+        if "emory" not in line and "alloc" not in line and "RESOURCE" not in line and "OutOfMemory" not in line:
+            continue
+        match = _FAILURE.search(line)
+        if match and not _quoted(line):
+            # The failure from the exception's name on (`torch.OutOfMemoryError: …`), not the log's prefix.
+            start = line.rfind(" ", 0, match.start()) + 1
+            found.append(Record("event", source, number, {"oom": 1.0}, labels={"failure": line[start:].strip()[:160]}))
+    return found
+
+
+def tail_failure_records(log) -> list[Record]:
+    """failure_records over the last TAIL_BYTES of a plain file longer than its head, numbered as in the file."""
+    from inferledger.diagnose.read import HEAD_BYTES, _newlines, clean_line
+
+    if log.size_bytes <= HEAD_BYTES or log.path.endswith(".gz") or log.encoding == "utf-16":
+        return []
+    start = max(HEAD_BYTES, log.size_bytes - TAIL_BYTES)
+    with open(log.path, "rb") as handle:
+        handle.seek(start)
+        data = handle.read()
+    cut = data.find(b"\n") + 1  # the first line is likely cut: start after it
+    lines = [clean_line(line) for line in data[cut:].decode(log.encoding, errors="replace").split("\n")]
+    found = failure_records(lines)
+    if not found:
+        return []
+    first_line = _newlines(log.path, 0, start + cut) + 1
+    return [Record(r.kind, r.source, r.line_number + first_line - 1, r.metrics, labels=r.labels) for r in found]
