@@ -211,7 +211,13 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind253_logs": (5, 5, 10),
           "blind256_logs": (4, 5, 7),
           "blind255_logs": (4, 4, 8),
-          "blind257_logs": (3, 3, 9)}
+          "blind257_logs": (3, 3, 9),
+          "blind258_logs": (7, 7, 10),
+          "blind259_logs": (9, 9, 10),
+          "blind260_logs": (8, 8, 10),
+          "blind261_logs": (6, 6, 10),
+          "blind262_logs": (1, 1, 7),
+          "blind263_logs": (4, 4, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
