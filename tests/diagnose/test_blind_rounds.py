@@ -48,7 +48,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind65_logs": (7, 9, 10), "blind66_logs": (7, 10, 10),
           "blind67_logs": (7, 8, 10), "blind68_logs": (6, 8, 10),
           "blind69_logs": (5, 10, 10), "blind70_logs": (7, 9, 10),
-          "blind71_logs": (7, 8, 10), "blind72_logs": (8, 10, 10),
+          "blind71_logs": (7, 7, 10), "blind72_logs": (8, 10, 10),
           "blind73_logs": (8, 9, 10), "blind74_logs": (7, 8, 10),
           "blind75_logs": (3, 9, 10), "blind76_logs": (6, 8, 10),
           "blind77_logs": (8, 10, 10), "blind78_logs": (4, 7, 10),
@@ -214,9 +214,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind257_logs": (3, 3, 9),
           "blind258_logs": (7, 7, 10),
           "blind259_logs": (9, 9, 10),
-          "blind260_logs": (8, 8, 10),
-          "blind261_logs": (6, 6, 10),
-          "blind262_logs": (1, 1, 7),
+          "blind260_logs": (8, 9, 10),
+          "blind261_logs": (6, 7, 10),
+          "blind262_logs": (1, 4, 7),
           "blind263_logs": (4, 4, 10)}
 
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from blind_helpers import write
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.failures import failure_records
-from inferledger.diagnose.read import HEAD_BYTES
+from inferledger.diagnose.read import HEAD_BYTES, read_records
+from inferledger.errors import LogFormatError
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 
@@ -84,3 +86,105 @@ def test_each_runtimes_spelling_is_read():
              "[  123.4] Out of memory: Killed process 4242 (llama-server)",
              "llama_model_load: error loading model: unable to allocate CUDA0 buffer"]
     assert [record.line_number for record in failure_records(lines, first_line=10)] == [10, 11, 12, 13, 14]
+
+
+# vLLM V0's memory profile (vllm-project/vllm#16570): the weights and the KV cache's share on one line.
+PROFILE = ("INFO 04-15 00:05:58 [worker.py:267] model weights take {weights}GiB; non_torch_memory takes 0.43GiB; "
+           "PyTorch activation peak memory takes 2.51GiB; the rest of the memory reserved for KV Cache is {kv}GiB.\n")
+
+
+def test_kv_memory_under_a_hundredth_of_the_weights_is_a_capacity_limit(tmp_path):
+    # 0.14 GiB against 14.99 GiB of weights is 0.93 %: under the 1 % line (rules.py's state-kv-memory-small).
+    diagnosis = diagnose_files([write(tmp_path, PROFILE.format(weights="14.99", kv="0.14"))])
+    assert diagnosis.verdict == "kv-capacity"
+    assert "0.9% of the weights' 14.99 GiB" in _evidence(diagnosis, "state-kv-memory-small")
+
+
+def test_kv_memory_over_a_hundredth_of_the_weights_is_left_to_the_token_count(tmp_path):
+    # 0.16 GiB is 1.07 % of 14.99 GiB: no capacity verdict from the bytes alone.
+    diagnosis = diagnose_files([write(tmp_path, PROFILE.format(weights="14.99", kv="0.16"))])
+    assert diagnosis.verdict == "insufficient-data"
+    assert diagnosis.to_dict()["capacity"]["kv_cache_bytes"] == 0.16 * 2**30
+
+
+def test_tensorrt_llms_refusal_to_start_for_want_of_one_sequence_is_kv_capacity():
+    # Triton's TensorRT-LLM backend (triton-inference-server/tensorrtllm_backend#366): 29,184 tokens of paged KV
+    # cannot hold one sequence of 272 blocks, and the instance is not created.
+    path = FIXTURES / "blind262_logs" / "triton-trtllm__mistral-7b-multi-gpu-kv-cache-allocation-triton-vs-run-py.txt"
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "kv-capacity"
+    assert diagnosis.to_dict()["events"]["kv_start_refusals"] == 1
+
+
+def test_a_table_aligned_by_runs_of_spaces_is_read_cell_by_cell():
+    # Triton's model analyzer (triton-inference-server/model_analyzer, blind round 262): multi-word headers, cells
+    # apart by two spaces or more; the first row's 23.6 ms first token and 5.2 ms token-to-token.
+    path = FIXTURES / "blind262_logs" / "model-analyzer__vllm-periodic-concurrency-1-to-8-first-token-and-token-to-token-ms.txt"
+    summaries = [record for record in read_records(path) if record.kind == "summary"]
+    first = min(summaries, key=lambda record: record.line_number)
+    assert first.metrics["ttft_seconds_mean"] == pytest.approx(23.6e-3)
+    assert first.metrics["itl_seconds_mean"] == pytest.approx(5.2e-3)
+    assert {record.line_number for record in summaries} == {10, 11, 12, 13}  # the four rows, nothing else
+
+
+def test_prose_with_double_spaces_is_no_aligned_table(tmp_path):
+    text = ("We ran it twice.  The first run  was slow.\n"
+            "Throughput  was fine  overall\n"
+            "It took  12 s  to load\n")
+    with pytest.raises(LogFormatError):  # nothing in it is read, so it is no serving output
+        read_records(write(tmp_path, text))
+
+
+# `vllm bench serve`'s summary, as it prints it; Llama-3.1-8B's config is bundled (../shared/models).
+BENCH = """============ Serving Benchmark Result ============
+Successful requests:                     10
+{load}Benchmark duration (s):                  60.00
+Total input tokens:                      80000
+Total generated tokens:                  1280
+Request throughput (req/s):              0.17
+Output token throughput (tok/s):         21.33
+---------------Time to First Token----------------
+Mean TTFT (ms):                          {ttft}
+Median TTFT (ms):                        {ttft}
+-----Time per Output Token (excl. 1st token)------
+Mean TPOT (ms):                          8.00
+Median TPOT (ms):                        8.00
+==================================================
+"""
+ONE_STREAM = "Maximum request concurrency:             1\n"
+# An 8,000-token prompt through Llama-3.1-8B: 2 × 8.03e9 parameters × 8,000 tokens = 1.28e14 FLOPs for the weights'
+# matrices alone, 0.13 s at the H100 SXM's 989 dense bf16 TFLOP/s. No realistic prefill is faster than that, and
+# none slower than at 30 % of the peak (0.43 s): 2.0 s is more than twice any of them; 0.25 s less than twice all.
+PEAK_SECONDS = 2 * 8.03e9 * 8000 / 989e12
+
+
+def test_a_first_token_far_slower_than_the_prefill_the_hardware_allows_is_prefill_bound(tmp_path):
+    assert 2.0 > 2 * PEAK_SECONDS / 0.3
+    text = BENCH.format(load=ONE_STREAM, ttft="2000.00")
+    diagnosis = diagnose_files([write(tmp_path, text)], model="meta-llama/Llama-3.1-8B", gpu="h100-sxm")
+    assert diagnosis.verdict == "prefill-bound"
+    assert "8,000-token prompt" in _evidence(diagnosis, "hardware-ttft-above-realistic")
+
+
+def test_a_first_token_within_twice_the_prefill_is_not_judged_slow(tmp_path):
+    assert 0.25 < 2 * PEAK_SECONDS
+    text = BENCH.format(load=ONE_STREAM, ttft="250.00")
+    diagnosis = diagnose_files([write(tmp_path, text)], model="meta-llama/Llama-3.1-8B", gpu="h100-sxm")
+    assert "hardware-ttft-above-realistic" not in {item.rule for item in diagnosis.evidence}
+
+
+def test_requests_sent_all_at_once_wait_by_design_and_are_not_judged(tmp_path):
+    # Every request at t=0 and no cap: each prompt waits for the others' prefills; a slow first token says nothing
+    # about the prefill path.
+    text = BENCH.format(load="Request rate:                            inf\n", ttft="2000.00")
+    diagnosis = diagnose_files([write(tmp_path, text)], model="meta-llama/Llama-3.1-8B", gpu="h100-sxm")
+    assert "hardware-ttft-above-realistic" not in {item.rule for item in diagnosis.evidence}
+
+
+def test_the_client_flags_on_a_commands_continuation_lines_are_its_load(tmp_path):
+    # sglang.bench_serving's command wrapped with backslashes (sgl-project/sglang#16731): `--request-rate 1` two
+    # lines below the program's name is the load it offered.
+    text = ("python -m sglang.bench_serving \\\n  --backend sglang \\\n  --request-rate 1 \\\n  --num-prompts 200\n"
+            + BENCH.format(load="", ttft="500.00"))
+    summary = next(record for record in read_records(write(tmp_path, text)) if record.kind == "summary")
+    assert summary.metrics["request_rate_per_second"] == 1.0

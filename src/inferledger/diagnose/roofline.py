@@ -121,16 +121,16 @@ def _shape(acc: Accumulator) -> tuple[int, int, int | None, list[str]]:
         isl = requests["input_tokens"].mean
     if "output_tokens" in requests and requests["output_tokens"].count:
         osl = requests["output_tokens"].mean
+    from inferledger.diagnose.rules_summary import run_lengths
+
     for record, _file in acc.summaries:
         metrics = record.metrics
         completed = metrics.get("completed_requests")
-        if isl is None:
-            isl = metrics.get("mean_input_tokens") or (
-                metrics["total_input_tokens"] / completed if completed and metrics.get("total_input_tokens") else None)
-        if osl is None:
-            osl = metrics.get("mean_output_tokens") or (
-                metrics["total_output_tokens"] / completed if completed and metrics.get("total_output_tokens")
-                else None)
+        if isl is None or osl is None:
+            # stated, or from the totals over the requests, or from the rates over req/s (rules_summary._Run)
+            mean_input, mean_output = run_lengths(record)
+            isl = mean_input if isl is None else isl
+            osl = mean_output if osl is None else osl
         if batch is None:
             batch = metrics.get("max_concurrency") or metrics.get("mean_concurrency")
         if batch is None and record.labels.get("offline_batch") and completed \
@@ -323,6 +323,43 @@ def _layout(acc: Accumulator, spec, accelerator, precision, kv_precision, parall
     return layout, topology, note
 
 
+def _judge_first_token(acc: Accumulator, spec, accelerator, precision, kv_precision, spread: dict, lines: list,
+                       findings: list) -> None:
+    """A summary's mean TTFT against the ledger's realistic prefill of its mean prompt, plus the mean wait a queue of
+    the run's own load adds: one stream at a time waits for no other prompt; Poisson arrivals at req/s λ wait
+    ρ / 2(1 − ρ) prefills at utilisation ρ = λ × one prefill (M/D/1). Runs with neither, or too busy to say, are
+    left alone."""
+    from inferledger.diagnose.rules_summary import first_token_load
+    from inferledger.ledger.request import request_account
+
+    for record, file in acc.summaries:
+        load = first_token_load(record)
+        if load is None:
+            continue
+        ttft, mean_input, rate, one_stream = load
+        account = request_account(spec, accelerator, isl=max(1, round(mean_input)), osl=1, batch=1,
+                                  precision=precision, kv_precision=kv_precision, **spread)
+        prefill = account.realistic.prefill_seconds if account.realistic else account.prefill.seconds
+        utilisation = 0.0 if one_stream else rate * prefill
+        if utilisation >= limit("prefill-utilisation"):
+            continue
+        expected = prefill * (1 + utilisation / (2 * (1 - utilisation)))
+        lines.append(f"first token: TTFT {ttft * 1e3:,.0f} ms for {mean_input:,.0f}-token prompts vs "
+                     f"{expected * 1e3:,.0f} ms the ledger's realistic prefill and "
+                     + ("no queue (one stream at a time)" if one_stream else
+                        f"the queue at {rate:.2f} req/s ({utilisation:.0%} busy prefilling)") + " allow")
+        if ttft > threshold("hardware-ttft-above-realistic") * expected and ttft - expected > limit("ttft-excess"):
+            findings.append(fire(
+                "hardware-ttft-above-realistic",
+                f"{record.labels.get('tool') or record.source}: TTFT {ttft:.2f} s (median, or mean) is {ttft / expected:.1f}× the "
+                f"{expected:.2f} s the ledger's realistic prefill of a {mean_input:,.0f}-token prompt on "
+                f"{account.accelerator} allows" + ("" if one_stream else f" with the queue of {rate:.2f} req/s")
+                + ": the prefill path is slower than the hardware (engine, attention backend, KV transfer, encoder)",
+                {"ttft_seconds_mean": ttft, "ledger_ttft_seconds": expected, "mean_input_tokens": mean_input},
+                lines=[record.line_number], file=file))
+        return  # the first summary that can be judged speaks for the run
+
+
 def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str | None = None,
             kv_precision: str | None = None, parallel=None, topology_options: dict | None = None
             ) -> tuple[dict, list, list]:
@@ -427,6 +464,8 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     elif not batch_known and account.realistic:
         _judge_rate_only(acc, account.realistic.decode_seconds_per_token,
                          f"the ledger's realistic step for {account.model} on {account.accelerator}", lines, findings)
+
+    _judge_first_token(acc, spec, accelerator, precision, kv_precision, spread, lines, findings)
 
     rate, rate_source = _observed_prefill(acc)
     if rate:

@@ -580,6 +580,11 @@ _TABLE = (
           "it decides the speed before any request runs", 0.6),
     _rule("state-few-full-requests", "state", "kv-capacity", "KV cache holds fewer than this many full-length "
           "requests", 2.0, "requests", "long-context traffic will queue on KV capacity", 0.55),
+    _rule("state-kv-memory-small", "state", "kv-capacity", "memory left for the KV cache below this share of the "
+          "weights' memory, its size in tokens not printed", 0.01, "of the weights", "a token's KV bytes are 1/26,000 (Llama-2-7B, "
+          "full heads: 512 KiB against 13.5 GB) to 1/430,000 (Llama-3-70B, grouped: 320 KiB against 141 GB) of the "
+          "weights' bytes, so 1% of the weights holds about 250-4,300 tokens: less than one long request, a handful "
+          "of chat turns", 0.6),
     _rule("state-capacity-only", "state", "insufficient-data", "start-up capacity lines only", None, "",
           "no traffic in the log", 0.5),
     _rule("read-unjudged", "state", "insufficient-data", "windows, requests or summaries read, no rule fired on them",
@@ -624,6 +629,13 @@ _TABLE = (
           "any batch of one or more streams makes at least one stream's tokens a second, so a rate that reaches it "
           "(within the 1.5× the realistic estimate allows) shows no slow decode; a lower rate may be a slow engine "
           "or a prefill-heavy run, and is left unjudged", 0.55),
+    _rule("hardware-ttft-above-realistic", "hardware", "prefill-bound",
+          "mean TTFT above this × what the ledger's realistic prefill of the mean prompt allows, with the wait a "
+          "queue of the run's own load would add (one stream at a time, or Poisson arrivals at the run's req/s)",
+          2.0, "× realistic first token",
+          "the realistic prefill is fitted within about 1.5× of measured engines and the queue allowance is M/D/1's "
+          "mean wait (ρ / 2(1 − ρ) prefills at utilisation ρ); three times that is time no prompt work or queue of "
+          "this load accounts for: a slow prefill path (engine, attention backend, KV transfer, encoder)", 0.75),
     _rule("hardware-low-effective-bandwidth", "hardware", "decode-bound",
           "weights (llama-bench size) × generation tok/s below this", 10e9, "B/s",
           "every decode step reads all weights once, so size × tok/s is the bandwidth reached; "
@@ -741,6 +753,12 @@ _LIMITS = (
     Limit("max-default-batch", 2048, "running requests", "summary-all-at-once (a run stating no TTFT)",
           "the largest default running-batch cap among vLLM (256/1024), SGLang and TensorRT-LLM (2048): past it, "
           "requests wait even if the cap was not stated"),
+    Limit("ttft-excess", 0.25, "s", "hardware-ttft-above-realistic",
+          "a first token slower than the ledger's by less than this is network, tokenisation and one decode step, "
+          "not a slow prefill: short prompts' realistic prefill is milliseconds"),
+    Limit("prefill-utilisation", 0.8, "of the time", "hardware-ttft-above-realistic",
+          "above this share of the run's time spent prefilling (req/s × one prompt's realistic prefill) the queue's "
+          "wait grows faster than any allowance, so a slow first token is not judged against the hardware"),
     Limit("offline-max-seqs", 256, "requests", "the hardware comparison's batch for an offline run",
           "vLLM's default max_num_seqs: an offline run of this many prompts or fewer runs them as one batch, so its "
           "output rate is that batch's; more wait their turn and the batch is unknown"),

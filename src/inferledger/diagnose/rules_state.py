@@ -21,7 +21,8 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
                        ("kv_start_refusals", "start-up refusal(s): the KV cache the configured context needs does not "
                                              "fit the memory left (vLLM: `KV cache is needed, which is larger than the "
                                              "available KV cache memory`; llama.cpp: `failed to allocate buffer for "
-                                             "kv cache`)")):
+                                             "kv cache`; TensorRT-LLM: `maxTokensInPagedKvCache (N) must be large "
+                                             "enough to process at least 1 sequence`)")):
         total = acc.events.get(name)
         if total:
             lines = acc.event_lines[name]
@@ -120,6 +121,15 @@ def capacity_findings(acc: Accumulator, findings: list) -> None:
             + (f" (the KV cache alone asks {capacity['kv_cache_bytes'] / 2**30:.1f} GiB: a smaller context frees "
                "room for layers)" if capacity.get("kv_cache_bytes") else ""),
             {"offloaded_layers": on_gpu, "model_layers": layers}, **where))
+    kv_bytes, weights = capacity.get("kv_cache_bytes"), capacity.get("weights_bytes")
+    if not tokens and kv_bytes is not None and weights and kv_bytes < threshold("state-kv-memory-small") * weights:
+        # No token count printed (vLLM V0's memory profile, cut before `# GPU blocks`): the bytes against the
+        # weights' say it is a few thousand tokens at most, whatever the model.
+        findings.append(fire(
+            "state-kv-memory-small", f"the memory left for the KV cache is {kv_bytes / 2**30:.2f} GiB, "
+            f"{kv_bytes / weights:.1%} of the weights' {weights / 2**30:.2f} GiB: room for a few thousand tokens at "
+            "most, so requests wait for KV or fail; give the cache more memory (a higher memory fraction, more or "
+            "larger cards, quantised weights)", {"kv_cache_bytes": kv_bytes, "weights_bytes": weights}, **where))
     if concurrency is not None and concurrency < threshold("state-few-full-requests"):
         findings.append(fire("state-few-full-requests", "startup capacity: " + ", ".join(facts) + ": long-context "
                              "traffic will queue on KV capacity", numbers, **where))

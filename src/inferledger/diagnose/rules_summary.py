@@ -58,6 +58,30 @@ PROMPT_ONLY_OUTPUT_TOKENS = limit("prompt-only-output")
 FASTEST_STREAM_STEP = limit("fastest-stream-step")
 
 
+def run_lengths(record) -> tuple:
+    """(mean input tokens, mean output tokens) of one summary as _Run works them out; None where it cannot."""
+    run = _Run(record)
+    return run.mean_input, run.mean_output
+
+
+def first_token_load(record) -> tuple | None:
+    """(mean TTFT s, mean input tokens, arrivals req/s, one stream at a time) of a summary whose first tokens can be
+    set against the prompt's work: a measured TTFT (not worked out), a prompt length, and its arrivals known: one
+    stream at a time, or requests sent at a finite rate (the clients' Poisson arrivals; the higher of the rate
+    offered and the rate served); else None. Every request sent at once (`inf`), or a closed loop of several
+    streams, queues each prompt behind the others' by design: not judged."""
+    run = _Run(record)
+    if run.ttft is None or run.ttft_derived or not run.mean_input:
+        return None
+    # The median where stated: one cold first request (a graph captured, a cache filled) lifts a short run's mean.
+    ttft = min(run.ttft, record.metrics.get("ttft_seconds_median") or run.ttft)
+    if run.concurrency == 1:
+        return ttft, run.mean_input, 0.0, True
+    if run.offered is None or not math.isfinite(run.offered) or run.offered <= 0:
+        return None
+    return ttft, run.mean_input, max(run.offered, run.achieved or 0.0), False
+
+
 class _Run:
     """The numbers of one summary the rules read, each derived once."""
 
@@ -842,6 +866,13 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                          "request latency (E2E, TTFT and TPOT, or mean concurrency): a short run's drain and overload "
                          "look the same without it" + (f"; and the client let only {run.concurrency:.0f} of its "
                                                        f"{completed:.0f} requests run at once" if capped else ""))
+        elif achieved < kept * offered and run.concurrency == 1 and latency and run.duration \
+                and run.duration <= 1.3 * completed * latency:
+            # The client sent one request at a time: each as long as its latency is all the time the run took, and
+            # the server never held a second one to queue.
+            notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered because the client let only "
+                         f"{run.concurrency:.0f} request(s) run at once: {completed:.0f} requests × "
+                         f"{latency:.3g} s ÷ {run.concurrency:.0f} ≈ the run's {run.duration:.4g} s; no server queue")
         elif achieved < kept * offered and run.duration and run.duration > 1.3 * expected \
                 and run.ttft is not None and run.per_token and run.ttft <= BURST_ADMITTED_STEPS * run.per_token:
             # Behind, yet every first token came within a few decode steps: no request waited to be admitted; the

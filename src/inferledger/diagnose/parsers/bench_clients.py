@@ -477,6 +477,7 @@ def parse(lines) -> Iterator:
     guidellm_lines: list = []
     collector = JsonCollector(wanted_json)
     table_tool = "genai-perf"
+    continued = False  # the line before ended a client's command line with `\`: this one goes on with it
 
     def close_block():
         nonlocal block
@@ -581,7 +582,11 @@ def parse(lines) -> Iterator:
             continue
         # The client's command line above its result (`python benchmarks/benchmark_serving.py … --request-rate 128`):
         # the load it offered, as the pre-amble below states it.
-        if ("--request-rate" in line or "--max-concurrency" in line) and _BENCH_COMMAND.search(line):
+        # Its flags may sit on the command's continuation lines (`python -m sglang.bench_serving \` then
+        # `--request-rate 1 \`).
+        in_command = continued or ("bench" in line and _BENCH_COMMAND.search(line) is not None)
+        continued = in_command and line.rstrip().endswith("\\")
+        if in_command and ("--request-rate" in line or "--max-concurrency" in line):
             for flag, value in _COMMAND_FLAGS.findall(line):
                 _store_rate_or_count(preamble_metrics, preamble_labels, _COMMAND_METRICS[flag], value)
             continue

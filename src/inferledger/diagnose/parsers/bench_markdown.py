@@ -46,8 +46,10 @@ _COLUMNS = (
     (r"^1000 ?/ ?tpot$", _STREAM_RATE, "rate"),  # 1000 / TPOT in ms: a stream's tok/s
     # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
     (r"\btpot\b|time per (?:output )?token|^2\+|^(?:next|2nd) token", "tpot_seconds", "time"),
-    # TBT: time between tokens; a token after the first is an "incremental" one (Ascend's and Intel's reports)
-    (r"\bitl\b|inter[- ]token|\btbt\b|time between tokens|incremental token", "itl_seconds", "time"),
+    # TBT: time between tokens; a token after the first is an "incremental" one (Ascend's and Intel's reports);
+    # Triton's model analyzer says `Token-to-Token latency`
+    (r"\bitl\b|inter[- ]token|\btbt\b|time between tokens|incremental token|token[- ]to[- ]token",
+     "itl_seconds", "time"),
     # a load tester's `Average Response Time` (locust, JMeter, stress scripts): a request's whole time
     (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^(?:(?:mean|average|avg|median|p\d+) )?latency$|^wall"
      r"|^(?:(?:mean|average|avg|median|min|max|p\d+) )?response time$|^(?:total )?time$",
@@ -444,7 +446,9 @@ def _variants(header: list, columns: list) -> list:
         return [(header[own[0]], sorted(shared + own)) for own in groups.values()]
     places: dict = {}
     for index, column in enumerate(columns):
-        if column is not None:
+        # Only a measure repeated makes variants; a setting named twice (Triton's `Batch` and `Periodic
+        # Concurrency`, both a load) is one run's, shared: the cell that is a figure gives it.
+        if column is not None and column[2] != "count":
             places.setdefault(column[0], []).append(index)
     repeated = [indexes for indexes in places.values() if len(indexes) > 1]
     if not repeated:

@@ -27,6 +27,8 @@ _LINE = re.compile(r"^[\s\-*•|>#]*[\"']?(?P<label>[A-Za-z][\w ./()%,-]{0,80}?)
 _LATENCIES = (
     ("ttft", "ttft_seconds"), ("time to first token", "ttft_seconds"), ("first token latency", "ttft_seconds"),
     ("first token time", "ttft_seconds"),
+    # Triton's model analyzer: `Avg Token-to-Token latency (ms)` (and its summary's `First Token-to-Token`, the first)
+    ("first token to token", "ttft_seconds"), ("token to token", "itl_seconds"),
     # llama.cpp's server-bench: the prompt's processing, before the first token of a one-token-prompt request
     ("prompt latency", "ttft_seconds"), ("ttst", "ttst_seconds"), ("tpot", "tpot_seconds"),
     ("time per output token", "tpot_seconds"), ("inter token latency", "itl_seconds"), ("itl", "itl_seconds"),
@@ -207,7 +209,9 @@ def _table_header(line: str) -> list | None:
 def _table_row(line: str, columns: list) -> tuple[str, dict] | None:
     cells = line.split()
     if len(cells) != len(columns):
-        return None
+        cells = _HEADER_SPLIT.split(line.strip())  # cells with spaces of their own, the columns apart by runs
+        if len(cells) != len(columns):
+            return None
     metrics, unitless = {}, {}
     for cell, column in zip(cells, columns, strict=True):
         if column is None:
@@ -215,6 +219,8 @@ def _table_row(line: str, columns: list) -> tuple[str, dict] | None:
         try:
             value = float(cell.replace(",", ""))
         except ValueError:
+            if ":" in cell and cell.replace(":", "").isdigit():
+                continue  # a setting's range (`1:8:1`, Triton's periodic concurrency start:end:step): no figure
             return None
         if column[1] is UNSETTLED:
             unitless[column[0]] = value

@@ -33,6 +33,7 @@ _KV_TOKENS = re.compile(r"\[TensorRT-LLM\].*\bUsing (\d+) total tokens in paged 
 # tokens in paged KV cache (2112).`, then the pool's blocks and the most one sequence may hold: `Number of blocks in KV cache primary pool: 18`, `Max KV cache pages per sequence: 16`.
 _KV_ALLOCATED = re.compile(r"\[TensorRT-LLM\].*\bAllocated ([\d.]+) GiB for max tokens in paged KV cache \((\d+)\)")
 _KV_MAX_TOKENS = re.compile(r"\[TensorRT-LLM\].*\bMax tokens in paged KV cache: (\d+)\. Allocating (\d+) bytes")
+_REFUSAL = "must be large enough to process at least 1 sequence"
 _KV_POOL = re.compile(r"\[TensorRT-LLM\].*\bNumber of blocks in KV cache primary pool: (\d+)")
 _KV_PAGES = re.compile(r"\[TensorRT-LLM\].*\bMax KV cache pages per sequence: (\d+)")
 
@@ -226,6 +227,13 @@ def parse(lines) -> Iterator[Record | Skipped]:
     pool: dict = {}  # the KV pool's blocks and a sequence's pages, as the start-up lines give them
     for line_number, line in lines:
         if not buffer:
+            if "maxTokensInPagedKvCache (" in line and _REFUSAL in line:
+                # The runtime refuses to start: the KV pool left after the weights cannot hold one sequence of the
+                # engine's most length (Triton's backend: `Failed to create instance: … maxTokensInPagedKvCache
+                # (29184) must be large enough to process at least 1 sequence to completion`).
+                yield Record("event", "trtllm.startup", line_number, {"kv_start_refusals": 1.0},
+                             labels={"engine": "tensorrt-llm"})
+                continue
             record = _capacity(line_number, line, pool) if "[TensorRT-LLM]" in line and "cache" in line else None
             if record is not None:
                 yield record

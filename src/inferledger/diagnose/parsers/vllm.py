@@ -56,12 +56,14 @@ _SPEC_FIELDS = {
 }
 
 _PREEMPT = re.compile(r"preempted by PreemptionMode\.(\w+).*?(?:total_num_cumulative_preemption=(\d+))?$")
-_WEIGHTS = re.compile(r"(?:Loading model weights took|Model loading took) ([\d.]+) ?(MB|GB|GiB|MiB)"
+# V0's memory profile says both on one line: `model weights take 34.43GiB; … the rest of the memory reserved for KV
+# Cache is 0.13GiB.`
+_WEIGHTS = re.compile(r"(?:Loading model weights took|Model loading took|model weights take) ([\d.]+) ?(MB|GB|GiB|MiB)"
                       r"(?: memory)?(?: and ([\d.]+) seconds)?")
 # `# GPU blocks` (CUDA), or the device's name where a platform prints its own (`# cuda blocks`, `# npu blocks`).
 _BLOCKS = re.compile(r"# (?:GPU|cuda|npu|xpu|hpu|tpu|neuron) blocks: ([\d,]*\d)(?:, # CPU blocks: ([\d,]*\d))?")
 _NUM_BLOCKS = re.compile(r"num_gpu_blocks is: ([\d,]*\d)")
-_KV_MEMORY = re.compile(r"Available KV cache memory: ([\d.]+) ?(GiB|GB|MiB|MB)")
+_KV_MEMORY = re.compile(r"(?:Available KV cache memory:|reserved for KV Cache is) ([\d.]+) ?(GiB|GB|MiB|MB)")
 _KV_TOKENS = re.compile(r"GPU KV cache size: ([\d,]*\d) tokens")
 _MAX_CONC = re.compile(r"Maximum concurrency for ([\d,]*\d) tokens per request: ([\d.]+)x")
 _PROFILE_KV = re.compile(r"kv_cache_size=([\d.]+)(GiB|GB)")
@@ -87,7 +89,7 @@ _SNIFF_MARKERS = ("Avg prompt throughput", "Avg generation throughput", "is pree
                   "Model loading took", "Loading model weights took", "num_gpu_blocks is:", "GPU KV cache size:",
                   "Available KV cache memory:", "is larger than the maximum number of tokens that can be stored in KV",
                   "is too long and exceeds limit of", "which is larger than the available KV cache memory",
-                  "No available memory for the cache blocks")
+                  "No available memory for the cache blocks", "the rest of the memory reserved for KV Cache")
 
 
 def sniff(head: str) -> float:
@@ -481,7 +483,7 @@ class LineParser:
             out.append(_prefix_cache_record(line, line_number))
         elif "with config:" in line and "model=" in line:
             out.extend(_engine_config(line, line_number))
-        elif ("took" in line or "blocks" in line or "KV cache" in line or "concurrency" in line
+        elif ("took" in line or "blocks" in line or "KV cache" in line or "KV Cache is" in line or "concurrency" in line
               or "kv_cache_size=" in line or "max seq len" in line or "block size" in line
               or "tensor_parallel_size=" in line):
             out.extend(_capacity(line, line_number))
@@ -546,7 +548,7 @@ def wants_next(line: str) -> bool:
 # line with tensor_parallel_size) are read only when a pull-style pass gives every line.
 MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"No available shared memory broadcast block", b"Speculative metrics", b"PreemptionMode",
            b"# GPU blocks", b"# cuda blocks", b"# npu blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
-           b"Maximum concurrency", b"Model loading took", b"Loading model weights took", b"Memory profiling",
+           b"Maximum concurrency", b"KV Cache is", b"Model loading took", b"Loading model weights took", b"Memory profiling",
            b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"LLM engine with config",
            b"Configuration: (", b"Input prompt (", b"KV cache is needed", b"No available memory for the cache")
 # Markers start with an upper-case letter or a sign where they can: the scan's regex first tests a character set of
