@@ -216,7 +216,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind259_logs": (9, 9, 10),
           "blind260_logs": (8, 9, 10),
           "blind261_logs": (6, 7, 10),
-          "blind262_logs": (1, 4, 7),
+          "blind262_logs": (1, 5, 7),
           "blind263_logs": (4, 4, 10)}
 
 

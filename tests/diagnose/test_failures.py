@@ -188,3 +188,15 @@ def test_the_client_flags_on_a_commands_continuation_lines_are_its_load(tmp_path
             + BENCH.format(load="", ttft="500.00"))
     summary = next(record for record in read_records(write(tmp_path, text)) if record.kind == "summary")
     assert summary.metrics["request_rate_per_second"] == 1.0
+
+
+def test_tritons_core_model_benchmark_is_one_run():
+    # tensorrtllm_backend's benchmark_core_model.py (triton-inference-server/tensorrtllm_backend#378): 200 prompts in
+    # 92,768.536 ms; the requests' latencies sum to 11,858,259.31 ms, a mean of 11,858.26 s / 200 = 59.29 s.
+    path = FIXTURES / "blind262_logs" / "triton-trtllm__benchmark-core-model-a10-llama-200-requests-inflight-check.txt"
+    (summary,) = read_records(path)
+    assert summary.metrics["completed_requests"] == 200
+    assert summary.metrics["duration_seconds"] == pytest.approx(92.768536)
+    assert summary.metrics["e2e_seconds_mean"] == pytest.approx(11858.25931 / 200)
+    assert summary.metrics["output_tokens_per_second"] == 804.54
+    assert summary.metrics["mean_input_tokens"] == 128  # the command's --input-mean
