@@ -217,7 +217,12 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind260_logs": (8, 9, 10),
           "blind261_logs": (6, 7, 10),
           "blind262_logs": (1, 5, 7),
-          "blind263_logs": (4, 4, 10)}
+          "blind263_logs": (4, 4, 10),
+          "blind264_logs": (4, 4, 8),
+          "blind265_logs": (6, 6, 7),
+          "blind267_logs": (3, 3, 3),
+          "blind268_logs": (7, 7, 10),
+          "blind269_logs": (8, 8, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
