@@ -120,7 +120,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind157_logs": (4, 6, 10),
           "blind159_logs": (1, 1, 8),
           "blind160_logs": (4, 5, 10),
-          "blind161_logs": (2, 3, 10),
+          "blind161_logs": (2, 2, 10),
           "blind162_logs": (6, 6, 10),
           "blind165_logs": (5, 6, 8),
           "blind166_logs": (4, 5, 8),

@@ -200,3 +200,28 @@ def test_tritons_core_model_benchmark_is_one_run():
     assert summary.metrics["e2e_seconds_mean"] == pytest.approx(11858.25931 / 200)
     assert summary.metrics["output_tokens_per_second"] == 804.54
     assert summary.metrics["mean_input_tokens"] == 128  # the command's --input-mean
+
+
+@pytest.mark.parametrize("line, card", [
+    # llama.cpp's Vulkan backend (ggml-org/llama.cpp#12833's and ubergarm's runs), its ROCm one, Metal's init line
+    ("ggml_vulkan: 0 = AMD Radeon RX 7900 XTX (RADV NAVI31) (radv) | uma: 0 | fp16: 1 | bf16: 0", "rx-7900-xtx"),
+    ("ggml_vulkan: 0 = Tesla T4 (NVIDIA) | uma: 0 | fp16: 1 | warp size: 32", "t4"),
+    ("  Device 0: AMD Radeon RX 7900 XTX, gfx1100 (0x1100), VMM: no, Wave Size: 32", "rx-7900-xtx"),
+    ("ggml_metal_init: GPU name:   Apple M2 Max", "m2-max"),
+])
+def test_llama_cpps_backend_device_lines_name_the_card(line, card):
+    from inferledger.diagnose.device import named_card
+
+    assert named_card([line])[0] == card
+
+
+def test_the_prompt_rate_far_below_the_cards_compute_is_prefill_bound(tmp_path):
+    # llama.cpp's timings for one request on an H100 SXM with Llama-3.1-8B: 2,048 prompt tokens at 100 tok/s. The
+    # weights' matrices alone are 2 × 8.03e9 FLOPs a token: at 100 tok/s that is 1.6 TFLOP/s, 0.16 % of the card's
+    # 989 TFLOP/s; no fitted efficiency puts a realistic prefill within 3× of that.
+    text = ("llama_print_timings: prompt eval time =   20480.00 ms /  2048 tokens (   10.00 ms per token,   100.00 "
+            "tokens per second)\n"
+            "llama_print_timings:        eval time =    1600.00 ms /   127 runs   (   12.60 ms per token,    79.38 "
+            "tokens per second)\n")
+    diagnosis = diagnose_files([write(tmp_path, text)], model="meta-llama/Llama-3.1-8B", gpu="h100-sxm")
+    assert "hardware-prefill-below-realistic" in {item.rule for item in diagnosis.evidence}

@@ -323,6 +323,33 @@ def _layout(acc: Accumulator, spec, accelerator, precision, kv_precision, parall
     return layout, topology, note
 
 
+def _judge_prefill_rate(acc: Accumulator, rate: float, spec, accelerator, precision, kv_precision, spread: dict,
+                        lines: list, findings: list) -> None:
+    """The fastest request's own prompt-eval rate against the ledger's realistic prefill of one prompt of the
+    requests' mean length."""
+    from inferledger.ledger.request import request_account
+
+    tokens = acc.requests.get("input_tokens")
+    if tokens is None or not tokens.count:
+        return
+    isl = max(1, round(tokens.mean))
+    account = request_account(spec, accelerator, isl=isl, osl=1, batch=1, precision=precision,
+                              kv_precision=kv_precision, **spread)
+    if account.realistic is None or not account.realistic.prefill_seconds:
+        return
+    realistic = isl / account.realistic.prefill_seconds
+    share = rate / realistic
+    text = (f"prompt processing {rate:,.0f} tok/s (the fastest request's) is {share:.0%} of the {realistic:,.0f} tok/s "
+            f"the ledger's realistic prefill of a {isl:,}-token prompt allows on {account.accelerator}")
+    lines.append(text)
+    numbers = {"prompt_tokens_per_second": rate, "ledger_realistic_prompt_tokens_per_second": realistic}
+    if share < threshold("hardware-prefill-below-realistic"):
+        findings.append(fire("hardware-prefill-below-realistic", text + ": the prompt is held back by the engine, "
+                             "its backend or an offload, not the card's compute", numbers))
+    elif share >= threshold("hardware-prefill-near-realistic"):
+        findings.append(fire("hardware-prefill-near-realistic", text + ": as fast as the card computes", numbers))
+
+
 def _judge_first_token(acc: Accumulator, spec, accelerator, precision, kv_precision, spread: dict, lines: list,
                        findings: list) -> None:
     """A summary's mean TTFT against the ledger's realistic prefill of its mean prompt, plus the mean wait a queue of
@@ -483,6 +510,8 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
                     "hardware-prefill-above-peak", f"prompt rate {rate:,.0f} tok/s needs "
                     f"{achieved_flops / 1e12:.0f} TFLOP/s, {fraction:.1f}× the card's peak: impossible, so the prompt "
                     "was not all computed (prefix cache) or not all timed", {"prefill_peak_fraction": fraction}))
+            elif rate_source.startswith("request"):
+                _judge_prefill_rate(acc, rate, spec, accelerator, precision, kv_precision, spread, lines, findings)
 
     memory = account.memory
     if memory.kv_tokens_capacity is not None:
