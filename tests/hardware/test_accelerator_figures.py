@@ -356,3 +356,197 @@ def test_added_parts_request_runs_end_to_end(capsys):
     for name in ("h20", "l20", "v100-pcie-16gb", "rtx-3060", "rx-7900-xtx", "mi355x", "gaudi3", "m4-pro", "dgx-spark"):
         assert main(["request", "--model", "Qwen/Qwen2.5-7B", "--gpu", name, "--json"]) == 0, name
         assert '"realistic' in capsys.readouterr().out, name
+
+
+@pytest.mark.parametrize(
+    "name, gib, bandwidth",
+    [
+        # (part, vendor "N GB" stored as GiB, memory bandwidth B/s), written from each entry's cited source.
+        ("p40", 24, 346e9),  # Omega Computers (NVIDIA spec): 24 GB GDDR5, 346 GB/s
+        ("p100-pcie-16gb", 16, 732e9),  # TechWorm: 16GB and 12GB variants at 732GB/s and 549GB/s
+        ("rtx-2080-ti", 11, 14e9 * 352 / 8),  # Spicedreamphone: 11 GB GDDR6, 352-bit, 616.0 GB/s (14 Gbps)
+        ("rtx-3090-ti", 24, 21e9 * 384 / 8),  # TweakTown: 24GB GDDR6X 21 Gbps 384-bit, 1008 GB/s
+        ("rtx-3070", 8, 14e9 * 256 / 8),  # Winenfood: 8 GB GDDR6 256-bit 448 GB/s
+        ("rtx-4060", 8, 17e9 * 128 / 8),  # FPSBench: 8 GB, 17 Gbps, 128-bit, 272.0 GB/s
+        ("rtx-4070-ti-super", 16, 672e9),  # CYBIRD-D spec table: 16 GB, 672 GB/s
+        ("rtx-5080", 16, 30e9 * 256 / 8),  # Notebookcheck / BigGo: 16 GB GDDR7 256-bit, 30 Gbps, 960 GB/s
+        ("rtx-5070-ti", 16, 896e9),  # CYBIRD-D spec table: 16 GB, 896 GB/s
+        ("gh200", 96, 4e12),  # NVIDIA GH200 datasheet: 96GB HBM3, up to 4TB/s
+        ("jetson-orin-nano-super", 8, 102e9),  # NVIDIA (via Sapui): 8 GB LPDDR5, 102 GB/s in the Super mode
+        ("rx-7900-xt", 20, 20e9 * 320 / 8),  # Guru3D: 20 GB GDDR6, 320-bit, 20 Gbps, 800 GB/s
+        ("rx-6800-xt", 16, 16e9 * 256 / 8),  # GPU-Monkey: 16 GB, 256-bit, 16 Gbps, 512 GB/s
+        ("rx-9070-xt", 16, 20e9 * 256 / 8),  # VideoCardz via AZ Hot Deal: 16 GB GDDR6 20 Gbps 256-bit, 640 GB/s
+        ("mi50", 32, 1024e9),  # Hugging Face: MI50 32GB; Spicedreamphone: HBM2 4096-bit, 1,024 GB/s
+        ("mi100", 32, 4096 * 2.4e9 / 8),  # heise via Al Khaleej Today: 4 HBM2 stacks, 1.228 TB/s (AMD: 1.23)
+        ("strix-halo", 128, 256 * 8000e6 / 8),  # SpawningPoint: up to 128 GB LPDDR5X-8000 on a 256-bit bus
+        ("arc-a770", 16, 560e9),  # SvetHardware (Intel's specs): A770 16 GB, 256-bit, 560 GB/s
+        ("arc-b580", 12, 19e9 * 192 / 8),  # FPSBench: 12 GB GDDR6 19 Gbps 192-bit, 456.0 GB/s
+        ("m1", 16, 68.25e9),  # SomagNews: M1 supports 16GB; llama.cpp PR #1642: M1 physical limit 68.2 GB/s
+        ("m2", 24, 100e9),  # personal-computing-history-book: M2 100GB/s, up to 24GB
+        ("m3", 24, 100e9),  # Ars Technica: M3 8/16/24GB (102.4 bus arithmetic; Apple quotes 100)
+        ("m4", 32, 120e9),  # Ars Technica: M4 16/24/32GB, 120GB/s
+        ("m1-pro", 32, 200e9),  # SomagNews: M1 Pro 32GB, 200 GB/s
+        ("m2-pro", 32, 200e9),  # Ars Technica: M2 Pro 16/32GB (204.8); MacRumors: M1/M2 Pro 200GB/s
+        ("m3-pro", 36, 150e9),  # Ars Technica: M3 Pro 18/36GB; MacRumors: 150GB/s
+        ("m1-ultra", 128, 800e9),  # Gamebastion (Wccftech): M1 Ultra up to 128GB, 800GB/s
+    ],
+)
+def test_new_cards_memory_and_bandwidth(name, gib, bandwidth):
+    part = find_accelerator(name)
+    assert part.memory_bytes == gib * 2**30
+    assert part.memory_bandwidth_bytes_per_second == pytest.approx(bandwidth, rel=2e-3)
+
+
+@pytest.mark.parametrize(
+    "name, fp32",
+    [
+        # Non-tensor FP32 = shaders x 2 FLOP (one FMA) x boost clock, written out from the cited shader counts and clocks.
+        # (The M1 family stores Apple's launch figures instead: test_new_cards_sparse_and_vendor_figures.)
+        ("p40", 3840 * 2 * 1.531e9),  # 3840 CUDA cores at 1531 MHz (alldbin: 11,758 GFLOPS)
+        ("p100-pcie-16gb", 3584 * 2 * 1.30e9),  # 3584 cores at 1300 MHz (Tech4Gamers: 9.3 TFLOPS)
+        ("rtx-2080-ti", 4352 * 2 * 1.545e9),  # 4352 cores at 1545 MHz (13.45 TFLOPS)
+        ("rtx-3090-ti", 10752 * 2 * 1.86e9),  # 10752 cores at 1860 MHz (TweakTown: 40 TFLOPS)
+        ("rtx-3070", 5888 * 2 * 1.725e9),  # 5888 cores at 1725 MHz (20.31)
+        ("rtx-4060", 3072 * 2 * 2.46e9),  # 3072 cores at 2460 MHz (FPSBench: 15.11)
+        ("rtx-4070-ti-super", 8448 * 2 * 2.61e9),  # 8448 cores at 2610 MHz (44.1)
+        ("rtx-5080", 10752 * 2 * 2.617e9),  # 10752 cores at 2617 MHz (56.28)
+        ("rtx-5070-ti", 8960 * 2 * 2.452e9),  # 8960 cores at 2452 MHz (43.94)
+        ("jetson-orin-nano-super", 1024 * 2 * 1.02e9),  # 1024 cores at 1020 MHz
+        ("rx-7900-xt", 84 * 128 * 2 * 2.4e9),  # 84 CUs x 128 dual-issue lanes at 2.4 GHz (Guru3D: 51.6)
+        ("rx-6800-xt", 72 * 64 * 2 * 2.25e9),  # 72 CUs x 64 at 2.25 GHz (GPU-Monkey: 20.74)
+        ("rx-9070-xt", 64 * 128 * 2 * 2.97e9),  # 64 CUs x 128 at 2.97 GHz (AMD: 48.7)
+        ("mi50", 60 * 64 * 2 * 1.725e9),  # 60 CUs x 64 at 1725 MHz (half the 26.5 TFLOPS FP16)
+        ("mi100", 120 * 64 * 2 * 1.502e9 * 2),  # vector 120 x 64 x 2 x 1.502 GHz = 23.1; the matrix rate (46.1) is stored
+        ("arc-a770", 4096 * 2 * 2.4e9),  # 4096 shaders at 2.4 GHz (half the 39.32 TFLOPS FP16)
+        ("arc-b580", 2560 * 2 * 2.67e9),  # 2560 shaders at 2670 MHz (FPSBench: 13.67)
+        ("m2", 10 * 128 * 2 * 1.398e9),  # 10 cores at 1.398 GHz (Apple: 3.6)
+        ("m3", 10 * 128 * 2 * 1.398e9),  # 10 cores at the M3 Max's 1.398 GHz
+        ("m4", 10 * 128 * 2 * 1.678e9),  # 10 cores at the M4 Max's 1.678 GHz
+        ("m2-pro", 19 * 128 * 2 * 1.398e9),  # 19 cores at 1.398 GHz (6.8)
+        ("m3-pro", 18 * 128 * 2 * 1.398e9),  # 18 cores at the M3 Max's 1.398 GHz
+    ],
+)
+def test_new_cards_fp32_is_shaders_times_two_times_clock(name, fp32):
+    assert find_accelerator(name).peak_flops_per_second("fp32") == pytest.approx(fp32, rel=1e-2)
+
+
+@pytest.mark.parametrize(
+    "name, sms, flop_per_clock_per_sm, boost_ghz",
+    [
+        # Dense FP16/BF16 tensor rate with FP32 accumulate = SMs x FLOP/clock/SM x clock (GeForce: 512, half of FP16 acc).
+        ("rtx-2080-ti", 68, 512, 1.545),  # Turing: 8 tensor cores x 64 FMA x 2 = 1024, halved on GeForce
+        ("rtx-3090-ti", 84, 512, 1.86),
+        ("rtx-3070", 46, 512, 1.725),
+        ("rtx-4060", 24, 512, 2.46),
+        ("rtx-4070-ti-super", 66, 512, 2.61),
+        ("rtx-5080", 84, 512, 2.617),
+        ("rtx-5070-ti", 70, 512, 2.452),  # whitepaper column: 87.9
+        ("jetson-orin-nano-super", 8, 2048, 1.02),  # A100-class SM: 67 sparse INT8 TOPS / 4
+    ],
+)
+def test_new_nvidia_tensor_rates_are_sms_times_width_times_clock(name, sms, flop_per_clock_per_sm, boost_ghz):
+    part = find_accelerator(name)
+    assert part.peak_flops_per_second("bf16") == pytest.approx(sms * flop_per_clock_per_sm * boost_ghz * 1e9, rel=3e-3)
+    assert part.peak_flops_per_second("fp16") == part.peak_flops_per_second("bf16")
+
+
+def test_new_cards_sparse_and_vendor_figures():
+    # GH200 datasheet: BF16 1,979* | 990, FP8 3,958* | 1,979, TF32 989* | 494, FP32 67 (* with sparsity).
+    gh200 = find_accelerator("gh200")
+    assert gh200.peak_flops_per_second("bf16") == pytest.approx(1979e12 / 2)
+    assert gh200.peak_flops_per_second("fp8") == pytest.approx(3958e12 / 2)
+    assert gh200.peak_flops_per_second("tf32") == pytest.approx(989e12 / 2)
+    assert gh200.peak_flops_per_second("fp32") == 67e12
+    assert gh200.interconnect_bandwidth_bytes_per_second == 900e9 / 2  # NVLink-C2C 900 GB/s bidirectional
+    # RTX 5080: 1801 AI TOPS (FP4 with sparsity) -> 900.5 dense, 8x the FP32-accumulate BF16 rate.
+    rtx_5080 = find_accelerator("rtx-5080")
+    assert rtx_5080.peak_flops_per_second("fp4") == pytest.approx(1801e12 / 2)
+    assert rtx_5080.peak_flops_per_second("fp4") == pytest.approx(8 * rtx_5080.peak_flops_per_second("bf16"), rel=2e-3)
+    # RTX 5070 Ti whitepaper column: FP16/BF16 87.9, TF32 43.9, INT8 351.5 (dense).
+    rtx_5070_ti = find_accelerator("rtx-5070-ti")
+    assert rtx_5070_ti.peak_flops_per_second("bf16") == 87.9e12
+    assert rtx_5070_ti.peak_flops_per_second("tf32") == 43.9e12 and rtx_5070_ti.peak_flops_per_second("int8") == 351.5e12
+    # MI100 (AMD table): FP32 matrix 46.1, FP16 184.6, bfloat16 92.3 (half FP16 on CDNA1), INT8 184.6; IF 276 GB/s.
+    mi100 = find_accelerator("mi100")
+    assert mi100.peak_flops_per_second("fp16") == 184.6e12 and mi100.peak_flops_per_second("bf16") == 92.3e12
+    assert mi100.peak_flops_per_second("int8") == 184.6e12 and mi100.peak_flops_per_second("fp32") == 46.1e12
+    assert mi100.interconnect_bandwidth_bytes_per_second == 276e9 / 2
+    # P40: NVIDIA's 47 INT8 TOPS (DP4A, 4x FP32); P100 PCIe: 9.3 / 18.7 TFLOPS FP32 / FP16.
+    assert find_accelerator("p40").peak_flops_per_second("int8") == 47e12
+    p100 = find_accelerator("p100")
+    assert p100.peak_flops_per_second("fp16") == 18.7e12 and p100.peak_flops_per_second("fp32") == 9.3e12
+    # Spec-table FP16 rates stored where no matrix rate was sourced: RX 9070 XT 97.32, Arc A770 39.32, Arc B580 27.34.
+    assert find_accelerator("rx-9070-xt").peak_flops_per_second("fp16") == 97.32e12
+    assert find_accelerator("arc-a770").peak_flops_per_second("bf16") == 39.32e12
+    assert find_accelerator("arc-b580").peak_flops_per_second("bf16") == 27.34e12
+    # Apple launch figures (the spec table): M1 2.6, M1 Pro 5.2, M1 Ultra 21, M2 3.6, M2 Pro 6.8 TFLOPS.
+    for name, tflops in (("m1", 2.6), ("m1-pro", 5.2), ("m1-ultra", 21), ("m2", 3.6), ("m2-pro", 6.8)):
+        assert find_accelerator(name).peak_flops_per_second("fp32") == tflops * 1e12, name
+
+
+def test_new_cards_without_fast_half_precision_are_priced_as_engines_run_them():
+    # P40 (GP102): FP16 at 1/64 of FP32 and no BF16; engines compute in FP32, so fp16/bf16 carry the FP32 rate.
+    p40 = find_accelerator("p40")
+    assert p40.peak_flops_per_second("fp16") == p40.peak_flops_per_second("bf16") == p40.peak_flops_per_second("fp32")
+    # No BF16 hardware on Pascal GP100, Turing or Vega 20: bf16 at the FP16 rate, as the V100 and T4 entries do.
+    for name in ("p100-pcie-16gb", "rtx-2080-ti", "mi50"):
+        part = find_accelerator(name)
+        assert part.peak_flops_per_second("bf16") == part.peak_flops_per_second("fp16"), name
+    # RDNA2/3/3.5 floors at the FP32 rate, as rx-7900-xtx; Apple GPUs have no matrix units.
+    for name in ("rx-7900-xt", "rx-6800-xt", "strix-halo", "m1", "m2", "m3", "m4", "m1-pro", "m2-pro", "m3-pro", "m1-ultra"):
+        part = find_accelerator(name)
+        assert part.peak_flops_per_second("fp16") == part.peak_flops_per_second("fp32"), name
+    # Nothing without a hardware path: no FP8 before Ada/Hopper, no int8 where none was sourced.
+    for name in ("p40", "p100-pcie-16gb", "rtx-2080-ti", "rtx-3090-ti", "rtx-3070", "mi50", "mi100", "m1", "arc-b580"):
+        assert find_accelerator(name).peak_flops_per_second("fp8") is None, name
+    assert find_accelerator("p100").peak_flops_per_second("int8") is None  # GP100 has no DP4A
+
+
+def test_new_cards_links_are_per_direction():
+    for name, per_direction in (
+        ("p40", 32e9 / 2),  # PCIe 3.0 x16, 32 GB/s bidirectional
+        ("rtx-2080-ti", 32e9 / 2),
+        ("rtx-3090-ti", 64e9 / 2),  # PCIe 4.0 x16
+        ("rtx-4060", 32e9 / 2),  # PCIe 4.0 x8
+        ("rtx-5080", 128e9 / 2),  # PCIe 5.0 x16
+        ("rx-9070-xt", 128e9 / 2),
+        ("arc-b580", 32e9 / 2),  # PCIe 4.0 x8
+        ("mi50", 64e9 / 2),  # PCIe 4.0 x16
+        ("m1", 40e9 / 8),  # Thunderbolt / USB4, 40 Gb/s per direction
+        ("strix-halo", 40e9 / 8),  # USB4
+    ):
+        assert find_accelerator(name).interconnect_bandwidth_bytes_per_second == pytest.approx(per_direction), name
+
+
+@pytest.mark.parametrize("name", ["p40", "rtx-2080-ti", "jetson-orin-nano-super", "rx-6800-xt", "rx-9070-xt", "mi50",
+                                  "mi100", "strix-halo", "arc-a770", "arc-b580", "m1", "m2-pro"])
+def test_new_generations_borrow_the_median_and_say_so(name):
+    """pascal, turing, ampere-orin, rdna2, rdna4, gcn5, cdna1, rdna3.5, xe-hpg, xe2, apple-m1/m2: no measured kernels."""
+    from inferledger.calibration import load_calibration
+    from inferledger.ledger.realistic import generation_of
+
+    generation = generation_of(find_accelerator(name))
+    entry, extrapolated, note = load_calibration().lookup("gemm", generation, "bf16")
+    assert entry is not None and extrapolated and generation in note
+
+
+def test_new_cards_on_measured_generations_use_them():
+    from inferledger.calibration import load_calibration
+    from inferledger.ledger.realistic import generation_of
+
+    assert generation_of(find_accelerator("gh200")) == "hopper"
+    assert generation_of(find_accelerator("rtx-3090-ti")) == "ampere"
+    assert generation_of(find_accelerator("rtx-4060")) == "ada"
+    _, extrapolated, _ = load_calibration().lookup("gemm", "hopper", "bf16")
+    assert not extrapolated
+    # GB203 cards share the GB202 generation key, hence the RTX 5090's stand-in.
+    assert generation_of(find_accelerator("rtx-5080")) == generation_of(find_accelerator("rtx-5090"))
+
+
+def test_new_cards_request_runs_end_to_end(capsys):
+    from inferledger.cli import main
+
+    for name in ("p40", "rtx-2080-ti", "gh200", "jetson-orin-nano-super", "rx-9070-xt", "mi50", "strix-halo",
+                 "arc-b580", "m1", "m3-pro"):
+        assert main(["request", "--model", "Qwen/Qwen2.5-7B", "--gpu", name, "--json"]) == 0, name
+        assert '"realistic' in capsys.readouterr().out, name

@@ -272,18 +272,24 @@ def test_added_aliases(query, expected):
     assert find_accelerator(query).name == expected
 
 
-@pytest.mark.parametrize("query", ["RTX 4060", "RTX 4080 SUPER", "RTX 3080 Ti", "RTX 3060 Ti", "RTX 4070 Ti",
-                                   "7900 XT", "RTX 3080 12GB", "M3 Max 30-core"])
+@pytest.mark.parametrize("query", ["RTX 4060 Ti 8GB", "RTX 4080 SUPER", "RTX 3080 Ti", "RTX 3060 Ti", "RTX 4070 Ti",
+                                   "7900 GRE", "RTX 3080 12GB", "M3 Max 30-core", "RTX 3070 Ti", "RTX 5070",
+                                   "Radeon RX 7900", "RX 6800", "Jetson Orin Nano", "MI50 16GB", "GH200 144GB"])
 def test_other_boards_of_the_same_number_do_not_resolve(query):
-    # A variant word (Ti, SUPER, XT) or a different memory/bin names another board: no silent wrong match.
+    # A variant word (Ti, SUPER, XT) or a different memory/bin names another board: no silent wrong match. ("RTX 4060"
+    # and "7900 XT" were here until those boards joined the catalogue; test_added_cards_resolve_by_printed_name.)
     with pytest.raises(UnknownAccelerator):
         find_accelerator(query)
 
 
-def test_bare_apple_generation_is_ambiguous():
+def test_bare_apple_generation_names_the_base_chip():
+    # The base M1-M4 joined the catalogue: a bare "M4" is the base chip (its id), never the Pro or Max.
+    assert find_accelerator("M4").name == "m4"
+    assert find_accelerator("Apple M4").name == "m4"
+    assert find_accelerator("M4 Pro").name == "m4-pro" and find_accelerator("M4 Max").name == "m4-max"
     with pytest.raises(UnknownAccelerator) as error:
-        find_accelerator("M4")
-    assert "m4-max" in _one_line(error) and "m4-pro" in _one_line(error)
+        find_accelerator("Apple")  # every Apple part carries the word: ambiguous, not the first one
+    assert "ambiguous" in _one_line(error)
 
 
 EXISTING_LABELS = {
@@ -326,3 +332,88 @@ def test_existing_names_still_resolve_as_before():
     for expected, labels in EXISTING_LABELS.items():
         for label in [expected, *labels]:
             assert find_accelerator(label).name == expected, label
+
+
+@pytest.mark.parametrize(
+    "printed, expected",
+    [
+        # As nvidia-smi -L / CUDA's device query print them (GeForce and Tesla are kept or dropped by the tools).
+        ("NVIDIA GeForce RTX 2080 Ti", "rtx-2080-ti"),
+        ("Tesla P40", "p40"),
+        ("Tesla P100-PCIE-16GB", "p100-pcie-16gb"),
+        ("NVIDIA GeForce RTX 3090 Ti", "rtx-3090-ti"),
+        ("NVIDIA GeForce RTX 3090", "rtx-3090"),  # the Ti must not capture the plain card, nor it the Ti
+        ("NVIDIA GeForce RTX 3070", "rtx-3070"),
+        ("NVIDIA GeForce RTX 4060", "rtx-4060"),
+        ("NVIDIA GeForce RTX 4060 Ti", "rtx-4060-ti-16gb"),
+        ("NVIDIA GeForce RTX 4070 Ti SUPER", "rtx-4070-ti-super"),
+        ("NVIDIA GeForce RTX 4070", "rtx-4070"),
+        ("NVIDIA GeForce RTX 5080", "rtx-5080"),
+        ("NVIDIA GeForce RTX 5070 Ti", "rtx-5070-ti"),
+        ("NVIDIA GH200 480GB", "gh200"),
+        ("Jetson Orin Nano Super", "jetson-orin-nano-super"),
+        # rocminfo's Marketing Name / rocm-smi's product name.
+        ("AMD Radeon RX 7900 XT", "rx-7900-xt"),
+        ("AMD Radeon RX 7900 XTX", "rx-7900-xtx"),
+        ("AMD Radeon RX 6800 XT", "rx-6800-xt"),
+        ("AMD Radeon RX 9070 XT", "rx-9070-xt"),
+        ("AMD Instinct MI50", "mi50"),
+        ("Radeon Instinct MI50", "mi50"),
+        ("Radeon Instinct MI50 32GB", "mi50"),
+        ("AMD Instinct MI100", "mi100"),
+        ("AMD Radeon 8060S Graphics", "strix-halo"),
+        ("Ryzen AI Max+ 395", "strix-halo"),
+        # SYCL / Level Zero device names.
+        ("Intel(R) Arc(TM) A770 Graphics", "arc-a770"),
+        ("Intel(R) Arc(TM) B580 Graphics", "arc-b580"),
+        # llama.cpp's Metal 'GPU name'.
+        ("Apple M1", "m1"),
+        ("Apple M2", "m2"),
+        ("Apple M2 Max", "m2-max"),  # the base chip must not take the Max, nor the Max the base chip
+        ("Apple M2 Pro", "m2-pro"),
+        ("Apple M2 Ultra", "m2-ultra"),
+        ("Apple M3", "m3"),
+        ("Apple M3 Pro", "m3-pro"),
+        ("Apple M3 Max", "m3-max"),
+        ("Apple M1 Pro", "m1-pro"),
+        ("Apple M1 Max", "m1-max"),
+        ("Apple M1 Ultra", "m1-ultra"),
+        ("Apple M4", "m4"),
+        ("Apple M4 Pro", "m4-pro"),
+    ],
+)
+def test_added_cards_resolve_by_printed_name(printed, expected):
+    assert find_accelerator(printed).name == expected
+
+
+def test_gfx_targets_and_generic_words_are_not_aliases():
+    # gfx906 is the MI50, MI60 and Radeon VII; gfx1151 every Strix Halo bin; "Hopper" a generation, not the GH200.
+    for query in ("gfx906", "gfx1151", "Hopper", "Grace Hopper", "Orin"):
+        with pytest.raises(UnknownAccelerator):
+            find_accelerator(query)
+
+
+def test_added_names_leave_earlier_short_names_alone():
+    # Short names of earlier parts that share a number or a word with the 27 new ones still resolve as before
+    # (test_existing_names_still_resolve_as_before covers the first 27 parts' every label).
+    for label, expected in (("7900 XTX", "rx-7900-xtx"), ("RTX 4060 Ti", "rtx-4060-ti-16gb"), ("3090", "rtx-3090"),
+                            ("M2 Max", "m2-max"), ("M1 Max", "m1-max"), ("V100", "v100-sxm2-32gb"), ("H200", "h200-sxm"),
+                            ("GB200", "gb200"), ("GB10", "dgx-spark")):
+        assert find_accelerator(label).name == expected, label
+
+
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ("GPU 0: Tesla P40 (UUID: GPU-abc)", ("p40", "Tesla P40")),
+        ("GPU 0: NVIDIA GeForce RTX 2080 Ti (UUID: GPU-abc)", ("rtx-2080-ti", "NVIDIA GeForce RTX 2080 Ti")),
+        ("Device 0: NVIDIA GeForce RTX 3090 Ti, compute capability 8.6, VMM: yes",
+         ("rtx-3090-ti", "NVIDIA GeForce RTX 3090 Ti")),
+        ("  Marketing Name:          AMD Instinct MI100", ("mi100", "AMD Instinct MI100")),
+    ],
+)
+def test_a_log_printing_an_added_card_names_it(line, expected):
+    # diagnose.device reads the card from the driver tools' lines and resolves it through find_accelerator.
+    from inferledger.diagnose.device import named_card
+
+    assert named_card([line]) == expected
