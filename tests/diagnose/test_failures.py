@@ -225,3 +225,32 @@ def test_the_prompt_rate_far_below_the_cards_compute_is_prefill_bound(tmp_path):
             "tokens per second)\n")
     diagnosis = diagnose_files([write(tmp_path, text)], model="meta-llama/Llama-3.1-8B", gpu="h100-sxm")
     assert "hardware-prefill-below-realistic" in {item.rule for item in diagnosis.evidence}
+
+
+BENCH_HEADER = ("| model                          |       size |     params | backend    | ngl | nkvo | test   |"
+                "              t/s |\n"
+                "| ------------------------------ | ---------: | ---------: | ---------- | --: | ---: | -----: |"
+                " ---------------: |\n")
+BENCH_ROW = "| {model:<30} | {size:>10} | {params:>10} | CUDA       |  99 | {nkvo:>4} | tg 128 | {rate:>16} |\n"
+
+
+def test_the_slowest_of_several_models_far_below_the_card_is_decode_bound(tmp_path):
+    # On an RTX 4090 (1,008 GB/s): the 7B's 3.56 GiB × 127 tok/s = 485 GB/s is fine; the 14B's 8.38 GiB × 10 tok/s
+    # = 90 GB/s is 9 % of the card, and its 40-odd layers' fixed cost (~2 ms a step) adds ~2 %: far under half.
+    assert 8.38 * 2**30 * 10 / 1008e9 + 10 * 2e-3 < 0.5
+    text = BENCH_HEADER + BENCH_ROW.format(model="llama 7B Q4_0", size="3.56 GiB", params="6.74 B", nkvo=0,
+                                           rate="127.43 ± 0.18") \
+        + BENCH_ROW.format(model="qwen2 14B Q4_K - Medium", size="8.38 GiB", params="14.77 B", nkvo=0,
+                           rate="10.00 ± 0.10")
+    diagnosis = diagnose_files([write(tmp_path, text)], gpu="rtx-4090")
+    assert diagnosis.verdict == "decode-bound"
+    assert "on the slowest row (10.0 tok/s)" in _evidence(diagnosis, "hardware-decode-far-below-floor")
+
+
+def test_one_model_run_with_two_settings_is_a_comparison_not_a_slow_decode(tmp_path):
+    # blind round 5's nkvo 0 / 1 (the KV cache kept in host memory): the second row is slower by design.
+    text = BENCH_HEADER + BENCH_ROW.format(model="llama 7B Q4_0", size="3.56 GiB", params="6.74 B", nkvo=0,
+                                           rate="127.43 ± 0.18") \
+        + BENCH_ROW.format(model="llama 7B Q4_0", size="3.56 GiB", params="6.74 B", nkvo=1, rate="10.00 ± 0.10")
+    diagnosis = diagnose_files([write(tmp_path, text)], gpu="rtx-4090")
+    assert "hardware-decode-far-below-floor" not in {item.rule for item in diagnosis.evidence}

@@ -346,6 +346,8 @@ class Accumulator:
         # llama-bench: line -> (tg tok/s, total parameters, a mixture?) of the rows effective_bandwidth read, so the
         # roofline can charge the fastest row's step its layers' fixed cost (roofline.step_fixed_seconds)
         self.bench_steps = {}
+        self.bench_slowest = None  # (bandwidth reached, line, tok/s) of the slowest GPU row (_note_slowest)
+        self.bench_settings = {}  # model -> the settings of its rows _note_slowest kept
         self.depth_generation = {}  # llama-bench -d: context tokens -> Running of tg tok/s at that depth
         self.depth_prompt = {}  # and of pp tok/s
         # llama-bench: (file, model, test, settings) -> [(rate, line)], the same test of one model under the same
@@ -585,6 +587,18 @@ class Accumulator:
         elif kind == "event":
             self._event(record, file)
 
+    def _note_slowest(self, reached: float, record, rate: float) -> None:
+        """Keep the row that reached the least bandwidth, a CPU row aside (its memory is not the card's) and a
+        mixture's (its read is a range); and each model's settings (llama-bench's columns): one model run with
+        several makes the table a comparison of settings (an offload against none), not of models."""
+        if record.labels.get("device") == "cpu" or str(record.labels.get("backend", "")).lower() in ("cpu", "blas") \
+                or "decode_weights_bytes_high" in record.metrics \
+                or record.metrics.get("decode_weights_bytes", math.inf) < record.metrics.get("weights_bytes", 0.0):
+            return
+        self.bench_settings.setdefault(record.labels.get("model"), set()).add(record.labels.get("settings"))
+        if self.bench_slowest is None or reached < self.bench_slowest[0]:
+            self.bench_slowest = (reached, record.line_number, rate)
+
     def _note_labels(self, labels: dict) -> None:
         """The label notes worth showing (definitions, engines) a record's labels hold that none before held."""
         for key in ("engine", "tool", "ttft_definition", "ttft_includes_reasoning", "tpot_includes_prefill",
@@ -758,11 +772,13 @@ class Accumulator:
         if rate is not None and "weights_bytes" in metrics:
             self.effective_bandwidth.add(metrics.get("decode_weights_bytes", metrics["weights_bytes"]) * rate,
                                          record.line_number)
+            self._note_slowest(metrics.get("decode_weights_bytes", metrics["weights_bytes"]) * rate, record, rate)
             if "parameters" in metrics and len(self.bench_steps) < MAX_BENCH_STEPS:
                 mixture = metrics.get("decode_weights_bytes", metrics["weights_bytes"]) < metrics["weights_bytes"]
                 self.bench_steps[record.line_number] = (rate, metrics["parameters"], mixture)
         elif rate is not None and "named_weights_bytes" in metrics:
             self.effective_bandwidth.add(metrics["named_weights_bytes"] * rate, record.line_number)
+            self._note_slowest(metrics["named_weights_bytes"] * rate, record, rate)
             self.bandwidth_source = NAMED_BANDWIDTH_SOURCE
         if rate is not None and "decode_weights_bytes_high" in metrics:  # a mixture's read, a range
             self.effective_bandwidth_high.add(metrics["decode_weights_bytes_high"] * rate, record.line_number)

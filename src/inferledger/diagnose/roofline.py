@@ -45,6 +45,29 @@ NAMED_NEAR_FRACTION = threshold("hardware-named-decode-near-floor")
 NAMED_MAX_BATCH = limit("named-max-batch")
 
 
+def _slowest_row_far_below(acc: Accumulator, accelerator, named: bool):
+    """A finding when a table's slowest GPU row (of several, no model run with two settings) reaches less of the
+    card's speed than the far-below cutoff, the layers' fixed cost counted: one model slower than the card allows is
+    a slow decode even where another row of the table runs fine. None otherwise."""
+    if acc.effective_bandwidth.count < 2 or acc.bench_slowest is None \
+            or any(len(settings) > 1 for settings in acc.bench_settings.values()):
+        return None  # a table of one run, or of settings compared (an offload against none): its rows differ by design
+    reached, line, rate = acc.bench_slowest
+    bandwidth = accelerator.memory_bandwidth_bytes_per_second
+    _rate, total, mixture = acc.bench_steps.get(line, (0.0, 0.0, False))
+    fixed, _layers = step_fixed_seconds(total, mixture)
+    fraction = reached / bandwidth + rate * fixed
+    if fraction >= (NAMED_LOW_FRACTION if named else LOW_FRACTION):
+        return None
+    rule = "hardware-named-decode-far-below-floor" if named else "hardware-decode-far-below-floor"
+    return fire(rule, f"{acc.bandwidth_source} = {reached / 1e9:.1f} GB/s on the slowest row ({rate:.1f} tok/s), "
+                f"{fraction:.0%} of the speed the {accelerator.name}'s {bandwidth / 1e9:,.0f} GB/s allows"
+                + (" with the layers' fixed cost" if fixed else "") + ": that run's decode is held back by the "
+                "backend or an offload, not the memory", {"bandwidth_fraction": fraction,
+                                                          "effective_bandwidth_bytes_per_second": reached},
+                lines=[line])
+
+
 def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
     """Hardware evidence the log carries by itself: llama-bench's size column × its tg rate is the bandwidth the
     decode reached (every step reads all weights once), no --model needed; with a GPU (given, or named by the
@@ -96,6 +119,9 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
             if most / bandwidth + fixed_share < (NAMED_LOW_FRACTION if named else LOW_FRACTION):
                 return [fire("hardware-named-decode-far-below-floor" if named else "hardware-decode-far-below-floor",
                              text + ": the backend, not the memory, limits decode", numbers)]
+            slowest = _slowest_row_far_below(acc, accelerator, named)
+            if slowest is not None:
+                return [slowest]
             if fraction >= NEAR_FRACTION:
                 return [fire("hardware-decode-near-floor", text + ": as fast as the memory allows", numbers)]
             judged = f"{share} of the {accelerator.name}'s bandwidth, between the cutoffs"

@@ -84,7 +84,10 @@ def find_accelerator(name, extra_files=()) -> Accelerator:
         _ambiguous(name, exact)
 
     words = set(query)
-    covering = [p for p in catalog if words <= {t for label in _labels(p) for t in _tokens(label)}
+    # A name short of a label must still carry the part's number (`4090`, `M2`, `8060S`): words alone (`Radeon
+    # Graphics`, `Ryzen`, `AI PRO`) are shared by parts the catalogue does not hold.
+    numbered = any(any(char.isdigit() for char in word) for word in words)
+    covering = [p for p in catalog if numbered and words <= {t for label in _labels(p) for t in _tokens(label)}
                 and not (_VARIANTS & set(_tokens(p.name))) - words]
     if len(covering) == 1:
         return covering[0]
