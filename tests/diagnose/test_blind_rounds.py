@@ -222,7 +222,10 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind265_logs": (6, 6, 7),
           "blind267_logs": (3, 3, 3),
           "blind268_logs": (7, 7, 10),
-          "blind269_logs": (8, 9, 9)}
+          "blind269_logs": (8, 9, 9),
+          "blind273_logs": (5, 5, 9),
+          "blind274_logs": (6, 6, 8),
+          "blind276_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
