@@ -254,3 +254,29 @@ def test_one_model_run_with_two_settings_is_a_comparison_not_a_slow_decode(tmp_p
         + BENCH_ROW.format(model="llama 7B Q4_0", size="3.56 GiB", params="6.74 B", nkvo=1, rate="10.00 ± 0.10")
     diagnosis = diagnose_files([write(tmp_path, text)], gpu="rtx-4090")
     assert "hardware-decode-far-below-floor" not in {item.rule for item in diagnosis.evidence}
+
+
+def test_a_status_codes_counter_is_no_failure():
+    # ScaleLLM's /metrics (vectorch-ai/ScaleLLM, blind round 274): a counter of requests by gRPC status, at zero.
+    assert failure_records(['request_status_total{code="RESOURCE_EXHAUSTED"} 0']) == []
+
+
+def test_requests_refused_as_busy_are_a_full_queue(tmp_path):
+    # ollama's access log answering a burst (IBM/prompt-declaration-language#702): 503 in ~40 ms is a refusal at the
+    # door, not a served request's latency.
+    text = "".join(f"[GIN] 2025/03/06 - 11:42:21 | 503 |   4{index}.044125ms |       127.0.0.1 | POST     "
+                   '"/api/generate"\n' for index in range(3))
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert diagnosis.verdict == "queueing"
+    assert diagnosis.to_dict()["events"]["busy_rejections"] == 3
+    assert "3 request(s) refused" in _evidence(diagnosis, "state-busy-rejections")
+
+
+def test_the_length_vllm_settled_on_sets_how_many_full_requests_fit(tmp_path):
+    # vllm-project/vllm#39734's start-up: 76,640 tokens of KV cache for a 262,144-token model length hold
+    # 76,640 / 262,144 = 0.29 full-length requests, under the two the capacity rule asks.
+    text = ("INFO 05-02 10:00:00 [model.py:1685] Using max model len 262144\n"
+            "INFO 05-02 10:01:00 [kv_cache_utils.py:1087] GPU KV cache size: 76,640 tokens\n")
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert diagnosis.verdict == "kv-capacity"
+    assert "0.29 full-length requests fit" in _evidence(diagnosis, "state-few-full-requests")

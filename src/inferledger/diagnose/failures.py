@@ -24,7 +24,7 @@ _FAILURE = re.compile(
     r"|\b(?:CUDA|HIP|MPS|XPU|NPU|cuda|hip)\s*(?:error:?\s*)?out of memory"  # CUDA out of memory, CUDA error: out of…
     r"|\b(?:cuda|hip)Malloc(?:Async|Managed)? failed"         # ggml's allocation of a CUDA/ROCm buffer
     r"|\bunable to allocate (?:CUDA|ROCm|Metal|Vulkan|SYCL)\d* buffer"  # llama.cpp loading a model
-    r"|\bRESOURCE_EXHAUSTED\b"                                 # XLA / TPU: the device buffer did not fit
+    r"|\bRESOURCE_EXHAUSTED:"                                  # XLA / TPU: the device buffer did not fit
     r"|\bFailed to allocate token prealloc indices"           # SGLang: no room in the token pool
     r"|\bprocess memory limit exceeded"                        # oMLX's memory guard aborting a request
     r"|\bOut of memory: Kill(?:ed)? process"                   # the Linux OOM killer

@@ -23,6 +23,10 @@ _DEGREES = {
     "pipeline_parallel_size": ("--pipeline-parallel-size", "-pp", "--pp", "--pp-size", "pp_size"),
 }
 _MODEL_FLAGS = ("--model", "--model-path", "--model-id", "model_path")
+# The longest request the engine must hold: vLLM's --max-model-len, SGLang's --context-length, TGI's
+# --max-total-tokens; and vLLM's start-up line for the length it settled on (`Using max model len 262144`).
+_LENGTH_FLAGS = ("--max-model-len", "--context-length", "--max-total-tokens")
+_USING_LENGTH = re.compile(r"\bUsing max model len (\d+)")
 _FLAG_VALUE = re.compile(r"(?:^|[\s(,])(-{0,2}[A-Za-z][\w-]*)(?:[ =]+)['\"]?([^\s,'\"()-][^\s,'\"()]*)")
 _SERVE_MODEL = re.compile(r"(?:\b(?:vllm|sglang)\s+serve|\btrtllm-serve)\s+([^\s-]\S*)")
 # Prefix caching on or off, as each server spells it.
@@ -62,6 +66,8 @@ def launch_records(head: str, source: str = "launch") -> list[Record]:
                     metrics[metric] = float(value)
             if flag in _MODEL_FLAGS and "model" not in labels and not value.startswith("-"):
                 labels["model"] = value
+            if flag in _LENGTH_FLAGS and value.isdigit():
+                metrics["max_model_len_tokens"] = float(value)
         served = _SERVE_MODEL.search(text)
         if served and "model" not in labels:
             labels["model"] = served.group(1)
@@ -77,4 +83,8 @@ def launch_records(head: str, source: str = "launch") -> list[Record]:
         if metrics or labels:
             records.append(Record("capacity", source, line_number, metrics or {"launch_command": 1.0}, None,
                                   labels))
+    for line_number, text in enumerate(head.split("\n"), 1):
+        if "max model len" in text and (match := _USING_LENGTH.search(text)):
+            records.append(Record("capacity", source, line_number, {"max_model_len_tokens": float(match.group(1))}))
+            break
     return records

@@ -131,6 +131,7 @@ EVENT_METRICS = {
     "preemptions": "requests preempted (count)",
     "retractions": "requests retracted (SGLang)",
     "oom": "1 for an out-of-memory event",
+    "busy_rejections": "1 for a request refused as the server was busy (HTTP 503 / 429 in an access log)",
     "errors": "error count",
 }
 

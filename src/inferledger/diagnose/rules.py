@@ -557,6 +557,11 @@ _TABLE = (
           "the engine evicted requests, or could not place a batch, because the KV cache ran out; more events, more "
           "confidence",
           0.8, 0.9),
+    _rule("state-busy-rejections", "state", "queueing",
+          "requests the server answered `503 Service Unavailable` or `429 Too Many Requests` (an access log's status)",
+          1.0, "refusals", "a server refuses at the door when its queue of pending requests is full (ollama's "
+          "OLLAMA_MAX_QUEUE, a gateway's limit): more arrived than it holds, the queue's verdict with its overflow "
+          "shown", 0.7, 0.85),
     _rule("state-workers-hung", "state", "insufficient-data",
           "the engine's own notice that its workers took no step for a minute (vLLM shm_broadcast), with a stats "
           "window that held requests and produced nothing (without one: a start-up wait, a note)", 1.0, "notices",

@@ -48,6 +48,14 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
         total = acc.events.get(name)
         if total:
             notes.append(f"{total:.0f} " + text.format(line=min(acc.event_lines[name].lines)))
+    refused = acc.events.get("busy_rejections")
+    if refused:
+        lines = acc.event_lines["busy_rejections"]
+        findings.append(fire("state-busy-rejections", f"{refused:.0f} request(s) refused as the server was busy "
+                             "(HTTP 503 / 429): its queue of pending requests was full, more arrived than it holds; "
+                             "cap the client's concurrency, raise the queue (ollama OLLAMA_MAX_QUEUE) or add replicas",
+                             {"busy_rejections": refused}, min(1.0, (refused - 1) / 4), lines=list(lines.lines),
+                             file=lines.file))
     waits = acc.events.get("worker_waits")
     if waits and not acc.flags["stalled"].count:
         # No window held requests that made no progress: a wait at start-up (compilation, weight or KV quantisation

@@ -241,6 +241,11 @@ def _gin(line_number: int, line: str) -> Record | Skipped | None:
                        "ollama")
     if not match.group(6).startswith(_INFERENCE_PATHS):
         return None  # `/`, `/api/ps`, `/api/show`, `/api/tags`: health checks and management, no request served
+    if match.group(2) in ("503", "429"):
+        # Refused, not served: ollama's `server busy, please try again.  maximum pending requests exceeded` (its
+        # OLLAMA_MAX_QUEUE full). Its milliseconds are the refusal's, no request's latency.
+        return Record("event", "ollama.gin", line_number, {"busy_rejections": 1.0}, None,
+                      {"engine": "ollama", "status": match.group(2)})
     seconds = go_duration_seconds(match.group(3))
     if seconds is None:
         return Skipped(line_number, f"GIN latency {match.group(3)!r} is not a Go duration", "ollama")
