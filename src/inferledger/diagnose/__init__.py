@@ -41,9 +41,9 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         parsers = detect(unrecognised_lines(log))
         if not parsers:
             # No reader, but the engine's own out-of-memory failure: what ended the run is the reading.
-            from inferledger.diagnose.failures import failure_records, tail_failure_records
+            from inferledger.diagnose.failures import log_failure_records
 
-            failures = failure_records(log.head.split("\n")) + tail_failure_records(log)
+            failures = log_failure_records(log)
             if failures:
                 for record in failures:
                     acc.add(record, shown or path)
@@ -95,9 +95,9 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
             records = acc.records - before
     if acc.events.get("oom", 0.0) == ooms:
         # An out-of-memory failure the reader does not know (vLLM V1's engine-core traceback), at the head or the end.
-        from inferledger.diagnose.failures import failure_records, tail_failure_records
+        from inferledger.diagnose.failures import log_failure_records
 
-        for record in failure_records(log.head.split("\n")) + tail_failure_records(log):
+        for record in log_failure_records(log):
             acc.add(record, shown or path)
         records = acc.records - before
     info = _file_info(path, [module.NAME for module in parsers], log, records)

@@ -71,3 +71,8 @@ def tail_failure_records(log) -> list[Record]:
         return []
     first_line = _newlines(log.path, 0, start + cut) + 1
     return [Record(r.kind, r.source, r.line_number + first_line - 1, r.metrics, labels=r.labels) for r in found]
+
+
+def log_failure_records(log) -> list[Record]:
+    """failure_records over a LogFile's cleaned head and, past it, its tail."""
+    return failure_records(log.head.split("\n")) + tail_failure_records(log)

@@ -349,24 +349,31 @@ def _layout(acc: Accumulator, spec, accelerator, precision, kv_precision, parall
     return layout, topology, note
 
 
+def _one_prefill_seconds(spec, accelerator, isl: int, precision, kv_precision, spread: dict) -> float:
+    """The ledger's realistic prefill of one prompt of `isl` tokens, alone on the layout (its floor where the realistic
+    estimate has no fit)."""
+    from inferledger.ledger.request import request_account
+
+    account = request_account(spec, accelerator, isl=isl, osl=1, batch=1, precision=precision,
+                              kv_precision=kv_precision, **spread)
+    return account.realistic.prefill_seconds if account.realistic else account.prefill.seconds
+
+
 def _judge_prefill_rate(acc: Accumulator, rate: float, spec, accelerator, precision, kv_precision, spread: dict,
                         lines: list, findings: list) -> None:
     """The fastest request's own prompt-eval rate against the ledger's realistic prefill of one prompt of the
     requests' mean length."""
-    from inferledger.ledger.request import request_account
-
     tokens = acc.requests.get("input_tokens")
     if tokens is None or not tokens.count:
         return
     isl = max(1, round(tokens.mean))
-    account = request_account(spec, accelerator, isl=isl, osl=1, batch=1, precision=precision,
-                              kv_precision=kv_precision, **spread)
-    if account.realistic is None or not account.realistic.prefill_seconds:
+    seconds = _one_prefill_seconds(spec, accelerator, isl, precision, kv_precision, spread)
+    if not seconds:
         return
-    realistic = isl / account.realistic.prefill_seconds
+    realistic = isl / seconds
     share = rate / realistic
     text = (f"prompt processing {rate:,.0f} tok/s (the fastest request's) is {share:.0%} of the {realistic:,.0f} tok/s "
-            f"the ledger's realistic prefill of a {isl:,}-token prompt allows on {account.accelerator}")
+            f"the ledger's realistic prefill of a {isl:,}-token prompt allows on {accelerator.name}")
     lines.append(text)
     numbers = {"prompt_tokens_per_second": rate, "ledger_realistic_prompt_tokens_per_second": realistic}
     if share < threshold("hardware-prefill-below-realistic"):
@@ -378,21 +385,18 @@ def _judge_prefill_rate(acc: Accumulator, rate: float, spec, accelerator, precis
 
 def _judge_first_token(acc: Accumulator, spec, accelerator, precision, kv_precision, spread: dict, lines: list,
                        findings: list) -> None:
-    """A summary's mean TTFT against the ledger's realistic prefill of its mean prompt, plus the mean wait a queue of
-    the run's own load adds: one stream at a time waits for no other prompt; Poisson arrivals at req/s λ wait
-    ρ / 2(1 − ρ) prefills at utilisation ρ = λ × one prefill (M/D/1). Runs with neither, or too busy to say, are
-    left alone."""
+    """A summary's TTFT (its median where stated) against the ledger's realistic prefill of its mean prompt, plus the
+    mean wait a queue of the run's own load adds: one stream at a time waits for no other prompt; Poisson arrivals at
+    req/s λ wait ρ / 2(1 − ρ) prefills at utilisation ρ = λ × one prefill (M/D/1). Runs with neither, or too busy to
+    say, are left alone."""
     from inferledger.diagnose.rules_summary import first_token_load
-    from inferledger.ledger.request import request_account
 
     for record, file in acc.summaries:
         load = first_token_load(record)
         if load is None:
             continue
         ttft, mean_input, rate, one_stream = load
-        account = request_account(spec, accelerator, isl=max(1, round(mean_input)), osl=1, batch=1,
-                                  precision=precision, kv_precision=kv_precision, **spread)
-        prefill = account.realistic.prefill_seconds if account.realistic else account.prefill.seconds
+        prefill = _one_prefill_seconds(spec, accelerator, max(1, round(mean_input)), precision, kv_precision, spread)
         utilisation = 0.0 if one_stream else rate * prefill
         if utilisation >= limit("prefill-utilisation"):
             continue
@@ -404,11 +408,11 @@ def _judge_first_token(acc: Accumulator, spec, accelerator, precision, kv_precis
         if ttft > threshold("hardware-ttft-above-realistic") * expected and ttft - expected > limit("ttft-excess"):
             findings.append(fire(
                 "hardware-ttft-above-realistic",
-                f"{record.labels.get('tool') or record.source}: TTFT {ttft:.2f} s (median, or mean) is {ttft / expected:.1f}× the "
+                f"{record.labels.get('tool') or record.source}: TTFT {ttft:.2f} s is {ttft / expected:.1f}× the "
                 f"{expected:.2f} s the ledger's realistic prefill of a {mean_input:,.0f}-token prompt on "
-                f"{account.accelerator} allows" + ("" if one_stream else f" with the queue of {rate:.2f} req/s")
+                f"{accelerator.name} allows" + ("" if one_stream else f" with the queue of {rate:.2f} req/s")
                 + ": the prefill path is slower than the hardware (engine, attention backend, KV transfer, encoder)",
-                {"ttft_seconds_mean": ttft, "ledger_ttft_seconds": expected, "mean_input_tokens": mean_input},
+                {"ttft_seconds": ttft, "ledger_ttft_seconds": expected, "mean_input_tokens": mean_input},
                 lines=[record.line_number], file=file))
         return  # the first summary that can be judged speaks for the run
 

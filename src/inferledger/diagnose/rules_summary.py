@@ -65,7 +65,7 @@ def run_lengths(record) -> tuple:
 
 
 def first_token_load(record) -> tuple | None:
-    """(mean TTFT s, mean input tokens, arrivals req/s, one stream at a time) of a summary whose first tokens can be
+    """(TTFT s, the median where stated; mean input tokens; arrivals req/s; one stream at a time) of a summary whose first tokens can be
     set against the prompt's work: a measured TTFT (not worked out), a prompt length, and its arrivals known: one
     stream at a time, or requests sent at a finite rate (the clients' Poisson arrivals; the higher of the rate
     offered and the rate served); else None. Every request sent at once (`inf`), or a closed loop of several
@@ -870,9 +870,9 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                 and run.duration <= 1.3 * completed * latency:
             # The client sent one request at a time: each as long as its latency is all the time the run took, and
             # the server never held a second one to queue.
-            notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered because the client let only "
-                         f"{run.concurrency:.0f} request(s) run at once: {completed:.0f} requests × "
-                         f"{latency:.3g} s ÷ {run.concurrency:.0f} ≈ the run's {run.duration:.4g} s; no server queue")
+            notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered because the client sent one "
+                         f"request at a time: {completed:.0f} requests × {latency:.3g} s ≈ the run's "
+                         f"{run.duration:.4g} s; no server queue")
         elif achieved < kept * offered and run.duration and run.duration > 1.3 * expected \
                 and run.ttft is not None and run.per_token and run.ttft <= BURST_ADMITTED_STEPS * run.per_token:
             # Behind, yet every first token came within a few decode steps: no request waited to be admitted; the
