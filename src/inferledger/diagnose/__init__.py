@@ -39,15 +39,9 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         from inferledger.diagnose.parsers import detect
 
         parsers = detect(unrecognised_lines(log))
-        if not parsers:
+        if not parsers and (failures := _add_failures(acc, log, shown or path)):
             # No reader, but the engine's own out-of-memory failure: what ended the run is the reading.
-            from inferledger.diagnose.failures import log_failure_records
-
-            failures = log_failure_records(log)
-            if failures:
-                for record in failures:
-                    acc.add(record, shown or path)
-                return _file_info(path, [FAILURE], log, len(failures))
+            return _file_info(path, [FAILURE], log, failures)
         if not log.unread:
             raise
         if not parsers:
@@ -95,11 +89,7 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
             records = acc.records - before
     if acc.events.get("oom", 0.0) == ooms:
         # An out-of-memory failure the reader does not know (vLLM V1's engine-core traceback), at the head or the end.
-        from inferledger.diagnose.failures import log_failure_records
-
-        for record in log_failure_records(log):
-            acc.add(record, shown or path)
-        records = acc.records - before
+        records += _add_failures(acc, log, shown or path)
     info = _file_info(path, [module.NAME for module in parsers], log, records)
     if failed is not None:
         info["reader_error"] = failed
@@ -112,6 +102,16 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
     # A recognised log with no line that carries numbers (start-up, a model loading, a slot opening, a histogram
     # cut before its total) is read as such: the diagnosis says there is nothing to judge, not that it is no log.
     return info
+
+
+def _add_failures(acc, log, shown: str) -> int:
+    """Fold the engine's out-of-memory failures the file holds (failures.py) into `acc`; how many."""
+    from inferledger.diagnose.failures import log_failure_records
+
+    failures = log_failure_records(log)
+    for record in failures:
+        acc.add(record, shown)
+    return len(failures)
 
 
 def _file_info(path: str, formats: list, log, records: int) -> dict:

@@ -39,7 +39,7 @@ def _quoted(line: str) -> bool:
     return text.startswith(("raise ", 'File "', "# ")) or line.startswith("#")
 
 
-def failure_records(lines, first_line: int = 1, source: str = "engine.failure") -> list[Record]:
+def failure_records(lines, first_line: int = 1) -> list[Record]:
     """An `oom` event for each line of `lines` (numbered from `first_line`) that is an engine's out-of-memory
     failure."""
     found = []
@@ -50,7 +50,8 @@ def failure_records(lines, first_line: int = 1, source: str = "engine.failure") 
         if match and not _quoted(line):
             # The failure from the exception's name on (`torch.OutOfMemoryError: …`), not the log's prefix.
             start = line.rfind(" ", 0, match.start()) + 1
-            found.append(Record("event", source, number, {"oom": 1.0}, labels={"failure": line[start:].strip()[:160]}))
+            found.append(Record("event", "engine.failure", number, {"oom": 1.0},
+                                labels={"failure": line[start:].strip()[:160]}))
     return found
 
 
@@ -66,11 +67,10 @@ def tail_failure_records(log) -> list[Record]:
         data = handle.read()
     cut = data.find(b"\n") + 1  # the first line is likely cut: start after it
     lines = [clean_line(line) for line in data[cut:].decode(log.encoding, errors="replace").split("\n")]
-    found = failure_records(lines)
-    if not found:
+    if not failure_records(lines):
         return []
-    first_line = _newlines(log.path, 0, start + cut) + 1
-    return [Record(r.kind, r.source, r.line_number + first_line - 1, r.metrics, labels=r.labels) for r in found]
+    # Numbered as in the file: the newlines before the tail are counted only when it holds a failure.
+    return failure_records(lines, _newlines(log.path, 0, start + cut) + 1)
 
 
 def log_failure_records(log) -> list[Record]:

@@ -1,8 +1,10 @@
 """The launch command pasted with a log: `vllm serve M --tensor-parallel-size 4`, `python -m sglang.launch_server
 --model-path M --tp 8`, `text-generation-launcher --model-id M --num-shard 2`, SGLang's `server_args=ServerArgs(…)`
 start-up line. Users paste the command above the log more often than not, and it answers what the log never prints:
-how many cards one copy of the model spans (the hardware comparison judges each card's share), which model ran, and
-whether the prefix cache was on (the advice must not suggest what is already on).
+how many cards one copy of the model spans (the hardware comparison judges each card's share), which model ran,
+the longest request it must hold, and whether the prefix cache was on (the advice must not suggest what is already on).
+vLLM's own start-up statement of that length (`Using max model len 262144`) is read here too: printed once in the
+head, it needs no marker in the scan of every line of a long log.
 
 Only a line that starts a known server is read (its `\\` continuations joined), never a `#` comment, so a flag
 quoted in prose or a comment is not taken for the deployment's. Read from the head of each file: commands come before the output.

@@ -45,6 +45,15 @@ NAMED_NEAR_FRACTION = threshold("hardware-named-decode-near-floor")
 NAMED_MAX_BATCH = limit("named-max-batch")
 
 
+def _row_fixed_cost(acc: Accumulator, line: int) -> tuple[float, int | None, float]:
+    """(seconds, layers, share of the step at the row's rate) of the layers' fixed cost of the llama-bench row at
+    `line`: at rate r it adds r × its seconds to the share of the card's speed the row reached; (0, None, 0) for a row
+    whose model size is not known."""
+    rate, total, mixture = acc.bench_steps.get(line, (0.0, 0.0, False))
+    fixed, layers = step_fixed_seconds(total, mixture)
+    return fixed, layers, rate * fixed
+
+
 def _slowest_row_far_below(acc: Accumulator, accelerator, named: bool):
     """A finding when a table's slowest GPU row (of several, no model run with two settings) reaches less of the
     card's speed than the far-below cutoff, the layers' fixed cost counted: one model slower than the card allows is
@@ -54,9 +63,8 @@ def _slowest_row_far_below(acc: Accumulator, accelerator, named: bool):
         return None  # a table of one run, or of settings compared (an offload against none): its rows differ by design
     reached, line, rate = acc.bench_slowest
     bandwidth = accelerator.memory_bandwidth_bytes_per_second
-    _rate, total, mixture = acc.bench_steps.get(line, (0.0, 0.0, False))
-    fixed, _layers = step_fixed_seconds(total, mixture)
-    fraction = reached / bandwidth + rate * fixed
+    fixed, _layers, fixed_share = _row_fixed_cost(acc, line)
+    fraction = reached / bandwidth + fixed_share
     if fraction >= (NAMED_LOW_FRACTION if named else LOW_FRACTION):
         return None
     rule = "hardware-named-decode-far-below-floor" if named else "hardware-decode-far-below-floor"
@@ -106,9 +114,7 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
             # The fastest step the card allows is the weights' read plus the layers' fixed cost: at rate r that
             # cost adds r × its seconds to the share of that step the row reached (a small model's floor is mostly
             # the fixed cost).
-            rate, total, mixture = acc.bench_steps.get(reached.high_line, (0.0, 0.0, False))
-            fixed, layers = step_fixed_seconds(total, mixture)
-            fixed_share = rate * fixed
+            fixed, layers, fixed_share = _row_fixed_cost(acc, reached.high_line)
             if fixed:
                 fraction += fixed_share
                 numbers.update(fixed_step_seconds=fixed, floor_speed_fraction=fraction)

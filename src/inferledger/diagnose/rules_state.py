@@ -8,21 +8,28 @@ from inferledger.diagnose.rules import fire, threshold
 
 
 def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
-    for name, text in (("preemptions", "preemption(s): the KV cache ran out and requests were evicted"),
-                       ("retractions", "request(s) retracted: the KV pool was full during decode"),
-                       ("oom", "out-of-memory event(s)"),
-                       ("kv_no_room", "time(s) the KV cache had no room for the next batch (llama.cpp: `failed to find "
-                                      "free space in the KV cache` / `failed to find a memory slot`): the context is "
-                                      "full"),
-                       ("too_long_rejections", "request(s) refused as longer than the engine can hold (SGLang: `exceeds "
-                                               "the maximum allowed length`, the tokens its KV pool holds; llama.cpp: "
-                                               "`exceeds the available context size`): KV capacity caps the "
-                                               "prompt"),
-                       ("kv_start_refusals", "start-up refusal(s): the KV cache the configured context needs does not "
-                                             "fit the memory left (vLLM: `KV cache is needed, which is larger than the "
-                                             "available KV cache memory`; llama.cpp: `failed to allocate buffer for "
-                                             "kv cache`; TensorRT-LLM: `maxTokensInPagedKvCache (N) must be large "
-                                             "enough to process at least 1 sequence`)")):
+    # Events with a verdict of their own: (event, rule, what the count means).
+    preemption = "state-preemption"
+    for name, rule, text in (
+            ("preemptions", preemption, "preemption(s): the KV cache ran out and requests were evicted"),
+            ("retractions", preemption, "request(s) retracted: the KV pool was full during decode"),
+            ("oom", preemption, "out-of-memory event(s)"),
+            ("kv_no_room", preemption,
+             "time(s) the KV cache had no room for the next batch (llama.cpp: `failed to find free space in the KV "
+             "cache` / `failed to find a memory slot`): the context is full"),
+            ("too_long_rejections", preemption,
+             "request(s) refused as longer than the engine can hold (SGLang: `exceeds the maximum allowed length`, the "
+             "tokens its KV pool holds; llama.cpp: `exceeds the available context size`): KV capacity caps the "
+             "prompt"),
+            ("kv_start_refusals", preemption,
+             "start-up refusal(s): the KV cache the configured context needs does not fit the memory left (vLLM: `KV "
+             "cache is needed, which is larger than the available KV cache memory`; llama.cpp: `failed to allocate "
+             "buffer for kv cache`; TensorRT-LLM: `maxTokensInPagedKvCache (N) must be large enough to process at "
+             "least 1 sequence`)"),
+            ("busy_rejections", "state-busy-rejections",
+             "request(s) refused as the server was busy (HTTP 503 / 429): its queue of pending requests was full, "
+             "more arrived than it holds; cap the client's concurrency, raise the queue (ollama OLLAMA_MAX_QUEUE) or "
+             "add replicas")):
         total = acc.events.get(name)
         if total:
             lines = acc.event_lines[name]
@@ -32,7 +39,7 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
             if name == "preemptions" and acc.preemptions_total.count:
                 numbers["preemptions_total_reported"] = acc.preemptions_total.high
             # One event is already proof; repeated ones raise it to the rule's high.
-            findings.append(fire("state-preemption", f"{total:.0f} {text}", numbers, min(1.0, (total - 1) / 4),
+            findings.append(fire(rule, f"{total:.0f} {text}", numbers, min(1.0, (total - 1) / 4),
                                  lines=list(lines.lines), file=lines.file))
     # Events that say how requests were cut or refused: a note each (count, first line), no verdict of their own.
     for name, text in (
@@ -48,14 +55,6 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
         total = acc.events.get(name)
         if total:
             notes.append(f"{total:.0f} " + text.format(line=min(acc.event_lines[name].lines)))
-    refused = acc.events.get("busy_rejections")
-    if refused:
-        lines = acc.event_lines["busy_rejections"]
-        findings.append(fire("state-busy-rejections", f"{refused:.0f} request(s) refused as the server was busy "
-                             "(HTTP 503 / 429): its queue of pending requests was full, more arrived than it holds; "
-                             "cap the client's concurrency, raise the queue (ollama OLLAMA_MAX_QUEUE) or add replicas",
-                             {"busy_rejections": refused}, min(1.0, (refused - 1) / 4), lines=list(lines.lines),
-                             file=lines.file))
     waits = acc.events.get("worker_waits")
     if waits and not acc.flags["stalled"].count:
         # No window held requests that made no progress: a wait at start-up (compilation, weight or KV quantisation

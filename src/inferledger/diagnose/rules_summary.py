@@ -65,10 +65,10 @@ def run_lengths(record) -> tuple:
 
 
 def first_token_load(record) -> tuple | None:
-    """(TTFT s, the median where stated; mean input tokens; arrivals req/s; one stream at a time) of a summary whose first tokens can be
-    set against the prompt's work: a measured TTFT (not worked out), a prompt length, and its arrivals known: one
-    stream at a time, or requests sent at a finite rate (the clients' Poisson arrivals; the higher of the rate
-    offered and the rate served); else None. Every request sent at once (`inf`), or a closed loop of several
+    """(TTFT s, the median where stated; mean input tokens; arrivals req/s; one stream at a time) of a summary whose
+    first tokens can be set against the prompt's work: a measured TTFT (not worked out), a prompt length, and its
+    arrivals known: one stream at a time, or requests sent at a finite rate (the clients' Poisson arrivals; the
+    higher of the rate offered and the rate served); else None. Every request sent at once (`inf`), or a closed loop of several
     streams, queues each prompt behind the others' by design: not judged."""
     run = _Run(record)
     if run.ttft is None or run.ttft_derived or not run.mean_input:

@@ -46,7 +46,6 @@ def parse(lines) -> Iterator:
     metrics: dict = {}
     lengths: dict = {}
     start = 0
-    summed = None
     for line_number, line in lines:
         if "-mean" in line:
             lengths.update((f"mean_{kind}_tokens", float(value)) for kind, value in _LENGTHS.findall(line))
@@ -55,15 +54,14 @@ def parse(lines) -> Iterator:
         if match:
             if metrics:
                 yield Record("summary", "bench.triton-core", start, metrics, labels={"tool": "triton-core-bench"})
-            metrics, start, summed = {"completed_requests": float(match.group(1)), **lengths}, line_number, None
+            metrics, start = {"completed_requests": float(match.group(1)), **lengths}, line_number
             continue
         if not start:
             continue
         if (match := _TOTAL.search(line)) is not None:
             metrics["duration_seconds"] = float(match.group(1)) / 1e3
         elif (match := _SUMMED.search(line)) is not None:
-            summed = float(match.group(1)) / 1e3
-            metrics.setdefault("e2e_seconds_mean", summed / metrics["completed_requests"])
+            metrics.setdefault("e2e_seconds_mean", float(match.group(1)) / 1e3 / metrics["completed_requests"])
         elif (match := _ROW.match(line.strip())) is not None:
             stat = _STATS.get(" ".join(match.group(1).lower().split()))
             if stat is not None:

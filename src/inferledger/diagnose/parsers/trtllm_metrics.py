@@ -49,6 +49,11 @@ def sniff(head: str) -> float:
     return 0.0
 
 
+def _startup(line_number: int, metrics: dict, kind: str = "capacity") -> Record:
+    """A start-up line's figures (or event) as the runtime's record."""
+    return Record(kind, "trtllm.startup", line_number, metrics, labels={"engine": "tensorrt-llm"})
+
+
 def _capacity(line_number: int, line: str, pool: dict) -> Record | None:
     """A start-up line sizing the KV cache, as a capacity record; None for any other line. `pool` keeps the primary
     pool's blocks and a sequence's most pages until both are read: their ratio is how many sequences of the most
@@ -56,26 +61,21 @@ def _capacity(line_number: int, line: str, pool: dict) -> Record | None:
     for pattern, metric in ((_KV_BYTES, "kv_cache_bytes"), (_KV_TOKENS, "kv_cache_tokens")):
         match = pattern.search(line)
         if match:
-            return Record("capacity", "trtllm.startup", line_number, {metric: float(match.group(1))},
-                          labels={"engine": "tensorrt-llm"})
+            return _startup(line_number, {metric: float(match.group(1))})
     match = _KV_ALLOCATED.search(line)
     if match:
-        return Record("capacity", "trtllm.startup", line_number,
-                      {"kv_cache_bytes": float(match.group(1)) * 2**30, "kv_cache_tokens": float(match.group(2))},
-                      labels={"engine": "tensorrt-llm"})
+        return _startup(line_number, {"kv_cache_bytes": float(match.group(1)) * 2**30,
+                                      "kv_cache_tokens": float(match.group(2))})
     match = _KV_MAX_TOKENS.search(line)
     if match:
-        return Record("capacity", "trtllm.startup", line_number,
-                      {"kv_cache_tokens": float(match.group(1)), "kv_cache_bytes": float(match.group(2))},
-                      labels={"engine": "tensorrt-llm"})
+        return _startup(line_number, {"kv_cache_tokens": float(match.group(1)),
+                                      "kv_cache_bytes": float(match.group(2))})
     for pattern, key in ((_KV_POOL, "blocks"), (_KV_PAGES, "pages")):
         match = pattern.search(line)
         if match:
             pool[key] = float(match.group(1))
             if pool.get("blocks") and pool.get("pages"):
-                return Record("capacity", "trtllm.startup", line_number,
-                              {"max_concurrency_at_length": pool["blocks"] / pool["pages"]},
-                              labels={"engine": "tensorrt-llm"})
+                return _startup(line_number, {"max_concurrency_at_length": pool["blocks"] / pool["pages"]})
             return None
     return None
 
@@ -231,8 +231,7 @@ def parse(lines) -> Iterator[Record | Skipped]:
                 # The runtime refuses to start: the KV pool left after the weights cannot hold one sequence of the
                 # engine's most length (Triton's backend: `Failed to create instance: … maxTokensInPagedKvCache
                 # (29184) must be large enough to process at least 1 sequence to completion`).
-                yield Record("event", "trtllm.startup", line_number, {"kv_start_refusals": 1.0},
-                             labels={"engine": "tensorrt-llm"})
+                yield _startup(line_number, {"kv_start_refusals": 1.0}, kind="event")
                 continue
             record = _capacity(line_number, line, pool) if "[TensorRT-LLM]" in line and "cache" in line else None
             if record is not None:
