@@ -965,6 +965,8 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                 {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token, "requests_in_flight": run.batch},
                 **where))
             return False
+        if run.input_rate:
+            return False  # an input rate with no prompt length (a table's prefill row): the prompt is unknown, not absent
         findings.append(fire(
             "summary-ttft-over-tpot",
             f"{name}: mean TTFT {run.ttft:.3g} s is {run.ttft / run.per_token:.0f}× the {run.per_token * 1e3:.1f} ms "

@@ -54,6 +54,12 @@ _TOTAL_REQUESTS = ("number of total requests", "total requests", "number of requ
 _MODEL_BANNER = re.compile(r"^=+\s*Result for Model:\s*(\S+?)\s*=+\s*$")
 _PER_MINUTE = {"requests/min": "request_throughput_per_second", "output_tokens/min": "output_tokens_per_second",
                "input_tokens/min": "input_tokens_per_second", "tokens/min": "total_tokens_per_second"}
+# Its latencies are averages per request and per token, each "(includes waiting time on server)": the whole call's
+# time, queue included ("Average milliseconds/output_token (includes waiting time on server): 443.50").
+_WAIT_INCLUDED = " (includes waiting time on server)"
+_AVERAGE_LATENCY = {"average milliseconds/request": ("e2e_seconds_mean", 1e-3),
+                    "average milliseconds/output_token": ("e2e_per_output_token_seconds_mean", 1e-3),
+                    "average seconds/token": ("e2e_per_token_seconds_mean", 1.0)}
 _TRAILING_STAT = re.compile(r"^(.*?\S)\s*(\([^)]*\))\s+(avg|mean|median|min|max|std|p\d+(?:\.\d+)?)$")
 
 
@@ -156,6 +162,13 @@ class _ConsoleBlock:
             return None
         label, value = match.group(1).strip(), match.group(2)
         key = " ".join(label.lower().split())
+        average = _AVERAGE_LATENCY.get(key.removesuffix(_WAIT_INCLUDED))
+        if average is not None:
+            self.unrecognised_run = 0
+            number = to_number(value)
+            if number is not None:
+                self.metrics[average[0]] = number * average[1]
+            return None
         if key not in _CONSOLE_ROWS and _LATENCY_ROW.match(label) is None:
             key = _vllm_label(label)
             label = key
@@ -551,7 +564,11 @@ def parse(lines) -> Iterator:
             record = close_block()
             if record is not None:
                 yield record
-            block = _ConsoleBlock(line_number, {}, {"model": named.group(1), "tool": "inference-benchmark"})
+            # "weighted" is its aggregate over the models served, no model's name. The command line above it states
+            # the load it offered (`--request-rate=10`), as for vLLM's client.
+            labels = {"tool": "inference-benchmark"} | ({} if named.group(1) == "weighted" else {"model": named.group(1)})
+            block = _ConsoleBlock(line_number, preamble_metrics, preamble_labels | labels)
+            preamble_metrics, preamble_labels = {}, {}
             continue
         if _BANNER in line:
             record = close_block()

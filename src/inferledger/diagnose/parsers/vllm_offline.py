@@ -50,6 +50,9 @@ _AVG_LATENCY = re.compile(r"Avg latency:\s*([\d.]+) seconds")
 _PERCENTILE_LATENCY = re.compile(r"(\d+)% percentile latency:\s*([\d.]+) seconds")
 _ARGUMENT = re.compile(r"\b(input_len|output_len|batch_size|model)=(\d+|'[^']*')")
 _FLAG = re.compile(r"--(input|output)-len[= ]+(\d+)")  # the command line's own: `--input-len 256 --output-len 256`
+_PROMPTS = re.compile(r"--num-prompts[= ]+(\d+)")
+# Several sequences a prompt (`--n 4`, beam search): the engine's batch is no longer the prompts' count.
+_SEQUENCES = re.compile(r"--n[= ]+([2-9]|\d\d+)\b|--use-beam-search")
 _LATENCY_STATS = {"50": "median", "90": "p90", "99": "p99"}  # the 10/25/75 % percentiles have no metric name
 # benchmark_guided.py's describe() blocks: a heading naming the latency and its unit, then one statistic a line.
 _DESCRIBED = re.compile(r"^(First|Next) token latency\((msecs|secs)\):\s*$")
@@ -137,7 +140,7 @@ def _bar(match: re.Match) -> tuple[dict, int]:
 
 
 def _record(line_number: int, metrics: dict, total: int | None, arguments: dict | None = None) -> Record:
-    if arguments and "output_tokens_per_second" not in metrics:
+    if arguments:
         _fixed_lengths(metrics, arguments)
     labels = {"engine": "vllm", "tool": "vllm-offline", "offline_batch": True,
               "throughput_definition": "offline batch: every prompt submitted at once, rates are totals over the "
@@ -150,14 +153,21 @@ def _record(line_number: int, metrics: dict, total: int | None, arguments: dict 
 def _fixed_lengths(metrics: dict, arguments: dict) -> None:
     """A throughput run with fixed lengths (its arguments `input_len`, `output_len`) that printed only its total
     tokens a second: every request generated output_len tokens, so the output rate is req/s × output_len. Kept only
-    where req/s × (input_len + output_len) gives the printed total (within 5 %): the arguments are this run's."""
+    where req/s × (input_len + output_len) gives the printed total (within 5 %), and req/s × output_len the printed
+    output rate where there is one: the arguments are this run's. Its
+    `--num-prompts` is then the run's count of requests, all submitted at once (none where a prompt runs several
+    sequences: `--n`, beam search)."""
     rate, total = metrics.get("request_throughput_per_second"), metrics.get("total_tokens_per_second")
     if "output_len" not in arguments or "input_len" not in arguments or not rate or not total:
         return
     output, prompt = float(arguments["output_len"]), float(arguments["input_len"])
-    if abs(rate * (prompt + output) - total) > 0.05 * total:
+    printed = metrics.get("output_tokens_per_second", rate * output)
+    if abs(rate * (prompt + output) - total) > 0.05 * total or abs(rate * output - printed) > 0.05 * printed:
         return
-    metrics.update(output_tokens_per_second=rate * output, mean_output_tokens=output, mean_input_tokens=prompt)
+    metrics["output_tokens_per_second"] = printed
+    metrics.update(mean_output_tokens=output, mean_input_tokens=prompt)
+    if "num_prompts" in arguments:
+        metrics.setdefault("completed_requests", float(arguments["num_prompts"]))
 
 
 def sniff(head: str) -> float:
@@ -218,6 +228,9 @@ def parse(lines) -> Iterator:
             continue
         if "--output-len" in line:
             arguments = {f"{which}_len": value for which, value in _FLAG.findall(line)}
+            prompts = _PROMPTS.search(line)
+            if prompts is not None and _SEQUENCES.search(line) is None:
+                arguments["num_prompts"] = prompts.group(1)
             continue
         if "tok, Time: " in line:
             match = _NANO.search(line)
