@@ -69,3 +69,13 @@ def test_a_prefill_row_with_no_prompt_length_is_no_queue():
     diagnosis = diagnose_files([path])
     assert "summary-ttft-over-tpot" not in rules(diagnosis)
     assert diagnosis.verdict != "queueing"
+
+
+def test_a_runners_cache_sized_by_its_context_is_no_shortage():
+    # ollama/ollama#10810: ollama sized the KV cache for its context (memory.required.kv 752 MiB = 0.73 GiB) beside
+    # 132.3 GiB of weights, 0.55 % of them, under the 1 % that reads vLLM's leftover memory as a starved cache. Here
+    # the small cache is a short context; what the line shows is 65 of 95 layers on the GPUs, the rest on the CPU.
+    path = FIXTURES / "blind281_logs" / "ollama__qwen3-235b-five-24gb-gpus-offload-65-of-95-layers-journal.txt"
+    diagnosis = diagnose_files([path])
+    assert "state-kv-memory-small" not in rules(diagnosis)
+    assert diagnosis.verdict == "decode-bound"

@@ -129,7 +129,11 @@ def capacity_findings(acc: Accumulator, findings: list) -> None:
                "room for layers)" if capacity.get("kv_cache_bytes") else ""),
             {"offloaded_layers": on_gpu, "model_layers": layers}, **where))
     kv_bytes, weights = capacity.get("kv_cache_bytes"), capacity.get("weights_bytes")
-    if not tokens and kv_bytes is not None and weights and kv_bytes < threshold("state-kv-memory-small") * weights:
+    # llama.cpp and ollama size the cache for the context they were asked for (n_ctx, num_ctx), not from the memory
+    # the weights leave: a small one there is a short context, no shortage.
+    sized_by_context = kv_bytes is not None and acc.capacity["kv_cache_bytes"][3].startswith(("llamacpp", "ollama"))
+    if not tokens and kv_bytes is not None and weights and not sized_by_context \
+            and kv_bytes < threshold("state-kv-memory-small") * weights:
         # No token count printed (vLLM V0's memory profile, cut before `# GPU blocks`): the bytes against the
         # weights' say it is a few thousand tokens at most, whatever the model.
         findings.append(fire(
