@@ -236,7 +236,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind281_logs": (7, 7, 10),
           "blind283_logs": (6, 6, 10),
           "blind284_logs": (5, 5, 10),
-          "blind286_logs": (4, 4, 10)}
+          "blind286_logs": (4, 4, 10),
+          "blind285_logs": (4, 4, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
