@@ -84,8 +84,12 @@ def test_each_runtimes_spelling_is_read():
              "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Error allocating device buffer",
              "RuntimeError: HIP out of memory. Tried to allocate 2.00 GiB",
              "[  123.4] Out of memory: Killed process 4242 (llama-server)",
-             "llama_model_load: error loading model: unable to allocate CUDA0 buffer"]
-    assert [record.line_number for record in failure_records(lines, first_line=10)] == [10, 11, 12, 13, 14]
+             "llama_model_load: error loading model: unable to allocate CUDA0 buffer",
+             "RuntimeError: alloc_req_slots runs out of memory. Please set a smaller number for "
+             "`--max-running-requests`. self.req_to_token_pool.available_size()=1, num_reqs=2,"]
+    assert [record.line_number for record in failure_records(lines, first_line=10)] == [10, 11, 12, 13, 14, 15]
+    # A poster's sentence that names SGLang's failure is not the failure (sgl-project/sglang#10408 opens with one).
+    assert failure_records(["then crashes in the scheduler with alloc_req_slots runs out of memory."]) == []
 
 
 # vLLM V0's memory profile (vllm-project/vllm#16570): the weights and the KV cache's share on one line.
