@@ -79,3 +79,44 @@ def test_a_runners_cache_sized_by_its_context_is_no_shortage():
     diagnosis = diagnose_files([path])
     assert "state-kv-memory-small" not in rules(diagnosis)
     assert diagnosis.verdict == "decode-bound"
+
+
+BENCH = ("| model | size | params | backend | ngl | test | t/s |\n"
+         "| --- | ---: | ---: | --- | --: | ---: | ---: |\n")
+
+
+def _bench(tmp_path, rows: list) -> Path:
+    path = tmp_path / "bench.md"
+    path.write_text(BENCH + "".join(f"| {model} | {size} | {params} | CUDA | 99 | {test} | {rate} ± 1.00 |\n"
+                                    for model, size, params, test, rate in rows))
+    return path
+
+
+@pytest.mark.parametrize("card, size, rate", [
+    # ggml-org/llama.cpp#6017: llama 7B F16 (12.55 GiB, 6.74 B) pp512 8,381.22 t/s on an A100 80GB PCIe.
+    ("a100-pcie-80gb", "12.55 GiB", 8381.22),
+    # ggml-org/llama.cpp#4766: llama 7B Q4_0 (3.56 GiB) pp512 912.41 t/s on a Tesla P40, a card with no tensor cores.
+    ("p40", "3.56 GiB", 912.41)])
+def test_published_llama_bench_prefill_rates_are_not_called_slow(tmp_path, card, size, rate):
+    diagnosis = diagnose_files([_bench(tmp_path, [("llama 7B", size, "6.74 B", "pp512", rate)])], gpu=card)
+    assert "hardware-prefill-below-realistic" not in rules(diagnosis)
+    assert diagnosis.verdict != "prefill-bound"
+
+
+def test_a_llama_bench_prompt_rate_far_below_the_card_is_prefill_bound(tmp_path):
+    # 7B F16 on an A100: 2 × 6.74e9 FLOP a token at 300 tok/s is 4 TFLOP/s, about 1 % of the card's 312 TFLOP/s;
+    # the published 8,381 tok/s above is 28 times that.
+    diagnosis = diagnose_files([_bench(tmp_path, [("llama 7B F16", "12.55 GiB", "6.74 B", "pp512", 300.0)])],
+                               gpu="a100-pcie-80gb")
+    assert "hardware-prefill-below-realistic" in rules(diagnosis)
+    assert diagnosis.verdict == "prefill-bound"
+
+
+def test_a_mixtures_or_a_cpu_rows_prompt_rate_is_not_judged_against_the_card(tmp_path):
+    # Prompt processing of a mixture reads experts the size column cannot split; a CPU row's compute is not the card's.
+    rows = [("qwen3moe 30B.A3B Q4_K - Medium", "17.28 GiB", "30.53 B", "pp512", 50.0)]
+    assert "hardware-prefill-below-realistic" not in rules(diagnose_files([_bench(tmp_path, rows)], gpu="rtx-4090"))
+    path = tmp_path / "cpu.md"
+    path.write_text(BENCH + "| llama 7B F16 | 12.55 GiB | 6.74 B | CPU | 0 | pp512 | "
+                    "30.00 ± 1.00 |\n")
+    assert "hardware-prefill-below-realistic" not in rules(diagnose_files([path], gpu="rtx-4090"))

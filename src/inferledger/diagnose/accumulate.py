@@ -5,10 +5,12 @@ length. The thresholds the flags use live here, each with its reason."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from itertools import compress, repeat
 from operator import add, contains, eq, is_not
 
+from inferledger.diagnose.named_model import names_mixture
 from inferledger.diagnose.records import Requests, Windows
 from inferledger.diagnose.rules import limit, threshold
 
@@ -346,6 +348,9 @@ class Accumulator:
         # llama-bench: line -> (tg tok/s, total parameters, a mixture?) of the rows effective_bandwidth read, so the
         # roofline can charge the fastest row's step its layers' fixed cost (roofline.step_fixed_seconds)
         self.bench_steps = {}
+        # llama-bench pp rows of a dense model on a GPU: (tok/s, prompt tokens, parameters, weights bytes, line), for
+        # the roofline's prefill judgement (roofline._bench_prefill_findings).
+        self.bench_prompts = []
         self.bench_slowest = None  # (bandwidth reached, line, tok/s) of the slowest GPU row (_note_slowest)
         self.bench_settings = {}  # model -> the settings of its rows _note_slowest kept
         self.depth_generation = {}  # llama-bench -d: context tokens -> Running of tg tok/s at that depth
@@ -599,6 +604,19 @@ class Accumulator:
         if self.bench_slowest is None or reached < self.bench_slowest[0]:
             self.bench_slowest = (reached, record.line_number, rate)
 
+    def _note_bench_prompt(self, record) -> None:
+        """Keep a llama-bench `pp<N>` row of a dense model that ran on a GPU (a mixture's prompt reads experts the
+        size column cannot split; a CPU row's compute is not the card's)."""
+        metrics, labels = record.metrics, record.labels
+        rate, test = metrics.get("prompt_tokens_per_second"), labels.get("test", "")
+        tokens = re.match(r"pp\s*(\d+)$", test.split("@")[0].strip())
+        if rate is None or tokens is None or labels.get("device") == "cpu" or "weights_bytes" not in metrics \
+                or "parameters" not in metrics or "decode_weights_bytes" in metrics \
+                or len(self.bench_prompts) >= MAX_BENCH_STEPS or names_mixture(labels.get("model", "")):
+            return
+        self.bench_prompts.append((rate, int(tokens.group(1)), metrics["parameters"], metrics["weights_bytes"],
+                                   record.line_number))
+
     def _note_labels(self, labels: dict) -> None:
         """The label notes worth showing (definitions, engines) a record's labels hold that none before held."""
         for key in ("engine", "tool", "ttft_definition", "ttft_includes_reasoning", "tpot_includes_prefill",
@@ -752,6 +770,8 @@ class Accumulator:
                                    ("prompt_tokens_per_second", self.depth_prompt)):
                 if name in metrics:
                     by_depth.setdefault(depth, Running()).add(metrics[name], record.line_number)
+        if "prompt_tokens_per_second" in metrics and record.source == "llamacpp.bench":
+            self._note_bench_prompt(record)
         if "running_requests" not in metrics and "generation_tokens_per_second" not in metrics:
             # Spec-decoding lines and the like: statistics only, not a stats window. The windows waiting are folded
             # first only when they hold one of its metrics (every Running sees its values in order), or when both

@@ -269,12 +269,24 @@ def _mixture(count: tuple) -> bool:
     return bool(count[3]) and count[2] < count[1]
 
 
-def catalog_layers(total_params: float, mixture: bool) -> int | None:
-    """The layers of the catalogued model of the same kind (a mixture of experts or dense) nearest in total
-    parameters: how deep a model known only by its size most likely is (a decode step pays a fixed cost a layer)."""
+def catalog_nearest(total_params: float, mixture: bool) -> tuple | None:
+    """(name, total parameters, layers) of the catalogued model of the same kind (a mixture of experts or dense)
+    nearest in total parameters: the likeliest shape of a model known only by its size."""
     if total_params <= 0:
         return None
     same = [count for count in _catalog_counts() if _mixture(count) == mixture]
     if not same:
         return None
-    return min(same, key=lambda count: abs(math.log(count[1] / total_params)))[5]
+    nearest = min(same, key=lambda count: abs(math.log(count[1] / total_params)))
+    return nearest[0], nearest[1], nearest[5]
+
+
+def catalog_layers(total_params: float, mixture: bool) -> int | None:
+    """How deep a model known only by its size most likely is (a decode step pays a fixed cost a layer)."""
+    nearest = catalog_nearest(total_params, mixture)
+    return nearest[2] if nearest else None
+
+
+def names_mixture(model_cell: str) -> bool:
+    """A llama.cpp model cell that names a mixture of experts (its architecture, `MoE`, experts × size)."""
+    return _MIXTURE_NAME.search(model_cell) is not None

@@ -77,9 +77,76 @@ def _slowest_row_far_below(acc: Accumulator, accelerator, named: bool):
 
 
 def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
-    """Hardware evidence the log carries by itself: llama-bench's size column × its tg rate is the bandwidth the
-    decode reached (every step reads all weights once), no --model needed; with a GPU (given, or named by the
-    log) that is a fraction of the card's bandwidth, the floor of the weights' size ÷ bandwidth per token."""
+    """Hardware evidence the log carries by itself (llama-bench's size and params columns), no --model needed: its
+    decode against the card's bandwidth, its prompt processing against the card's compute."""
+    return _bench_decode_findings(acc, gpu) + _bench_prefill_findings(acc, gpu)
+
+
+def _bench_prefill_findings(acc: Accumulator, gpu: str | None) -> list:
+    """llama-bench's pp<N> rows on a named GPU against the ledger's realistic prefill of N tokens (as a request's
+    prompt-eval rate is, hardware-prefill-below/near-realistic): the row that reached most of it, so a table of
+    settings compared is judged by its best."""
+    accelerator = _accelerator(gpu) if acc.bench_prompts else None
+    if accelerator is None:
+        return []
+    best, rates = None, {}
+    for rate, tokens, parameters, weights_bytes, line in acc.bench_prompts:
+        key = (tokens, parameters, weights_bytes)  # a table's rows repeat a model and test
+        if key not in rates:
+            rates[key] = _bench_prompt_rate(tokens, parameters, weights_bytes, accelerator)
+        realistic = rates[key]
+        if realistic and (best is None or rate / realistic > best[0]):
+            best = (rate / realistic, rate, realistic, tokens, line)
+    if best is None:
+        return []
+    share, rate, realistic, tokens, line = best
+    text = (f"llama-bench: prompt processing {rate:,.0f} tok/s (pp{tokens}, the best row) is {share:.0%} of the "
+            f"{realistic:,.0f} tok/s the ledger's realistic prefill of {tokens:,} tokens allows on {accelerator.name}")
+    numbers = {"prompt_tokens_per_second": rate, "ledger_realistic_prompt_tokens_per_second": realistic}
+    if share < threshold("hardware-prefill-below-realistic"):
+        return [fire("hardware-prefill-below-realistic", text + ": the prompt is held back by the backend, the "
+                     "build or an offload, not the card's compute", numbers, lines=[line])]
+    if share >= threshold("hardware-prefill-near-realistic"):
+        return [fire("hardware-prefill-near-realistic", text + ": as fast as the card computes", numbers,
+                     lines=[line])]
+    return []
+
+
+def _accelerator(gpu: str | None):
+    """The catalogued card of `gpu`, or None."""
+    from inferledger.errors import InferledgerError
+    from inferledger.hardware import find_accelerator
+
+    if not gpu:
+        return None
+    try:
+        return find_accelerator(gpu)
+    except InferledgerError:
+        return None
+
+
+def _bench_prompt_rate(tokens: int, parameters: float, weights_bytes: float, accelerator) -> float | None:
+    """Tokens a second of the ledger's realistic prefill of `tokens` for a dense model of `parameters` stored in
+    `weights_bytes`: the catalogued dense model nearest in size, its time scaled by the parameters (a prompt's FLOPs
+    are 2 × parameters a token, attention aside). Below 9 bits a weight the format is weight-only (dequantised to
+    the matmul's dtype, as llama.cpp's quantised types are), above 20 fp32."""
+    from inferledger.diagnose.named_model import catalog_nearest
+    from inferledger.model import load_model
+
+    nearest = catalog_nearest(parameters, mixture=False)
+    if nearest is None or parameters <= 0:
+        return None
+    name, total, _layers = nearest
+    bits = weights_bytes * 8 / parameters
+    precision = "int4" if bits < 9 else "fp32" if bits > 20 else "bf16"
+    seconds = _one_prefill_seconds(load_model(name), accelerator, tokens, precision, None, {})
+    return tokens / (seconds * parameters / total) if seconds else None
+
+
+def _bench_decode_findings(acc: Accumulator, gpu: str | None) -> list:
+    """llama-bench's size column × its tg rate is the bandwidth the decode reached (every step reads all weights
+    once); with a GPU (given, or named by the log) that is a fraction of the card's bandwidth, the floor of the
+    weights' size ÷ bandwidth per token."""
     reached = acc.effective_bandwidth
     if not reached.count:
         return []
@@ -94,13 +161,7 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
         numbers["effective_bandwidth_bytes_per_second_most"] = most
     judged = "give --gpu to compare with the card's bandwidth"
     if gpu:
-        from inferledger.errors import InferledgerError
-        from inferledger.hardware import find_accelerator
-
-        try:
-            accelerator = find_accelerator(gpu)
-        except InferledgerError:
-            accelerator = None
+        accelerator = _accelerator(gpu)
         if accelerator is not None:
             bandwidth = accelerator.memory_bandwidth_bytes_per_second
             fraction = reached.high / bandwidth

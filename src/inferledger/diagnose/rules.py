@@ -642,14 +642,16 @@ _TABLE = (
           "mean wait (ρ / 2(1 − ρ) prefills at utilisation ρ); three times that is time no prompt work or queue of "
           "this load accounts for: a slow prefill path (engine, attention backend, KV transfer, encoder)", 0.75),
     _rule("hardware-prefill-below-realistic", "hardware", "prefill-bound",
-          "the fastest request's own prompt-processing rate below this share of the ledger's realistic prefill rate "
-          "for its prompt length", 1 / 3, "of realistic prefill speed",
+          "the fastest request's own prompt-processing rate (or llama-bench's best pp<N> row of a dense model on "
+          "a GPU) below this share of the ledger's realistic prefill rate for its prompt length", 1 / 3,
+          "of realistic prefill speed",
           "a request's prompt-eval rate is measured while it prefills (no idle time in it, unlike a stats window's "
           "average); the realistic prefill is fitted within about 1.5× of measured engines, so a third of it is an "
-          "engine, backend or offload holding the prompt back", 0.7),
+          "engine, backend or offload holding the prompt back (llama.cpp's published pp512 rates sit at 0.5× or "
+          "more: llama 7B F16 8,381 tok/s on an A100 PCIe, llama.cpp#6017)", 0.7),
     _rule("hardware-prefill-near-realistic", "hardware", "healthy",
-          "the fastest request's prompt-processing rate at or above this share of the ledger's realistic prefill "
-          "rate", 1 / _REALISTIC_SLACK, "of realistic prefill speed",
+          "the fastest request's prompt-processing rate (or llama-bench's best pp<N> row) at or above this share "
+          "of the ledger's realistic prefill rate", 1 / _REALISTIC_SLACK, "of realistic prefill speed",
           "prompts are read as fast as the card's compute allows (within the estimate's 1.5×)", 0.55),
     _rule("hardware-low-effective-bandwidth", "hardware", "decode-bound",
           "weights (llama-bench size) × generation tok/s below this", 10e9, "B/s",
