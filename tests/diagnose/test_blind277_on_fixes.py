@@ -120,3 +120,15 @@ def test_a_mixtures_or_a_cpu_rows_prompt_rate_is_not_judged_against_the_card(tmp
     path.write_text(BENCH + "| llama 7B F16 | 12.55 GiB | 6.74 B | CPU | 0 | pp512 | "
                     "30.00 ± 1.00 |\n")
     assert "hardware-prefill-below-realistic" not in rules(diagnose_files([path], gpu="rtx-4090"))
+
+
+def test_a_phase_column_with_one_rate_cell_left_by_the_cut_is_read(tmp_path):
+    # defilantech/LLMKube#1423: the excerpt cuts the second row inside its decode cell, so that column keeps one
+    # cell; `12.42 tok/s` under "decode" is one stream's rate all the same: 1 / 12.42 = 80.5 ms a token.
+    path = tmp_path / "cut.md"
+    path.write_text("| | prefill | decode |\n| --- | --- | --- |\n| two Sparks over the cable | 73.4 tok/s | "
+                    "**12.42 tok/s** |\n| one Spark, everything else identical | 106.0 tok/s | **12.83 to\n")
+    diagnosis = diagnose_files([path])
+    (summary,) = diagnosis.metrics["summary"]
+    assert summary["output_tokens_per_second_per_user_mean"] == pytest.approx(12.42)
+    assert summary["input_tokens_per_second"] == pytest.approx(73.4)

@@ -238,7 +238,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind284_logs": (5, 5, 10),
           "blind286_logs": (4, 4, 10),
           "blind285_logs": (4, 5, 10),
-          "blind287_logs": (5, 5, 10),
+          "blind287_logs": (5, 6, 10),
           "blind288_logs": (6, 6, 7)}
 
 

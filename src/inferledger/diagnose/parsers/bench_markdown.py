@@ -263,7 +263,8 @@ def _unit_from_cells(header: str, index: int, rows: list):
     cells = [cells[index] for _, cells in rows if index < len(cells) and cells[index].strip()]
     if not cells:
         return None
-    if sum(bool(_RATE_CELL.match(cell)) for cell in cells) >= max(2, 2 * len(cells) / 3):  # a note in a cell or two
+    rates = sum(bool(_RATE_CELL.match(cell)) for cell in cells)
+    if rates == len(cells) or rates >= max(2, 2 * len(cells) / 3):  # every cell, or all but a note in a cell or two
         words = _CONTEXT_PREFIX.sub("", _normal(header))
         return next(((metric, 1.0, "rate") for pattern, metric in _PHASE_RATES if pattern.match(words)), None)
     column = _column(f"{header} (s)")
