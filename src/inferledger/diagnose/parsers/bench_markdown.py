@@ -444,7 +444,9 @@ def _variants(header: list, columns: list) -> list:
             if context is not None and columns[index] is not None:
                 groups.setdefault(context, []).append(index)
         shared = [index for index, context in enumerate(contexts) if context is None]
-        return [(header[own[0]], sorted(shared + own)) for own in groups.values()]
+        # named by its context (`4K`), not by its first column (`4K prefill` would name the run's decode too)
+        return [(_CONTEXT_PREFIX.match(header[own[0]].strip()).group(0).strip() + " context", sorted(shared + own))
+                for own in groups.values()]
     places: dict = {}
     for index, column in enumerate(columns):
         # Only a measure repeated makes variants; a setting named twice (Triton's `Batch` and `Periodic
