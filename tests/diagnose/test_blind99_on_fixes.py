@@ -633,7 +633,7 @@ def test_a_card_the_driver_tools_list_is_the_logs_gpu(tmp_path):
              "rate: 0.0%\n")
     diagnosis = diagnose_files([_write(tmp_path, listed + stats)], model="meta-llama/Llama-3.1-8B")
     assert diagnosis.roofline["lines"][0] == "named by the log: gpu h100-sxm"
-    assert device_records("  Device 0: NVIDIA GeForce RTX 3080 Ti, compute capability 8.6\n") == []
+    assert device_records("  Device 0: NVIDIA GeForce RTX 2080 SUPER, compute capability 7.5\n") == []  # not catalogued
     assert device_records("GPU 0: NVIDIA H100 80GB HBM3 (UUID: a)\nGPU 1: NVIDIA A100-SXM4-80GB (UUID: b)\n") == []
     [record] = device_records("|   0  NVIDIA GeForce RTX 4090        Off |   00000000:01:00.0  On |          Off |\n")
     assert record.labels["gpu"] == "rtx-4090"

@@ -550,3 +550,236 @@ def test_new_cards_request_runs_end_to_end(capsys):
                  "arc-b580", "m1", "m3-pro"):
         assert main(["request", "--model", "Qwen/Qwen2.5-7B", "--gpu", name, "--json"]) == 0, name
         assert '"realistic' in capsys.readouterr().out, name
+
+
+# ---------------------------------------------------------------- hw17: 29 more cards, each figure from its cited source
+# Every expected value below is written from the source the entry cites (spec table, datasheet, article), never read
+# back from the catalogue: bus width x data rate, shader count x 2 x clock, SMs x FLOP/clock/SM x clock, vendor figures.
+
+
+@pytest.mark.parametrize(
+    "name, gib, bandwidth, architecture",
+    [
+        ("rtx-2070", 8, 14e9 * 256 / 8, "turing"),  # GameGPU / Tom's: 8 GB GDDR6 14 Gbps, 256-bit, 448 GB/s
+        ("rtx-2060", 6, 14e9 * 192 / 8, "turing"),  # Fudzilla: 6GB 14Gbps, 192-bit; benchmark.best: 336.0 GB/s
+        ("rtx-2080", 8, 14e9 * 256 / 8, "turing"),  # GameGPU: 8192 MB, 14000 MHz effective, 256-bit, 448 GB/s
+        ("rtx-3050", 8, 14e9 * 128 / 8, "ampere"),  # SomagNews: 8GB, 14 Gbps, 128-bit, 224 GB/s
+        ("rtx-3060-ti", 8, 14e9 * 256 / 8, "ampere"),  # Wccftech: 8 GB GDDR6 14 Gbps, 256-bit, 448 GB/s
+        ("rtx-3070-ti", 8, 608e9, "ampere"),  # CYBIRD-D table: 8 GB, 608 GB/s
+        ("rtx-3080-ti", 12, 19e9 * 384 / 8, "ampere"),  # Wccftech: 12 GB GDDR6X 19 Gbps, 384-bit, 912 GB/s
+        ("rtx-4070-super", 12, 504e9, "ada"),  # CYBIRD-D table: 12 GB, 504 GB/s
+        ("rtx-4080-super", 16, 736e9, "ada"),  # CYBIRD-D table: 16 GB, 736 GB/s
+        ("rtx-5060-ti-16gb", 16, 28e9 * 128 / 8, "blackwell-gb202"),  # Tom's: 16GB GDDR7 28 GT/s, 128-bit, 448 GB/s
+        ("rtx-5070", 12, 672e9, "blackwell-gb202"),  # CYBIRD-D table: 12 GB, 672 GB/s
+        ("gtx-1080-ti", 11, 11e9 * 352 / 8, "pascal"),  # GECID: GDDR5X 11 008 MHz effective, 352-bit; Vortez: 484 GB/s
+        ("gtx-1080", 8, 320.32e9, "pascal"),  # 8 GB GDDR5X at 2.5025 GHz, 256-bit, 320.32 GB/s
+        ("gtx-1070-ti", 8, 8e9 * 256 / 8, "pascal"),  # Hardwareluxx: 8 GB GDDR5 at 2000 MHz, 256-bit
+        ("gtx-1060-6gb", 6, 8e9 * 192 / 8, "pascal"),  # Vortez: 6GB GDDR5 8 Gbps, 192-bit, 192 GB/sec
+        ("quadro-rtx-8000", 48, 14e9 * 384 / 8, "turing"),  # Leadtek / Geektopia: 48 GB GDDR6 14 Gb/s, 384-bit, 672 GB/s
+        ("a30", 24, 933.1e9, "ampere"),  # SysRqmts: 24 GB HBM2, 3072-bit, 933.1 GB/s
+        ("jetson-agx-orin-64gb", 64, 204.8e9, "ampere-orin"),  # NVIDIA (quoted): 64 GB LPDDR5 @ 204.8 GB/s
+        ("jetson-agx-thor", 128, 4266e6 * 2 * 256 / 8, "blackwell-thor"),  # RidgeRun: 128GB LPDDR5x 4266 MHz 256-bit, 273 GB/s
+        ("mi60", 32, 1024e9, "gcn5"),  # TheLinx: 32GB HBM2, 1024 GB/s
+        ("mi210", 64, 4096 * 3.2e9 / 8, "cdna2"),  # AnandTech: 64GB, 3.2 Gbps HBM2E, 4096-bit (AMD: 1.6 TB/s)
+        ("rx-7800-xt", 16, 19.5e9 * 256 / 8, "rdna3"),  # Tom's / GPU-Monkey: 16 GB, 19.5 Gbps, 256-bit, 624 GB/s
+        ("rx-6700-xt", 12, 16e9 * 192 / 8, "rdna2"),  # Tom's / Linux Format: 12 GB, 16 Gbps, 192-bit, 384 GB/s
+        ("rx-5700-xt", 8, 14e9 * 256 / 8, "rdna1"),  # The Gaming PC Guide: 8GB GDDR6 14Gbps, 256-bit, 448 GB/s
+        ("rx-9060-xt", 16, 20e9 * 128 / 8, "rdna4"),  # TechPowerUp: 128-bit, 20 Gbps GDDR6, 320 GB/s
+        ("rx-580", 8, 8e9 * 256 / 8, "gcn4"),  # FPSBench: 8 GB GDDR5 8 Gbps, 256-bit, 256.0 GB/s
+        ("arc-pro-b60", 24, 19e9 * 192 / 8, "xe2"),  # iByteNews: 24 GB GDDR6 19 Gbps, 192-bit, 456 GB/s
+        ("m5", 32, 153e9, "apple-m5"),  # The Decoder: up to 32 GB, 153 GB/s
+        ("m5-max", 128, 614e9, "apple-m5"),  # cputronic / Awesome Agents: up to 128 GB, 614 GB/s
+    ],
+)
+def test_hw17_memory_bandwidth_and_generation(name, gib, bandwidth, architecture):
+    part = find_accelerator(name)
+    assert part.memory_bytes == gib * 2**30
+    assert part.memory_bandwidth_bytes_per_second == pytest.approx(bandwidth, rel=2e-3)
+    assert part.architecture == architecture
+
+
+@pytest.mark.parametrize(
+    "name, fp32",
+    [
+        # Shaders x 2 FLOP x boost clock, or the source's own FP32 figure where it prints one.
+        ("rtx-2070", 2304 * 2 * 1.62e9),  # GameGPU: 1620 MHz reference boost
+        ("rtx-2060", 1920 * 2 * 1.68e9),  # Fudzilla: 1680 MHz (6.5 TFLOPs)
+        ("rtx-2080", 10.07e12),  # cputronic: 10.07 TFLOPS
+        ("rtx-3050", 9.098e12),  # cputronic: 9.098 TFLOPS
+        ("rtx-3060-ti", 4864 * 2 * 1.665e9),  # cputronic: 1665 MHz
+        ("rtx-3070-ti", 21.75e12),  # spec table (huggingface.js): 21.75
+        ("rtx-3080-ti", 34.1e12),  # spec table: 34.1
+        ("rtx-4070-super", 35.48e12),  # spec table: 35.48
+        ("rtx-4080-super", 52.2e12),  # spec table: 52.2
+        ("rtx-5060-ti-16gb", 23.7e12),  # spec table: 23.7
+        ("rtx-5070", 6144 * 2 * 2.512e9),  # 2512 MHz boost (spec table 30.84 at 2.51)
+        ("gtx-1080-ti", 11.34e12),  # spec table: 11.34
+        ("gtx-1080", 2560 * 2 * 1.733e9),  # 1.733 GHz boost
+        ("gtx-1070-ti", 8.2e12),  # spec table: 8.2
+        ("gtx-1060-6gb", 4.375e12),  # alldbin: 4,375 GFLOPS
+        ("quadro-rtx-8000", 16.3e12),  # datasheet: 16.3 TFLOPS
+        ("a30", 10.32e12),  # SysRqmts: 10.32 TFLOPS
+        ("jetson-agx-orin-64gb", 5.3e12),  # technical brief: 5.3 FP32 TFLOPS
+        ("jetson-agx-thor", 2560 * 2 * 1.575e9),  # RidgeRun: 2560 CUDA cores, 1.575 GHz
+        ("mi60", 14.7e12),  # AMD: 14.7 TFLOPS
+        ("mi210", 45.3e12),  # AMD table: FP32 matrix 45.3 (stored as the MI250X entry does)
+        ("rx-7800-xt", 37.32e12),  # cputronic: 37.32 TFLOPS
+        ("rx-6700-xt", 40 * 64 * 2 * 2.581e9),  # Tom's: 40 CUs, 2581 MHz boost
+        ("rx-5700-xt", 9.75e12),  # AMD: 9.75 TFLOPS
+        ("rx-9060-xt", 32 * 128 * 2 * 3.13e9),  # TweakTown: 32 CUs, 3.13 GHz (RDNA dual-issue 128 lanes per CU)
+        ("rx-580", 6.175e12),  # FPSBench: 6.175 TFLOPS
+        ("arc-pro-b60", 12.29e12),  # Technical City / hmc-tech: 12.29 TFLOPS
+        ("m5", 5.7e12),  # huggingface.js: Apple M5 5.7
+        ("m5-max", 22.8e12),  # huggingface.js: Apple M5 Max 22.8
+    ],
+)
+def test_hw17_fp32(name, fp32):
+    assert find_accelerator(name).peak_flops_per_second("fp32") == pytest.approx(fp32, rel=1e-2)
+
+
+@pytest.mark.parametrize(
+    "name, sms, flop_per_clock_per_sm, boost_ghz",
+    [
+        # Dense FP16/BF16 tensor rate = SMs x FLOP/clock/SM x clock. GeForce runs FP32 accumulate at 512 (Turing whitepaper:
+        # 1024 with FP16 accumulate, halved on GeForce); professional Turing at 1024; GA100 and Orin at the A100's 2048;
+        # Thor at 4 tensor cores x 2048.
+        ("rtx-2070", 36, 512, 1.62),  # 288 tensor cores / 8
+        ("rtx-2060", 30, 512, 1.68),  # 240 tensor cores / 8
+        ("rtx-2080", 46, 512, 1.71),  # 368 tensor cores / 8
+        ("rtx-3050", 20, 512, 1.777),
+        ("rtx-3060-ti", 38, 512, 1.665),
+        ("rtx-3070-ti", 48, 512, 1.77),
+        ("rtx-3080-ti", 80, 512, 1.665),
+        ("rtx-4070-super", 56, 512, 2.475),
+        ("rtx-4080-super", 80, 512, 2.55),
+        ("rtx-5060-ti-16gb", 36, 512, 2.572),
+        ("rtx-5070", 48, 512, 2.512),
+        ("quadro-rtx-8000", 72, 1024, 1.77),  # datasheet 130.5 tensor TFLOPS, FP16 or FP32 accumulate
+        ("a30", 56, 2048, 1.44),
+        ("jetson-agx-orin-64gb", 16, 2048, 1.3),
+        ("jetson-agx-thor", 20, 4 * 2048, 1.575),
+    ],
+)
+def test_hw17_tensor_rates_are_sms_times_width_times_clock(name, sms, flop_per_clock_per_sm, boost_ghz):
+    part = find_accelerator(name)
+    assert part.peak_flops_per_second("bf16") == pytest.approx(sms * flop_per_clock_per_sm * boost_ghz * 1e9, rel=3e-3)
+    assert part.peak_flops_per_second("fp16") == part.peak_flops_per_second("bf16")
+
+
+def test_hw17_vendor_figures():
+    # Quadro RTX 8000 datasheet: FP32 16.3, 130.5 tensor TFLOPS; Turing INT8 at twice FP16 (2048 vs 1024 per SM).
+    quadro = find_accelerator("quadro-rtx-8000")
+    assert quadro.peak_flops_per_second("bf16") == 130.5e12 and quadro.peak_flops_per_second("fp32") == 16.3e12
+    assert quadro.peak_flops_per_second("int8") == pytest.approx(2 * 130.5e12)
+    # A30 = GA100 with 56 SMs at 1.44 GHz and the A100's per-SM dense rates (312 / 156 / 624 over 108 SMs at 1.41 GHz).
+    a30, scale = find_accelerator("a30"), 56 * 1.44 / (108 * 1.41)
+    assert a30.peak_flops_per_second("bf16") == pytest.approx(312e12 * scale, rel=3e-3)
+    assert a30.peak_flops_per_second("tf32") == pytest.approx(156e12 * scale, rel=3e-3)
+    assert a30.peak_flops_per_second("int8") == pytest.approx(624e12 * scale, rel=3e-3)
+    # Jetson T5000 (NVIDIA): sparse FP4 2070, sparse FP8 / INT8 1035, sparse FP16 517; stored dense (halved).
+    thor = find_accelerator("jetson-agx-thor")
+    assert thor.peak_flops_per_second("fp4") == pytest.approx(2070e12 / 2)
+    assert thor.peak_flops_per_second("fp8") == pytest.approx(1035e12 / 2)
+    assert thor.peak_flops_per_second("int8") == pytest.approx(1035e12 / 2)
+    assert thor.peak_flops_per_second("bf16") == pytest.approx(517e12 / 2, rel=2e-3)
+    # Jetson AGX Orin: the GPU's 170 sparse INT8 TOPS of the module's 275 (DLAs 105); FP16 half of dense INT8.
+    orin = find_accelerator("jetson-agx-orin-64gb")
+    assert orin.peak_flops_per_second("int8") == 170e12 / 2 and orin.peak_flops_per_second("bf16") == 170e12 / 4
+    # MI60 (AMD): FP16 29.5, INT8 58.9; MI210 (AMD table): FP16 181, INT8 181, FP32 matrix 45.3.
+    mi60 = find_accelerator("mi60")
+    assert mi60.peak_flops_per_second("fp16") == pytest.approx(29.5e12, rel=2e-3)
+    assert mi60.peak_flops_per_second("int8") == 58.9e12
+    mi210 = find_accelerator("mi210")
+    assert mi210.peak_flops_per_second("fp16") == mi210.peak_flops_per_second("bf16") == 181e12
+    assert mi210.peak_flops_per_second("int8") == 181e12 and mi210.peak_flops_per_second("fp32") == 45.3e12
+    # Arc Pro B60 (hmc-tech): XMX FP16/BF16 98.3 TFLOPS with FP32 accumulate, INT8 196.61 TOPS.
+    b60 = find_accelerator("arc-pro-b60")
+    assert b60.peak_flops_per_second("bf16") == 98.3e12 and b60.peak_flops_per_second("int8") == 196.61e12
+    # RX 9060 XT: the spec table's FP16 51.28 (2x FP32), as the RX 9070 XT entry stores its 97.32.
+    assert find_accelerator("rx-9060-xt").peak_flops_per_second("fp16") == 51.28e12
+    # GeForce Ada / Blackwell ratios (RTX 4090 / 5090 entries): FP8 2x, INT8 4x the FP32-accumulate BF16 rate; FP4 8x.
+    for name in ("rtx-4070-super", "rtx-4080-super", "rtx-5060-ti-16gb", "rtx-5070"):
+        part = find_accelerator(name)
+        assert part.peak_flops_per_second("fp8") == pytest.approx(2 * part.peak_flops_per_second("bf16")), name
+        assert part.peak_flops_per_second("int8") == pytest.approx(4 * part.peak_flops_per_second("bf16")), name
+    for name in ("rtx-5060-ti-16gb", "rtx-5070"):
+        part = find_accelerator(name)
+        assert part.peak_flops_per_second("fp4") == pytest.approx(8 * part.peak_flops_per_second("bf16")), name
+    # Turing / Ampere GeForce: INT8 at 2048 ops/clock/SM = 4x the 512 FP32-accumulate rate; no FP8.
+    for name in ("rtx-2070", "rtx-2060", "rtx-2080", "rtx-3050", "rtx-3060-ti", "rtx-3070-ti", "rtx-3080-ti"):
+        part = find_accelerator(name)
+        assert part.peak_flops_per_second("int8") == pytest.approx(4 * part.peak_flops_per_second("bf16")), name
+        assert part.peak_flops_per_second("fp8") is None, name
+
+
+def test_hw17_pascal_stores_the_real_fp16_rate_and_bf16_as_engines_run_it():
+    # GP102/GP104/GP106: one FP16x2 unit per 128-lane SM, FP16 = 2/128 = 1/64 of FP32 (GameGPU, SashleyCat "1:64 FP32").
+    # No BF16 at all: stored at the FP32 rate (engines upcast, as the p40 entry). DP4A INT8 was not sourced: none stored.
+    for name in ("gtx-1080-ti", "gtx-1080", "gtx-1070-ti", "gtx-1060-6gb"):
+        part = find_accelerator(name)
+        assert part.peak_flops_per_second("fp16") == pytest.approx(part.peak_flops_per_second("fp32") / 64), name
+        assert part.peak_flops_per_second("bf16") == part.peak_flops_per_second("fp32"), name
+        assert part.peak_flops_per_second("int8") is None and part.peak_flops_per_second("fp8") is None, name
+        assert any("impractical" in note and "llama.cpp" in note for note in part.notes), name
+
+
+def test_hw17_parts_without_fast_half_precision_use_documented_floors():
+    # RDNA1-3 and the M5 store fp16 at the FP32 rate as a floor (rx-6800-xt / rx-7900-xt convention); Polaris runs FP16
+    # at 1:1 (FPSBench: FP16 6.175 (1:1)). No BF16 hardware on Turing or Vega 20: bf16 at the FP16 rate.
+    for name in ("rx-7800-xt", "rx-6700-xt", "rx-5700-xt", "rx-580", "m5", "m5-max"):
+        part = find_accelerator(name)
+        assert part.peak_flops_per_second("fp16") == part.peak_flops_per_second("fp32") == part.peak_flops_per_second(
+            "bf16"), name
+    for name in ("rtx-2070", "rtx-2060", "rtx-2080", "quadro-rtx-8000", "mi60"):
+        part = find_accelerator(name)
+        assert part.peak_flops_per_second("bf16") == part.peak_flops_per_second("fp16"), name
+
+
+def test_hw17_links_are_per_direction():
+    for name, per_direction in (
+        ("rtx-2070", 32e9 / 2),  # PCIe 3.0 x16
+        ("rtx-3050", 32e9 / 2),  # PCIe 4.0 x8
+        ("rtx-3060-ti", 64e9 / 2),  # PCIe 4.0 x16
+        ("rtx-5070", 128e9 / 2),  # PCIe 5.0 x16
+        ("gtx-1060-6gb", 32e9 / 2),  # PCIe 3.0 x16
+        ("quadro-rtx-8000", 100e9 / 2),  # NVLink bridge, 100 GB/s bidirectional
+        ("a30", 64e9 / 2),  # PCIe 4.0 x16
+        ("jetson-agx-orin-64gb", 8 * 16e9 / 8),  # PCIe Gen4 x8 controller
+        ("jetson-agx-thor", 4 * 25e9 / 8),  # four 25 GbE MGBE
+        ("mi60", 64e9 / 2),  # PCIe 4.0, 64 GB/s bidirectional
+        ("mi210", 3 * 100e9 / 2),  # 3 Infinity Fabric links x 100 GB/s, taken as bidirectional
+        ("rx-9060-xt", 128e9 / 2),  # PCIe 5.0 x16
+        ("rx-580", 32e9 / 2),  # PCIe 3.0 x16
+        ("arc-pro-b60", 64e9 / 2),  # PCIe 5.0 x8
+        ("m5", 40e9 / 8),  # Thunderbolt / USB4
+        ("m5-max", 80e9 / 8),  # Thunderbolt 5
+    ):
+        assert find_accelerator(name).interconnect_bandwidth_bytes_per_second == pytest.approx(per_direction), name
+
+
+@pytest.mark.parametrize("name", ["gtx-1080", "rx-5700-xt", "rx-580", "jetson-agx-thor", "m5", "mi60", "mi210"])
+def test_hw17_generations_without_calibration_borrow_the_median_and_say_so(name):
+    """pascal, rdna1, gcn4, blackwell-thor, apple-m5, gcn5, cdna2: no measured kernels of their own."""
+    from inferledger.calibration import load_calibration
+    from inferledger.ledger.realistic import generation_of
+
+    generation = generation_of(find_accelerator(name))
+    entry, extrapolated, note = load_calibration().lookup("gemm", generation, "bf16")
+    assert entry is not None and extrapolated and generation in note
+
+
+def test_hw17_cards_on_measured_generations_use_them():
+    from inferledger.ledger.realistic import generation_of
+
+    assert generation_of(find_accelerator("a30")) == generation_of(find_accelerator("a100 80gb")) == "ampere"
+    assert generation_of(find_accelerator("rtx-4080-super")) == "ada"
+    assert generation_of(find_accelerator("rtx-5070")) == generation_of(find_accelerator("rtx-5090"))
+
+
+def test_hw17_cards_request_runs_end_to_end(capsys):
+    from inferledger.cli import main
+
+    for name in ("gtx-1080-ti", "rtx-2070", "rtx-5070", "quadro-rtx-8000", "a30", "jetson-agx-thor", "mi210", "rx-580",
+                 "arc-pro-b60", "m5-max"):
+        assert main(["request", "--model", "Qwen/Qwen2.5-7B", "--gpu", name, "--json"]) == 0, name
+        assert '"realistic' in capsys.readouterr().out, name

@@ -272,12 +272,17 @@ def test_added_aliases(query, expected):
     assert find_accelerator(query).name == expected
 
 
-@pytest.mark.parametrize("query", ["RTX 4060 Ti 8GB", "RTX 4080 SUPER", "RTX 3080 Ti", "RTX 3060 Ti", "RTX 4070 Ti",
-                                   "7900 GRE", "RTX 3080 12GB", "M3 Max 30-core", "RTX 3070 Ti", "RTX 5070",
-                                   "Radeon RX 7900", "RX 6800", "Jetson Orin Nano", "MI50 16GB", "GH200 144GB"])
+@pytest.mark.parametrize("query", ["RTX 4060 Ti 8GB", "RTX 4070 Ti", "7900 GRE", "RTX 3080 12GB", "M3 Max 30-core",
+                                   "Radeon RX 7900", "RX 6800", "Jetson Orin Nano", "MI50 16GB", "GH200 144GB",
+                                   # boards next to the hw17 additions that the catalogue does not hold
+                                   "RTX 2070 SUPER", "RTX 2060 SUPER", "RTX 2060 12GB", "RTX 2080 SUPER", "RTX 3050 6GB",
+                                   "RTX 5060 Ti 8GB", "RTX 5060", "GTX 1060 3GB", "GTX 1070", "RX 7700 XT", "RX 5700",
+                                   "RX 6700", "RX 9060 XT 8GB", "RX 580 2048SP", "Jetson AGX Orin 32GB", "Apple M5 Pro",
+                                   "M5 Max 32-core", "Quadro RTX 6000"])
 def test_other_boards_of_the_same_number_do_not_resolve(query):
-    # A variant word (Ti, SUPER, XT) or a different memory/bin names another board: no silent wrong match. ("RTX 4060"
-    # and "7900 XT" were here until those boards joined the catalogue; test_added_cards_resolve_by_printed_name.)
+    # A variant word (Ti, SUPER, XT) or a different memory/bin names another board: no silent wrong match. ("RTX 4060",
+    # "7900 XT", "RTX 4080 SUPER", "RTX 3080 Ti", "RTX 3060 Ti", "RTX 3070 Ti" and "RTX 5070" were here until those boards
+    # joined the catalogue; test_added_cards_resolve_by_printed_name.)
     with pytest.raises(UnknownAccelerator):
         find_accelerator(query)
 
@@ -387,6 +392,46 @@ def test_existing_names_still_resolve_as_before():
         ("Apple M1 Ultra", "m1-ultra"),
         ("Apple M4", "m4"),
         ("Apple M4 Pro", "m4-pro"),
+        # hw17 additions, as nvidia-smi / rocminfo / SYCL / Metal print them; each next to the board it must not take.
+        ("NVIDIA GeForce RTX 2070", "rtx-2070"),
+        ("NVIDIA GeForce RTX 2060", "rtx-2060"),
+        ("NVIDIA GeForce RTX 2080", "rtx-2080"),
+        ("NVIDIA GeForce RTX 2080 Ti", "rtx-2080-ti"),
+        ("NVIDIA GeForce RTX 3050", "rtx-3050"),
+        ("NVIDIA GeForce RTX 3060 Ti", "rtx-3060-ti"),
+        ("NVIDIA GeForce RTX 3060", "rtx-3060"),
+        ("NVIDIA GeForce RTX 3070 Ti", "rtx-3070-ti"),
+        ("NVIDIA GeForce RTX 3080 Ti", "rtx-3080-ti"),
+        ("NVIDIA GeForce RTX 3080", "rtx-3080"),
+        ("NVIDIA GeForce RTX 4070 SUPER", "rtx-4070-super"),
+        ("NVIDIA GeForce RTX 4070 Ti SUPER", "rtx-4070-ti-super"),
+        ("NVIDIA GeForce RTX 4080 SUPER", "rtx-4080-super"),
+        ("NVIDIA GeForce RTX 4080", "rtx-4080"),
+        ("NVIDIA GeForce RTX 5060 Ti", "rtx-5060-ti-16gb"),  # documented default: the 16GB board
+        ("NVIDIA GeForce RTX 5070", "rtx-5070"),
+        ("NVIDIA GeForce RTX 5070 Ti", "rtx-5070-ti"),
+        ("NVIDIA GeForce GTX 1080 Ti", "gtx-1080-ti"),
+        ("NVIDIA GeForce GTX 1080", "gtx-1080"),
+        ("NVIDIA GeForce GTX 1070 Ti", "gtx-1070-ti"),
+        ("NVIDIA GeForce GTX 1060 6GB", "gtx-1060-6gb"),
+        ("Quadro RTX 8000", "quadro-rtx-8000"),
+        ("Tesla A30", "a30"),
+        ("NVIDIA A30", "a30"),
+        ("Jetson AGX Thor", "jetson-agx-thor"),
+        ("Jetson AGX Orin 64GB", "jetson-agx-orin-64gb"),
+        ("Jetson AGX Orin", "jetson-agx-orin-64gb"),  # documented default: the 64GB module
+        ("Jetson Orin Nano Super", "jetson-orin-nano-super"),
+        ("AMD Radeon Instinct MI60", "mi60"),
+        ("AMD Instinct MI210", "mi210"),
+        ("AMD Radeon RX 7800 XT", "rx-7800-xt"),
+        ("AMD Radeon RX 6700 XT", "rx-6700-xt"),
+        ("AMD Radeon RX 5700 XT", "rx-5700-xt"),
+        ("AMD Radeon RX 9060 XT", "rx-9060-xt"),  # documented default: the 16GB board
+        ("AMD Radeon RX 580 Series", "rx-580"),
+        ("Intel(R) Arc(TM) Pro B60 Graphics", "arc-pro-b60"),
+        ("Intel(R) Arc(TM) B580 Graphics", "arc-b580"),
+        ("Apple M5", "m5"),
+        ("Apple M5 Max", "m5-max"),
     ],
 )
 def test_added_cards_resolve_by_printed_name(printed, expected):
@@ -417,6 +462,8 @@ def test_added_names_leave_earlier_short_names_alone():
         ("Device 0: NVIDIA GeForce RTX 3090 Ti, compute capability 8.6, VMM: yes",
          ("rtx-3090-ti", "NVIDIA GeForce RTX 3090 Ti")),
         ("  Marketing Name:          AMD Instinct MI100", ("mi100", "AMD Instinct MI100")),
+        ("GPU 0: NVIDIA GeForce RTX 4070 SUPER (UUID: GPU-abc)", ("rtx-4070-super", "NVIDIA GeForce RTX 4070 SUPER")),
+        ("GPU 1: NVIDIA GeForce GTX 1080 Ti (UUID: GPU-abc)", ("gtx-1080-ti", "NVIDIA GeForce GTX 1080 Ti")),
     ],
 )
 def test_a_log_printing_an_added_card_names_it(line, expected):
