@@ -132,3 +132,14 @@ def test_a_phase_column_with_one_rate_cell_left_by_the_cut_is_read(tmp_path):
     (summary,) = diagnosis.metrics["summary"]
     assert summary["output_tokens_per_second_per_user_mean"] == pytest.approx(12.42)
     assert summary["input_tokens_per_second"] == pytest.approx(73.4)
+
+
+def test_llama_bench_rows_sizes_judge_decode_not_the_size_a_name_guesses():
+    # ggml-org/llama.cpp#3586 on an RTX 2070 (448 GB/s, 29.9 TFLOP/s fp16): the F16 file (5.21 GiB) at 42.91 tok/s
+    # reads 5.21 × 2**30 × 42.91 = 240 GB/s, 54 % of the card: no slow decode. The name "stablelm-3b" read as a 4.5-bit
+    # file (1.7 GB) would call the same rate a quarter of the floor. Prompt processing at 457.85 tok/s is
+    # 2 × 2.80e9 × 457.85 = 2.6 TFLOP/s, under a tenth of the card's fp16: prefill is what is slow.
+    path = FIXTURES / "blind278_logs" / "llamacpp__bench-stablelm-3b-rtx2070-master-vs-older-commit-pp512-tg128.txt"
+    diagnosis = diagnose_files([path], model="stabilityai/stablelm-3b-4e1t")
+    assert "hardware-named-decode-far-below-floor" not in rules(diagnosis)
+    assert diagnosis.verdict == "prefill-bound"

@@ -732,6 +732,11 @@ def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, li
                "card_bandwidth_bytes_per_second": bandwidth, "named_decode_floor_seconds_per_token": floor,
                "lines": [named.describe() + f" → {floor * 1e3:.2f} ms/token floor on the {accelerator.name} "
                          f"({bandwidth / 1e9:,.0f} GB/s); the config.json was not at hand, so this is an estimate"]}
+    if acc.effective_bandwidth.count and acc.bandwidth_source != NAMED_BANDWIDTH_SOURCE:
+        # llama-bench's rows state their files' sizes (an F16 and a Q8_0 file of one model): their own reads judge
+        # decode (log_hardware_findings), not one size the name guesses for all of them.
+        section["lines"].append("the log's rows state their weights' size: decode is judged by those, not this floor")
+        return section, []
     step, source = _observed_decode(acc)
     if not step:
         step, source = _stream_rate_step(acc)
