@@ -240,7 +240,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind285_logs": (4, 5, 10),
           "blind287_logs": (5, 6, 10),
           "blind288_logs": (6, 6, 7),
-          "blind291_logs": (8, 8, 10)}
+          "blind291_logs": (8, 8, 10),
+          "blind290_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
