@@ -143,3 +143,15 @@ def test_llama_bench_rows_sizes_judge_decode_not_the_size_a_name_guesses():
     diagnosis = diagnose_files([path], model="stabilityai/stablelm-3b-4e1t")
     assert "hardware-named-decode-far-below-floor" not in rules(diagnosis)
     assert diagnosis.verdict == "prefill-bound"
+
+
+def test_a_cache_larger_than_the_model_that_keeps_layers_off_the_card_is_kv_capacity():
+    # ollama/ollama#12305: memory.required.kv 20 GiB beside 13 GiB of weights (20 / 13 = 1.5× the model), 0 of 41
+    # layers on a card with 4.9 GiB free: the context's cache, not the model, takes the card's room.
+    path = FIXTURES / "blind290_logs" / "ollama__windows-runner-offload-zero-layers-kv-20gib-quadro-rtx3000.txt"
+    diagnosis = diagnose_files([path])
+    assert "state-kv-pushes-layers-off" in rules(diagnosis)
+    assert diagnosis.verdict == "kv-capacity"
+    # The 235B model whose 0.73 GiB cache is a sliver of its 132 GiB stays an offload of weights (decode-bound).
+    other = FIXTURES / "blind281_logs" / "ollama__qwen3-235b-five-24gb-gpus-offload-65-of-95-layers-journal.txt"
+    assert "state-kv-pushes-layers-off" not in rules(diagnose_files([other]))

@@ -583,6 +583,13 @@ _TABLE = (
           "of the layers", "a layer in system memory is read at the CPU's bandwidth, a tenth of a GPU's or less, and "
           "every token passes through all layers: a fifth of them off the GPU already halves decode; seen at start-up "
           "it decides the speed before any request runs", 0.6),
+    _rule("state-kv-pushes-layers-off", "state", "kv-capacity",
+          "as state-partial-offload, with the KV cache the runner sized for its context at least this share of the "
+          "weights", 1.0, "of the weights",
+          "a runner sizes its cache for the context it was given (ollama's num_ctx, llama.cpp's -c) before it places "
+          "layers: a cache as large as the model takes the card's room for layers, so the context, not the model, "
+          "sends them to system memory (ollama#12305: 20 GiB of KV beside 13 GiB of weights, no layer on a 6 GB "
+          "card); a shorter context or a quantised cache brings them back", 0.65),
     _rule("state-few-full-requests", "state", "kv-capacity", "KV cache holds fewer than this many full-length "
           "requests", 2.0, "requests", "long-context traffic will queue on KV capacity", 0.55),
     _rule("state-kv-memory-small", "state", "kv-capacity", "memory left for the KV cache below this share of the "
