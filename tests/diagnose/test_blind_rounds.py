@@ -241,7 +241,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind287_logs": (5, 6, 10),
           "blind288_logs": (6, 6, 7),
           "blind291_logs": (8, 8, 10),
-          "blind290_logs": (6, 7, 10)}
+          "blind290_logs": (6, 7, 10),
+          "blind289_logs": (5, 5, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
