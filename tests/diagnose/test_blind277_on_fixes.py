@@ -155,3 +155,16 @@ def test_a_cache_larger_than_the_model_that_keeps_layers_off_the_card_is_kv_capa
     # The 235B model whose 0.73 GiB cache is a sliver of its 132 GiB stays an offload of weights (decode-bound).
     other = FIXTURES / "blind281_logs" / "ollama__qwen3-235b-five-24gb-gpus-offload-65-of-95-layers-journal.txt"
     assert "state-kv-pushes-layers-off" not in rules(diagnose_files([other]))
+
+
+def test_a_decode_column_whose_unit_is_written_once_is_read(tmp_path):
+    # Tanguille/cluster#3203: `**34 tok/s**` over `15` and `6–8` under "Decode (1-stream)": the poster wrote the unit
+    # once. One stream's 6 tok/s (a range reads as its first figure) is 1 / 6 = 167 ms a token.
+    path = tmp_path / "engines.md"
+    path.write_text("| Engine | Decode (1-stream) |\n|---|---:|\n| llama.cpp | **34 tok/s** |\n| sglang | 15 |\n"
+                    "| vLLM | 6–8 |\n")
+    rates = [record["output_tokens_per_second_per_user_mean"] for record in diagnose_files([path]).metrics["summary"]]
+    assert rates == [34, 15, 6]
+    # A column of bare figures with no unit anywhere stays unread: a rate or a time, it does not say.
+    path.write_text("| Engine | Decode (1-stream) |\n|---|---:|\n| llama.cpp | 34 |\n| sglang | 15 |\n")
+    assert not diagnose_files([path]).metrics["summary"]

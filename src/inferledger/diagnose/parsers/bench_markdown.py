@@ -248,6 +248,9 @@ def _cell_seconds(cell: str) -> float | None:
 _RATE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?\s*(?:tok(?:en)?s?|t)\s*/\s*s[\s*]*$",
                         re.IGNORECASE)  # `4.88 Tokens/s` too
 _RATE_OR_NUMBER = re.compile(r"^[\s*~≈]*\d|^\s*$")  # a rate column's cell that starts with its figure
+# A cell that is a figure (or a range) and nothing else but its rate unit: `15`, `6–8`, `~1000`, `**34 tok/s**`.
+_FIGURE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?"
+                          r"(?:\s*(?:tok(?:en)?s?|t)\s*/\s*s)?[\s*]*$", re.IGNORECASE)
 
 # A rate column whose header names only the phase ("prefill", "decode"): each row a run of one stream.
 _PHASE_RATES = ((re.compile(r"^(?:prefill|prompt|pp|input)\b"), "input_tokens_per_second"),
@@ -264,7 +267,10 @@ def _unit_from_cells(header: str, index: int, rows: list):
     if not cells:
         return None
     rates = sum(bool(_RATE_CELL.match(cell)) for cell in cells)
-    if rates == len(cells) or rates >= max(2, 2 * len(cells) / 3):  # every cell, or all but a note in a cell or two
+    # Every cell a rate, or all but a note in a cell or two; or figures only, the first (or any) with its unit
+    # (`**34 tok/s**` over `15` and `6–8`: a poster writes the unit once).
+    if rates == len(cells) or rates >= max(2, 2 * len(cells) / 3) \
+            or (rates and all(_FIGURE_CELL.match(cell) for cell in cells)):
         words = _CONTEXT_PREFIX.sub("", _normal(header))
         return next(((metric, 1.0, "rate") for pattern, metric in _PHASE_RATES if pattern.match(words)), None)
     column = _column(f"{header} (s)")
