@@ -168,3 +168,16 @@ def test_a_decode_column_whose_unit_is_written_once_is_read(tmp_path):
     # A column of bare figures with no unit anywhere stays unread: a rate or a time, it does not say.
     path.write_text("| Engine | Decode (1-stream) |\n|---|---:|\n| llama.cpp | 34 |\n| sglang | 15 |\n")
     assert not diagnose_files([path]).metrics["summary"]
+
+
+def test_a_sentence_is_a_clause_and_a_heading_no_run():
+    from inferledger.diagnose.parsers import generic_phrases
+
+    # paiml/aprender#3596: "costs ~2 s." ends its sentence; "cost per token" in the next one names that sentence's
+    # phase, not the 2 s of the one before (no per-token time of 2 s or 6 s is stated anywhere).
+    line = ("**Doubling 144 → 288 words costs ~2 s. Going from 1 → 24 words costs ~6 s.** The marginal cost per token "
+            "at the long end is roughly *an order of magnitude lower* than at the short end.")
+    assert generic_phrases.line_metrics(line) == {}
+    # A markdown heading names a thread or a section; its figures are no run's.
+    records = list(generic_phrases.parse([(1, "# Time-to-first-token is 14-16s vs 1.8-2.9s on the same box")]))
+    assert records == []

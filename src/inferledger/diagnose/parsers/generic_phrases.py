@@ -77,7 +77,9 @@ def _clauses(line: str) -> tuple[list, bool]:
     text = line.lower()
     pairs = list(_PAIR.finditer(text))
     keyed = len(pairs) >= 2 and text.count("=") >= 2
-    pieces = [pair.group(0) for pair in pairs] if keyed else re.split(r",\s|;|\s\|\s|\s-\s|[•·]", text)
+    # A sentence ends a clause too (`costs ~2 s. The marginal cost per token …`): its phase words are its own.
+    pieces = [pair.group(0) for pair in pairs] if keyed else re.split(r",\s|;|\s\|\s|\s-\s|[•·]|(?<=[a-z%)*])\.[*_]*\s",
+                                                                      text)
     return [_spelled(piece.strip(" \t-*•>#[](){}\"'")) for piece in pieces], keyed
 
 
@@ -254,10 +256,15 @@ def sniff(head: str) -> float:
     return 0.6 if mine > theirs else 0.4
 
 
+_HEADING = re.compile(r"\s*#{1,6} ")
+
+
 def parse(lines) -> Iterator:
     metrics: dict = {}
     start = 0
     for line_number, line in _aligned(lines):
+        if _HEADING.match(line):
+            continue  # a markdown heading names a section or a thread (`# Time-to-first-token is 14-16s`), no run
         found = line_metrics(line)
         if not found:
             if looks_like_metric(line):
