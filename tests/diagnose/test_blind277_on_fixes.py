@@ -181,3 +181,14 @@ def test_a_sentence_is_a_clause_and_a_heading_no_run():
     # A markdown heading names a thread or a section; its figures are no run's.
     records = list(generic_phrases.parse([(1, "# Time-to-first-token is 14-16s vs 1.8-2.9s on the same box")]))
     assert records == []
+
+
+def test_bold_time_cells_under_a_header_with_no_unit_are_read(tmp_path):
+    # confidential-dot-ai/c8s#140: `| path | TTFT p50 | ITL p50 |` over `22.4 ms` and `**5.49 ms**`: the cells carry
+    # the unit, the bold is the poster's emphasis.
+    path = tmp_path / "proxy.md"
+    path.write_text("| path | TTFT p50 | ITL p50 |\n|---|---:|---:|\n| direct | 22.4 ms | **5.49 ms** |\n"
+                    "| through tls-lb | 287.2 ms | **1.58 ms** |\n")
+    summaries = diagnose_files([path]).metrics["summary"]
+    assert [(s["ttft_seconds_median"], s["itl_seconds_median"]) for s in summaries] == \
+        [pytest.approx((0.0224, 0.00549)), pytest.approx((0.2872, 0.00158))]

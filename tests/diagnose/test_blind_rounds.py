@@ -82,7 +82,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind109_logs": (2, 4, 10),
           "blind120_logs": (5, 7, 9),
           "blind113_logs": (7, 9, 10),
-          "blind116_logs": (5, 5, 10),
+          "blind116_logs": (5, 4, 10),
           "blind115_logs": (5, 7, 10),
           "blind114_logs": (3, 4, 6),
           "blind121_logs": (4, 4, 6),
@@ -160,7 +160,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind203_logs": (9, 9, 10),
           "blind204_logs": (7, 7, 10),
           "blind202_logs": (7, 7, 8),
-          "blind206_logs": (5, 5, 10),
+          "blind206_logs": (5, 6, 10),
           "blind205_logs": (4, 5, 10),
           "blind209_logs": (3, 3, 3),
           "blind211_logs": (4, 4, 8),
@@ -191,7 +191,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind233_logs": (0, 0, 3),
           "blind234_logs": (1, 1, 3),
           "blind235_logs": (1, 1, 2),
-          "blind236_logs": (3, 6, 10),
+          "blind236_logs": (3, 7, 10),
           "blind238_logs": (5, 7, 10),
           "blind237_logs": (4, 5, 10),
           "blind239_logs": (5, 7, 10),
@@ -245,7 +245,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind289_logs": (5, 6, 8),
           "blind293_logs": (6, 7, 10),
           "blind294_logs": (6, 6, 10),
-          "blind292_logs": (6, 6, 10)}
+          "blind292_logs": (6, 7, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -234,8 +234,9 @@ def _speed(column) -> bool:
 
 
 # A cell that carries its own time unit ("1.3s", "22 s", "870ms"): a column whose header names no unit takes its cells'.
-# `3.89 / 4.02s` (two runs of one setup, the unit after the last) reads as its first figure, as a range does.
-_TIMED_CELL = re.compile(r"^[\s~≈]*(\d[\d,]*(?:\.\d+)?)(?:\s*/\s*\d[\d,]*(?:\.\d+)?)*\s*(ms|s|sec|us)\s*$")
+# `3.89 / 4.02s` (two runs of one setup, the unit after the last) reads as its first figure, as a range does; bold
+# markup around it (`**5.49 ms**`) is the poster's emphasis.
+_TIMED_CELL = re.compile(r"^[\s~≈*]*(\d[\d,]*(?:\.\d+)?)(?:\s*/\s*\d[\d,]*(?:\.\d+)?)*\s*(ms|s|sec|us)[\s*]*$")
 
 
 def _cell_seconds(cell: str) -> float | None:
