@@ -192,3 +192,18 @@ def test_bold_time_cells_under_a_header_with_no_unit_are_read(tmp_path):
     summaries = diagnose_files([path]).metrics["summary"]
     assert [(s["ttft_seconds_median"], s["itl_seconds_median"]) for s in summaries] == \
         [pytest.approx((0.0224, 0.00549)), pytest.approx((0.2872, 0.00158))]
+
+
+def test_the_same_prompt_read_five_times_slower_on_one_path_is_its_prefill(tmp_path):
+    # noonghunna/club-3090 agent turns: 35,274 accumulated tokens, llama.cpp's first token in 10.0 s, vLLM's in
+    # 254.2 s, one request at a time: 254.2 / 10.0 = 25× on the same prompt, far past 5×: vLLM's prefill path.
+    path = tmp_path / "turns.md"
+    path.write_text("| Turn | Accumulated tokens | llama.cpp TTFT | vLLM TTFT |\n|---:|---:|---:|---:|\n"
+                    "| 1 | 1,212 | 1.6 s | 5.6 s |\n| 12 | 35,274 | 10.0 s | 254.2 s |\n")
+    diagnosis = diagnose_files([path])
+    assert "summary-same-prompt-slower-prefill" in rules(diagnosis)
+    assert diagnosis.verdict == "prefill-bound"
+    # At 64 requests in flight the slower path may be waiting for batch slots: not read as prefill.
+    path.write_text("| Concurrency | Accumulated tokens | llama.cpp TTFT | vLLM TTFT |\n|---:|---:|---:|---:|\n"
+                    "| 64 | 35,274 | 10.0 s | 254.2 s |\n")
+    assert "summary-same-prompt-slower-prefill" not in rules(diagnose_files([path]))

@@ -260,6 +260,13 @@ _TABLE = (
           "the same requests in flight meet the same prompt work, so a first token many times later on one path is "
           "time spent waiting before the engine took the request (a proxy or router that holds requests back, a "
           "replica's queue): gpustack's proxy, 9.4 s against vLLM's own 0.74 s at 256 in flight", 0.6),
+    _rule("summary-same-prompt-slower-prefill", "summary", "prefill-bound",
+          "runs of one file with the same stated prompt length (128 tokens or more) and few in flight (none stated, "
+          "or under limit same-load-min-in-flight), no offered rate: a run's TTFT ≥ this many times the fastest's, "
+          "and ≥ 2 s", 5.0, "×",
+          "too few requests to wait for a batch slot, so a first token is the prompt's own work: the same prompt read "
+          "five times slower on one path (another engine, build, cache setting) is that path's prefill "
+          "(club-3090's agent turns: vLLM 254 s against llama.cpp's 10 s for 35k tokens)", 0.6),
     _rule("summary-sweep-scales", "summary", "healthy",
           "runs of one file at concurrency levels this many times apart or more, no offered rate: the completed "
           "requests a second grow by ≥ limit sweep-scales of the concurrency ratio while the median TTFT (or request "

@@ -318,6 +318,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         _health(run, record, where, findings)
     _same_work(acc, findings, first)
     _same_load_waits(acc, findings)
+    _same_prompt_slower(acc, findings)
     _static_prefill_shrinks(acc, findings)
     _models_one_bandwidth(acc, runs, findings, first)
     _ttft_with_concurrency(acc, findings)
@@ -460,6 +461,33 @@ def _same_load_waits(acc: Accumulator, findings: list) -> None:
                     "waits longer before its first token on this path", {"ttft_seconds_mean": ttft,
                                                                          "same_load_ttft_seconds": fastest},
                     lines=sorted({record.line_number, quick.line_number}), file=file))
+
+
+def _same_prompt_slower(acc: Accumulator, findings: list) -> None:
+    """summary-same-prompt-slower-prefill: runs of one file with the same stated prompt length and few requests in
+    flight (none stated, or under limit same-load-min-in-flight), one of whose TTFT is this many times the fastest's
+    and at least 2 s: the same prompt read that much slower on one path (another engine, build or setting) is that
+    path's prefill, not a wait (too few in flight to queue)."""
+    prompts: dict = {}
+    for record, file in acc.summaries:
+        concurrency, ttft = record.metrics.get("max_concurrency"), summary_value(record, "ttft_seconds_mean")
+        prompt = record.metrics.get("mean_input_tokens")
+        if prompt and prompt >= 128 and ttft and ttft > 0 and not offered_rate(record) \
+                and (concurrency is None or concurrency < SAME_LOAD_MIN_IN_FLIGHT):
+            prompts.setdefault((file, prompt, concurrency), []).append((ttft, record))
+    ratio = threshold("summary-same-prompt-slower-prefill")
+    for (file, prompt, _concurrency), runs in prompts.items():
+        fastest, quick = min(runs, key=lambda run: run[0])
+        slow = [(ttft, record) for ttft, record in runs if ttft >= ratio * fastest and ttft >= 2.0]
+        if slow:
+            ttft, record = max(slow, key=lambda run: run[0])
+            findings.append(fire(
+                "summary-same-prompt-slower-prefill",
+                f"{_Run(record).name}: TTFT {ttft:,.2f} s for a {prompt:,.0f}-token prompt, {ttft / fastest:.0f}× the "
+                f"{fastest:,.2f} s of {_Run(quick).name} for the same prompt with few requests in flight: this "
+                "path reads the prompt that much slower", {"ttft_seconds_mean": ttft, "same_prompt_ttft_seconds":
+                                                              fastest, "mean_input_tokens": prompt},
+                lines=sorted({record.line_number, quick.line_number}), file=file))
 
 
 def _static_prefill_shrinks(acc: Accumulator, findings: list) -> None:
