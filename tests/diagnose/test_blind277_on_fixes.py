@@ -207,3 +207,13 @@ def test_the_same_prompt_read_five_times_slower_on_one_path_is_its_prefill(tmp_p
     path.write_text("| Concurrency | Accumulated tokens | llama.cpp TTFT | vLLM TTFT |\n|---:|---:|---:|---:|\n"
                     "| 64 | 35,274 | 10.0 s | 254.2 s |\n")
     assert "summary-same-prompt-slower-prefill" not in rules(diagnose_files([path]))
+
+
+def test_a_rate_column_named_by_its_statistic_and_unit_is_one_streams(tmp_path):
+    # amd/gaia's lemonade runs: `mean ± stdev (tok/s)` over `**55.2 ± 0.3**`, a configuration a row, one stream each.
+    path = tmp_path / "runs.md"
+    path.write_text("| Configuration | Backend | mean ± stdev (tok/s) | min | max |\n|---|---|---|---|---|\n"
+                    "| Strix Halo iGPU | Vulkan | **55.2 ± 0.3** | 54.8 | 55.6 |\n"
+                    "| RX 7900 XTX | Vulkan | **136.5 ± 0.1** | 136.3 | 136.8 |\n")
+    rates = [s["output_tokens_per_second_per_user_mean"] for s in diagnose_files([path]).metrics["summary"]]
+    assert rates == [55.2, 136.5]

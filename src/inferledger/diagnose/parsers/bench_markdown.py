@@ -282,7 +282,8 @@ def _unit_from_cells(header: str, index: int, rows: list):
 
 
 # A rate column named by its unit alone, or by a variant and its unit (`tok/s`, `TurboQuant t/s`, `Tokens per second`).
-_BARE_RATE = re.compile(r"^(?:[\w.:=+\- ]+ )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec)?$|^tok(?:en)?s? per sec(?:ond)?$")
+# (`mean ± stdev (tok/s)`: the statistic named before the unit)
+_BARE_RATE = re.compile(r"^(?:[\w.:=+±\- ]+ )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec)?$|^tok(?:en)?s? per sec(?:ond)?$")
 # The same beside named metrics: the unit alone or after a mean's word (`Avg TPS`, `Mean tok/s`).
 _MEAN_RATE = re.compile(r"^(?:(?:avg|average|mean|median|p50) )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec)?$")
 # A static batch's column (not a client's concurrency, whose tok/s may be each request's).
