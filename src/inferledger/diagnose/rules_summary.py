@@ -5,6 +5,7 @@ token against the concurrency). Thresholds and confidences: rules.py."""
 from __future__ import annotations
 
 import math
+import re
 from statistics import median
 
 from inferledger.diagnose.accumulate import SLOW_STREAM_TOKENS_PER_SECOND, Accumulator
@@ -463,6 +464,10 @@ def _same_load_waits(acc: Accumulator, findings: list) -> None:
                     lines=sorted({record.line_number, quick.line_number}), file=file))
 
 
+# A run named for a prompt already read (`warm TTFT`, `cache hit`, `2nd turn`): its prefix is cached, not read again.
+_REUSED_PROMPT = re.compile(r"\bwarm|cached|cache hit|\bhit\b|prefix|reuse|2nd|second")
+
+
 def _same_prompt_slower(acc: Accumulator, findings: list) -> None:
     """summary-same-prompt-slower-prefill: runs of one file with the same stated prompt length and few requests in
     flight (none stated, or under limit same-load-min-in-flight), one of whose TTFT is this many times the fastest's
@@ -473,7 +478,8 @@ def _same_prompt_slower(acc: Accumulator, findings: list) -> None:
         concurrency, ttft = record.metrics.get("max_concurrency"), summary_value(record, "ttft_seconds_mean")
         prompt = record.metrics.get("mean_input_tokens")
         if prompt and prompt >= 128 and ttft and ttft > 0 and not offered_rate(record) \
-                and (concurrency is None or concurrency < SAME_LOAD_MIN_IN_FLIGHT):
+                and (concurrency is None or concurrency < SAME_LOAD_MIN_IN_FLIGHT) \
+                and not _REUSED_PROMPT.search(_Run(record).name.lower()):
             prompts.setdefault((file, prompt, concurrency), []).append((ttft, record))
     ratio = threshold("summary-same-prompt-slower-prefill")
     for (file, prompt, _concurrency), runs in prompts.items():
