@@ -246,7 +246,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind293_logs": (6, 7, 10),
           "blind294_logs": (6, 6, 10),
           "blind292_logs": (6, 7, 10),
-          "blind295_logs": (7, 8, 10)}
+          "blind295_logs": (7, 8, 10),
+          "blind296_logs": (4, 4, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
