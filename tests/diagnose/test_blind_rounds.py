@@ -251,7 +251,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind297_logs": (3, 3, 10),
           "blind298_logs": (0, 0, 4),
           "blind299_logs": (2, 2, 6),
-          "blind300_logs": (8, 8, 10)}
+          "blind300_logs": (8, 8, 10),
+          "blind305_logs": (3, 3, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
