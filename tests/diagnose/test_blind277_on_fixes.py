@@ -221,3 +221,14 @@ def test_a_rate_column_named_by_its_statistic_and_unit_is_one_streams(tmp_path):
                     "| RX 7900 XTX | Vulkan | **136.5 ± 0.1** | 136.3 | 136.8 |\n")
     rates = [s["output_tokens_per_second_per_user_mean"] for s in diagnose_files([path]).metrics["summary"]]
     assert rates == [55.2, 136.5]
+
+
+def test_rows_that_state_a_quantised_file_are_not_held_to_the_checkpoints_bf16_floor():
+    # deseven/strixhalo-homelab#11: Llama 3.1 8B at Q4_K_M (about 4.5 GB a step) at 43.7 tok/s on a Strix Halo's
+    # 256 GB/s: 4.5e9 × 43.7 = 197 GB/s, 77 % of the memory. The checkpoint's bf16 (16 GB a step) would allow only
+    # 256 / 16 = 16 tok/s, so judged by it the run looked impossibly fast.
+    path = FIXTURES / "blind297_logs" / \
+        "llamacpp-xdna2__npu-decode-backend-llama31-8b-q4km-ryzen-ai-max-385-pp512-tg64-table.txt"
+    diagnosis = diagnose_files([path], model="meta-llama/Llama-3.1-8B-Instruct", gpu="strix-halo")
+    assert "hardware-decode-faster-than-floor" not in rules(diagnosis)
+    assert diagnosis.verdict == "healthy"

@@ -528,6 +528,12 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     advice: list[str] = []
 
     step, step_source = _observed_decode(acc)
+    if step and precision is None and acc.effective_bandwidth.count:
+        # The log's rows state their own weights (a size column, a quantisation in the model cell) and nothing
+        # states a format for the checkpoint: those rows judge decode (log_hardware_findings), not its native bytes.
+        lines.append("decode: the log's rows state their own weights' size; judged by those, not by the "
+                     f"checkpoint's {account.weights}")
+        step = None
     if not step:
         step, step_source = _whole_call_decode(
             acc, account.realistic.prefill_seconds if account.realistic else account.prefill.seconds)
