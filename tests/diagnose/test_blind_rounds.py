@@ -253,7 +253,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind299_logs": (2, 2, 6),
           "blind300_logs": (8, 8, 10),
           "blind305_logs": (3, 3, 4),
-          "blind304_logs": (8, 8, 10)}
+          "blind304_logs": (8, 8, 10),
+          "blind301_logs": (4, 4, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
