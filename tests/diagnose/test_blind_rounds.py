@@ -254,7 +254,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind300_logs": (8, 8, 10),
           "blind305_logs": (3, 3, 4),
           "blind304_logs": (8, 8, 10),
-          "blind301_logs": (4, 4, 10)}
+          "blind301_logs": (4, 4, 10),
+          "blind302_logs": (6, 6, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
