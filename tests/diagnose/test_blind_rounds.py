@@ -255,7 +255,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind305_logs": (3, 3, 4),
           "blind304_logs": (8, 8, 10),
           "blind301_logs": (4, 4, 10),
-          "blind302_logs": (6, 6, 9)}
+          "blind302_logs": (6, 6, 9),
+          "blind303_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
