@@ -257,7 +257,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind301_logs": (4, 4, 10),
           "blind302_logs": (6, 6, 9),
           "blind303_logs": (6, 6, 10),
-          "blind311_logs": (1, 1, 2)}
+          "blind311_logs": (1, 1, 2),
+          "blind307_logs": (2, 2, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
