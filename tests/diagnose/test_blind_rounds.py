@@ -258,7 +258,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind302_logs": (6, 6, 9),
           "blind303_logs": (6, 6, 10),
           "blind311_logs": (1, 1, 2),
-          "blind307_logs": (2, 2, 2)}
+          "blind307_logs": (2, 2, 2),
+          "blind308_logs": (8, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
