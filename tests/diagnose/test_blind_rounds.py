@@ -259,7 +259,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind303_logs": (6, 6, 10),
           "blind311_logs": (1, 1, 2),
           "blind307_logs": (2, 2, 2),
-          "blind308_logs": (8, 8, 10)}
+          "blind308_logs": (8, 8, 10),
+          "blind310_logs": (2, 2, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
