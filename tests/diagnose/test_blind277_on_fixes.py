@@ -99,7 +99,7 @@ def _bench(tmp_path, rows: list) -> Path:
     ("p40", "3.56 GiB", 912.41)])
 def test_published_llama_bench_prefill_rates_are_not_called_slow(tmp_path, card, size, rate):
     diagnosis = diagnose_files([_bench(tmp_path, [("llama 7B", size, "6.74 B", "pp512", rate)])], gpu=card)
-    assert "hardware-prefill-below-realistic" not in rules(diagnosis)
+    assert "hardware-bench-prefill-below-realistic" not in rules(diagnosis)
     assert diagnosis.verdict != "prefill-bound"
 
 
@@ -108,18 +108,18 @@ def test_a_llama_bench_prompt_rate_far_below_the_card_is_prefill_bound(tmp_path)
     # the published 8,381 tok/s above is 28 times that.
     diagnosis = diagnose_files([_bench(tmp_path, [("llama 7B F16", "12.55 GiB", "6.74 B", "pp512", 300.0)])],
                                gpu="a100-pcie-80gb")
-    assert "hardware-prefill-below-realistic" in rules(diagnosis)
+    assert "hardware-bench-prefill-below-realistic" in rules(diagnosis)
     assert diagnosis.verdict == "prefill-bound"
 
 
 def test_a_mixtures_or_a_cpu_rows_prompt_rate_is_not_judged_against_the_card(tmp_path):
     # Prompt processing of a mixture reads experts the size column cannot split; a CPU row's compute is not the card's.
     rows = [("qwen3moe 30B.A3B Q4_K - Medium", "17.28 GiB", "30.53 B", "pp512", 50.0)]
-    assert "hardware-prefill-below-realistic" not in rules(diagnose_files([_bench(tmp_path, rows)], gpu="rtx-4090"))
+    assert "hardware-bench-prefill-below-realistic" not in rules(diagnose_files([_bench(tmp_path, rows)], gpu="rtx-4090"))
     path = tmp_path / "cpu.md"
     path.write_text(BENCH + "| llama 7B F16 | 12.55 GiB | 6.74 B | CPU | 0 | pp512 | "
                     "30.00 ± 1.00 |\n")
-    assert "hardware-prefill-below-realistic" not in rules(diagnose_files([path], gpu="rtx-4090"))
+    assert "hardware-bench-prefill-below-realistic" not in rules(diagnose_files([path], gpu="rtx-4090"))
 
 
 def test_a_phase_column_with_one_rate_cell_left_by_the_cut_is_read(tmp_path):
@@ -232,3 +232,16 @@ def test_rows_that_state_a_quantised_file_are_not_held_to_the_checkpoints_bf16_f
     diagnosis = diagnose_files([path], model="meta-llama/Llama-3.1-8B-Instruct", gpu="strix-halo")
     assert "hardware-decode-faster-than-floor" not in rules(diagnosis)
     assert diagnosis.verdict == "healthy"
+
+
+def test_a_prompt_read_in_small_micro_batches_is_judged_by_its_micro_batch(tmp_path):
+    # ggml-org/llama.cpp PR table (blind255): llama 1B all F32 on an RTX 3090, pp512 read 8 tokens a pass
+    # (n_ubatch 8) at 1,178 tok/s: each pass reads the 1B model's 4.9 GB of F32 weights, so at 936 GB/s the card
+    # allows at most 8 / (4.9e9 / 936e9) = 1,500 tok/s; the same rate against a 512-token pass would look a
+    # fourteenth of the card.
+    path = tmp_path / "ubatch.md"
+    path.write_text("| model | size | params | backend | ngl | n_ubatch | test | t/s |\n"
+                    "| --- | ---: | ---: | --- | --: | --: | ---: | ---: |\n"
+                    "| llama 1B all F32 | 4.60 GiB | 1.24 B | CUDA | 99 | 8 | pp512 | 1178.03 ± 1.00 |\n")
+    diagnosis = diagnose_files([path], gpu="rtx-3090")
+    assert "hardware-bench-prefill-below-realistic" not in rules(diagnosis)

@@ -156,7 +156,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind198_logs": (5, 5, 10),
           "blind199_logs": (6, 7, 10),
           "blind200_logs": (4, 8, 8),
-          "blind201_logs": (7, 7, 10),
+          "blind201_logs": (7, 9, 10),
           "blind203_logs": (9, 9, 10),
           "blind204_logs": (7, 7, 10),
           "blind202_logs": (7, 7, 8),
@@ -169,7 +169,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind210_logs": (4, 4, 8),
           "blind216_logs": (1, 2, 4),
           "blind214_logs": (2, 2, 2),
-          "blind215_logs": (2, 2, 3),
+          "blind215_logs": (2, 3, 3),
           "blind213_logs": (1, 1, 5),
           "blind212_logs": (2, 2, 3),
           "blind222_logs": (7, 9, 10),
@@ -196,7 +196,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind237_logs": (4, 5, 10),
           "blind239_logs": (5, 7, 10),
           "blind244_logs": (6, 6, 10),
-          "blind243_logs": (1, 1, 10),
+          "blind243_logs": (1, 2, 10),
           "blind242_logs": (3, 4, 10),
           "blind241_logs": (6, 6, 10),
           "blind240_logs": (5, 6, 10),
@@ -210,7 +210,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind252_logs": (7, 7, 10),
           "blind253_logs": (5, 5, 10),
           "blind256_logs": (4, 5, 7),
-          "blind255_logs": (4, 4, 8),
+          "blind255_logs": (4, 5, 8),
           "blind257_logs": (3, 3, 9),
           "blind258_logs": (7, 7, 10),
           "blind259_logs": (9, 9, 10),
@@ -260,7 +260,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind311_logs": (1, 1, 2),
           "blind307_logs": (2, 2, 2),
           "blind308_logs": (8, 8, 10),
-          "blind310_logs": (2, 2, 6)}
+          "blind310_logs": (2, 3, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -28,6 +28,9 @@ FOLD_WINDOWS = 2048  # stats windows queued before they are folded a list at a t
 KV_FULL_FRACTION = threshold("windows-kv-full-waiting")
 SLOW_STREAM_TOKENS_PER_SECOND = threshold("windows-slow-streams")
 SMALL_BATCH = limit("small-batch")
+# llama.cpp reads a prompt in micro-batches of n_ubatch tokens (default 512, llama-bench's too), one pass of the
+# weights each: a pp<N> row is N / n_ubatch such passes.
+LLAMA_CPP_UBATCH = 512
 MAX_BENCH_STEPS = 10_000  # llama-bench rows kept for the roofline (a table is tens of rows): memory stays bounded
 STARVED_TOKENS_PER_SECOND = limit("starved-stream")
 PREFILL_HEAVY_RATIO = threshold("windows-prefill-heavy")
@@ -348,8 +351,8 @@ class Accumulator:
         # llama-bench: line -> (tg tok/s, total parameters, a mixture?) of the rows effective_bandwidth read, so the
         # roofline can charge the fastest row's step its layers' fixed cost (roofline.step_fixed_seconds)
         self.bench_steps = {}
-        # llama-bench pp rows of a dense model on a GPU: (tok/s, prompt tokens, parameters, weights bytes, line), for
-        # the roofline's prefill judgement (roofline._bench_prefill_findings).
+        # llama-bench pp rows of a dense model on a GPU: (tok/s, prompt tokens, micro-batch tokens, parameters,
+        # weights bytes, line), for the roofline's prefill judgement (roofline._bench_prefill_findings).
         self.bench_prompts = []
         self.bench_slowest = None  # (bandwidth reached, line, tok/s) of the slowest GPU row (_note_slowest)
         self.bench_settings = {}  # model -> the settings of its rows _note_slowest kept
@@ -610,12 +613,16 @@ class Accumulator:
         metrics, labels = record.metrics, record.labels
         rate, test = metrics.get("prompt_tokens_per_second"), labels.get("test", "")
         tokens = re.match(r"pp\s*(\d+)$", test.split("@")[0].strip())
-        if rate is None or tokens is None or labels.get("device") == "cpu" or "weights_bytes" not in metrics \
-                or "parameters" not in metrics or "decode_weights_bytes" in metrics \
+        # The size and parameter columns, else what the model cell names (compare-llama-bench drops the columns)
+        parameters = metrics.get("parameters") or metrics.get("named_parameters")
+        weights = metrics.get("weights_bytes") or metrics.get("named_weights_bytes")
+        if rate is None or tokens is None or labels.get("device") == "cpu" or not weights or not parameters \
+                or "decode_weights_bytes" in metrics or "decode_weights_bytes_high" in metrics \
                 or len(self.bench_prompts) >= MAX_BENCH_STEPS or names_mixture(labels.get("model", "")):
             return
-        self.bench_prompts.append((rate, int(tokens.group(1)), metrics["parameters"], metrics["weights_bytes"],
-                                   record.line_number))
+        ubatch = labels.get("n_ubatch", "")
+        self.bench_prompts.append((rate, int(tokens.group(1)), int(ubatch) if ubatch.strip().isdigit() else
+                                   LLAMA_CPP_UBATCH, parameters, weights, record.line_number))
 
     def _note_labels(self, labels: dict) -> None:
         """The label notes worth showing (definitions, engines) a record's labels hold that none before held."""

@@ -83,29 +83,31 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
 
 
 def _bench_prefill_findings(acc: Accumulator, gpu: str | None) -> list:
-    """llama-bench's pp<N> rows on a named GPU against the ledger's realistic prefill of N tokens (as a request's
-    prompt-eval rate is, hardware-prefill-below/near-realistic): the row that reached most of it, so a table of
-    settings compared is judged by its best."""
+    """llama-bench's pp<N> rows on a named GPU against the ledger's realistic prefill of the micro-batch the runner
+    reads the prompt in (N tokens, at most n_ubatch: a pass of the weights each): the row that reached most of it, so
+    a table of settings compared is judged by its best."""
     accelerator = _accelerator(gpu) if acc.bench_prompts else None
     if accelerator is None:
         return []
     best, rates = None, {}
-    for rate, tokens, parameters, weights_bytes, line in acc.bench_prompts:
-        key = (tokens, parameters, weights_bytes)  # a table's rows repeat a model and test
+    for rate, tokens, ubatch, parameters, weights_bytes, line in acc.bench_prompts:
+        chunk = min(tokens, ubatch)
+        key = (chunk, parameters, weights_bytes)  # a table's rows repeat a model and test
         if key not in rates:
-            rates[key] = _bench_prompt_rate(tokens, parameters, weights_bytes, accelerator)
+            rates[key] = _bench_prompt_rate(chunk, parameters, weights_bytes, accelerator)
         realistic = rates[key]
         if realistic and (best is None or rate / realistic > best[0]):
-            best = (rate / realistic, rate, realistic, tokens, line)
+            best = (rate / realistic, rate, realistic, tokens, chunk, line)
     if best is None:
         return []
-    share, rate, realistic, tokens, line = best
+    share, rate, realistic, tokens, chunk, line = best
+    read = f"{chunk:,}-token micro-batches" if chunk < tokens else f"{tokens:,} token(s)"
     text = (f"llama-bench: prompt processing {rate:,.0f} tok/s (pp{tokens}, the best row) is {share:.0%} of the "
-            f"{realistic:,.0f} tok/s the ledger's realistic prefill of {tokens:,} tokens allows on {accelerator.name}")
+            f"{realistic:,.0f} tok/s the ledger's realistic prefill of {read} allows on {accelerator.name}")
     numbers = {"prompt_tokens_per_second": rate, "ledger_realistic_prompt_tokens_per_second": realistic}
-    if share < threshold("hardware-prefill-below-realistic"):
-        return [fire("hardware-prefill-below-realistic", text + ": the prompt is held back by the backend, the "
-                     "build or an offload, not the card's compute", numbers, lines=[line])]
+    if share < threshold("hardware-bench-prefill-below-realistic"):
+        return [fire("hardware-bench-prefill-below-realistic", text + ": the prompt is held back by the backend, "
+                     "the build or an offload, not the card's compute", numbers, lines=[line])]
     if share >= threshold("hardware-prefill-near-realistic"):
         return [fire("hardware-prefill-near-realistic", text + ": as fast as the card computes", numbers,
                      lines=[line])]

@@ -656,13 +656,19 @@ _TABLE = (
           "mean wait (ρ / 2(1 − ρ) prefills at utilisation ρ); three times that is time no prompt work or queue of "
           "this load accounts for: a slow prefill path (engine, attention backend, KV transfer, encoder)", 0.75),
     _rule("hardware-prefill-below-realistic", "hardware", "prefill-bound",
-          "the fastest request's own prompt-processing rate (or llama-bench's best pp<N> row of a dense model on "
-          "a GPU) below this share of the ledger's realistic prefill rate for its prompt length", 1 / 3,
+          "the fastest request's own prompt-processing rate below this share of the ledger's realistic prefill "
+          "rate for its prompt length", 1 / 3,
           "of realistic prefill speed",
           "a request's prompt-eval rate is measured while it prefills (no idle time in it, unlike a stats window's "
           "average); the realistic prefill is fitted within about 1.5× of measured engines, so a third of it is an "
-          "engine, backend or offload holding the prompt back (llama.cpp's published pp512 rates sit at 0.5× or "
-          "more: llama 7B F16 8,381 tok/s on an A100 PCIe, llama.cpp#6017)", 0.7),
+          "engine, backend or offload holding the prompt back", 0.7),
+    _rule("hardware-bench-prefill-below-realistic", "hardware", "prefill-bound",
+          "llama-bench's best pp<N> row of a dense model on a GPU below this share of the ledger's realistic "
+          "prefill of its micro-batch (N tokens, at most n_ubatch)", 1 / 6, "of realistic prefill speed",
+          "a local runner's quantised matmuls reach less of a card than the engines the realistic estimate is "
+          "fitted to: llama.cpp's published pp512 sits at about half of it (llama 7B F16 8,381 tok/s on an A100 "
+          "PCIe, llama.cpp#6017; 8B Q5_0 3,331 tok/s on a V100, llama.cpp#24127), mistral.rs's at a fifth on an A10 "
+          "(blind74); a sixth is a build, backend or offload holding the prompt back", 0.7),
     _rule("hardware-prefill-near-realistic", "hardware", "healthy",
           "the fastest request's prompt-processing rate (or llama-bench's best pp<N> row) at or above this share "
           "of the ledger's realistic prefill rate", 1 / _REALISTIC_SLACK, "of realistic prefill speed",

@@ -221,6 +221,7 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
         named = from_name(row["model"], "llama.cpp")
         if named is not None:
             metrics["named_weights_bytes"] = named.weights_bytes_per_step
+            metrics["named_parameters"] = named.total_params
             # `deepseek2 671B Q8_0`: the whole file's size from the name, of which a step reads the active share.
             mixture = None if named.mixture_of_experts else _mixture(
                 row["model"], metrics.get("parameters", named.total_params), named.weights_bytes_per_step)
@@ -231,6 +232,8 @@ def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped
     for key in ("model", "backend", "ngl", "threads", "n_batch", "n_ubatch", "fa"):
         if row.get(key):
             labels[key] = row[key]
+    if row.get("microbatch size"):  # compare-llama-bench's name for n_ubatch
+        labels["n_ubatch"] = row["microbatch size"]
     # Every other cell but the measured ones, in order (named or not: rows pasted without their header): two rows of
     # one model and test with the same settings ran the same work, whatever build ran each (`build:` under each).
     labels["settings"] = " | ".join(cell for column, cell in zip(columns, cells, strict=False)
