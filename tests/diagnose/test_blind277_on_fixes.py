@@ -116,6 +116,10 @@ def test_a_mixtures_or_a_cpu_rows_prompt_rate_is_not_judged_against_the_card(tmp
     # Prompt processing of a mixture reads experts the size column cannot split; a CPU row's compute is not the card's.
     rows = [("qwen3moe 30B.A3B Q4_K - Medium", "17.28 GiB", "30.53 B", "pp512", 50.0)]
     assert "hardware-bench-prefill-below-realistic" not in rules(diagnose_files([_bench(tmp_path, rows)], gpu="rtx-4090"))
+    # A recurrent hybrid (granitehybrid: Mamba layers) reads its prompt with a scan, not the transformer's matmuls.
+    rows = [("granitehybrid 1B Q4_K_M", "0.94 GiB", "1.46 B", "pp2048", 300.0)]
+    assert "hardware-bench-prefill-below-realistic" not in rules(diagnose_files([_bench(tmp_path, rows)],
+                                                                               gpu="rtx-4090"))
     path = tmp_path / "cpu.md"
     path.write_text(BENCH + "| llama 7B F16 | 12.55 GiB | 6.74 B | CPU | 0 | pp512 | "
                     "30.00 ± 1.00 |\n")

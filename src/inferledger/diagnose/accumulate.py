@@ -10,7 +10,7 @@ from dataclasses import replace
 from itertools import compress, repeat
 from operator import add, contains, eq, is_not
 
-from inferledger.diagnose.named_model import names_mixture
+from inferledger.diagnose.named_model import names_mixture, names_recurrent
 from inferledger.diagnose.records import Requests, Windows
 from inferledger.diagnose.rules import limit, threshold
 
@@ -608,8 +608,8 @@ class Accumulator:
             self.bench_slowest = (reached, record.line_number, rate)
 
     def _note_bench_prompt(self, record) -> None:
-        """Keep a llama-bench `pp<N>` row of a dense model that ran on a GPU (a mixture's prompt reads experts the
-        size column cannot split; a CPU row's compute is not the card's)."""
+        """Keep a llama-bench `pp<N>` row of a dense transformer that ran on a GPU (a mixture's prompt reads experts
+        the size column cannot split, a recurrent model's is a scan; a CPU row's compute is not the card's)."""
         metrics, labels = record.metrics, record.labels
         rate, test = metrics.get("prompt_tokens_per_second"), labels.get("test", "")
         tokens = re.match(r"pp\s*(\d+)$", test.split("@")[0].strip())
@@ -618,7 +618,8 @@ class Accumulator:
         weights = metrics.get("weights_bytes") or metrics.get("named_weights_bytes")
         if rate is None or tokens is None or labels.get("device") == "cpu" or not weights or not parameters \
                 or "decode_weights_bytes" in metrics or "decode_weights_bytes_high" in metrics \
-                or len(self.bench_prompts) >= MAX_BENCH_STEPS or names_mixture(labels.get("model", "")):
+                or len(self.bench_prompts) >= MAX_BENCH_STEPS or names_mixture(labels.get("model", "")) \
+                or names_recurrent(labels.get("model", "")):
             return
         ubatch = labels.get("n_ubatch", "")
         self.bench_prompts.append((rate, int(tokens.group(1)), int(ubatch) if ubatch.strip().isdigit() else

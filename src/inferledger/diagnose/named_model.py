@@ -287,6 +287,17 @@ def catalog_layers(total_params: float, mixture: bool) -> int | None:
     return nearest[2] if nearest else None
 
 
+# llama.cpp's names for recurrent and hybrid (state-space) architectures: their prompt's cost is a scan, not the
+# transformer's matmuls the ledger's catalogue holds.
+_RECURRENT_NAME = re.compile(r"mamba|granitehybrid|jamba|nemotron_?h\b|falcon-?h1|rwkv|lfm2|plamo2|hybrid",
+                             re.IGNORECASE)
+
+
+def names_recurrent(model_cell: str) -> bool:
+    """A llama.cpp model cell that names a recurrent or hybrid state-space architecture."""
+    return _RECURRENT_NAME.search(model_cell) is not None
+
+
 def names_mixture(model_cell: str) -> bool:
     """A llama.cpp model cell that names a mixture of experts (its architecture, `MoE`, experts × size)."""
     return _MIXTURE_NAME.search(model_cell) is not None
