@@ -260,7 +260,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind311_logs": (1, 1, 2),
           "blind307_logs": (2, 2, 2),
           "blind308_logs": (8, 8, 10),
-          "blind310_logs": (2, 3, 6)}
+          "blind310_logs": (2, 3, 6),
+          "blind309_logs": (5, 5, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
