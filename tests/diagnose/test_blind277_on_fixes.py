@@ -249,3 +249,13 @@ def test_a_prompt_read_in_small_micro_batches_is_judged_by_its_micro_batch(tmp_p
                     "| llama 1B all F32 | 4.60 GiB | 1.24 B | CUDA | 99 | 8 | pp512 | 1178.03 ± 1.00 |\n")
     diagnosis = diagnose_files([path], gpu="rtx-3090")
     assert "hardware-bench-prefill-below-realistic" not in rules(diagnosis)
+
+
+def test_a_key_value_summarys_spelled_out_seconds_are_seconds(tmp_path):
+    # A notebook's client: `Average TTFT: 0.59 seconds` is 0.59 s, not 0.59 of the milliseconds a bare figure is
+    # taken in.
+    path = tmp_path / "client.txt"
+    path.write_text("=== 1000 tokens with 1 concurrent requests ===\nAverage TTFT: 0.59 seconds\n"
+                    "Average Tokens/sec: 20.56\n")
+    (record,) = _records(path, bench_clients)
+    assert record.metrics["ttft_seconds_mean"] == pytest.approx(0.59)

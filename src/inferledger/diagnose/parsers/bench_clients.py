@@ -37,7 +37,7 @@ _ROW = re.compile(r"^\s*([A-Za-z][^:]*?)\s*:\s*(\S.*?)\s*$")
 _LATENCY_ROW = re.compile(r"^(?:(Mean|Median|Std|Max|Min|P\d+(?:\.\d+)?)\s+(TTFT|TPOT|ITL|TTST|E2EL|E2E Latency)"
                           r"|(TTFT|TPOT|ITL|TTST|E2EL)\s+(mean|median|std|max|min|p\d+(?:\.\d+)?))\s*"
                           r"(?:\((ms|s)\))?$", re.IGNORECASE)
-_VALUE_UNIT = re.compile(r"\d\s*(ms|s)\b")
+_VALUE_UNIT = re.compile(r"\d\s*(ms|msec|seconds|secs|sec|s)\b")  # `0.59 seconds` as well as `590ms`
 # Clients that copy vLLM's banner with their own wording: "Benchmark Duration (sec)", "Request throughput
 # (req/sec)", "Prompt throughput (tokens/second) avg", "End to End Latency (ms) p90", "Number of total requests".
 # Their labels are reduced to vLLM's before the lookup: units spelled out, the stat after the unit, synonyms.
