@@ -259,3 +259,16 @@ def test_a_key_value_summarys_spelled_out_seconds_are_seconds(tmp_path):
                     "Average Tokens/sec: 20.56\n")
     (record,) = _records(path, bench_clients)
     assert record.metrics["ttft_seconds_mean"] == pytest.approx(0.59)
+
+
+def test_a_latency_runs_command_line_states_its_batch(tmp_path):
+    # vllm-project/vllm#10086's review: `benchmark_latency.py … --batch-size 1` then `Avg latency: 7.816 seconds`,
+    # no Namespace line and no percentiles: one batch of one prompt, the tool's default 128 output tokens, so
+    # 1 × 128 / 7.816 = 16.4 output tok/s.
+    path = tmp_path / "latency.txt"
+    path.write_text("$ python3 benchmarks/benchmark_latency.py --model meta-llama/Meta-Llama-3-8B --batch-size 1 "
+                    "--load-format dummy\ninit engine (profile, create kv cache, warmup model) took 20.63 seconds\n"
+                    "Avg latency: 7.81603614680001 seconds\n")
+    (record,) = _records(path, vllm_offline)
+    assert record.metrics["mean_concurrency"] == 1
+    assert record.metrics["output_tokens_per_second"] == pytest.approx(128 / 7.81603614680001)

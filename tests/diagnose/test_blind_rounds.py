@@ -172,7 +172,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind215_logs": (2, 3, 3),
           "blind213_logs": (1, 1, 5),
           "blind212_logs": (2, 2, 3),
-          "blind222_logs": (7, 9, 10),
+          "blind222_logs": (7, 10, 10),
           "blind223_logs": (2, 4, 6),
           "blind217_logs": (3, 3, 3),
           "blind218_logs": (2, 3, 3),
@@ -263,7 +263,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind310_logs": (2, 3, 6),
           "blind309_logs": (5, 5, 6),
           "blind306_logs": (3, 3, 10),
-          "blind312_logs": (8, 8, 10),
+          "blind312_logs": (8, 9, 10),
           "blind313_logs": (7, 7, 10)}
 
 

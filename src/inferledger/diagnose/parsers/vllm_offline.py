@@ -50,6 +50,7 @@ _AVG_LATENCY = re.compile(r"Avg latency:\s*([\d.]+) seconds")
 _PERCENTILE_LATENCY = re.compile(r"(\d+)% percentile latency:\s*([\d.]+) seconds")
 _ARGUMENT = re.compile(r"\b(input_len|output_len|batch_size|model)=(\d+|'[^']*')")
 _FLAG = re.compile(r"--(input|output)-len[= ]+(\d+)")  # the command line's own: `--input-len 256 --output-len 256`
+_BATCH_FLAG = re.compile(r"--batch-size[= ]+(\d+)")  # benchmark_latency's own
 _PROMPTS = re.compile(r"--num-prompts[= ]+(\d+)")
 # Several sequences a prompt (`--n 4`, beam search): the engine's batch is no longer the prompts' count.
 _SEQUENCES = re.compile(r"--n[= ]+([2-9]|\d\d+)\b|--use-beam-search")
@@ -175,7 +176,7 @@ def sniff(head: str) -> float:
         return 0.85
     if "Throughput:" in head and "requests/s," in head and "tokens/s" in head:
         return 0.8
-    if "Avg latency:" in head and "percentile latency:" in head:
+    if "Avg latency:" in head and ("percentile latency:" in head or "benchmark_latency" in head):
         return 0.8
     if "tok, Time: " in head and "Throughput: " in head and _NANO.search(head):
         return 0.8
@@ -225,6 +226,13 @@ def parse(lines) -> Iterator:
                 continue
         if "Namespace(" in line and "output_len=" in line:
             arguments = dict(_ARGUMENT.findall(line))
+            continue
+        if "benchmark_latency" in line or "bench latency" in line:
+            # A latency run's command line: its shape where stated, the tool's defaults for the rest.
+            arguments = {f"{which}_len": value for which, value in _FLAG.findall(line)}
+            batch = _BATCH_FLAG.search(line)
+            if batch is not None:
+                arguments["batch_size"] = batch.group(1)
             continue
         if "--output-len" in line:
             arguments = {f"{which}_len": value for which, value in _FLAG.findall(line)}
