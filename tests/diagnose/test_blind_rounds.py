@@ -264,7 +264,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind309_logs": (5, 5, 6),
           "blind306_logs": (3, 3, 10),
           "blind312_logs": (8, 9, 10),
-          "blind313_logs": (7, 7, 10)}
+          "blind313_logs": (7, 7, 10),
+          "blind315_logs": (3, 3, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
