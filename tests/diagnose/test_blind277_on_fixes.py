@@ -272,3 +272,12 @@ def test_a_latency_runs_command_line_states_its_batch(tmp_path):
     (record,) = _records(path, vllm_offline)
     assert record.metrics["mean_concurrency"] == 1
     assert record.metrics["output_tokens_per_second"] == pytest.approx(128 / 7.81603614680001)
+
+
+def test_a_profilers_kernel_table_holds_no_run(tmp_path):
+    # mudler/vllm.cpp#1863: `| ms/tok | share | calls/tok | kernel |`, a row per kernel of one decode step; 12.321
+    # ms/tok is one kernel's part of the 52.735 ms token, no run's time per token.
+    path = tmp_path / "kernels.md"
+    path.write_text("| ms/tok | share | calls/tok | kernel |\n|---:|---:|---:|---|\n"
+                    "| 12.321 | 23.4% | 129 | `QuantizeQ8KK` |\n| 12.015 | 22.8% | 21 | `KQuantGemmK` |\n")
+    assert not diagnose_files([path]).metrics["summary"]

@@ -402,9 +402,15 @@ _THROUGHPUTS = ("output_tokens_per_second", "request_throughput_per_second", "to
                 "input_tokens_per_second")
 
 
+_PART_COLUMNS = {"kernel", "kernels", "kernel name", "op", "ops", "operator", "cuda kernel", "gpu kernel"}
+
+
 def _header(cells: list, rows: list = ()) -> list | None:
     """The columns of a header row naming at least one latency and one other metric, or a per-stream generation
-    rate or time per token, else None."""
+    rate or time per token, else None. A profiler's table (a `kernel` or `op` column: its rows are a step's parts,
+    each its share of a token's time) holds no run."""
+    if any(_normal(cell).strip("` ") in _PART_COLUMNS for cell in cells):
+        return None
     columns = _bare_rates(cells, [_column(cell) or _unit_from_cells(cell, index, rows)
                                   for index, cell in enumerate(cells)])
     columns = _settled_units(cells, columns, rows)
