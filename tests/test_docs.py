@@ -155,3 +155,12 @@ def test_parallel_table_is_what_request_gives():
         assert row[7] == f"{account.memory.max_concurrency:,}"
         assert row[8] == (f"{section['prefill']['communication_share']:.0%} / "
                           f"{section['decode']['communication_share']:.0%}")
+
+
+def test_the_bundled_counts_the_readme_states_are_the_catalogues():
+    from inferledger.hardware.lookup import load_catalog
+    from inferledger.model.config import catalog_names
+
+    stated = re.search(r"of (\d+) open models and (\d+) accelerators are bundled", " ".join(TEXT.split()))
+    assert stated is not None
+    assert (int(stated.group(1)), int(stated.group(2))) == (len(catalog_names()), len(load_catalog()))
