@@ -656,9 +656,8 @@ _TABLE = (
           "mean wait (ρ / 2(1 − ρ) prefills at utilisation ρ); three times that is time no prompt work or queue of "
           "this load accounts for: a slow prefill path (engine, attention backend, KV transfer, encoder)", 0.75),
     _rule("hardware-prefill-below-realistic", "hardware", "prefill-bound",
-          "the fastest request's own prompt-processing rate below this share of the ledger's realistic prefill "
-          "rate for its prompt length", 1 / 3,
-          "of realistic prefill speed",
+          "the fastest request's own prompt-processing rate below this share of the ledger's realistic prefill rate "
+          "for its prompt length", 1 / 3, "of realistic prefill speed",
           "a request's prompt-eval rate is measured while it prefills (no idle time in it, unlike a stats window's "
           "average); the realistic prefill is fitted within about 1.5× of measured engines, so a third of it is an "
           "engine, backend or offload holding the prompt back", 0.7),

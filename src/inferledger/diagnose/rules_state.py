@@ -116,6 +116,7 @@ def capacity_findings(acc: Accumulator, findings: list) -> None:
     where = {"lines": [line_of[1]], "file": line_of[2]}
     numbers = {"kv_cache_tokens": tokens, "max_concurrency_at_length": concurrency}
     layers, on_gpu = capacity.get("model_layers"), capacity.get("offloaded_layers")
+    kv_bytes, weights = capacity.get("kv_cache_bytes"), capacity.get("weights_bytes")
     share = capacity.get("gpu_share_fraction")
     if share is not None and share < threshold("state-partial-offload"):
         findings.append(fire(
@@ -125,17 +126,15 @@ def capacity_findings(acc: Accumulator, findings: list) -> None:
         findings.append(fire(
             "state-partial-offload", f"the runner placed {on_gpu:.0f} of the model's {layers:.0f} layers on the GPU: "
             "the rest run from system memory, so every token waits on the CPU's share"
-            + (f" (the KV cache alone asks {capacity['kv_cache_bytes'] / 2**30:.1f} GiB: a smaller context frees "
-               "room for layers)" if capacity.get("kv_cache_bytes") else ""),
+            + (f" (the KV cache alone asks {kv_bytes / 2**30:.1f} GiB: a smaller context frees room for layers)"
+               if kv_bytes else ""),
             {"offloaded_layers": on_gpu, "model_layers": layers}, **where))
-        kv_bytes, weights = capacity.get("kv_cache_bytes"), capacity.get("weights_bytes")
         if kv_bytes and weights and kv_bytes >= threshold("state-kv-pushes-layers-off") * weights:
             findings.append(fire(
                 "state-kv-pushes-layers-off", f"the KV cache sized for the context ({kv_bytes / 2**30:.1f} GiB) is "
                 f"{kv_bytes / weights:.1f}× the weights ({weights / 2**30:.1f} GiB): the context takes the card's room "
                 "for layers; a shorter context (num_ctx, -c) or a quantised cache (q8_0) brings them back",
                 {"kv_cache_bytes": kv_bytes, "weights_bytes": weights}, **where))
-    kv_bytes, weights = capacity.get("kv_cache_bytes"), capacity.get("weights_bytes")
     # llama.cpp and ollama size the cache for the context they were asked for (n_ctx, num_ctx), not from the memory
     # the weights leave: a small one there is a short context, no shortage.
     sized_by_context = kv_bytes is not None and acc.capacity["kv_cache_bytes"][3].startswith(("llamacpp", "ollama"))

@@ -465,7 +465,7 @@ def _same_load_waits(acc: Accumulator, findings: list) -> None:
 
 
 # A run named for a prompt already read (`warm TTFT`, `cache hit`, `2nd turn`): its prefix is cached, not read again.
-_REUSED_PROMPT = re.compile(r"\bwarm|cached|cache hit|\bhit\b|prefix|reuse|2nd|second")
+_REUSED_PROMPT = re.compile(r"\bwarm|cached|cache hit|\bhit\b|prefix|reuse|\b2nd\b|\bsecond (?:run|turn|request|pass)")
 
 
 def _same_prompt_slower(acc: Accumulator, findings: list) -> None:

@@ -155,9 +155,8 @@ def _fixed_lengths(metrics: dict, arguments: dict) -> None:
     """A throughput run with fixed lengths (its arguments `input_len`, `output_len`) that printed only its total
     tokens a second: every request generated output_len tokens, so the output rate is req/s × output_len. Kept only
     where req/s × (input_len + output_len) gives the printed total (within 5 %), and req/s × output_len the printed
-    output rate where there is one: the arguments are this run's. Its
-    `--num-prompts` is then the run's count of requests, all submitted at once (none where a prompt runs several
-    sequences: `--n`, beam search)."""
+    output rate where there is one: the arguments are this run's. Its `--num-prompts` is then the run's count of
+    requests, all submitted at once (none where a prompt runs several sequences: `--n`, beam search)."""
     rate, total = metrics.get("request_throughput_per_second"), metrics.get("total_tokens_per_second")
     if "output_len" not in arguments or "input_len" not in arguments or not rate or not total:
         return
