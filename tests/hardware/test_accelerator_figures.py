@@ -424,6 +424,36 @@ def test_new_cards_memory_and_bandwidth(name, gib, bandwidth):
         ("m4", 10 * 128 * 2 * 1.678e9),  # 10 cores at the M4 Max's 1.678 GHz
         ("m2-pro", 19 * 128 * 2 * 1.398e9),  # 19 cores at 1.398 GHz (6.8)
         ("m3-pro", 18 * 128 * 2 * 1.398e9),  # 18 cores at the M3 Max's 1.398 GHz
+        # Shaders x 2 FLOP x boost clock, or the source's own FP32 figure where it prints one.
+        ("rtx-2070", 2304 * 2 * 1.62e9),  # GameGPU: 1620 MHz reference boost
+        ("rtx-2060", 1920 * 2 * 1.68e9),  # Fudzilla: 1680 MHz (6.5 TFLOPs)
+        ("rtx-2080", 10.07e12),  # cputronic: 10.07 TFLOPS
+        ("rtx-3050", 9.098e12),  # cputronic: 9.098 TFLOPS
+        ("rtx-3060-ti", 4864 * 2 * 1.665e9),  # cputronic: 1665 MHz
+        ("rtx-3070-ti", 21.75e12),  # spec table (huggingface.js): 21.75
+        ("rtx-3080-ti", 34.1e12),  # spec table: 34.1
+        ("rtx-4070-super", 35.48e12),  # spec table: 35.48
+        ("rtx-4080-super", 52.2e12),  # spec table: 52.2
+        ("rtx-5060-ti-16gb", 23.7e12),  # spec table: 23.7
+        ("rtx-5070", 6144 * 2 * 2.512e9),  # 2512 MHz boost (spec table 30.84 at 2.51)
+        ("gtx-1080-ti", 11.34e12),  # spec table: 11.34
+        ("gtx-1080", 2560 * 2 * 1.733e9),  # 1.733 GHz boost
+        ("gtx-1070-ti", 8.2e12),  # spec table: 8.2
+        ("gtx-1060-6gb", 4.375e12),  # alldbin: 4,375 GFLOPS
+        ("quadro-rtx-8000", 16.3e12),  # datasheet: 16.3 TFLOPS
+        ("a30", 10.32e12),  # SysRqmts: 10.32 TFLOPS
+        ("jetson-agx-orin-64gb", 5.3e12),  # technical brief: 5.3 FP32 TFLOPS
+        ("jetson-agx-thor", 2560 * 2 * 1.575e9),  # RidgeRun: 2560 CUDA cores, 1.575 GHz
+        ("mi60", 14.7e12),  # AMD: 14.7 TFLOPS
+        ("mi210", 45.3e12),  # AMD table: FP32 matrix 45.3 (stored as the MI250X entry does)
+        ("rx-7800-xt", 37.32e12),  # cputronic: 37.32 TFLOPS
+        ("rx-6700-xt", 40 * 64 * 2 * 2.581e9),  # Tom's: 40 CUs, 2581 MHz boost
+        ("rx-5700-xt", 9.75e12),  # AMD: 9.75 TFLOPS
+        ("rx-9060-xt", 32 * 128 * 2 * 3.13e9),  # TweakTown: 32 CUs, 3.13 GHz (RDNA dual-issue 128 lanes per CU)
+        ("rx-580", 6.175e12),  # FPSBench: 6.175 TFLOPS
+        ("arc-pro-b60", 12.29e12),  # Technical City / hmc-tech: 12.29 TFLOPS
+        ("m5", 5.7e12),  # huggingface.js: Apple M5 5.7
+        ("m5-max", 22.8e12),  # huggingface.js: Apple M5 Max 22.8
     ],
 )
 def test_new_cards_fp32_is_shaders_times_two_times_clock(name, fp32):
@@ -442,6 +472,23 @@ def test_new_cards_fp32_is_shaders_times_two_times_clock(name, fp32):
         ("rtx-5080", 84, 512, 2.617),
         ("rtx-5070-ti", 70, 512, 2.452),  # whitepaper column: 87.9
         ("jetson-orin-nano-super", 8, 2048, 1.02),  # A100-class SM: 67 sparse INT8 TOPS / 4
+        # Professional Turing at 1024 (FP16 or FP32 accumulate); GA100 and Orin at the A100's 2048; Thor at 4 tensor
+        # cores x 2048.
+        ("rtx-2070", 36, 512, 1.62),  # 288 tensor cores / 8
+        ("rtx-2060", 30, 512, 1.68),  # 240 tensor cores / 8
+        ("rtx-2080", 46, 512, 1.71),  # 368 tensor cores / 8
+        ("rtx-3050", 20, 512, 1.777),
+        ("rtx-3060-ti", 38, 512, 1.665),
+        ("rtx-3070-ti", 48, 512, 1.77),
+        ("rtx-3080-ti", 80, 512, 1.665),
+        ("rtx-4070-super", 56, 512, 2.475),
+        ("rtx-4080-super", 80, 512, 2.55),
+        ("rtx-5060-ti-16gb", 36, 512, 2.572),
+        ("rtx-5070", 48, 512, 2.512),
+        ("quadro-rtx-8000", 72, 1024, 1.77),  # datasheet 130.5 tensor TFLOPS, FP16 or FP32 accumulate
+        ("a30", 56, 2048, 1.44),
+        ("jetson-agx-orin-64gb", 16, 2048, 1.3),
+        ("jetson-agx-thor", 20, 4 * 2048, 1.575),
     ],
 )
 def test_new_nvidia_tensor_rates_are_sms_times_width_times_clock(name, sms, flop_per_clock_per_sm, boost_ghz):
@@ -596,74 +643,6 @@ def test_hw17_memory_bandwidth_and_generation(name, gib, bandwidth, architecture
     assert part.memory_bytes == gib * 2**30
     assert part.memory_bandwidth_bytes_per_second == pytest.approx(bandwidth, rel=2e-3)
     assert part.architecture == architecture
-
-
-@pytest.mark.parametrize(
-    "name, fp32",
-    [
-        # Shaders x 2 FLOP x boost clock, or the source's own FP32 figure where it prints one.
-        ("rtx-2070", 2304 * 2 * 1.62e9),  # GameGPU: 1620 MHz reference boost
-        ("rtx-2060", 1920 * 2 * 1.68e9),  # Fudzilla: 1680 MHz (6.5 TFLOPs)
-        ("rtx-2080", 10.07e12),  # cputronic: 10.07 TFLOPS
-        ("rtx-3050", 9.098e12),  # cputronic: 9.098 TFLOPS
-        ("rtx-3060-ti", 4864 * 2 * 1.665e9),  # cputronic: 1665 MHz
-        ("rtx-3070-ti", 21.75e12),  # spec table (huggingface.js): 21.75
-        ("rtx-3080-ti", 34.1e12),  # spec table: 34.1
-        ("rtx-4070-super", 35.48e12),  # spec table: 35.48
-        ("rtx-4080-super", 52.2e12),  # spec table: 52.2
-        ("rtx-5060-ti-16gb", 23.7e12),  # spec table: 23.7
-        ("rtx-5070", 6144 * 2 * 2.512e9),  # 2512 MHz boost (spec table 30.84 at 2.51)
-        ("gtx-1080-ti", 11.34e12),  # spec table: 11.34
-        ("gtx-1080", 2560 * 2 * 1.733e9),  # 1.733 GHz boost
-        ("gtx-1070-ti", 8.2e12),  # spec table: 8.2
-        ("gtx-1060-6gb", 4.375e12),  # alldbin: 4,375 GFLOPS
-        ("quadro-rtx-8000", 16.3e12),  # datasheet: 16.3 TFLOPS
-        ("a30", 10.32e12),  # SysRqmts: 10.32 TFLOPS
-        ("jetson-agx-orin-64gb", 5.3e12),  # technical brief: 5.3 FP32 TFLOPS
-        ("jetson-agx-thor", 2560 * 2 * 1.575e9),  # RidgeRun: 2560 CUDA cores, 1.575 GHz
-        ("mi60", 14.7e12),  # AMD: 14.7 TFLOPS
-        ("mi210", 45.3e12),  # AMD table: FP32 matrix 45.3 (stored as the MI250X entry does)
-        ("rx-7800-xt", 37.32e12),  # cputronic: 37.32 TFLOPS
-        ("rx-6700-xt", 40 * 64 * 2 * 2.581e9),  # Tom's: 40 CUs, 2581 MHz boost
-        ("rx-5700-xt", 9.75e12),  # AMD: 9.75 TFLOPS
-        ("rx-9060-xt", 32 * 128 * 2 * 3.13e9),  # TweakTown: 32 CUs, 3.13 GHz (RDNA dual-issue 128 lanes per CU)
-        ("rx-580", 6.175e12),  # FPSBench: 6.175 TFLOPS
-        ("arc-pro-b60", 12.29e12),  # Technical City / hmc-tech: 12.29 TFLOPS
-        ("m5", 5.7e12),  # huggingface.js: Apple M5 5.7
-        ("m5-max", 22.8e12),  # huggingface.js: Apple M5 Max 22.8
-    ],
-)
-def test_hw17_fp32(name, fp32):
-    assert find_accelerator(name).peak_flops_per_second("fp32") == pytest.approx(fp32, rel=1e-2)
-
-
-@pytest.mark.parametrize(
-    "name, sms, flop_per_clock_per_sm, boost_ghz",
-    [
-        # Dense FP16/BF16 tensor rate = SMs x FLOP/clock/SM x clock. GeForce runs FP32 accumulate at 512 (Turing whitepaper:
-        # 1024 with FP16 accumulate, halved on GeForce); professional Turing at 1024; GA100 and Orin at the A100's 2048;
-        # Thor at 4 tensor cores x 2048.
-        ("rtx-2070", 36, 512, 1.62),  # 288 tensor cores / 8
-        ("rtx-2060", 30, 512, 1.68),  # 240 tensor cores / 8
-        ("rtx-2080", 46, 512, 1.71),  # 368 tensor cores / 8
-        ("rtx-3050", 20, 512, 1.777),
-        ("rtx-3060-ti", 38, 512, 1.665),
-        ("rtx-3070-ti", 48, 512, 1.77),
-        ("rtx-3080-ti", 80, 512, 1.665),
-        ("rtx-4070-super", 56, 512, 2.475),
-        ("rtx-4080-super", 80, 512, 2.55),
-        ("rtx-5060-ti-16gb", 36, 512, 2.572),
-        ("rtx-5070", 48, 512, 2.512),
-        ("quadro-rtx-8000", 72, 1024, 1.77),  # datasheet 130.5 tensor TFLOPS, FP16 or FP32 accumulate
-        ("a30", 56, 2048, 1.44),
-        ("jetson-agx-orin-64gb", 16, 2048, 1.3),
-        ("jetson-agx-thor", 20, 4 * 2048, 1.575),
-    ],
-)
-def test_hw17_tensor_rates_are_sms_times_width_times_clock(name, sms, flop_per_clock_per_sm, boost_ghz):
-    part = find_accelerator(name)
-    assert part.peak_flops_per_second("bf16") == pytest.approx(sms * flop_per_clock_per_sm * boost_ghz * 1e9, rel=3e-3)
-    assert part.peak_flops_per_second("fp16") == part.peak_flops_per_second("bf16")
 
 
 def test_hw17_vendor_figures():
