@@ -268,7 +268,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind315_logs": (3, 3, 10),
           "blind314_logs": (4, 4, 8),
           "blind316_logs": (1, 1, 1),
-          "blind317_logs": (3, 3, 4)}
+          "blind317_logs": (3, 3, 4),
+          "blind318_logs": (4, 4, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
