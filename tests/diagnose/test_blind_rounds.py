@@ -269,7 +269,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind314_logs": (4, 4, 8),
           "blind316_logs": (1, 1, 1),
           "blind317_logs": (3, 3, 4),
-          "blind318_logs": (4, 4, 10)}
+          "blind318_logs": (4, 4, 10),
+          "blind319_logs": (2, 2, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
