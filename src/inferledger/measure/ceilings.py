@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from inferledger.errors import BenchError
@@ -81,6 +81,18 @@ class Ceilings:
         # A copy counts each byte once read and once written, but a write-allocate cache reads the destination
         # line before writing it, so the copy figure understates DRAM. The larger of the two is the ceiling.
         return max(self.copy_bandwidth_bytes_per_second, self.read_bandwidth_bytes_per_second)
+
+    def best_of(self, other: Ceilings) -> Ceilings:
+        """Each ceiling the higher of two measurements of one machine: a ceiling is the most the machine does, and
+        a busy spell during one measurement only lowers it (the dispatch floor, the lower)."""
+        flops = {dtype: max(rate, other.flops_per_second_by_dtype.get(dtype, 0.0))
+                 for dtype, rate in self.flops_per_second_by_dtype.items()}
+        return replace(self, flops_per_second_by_dtype=flops,
+                       copy_bandwidth_bytes_per_second=max(self.copy_bandwidth_bytes_per_second,
+                                                           other.copy_bandwidth_bytes_per_second),
+                       read_bandwidth_bytes_per_second=max(self.read_bandwidth_bytes_per_second,
+                                                           other.read_bandwidth_bytes_per_second),
+                       tiny_call_seconds=min(self.tiny_call_seconds, other.tiny_call_seconds))
 
     def to_dict(self) -> dict:
         return {
