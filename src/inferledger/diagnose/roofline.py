@@ -104,13 +104,20 @@ def _bench_prefill_findings(acc: Accumulator, gpu: str | None) -> list:
     read = f"{chunk:,}-token micro-batches" if chunk < tokens else f"{tokens:,} token(s)"
     text = (f"llama-bench: prompt processing {rate:,.0f} tok/s (pp{tokens}, the best row) is {share:.0%} of the "
             f"{realistic:,.0f} tok/s the ledger's realistic prefill of {read} allows on {accelerator.name}")
+    return _prefill_rate_findings(rate, realistic, text, "hardware-bench-prefill-below-realistic", "the backend, "
+                                  "the build or an offload", lines=[line])
+
+
+def _prefill_rate_findings(rate: float, realistic: float, text: str, below_rule: str, holding: str,
+                           **where) -> list:
+    """A prompt rate against the ledger's realistic one: below `below_rule`'s share slow (what holds it back:
+    `holding`), within the estimate's slack as fast as the card computes, between the two nothing."""
     numbers = {"prompt_tokens_per_second": rate, "ledger_realistic_prompt_tokens_per_second": realistic}
-    if share < threshold("hardware-bench-prefill-below-realistic"):
-        return [fire("hardware-bench-prefill-below-realistic", text + ": the prompt is held back by the backend, "
-                     "the build or an offload, not the card's compute", numbers, lines=[line])]
-    if share >= threshold("hardware-prefill-near-realistic"):
-        return [fire("hardware-prefill-near-realistic", text + ": as fast as the card computes", numbers,
-                     lines=[line])]
+    if rate < threshold(below_rule) * realistic:
+        return [fire(below_rule, f"{text}: the prompt is held back by {holding}, not the card's compute", numbers,
+                     **where)]
+    if rate >= threshold("hardware-prefill-near-realistic") * realistic:
+        return [fire("hardware-prefill-near-realistic", text + ": as fast as the card computes", numbers, **where)]
     return []
 
 
@@ -444,12 +451,8 @@ def _judge_prefill_rate(acc: Accumulator, rate: float, spec, accelerator, precis
     text = (f"prompt processing {rate:,.0f} tok/s (the fastest request's) is {share:.0%} of the {realistic:,.0f} tok/s "
             f"the ledger's realistic prefill of a {isl:,}-token prompt allows on {accelerator.name}")
     lines.append(text)
-    numbers = {"prompt_tokens_per_second": rate, "ledger_realistic_prompt_tokens_per_second": realistic}
-    if share < threshold("hardware-prefill-below-realistic"):
-        findings.append(fire("hardware-prefill-below-realistic", text + ": the prompt is held back by the engine, "
-                             "its backend or an offload, not the card's compute", numbers))
-    elif share >= threshold("hardware-prefill-near-realistic"):
-        findings.append(fire("hardware-prefill-near-realistic", text + ": as fast as the card computes", numbers))
+    findings += _prefill_rate_findings(rate, realistic, text, "hardware-prefill-below-realistic",
+                                       "the engine, its backend or an offload")
 
 
 def _judge_first_token(acc: Accumulator, spec, accelerator, precision, kv_precision, spread: dict, lines: list,
