@@ -75,11 +75,14 @@ _COLUMNS = (
     (r"req(?:uest)?s? t(?:hrough)?put|req(?:uest)?s?/s(?:ec)?\b|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
     # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
     # A runner's sweep (llama-bench's tg, ds4-bench's `gen steady t/s`) is one stream a row, as is its prefill rate.
-    (r"tput user|per (?:user|request)|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)? (?:t|tok(?:en)?s?)/s$",
+    (r"tput user|per (?:user|request)|per-(?:user|request)\b|^per-?req tok(?:en)?s?/s$|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)? (?:t|tok(?:en)?s?)/s$",
      _STREAM_RATE, "rate"),
     (r"total tok(?:en)?s? t(?:hrough)?put|\btotal tok/s$", "total_tokens_per_second", "rate"),
+    # a batch's generation summed over its streams (`Agg tok/s` beside `Per-req tok/s`)
+    (r"^agg(?:regate)? (?:output |gen(?:eration)? )?tok(?:en)?s?/s$", "output_tokens_per_second", "rate"),
     # llama-bench's test names alone (`pp16384`, `tg512`): its rates are t/s
-    (r"^pp ?\d+$", "input_tokens_per_second", "rate"), (r"^tg ?\d+$", _STREAM_RATE, "rate"),
+    # (llama-bench of mid-2023 heads them `t/s pp 512`, `t/s tg 128`)
+    (r"^(?:t/s )?pp ?\d+$", "input_tokens_per_second", "rate"), (r"^(?:t/s )?tg ?\d+$", _STREAM_RATE, "rate"),
     (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^(?:prefill|pp\d*|prompt) (?:tps|(?:t|tok(?:en)?s?)/s)$"
      r"|^input tok(?:en)?s?/s(?:ec)?$", "input_tokens_per_second", "rate"),
     (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|(?:output|\bout) tok(?:en)?s?/s|tput decode|gen(?:eration)? t(?:hrough)?put",
@@ -171,7 +174,10 @@ _EDGE_WORD = re.compile(r"\b(?:Jetson|Orin|Raspberry\s*Pi|Snapdragon|Adreno|Dime
                         re.IGNORECASE)
 _SORT_MARKS = re.compile(r"[↓↑▲▼⬇⬆⇣⇡]")  # a web table's sort arrow beside a header
 _PER_TOKEN = re.compile(r"^(ms|s)\s*(?:/|per)\s*tok(?:en)?$")  # a header that is a per-token time's unit alone
-_CONTEXT_PREFIX = re.compile(r"^(\d+(?:\.\d+)?)\s*([kK])\s+(?=[^\W\d])")  # `30K prompt processing`: at 30K
+# A header's context before its metric (`30K prompt processing`: at 30K) or after it (`tg TPS @4k`, `pp t/s @ 8192`).
+_CONTEXT_PREFIX = re.compile(r"^(\d+(?:\.\d+)?)\s*([kK])\s+(?=[^\W\d])")
+_CONTEXT_SUFFIX = re.compile(r"\s*@\s*(\d+(?:\.\d+)?)\s*([kK]?)\s*$")
+_CONTEXT_NAME = re.compile(r"^(\d+(?:\.\d+)?)([kK]?) context$")  # a variant named by its context (_context_name)
 
 
 def _normal(header: str) -> str:
@@ -187,16 +193,29 @@ def _normal(header: str) -> str:
 
 
 def _context_of(header: str) -> float | None:
-    """The context a header names before its metric (`146k token generation`), in tokens, or None."""
-    match = _CONTEXT_PREFIX.match(header.strip())
-    return float(match.group(1)) * 1000 if match else None
+    """The context a header names before its metric (`146k token generation`) or after it (`tg TPS @1k`), in
+    tokens, or None."""
+    header = header.strip()
+    match = _CONTEXT_PREFIX.match(header) or _CONTEXT_SUFFIX.search(header) or _CONTEXT_NAME.match(header)
+    return None if match is None else float(match.group(1)) * (1000 if match.group(2) else 1)
+
+
+def _without_context(header: str) -> str:
+    """The header less the context it names (`tg tok/s @1k` is `tg tok/s`)."""
+    return _CONTEXT_SUFFIX.sub("", _CONTEXT_PREFIX.sub("", header))
+
+
+def _context_name(header: str) -> str:
+    """The context as the header writes it, a variant's name (`4K context`)."""
+    match = _CONTEXT_PREFIX.match(header.strip()) or _CONTEXT_SUFFIX.search(header.strip())
+    return f"{match.group(1)}{match.group(2)} context"
 
 
 @lru_cache(maxsize=4096)
 def _column(header: str):
     """(metric name with its stat, seconds per unit or None, kind) for one header cell, or None. Cached: a log's head
     offers the same first words (`INFO`, a logger's name) to the table sniff line after line."""
-    lowered = _CONTEXT_PREFIX.sub("", _normal(header))
+    lowered = _without_context(_normal(header))
     per_token = _PER_TOKEN.match(lowered)
     if per_token:
         return "tpot_seconds_mean", TIME_UNITS[per_token.group(1)], "time"
@@ -273,7 +292,7 @@ def _unit_from_cells(header: str, index: int, rows: list):
     # (`**34 tok/s**` over `15` and `6–8`: a poster writes the unit once).
     if rates == len(cells) or rates >= max(2, 2 * len(cells) / 3) \
             or (rates and all(_FIGURE_CELL.match(cell) for cell in cells)):
-        words = _CONTEXT_PREFIX.sub("", _normal(header))
+        words = _without_context(_normal(header))
         return next(((metric, 1.0, "rate") for pattern, metric in _PHASE_RATES if pattern.match(words)), None)
     column = _column(f"{header} (s)")
     if column is None or column[2] != "time" or any(_cell_seconds(cell) is None for cell in cells):
@@ -284,6 +303,8 @@ def _unit_from_cells(header: str, index: int, rows: list):
 # A rate column named by its unit alone, or by a variant and its unit (`tok/s`, `TurboQuant t/s`, `Tokens per second`).
 # (`mean ± stdev (tok/s)`: the statistic named before the unit)
 _BARE_RATE = re.compile(r"^(?:[\w.:=+±\- ]+ )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec)?$|^tok(?:en)?s? per sec(?:ond)?$")
+# A variant's note after the unit (`Tokens/s (version 0.15.1)`, `tok/s (this PR)`): the column's run, not its unit.
+_VARIANT_NOTE = re.compile(r"\s*\([^()]*\)\s*$")
 # The same beside named metrics: the unit alone or after a mean's word (`Avg TPS`, `Mean tok/s`).
 _MEAN_RATE = re.compile(r"^(?:(?:avg|average|mean|median|p50) )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec)?$")
 # A static batch's column (not a client's concurrency, whose tok/s may be each request's).
@@ -304,7 +325,8 @@ def _bare_rates(cells: list, columns: list) -> list:
     # beside metrics the table names (a TTFT), only a rate named by its unit and a mean is taken (llmfit's
     # `Avg TPS | Avg TTFT (ms)`); a variant's name (`Throughput tok/s`) may be the run's, not a stream's
     pattern = _MEAN_RATE if named else _BARE_RATE
-    bare = [column is None and bool(pattern.match(" ".join(re.sub(r"[()\[\]]", " ", _normal(cell)).split())))
+    bare = [column is None and any(pattern.match(" ".join(re.sub(r"[()\[\]]", " ", text).split()))
+                                   for text in (_normal(cell), _VARIANT_NOTE.sub("", _normal(cell))))
             for cell, column in zip(cells, columns, strict=True)]
     if not any(bare) or any(_NOT_ONE_STREAM.search(_normal(cell)) for cell, is_batch in zip(cells, batch, strict=True)
                             if not is_batch):
@@ -460,7 +482,7 @@ def _variants(header: list, columns: list) -> list:
                 groups.setdefault(context, []).append(index)
         shared = [index for index, context in enumerate(contexts) if context is None]
         # named by its context (`4K`), not by its first column (`4K prefill` would name the run's decode too)
-        return [(_CONTEXT_PREFIX.match(header[own[0]].strip()).group(0).strip() + " context", sorted(shared + own))
+        return [(_context_name(header[own[0]]), sorted(shared + own))
                 for own in groups.values()]
     places: dict = {}
     for index, column in enumerate(columns):

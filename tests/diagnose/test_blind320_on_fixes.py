@@ -1,0 +1,70 @@
+"""Blind rounds 320 on: the general fixes of the eighteenth session. Expected figures are worked out here."""
+
+from __future__ import annotations
+
+import pytest
+
+from inferledger.diagnose.parsers import bench_markdown
+from inferledger.diagnose.read import LogFile
+from inferledger.diagnose.records import Record
+
+
+def _summaries(tmp_path, text: str) -> list:
+    path = tmp_path / "table.md"
+    path.write_text(text)
+    return [item for item in bench_markdown.parse(LogFile.open(path).lines())
+            if isinstance(item, Record) and item.kind == "summary"]
+
+
+STREAM = "output_tokens_per_second_per_user_mean"
+
+
+def test_a_context_after_the_metric_makes_a_run_per_context(tmp_path):
+    # oMLX users' tables: `tg TPS @1k | tg TPS @4k | pp TPS @4k`, each row a model; the runs at 1K and at 4K
+    # context are two runs of the row, the 4K one with its prompt rate.
+    text = ("| Model | Size | tg TPS @1k | tg TPS @4k | pp TPS @4k |\n|---|---:|---:|---:|---:|\n"
+            "| A 4bit | 19 GB | 42.8 | 39.5 | 199.2 |\n")
+    one_k, four_k = _summaries(tmp_path, text)
+    assert one_k.metrics[STREAM] == 42.8 and one_k.metrics["mean_input_tokens"] == 1000
+    assert "input_tokens_per_second" not in one_k.metrics
+    assert four_k.metrics[STREAM] == 39.5 and four_k.metrics["mean_input_tokens"] == 4000
+    assert four_k.metrics["input_tokens_per_second"] == 199.2
+    # a context written out in tokens (`@ 8192`) is that many tokens, not thousands
+    short, long = _summaries(tmp_path, "| Model | tg t/s @ 512 | tg t/s @ 8192 |\n|---|---|---|\n| B | 24.1 | 20.5 |\n")
+    assert (short.metrics["mean_input_tokens"], long.metrics["mean_input_tokens"]) == (512, 8192)
+    assert (short.metrics[STREAM], long.metrics[STREAM]) == (24.1, 20.5)
+
+
+def test_a_bare_rate_with_its_variant_in_brackets_is_a_run_per_variant(tmp_path):
+    # distributed-llama's PR table: `Tokens/s (version 0.15.1) | … | Tokens/s (This PR)`, one model a row.
+    text = ("| Model | Tokens/s (version 0.15.1) | Tokens/s (This PR) |\n| --- | --- | --- |\n"
+            "| `llama3_1_8b_instruct_q40` | 24.80 | 45.33 |\n")
+    before, after = _summaries(tmp_path, text)
+    assert (before.metrics[STREAM], after.metrics[STREAM]) == (24.80, 45.33)
+    assert before.labels["benchmark"] == "column 'Tokens/s (version 0.15.1)'"
+    # a note naming a load is no one stream's rate: not read as one
+    assert not _summaries(tmp_path, "| Model | tok/s (batch 8) |\n|---|---|\n| A | 300 |\n")
+
+
+def test_aggregate_and_per_request_rates_are_told_apart(tmp_path):
+    # A batch's table: `Agg tok/s` is the batch's generation over its streams, `Per-req tok/s` one stream's;
+    # 207.7 / 80.4 = 2.6 streams' worth at B=4 (the streams do not all decode at every step).
+    text = ("| Mode | Agg tok/s | Per-req tok/s | TTFT |\n|---|---|---|---|\n"
+            "| B=4 | 207.7 | 80.4 | 0.24s |\n")
+    (run,) = _summaries(tmp_path, text)
+    assert run.metrics["output_tokens_per_second"] == 207.7
+    assert run.metrics[STREAM] == 80.4
+    assert run.metrics["ttft_seconds_mean"] == pytest.approx(0.24)
+    # a real-time factor per request is no token rate
+    runs = _summaries(tmp_path, "| concurrency | TTFB p50 | RTF_per_req_mean |\n|---:|---:|---:|\n| 1 | 0.067s | 0.103 |\n")
+    assert all(STREAM not in run.metrics for run in runs)
+
+
+def test_llama_bench_of_2023_heads_its_rates_with_the_unit_first(tmp_path):
+    # llama-bench before its `test | t/s` layout: `t/s pp 512 | t/s tg 128` columns, a configuration a row.
+    text = ("model | size | params | backend | ngl | threads | t/s pp 512 | t/s tg 128 |\n"
+            "---|---|---|---|---|---|---|---|\n"
+            "llama 7B mostly Q3_K - Medium | 18.96 GiB | 46.70 B | CUDA | 33 | 8 | 205.07 | 83.16 |\n")
+    (run,) = _summaries(tmp_path, text)
+    assert run.metrics["input_tokens_per_second"] == 205.07
+    assert run.metrics[STREAM] == 83.16
