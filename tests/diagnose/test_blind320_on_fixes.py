@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from inferledger.diagnose.parsers import bench_markdown
+from inferledger.diagnose import diagnose_files
+from inferledger.diagnose.parsers import bench_markdown, vllm
 from inferledger.diagnose.read import LogFile
 from inferledger.diagnose.records import Record
 
@@ -68,3 +69,21 @@ def test_llama_bench_of_2023_heads_its_rates_with_the_unit_first(tmp_path):
     (run,) = _summaries(tmp_path, text)
     assert run.metrics["input_tokens_per_second"] == 205.07
     assert run.metrics[STREAM] == 83.16
+
+
+def test_vllm_0_1_scheduler_lines_are_stats_windows(tmp_path):
+    # vLLM 0.1.0-0.1.1 printed one rate a window (vllm/core/scheduler.py, `Throughput: … tokens/s, Running: …`);
+    # one request at 100 % of the cache, then it waits with nothing running: the cache, not a queue of many.
+    stamp = "INFO 08-01 03:08:{:02d} scheduler.py:271] "
+    lines = [stamp.format(s) + f"Throughput: {rate} tokens/s, Running: {run} reqs, Swapped: 0 reqs, Pending: {wait} "
+             f"reqs, GPU KV cache usage: {kv}%, CPU KV cache usage: 0.0%"
+             for s, rate, run, wait, kv in ((39, "181.6", 1, 0, "100.0"), (45, "185.4", 1, 0, "100.0"),
+                                            (51, "0.0", 0, 1, "0.0"), (57, "0.0", 0, 1, "0.0"))]
+    path = tmp_path / "vllm-0.1.log"
+    path.write_text("\n".join(lines) + "\n")
+    windows = [item for item in vllm.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    assert [w.metrics["generation_tokens_per_second"] for w in windows] == [181.6, 185.4, 0.0, 0.0]
+    assert [w.metrics["waiting_requests"] for w in windows] == [0, 0, 1, 1]
+    assert windows[0].metrics["kv_cache_usage_fraction"] == pytest.approx(1.0)
+    assert windows[0].labels["version"] == "v0.1"
+    assert diagnose_files([path]).verdict == "kv-capacity"

@@ -271,7 +271,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind317_logs": (3, 3, 4),
           "blind318_logs": (4, 4, 10),
           "blind319_logs": (2, 2, 2),
-          "blind323_logs": (7, 7, 10),
+          "blind323_logs": (7, 8, 10),
           "blind325_logs": (7, 7, 10)}
 
 

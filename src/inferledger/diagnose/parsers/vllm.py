@@ -89,7 +89,8 @@ _SNIFF_MARKERS = ("Avg prompt throughput", "Avg generation throughput", "is pree
                   "Model loading took", "Loading model weights took", "num_gpu_blocks is:", "GPU KV cache size:",
                   "Available KV cache memory:", "is larger than the maximum number of tokens that can be stored in KV",
                   "is too long and exceeds limit of", "which is larger than the available KV cache memory",
-                  "No available memory for the cache blocks", "the rest of the memory reserved for KV Cache")
+                  "No available memory for the cache blocks", "the rest of the memory reserved for KV Cache",
+                  "tokens/s, Running: ")
 
 
 def sniff(head: str) -> float:
@@ -119,6 +120,12 @@ _FAST = re.compile(
     r"|, Prefix cache hit rate: (\d+(?:\.\d+)?)%(?:, MM cache hit rate: (\d+(?:\.\d+)?)%)?)?"
 )
 _LABEL_CACHE: dict = {}
+# vLLM 0.1.0-0.1.1's scheduler printed one rate: the tokens its steps took in over the window, a prompt's tokens in a
+# prompt step and one a sequence in a decode step (0.1.2 split it into the prompt and generation rates above). In a
+# window of decode steps it is the generation rate; a window with a prompt step counts that prompt too.
+_V01 = re.compile(
+    r"\] Throughput: (\d+(?:\.\d+)?) tokens/s, Running: (\d+) reqs, Swapped: (\d+) reqs, Pending: (\d+) reqs, "
+    r"GPU KV cache usage: (\d+(?:\.\d+)?)%(?:, CPU KV cache usage: (\d+(?:\.\d+)?)%)?")
 
 
 def _stats_labels(prefix: str, year_assumed: bool, version: str) -> dict:
@@ -205,6 +212,19 @@ def _window(groups, prefix: str, line_number: int) -> Record:
         metrics["mm_cache_hit_fraction"] = float(mm_hit) * 0.01
     timestamp, labels = _stamp_and_labels(prefix, "v0" if swapped is not None else "v1")
     return new_record("interval", "vllm.stats", line_number, metrics, timestamp, labels)
+
+
+def _v01_window(match: re.Match, prefix: str, line_number: int) -> Record:
+    """The Record of a vLLM 0.1 scheduler line (_V01): its one rate as the generation rate, marked so."""
+    throughput, running, swapped, waiting, kv, cpu_kv = match.groups()
+    metrics = {"generation_tokens_per_second": float(throughput), "running_requests": float(running),
+               "swapped_requests": float(swapped), "waiting_requests": float(waiting),
+               "kv_cache_usage_fraction": float(kv) * 0.01}
+    if cpu_kv is not None:
+        metrics["cpu_kv_cache_usage_fraction"] = float(cpu_kv) * 0.01
+    timestamp, year_assumed = find_timestamp(prefix)
+    labels = dict(_stats_labels(prefix, year_assumed, "v0.1"), rate="prompt and generation tokens together")
+    return Record("interval", "vllm.stats", line_number, metrics, timestamp, labels)
 
 
 def _optional(column, scale: float | None) -> list:
@@ -440,6 +460,8 @@ class LineParser:
                     "vllm.stats"))
             else:
                 out.extend(_stats(line, line_number))
+        elif "tokens/s, Running: " in line and (match := _V01.search(line)):
+            out.append(_v01_window(match, line[:match.start() + 1], line_number))
         elif "metrics:" in line and ("SpecDecoding metrics" in line or "Speculative metrics" in line):
             record = _spec_record(line, line_number)
             out.append(record if record is not None else
@@ -543,7 +565,7 @@ def wants_next(line: str) -> bool:
 # Every line this parser reads in a streamed scan holds one of these (bytes, matched before decoding); the
 # reader's single compiled pattern skips everything else at C speed. Lines outside them (e.g. the engine config
 # line with tensor_parallel_size) are read only when a pull-style pass gives every line.
-MARKERS = (b"Avg prompt throughput:", b"SpecDecoding metrics", b"No available shared memory broadcast block", b"Speculative metrics", b"PreemptionMode",
+MARKERS = (b"Avg prompt throughput:", b"Running: ", b"SpecDecoding metrics", b"No available shared memory broadcast block", b"Speculative metrics", b"PreemptionMode",
            b"# GPU blocks", b"# cuda blocks", b"# npu blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
            b"Maximum concurrency", b"KV Cache is", b"Model loading took", b"Loading model weights took", b"Memory profiling",
            b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"LLM engine with config",
