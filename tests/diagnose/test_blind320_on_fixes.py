@@ -87,3 +87,10 @@ def test_vllm_0_1_scheduler_lines_are_stats_windows(tmp_path):
     assert windows[0].metrics["kv_cache_usage_fraction"] == pytest.approx(1.0)
     assert windows[0].labels["version"] == "v0.1"
     assert diagnose_files([path]).verdict == "kv-capacity"
+
+
+def test_output_t_per_s_is_the_output_rate(tmp_path):
+    # A provider comparison (`Output T/s | TTFT`): llama.cpp's `t/s` spelling of tokens a second.
+    (run,) = _summaries(tmp_path, "| Model | Platform | Output T/s | TTFT |\n|---|---|---|---|\n| 8B | H100 | 130 | 280ms |\n")
+    assert run.metrics["output_tokens_per_second"] == 130
+    assert run.metrics["ttft_seconds_mean"] == pytest.approx(0.280)

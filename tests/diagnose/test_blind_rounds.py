@@ -272,7 +272,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind318_logs": (4, 4, 10),
           "blind319_logs": (2, 2, 2),
           "blind323_logs": (7, 8, 10),
-          "blind325_logs": (7, 7, 10),
+          "blind325_logs": (7, 8, 10),
           "blind321_logs": (5, 5, 5)}
 
 

@@ -85,7 +85,7 @@ _COLUMNS = (
     (r"^(?:t/s )?pp ?\d+$", "input_tokens_per_second", "rate"), (r"^(?:t/s )?tg ?\d+$", _STREAM_RATE, "rate"),
     (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^(?:prefill|pp\d*|prompt) (?:tps|(?:t|tok(?:en)?s?)/s)$"
      r"|^input tok(?:en)?s?/s(?:ec)?$", "input_tokens_per_second", "rate"),
-    (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|(?:output|\bout) tok(?:en)?s?/s|tput decode|gen(?:eration)? t(?:hrough)?put",
+    (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|(?:output|\bout) (?:tok(?:en)?s?|t)/s|tput decode|gen(?:eration)? t(?:hrough)?put",
      "output_tokens_per_second", "rate"),
 )
 _COLUMN_PATTERNS = tuple((re.compile(pattern), metric, kind) for pattern, metric, kind in _COLUMNS)
