@@ -273,7 +273,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind319_logs": (2, 2, 2),
           "blind323_logs": (7, 8, 10),
           "blind325_logs": (7, 8, 10),
-          "blind321_logs": (5, 5, 5)}
+          "blind321_logs": (5, 5, 5),
+          "blind320_logs": (4, 4, 10),
+          "blind327_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
