@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from inferledger.diagnose import diagnose_files
+from inferledger.diagnose.launch import launch_records
 from inferledger.diagnose.parsers import bench_markdown, vllm
 from inferledger.diagnose.read import LogFile
 from inferledger.diagnose.records import Record
@@ -94,3 +95,16 @@ def test_output_t_per_s_is_the_output_rate(tmp_path):
     (run,) = _summaries(tmp_path, "| Model | Platform | Output T/s | TTFT |\n|---|---|---|---|\n| 8B | H100 | 130 | 280ms |\n")
     assert run.metrics["output_tokens_per_second"] == 130
     assert run.metrics["ttft_seconds_mean"] == pytest.approx(0.280)
+
+
+def test_a_setup_list_states_the_tensor_parallel_degree():
+    # A PR's `## Configuration` list beside its table: one copy of the model spans four cards.
+    head = "## Configuration\n\n- GPU: 4× MI355X\n- Tensor parallelism: TP4\n- AITER: enabled\n"
+    (record,) = launch_records(head)
+    assert record.metrics == {"tensor_parallel_size": 4.0}
+    assert [r.metrics for r in launch_records("- tp = 1\n- cuda 11.8\n")] == [{"tensor_parallel_size": 1.0}]
+    # two runs at two degrees: neither is the file's
+    assert launch_records("tp = 1\nresults…\ntp = 4\nresults…\n") == []
+    # a launch command's own flag wins over a list
+    (record,) = launch_records("vllm serve m --tensor-parallel-size 8\n- TP: 4\n")
+    assert record.metrics["tensor_parallel_size"] == 8

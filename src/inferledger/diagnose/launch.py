@@ -29,6 +29,10 @@ _MODEL_FLAGS = ("--model", "--model-path", "--model-id", "model_path")
 # --max-total-tokens; and vLLM's start-up line for the length it settled on (`Using max model len 262144`).
 _LENGTH_FLAGS = ("--max-model-len", "--context-length", "--max-total-tokens")
 _USING_LENGTH = re.compile(r"\bUsing max model len (\d+)")
+# A run's setup written as a list beside its results (`- Tensor parallelism: TP4`, `tp = 1`, `• Tensor parallel
+# size: 1`): the degree, read when the head states one only (two runs at tp 1 and tp 4 leave it to each run).
+_STATED_TP = re.compile(r"^\s*(?:[-*•]\s*)?\**(?:tensor[ -]parallel(?:ism|[ _]size)?|tp(?:[ _]size)?)\**\s*[:=]\s*"
+                        r"(?:tp)?\s*(\d+)\s*$", re.IGNORECASE)
 _FLAG_VALUE = re.compile(r"(?:^|[\s(,])(-{0,2}[A-Za-z][\w-]*)(?:[ =]+)['\"]?([^\s,'\"()-][^\s,'\"()]*)")
 _SERVE_MODEL = re.compile(r"(?:\b(?:vllm|sglang)\s+serve|\btrtllm-serve)\s+([^\s-]\S*)")
 # Prefix caching on or off, as each server spells it.
@@ -85,6 +89,11 @@ def launch_records(head: str, source: str = "launch") -> list[Record]:
         if metrics or labels:
             records.append(Record("capacity", source, line_number, metrics or {"launch_command": 1.0}, None,
                                   labels))
+    stated = [(line_number, int(match.group(1))) for line_number, text in enumerate(head.split("\n"), 1)
+              if ("p" in text or "P" in text) and (match := _STATED_TP.match(text))]
+    if stated and len({degree for _line, degree in stated}) == 1 and stated[0][1] >= 1 \
+            and not any("tensor_parallel_size" in record.metrics for record in records):
+        records.append(Record("capacity", source, stated[0][0], {"tensor_parallel_size": float(stated[0][1])}))
     for line_number, text in enumerate(head.split("\n"), 1):
         if "max model len" in text and (match := _USING_LENGTH.search(text)):
             records.append(Record("capacity", source, line_number, {"max_model_len_tokens": float(match.group(1))}))
