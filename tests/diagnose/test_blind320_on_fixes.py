@@ -108,3 +108,15 @@ def test_a_setup_list_states_the_tensor_parallel_degree():
     # a launch command's own flag wins over a list
     (record,) = launch_records("vllm serve m --tensor-parallel-size 8\n- TP: 4\n")
     assert record.metrics["tensor_parallel_size"] == 8
+
+
+def test_a_speed_column_beside_a_requests_latency_is_its_rate(tmp_path):
+    # SGLang's speculative-decoding bench table (a box table): 512 tokens in 6.171 s is 82.97 token/s as printed.
+    text = ("+-------------+--------+------------+-----------------+\n"
+            "| Latency (s) | Tokens | Acc Length | Speed (token/s) |\n"
+            "+-------------+--------+------------+-----------------+\n"
+            "|    6.171    |  512   |   2.081    |      82.97      |\n"
+            "+-------------+--------+------------+-----------------+\n")
+    (run,) = _summaries(tmp_path, text)
+    assert run.metrics[STREAM] == pytest.approx(512 / 6.171, rel=1e-3)
+    assert run.metrics["e2e_seconds_mean"] == pytest.approx(6.171)

@@ -275,7 +275,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind325_logs": (7, 8, 10),
           "blind321_logs": (5, 5, 5),
           "blind320_logs": (4, 4, 10),
-          "blind327_logs": (6, 7, 10),
+          "blind327_logs": (6, 8, 10),
           "blind324_logs": (5, 5, 10),
           "blind326_logs": (6, 6, 8),
           "blind322_logs": (6, 6, 8)}
