@@ -120,3 +120,16 @@ def test_a_speed_column_beside_a_requests_latency_is_its_rate(tmp_path):
     (run,) = _summaries(tmp_path, text)
     assert run.metrics[STREAM] == pytest.approx(512 / 6.171, rel=1e-3)
     assert run.metrics["e2e_seconds_mean"] == pytest.approx(6.171)
+
+
+def test_koboldcpp_benchmark_columns_name_the_prompt_processing(tmp_path):
+    # koboldcpp's --benchmark (LostRuins/koboldcpp): `Processing` is the prompt's phase; 53.062 s at 7.76 T/s is
+    # ~412 prompt tokens, and the first token comes when it ends.
+    text = ("**Run** | **Processing Time** | **Processing Speed** | **Generation Time** | **Generation Speed** | "
+            "**Total Time**\n------- | --- | --- | --- | --- | ---\n"
+            "1       | 53.062s             | 7.76T/s              | 21.544s             | 4.64T/s              | 74.606s\n")
+    (run,) = _summaries(tmp_path, text)
+    assert run.metrics["ttft_seconds_mean"] == pytest.approx(53.062)
+    assert run.metrics["input_tokens_per_second"] == 7.76
+    assert run.metrics[STREAM] == 4.64
+    assert run.metrics["e2e_seconds_mean"] == pytest.approx(74.606)

@@ -41,7 +41,10 @@ _BATCH_RATE = "batch_tokens_per_second"
 _COLUMNS = (
     # a run's prefill time (one request's prompt processing) is its TTFT
     # LMDeploy's tables head it FTL, first token latency
-    (r"\bttft\b|time to first token|\bftl\b|first token latency|^prefill$|^prompt (?:processing|eval)$|^1st token",
+    # koboldcpp's benchmark (`ProcessingTime`, `ProcessingSpeed`, `GenerationSpeed`) names the prompt's phase
+    # `processing`
+    (r"\bttft\b|time to first token|\bftl\b|first token latency|^prefill$|^prompt (?:processing|eval)$|^1st token"
+     r"|^processing time$",
      "ttft_seconds", "time"),
     (r"^1000 ?/ ?tpot$", _STREAM_RATE, "rate"),  # 1000 / TPOT in ms: a stream's tok/s
     # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
@@ -274,7 +277,7 @@ _FIGURE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*
                           r"(?:\s*(?:tok(?:en)?s?|t)\s*/\s*s)?[\s*]*$", re.IGNORECASE)
 
 # A rate column whose header names only the phase ("prefill", "decode"): each row a run of one stream.
-_PHASE_RATES = ((re.compile(r"^(?:prefill|prompt|pp|input)\b"), "input_tokens_per_second"),
+_PHASE_RATES = ((re.compile(r"^(?:prefill|prompt|pp|input|processing)\b"), "input_tokens_per_second"),
                 # a `Speed` column of `4.88 Tokens/s` cells: a runner's generation speed, a run a row
                 # or only the column's outcome (`Result`, `Performance`) over cells that are all rates
                 (re.compile(r"^(?:token )?(?:decode|decoding|gen|generation|tg|output|speed|results?|performance)\b"),
