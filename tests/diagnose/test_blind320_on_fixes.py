@@ -9,6 +9,7 @@ from inferledger.diagnose.launch import launch_records
 from inferledger.diagnose.parsers import bench_markdown, vllm
 from inferledger.diagnose.read import LogFile
 from inferledger.diagnose.records import Record
+from inferledger.diagnose.rules_summary import prefill_interleaved
 
 
 def _summaries(tmp_path, text: str) -> list:
@@ -133,3 +134,16 @@ def test_koboldcpp_benchmark_columns_name_the_prompt_processing(tmp_path):
     assert run.metrics["input_tokens_per_second"] == 7.76
     assert run.metrics[STREAM] == 4.64
     assert run.metrics["e2e_seconds_mean"] == pytest.approx(74.606)
+
+
+def test_prefills_that_cannot_fill_the_per_token_time_leave_it_to_decode():
+    # vllm bench serve (MetaX-MACA/vLLM-metax#223's shape): 102,400-token prompts, 1,024 outputs (100 to 1), 2 in flight,
+    # median TTFT 23.9 s, TPOT 293 ms. 100 prompt tokens per output token, but in one request's life the other
+    # stream prefills about once: 23.9 s over 1,023 tokens is 23 ms a token, far under 293 ms.
+    metrics = {"input_tokens_per_second": 632.0, "output_tokens_per_second": 6.18, "max_concurrency": 2,
+               "ttft_seconds_median": 23.9, "total_output_tokens": 4096, "completed_requests": 4}
+    record = Record("summary", "test", 1, metrics)
+    assert not prefill_interleaved(record, 0.293)
+    # 400 ms of prefill a token (16 in flight, 28 s TTFT, 1,024 tokens) explains a 293 ms per-token time
+    assert prefill_interleaved(Record("summary", "test", 1, {**metrics, "max_concurrency": 16, "ttft_seconds_median": 28.0}),
+                               0.293)

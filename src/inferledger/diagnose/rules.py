@@ -98,7 +98,9 @@ _TABLE = (
           "not called healthy on it, while a queue read from its TTFT still outranks this; a per-token time of 0 "
           "(the client's placeholder in a prefill test, sglang#12263) is set aside with a note instead", 0.6),
     _rule("summary-prefill-interleaved", "summary", "prefill-bound",
-          "prompt tokens per output token ≥ this, more than one request in flight, per-token time ≥ 100 ms", 100.0,
+          "prompt tokens per output token ≥ this, more than one request in flight, per-token time ≥ 100 ms and, where "
+          "TTFT and lengths are stated, at most twice the others' prefills spread over its tokens ((concurrency - 1) "
+          "× TTFT ÷ output tokens)", 100.0,
           "input/output", "with a hundred prompt tokens or more per generated token, the few decode steps of each "
           "request sit between the other requests' prefills: the per-token time measures those prefills, not the "
           "decode step, and no decode rule (nor the hardware comparison) reads it", 0.6),

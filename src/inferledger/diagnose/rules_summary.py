@@ -48,11 +48,23 @@ def input_per_output(metrics: dict) -> float | None:
 
 
 def prefill_interleaved(record, per_token: float | None) -> bool:
-    """A long per-token time in a run that is nearly all prompt, with other requests in flight (see the rule)."""
-    ratio = input_per_output(record.metrics)
-    concurrency = record.metrics.get("max_concurrency")
-    return bool(per_token and per_token >= threshold("summary-slow-tpot-no-hardware") and ratio
-                and ratio >= threshold("summary-prefill-interleaved") and (concurrency is None or concurrency > 1))
+    """A long per-token time in a run that is nearly all prompt, with other requests in flight (see the rule), unless
+    the others' prefills cannot account for it: in a request's life each of the other (concurrency - 1) streams
+    starts about one request, whose prefill takes about a TTFT, so they add at most (concurrency - 1) × TTFT over
+    the request's output tokens to its per-token time; a per-token time over twice that is the decode's own."""
+    metrics = record.metrics
+    ratio = input_per_output(metrics)
+    concurrency = metrics.get("max_concurrency")
+    if not (per_token and per_token >= threshold("summary-slow-tpot-no-hardware") and ratio
+            and ratio >= threshold("summary-prefill-interleaved") and (concurrency is None or concurrency > 1)):
+        return False
+    ttft = metrics.get("ttft_seconds_median") or metrics.get("ttft_seconds_mean")
+    output = metrics.get("mean_output_tokens")
+    if output is None and metrics.get("total_output_tokens") and metrics.get("completed_requests"):
+        output = metrics["total_output_tokens"] / metrics["completed_requests"]
+    if concurrency and ttft and output and output > 1:
+        return per_token <= 2 * (concurrency - 1) * ttft / (output - 1)
+    return True
 
 
 PROMPT_ONLY_OUTPUT_TOKENS = limit("prompt-only-output")
