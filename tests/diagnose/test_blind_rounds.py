@@ -282,7 +282,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind330_logs": (3, 4, 7),
           "blind329_logs": (4, 4, 5),
           "blind328_logs": (6, 6, 8),
-          "blind333_logs": (5, 5, 10)}
+          "blind333_logs": (5, 5, 10),
+          "blind331_logs": (8, 8, 9),
+          "blind332_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
