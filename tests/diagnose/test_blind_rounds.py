@@ -284,7 +284,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind328_logs": (6, 6, 8),
           "blind333_logs": (5, 5, 10),
           "blind331_logs": (8, 8, 9),
-          "blind332_logs": (6, 6, 10)}
+          "blind332_logs": (6, 6, 10),
+          "blind334_logs": (8, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
