@@ -6,7 +6,7 @@ import pytest
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.launch import launch_records
-from inferledger.diagnose.parsers import bench_markdown, vllm
+from inferledger.diagnose.parsers import bench_markdown, ollama, vllm
 from inferledger.diagnose.read import LogFile
 from inferledger.diagnose.records import Record
 from inferledger.diagnose.rules_summary import prefill_interleaved
@@ -147,3 +147,22 @@ def test_prefills_that_cannot_fill_the_per_token_time_leave_it_to_decode():
     # 400 ms of prefill a token (16 in flight, 28 s TTFT, 1,024 tokens) explains a 293 ms per-token time
     assert prefill_interleaved(Record("summary", "test", 1, {**metrics, "max_concurrency": 16, "ttft_seconds_median": 28.0}),
                                0.293)
+
+
+def test_an_ollama_final_chunk_cut_at_its_start_keeps_its_whole_fields(tmp_path):
+    # A paste from the middle of ollama's final /api/chat chunk: no JSON reader takes it, but every
+    # timing after `"content":""},` is whole. 238 tokens in 8.059779 s: 33.86 ms each; 1,026 prompt tokens in
+    # 1.896469 s.
+    path = tmp_path / "ollama.txt"
+    path.write_text('{"role":"assistant","content":""},"done_reason":"stop","done":true,"total_duration":9987503333,'
+                    '"load_duration":28999667,"prompt_eval_count":1026,"prompt_eval_duration":1896469000,'
+                    '"eval_count":238,"eval_duration":8059779000}\n')
+    (record,) = [item for item in ollama.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    assert record.metrics["tpot_seconds"] == pytest.approx(8.059779 / 238)
+    assert record.metrics["input_tokens"] == 1026
+    assert record.metrics["prefill_seconds"] == pytest.approx(1.896469)
+    assert record.metrics["e2e_seconds"] == pytest.approx(9.987503333)
+    # a field cut inside its number is not taken: `"eval_duration":80` may be 8059779000
+    path.write_text('{"x":1}},"eval_count":238,"eval_duration":80')
+    items = list(ollama.parse(LogFile.open(path).lines()))
+    assert all("decode_seconds" not in item.metrics for item in items if isinstance(item, Record))

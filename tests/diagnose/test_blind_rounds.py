@@ -76,7 +76,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind101_logs": (5, 7, 10),
           "blind102_logs": (6, 8, 10),
           "blind103_logs": (4, 6, 10),
-          "blind104_logs": (4, 6, 10),
+          "blind104_logs": (4, 7, 10),
           "blind107_logs": (3, 3, 4),
           "blind108_logs": (6, 7, 10),
           "blind109_logs": (2, 4, 10),

@@ -111,6 +111,7 @@ class JsonCollector:
         self.indent = 0
         self.closer = ""
         self.chars = 0
+        self.unread = ""  # the text of the last document no JSON reader took (a reader may still take its fields)
 
     def feed(self, line_number: int, line: str) -> list:
         """(line_number, value, truncated) for each document completed by this line (usually none); truncated is
@@ -134,6 +135,7 @@ class JsonCollector:
                 self.buffer.append(line)
                 self.chars += len(line)
                 if self.chars > MAX_JSON_CHARS:
+                    self.unread = ""  # too long to read again by its fields
                     out.append((self.start, None, 1))
                     self._reset()
                 return out
@@ -154,6 +156,7 @@ class JsonCollector:
                     out.append((line_number, value, 0))
                     return out
                 if stripped[0] == "{" and stripped.count("{") == stripped.count("}"):
+                    self.unread = stripped
                     out.append((line_number, None, 1))
                     return out
         self.buffer = [line]
@@ -167,6 +170,8 @@ class JsonCollector:
         if not self.buffer:
             return []
         value, depth = repair_truncated_json(self.buffer)
+        if value is None:
+            self.unread = "\n".join(self.buffer)
         start = self.start
         self._reset()
         return [(start, value, depth)]

@@ -121,9 +121,24 @@ _API_FIELDS = {"total_duration": ("e2e_seconds", 1e-9), "load_duration": ("load_
                "prompt_eval_cached_count": ("cached_tokens", 1.0)}
 
 
-def _api_record(line_number: int, value, truncated: bool) -> Iterator:
+# A field of the final chunk whose value the text proves whole: a `,` or the object's `}` after its digits.
+_API_FIELD = re.compile(r'"(' + "|".join(_API_FIELDS) + r')"\s*:\s*(\d+(?:\.\d+)?)\s*[,}]')
+
+
+def _api_fragment(line_number: int, text: str) -> Record | None:
+    """The final chunk's timings from a fragment no JSON reader takes (a paste that starts inside the object, or
+    ends inside it): each field whose number is whole, when they hold the generated tokens or the total."""
+    item = {key: float(value) for key, value in _API_FIELD.findall(text)}
+    if "eval_count" not in item and "total_duration" not in item:
+        return None
+    return next(_api_record(line_number, item, True), None)
+
+
+def _api_record(line_number: int, value, truncated: bool, text: str = "") -> Iterator:
     if value is None:
-        yield Skipped(line_number, "ollama API JSON that could not be read", "ollama")
+        record = _api_fragment(line_number, text) if '"eval_count"' in text or '"total_duration"' in text else None
+        yield record if record is not None else Skipped(line_number, "ollama API JSON that could not be read",
+                                                        "ollama")
         return
     items = value if isinstance(value, list) else [value]
     for item in items:
@@ -387,7 +402,7 @@ def parse(lines) -> Iterator:
                     yield record
         if collector.buffer or (line and line.lstrip()[:1] in ("{", "[")):
             for start, value, truncated in collector.feed(line_number, line):
-                yield from _api_record(start, value, truncated)
+                yield from _api_record(start, value, truncated, collector.unread)
             if collector.buffer:
                 continue
         if "duration:" in line or "count:" in line or "rate:" in line or "Duration:" in line or "Count:" in line:
@@ -445,7 +460,7 @@ def parse(lines) -> Iterator:
             if record is not None:
                 yield record
     for start, value, truncated in collector.finish():
-        yield from _api_record(start, value, truncated)
+        yield from _api_record(start, value, truncated, collector.unread)
     if stream is not None:
         record = stream.record()
         if record is not None:
