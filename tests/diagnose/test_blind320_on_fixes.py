@@ -7,7 +7,7 @@ import pytest
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.launch import launch_records
 from inferledger.diagnose.parsers import bench_markdown, ollama, vllm
-from inferledger.diagnose.read import LogFile
+from inferledger.diagnose.read import LogFile, clean_line
 from inferledger.diagnose.records import Record
 from inferledger.diagnose.rules_summary import prefill_interleaved
 
@@ -166,3 +166,20 @@ def test_an_ollama_final_chunk_cut_at_its_start_keeps_its_whole_fields(tmp_path)
     path.write_text('{"x":1}},"eval_count":238,"eval_duration":80')
     items = list(ollama.parse(LogFile.open(path).lines()))
     assert all("decode_seconds" not in item.metrics for item in items if isinstance(item, Record))
+
+
+def test_pytests_live_log_prefix_is_taken_off(tmp_path):
+    # vllm bench serve's summary printed through a CI test's logger (pytest: level padded to 8, logger:file:line)
+    assert clean_line("INFO     root:vllm_bench.py:126 Mean TTFT (ms):    99.02") == "Mean TTFT (ms):    99.02"
+    vllm_line = "INFO 03-14 02:00:01 metrics.py:449] Avg prompt throughput: 1.0 tokens/s"
+    assert clean_line(vllm_line) == vllm_line  # vLLM's own prefix is the engine's, kept
+    lines = ["Maximum request concurrency:             40", "Request throughput (req/s):              15.49",
+             "Output token throughput (tok/s):         1549.45", "Mean TTFT (ms):                          99.02",
+             "Median TTFT (ms):                        95.77"]
+    path = tmp_path / "ci.log"
+    path.write_text("".join(f"INFO     root:vllm_bench.py:126 {line}\n" for line in lines))
+    plain = tmp_path / "plain.log"
+    plain.write_text("\n".join(lines) + "\n")
+    prefixed, bare = diagnose_files([path]), diagnose_files([plain])
+    assert prefixed.verdict == bare.verdict == "healthy"
+    assert [e.numbers for e in prefixed.evidence] == [e.numbers for e in bare.evidence]

@@ -283,7 +283,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind329_logs": (4, 4, 5),
           "blind328_logs": (6, 6, 8),
           "blind333_logs": (5, 5, 10),
-          "blind331_logs": (8, 8, 9),
+          "blind331_logs": (8, 9, 9),
           "blind332_logs": (6, 6, 10),
           "blind334_logs": (8, 8, 10)}
 

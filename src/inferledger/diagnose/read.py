@@ -50,6 +50,9 @@ _JOURNALD = re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ [\w.
 _JOURNALD_ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) \S+ [\w.@-]+\[\d+\]: ")
 #   Go's log package:     2024/07/12 02:25:54 <line>   (load testers and tools written in Go)
 _GO_LOG = re.compile(r"\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? ")
+#   pytest's live log:    INFO     root:vllm_bench.py:126 <line>   (a benchmark run inside a CI test; the level
+#   padded to eight, then logger:file:line)
+_PYTEST_LOG = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) +[\w.]+:[\w.-]+\.py:\d+ ")
 # And one added by the person pasting: a Markdown or e-mail quote (`> `, nested `>> `) around a log quoted in a reply.
 _QUOTE = re.compile(r"(?:>[ \t]?)+")
 _MONTHS = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
@@ -107,6 +110,8 @@ def _outer_prefix_end(line: str) -> int:
         match = _JOURNALD.match(line)
     elif " | " in line[:40]:
         match = _COMPOSE.match(line)
+    elif line[8:9] == " " and first in "IWEDC" and ".py:" in line[:80]:
+        match = _PYTEST_LOG.match(line)
     return match.end() if match else 0
 
 
@@ -155,9 +160,11 @@ def _unwrapped(line: str, prefix: re.Pattern | None) -> str:
 
 READ_BLOCK_BYTES = 4 * 1024 * 1024
 # A line start that clean_line might strip: a date (Docker/RFC 3339 and journald's ISO stamps, Go's log stamp), ">"
-# (a quote), "[pod/" (kubectl), a month name (journald). One regex over the block (it searches for "\n" first), not
-# one substring search per prefix; an engine's own clock (llama-server's `16.42.988.854`) is no date.
-_PREFIX_START = r"(?:\d{4}[-/]\d\d[-/]\d\d[T ]|>|`|│|\[pod/|(?:" + "|".join(sorted(_MONTHS)) + ") )"
+# (a quote), "[pod/" (kubectl), a month name (journald), pytest's level and logger. One regex over the block (it
+# searches for "\n" first), not one substring search per prefix; an engine's own clock (llama-server's
+# `16.42.988.854`) is no date.
+_PREFIX_START = (r"(?:\d{4}[-/]\d\d[-/]\d\d[T ]|>|`|│|\[pod/|(?:" + "|".join(sorted(_MONTHS)) + ") |"
+                 + _PYTEST_LOG.pattern + ")")
 _PREFIXED_LINE = re.compile(r"\n" + _PREFIX_START)
 _PREFIXED_FIRST = re.compile(_PREFIX_START)
 
@@ -166,6 +173,7 @@ def _may_need_cleaning(line: str) -> bool:
     """False only for lines clean_line leaves as they are (its own tests, cheapest first; a superset of them)."""
     return "\r" in line or "\x1b" in line or "#033[" in line or "^[[" in line or line[:1].isdigit() or line[:1] in ">`│" \
         or " | " in line[:40] or line[:3] in _MONTHS or line[:5] == "[pod/" or "\xa0" in line \
+        or (line[8:9] == " " and line[:1] in "IWEDC" and ".py:" in line[:80]) \
         or "\u202f" in line or "\u2007" in line
 
 
