@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.launch import launch_records
-from inferledger.diagnose.parsers import bench_markdown, ollama, vllm
+from inferledger.diagnose.parsers import bench_markdown, ollama, pandas_describe, vllm
 from inferledger.diagnose.read import LogFile, clean_line
 from inferledger.diagnose.records import Record
 from inferledger.diagnose.rules_summary import prefill_interleaved
@@ -20,6 +22,7 @@ def _summaries(tmp_path, text: str) -> list:
 
 
 STREAM = "output_tokens_per_second_per_user_mean"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def test_a_context_after_the_metric_makes_a_run_per_context(tmp_path):
@@ -183,3 +186,28 @@ def test_pytests_live_log_prefix_is_taken_off(tmp_path):
     prefixed, bare = diagnose_files([path]), diagnose_files([plain])
     assert prefixed.verdict == bare.verdict == "healthy"
     assert [e.numbers for e in prefixed.evidence] == [e.numbers for e in bare.evidence]
+
+
+def test_pandas_describe_of_per_request_figures(tmp_path):
+    # A FasterTransformer-backend client's `df.describe()` (blind339): ten requests; 863.27 ms mean, 799.24 ms
+    # median, 11.88 tok/s each on average, 10 tokens each.
+    path = FIXTURES / "blind339_logs" / "fastertransformer__triton-backend-gpt-j-a100-40gb-stats-duration-tokens-per-second.txt"
+    (record,) = [item for item in pandas_describe.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    assert record.metrics["completed_requests"] == 10
+    assert record.metrics["e2e_seconds_mean"] == pytest.approx(0.863274, rel=1e-5)
+    assert record.metrics["e2e_seconds_median"] == pytest.approx(0.799239, rel=1e-5)
+    assert record.metrics["e2e_seconds_max"] == pytest.approx(1.346924, rel=1e-5)
+    assert record.metrics[STREAM] == pytest.approx(11.884291)
+    assert record.metrics["mean_output_tokens"] == 10
+    # the transpose, and a time with no unit in its name (`latency`: seconds or ms?) left unread
+    text = ("               count    mean     std     min     25%     50%     75%     max\n"
+            "ttft_ms         20.0   120.0    10.0   100.0   110.0   118.0   125.0   150.0\n"
+            "latency         20.0     2.1     0.2     1.8     2.0     2.1     2.2     2.6\n"
+            "prompt_tokens   20.0   512.0     0.0   512.0   512.0   512.0   512.0   512.0\n")
+    path = tmp_path / "describe_t.txt"
+    path.write_text(text)
+    (record,) = [item for item in pandas_describe.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    assert record.metrics["ttft_seconds_mean"] == pytest.approx(0.120)
+    assert record.metrics["ttft_seconds_median"] == pytest.approx(0.118)
+    assert record.metrics["mean_input_tokens"] == 512
+    assert not any(name.startswith("e2e_") for name in record.metrics)
