@@ -289,7 +289,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind335_logs": (3, 3, 3),
           "blind337_logs": (3, 3, 6),
           "blind338_logs": (5, 5, 7),
-          "blind339_logs": (4, 4, 8)}
+          "blind339_logs": (4, 4, 8),
+          "blind336_logs": (4, 4, 8),
+          "blind340_logs": (8, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
