@@ -291,7 +291,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind338_logs": (5, 5, 7),
           "blind339_logs": (4, 4, 8),
           "blind336_logs": (4, 4, 8),
-          "blind340_logs": (8, 8, 10)}
+          "blind340_logs": (8, 8, 10),
+          "blind342_logs": (1, 1, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
