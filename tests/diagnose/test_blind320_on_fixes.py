@@ -211,3 +211,20 @@ def test_pandas_describe_of_per_request_figures(tmp_path):
     assert record.metrics["ttft_seconds_median"] == pytest.approx(0.118)
     assert record.metrics["mean_input_tokens"] == 512
     assert not any(name.startswith("e2e_") for name in record.metrics)
+
+
+def test_a_model_sized_by_its_name_is_judged_on_the_cards_that_hold_it(tmp_path):
+    # tt-inference-server's GPU reference (blind342): Llama-3.2-90B-Vision at concurrency 1, TPOT 46 ms, on H100s.
+    # 90B × 2 bytes = 180 GB; an H100 holds 0.9 × 80 GB = 72 GB of weights, two 144 GB, four 288 GB: four cards,
+    # tensor-split, read 180 GB at 4 × 3,350 GB/s = 13.4 ms a token before the layers' fixed cost.
+    path = tmp_path / "sweep.md"
+    path.write_text("| ISL | OSL | Concurrency | TTFT (ms) | TPOT (ms) | E2EL (ms) |\n|---|---|---|---|---|---|\n"
+                    "| 128 | 128 | 1 | 105.5 | 46.0 | 5944.1 |\n")
+    diagnosis = diagnose_files([path], model="meta-llama/Llama-3.2-90B-Vision-Instruct", gpu="h100-sxm")
+    assert diagnosis.roofline["cards_reading"] == 4
+    floor = diagnosis.roofline["named_decode_floor_seconds_per_token"]
+    assert 180e9 / (4 * 3350e9) < floor < 180e9 / (4 * 3350e9) + 0.005
+    assert diagnosis.verdict == "decode-bound"  # 46 ms is under two fifths of that speed
+    # a 32B in a guessed bf16 on one 24 GB card: a quantised file as likely as a split, judged on the one card
+    diagnosis = diagnose_files([path], model="Qwen/Qwen2.5-32B-Instruct", gpu="rtx-3090")
+    assert diagnosis.roofline.get("cards_reading", 1) == 1

@@ -59,6 +59,11 @@ class NamedModel:
     def mixture_of_experts(self) -> bool:
         return self.active_params < self.total_params
 
+    @property
+    def format_guessed(self) -> bool:
+        """The bits a weight are a GPU server's bf16 default, not stated by the name, the engine or the user."""
+        return self.format_source == _SERVER_DEFAULT[1]
+
     def describe(self) -> str:
         active = "" if self.active_params == self.total_params else f", {self.active_params / 1e9:g}B active"
         return (f"{self.name}: {self.total_params / 1e9:g}B parameters{active} read from the name, "

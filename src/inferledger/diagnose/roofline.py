@@ -729,20 +729,50 @@ def _stream_rate_step(acc: Accumulator) -> tuple[float | None, str]:
     return (1 / max(streams), "one stream's generation rate (the fastest run)") if streams else (None, "")
 
 
+# Cards with at least this much memory (datacenter parts) split a model too big for one over several; below it a
+# model whose format is only guessed may as well be a quantised file on one card.
+SPLIT_CARD_MIN_BYTES = 40e9
+# The share of a card's memory the weights may take when counting the cards that hold them (the rest: cache, runtime).
+WEIGHTS_MEMORY_SHARE = 0.9
+
+
+def _named_cards(acc: Accumulator, named, accelerator) -> tuple[int, str]:
+    """(cards whose memory one decode step reads at once, how that was decided) for a model sized from its name: the
+    tensor-parallel degree the log states; else, when the weights do not fit one card, the fewest that hold them,
+    split by tensors (a GPU server's way) or by layers (llama.cpp's and ollama's: the cards read in turn, one)."""
+    layout = _log_layout(acc)
+    if layout is not None:
+        return layout.tp, f", tp {layout.tp} as the log states"
+    total = named.total_params * named.bits_per_weight / 8
+    room = accelerator.memory_bytes * WEIGHTS_MEMORY_SHARE
+    if total <= room:
+        return 1, ""
+    cards = next((count for count in _CARD_COUNTS if count * room >= total), _CARD_COUNTS[-1])
+    if named.format_guessed and accelerator.memory_bytes < SPLIT_CARD_MIN_BYTES:
+        # On a consumer card a model too big for it in bf16 runs quantised more often than over several cards.
+        return 1, f"; {total / 1e9:.0f} GB in the guessed bf16 do not fit one card: a quantised file or a split"
+    if acc.labels.get("engine") in _LAYER_SPLIT_ENGINES:
+        return 1, f"; {total / 1e9:.0f} GB of weights need {cards} cards, split by layers: read in turn"
+    return cards, f"; {total / 1e9:.0f} GB of weights need {cards} cards, the fewest that hold them, tensor-split"
+
+
 def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, list]:
     """(roofline section, findings) for a model known only by its name (named_model.NamedModel): the decode floor of
     one stream is the weights the name states ÷ the card's bandwidth. Judged only at a batch of one or two, where the
     weights are most of what a step reads; with more streams their cache, which the name does not give, joins."""
-    bandwidth = accelerator.memory_bandwidth_bytes_per_second
+    cards, spread = _named_cards(acc, named, accelerator)
+    bandwidth = accelerator.memory_bandwidth_bytes_per_second * cards  # a tensor split's cards read their shares at once
     fixed, layers = step_fixed_seconds(named.total_params, named.mixture_of_experts)
     floor = named.weights_bytes_per_step / bandwidth + fixed
     _isl, _osl, batch, notes = _shape(acc)
     batch = batch or NAMED_MAX_BATCH + 1  # several at once, how many not stated: not judged against one stream's floor
+    on = f"{cards} × {accelerator.name}" if cards > 1 else f"the {accelerator.name}"
     section = {"model": named.name, "accelerator": accelerator.name, "estimated_from_name": True,
-               "weights_bytes_per_step": named.weights_bytes_per_step, "batch": batch,
-               "card_bandwidth_bytes_per_second": bandwidth, "named_decode_floor_seconds_per_token": floor,
-               "lines": [named.describe() + f" → {floor * 1e3:.2f} ms/token floor on the {accelerator.name} "
-                         f"({bandwidth / 1e9:,.0f} GB/s); the config.json was not at hand, so this is an estimate"]}
+               "weights_bytes_per_step": named.weights_bytes_per_step, "batch": batch, "cards_reading": cards,
+               "card_bandwidth_bytes_per_second": accelerator.memory_bandwidth_bytes_per_second,
+               "named_decode_floor_seconds_per_token": floor,
+               "lines": [named.describe() + f" → {floor * 1e3:.2f} ms/token floor on {on} ({bandwidth / 1e9:,.0f} "
+                         f"GB/s{spread}); the config.json was not at hand, so this is an estimate"]}
     if acc.effective_bandwidth.count and acc.bandwidth_source != NAMED_BANDWIDTH_SOURCE:
         # llama-bench's rows state their files' sizes (an F16 and a Q8_0 file of one model): their own reads judge
         # decode (log_hardware_findings), not one size the name guesses for all of them.
