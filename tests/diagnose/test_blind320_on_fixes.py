@@ -8,6 +8,7 @@ import pytest
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.launch import launch_records
+from inferledger.diagnose.named_model import stated_format
 from inferledger.diagnose.parsers import bench_markdown, ollama, pandas_describe, vllm
 from inferledger.diagnose.read import LogFile, clean_line
 from inferledger.diagnose.records import Record
@@ -228,3 +229,19 @@ def test_a_model_sized_by_its_name_is_judged_on_the_cards_that_hold_it(tmp_path)
     # a 32B in a guessed bf16 on one 24 GB card: a quantised file as likely as a split, judged on the one card
     diagnosis = diagnose_files([path], model="Qwen/Qwen2.5-32B-Instruct", gpu="rtx-3090")
     assert diagnosis.roofline.get("cards_reading", 1) == 1
+
+
+def test_a_variant_column_of_rates_with_their_unit_is_read(tmp_path):
+    # A regression report (sglang, AIPerf at concurrency 1): the variants head the columns, each cell a rate with its
+    # unit; ~126.9 tok/s is 7.88 ms a token.
+    text = ("| Workload | System / shape | Before #26496 | After #26496 | Drop |\n| --- | --- | ---: | ---: | ---: |\n"
+            "| `Llama-3.3-70B-NVFP4` | GB200, TP=4 | ~126.9 tok/s | ~104.4 tok/s | ~16.2% |\n")
+    before, after = _summaries(tmp_path, text)
+    assert (before.metrics[STREAM], after.metrics[STREAM]) == (126.9, 104.4)
+    assert after.labels["benchmark"] == "column 'After #26496'"
+
+
+def test_exllamas_bits_per_weight_are_the_names_format():
+    assert stated_format("turboderp_Mistral-Large-Instruct-2407-123B-exl2_4.25bpw") == ("4.25bpw", 4.25)
+    assert stated_format("Llama-3-70B-Instruct-exl2-2.5bpw")[1] == 2.5
+    assert stated_format("model-12bpwx") is None

@@ -36,6 +36,7 @@ _FORMATS = (
     # a bare quant level (`_q6`, `-Q4`): the K-quant of that width, the usual one
     ("q2", 2.625), ("q3", 3.4375), ("q4", 4.5), ("q5", 5.5), ("q6", 6.5625), ("q8", 8.5),
 )
+_BPW = re.compile(r"(?<![a-z0-9.])(\d{1,2}(?:\.\d{1,2})?)[-_ ]?bpw(?![a-z0-9])")
 # What a runner serves when the tag names no format: ollama's library tags default to Q4_K_M; GGUF files people
 # run with llama.cpp are mostly Q4_K_M too; the GPU servers load the checkpoint's bf16.
 _DEFAULT_BITS = {"ollama": (4.5, "ollama's default tag (Q4_K_M)"),
@@ -115,6 +116,9 @@ def stated_format(text: str) -> tuple[str, float] | None:
     """(tag, bits a weight) of the format a model's file name or a runner's file-type line states (`q8_0`,
     `Q4_K - Medium`), or None."""
     lowered = text.strip().lower()
+    bpw = _BPW.search(lowered)
+    if bpw is not None:  # ExLlama's quantisations state their average bits a weight (`exl2_4.25bpw`, `3.0bpw`)
+        return bpw.group(0), float(bpw.group(1))
     for tag, bits in _FORMATS:
         if re.search(r"(?<![a-z0-9])" + re.escape(tag) + r"(?![a-z0-9])", lowered):
             return tag, bits

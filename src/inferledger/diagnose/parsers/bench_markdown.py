@@ -318,20 +318,28 @@ _NOT_ONE_STREAM = re.compile(r"concurren|batch|^bs$|^c$|request|\brps\b|\bqps\b|
                              r"|\b(?:pp|tg|n kv|prompt|prefill|input|total)\b")
 
 
-def _bare_rates(cells: list, columns: list) -> list:
+def _rates_only(index: int, rows: list) -> bool:
+    """Every filled cell of the column a rate with its unit (`~126.9 tok/s`): a variant's rates under its name."""
+    filled = [row[index] for _, row in rows if index < len(row) and row[index].strip()]
+    return bool(filled) and all(_RATE_CELL.match(cell) for cell in filled)
+
+
+def _bare_rates(cells: list, columns: list, rows: list = ()) -> list:
     """A table naming no metric but rates by their unit alone: a runner's comparison, a model or a build a row, each
     rate one stream's generation (llmfit's `Model | tok/s`, an A/B of two builds); beside a batch column alone, the
     batch's (fastllm's `Batch | 最大推理速度(token / s)`: per stream the rate ÷ the batch). With a concurrency or a
     request-rate column (the rate may be each request's or the run's), a `test` column (llama-bench's) or a phase
-    named (batched-bench's `S_PP t/s`) the rates are not plainly generation: left to those readers."""
+    named (batched-bench's `S_PP t/s`) the rates are not plainly generation: left to those readers. A column named by
+    its variant only (`Before #26496`) whose cells all carry the unit (`~126.9 tok/s`) is such a rate too."""
     batch = [bool(_STATIC_BATCH.fullmatch(_normal(cell))) for cell in cells]
     named = any(column is not None and not is_batch for column, is_batch in zip(columns, batch, strict=True))
     # beside metrics the table names (a TTFT), only a rate named by its unit and a mean is taken (llmfit's
     # `Avg TPS | Avg TTFT (ms)`); a variant's name (`Throughput tok/s`) may be the run's, not a stream's
     pattern = _MEAN_RATE if named else _BARE_RATE
-    bare = [column is None and any(pattern.match(" ".join(re.sub(r"[()\[\]]", " ", text).split()))
-                                   for text in (_normal(cell), _VARIANT_NOTE.sub("", _normal(cell))))
-            for cell, column in zip(cells, columns, strict=True)]
+    bare = [column is None and (any(pattern.match(" ".join(re.sub(r"[()\[\]]", " ", text).split()))
+                                    for text in (_normal(cell), _VARIANT_NOTE.sub("", _normal(cell))))
+                                or (not named and _rates_only(index, rows)))
+            for index, (cell, column) in enumerate(zip(cells, columns, strict=True))]
     if not any(bare) or any(_NOT_ONE_STREAM.search(_normal(cell)) for cell, is_batch in zip(cells, batch, strict=True)
                             if not is_batch):
         return columns
@@ -438,7 +446,7 @@ def _header(cells: list, rows: list = ()) -> list | None:
     if any(_normal(cell).strip("` ") in _PART_COLUMNS for cell in cells):
         return None
     columns = _bare_rates(cells, [_column(cell) or _unit_from_cells(cell, index, rows)
-                                  for index, cell in enumerate(cells)])
+                                  for index, cell in enumerate(cells)], rows)
     columns = _settled_units(cells, columns, rows)
     named = [column for column in columns if column is not None]
     if any(column[0] in (_STREAM_RATE, _BATCH_RATE) or column[0].startswith("tpot_") for column in named):
