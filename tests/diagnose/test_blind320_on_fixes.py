@@ -245,3 +245,13 @@ def test_exllamas_bits_per_weight_are_the_names_format():
     assert stated_format("turboderp_Mistral-Large-Instruct-2407-123B-exl2_4.25bpw") == ("4.25bpw", 4.25)
     assert stated_format("Llama-3-70B-Instruct-exl2-2.5bpw")[1] == 2.5
     assert stated_format("model-12bpwx") is None
+
+
+def test_phase_headers_that_state_their_length_and_unit(tmp_path):
+    # text-generation-webui's speed table: `Prompt processing (3200 tokens, t/s) | Generation (512 tokens, t/s)`.
+    text = ("Model | Backend | Prompt processing (3200 tokens, t/s) | Generation (512 tokens, t/s)\n-- | -- | -- | --\n"
+            "TheBloke/Llama-2-7B-GPTQ | ExLlamaV2 | 6138.32 | 130.16\n")
+    (run,) = _summaries(tmp_path, text)
+    assert run.metrics["input_tokens_per_second"] == 6138.32
+    assert run.metrics[STREAM] == 130.16
+    assert run.labels["tool"] == "ExLlamaV2"

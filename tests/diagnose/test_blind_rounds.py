@@ -292,7 +292,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind339_logs": (4, 4, 8),
           "blind336_logs": (4, 4, 8),
           "blind340_logs": (8, 8, 10),
-          "blind342_logs": (1, 2, 10),
+          "blind342_logs": (1, 3, 10),
           "blind341_logs": (4, 4, 9)}
 
 

@@ -78,7 +78,7 @@ _COLUMNS = (
     (r"req(?:uest)?s? t(?:hrough)?put|req(?:uest)?s?/s(?:ec)?\b|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
     # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
     # A runner's sweep (llama-bench's tg, ds4-bench's `gen steady t/s`) is one stream a row, as is its prefill rate.
-    (r"tput user|per (?:user|request)|per-(?:user|request)\b|^per-?req tok(?:en)?s?/s$|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)? (?:t|tok(?:en)?s?)/s$",
+    (r"tput user|per (?:user|request)|per-(?:user|request)\b|^per-?req tok(?:en)?s?/s$|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)?(?: \d+ tokens,?)? (?:t|tok(?:en)?s?)/s$",
      _STREAM_RATE, "rate"),
     (r"total tok(?:en)?s? t(?:hrough)?put|\btotal tok/s$", "total_tokens_per_second", "rate"),
     # a batch's generation summed over its streams (`Agg tok/s` beside `Per-req tok/s`)
@@ -86,7 +86,9 @@ _COLUMNS = (
     # llama-bench's test names alone (`pp16384`, `tg512`): its rates are t/s
     # (llama-bench of mid-2023 heads them `t/s pp 512`, `t/s tg 128`)
     (r"^(?:t/s )?pp ?\d+$", "input_tokens_per_second", "rate"), (r"^(?:t/s )?tg ?\d+$", _STREAM_RATE, "rate"),
-    (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put|^(?:prefill|pp\d*|prompt) (?:tps|(?:t|tok(?:en)?s?)/s)$"
+    # (`Prompt processing (3200 tokens, t/s)`: the phase, its length, the unit)
+    (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put"
+     r"|^(?:prefill|pp\d*|prompt|prompt processing)(?: \d+ tokens,?)? (?:tps|(?:t|tok(?:en)?s?)/s)$"
      r"|^input tok(?:en)?s?/s(?:ec)?$", "input_tokens_per_second", "rate"),
     (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|(?:output|\bout) (?:tok(?:en)?s?|t)/s|tput decode|gen(?:eration)? t(?:hrough)?put",
      "output_tokens_per_second", "rate"),
