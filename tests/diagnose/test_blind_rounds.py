@@ -293,7 +293,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind336_logs": (4, 4, 8),
           "blind340_logs": (8, 8, 10),
           "blind342_logs": (1, 3, 10),
-          "blind341_logs": (4, 4, 9)}
+          "blind341_logs": (4, 4, 9),
+          "blind346_logs": (2, 2, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
