@@ -9,7 +9,7 @@ import pytest
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.launch import launch_records
 from inferledger.diagnose.named_model import stated_format
-from inferledger.diagnose.parsers import bench_markdown, ollama, pandas_describe, vllm
+from inferledger.diagnose.parsers import bench_markdown, generic_phrases, ollama, pandas_describe, vllm
 from inferledger.diagnose.read import LogFile, clean_line
 from inferledger.diagnose.records import Record
 from inferledger.diagnose.rules_summary import prefill_interleaved
@@ -255,3 +255,16 @@ def test_phase_headers_that_state_their_length_and_unit(tmp_path):
     assert run.metrics["input_tokens_per_second"] == 6138.32
     assert run.metrics[STREAM] == 130.16
     assert run.labels["tool"] == "ExLlamaV2"
+
+
+def test_phrases_read_a_rate_per_second_and_leave_a_bare_throughput(tmp_path):
+    # `output_tokens_per_s: 964.28` is a rate (its `_s` follows `per`), not 964 seconds; `throughput=5.38` beside a
+    # batch size counts samples or requests a second, no token words: not a token rate.
+    path = tmp_path / "phrases.txt"
+    path.write_text("prefix_cache=false\n  avg_ms: 16.59\n  output_tokens_per_s: 964.28\n")
+    records = [item for item in generic_phrases.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    assert all("decode_seconds" not in record.metrics for record in records)
+    assert any(record.metrics.get("generation_tokens_per_second") == 964.28 for record in records)
+    path.write_text("batch_size 1: throughput=5.38, latency=0.19\nbatch_size 2: throughput=4.42, latency=0.45\n")
+    records = [item for item in generic_phrases.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    assert all("generation_tokens_per_second" not in record.metrics for record in records)

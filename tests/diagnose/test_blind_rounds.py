@@ -60,7 +60,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind85_logs": (2, 3, 10),
           "blind86_logs": (4, 6, 10),
           "blind87_logs": (5, 8, 10),
-          "blind88_logs": (7, 8, 10),
+          "blind88_logs": (7, 9, 10),
           "blind90_logs": (6, 8, 10),
           "blind89_logs": (6, 7, 10),
           "blind91_logs": (5, 7, 10),
@@ -292,7 +292,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind339_logs": (4, 4, 8),
           "blind336_logs": (4, 4, 8),
           "blind340_logs": (8, 8, 10),
-          "blind342_logs": (1, 3, 10),
+          "blind342_logs": (1, 5, 10),
           "blind341_logs": (4, 4, 9),
           "blind346_logs": (2, 2, 3)}
 

@@ -66,7 +66,9 @@ _PAIR = re.compile(r"((?:[A-Za-z]|\d(?:st|nd|rd|th|\+))[\w .()/+-]*?)\s*[:=]\s*"
                    r"\s*((?:ms|msec|milliseconds|s|sec|secs|seconds|us|µs|μs|tok(?:en)?s?(?:\s*/\s*s)?|t/s|tps)\b)?")
 _LABEL_UNIT = re.compile(r"(?:\(|[ _])" + _TIME_UNIT + r"(/tok(?:en)?)?\)?$")  # "(ms)", "_s", "(ms/token)"
 _COUNT_LABEL = re.compile(r"\btok(?:en)?s\b|\blen(?:gth)?\b|\bisl\b|\bosl\b|token count|num tokens?")  # not "next_token: 30932"
-_RATE_LABEL = re.compile(r"\btps\b|tok(?:en)?s?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|throughput|\bspeed\b")
+# A bare `throughput=5.38` may count requests or images a second: only a token word makes it tokens.
+_RATE_LABEL = re.compile(r"\btps\b|tok(?:en)?s?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|tok\w*\s+throughput|throughput.*\btok"
+                         r"|\bspeed\b")
 # A setting, not a measurement: "max_new_tokens = 256", "max length: 4096", "context limit".
 _SETTING = re.compile(r"\b(?:max|min)\b.*(?:tok|\blen)|\blimit\b|\bcap\b")
 
@@ -90,6 +92,8 @@ def _spelled(clause: str) -> str:
         return clause.replace("_", " ")
     label = pair.group(1).replace("_", " ").strip()
     unit_in_label = _LABEL_UNIT.search(label)
+    if unit_in_label is not None and re.search(r"\bper\s*$", label[:unit_in_label.start() + 1]):
+        unit_in_label = None  # `output_tokens_per_s`: a rate's `per s`, no time unit
     if unit_in_label is not None:
         unit = unit_in_label.group(1) + ("/token" if unit_in_label.group(2) else "")
     elif _RATE_LABEL.search(label):
