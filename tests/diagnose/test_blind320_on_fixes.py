@@ -62,6 +62,9 @@ def test_aggregate_and_per_request_rates_are_told_apart(tmp_path):
     assert run.metrics["output_tokens_per_second"] == 207.7
     assert run.metrics[STREAM] == 80.4
     assert run.metrics["ttft_seconds_mean"] == pytest.approx(0.24)
+    # a concurrency sweep's `aggregate tok/s | per stream` (a GB10 thread): 87.5 over 8 streams, 10.9 each
+    (run,) = _summaries(tmp_path, "| c | aggregate tok/s | per stream |\n|---:|---:|---:|\n| 8 | 87.5 | 10.9 |\n")
+    assert (run.metrics["output_tokens_per_second"], run.metrics[STREAM]) == (87.5, 10.9)
     # a real-time factor per request is no token rate
     runs = _summaries(tmp_path, "| concurrency | TTFB p50 | RTF_per_req_mean |\n|---:|---:|---:|\n| 1 | 0.067s | 0.103 |\n")
     assert all(STREAM not in run.metrics for run in runs)
