@@ -295,7 +295,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind342_logs": (1, 5, 10),
           "blind341_logs": (4, 4, 9),
           "blind346_logs": (2, 2, 3),
-          "blind345_logs": (2, 3, 4)}
+          "blind345_logs": (2, 3, 4),
+          "blind343_logs": (3, 3, 8),
+          "blind349_logs": (7, 7, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
