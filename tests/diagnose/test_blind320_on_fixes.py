@@ -9,7 +9,14 @@ import pytest
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.launch import launch_records
 from inferledger.diagnose.named_model import stated_format
-from inferledger.diagnose.parsers import bench_markdown, generic_phrases, ollama, pandas_describe, vllm
+from inferledger.diagnose.parsers import (
+    bench_markdown,
+    generic_phrases,
+    generic_summary,
+    ollama,
+    pandas_describe,
+    vllm,
+)
 from inferledger.diagnose.read import LogFile, clean_line
 from inferledger.diagnose.records import Record
 from inferledger.diagnose.rules_summary import prefill_interleaved
@@ -271,3 +278,18 @@ def test_phrases_read_a_rate_per_second_and_leave_a_bare_throughput(tmp_path):
     path.write_text("batch_size 1: throughput=5.38, latency=0.19\nbatch_size 2: throughput=4.42, latency=0.45\n")
     records = [item for item in generic_phrases.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
     assert all("generation_tokens_per_second" not in record.metrics for record in records)
+
+
+def test_sglang_multiturn_bench_latencies_are_seconds(tmp_path):
+    # sgl-project/sglang benchmark/hicache/bench_multiturn.py prints TTFT and latency with no unit; they are
+    # time.perf_counter() differences. 256 requests offered at 24 a second, 0.95 a second served.
+    path = tmp_path / "multiturn.txt"
+    path.write_text("Performance metrics summary:\n  Total requests: 256 at 24 requests per second\n"
+                    "  Average TTFT: 7.53\n  P90 TTFT: 11.20\n  Median TTFT: 3.62\n  Average latency: 24.88\n"
+                    "  Throughput: 0.95 requests per second\n")
+    (record,) = [item for item in generic_summary.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    assert record.metrics["completed_requests"] == 256 and record.metrics["request_rate_per_second"] == 24
+    assert record.metrics["ttft_seconds_mean"] == pytest.approx(7.53)
+    assert record.metrics["ttft_seconds_median"] == pytest.approx(3.62)
+    assert record.metrics["e2e_seconds_mean"] == pytest.approx(24.88)
+    assert record.metrics["request_throughput_per_second"] == pytest.approx(0.95)

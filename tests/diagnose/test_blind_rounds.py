@@ -298,7 +298,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind345_logs": (2, 3, 4),
           "blind343_logs": (3, 3, 8),
           "blind349_logs": (7, 7, 10),
-          "blind344_logs": (6, 6, 8),
+          "blind344_logs": (6, 7, 8),
           "blind348_logs": (3, 3, 10)}
 
 

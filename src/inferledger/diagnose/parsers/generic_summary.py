@@ -102,7 +102,9 @@ def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
     # QServe's `Token QPS (token/s)` is tokens, whatever its name says.
     stated = " ".join(re.findall(r"\(([^)]*)\)", label.lower())) + " " + unit.lower()
     tokens_stated = _TOKEN_RATE.search(stated) is not None and _REQUEST_RATE.search(stated) is None
-    if _REQUEST_RATE.search(both) and not tokens_stated:
+    # (`Throughput: 0.95 requests per second`: the unit read is its first word)
+    if (_REQUEST_RATE.search(both) or ("throughput" in words and re.search(r"\breq(?:uest)?s?\b", both))) \
+            and not tokens_stated:
         return "request_throughput_per_second", value
     if _TOKEN_RATE.search(both) or ("throughput" in words and "token" in both):
         if stat_word is not None and stat not in ("mean", "median"):
@@ -294,6 +296,9 @@ def sniff(head: str) -> float:
     return 0.0
 
 
+# SGLang's multi-turn bench (benchmark/hicache/bench_multiturn.py) opens each run's summary with its requests and
+# offered rate, then prints TTFT and latency with no unit: time.perf_counter() differences, seconds.
+_MULTITURN = re.compile(r"^\s*Total requests:\s*(\d+) at (\d+(?:\.\d+)?|inf) requests per second\s*$")
 # A JSON object opened under a key (`"ttft_ms": {`): its members ("mean": 74.6) are that metric's statistics.
 _OPEN_KEY = re.compile(r'^\s*"(?P<key>[A-Za-z][\w ./()%-]{0,60})"\s*:\s*\{\s*$')
 
@@ -306,7 +311,14 @@ def parse(lines) -> Iterator:
     seconds = False  # an inference-perf report: its latencies are in seconds
     offered_first = False  # the last line read was a bare `QPS` (see below)
     calls: list = []  # the numbered calls of the series being read (_calls)
+    bare_seconds = False  # in a multi-turn bench summary: its unitless latencies are seconds
     for line_number, line in lines:
+        if "requests per second" in line and (multiturn := _MULTITURN.match(line)) is not None:
+            if metrics:
+                yield from _run(start, metrics)
+            metrics, start, bare_seconds = {"completed_requests": float(multiturn.group(1))}, line_number, True
+            metrics["request_rate_per_second"] = float(multiturn.group(2))
+            continue
         if not seconds and any(key in line for key in _INFERENCE_PERF_KEYS):
             seconds = True
         if columns is not None:
@@ -352,6 +364,8 @@ def parse(lines) -> Iterator:
                 if looks_like_metric(line):
                     yield unread(line_number, line, NAME)
                 continue
+            if bare_seconds:
+                reading = reading[0][len(_UNITLESS):], reading[1]
         name, value = reading
         labelled = _LINE.match(line)
         words = _words(labelled.group("label")) if labelled else ""
