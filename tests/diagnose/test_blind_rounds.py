@@ -300,7 +300,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind349_logs": (7, 7, 10),
           "blind344_logs": (6, 7, 8),
           "blind348_logs": (3, 3, 10),
-          "blind350_logs": (5, 5, 10),
+          "blind350_logs": (5, 6, 10),
           "blind352_logs": (4, 4, 5)}
 
 

@@ -3,12 +3,12 @@
 Users paste the traceback that ended a run as often as its numbers: `torch.OutOfMemoryError: CUDA out of memory. Tried
 to allocate 4.00 GiB`, llama.cpp's `cudaMalloc failed: out of memory`, SGLang's `Failed to allocate token prealloc
 indices` and `alloc_req_slots runs out of memory`, XLA's `RESOURCE_EXHAUSTED`, oMLX's `process memory limit exceeded`,
-the kernel's `Out of memory: Killed process`. Each says memory, not compute, ended the run: the weights, the KV cache
-the context and batch need, and the activations did not fit. The engines' own readers count their OOM lines where
-their format is known (SGLang, TGI, ollama); this reads the rest: a paste that is only the failure (no reader knows
-it) and a log whose failure its reader does not read (vLLM V1's engine-core traceback). A crash is printed last, so
-beside the head the file's tail is read too: a big log's failure costs one tail read, not a marker in every line's
-scan.
+xLLM's `no enough memory to schedule a single sequence`, the kernel's `Out of memory: Killed process`. Each says
+memory, not compute, ended the run: the weights, the KV cache the context and batch need, and the activations did
+not fit. The engines' own readers count their OOM lines where their format is known (SGLang, TGI, ollama); this
+reads the rest: a paste that is only the failure (no reader knows it) and a log whose failure its reader does not
+read (vLLM V1's engine-core traceback). A crash is printed last, so beside the head the file's tail is read too: a
+big log's failure costs one tail read, not a marker in every line's scan.
 
 Only the shape an engine or runtime prints counts, never prose (`I ran out of memory`), a quoted `raise` line, a
 traceback's `File "…"` frame, or a pasted file's own `# ` header.
@@ -29,6 +29,7 @@ _FAILURE = re.compile(
     r"|\bFailed to allocate token prealloc indices"           # SGLang: no room in the token pool
     r"|\bRuntimeError: alloc_req_slots runs out of memory"     # SGLang: no free slot in the request pool
     r"|\bprocess memory limit exceeded"                        # oMLX's memory guard aborting a request
+    r"|\bno enough memory to schedule a single sequence"       # xLLM's scheduler: no KV blocks for one request
     r"|\bOut of memory: Kill(?:ed)? process"                   # the Linux OOM killer
     r"|kIOGPUCommandBufferCallbackErrorOutOfMemory")           # Metal's command buffer out of memory
 # Read from the file's end too: a crash is the last thing a log prints.
