@@ -729,11 +729,8 @@ def _stream_rate_step(acc: Accumulator) -> tuple[float | None, str]:
     return (1 / max(streams), "one stream's generation rate (the fastest run)") if streams else (None, "")
 
 
-# Cards with at least this much memory (datacenter parts) split a model too big for one over several; below it a
-# model whose format is only guessed may as well be a quantised file on one card.
-SPLIT_CARD_MIN_BYTES = 40e9
-# The share of a card's memory the weights may take when counting the cards that hold them (the rest: cache, runtime).
-WEIGHTS_MEMORY_SHARE = 0.9
+SPLIT_CARD_MIN_BYTES = limit("split-card-memory")
+WEIGHTS_MEMORY_SHARE = limit("weights-memory-share")
 
 
 def _named_cards(acc: Accumulator, named, accelerator) -> tuple[int, str]:

@@ -845,6 +845,12 @@ _LIMITS = (
           "between two concurrency levels a throughput grown by at most this much is flat: the extra requests in "
           "flight added nothing, so the latency's growth is waiting (perf_analyzer's Python-backend Transformers "
           "model: 23.2 infer/sec at 1, 23.8 at 4, triton-inference-server/tutorials#49)"),
+    Limit("weights-memory-share", 0.9, "of a card's memory", "the named floor's card count (roofline._named_cards)",
+          "a model sized from its name is judged on the fewest cards whose memory holds its weights at this share "
+          "each: the rest is the cache and the runtime"),
+    Limit("split-card-memory", 40e9, "bytes", "the named floor's card count (roofline._named_cards)",
+          "from this much memory (datacenter parts) a model too big for one card runs split over several; below it "
+          "a model whose bf16 format is only guessed may as well be a quantised file on one card"),
 )
 
 LIMITS = {item.name: item for item in _LIMITS}
