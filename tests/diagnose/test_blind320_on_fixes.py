@@ -13,6 +13,7 @@ from inferledger.diagnose.parsers import (
     bench_markdown,
     generic_phrases,
     generic_summary,
+    llamacpp,
     ollama,
     pandas_describe,
     vllm,
@@ -293,3 +294,16 @@ def test_sglang_multiturn_bench_latencies_are_seconds(tmp_path):
     assert record.metrics["ttft_seconds_median"] == pytest.approx(3.62)
     assert record.metrics["e2e_seconds_mean"] == pytest.approx(24.88)
     assert record.metrics["request_throughput_per_second"] == pytest.approx(0.95)
+
+
+def test_llama_cpp_start_up_alone_is_read_as_its_capacity(tmp_path):
+    # A crash report pasting only llama.cpp's start-up (its KV cache on three SYCL cards): 782 + 736 + 690 MiB.
+    path = tmp_path / "startup.log"
+    path.write_text("llama_kv_cache_init: kv_size = 23552, offload = 1, type_k = 'f16', type_v = 'f16', n_layer = 48\n"
+                    "llama_kv_cache_init:      SYCL0 KV buffer size =   782.00 MiB\n"
+                    "llama_kv_cache_init:      SYCL1 KV buffer size =   736.00 MiB\n"
+                    "llama_kv_cache_init:      SYCL2 KV buffer size =   690.00 MiB\n"
+                    "llama_init_from_model: KV self size  = 2208.00 MiB, K (f16): 1104.00 MiB, V (f16): 1104.00 MiB\n")
+    assert llamacpp.sniff(path.read_text()) > 0
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "insufficient-data"  # a cache's size alone judges no speed

@@ -303,7 +303,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind350_logs": (5, 6, 10),
           "blind352_logs": (4, 4, 5),
           "blind347_logs": (7, 7, 8),
-          "blind351_logs": (6, 6, 10),
+          "blind351_logs": (6, 8, 10),
           "blind354_logs": (4, 4, 10)}
 
 

@@ -517,8 +517,10 @@ def sniff(head: str) -> float:
         return 0.9
     if "prompt eval time" in head and " ms" in head:
         return 0.8
-    if "llm_load_tensors" in head or "load_tensors:" in head or "llama_model_loader" in head:
-        return 0.6
+    if "llm_load_tensors" in head or "load_tensors:" in head or "llama_model_loader" in head \
+            or "llama_kv_cache_init:" in head or "llama_new_context_with_model:" in head \
+            or "llama_init_from_model:" in head:
+        return 0.6  # the runner's start-up: the model's load, its KV cache and compute buffers
     if '"function":"update_slots"' in head or '"function":"launch_slot_with_task"' in head \
             or "encode_image_with_clip:" in head:
         return 0.6  # the server's 2024 JSON log lines (slots, kv cache) or its image encoder's lines
