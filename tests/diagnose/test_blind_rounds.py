@@ -304,7 +304,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind352_logs": (4, 4, 5),
           "blind347_logs": (7, 7, 8),
           "blind351_logs": (6, 8, 10),
-          "blind354_logs": (4, 4, 10)}
+          "blind354_logs": (4, 4, 10),
+          "blind353_logs": (8, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
