@@ -52,7 +52,7 @@ _JOURNALD_ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d
 _GO_LOG = re.compile(r"\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? ")
 #   pytest's live log:    INFO     root:vllm_bench.py:126 <line>   (a benchmark run inside a CI test; the level
 #   padded to eight, then logger:file:line)
-_PYTEST_LOG = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) +[\w.]+:[\w.-]+\.py:\d+ ")
+_PYTEST_LOG = re.compile(r"(?:DEBUG {4}|INFO {5}|WARNING |ERROR {4}|CRITICAL )[\w.]+:[\w.-]+\.py:\d+ ")
 # And one added by the person pasting: a Markdown or e-mail quote (`> `, nested `>> `) around a log quoted in a reply.
 _QUOTE = re.compile(r"(?:>[ \t]?)+")
 _MONTHS = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}

@@ -565,7 +565,7 @@ def wants_next(line: str) -> bool:
 # Every line this parser reads in a streamed scan holds one of these (bytes, matched before decoding); the
 # reader's single compiled pattern skips everything else at C speed. Lines outside them (e.g. the engine config
 # line with tensor_parallel_size) are read only when a pull-style pass gives every line.
-MARKERS = (b"Avg prompt throughput:", b"Running: ", b"SpecDecoding metrics", b"No available shared memory broadcast block", b"Speculative metrics", b"PreemptionMode",
+MARKERS = (b"Avg prompt throughput:", b"KV cache usage:", b"SpecDecoding metrics", b"No available shared memory broadcast block", b"Speculative metrics", b"PreemptionMode",
            b"# GPU blocks", b"# cuda blocks", b"# npu blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
            b"Maximum concurrency", b"KV Cache is", b"Model loading took", b"Loading model weights took", b"Memory profiling",
            b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"LLM engine with config",
