@@ -845,6 +845,11 @@ _LIMITS = (
           "between two concurrency levels a throughput grown by at most this much is flat: the extra requests in "
           "flight added nothing, so the latency's growth is waiting (perf_analyzer's Python-backend Transformers "
           "model: 23.2 infer/sec at 1, 23.8 at 4, triton-inference-server/tutorials#49)"),
+    Limit("interleaved-prefill-slack", 2.0, "× the others' prefills over a request's tokens",
+          "summary-prefill-interleaved",
+          "in a request's life each other stream starts about one prompt, about a TTFT of prefill each: a per-token "
+          "time over this multiple of (concurrency - 1) × TTFT ÷ the output tokens is more than they can add, the "
+          "decode's own (MetaX-MACA/vLLM-metax#223: 2 in flight, 23.9 s TTFT over 1,023 tokens, 293 ms a token)"),
     Limit("weights-memory-share", 0.9, "of a card's memory", "the named floor's card count (roofline._named_cards)",
           "a model sized from its name is judged on the fewest cards whose memory holds its weights at this share "
           "each: the rest is the cache and the runtime"),

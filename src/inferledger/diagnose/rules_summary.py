@@ -51,7 +51,7 @@ def prefill_interleaved(record, per_token: float | None) -> bool:
     """A long per-token time in a run that is nearly all prompt, with other requests in flight (see the rule), unless
     the others' prefills cannot account for it: in a request's life each of the other (concurrency - 1) streams
     starts about one request, whose prefill takes about a TTFT, so they add at most (concurrency - 1) × TTFT over
-    the request's output tokens to its per-token time; a per-token time over twice that is the decode's own."""
+    the request's output tokens to its per-token time; a per-token time well over that is the decode's own."""
     metrics = record.metrics
     ratio = input_per_output(metrics)
     concurrency = metrics.get("max_concurrency")
@@ -63,7 +63,7 @@ def prefill_interleaved(record, per_token: float | None) -> bool:
     if output is None and metrics.get("total_output_tokens") and metrics.get("completed_requests"):
         output = metrics["total_output_tokens"] / metrics["completed_requests"]
     if concurrency and ttft and output and output > 1:
-        return per_token <= 2 * (concurrency - 1) * ttft / (output - 1)
+        return per_token <= limit("interleaved-prefill-slack") * (concurrency - 1) * ttft / (output - 1)
     return True
 
 

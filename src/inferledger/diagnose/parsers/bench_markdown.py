@@ -198,11 +198,16 @@ def _normal(header: str) -> str:
     return " ".join(re.sub(r"\btps\b", "tok/s", lowered).split())
 
 
-def _context_of(header: str) -> float | None:
-    """The context a header names before its metric (`146k token generation`) or after it (`tg TPS @1k`), in
-    tokens, or None."""
+def _context_match(header: str):
+    """The match of the context a header names before its metric (`146k token generation`), after it (`tg TPS @1k`)
+    or as a variant's name (`4K context`), or None."""
     header = header.strip()
-    match = _CONTEXT_PREFIX.match(header) or _CONTEXT_SUFFIX.search(header) or _CONTEXT_NAME.match(header)
+    return _CONTEXT_PREFIX.match(header) or _CONTEXT_SUFFIX.search(header) or _CONTEXT_NAME.match(header)
+
+
+def _context_of(header: str) -> float | None:
+    """The context a header names (_context_match), in tokens, or None."""
+    match = _context_match(header)
     return None if match is None else float(match.group(1)) * (1000 if match.group(2) else 1)
 
 
@@ -213,7 +218,7 @@ def _without_context(header: str) -> str:
 
 def _context_name(header: str) -> str:
     """The context as the header writes it, a variant's name (`4K context`)."""
-    match = _CONTEXT_PREFIX.match(header.strip()) or _CONTEXT_SUFFIX.search(header.strip())
+    match = _context_match(header)
     return f"{match.group(1)}{match.group(2)} context"
 
 
