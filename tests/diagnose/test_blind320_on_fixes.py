@@ -23,11 +23,20 @@ from inferledger.diagnose.records import Record
 from inferledger.diagnose.rules_summary import prefill_interleaved
 
 
-def _summaries(tmp_path, text: str) -> list:
-    path = tmp_path / "table.md"
+def _read(parser, path) -> list:
+    """The Records `parser` reads from the file at `path` (its Skipped and Unread items left out)."""
+    return [item for item in parser.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+
+
+def _read_text(parser, tmp_path, text: str) -> list:
+    """_read of `text` pasted into a file."""
+    path = tmp_path / "pasted.txt"
     path.write_text(text)
-    return [item for item in bench_markdown.parse(LogFile.open(path).lines())
-            if isinstance(item, Record) and item.kind == "summary"]
+    return _read(parser, path)
+
+
+def _summaries(tmp_path, text: str) -> list:
+    return [record for record in _read_text(bench_markdown, tmp_path, text) if record.kind == "summary"]
 
 
 STREAM = "output_tokens_per_second_per_user_mean"
@@ -98,7 +107,7 @@ def test_vllm_0_1_scheduler_lines_are_stats_windows(tmp_path):
                                             (51, "0.0", 0, 1, "0.0"), (57, "0.0", 0, 1, "0.0"))]
     path = tmp_path / "vllm-0.1.log"
     path.write_text("\n".join(lines) + "\n")
-    windows = [item for item in vllm.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    windows = _read(vllm, path)
     assert [w.metrics["generation_tokens_per_second"] for w in windows] == [181.6, 185.4, 0.0, 0.0]
     assert [w.metrics["waiting_requests"] for w in windows] == [0, 0, 1, 1]
     assert windows[0].metrics["kv_cache_usage_fraction"] == pytest.approx(1.0)
@@ -168,19 +177,16 @@ def test_an_ollama_final_chunk_cut_at_its_start_keeps_its_whole_fields(tmp_path)
     # A paste from the middle of ollama's final /api/chat chunk: no JSON reader takes it, but every
     # timing after `"content":""},` is whole. 238 tokens in 8.059779 s: 33.86 ms each; 1,026 prompt tokens in
     # 1.896469 s.
-    path = tmp_path / "ollama.txt"
-    path.write_text('{"role":"assistant","content":""},"done_reason":"stop","done":true,"total_duration":9987503333,'
-                    '"load_duration":28999667,"prompt_eval_count":1026,"prompt_eval_duration":1896469000,'
-                    '"eval_count":238,"eval_duration":8059779000}\n')
-    (record,) = [item for item in ollama.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    (record,) = _read_text(ollama, tmp_path, '{"role":"assistant","content":""},"done_reason":"stop","done":true,'
+                           '"total_duration":9987503333,"load_duration":28999667,"prompt_eval_count":1026,'
+                           '"prompt_eval_duration":1896469000,"eval_count":238,"eval_duration":8059779000}\n')
     assert record.metrics["tpot_seconds"] == pytest.approx(8.059779 / 238)
     assert record.metrics["input_tokens"] == 1026
     assert record.metrics["prefill_seconds"] == pytest.approx(1.896469)
     assert record.metrics["e2e_seconds"] == pytest.approx(9.987503333)
     # a field cut inside its number is not taken: `"eval_duration":80` may be 8059779000
-    path.write_text('{"x":1}},"eval_count":238,"eval_duration":80')
-    items = list(ollama.parse(LogFile.open(path).lines()))
-    assert all("decode_seconds" not in item.metrics for item in items if isinstance(item, Record))
+    cut = _read_text(ollama, tmp_path, '{"x":1}},"eval_count":238,"eval_duration":80')
+    assert all("decode_seconds" not in record.metrics for record in cut)
 
 
 def test_pytests_live_log_prefix_is_taken_off(tmp_path):
@@ -204,7 +210,7 @@ def test_pandas_describe_of_per_request_figures(tmp_path):
     # A FasterTransformer-backend client's `df.describe()` (blind339): ten requests; 863.27 ms mean, 799.24 ms
     # median, 11.88 tok/s each on average, 10 tokens each.
     path = FIXTURES / "blind339_logs" / "fastertransformer__triton-backend-gpt-j-a100-40gb-stats-duration-tokens-per-second.txt"
-    (record,) = [item for item in pandas_describe.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    (record,) = _read(pandas_describe, path)
     assert record.metrics["completed_requests"] == 10
     assert record.metrics["e2e_seconds_mean"] == pytest.approx(0.863274, rel=1e-5)
     assert record.metrics["e2e_seconds_median"] == pytest.approx(0.799239, rel=1e-5)
@@ -216,9 +222,7 @@ def test_pandas_describe_of_per_request_figures(tmp_path):
             "ttft_ms         20.0   120.0    10.0   100.0   110.0   118.0   125.0   150.0\n"
             "latency         20.0     2.1     0.2     1.8     2.0     2.1     2.2     2.6\n"
             "prompt_tokens   20.0   512.0     0.0   512.0   512.0   512.0   512.0   512.0\n")
-    path = tmp_path / "describe_t.txt"
-    path.write_text(text)
-    (record,) = [item for item in pandas_describe.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    (record,) = _read_text(pandas_describe, tmp_path, text)
     assert record.metrics["ttft_seconds_mean"] == pytest.approx(0.120)
     assert record.metrics["ttft_seconds_median"] == pytest.approx(0.118)
     assert record.metrics["mean_input_tokens"] == 512
@@ -271,24 +275,21 @@ def test_phase_headers_that_state_their_length_and_unit(tmp_path):
 def test_phrases_read_a_rate_per_second_and_leave_a_bare_throughput(tmp_path):
     # `output_tokens_per_s: 964.28` is a rate (its `_s` follows `per`), not 964 seconds; `throughput=5.38` beside a
     # batch size counts samples or requests a second, no token words: not a token rate.
-    path = tmp_path / "phrases.txt"
-    path.write_text("prefix_cache=false\n  avg_ms: 16.59\n  output_tokens_per_s: 964.28\n")
-    records = [item for item in generic_phrases.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    records = _read_text(generic_phrases, tmp_path, "prefix_cache=false\n  avg_ms: 16.59\n  output_tokens_per_s: 964.28\n")
     assert all("decode_seconds" not in record.metrics for record in records)
     assert any(record.metrics.get("generation_tokens_per_second") == 964.28 for record in records)
-    path.write_text("batch_size 1: throughput=5.38, latency=0.19\nbatch_size 2: throughput=4.42, latency=0.45\n")
-    records = [item for item in generic_phrases.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    records = _read_text(generic_phrases, tmp_path,
+                         "batch_size 1: throughput=5.38, latency=0.19\nbatch_size 2: throughput=4.42, latency=0.45\n")
     assert all("generation_tokens_per_second" not in record.metrics for record in records)
 
 
 def test_sglang_multiturn_bench_latencies_are_seconds(tmp_path):
     # sgl-project/sglang benchmark/hicache/bench_multiturn.py prints TTFT and latency with no unit; they are
     # time.perf_counter() differences. 256 requests offered at 24 a second, 0.95 a second served.
-    path = tmp_path / "multiturn.txt"
-    path.write_text("Performance metrics summary:\n  Total requests: 256 at 24 requests per second\n"
-                    "  Average TTFT: 7.53\n  P90 TTFT: 11.20\n  Median TTFT: 3.62\n  Average latency: 24.88\n"
-                    "  Throughput: 0.95 requests per second\n")
-    (record,) = [item for item in generic_summary.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    (record,) = _read_text(generic_summary, tmp_path,
+                           "Performance metrics summary:\n  Total requests: 256 at 24 requests per second\n"
+                           "  Average TTFT: 7.53\n  P90 TTFT: 11.20\n  Median TTFT: 3.62\n  Average latency: 24.88\n"
+                           "  Throughput: 0.95 requests per second\n")
     assert record.metrics["completed_requests"] == 256 and record.metrics["request_rate_per_second"] == 24
     assert record.metrics["ttft_seconds_mean"] == pytest.approx(7.53)
     assert record.metrics["ttft_seconds_median"] == pytest.approx(3.62)
