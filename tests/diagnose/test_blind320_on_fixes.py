@@ -20,6 +20,7 @@ from inferledger.diagnose.parsers import (
 )
 from inferledger.diagnose.read import LogFile, clean_line
 from inferledger.diagnose.records import Record
+from inferledger.diagnose.rules import ASK_FOR_HARDWARE, COMPARISON_UNJUDGED
 from inferledger.diagnose.rules_summary import prefill_interleaved
 
 
@@ -308,3 +309,17 @@ def test_llama_cpp_start_up_alone_is_read_as_its_capacity(tmp_path):
     assert llamacpp.sniff(path.read_text()) > 0
     diagnosis = diagnose_files([path])
     assert diagnosis.verdict == "insufficient-data"  # a cache's size alone judges no speed
+
+
+def test_a_fixed_cutoff_asks_for_the_flags_only_when_they_were_not_given(tmp_path):
+    # vllm bench serve at 715 ms per output token: 500 output tok/s × 0.715 s = ~358 streams at once, a batch the
+    # one-stream cutoff leaves alone; with the flags the comparison ran and could not judge a model it sizes from
+    # its name at that batch, so the evidence says so instead of asking for the flags.
+    path = tmp_path / "summary.txt"
+    path.write_text("============ Serving Benchmark Result ============\nSuccessful requests:  100\n"
+                    "Output token throughput (tok/s):   500.00\nMean TPOT (ms):   715.19\n")
+    bare = diagnose_files([path])
+    flagged = diagnose_files([path], model="Qwen/Qwen3-14B", gpu="a100-sxm-80gb")
+    assert any(ASK_FOR_HARDWARE in item.text for item in bare.evidence)
+    assert not any(ASK_FOR_HARDWARE in item.text for item in flagged.evidence)
+    assert any(COMPARISON_UNJUDGED in item.text for item in flagged.evidence)

@@ -185,6 +185,7 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
     """Rules, plus the hardware comparison with the model and GPU given, or named by the log itself."""
     from inferledger.diagnose.diagnosis import build
     from inferledger.diagnose.roofline import compare, log_hardware_findings
+    from inferledger.diagnose.rules import ASK_FOR_HARDWARE, COMPARISON_UNJUDGED
 
     notes, warnings = [], []
     named = {}
@@ -250,6 +251,10 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
                                    for name in names)), None)
         sized = _logged_format(acc, sized, precision)
     diagnosis = build(acc, files, roofline, roofline_findings, advice, hardware_judged=hardware_judged, sized=sized)
+    if roofline and not hardware_judged:
+        # The flags a fixed cutoff asks for were given: its evidence says the comparison could not judge instead.
+        for item in diagnosis.evidence:
+            item.text = item.text.replace(ASK_FOR_HARDWARE, COMPARISON_UNJUDGED)
     diagnosis.notes.extend(notes)
     diagnosis.warnings.extend(warnings)
     return diagnosis

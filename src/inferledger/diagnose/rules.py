@@ -860,6 +860,11 @@ _LIMITS = (
 
 LIMITS = {item.name: item for item in _LIMITS}
 
+# What a fixed cutoff's evidence asks for, and what it says instead when --model and --gpu were given but the
+# comparison could not judge the figure (a summary with no batch stated, a model it could not size): __init__._diagnose.
+ASK_FOR_HARDWARE = "give --model and --gpu to judge it against the hardware"
+COMPARISON_UNJUDGED = "the hardware comparison could not judge it (its lines say why)"
+
 
 def limit(name: str) -> float:
     return LIMITS[name].value

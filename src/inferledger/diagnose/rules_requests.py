@@ -15,7 +15,7 @@ from inferledger.diagnose.accumulate import (
     TINY_PROMPT_TOKENS,
     Accumulator,
 )
-from inferledger.diagnose.rules import fire, limit, threshold
+from inferledger.diagnose.rules import ASK_FOR_HARDWARE, fire, limit, threshold
 from inferledger.diagnose.rules_windows import DEPTH_MAX_TOKENS
 
 SLOW_COMMON_CARD_BYTES_PER_S = limit("slow-common-card")
@@ -465,7 +465,7 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             text += "; this time_per_token includes prefill"
         if cpu:
             text += "; the log shows a CPU backend: decode reads the weights from DRAM, and slower than a CPU's cutoff"
-        text += "; a fixed cutoff: give --model and --gpu to judge it against the hardware"
+        text += f"; a fixed cutoff: {ASK_FOR_HARDWARE}"
         findings.append(fire("requests-slow-tpot-cpu" if cpu else "requests-slow-tpot-no-hardware", text,
                              {"tpot_seconds_mean": tpot_mean}, share(slow_flag), **where(slow_flag)))
     if slow_bound:
@@ -473,8 +473,8 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         findings.append(fire(
             "requests-slow-tpot-no-hardware", f"{flags['slow_tpot_bound'].count} of {count} requests take at least "
             f"{bound.low * 1e3:,.0f} ms per output token: the whole call ÷ (prompt + output tokens), since no prompt "
-            "token costs more than a generated one; a fixed cutoff: give --model and --gpu to judge it against the "
-            "hardware", {"tpot_seconds_lower_bound": bound.low}, share("slow_tpot_bound"),
+            f"token costs more than a generated one; a fixed cutoff: {ASK_FOR_HARDWARE}",
+            {"tpot_seconds_lower_bound": bound.low}, share("slow_tpot_bound"),
             **where("slow_tpot_bound")))
     if sized is None:  # a per-token time judged against the model's size stands on its own evidence
         _phase_leads(acc, findings)

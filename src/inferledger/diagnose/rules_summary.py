@@ -10,7 +10,7 @@ from statistics import median
 
 from inferledger.diagnose.accumulate import SLOW_STREAM_TOKENS_PER_SECOND, Accumulator
 from inferledger.diagnose.records import STATS
-from inferledger.diagnose.rules import fire, limit, threshold
+from inferledger.diagnose.rules import ASK_FOR_HARDWARE, fire, limit, threshold
 
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 PREFILL_TOKENS_PER_STEP = limit("prefill-tokens-per-step")
@@ -291,8 +291,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         if slow and run.batch >= threshold("summary-tpot-batch-unjudged"):
             findings.append(fire(
                 "summary-tpot-batch-unjudged", f"{run.name}: {run.step * 1e3:.0f} ms per output token with "
-                f"{run.batch_text}: a large batch's step, which the one-stream cutoff does not judge; give --model and "
-                "--gpu to judge it against the hardware",
+                f"{run.batch_text}: a large batch's step, which the one-stream cutoff does not judge; {ASK_FOR_HARDWARE}",
                 {"tpot_seconds_mean": run.step, "streams": run.batch}, **where))
         elif slow and not cpu and sized is None and (floor := _large_model_floor(record, acc)) is not None \
                 and run.step <= floor[0]:
@@ -306,9 +305,8 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
             findings.append(fire(
                 rule, f"{run.name}: {run.step * 1e3:.0f} ms per output token (≤ {1 / run.step:.1f} tok/s per "
                 f"stream{'; the whole run generates that, so no stream is faster' if run.step_bound else ''}"
-                f"{' on an edge device' if edge else ' on a CPU' if cpu else ''}); judged by a fixed cutoff: give "
-                "--model and --gpu to judge it "
-                "against the hardware", {"tpot_seconds_mean": run.step}, **where))
+                f"{' on an edge device' if edge else ' on a CPU' if cpu else ''}); judged by a fixed cutoff: "
+                f"{ASK_FOR_HARDWARE}", {"tpot_seconds_mean": run.step}, **where))
         elif run.step is not None and sized is not None and not hardware_judged and not cpu:
             _slower_than_size(run, sized, where, findings, notes, acc)  # a GPU's floor: a CPU reads from DRAM
         if not cpu:

@@ -5,7 +5,7 @@ persists outranks one outlier window. Thresholds and confidences: rules.py."""
 from __future__ import annotations
 
 from inferledger.diagnose.accumulate import KV_FULL_FRACTION, SLOW_CPU_TPOT_SECONDS, SMALL_BATCH, Accumulator
-from inferledger.diagnose.rules import fire, limit, threshold
+from inferledger.diagnose.rules import ASK_FOR_HARDWARE, fire, limit, threshold
 
 DEPTH_MAX_TOKENS = limit("depth-max")
 SGLANG_DECODE_LOG_STEPS = limit("sglang-decode-log-steps")
@@ -53,9 +53,9 @@ def _slow_spec_steps(acc: Accumulator, running, findings: list) -> bool:
     findings.append(fire(
         "windows-slow-spec-steps", f"~{acc.per_stream.mean:.1f} tok/s per running request at up to "
         f"{running.high:.0f} running with speculative decoding accepting {spec.mean:.2f} tokens a step: "
-        f"{steps:.1f} steps a second, under the one-stream cutoff (a fixed cutoff: give --model and --gpu to judge "
-        "it against the hardware)", {"generation_per_request_mean": acc.per_stream.mean,
-                                     "spec_mean_acceptance_length": spec.mean, "steps_per_second": steps}))
+        f"{steps:.1f} steps a second, under the one-stream cutoff (a fixed cutoff: {ASK_FOR_HARDWARE})",
+        {"generation_per_request_mean": acc.per_stream.mean, "spec_mean_acceptance_length": spec.mean,
+         "steps_per_second": steps}))
     return True
 
 
@@ -171,7 +171,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
         findings.append(fire(
             "windows-slow-streams", f"generation at {acc.per_stream.low:.1f}–{acc.per_stream.high:.1f} tok/s per "
             f"running request with no prefill load in {slow} of {decoding} windows that state a generation rate "
-            "(a fixed cutoff: give --model and --gpu to judge it against the hardware)",
+            f"(a fixed cutoff: {ASK_FOR_HARDWARE})",
             {"generation_per_request_mean": acc.per_stream.mean},
             slow / decoding, **lines_of(acc, "slow_small_batch" if flags["slow_small_batch"].count else "starved")))
     spec_slow = not slow and not hardware_judged and _slow_spec_steps(acc, running, findings)
@@ -236,7 +236,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
         findings.append(fire(
             "windows-streams-unjudged", f"{windows} stats windows: " + shown + f": ~{acc.per_stream.mean:.1f} tok/s "
             f"per running request at up to {running.high:.0f} running is under the one-stream cutoff, which does not "
-            "judge a batch this size; give --model and --gpu to judge it against the hardware",
+            f"judge a batch this size; {ASK_FOR_HARDWARE}",
             dict(numbers, generation_per_request_mean=acc.per_stream.mean)))
         return
     queue = (f"a queue of at most {waiting.high:.0f} beside {running.low:.0f}+ running, admitted within steps"
