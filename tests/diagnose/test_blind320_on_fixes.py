@@ -323,3 +323,11 @@ def test_a_fixed_cutoff_asks_for_the_flags_only_when_they_were_not_given(tmp_pat
     assert any(ASK_FOR_HARDWARE in item.text for item in bare.evidence)
     assert not any(ASK_FOR_HARDWARE in item.text for item in flagged.evidence)
     assert any(COMPARISON_UNJUDGED in item.text for item in flagged.evidence)
+
+
+def test_pandas_describe_leaves_a_statistic_it_has_no_value_for(tmp_path):
+    # `nan` where a column has no value (no request timed): not a figure, so nothing of it reaches the report
+    text = ("       duration_ms  tokensPerSecond\ncount    2.0   2.0\nmean   nan   12.0\nstd    nan   1.0\n"
+            "min    nan   11.0\n50%    nan   12.0\nmax    nan   13.0\n")
+    (record,) = _read_text(pandas_describe, tmp_path, text)
+    assert record.metrics == {"completed_requests": 2.0, STREAM: 12.0}

@@ -128,11 +128,13 @@ def parse(lines) -> Iterator[Record]:
             stat = _stat(cells[0])
             if stat is not None:
                 for name, cell in zip(header, cells[1:], strict=True):
-                    figures.setdefault(name, {})[stat] = float(cell)
+                    if cell.lower() != "nan":  # a column with no value for this statistic (an empty one's `std`)
+                        figures.setdefault(name, {})[stat] = float(cell)
             continue
         if header is not None and transposed and len(cells) == len(header) + 1 \
                 and all(_NUMBER.match(cell) for cell in cells[1:]):
-            stats = {_stat(word): float(cell) for word, cell in zip(header, cells[1:], strict=True)}
+            stats = {_stat(word): float(cell) for word, cell in zip(header, cells[1:], strict=True)
+                     if cell.lower() != "nan"}
             figures[cells[0]] = {stat: value for stat, value in stats.items() if stat is not None}
             continue
         if header is not None:
