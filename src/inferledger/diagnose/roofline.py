@@ -43,6 +43,8 @@ def step_fixed_seconds(total_params: float, mixture: bool) -> tuple[float, int |
 NAMED_LOW_FRACTION = threshold("hardware-named-decode-far-below-floor")
 NAMED_NEAR_FRACTION = threshold("hardware-named-decode-near-floor")
 NAMED_MAX_BATCH = limit("named-max-batch")
+SPLIT_CARD_MIN_BYTES = limit("split-card-memory")
+WEIGHTS_MEMORY_SHARE = limit("weights-memory-share")
 
 
 def _row_fixed_cost(acc: Accumulator, line: int) -> tuple[float, int | None, float]:
@@ -727,10 +729,6 @@ def _stream_rate_step(acc: Accumulator) -> tuple[float | None, str]:
     streams = [record.metrics["output_tokens_per_second_per_user_mean"] for record, _file in acc.summaries
                if record.metrics.get("output_tokens_per_second_per_user_mean")]
     return (1 / max(streams), "one stream's generation rate (the fastest run)") if streams else (None, "")
-
-
-SPLIT_CARD_MIN_BYTES = limit("split-card-memory")
-WEIGHTS_MEMORY_SHARE = limit("weights-memory-share")
 
 
 def _named_cards(acc: Accumulator, named, accelerator) -> tuple[int, str]:

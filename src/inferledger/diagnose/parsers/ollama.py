@@ -136,7 +136,7 @@ def _api_fragment(line_number: int, text: str) -> Record | None:
 
 def _api_record(line_number: int, value, truncated: bool, text: str = "") -> Iterator:
     if value is None:
-        record = _api_fragment(line_number, text) if '"eval_count"' in text or '"total_duration"' in text else None
+        record = _api_fragment(line_number, text)
         yield record if record is not None else Skipped(line_number, "ollama API JSON that could not be read",
                                                         "ollama")
         return
