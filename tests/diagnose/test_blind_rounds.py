@@ -310,7 +310,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind356_logs": (6, 6, 6),
           "blind357_logs": (7, 7, 10),
           "blind358_logs": (5, 5, 10),
-          "blind361_logs": (5, 5, 6)}
+          "blind361_logs": (5, 5, 6),
+          "blind364_logs": (5, 5, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
