@@ -313,7 +313,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind361_logs": (5, 5, 6),
           "blind364_logs": (5, 5, 6),
           "blind365_logs": (8, 8, 10),
-          "blind360_logs": (5, 5, 10)}
+          "blind360_logs": (5, 5, 10),
+          "blind359_logs": (5, 5, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
