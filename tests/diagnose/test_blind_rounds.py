@@ -315,7 +315,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind365_logs": (8, 8, 10),
           "blind360_logs": (5, 5, 10),
           "blind359_logs": (5, 5, 7),
-          "blind366_logs": (6, 6, 9)}
+          "blind366_logs": (6, 6, 9),
+          "blind363_logs": (5, 5, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
