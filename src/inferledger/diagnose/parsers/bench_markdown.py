@@ -340,7 +340,9 @@ def _bare_rates(cells: list, columns: list, rows: list = ()) -> list:
     named (batched-bench's `S_PP t/s`) the rates are not plainly generation: left to those readers. A column named by
     its variant only (`Before #26496`) whose cells all carry the unit (`~126.9 tok/s`) is such a rate too."""
     batch = [bool(_STATIC_BATCH.fullmatch(_normal(cell))) for cell in cells]
-    named = any(column is not None and not is_batch for column, is_batch in zip(columns, batch, strict=True))
+    # the context's length the rows vary (`Context | qwen3:8b tok/s`) names no measure of the run
+    named = any(column is not None and not is_batch and column[0] != "mean_input_tokens"
+                for column, is_batch in zip(columns, batch, strict=True))
     # beside metrics the table names (a TTFT), only a rate named by its unit and a mean is taken (llmfit's
     # `Avg TPS | Avg TTFT (ms)`); a variant's name (`Throughput tok/s`) may be the run's, not a stream's
     pattern = _MEAN_RATE if named else _BARE_RATE

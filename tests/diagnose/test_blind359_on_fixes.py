@@ -1,0 +1,34 @@
+"""Blind rounds 359 on: the general fixes of the nineteenth session. Expected figures are worked out here."""
+
+from __future__ import annotations
+
+from inferledger.diagnose.parsers import bench_markdown
+from inferledger.diagnose.read import LogFile
+from inferledger.diagnose.records import Record
+
+STREAM = "output_tokens_per_second_per_user_mean"
+
+
+def _summaries(tmp_path, text: str) -> list:
+    """The summary Records the markdown reader takes from `text` pasted into a file."""
+    path = tmp_path / "pasted.txt"
+    path.write_text(text)
+    return [item for item in bench_markdown.parse(LogFile.open(path).lines())
+            if isinstance(item, Record) and item.kind == "summary"]
+
+
+def test_a_rate_named_by_its_model_beside_the_context_is_one_streams(tmp_path):
+    # A blog's ollama table on an RX 9070 XT: decode speed as the context grows, the rate's header naming the model.
+    # The context column is the setting the rows vary, not a measure beside the rate, so the rate is one stream's.
+    text = ("| Context | qwen3:8b tok/s | Slowdown |\n|---|---|---|\n| 11 tokens | 83.6 | baseline |\n"
+            "| 16,384 tokens | 62.8 | -24.9% |\n")
+    rates = [record.metrics[STREAM] for record in _summaries(tmp_path, text)]
+    assert rates == [83.6, 62.8]
+
+
+def test_a_named_rate_beside_a_concurrency_stays_unread_as_one_stream(tmp_path):
+    # The same header shape beside a concurrency column: `Baseline (tok/s)` may be the run's total, so no per-stream
+    # rate is read from it.
+    text = ("| ISL/OSL | Conc | Baseline (tok/s) | Optimized (tok/s) |\n|---|---|---|---|\n"
+            "| 1k/1k | 4 | 399.90 | 417.60 |\n| 1k/1k | 64 | 2614.64 | 2654.50 |\n")
+    assert not any(STREAM in record.metrics for record in _summaries(tmp_path, text))
