@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import bench_markdown
 from inferledger.diagnose.read import LogFile
 from inferledger.diagnose.records import Record
@@ -32,3 +33,15 @@ def test_a_named_rate_beside_a_concurrency_stays_unread_as_one_stream(tmp_path):
     text = ("| ISL/OSL | Conc | Baseline (tok/s) | Optimized (tok/s) |\n|---|---|---|---|\n"
             "| 1k/1k | 4 | 399.90 | 417.60 |\n| 1k/1k | 64 | 2614.64 | 2654.50 |\n")
     assert not any(STREAM in record.metrics for record in _summaries(tmp_path, text))
+
+
+def test_a_negative_token_count_is_a_broken_counter(tmp_path):
+    # text-generation-webui's early llama.cpp loader (oobabooga/textgen#685) printed a negative count and rate: no
+    # run writes -10 tokens, so the line is an artefact, and its rate is not read as a (negative) speed.
+    path = tmp_path / "webui.txt"
+    path.write_text("Output generated in 87.86 seconds (-0.11 tokens/s, -10 tokens)\n")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "measurement-artifact"
+    assert "requests-negative-figure" in {item.rule for item in diagnosis.evidence}
+    path.write_text("Output generated in 5.50 seconds (36.39 tokens/s, 200 tokens, context 7, seed 1413621777)\n")
+    assert "requests-negative-figure" not in {item.rule for item in diagnose_files([path]).evidence}

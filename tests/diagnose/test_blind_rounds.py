@@ -314,7 +314,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind364_logs": (5, 5, 6),
           "blind365_logs": (8, 8, 10),
           "blind360_logs": (5, 6, 10),
-          "blind359_logs": (5, 5, 7),
+          "blind359_logs": (5, 6, 7),
           "blind366_logs": (6, 6, 9),
           "blind363_logs": (5, 5, 9),
           "blind362_logs": (3, 3, 7),

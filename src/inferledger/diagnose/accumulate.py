@@ -43,6 +43,7 @@ PROMPT_ONLY_TOKENS = threshold("requests-prompt-only")
 PREFILL_SHARE_MIN_TOKENS = limit("prefill-share-min-prompt")
 UNSTATED_PROMPT_SECONDS = limit("unstated-prompt-fast")
 COLD_START_FRACTION = threshold("requests-cold-start")
+NEGATIVE_FIGURE = threshold("requests-negative-figure")
 LOAD_FITS_SLACK = limit("load-fits-slack")
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 QUEUE_MIN_SECONDS = threshold("requests-queue-dominant")
@@ -331,7 +332,7 @@ class Accumulator:
             "tiny_prompt", "queue_dominant", "queue_long", "slow_tpot", "slow_tpot_cpu", "kv_full_no_queue", "prefill_share",
             "impossible_prompt_rate", "parts_mismatch", "parts_exceed_total", "troubled", "arrival", "stalled", "clean", "clean_but_queued", "slow_tpot_bound",
             "slow_prompt", "slow_prompt_short", "rate_contradicts_time", "prompt_artifact_minor", "prefill_gap",
-            "bench_rows_timed", "bench_prefill_share", "impossible_tpot", "one_token")}
+            "bench_rows_timed", "bench_prefill_share", "impossible_tpot", "one_token", "negative_figure")}
         self.tpot_bound = Running()  # e2e ÷ (prompt + output) of requests stating no step time, where ≥ the cutoff
         self.tpot_ceiling = Running()  # e2e ÷ output of requests stating no step time: the step is at most this
         # prompt eval + eval of the requests stating both, and of those flagged prefill_share: the time-weighted share
@@ -935,6 +936,12 @@ class Accumulator:
             self._flags["one_token"].add(line, file)
             metrics = {name: value for name, value in metrics.items()
                        if name not in ("tpot_seconds", "generation_tokens_per_second")}
+        negative = [name for name, value in metrics.items() if value < NEGATIVE_FIGURE
+                    and name.endswith(("_tokens", "_seconds", "_per_second", "_per_request"))]
+        if negative:
+            # A count, rate or time below zero is a broken counter (requests-negative-figure): set aside.
+            self._flags["negative_figure"].add(line, file)
+            metrics = {name: value for name, value in metrics.items() if name not in negative}
         if metrics.get("context_tokens") and metrics.get("context_limit_tokens"):
             # How full each request left its own window (requests may ask for different windows).
             metrics = dict(metrics, context_held_fraction=metrics["context_tokens"] / metrics["context_limit_tokens"])

@@ -409,6 +409,11 @@ _TABLE = (
           "prompt tok/s above this on a single-stream runner (llama.cpp, ollama), no model/GPU", 50_000.0,
           "tok/s", "50k tok/s needs 2 × 1e9 × 5e4 = 100 TFLOP/s even for a 1B model; ollama's 139,356 tok/s "
           "was a timing bug (PR #12742)", 0.7),
+    _rule("requests-negative-figure", "requests", "measurement-artifact",
+          "a token count, a rate or a time below this", 0.0, "",
+          "no run writes fewer than no tokens or takes less than no time: a negative figure is a counter that "
+          "wrapped or subtracted the prompt twice (text-generation-webui printed `-0.11 tokens/s, -10 tokens`, "
+          "oobabooga/textgen#685), and no speed can be read from the line", 0.85),
     _rule("requests-rate-contradicts-time", "requests", "measurement-artifact",
           "a printed tokens/s that differs by more than this share from the line's own tokens ÷ time", 0.10, "share",
           "a timer prints both from one count and one time, so they agree to rounding; a rate that contradicts its "

@@ -356,6 +356,11 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             "requests-one-token", f"{flags['one_token'].count} of {count} requests write one token: their per-token "
             "time or rate is the prompt's first token, not a decode step, and is set aside",
             {"requests": flags["one_token"].count}, share("one_token"), **where("one_token")))
+    if flags["negative_figure"].count:
+        findings.append(fire(
+            "requests-negative-figure", f"{flags['negative_figure'].count} of {count} requests print a negative "
+            "token count, rate or time: a broken counter, no speed can be read from them",
+            {"requests": flags["negative_figure"].count}, **where("negative_figure")))
     if flags["impossible_tpot"].count:
         findings.append(fire(
             "requests-impossible-tpot", f"{flags['impossible_tpot'].count} of {count} requests state a time per "

@@ -103,7 +103,8 @@ from inferledger.diagnose.records import Record, Skipped, looks_like_metric, unr
 NAME = "local-runners"
 
 # text-generation-webui (modules/text_generation.py); context and seed were added to the line in 2023.
-_TEXTGEN = re.compile(r"Output generated in ([\d.]+) seconds\s*\(([\d.]+) tokens/s,\s*(\d+)\s+tokens"
+# Early releases could print a negative count and rate (`-0.11 tokens/s, -10 tokens`), read as printed.
+_TEXTGEN = re.compile(r"Output generated in ([\d.]+) seconds\s*\((-?[\d.]+) tokens/s,\s*(-?\d+)\s+tokens"
                       r"(?:,\s*context (\d+))?")
 # gpt-fast / torchchat generate: `Time for inference 1: 0.89 sec total, 200 tokens, 223.93 tokens/sec, 4.47 ms/token`
 # (older gpt-fast: `Time for inference 1: 0.89 sec total, 223.93 tokens/sec`).
