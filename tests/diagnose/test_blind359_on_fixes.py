@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import bench_markdown
 from inferledger.diagnose.read import LogFile
@@ -45,3 +47,15 @@ def test_a_negative_token_count_is_a_broken_counter(tmp_path):
     assert "requests-negative-figure" in {item.rule for item in diagnosis.evidence}
     path.write_text("Output generated in 5.50 seconds (36.39 tokens/s, 200 tokens, context 7, seed 1413621777)\n")
     assert "requests-negative-figure" not in {item.rule for item in diagnose_files([path]).evidence}
+
+
+def test_a_statistic_parted_from_its_unit_by_a_comma_is_kept(tmp_path):
+    # ATOM's PR table (ROCm/ATOM#2238): `ITL P50, ms` and `ITL P90, ms` are two statistics, not two means, the
+    # second overwriting the first.
+    text = ("| Metric | Baseline |\n|---|---:|\n| ITL P50, ms | 87.73 |\n| ITL P90, ms | 113.80 |\n"
+            "| TTFT P90, s | 4.02 |\n")
+    (record,) = _summaries(tmp_path, text)
+    assert record.metrics["itl_seconds_median"] == pytest.approx(87.73 / 1000)
+    assert record.metrics["itl_seconds_p90"] == pytest.approx(113.80 / 1000)
+    assert record.metrics["ttft_seconds_p90"] == pytest.approx(4.02)
+    assert "itl_seconds_mean" not in record.metrics

@@ -256,7 +256,8 @@ def _column(header: str):
         return metric, 1.0, kind
     if unit is None:
         return None
-    stat = next((canonical_stat(word) for word in re.split(r"[\s_]+", lowered) if canonical_stat(word)), "mean")
+    # (a comma may part the statistic from the unit: `ITL P90, ms`)
+    stat = next((canonical_stat(word) for word in re.split(r"[\s_,;]+", lowered) if canonical_stat(word)), "mean")
     return f"{metric}_{stat}", unit, kind
 
 
