@@ -59,3 +59,12 @@ def test_a_statistic_parted_from_its_unit_by_a_comma_is_kept(tmp_path):
     assert record.metrics["itl_seconds_p90"] == pytest.approx(113.80 / 1000)
     assert record.metrics["ttft_seconds_p90"] == pytest.approx(4.02)
     assert "itl_seconds_mean" not in record.metrics
+
+
+def test_a_rate_with_its_change_in_brackets_is_read(tmp_path):
+    # vllm#48035's table: `**98** (−28%)` is 98 tok/s and its change from the row above; a cell that is a change
+    # alone (`-39%`) stays unread as a rate.
+    text = ("| Config | Mean decode tok/s |\n|---|---|\n| v0.19.1 | **136** |\n| v0.24.0 | **98** (−28%) |\n"
+            "| v0.24.0 FP8 | **80** (−41% vs v0.19.1 FP16, −18% vs v0.24.0 FP16) |\n| diff | -39% |\n")
+    rates = [record.metrics.get(STREAM) for record in _summaries(tmp_path, text)]
+    assert rates == [136.0, 98.0, 80.0]

@@ -280,6 +280,7 @@ def _cell_seconds(cell: str) -> float | None:
 # its first figure).
 _RATE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?\s*(?:tok(?:en)?s?|t)\s*/\s*s[\s*]*$",
                         re.IGNORECASE)  # `4.88 Tokens/s` too
+_CHANGE_NOTE = re.compile(r"\s*\([^()]*%[^()]*\)[\s*]*$")  # a figure's change after it: `**98** (−28%)`
 _RATE_OR_NUMBER = re.compile(r"^[\s*~≈]*\d|^\s*$")  # a rate column's cell that starts with its figure
 # A cell that is a figure (or a range) and nothing else but its rate unit: `15`, `6–8`, `~1000`, `**34 tok/s**`.
 _FIGURE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?"
@@ -552,8 +553,9 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
                     if seconds is not None:
                         metrics[column[0]] = seconds
                     continue
-                if column is not None and column[2] == "rate" and ("%" in cell or not _RATE_OR_NUMBER.match(cell)):
-                    continue  # a `diff` row's `-39%`, a note: not a rate
+                if column is not None and column[2] == "rate" and ("%" in _CHANGE_NOTE.sub("", cell)
+                                                                   or not _RATE_OR_NUMBER.match(cell)):
+                    continue  # a `diff` row's `-39%`, a note: not a rate (`**98** (−28%)` is 98 and its change)
                 number = to_number(cell) if column is not None else None
                 if number is not None:
                     metrics[column[0]] = number * column[1]
