@@ -323,7 +323,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind369_logs": (5, 5, 10),
           "blind370_logs": (6, 6, 10),
           "blind372_logs": (3, 3, 8),
-          "blind371_logs": (4, 4, 10)}
+          "blind371_logs": (4, 4, 10),
+          "blind374_logs": (4, 4, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
