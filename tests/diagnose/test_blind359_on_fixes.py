@@ -68,3 +68,18 @@ def test_a_rate_with_its_change_in_brackets_is_read(tmp_path):
             "| v0.24.0 FP8 | **80** (−41% vs v0.19.1 FP16, −18% vs v0.24.0 FP16) |\n| diff | -39% |\n")
     rates = [record.metrics.get(STREAM) for record in _summaries(tmp_path, text)]
     assert rates == [136.0, 98.0, 80.0]
+
+
+def test_a_tail_first_token_far_past_the_tail_step_is_a_queue(tmp_path):
+    # llm-d's autoscaling table (llm-d/llm-d-autoscaling#1404) states only P99s: a first token 526,493 ms late
+    # against 74.80 ms steps is 526.493 / 0.0748 ≈ 7,039 steps, far past the hundred a long prompt could explain.
+    path = tmp_path / "autoscale.md"
+    path.write_text("| Metric | Run 1 |\n|--------|------|\n| P99 TTFT (ms) | 526,493 |\n"
+                    "| P99 ITL (ms/token) | 74.80 |\n| Error count | 0 |\n")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "queueing"
+    (finding,) = [item for item in diagnosis.evidence if item.rule == "summary-ttft-over-tpot"]
+    assert finding.numbers["ttft_seconds_p99"] == pytest.approx(526.493)
+    # 3 s against 50 ms steps is 60 steps: a long prompt may take that, no queue is read.
+    path.write_text("| Metric | Run 1 |\n|--------|------|\n| P99 TTFT (ms) | 3,000 |\n| P99 ITL (ms/token) | 50 |\n")
+    assert "summary-ttft-over-tpot" not in {item.rule for item in diagnose_files([path]).evidence}

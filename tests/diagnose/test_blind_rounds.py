@@ -253,7 +253,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind299_logs": (2, 2, 6),
           "blind300_logs": (8, 8, 10),
           "blind305_logs": (3, 3, 4),
-          "blind304_logs": (8, 8, 10),
+          "blind304_logs": (8, 9, 10),
           "blind301_logs": (4, 5, 10),
           "blind302_logs": (6, 6, 9),
           "blind303_logs": (6, 6, 10),
@@ -326,7 +326,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind371_logs": (4, 4, 10),
           "blind374_logs": (4, 4, 9),
           "blind375_logs": (6, 6, 10),
-          "blind376_logs": (1, 1, 5),
+          "blind376_logs": (1, 3, 5),
           "blind379_logs": (5, 5, 10),
           "blind373_logs": (4, 4, 10)}
 

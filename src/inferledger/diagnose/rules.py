@@ -152,7 +152,8 @@ _TABLE = (
           "quarter second or more while many are in flight, the latency is spent waiting for a slot or for the "
           "others' prompts (the 2023 benchmark_serving.py sent every request at once)", 0.6),
     _rule("summary-ttft-over-tpot", "summary", "queueing",
-          "no input rate in the summary: mean TTFT ≥ this × TPOT and ≥ 2 s, and past a stated prompt's own work "
+          "no input rate in the summary: mean TTFT ≥ this × TPOT and ≥ 2 s (where only tails are stated, a p90, "
+          "p95 or p99 TTFT against the same percentile of the step), and past a stated prompt's own work "
           "(limit slowest-prefill-tokens-per-step)", 100.0, "×",
           "a prompt of a few thousand tokens costs tens of decode steps on a GPU, not hundreds (prefill runs "
           "~100× more tokens per step at the same weight reads); weaker than the prompt-work test", 0.55),

@@ -975,7 +975,7 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
     if found or run.all_at_once:
         return found
     if run.ttft is None:
-        return _ttft_spread(run, record, where, findings)
+        return _ttft_spread(run, record, where, findings) or _tail_ttft_over_step(run, record, where, findings)
     found = _ttft_spread(run, record, where, findings) or _ttft_over_fastest(run, record, where, findings)
     # TTFT far beyond the prompt's own work, with no offered-rate line to compare. Not for a prompt-only run (a
     # token or two a request) whose first tokens take a small share of it: its every request is in its first-token
@@ -1018,6 +1018,25 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             "prefill", {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token}, **where))
         return True
     return found
+
+
+def _tail_ttft_over_step(run: _Run, record, where: dict, findings: list) -> bool:
+    """summary-ttft-over-tpot for a summary that states only tails (`P99 TTFT`, `P99 ITL`): the same percentile of
+    both, a first token that late against the slowest steps, which a long prompt alone does not explain either."""
+    if run.input_rate or run.mean_input is not None or run.per_token is not None:
+        return False
+    for stat in ("p90", "p95", "p99"):
+        ttft = record.metrics.get(f"ttft_seconds_{stat}")
+        step = record.metrics.get(f"tpot_seconds_{stat}") or record.metrics.get(f"itl_seconds_{stat}")
+        if ttft and step and ttft >= 2.0 and ttft >= threshold("summary-ttft-over-tpot") * step \
+                and not 0 < run.batch <= threshold("summary-ttft-over-tpot-few-in-flight"):
+            findings.append(fire(
+                "summary-ttft-over-tpot",
+                f"{run.name}: {stat} TTFT {ttft:.3g} s is {ttft / step:.0f}× the {stat} {step * 1e3:.1f} ms per "
+                "token (the summary states only tails), and no input rate rules out a long prompt: queueing, or a "
+                "very long prefill", {f"ttft_seconds_{stat}": ttft, f"step_seconds_{stat}": step}, **where))
+            return True
+    return False
 
 
 def _wait_dominates(run: _Run, where: dict, findings: list) -> None:
