@@ -328,7 +328,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind375_logs": (6, 6, 10),
           "blind376_logs": (1, 3, 5),
           "blind379_logs": (5, 5, 10),
-          "blind373_logs": (4, 4, 10)}
+          "blind373_logs": (4, 4, 10),
+          "blind378_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
