@@ -330,7 +330,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind379_logs": (5, 5, 10),
           "blind373_logs": (4, 4, 10),
           "blind378_logs": (5, 5, 10),
-          "blind380_logs": (4, 4, 7)}
+          "blind380_logs": (4, 4, 7),
+          "blind377_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
