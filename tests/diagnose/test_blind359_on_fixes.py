@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from inferledger.diagnose import diagnose_files
-from inferledger.diagnose.parsers import bench_markdown
+from inferledger.diagnose.parsers import bench_clients, bench_markdown
 from inferledger.diagnose.read import LogFile
 from inferledger.diagnose.records import Record
 
 STREAM = "output_tokens_per_second_per_user_mean"
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def _summaries(tmp_path, text: str) -> list:
@@ -83,3 +87,43 @@ def test_a_tail_first_token_far_past_the_tail_step_is_a_queue(tmp_path):
     # 3 s against 50 ms steps is 60 steps: a long prompt may take that, no queue is read.
     path.write_text("| Metric | Run 1 |\n|--------|------|\n| P99 TTFT (ms) | 3,000 |\n| P99 ITL (ms/token) | 50 |\n")
     assert "summary-ttft-over-tpot" not in {item.rule for item in diagnose_files([path]).evidence}
+
+
+LLAMA_BENCH_JSON = FIXTURES / "found_logs" / "llamacpp__llama-bench-json-readme-rtx4080-qwen25-7b.txt"
+
+
+def _bench_records(path) -> list:
+    return [item for item in bench_clients.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+
+
+def test_llama_bench_json_reads_as_its_table_rows():
+    # llama-bench's README, `-o json`: pp512 at 7100.002165 ± 140.341520 t/s and tg128 at 118.881588 ± 1.041811,
+    # the file 4,677,120,000 bytes and 7,615,616,512 parameters.
+    prompt, generation = _bench_records(LLAMA_BENCH_JSON)
+    assert prompt.metrics["prompt_tokens_per_second"] == pytest.approx(7100.002165)
+    assert prompt.metrics["prompt_tokens_per_second_std"] == pytest.approx(140.341520)
+    assert generation.metrics["generation_tokens_per_second"] == pytest.approx(118.881588)
+    assert generation.metrics["weights_bytes"] == pytest.approx(4_677_120_000, rel=1e-9)
+    assert generation.metrics["parameters"] == pytest.approx(7_615_616_512, rel=1e-9)
+    assert (prompt.labels["test"], generation.labels["test"]) == ("pp512", "tg128")
+    # Judged on the card: 4,677,120,000 B × 118.881588 tok/s = 556.0 GB/s of the RTX 4080's 716.8 GB/s (78 %).
+    diagnosis = diagnose_files([LLAMA_BENCH_JSON], gpu="rtx-4080")
+    assert diagnosis.verdict == "healthy"
+    assert any("556.0 GB/s" in item.text for item in diagnosis.evidence)
+
+
+def test_llama_bench_jsonl_reads_as_its_json(tmp_path):
+    # `-o jsonl` prints the same objects, one a line.
+    objects = json.loads(LLAMA_BENCH_JSON.read_text().split("\n", 1)[1])
+    path = tmp_path / "bench.jsonl"
+    path.write_text("".join(json.dumps(item) + "\n" for item in objects))
+    assert [record.metrics for record in _bench_records(path)] == \
+        [record.metrics for record in _bench_records(LLAMA_BENCH_JSON)]
+
+
+def test_a_result_file_keyed_by_llama_bench_tests_is_read():
+    # normiebench's submitted result (brand-o/normiebench#39): `"pp512": 1193.53, "tg128": 44.84` under its run.
+    path = FIXTURES / "blind361_logs" / "llamacpp__normiebench-razer-blade15-rtx2070-maxq-llama31-8b-q4km-json.txt"
+    rates = {record.labels["test"]: record.metrics for record in _bench_records(path)}
+    assert rates["pp512"]["prompt_tokens_per_second"] == 1193.53
+    assert rates["tg128"]["generation_tokens_per_second"] == 44.84

@@ -63,7 +63,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind88_logs": (7, 9, 10),
           "blind90_logs": (6, 8, 10),
           "blind89_logs": (6, 7, 10),
-          "blind91_logs": (5, 7, 10),
+          "blind91_logs": (5, 8, 10),
           "blind92_logs": (4, 5, 10),
           "blind94_logs": (4, 5, 10),
           "blind93_logs": (7, 9, 10),
@@ -310,7 +310,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind356_logs": (6, 6, 6),
           "blind357_logs": (7, 7, 10),
           "blind358_logs": (5, 5, 10),
-          "blind361_logs": (5, 5, 6),
+          "blind361_logs": (5, 6, 6),
           "blind364_logs": (5, 5, 6),
           "blind365_logs": (8, 8, 10),
           "blind360_logs": (5, 6, 10),
@@ -329,8 +329,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind376_logs": (1, 3, 5),
           "blind379_logs": (5, 5, 10),
           "blind373_logs": (4, 4, 10),
-          "blind378_logs": (5, 5, 10),
-          "blind380_logs": (4, 4, 7),
+          "blind378_logs": (5, 6, 10),
+          "blind380_logs": (4, 6, 7),
           "blind377_logs": (5, 5, 10)}
 
 

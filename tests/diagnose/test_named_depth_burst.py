@@ -92,7 +92,7 @@ BENCH_HEADER = ("| model                          |       size |     params | ba
                 " -------------------: |\n")
 
 
-def _bench_row(model: str, test: str, rate: float) -> str:
+def bench_row(model: str, test: str, rate: float) -> str:
     return f"| {model} |  15.00 GiB |    30.00 B | CUDA       |  99 | {test:>15} | {rate:>12.2f} ± 0.10 |\n"
 
 
@@ -100,8 +100,8 @@ def test_generation_halving_with_context_depth(tmp_path):
     # 120 tok/s with an empty context, 50 at 4,096 tokens: 2.4× slower, past the 2× the rule asks; 8,192 at 70 is not
     # the slowest. A 30B.A3B mixture of experts reads 3/30 of its 15 GiB a step: 1.5 GiB × 120 = the bandwidth.
     model = "qwen3moe 30B.A3B Q4_K - Medium"
-    text = BENCH_HEADER + _bench_row(model, "pp512", 3000.0) + _bench_row(model, "tg128", 120.0) \
-        + _bench_row(model, "tg128 @ d4096", 50.0) + _bench_row(model, "tg128 @ d8192", 70.0)
+    text = BENCH_HEADER + bench_row(model, "pp512", 3000.0) + bench_row(model, "tg128", 120.0) \
+        + bench_row(model, "tg128 @ d4096", 50.0) + bench_row(model, "tg128 @ d8192", 70.0)
     diagnosis = _run(tmp_path, text)
     assert diagnosis.verdict == "decode-bound"
     item = next(item for item in diagnosis.evidence if item.rule == "windows-decode-slows-with-depth")
@@ -114,7 +114,7 @@ def test_generation_halving_with_context_depth(tmp_path):
 def test_a_mild_slowdown_with_depth_is_no_finding(tmp_path):
     # 120 → 80 tok/s at 4,096 tokens is 1.5×: the cache's honest share of each step.
     model = "llama 8B Q4_K - Medium"
-    text = BENCH_HEADER + _bench_row(model, "tg128", 120.0) + _bench_row(model, "tg128 @ d4096", 80.0)
+    text = BENCH_HEADER + bench_row(model, "tg128", 120.0) + bench_row(model, "tg128 @ d4096", 80.0)
     diagnosis = _run(tmp_path, text)
     assert all(item.rule != "windows-decode-slows-with-depth" for item in diagnosis.evidence)
 

@@ -443,6 +443,8 @@ _SNIFF_MARKERS = (
     (_BANNER, 0.95),
     ("Result for Model:", 0.9),
     ('"totalTimeMills"', 0.9),
+    ('"avg_ts"', 0.9),  # llama-bench -o json / jsonl (bench_json._llama_bench)
+    ('"tg128"', 0.6),  # llama-bench's tests as a result file's keys (bench_json._bench_tests)
     ('"Performance_Result"', 0.9),  # MLPerf Inference's published summary records
     ("GenAI-Perf", 0.95),
     ("AIPerf | LLM Metrics", 0.95),

@@ -92,14 +92,21 @@ def _json_items(line_number: int, value, truncated: int) -> Iterator:
     if isinstance(value, list):
         if truncated > 1 and value:
             value = value[:-1]  # the element the cut went through: its missing fields would mislead
-        if value and any(isinstance(item, dict) and "ttft_s" in item for item in value[:5]):
+        if value and any(isinstance(item, dict) and "avg_ts" in item for item in value[:5]):
+            yield from _llama_bench(line_number, value)
+        elif value and any(isinstance(item, dict) and "ttft_s" in item for item in value[:5]):
             yield from _llmperf_requests(line_number, value, base_labels)
         elif value and any(isinstance(item, dict) and "Performance_Result" in item for item in value[:5]):
             yield from filter(None, (_mlperf(line_number, item) for item in value if isinstance(item, dict)))
         return
     if not isinstance(value, dict):
         return
-    if any(key.startswith("results_") for key in value):
+    if "avg_ts" in value:  # llama-bench -o jsonl: a test a line
+        yield from _llama_bench(line_number, [value])
+    elif isinstance(value.get("runs"), dict) and any(isinstance(run, dict) and any(map(_BENCH_TEST.match, run))
+                                                     for run in value["runs"].values()):
+        yield from _bench_tests(line_number, value["runs"])
+    elif any(key.startswith("results_") for key in value):
         yield from _llmperf_summary(line_number, value, base_labels)
     elif any(isinstance(item, dict) and "unit" in item for item in value.values()):
         yield from _export_summary(line_number, value, base_labels)
@@ -111,6 +118,53 @@ def _json_items(line_number: int, value, truncated: int) -> Iterator:
         yield from _serving_json(line_number, value, base_labels)
     elif "dataset_name" in value and any(_SGLANG_2024_MS.match(key) for key in value):
         yield from _serving_json(line_number, value, base_labels, early_sglang=True)
+
+
+def _llama_bench(line_number: int, items: list) -> Iterator:
+    """llama-bench's -o json (an array) and -o jsonl (an object a line): a test an object, its shape in `n_prompt`,
+    `n_gen` and `n_depth`, its rate `avg_ts` ± `stddev_ts` (tokens per second over the repetitions), the file's size
+    in bytes and its parameters; read as the markdown table's row of the same test (llamacpp.bench_row)."""
+    from inferledger.diagnose.parsers.llamacpp import bench_row
+
+    for item in items:
+        rate = _float(item.get("avg_ts")) if isinstance(item, dict) else None
+        if rate is None:
+            continue
+        prompt, generated, depth = (int(_float(item.get(key)) or 0) for key in ("n_prompt", "n_gen", "n_depth"))
+        test = "+".join(part for part in (f"pp{prompt}" if prompt else "", f"tg{generated}" if generated else "")
+                        if part) + (f" @ d{depth}" if depth else "")
+        size, params = _float(item.get("model_size")), _float(item.get("model_n_params"))
+        cells = {"model": str(item.get("model_type") or item.get("model_filename") or ""),
+                 "size": f"{size / 2**30:.9f} GiB" if size else "",
+                 "params": f"{params / 1e9:.9f} B" if params else "",
+                 "backend": str(item.get("backends") or ""),
+                 "ngl": "" if item.get("n_gpu_layers") is None else str(item["n_gpu_layers"]),
+                 "threads": str(item.get("n_threads") or ""), "n_batch": str(item.get("n_batch") or ""),
+                 "n_ubatch": str(item.get("n_ubatch") or ""), "test": test,
+                 "t/s": f"{rate} ± {_float(item.get('stddev_ts')) or 0.0}"}
+        if test:
+            yield bench_row(line_number, list(cells), list(cells.values()))
+
+
+# A llama-bench test named as its table names it (`pp512`, `tg128`), a key of a result object.
+_BENCH_TEST = re.compile(r"^(?:pp|tg)\d+$")
+
+
+def _bench_tests(line_number: int, runs: dict) -> Iterator:
+    """Result files that keep llama-bench's tests as keys, a model a run (normiebench's submitted JSON: `"runs":
+    {"llama3.1-8b": {"modelLabel": …, "quant": "q4_k_m", "backend": "cuda", "pp512": 1193.53, "tg128": 44.84}}`):
+    each test's rate read as that llama-bench row."""
+    from inferledger.diagnose.parsers.llamacpp import bench_row
+
+    for name, run in runs.items():
+        if not isinstance(run, dict):
+            continue
+        model = " ".join(str(run[key]) for key in ("modelLabel", "quant") if run.get(key)) or str(name)
+        for test, value in run.items():
+            rate = _float(value) if _BENCH_TEST.match(test) else None
+            if rate is not None:
+                yield bench_row(line_number, ["model", "backend", "test", "t/s"],
+                                [model, str(run.get("backend") or ""), test, str(rate)])
 
 
 def _serving_json(line_number: int, value: dict, labels: dict, early_sglang: bool = False) -> Iterator:
@@ -350,7 +404,7 @@ def _llmperf_requests(line_number: int, items: list, labels: dict) -> Iterator:
 
 
 def wanted_json(text: str) -> bool:
-    return ("_ms" in text or "request_throughput" in text or "ttft_s" in text or "results_" in text
+    return ('"avg_ts"' in text or '"tg1' in text or "_ms" in text or "request_throughput" in text or "ttft_s" in text or "results_" in text
             or '"load_summary"' in text
             or '"unit"' in text or "totalTimeMills" in text or '"median_ttft"' in text)
 

@@ -173,7 +173,7 @@ def _table_cells(line: str, tabs: bool = False) -> list:
 _MEASURED_COLUMNS = ("model", "size", "modelsize", "params", "test")
 
 
-def _bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped | None:
+def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped | None:
     """One llama-bench row: `model | size | params | backend | ngl | … | test | t/s` (t/s = mean ± stddev)."""
     row = dict(zip(columns, cells, strict=False))
     test = row.get("test", "")
@@ -263,7 +263,7 @@ def _matrix_rows(line_number: int, columns: list, cells: list) -> Iterator:
     for column, cell in row.items():
         test = _MATRIX_TEST.match(column)
         if test is not None and cell:
-            yield _bench_row(line_number, ["test", "t/s", *columns], [test.group(1), cell, *cells])
+            yield bench_row(line_number, ["test", "t/s", *columns], [test.group(1), cell, *cells])
 
 
 def _compare_rows(line_number: int, columns: list, cells: list) -> Iterator:
@@ -273,7 +273,7 @@ def _compare_rows(line_number: int, columns: list, cells: list) -> Iterator:
         build = _compared_build(column)
         if build is not None:
             renamed = ["t/s" if other == index else name for other, name in enumerate(columns)]
-            row = _bench_row(line_number, renamed, cells)
+            row = bench_row(line_number, renamed, cells)
             if isinstance(row, Record):
                 row.labels["build"] = build
                 yield row
@@ -639,7 +639,7 @@ class _Reader:
             if match is not None and len(middle) == len(self.table_columns) - 5:
                 cells = [match.group("model"), match.group("size"), match.group("params"), *middle,
                          match.group("test"), match.group("rate")]
-                out.append(_bench_row(line_number, self.table_columns, cells))
+                out.append(bench_row(line_number, self.table_columns, cells))
                 return out
             self.table_kind = ""
         if "model size params" in line and _FLAT_BENCH_HEADER.match(line):
@@ -656,7 +656,7 @@ class _Reader:
                     rows = _matrix_rows if self.table_kind == "matrix" else _compare_rows
                     out.extend(rows(line_number, self.table_columns, cells))
                     return out
-                row = (_bench_row if self.table_kind == "bench" else _batched_row)(line_number, self.table_columns,
+                row = (bench_row if self.table_kind == "bench" else _batched_row)(line_number, self.table_columns,
                                                                                    cells)
                 if row is not None:
                     out.append(row)
@@ -726,7 +726,7 @@ class _Reader:
                 # llama-bench rows pasted without their header: the size, params and backend cells open them, the
                 # test and the rate close them; the cells between (ngl, threads, …) are not named.
                 columns = ["model", "size", "params", "backend", *[""] * (len(cells) - 6), "test", "t/s"]
-                row = _bench_row(line_number, columns, cells)
+                row = bench_row(line_number, columns, cells)
                 if type(row) is Record:
                     row.labels["truncated"] = "rows without their header"
                 out.append(row)
@@ -737,7 +737,7 @@ class _Reader:
                     row.labels.update(truncated="compare-llama-bench rows without their header", gpu=cells[0])
                     out.append(row)
             elif not tabs and _HEADLESS_BENCHY.match(line.strip()):
-                row = _bench_row(line_number, ["model", "test", "t/s"], cells)
+                row = bench_row(line_number, ["model", "test", "t/s"], cells)
                 if type(row) is Record:
                     row.labels.update(truncated="rows without their header", tool="llama-benchy")
                 out.append(row)
