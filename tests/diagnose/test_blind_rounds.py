@@ -331,7 +331,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind373_logs": (4, 4, 10),
           "blind378_logs": (5, 6, 10),
           "blind380_logs": (4, 6, 7),
-          "blind377_logs": (5, 5, 10)}
+          "blind377_logs": (5, 5, 10),
+          "blind381_logs": (3, 3, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
