@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from inferledger.diagnose import diagnose_files
-from inferledger.diagnose.parsers import bench_clients, bench_markdown
+from inferledger.diagnose.parsers import bench_clients, bench_markdown, local_runners
 from inferledger.diagnose.read import LogFile
 from inferledger.diagnose.records import Record
 
@@ -127,3 +127,14 @@ def test_a_result_file_keyed_by_llama_bench_tests_is_read():
     rates = {record.labels["test"]: record.metrics for record in _bench_records(path)}
     assert rates["pp512"]["prompt_tokens_per_second"] == 1193.53
     assert rates["tg128"]["generation_tokens_per_second"] == 44.84
+
+
+def test_llama2c_achieved_rate_is_a_step_rate(tmp_path):
+    # llama2.c's run (karpathy/llama2.c#78): `achieved tok/s: 0.376868`, a forward pass every 1 / 0.376868 = 2.653 s;
+    # llama2.cu's line also states its tokens and seconds (165 in 4.897 s).
+    path = tmp_path / "run.txt"
+    path.write_text("achieved tok/s: 0.376868\nachieved tok/s: 33.694098. Tokens: 165, seconds: 4.897\n")
+    slow, fast = [item for item in local_runners.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    assert slow.metrics["tpot_seconds"] == pytest.approx(2.6534, rel=1e-4)
+    assert fast.metrics["generation_tokens_per_second"] == 33.694098
+    assert (fast.metrics["output_tokens"], fast.metrics["decode_seconds"]) == (165, 4.897)

@@ -312,7 +312,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind358_logs": (5, 5, 10),
           "blind361_logs": (5, 6, 6),
           "blind364_logs": (5, 5, 6),
-          "blind365_logs": (8, 8, 10),
+          "blind365_logs": (8, 9, 10),
           "blind360_logs": (5, 6, 10),
           "blind359_logs": (5, 6, 7),
           "blind366_logs": (6, 6, 9),

@@ -106,6 +106,10 @@ NAME = "local-runners"
 # Early releases could print a negative count and rate (`-0.11 tokens/s, -10 tokens`), read as printed.
 _TEXTGEN = re.compile(r"Output generated in ([\d.]+) seconds\s*\((-?[\d.]+) tokens/s,\s*(-?\d+)\s+tokens"
                       r"(?:,\s*context (\d+))?")
+# llama2.c's run.c and its ports: `achieved tok/s: 0.376868` (llama2.cu adds `. Tokens: 165, seconds: 4.897`). The
+# tokens are the forward passes after the first, prompt tokens included (run.c feeds the prompt a token a pass), over
+# the time since that first pass: a single-token step's rate.
+_LLAMA2C = re.compile(r"achieved tok/s:\s*([\d.]+)(?:\.?\s*Tokens:\s*(\d+),\s*seconds:\s*([\d.]+))?")
 # gpt-fast / torchchat generate: `Time for inference 1: 0.89 sec total, 200 tokens, 223.93 tokens/sec, 4.47 ms/token`
 # (older gpt-fast: `Time for inference 1: 0.89 sec total, 223.93 tokens/sec`).
 _GPTFAST = re.compile(r"Time for inference \d+:\s*([\d.]+) sec total,\s*(?:(\d+) tokens,\s*)?([\d.]+) tokens/sec")
@@ -363,6 +367,19 @@ def _textgen(line_number: int, line: str) -> Record | None:
     labels = {"engine": "text-generation-webui",
               "rate_definition": "tokens/s is output tokens over the whole call, prompt processing included"}
     return Record("request", "local.textgen", line_number, metrics, labels=labels)
+
+
+def _llama2c(line_number: int, line: str) -> Record | None:
+    match = _LLAMA2C.search(line)
+    if match is None or not float(match.group(1)):
+        return None
+    rate, tokens, seconds = match.groups()
+    metrics = {"generation_tokens_per_second": float(rate), "tpot_seconds": 1 / float(rate)}
+    if tokens is not None:
+        metrics.update(output_tokens=float(tokens), decode_seconds=float(seconds))
+    return Record("request", "local.llama2c", line_number, metrics,
+                  labels={"engine": "llama2.c", "rate_definition": "forward passes after the first (prompt tokens "
+                                                                    "included, one a pass) over their time"})
 
 
 def _gptfast(line_number: int, line: str) -> Record | None:
@@ -894,6 +911,7 @@ _SIGNATURES = (
     (("prefill_rate ",), ("decode_rate ",)),  # MLC's benchmark.py
     (("=== Performance Summary ===",), ("=== LLM Generation",)),  # TensorRT-Edge-LLM's profile
     (("ds4-server: ",), ("decoding chunk=", "prompt done ", " finish=")),  # ds4-server
+    (("achieved tok/s:",),),  # llama2.c's run and its ports (llama2.cu, llama2.rs, llama2.mojo, …)
 )
 
 
@@ -1042,6 +1060,11 @@ def parse(lines) -> Iterator:
             match = _ORT_TIMINGS.search(line)
             if match is not None:
                 yield _ort_timings(line_number, match)
+                continue
+        if "achieved tok/s:" in line:
+            record = _llama2c(line_number, line)
+            if record is not None:
+                yield record
                 continue
         if "PyTorchObserver" in line:
             record = _executorch(line_number, line)
