@@ -158,7 +158,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind200_logs": (4, 8, 8),
           "blind201_logs": (7, 9, 10),
           "blind203_logs": (9, 9, 10),
-          "blind204_logs": (7, 7, 10),
+          "blind204_logs": (7, 6, 10),
           "blind202_logs": (7, 7, 8),
           "blind206_logs": (5, 6, 10),
           "blind205_logs": (4, 4, 10),

@@ -109,7 +109,7 @@ _TEXTGEN = re.compile(r"Output generated in ([\d.]+) seconds\s*\((-?[\d.]+) toke
 # llama2.c's run.c and its ports: `achieved tok/s: 0.376868` (llama2.cu adds `. Tokens: 165, seconds: 4.897`). The
 # tokens are the forward passes after the first, prompt tokens included (run.c feeds the prompt a token a pass), over
 # the time since that first pass: a single-token step's rate.
-_LLAMA2C = re.compile(r"achieved tok/s:\s*([\d.]+)(?:\.?\s*Tokens:\s*(\d+),\s*seconds:\s*([\d.]+))?")
+_LLAMA2C = re.compile(r"achieved tok/s:\s*(\d+(?:\.\d+)?)(?:\.?\s*Tokens:\s*(\d+),\s*seconds:\s*(\d+(?:\.\d+)?))?")
 # gpt-fast / torchchat generate: `Time for inference 1: 0.89 sec total, 200 tokens, 223.93 tokens/sec, 4.47 ms/token`
 # (older gpt-fast: `Time for inference 1: 0.89 sec total, 223.93 tokens/sec`).
 _GPTFAST = re.compile(r"Time for inference \d+:\s*([\d.]+) sec total,\s*(?:(\d+) tokens,\s*)?([\d.]+) tokens/sec")
