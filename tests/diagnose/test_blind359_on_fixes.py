@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from inferledger.diagnose import diagnose_files
-from inferledger.diagnose.parsers import bench_clients, bench_markdown, local_runners
+from inferledger.diagnose.parsers import bench_clients, bench_markdown, llamacpp, local_runners
 from inferledger.diagnose.read import LogFile
 from inferledger.diagnose.records import Record
 
@@ -138,3 +138,18 @@ def test_llama2c_achieved_rate_is_a_step_rate(tmp_path):
     assert slow.metrics["tpot_seconds"] == pytest.approx(2.6534, rel=1e-4)
     assert fast.metrics["generation_tokens_per_second"] == 33.694098
     assert (fast.metrics["output_tokens"], fast.metrics["decode_seconds"]) == (165, 4.897)
+
+
+def test_the_first_llama_cpps_mean_per_token_is_a_step_when_the_prompt_is_short(tmp_path):
+    # ggml-org/llama.cpp 2023 on a Lichee Pi 4A: a 2-token prompt, `predict time = 105365.27 ms / 6197.96 ms per
+    # token`, 105365.27 / 6197.96 = 17 evaluations of which 15 generated: the mean per token is a step (6.198 s).
+    path = tmp_path / "main.txt"
+    path.write_text("main: number of tokens in prompt = 2\nmain:     load time =    91.25 ms\n"
+                    "main:  predict time = 105365.27 ms / 6197.96 ms per token\nmain:    total time = 129801.62 ms\n")
+    (record,) = [item for item in llamacpp.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    assert record.metrics["tpot_seconds"] == pytest.approx(6.19796)
+    assert record.metrics["output_tokens"] == 15
+    # A long prompt (400 of 500 evaluations) read in batches: the mean is no step's time.
+    path.write_text("main: number of tokens in prompt = 400\nmain:  predict time = 10000.00 ms / 20.00 ms per token\n")
+    (record,) = [item for item in llamacpp.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    assert "tpot_seconds" not in record.metrics

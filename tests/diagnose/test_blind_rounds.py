@@ -327,10 +327,10 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind374_logs": (4, 4, 9),
           "blind375_logs": (6, 6, 10),
           "blind376_logs": (1, 3, 5),
-          "blind379_logs": (5, 5, 10),
+          "blind379_logs": (5, 6, 10),
           "blind373_logs": (4, 4, 10),
           "blind378_logs": (5, 6, 10),
-          "blind380_logs": (4, 6, 7),
+          "blind380_logs": (4, 7, 7),
           "blind377_logs": (5, 5, 10),
           "blind381_logs": (3, 3, 7)}
 

@@ -90,6 +90,9 @@ _FIELD = {"prompt eval": ("prefill_seconds", "input_tokens", "prompt_tokens_per_
           "sample": ("sample_seconds", None, None),  # the samplers (a grammar, penalties), timed apart from eval
           "total": ("e2e_seconds", None, None)}
 _INPUT_NOTE = "processed prompt tokens only; prompt-cache hits are not counted"
+# The prompt's share of a ggml run's evaluations under which its mean time per token is read as a decode step's.
+GGML_PROMPT_SHARE = 0.1
+GGML_PROMPT_BATCH = 8  # the first llama.cpp's n_batch: a prompt this short is one evaluation, about a step's time
 _GGML_PREDICT = re.compile(r"\bpredict time\s*=\s*([\d.]+) ms / ([\d.]+) ms per token")
 _GGML_PROMPT = re.compile(r"\bnumber of tokens in prompt = (\d+)")
 _GGML_LOAD = re.compile(r"^\s*main:\s+load time\s*=\s*([\d.]+) ms")
@@ -104,6 +107,12 @@ def _ggml_main(line_number: int, match, prompt: int | None, load: float | None) 
         metrics["input_tokens"] = float(prompt)
         if evaluated is not None and evaluated > prompt:
             metrics["output_tokens"] = float(evaluated - prompt)
+    if per_token_ms > 0 and (prompt is None or evaluated is None or prompt <= GGML_PROMPT_SHARE * evaluated
+                             or prompt <= GGML_PROMPT_BATCH):
+        # The evaluations are mostly generated tokens, or the prompt fits one of the batches the first llama.cpp read
+        # it in (or its length is not printed): the mean per token is a decode step's time, at most (a prompt's
+        # tokens, read in batches, cost less each than a step).
+        metrics["tpot_seconds"] = per_token_ms / 1000.0
     labels = {"engine": "ggml example", "tool": "main",
               "e2e_definition": "predict time: every evaluation of the run, prompt included, model load excluded"}
     if load is not None:
