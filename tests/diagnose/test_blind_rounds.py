@@ -332,7 +332,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind378_logs": (5, 6, 10),
           "blind380_logs": (4, 7, 7),
           "blind377_logs": (5, 5, 10),
-          "blind381_logs": (3, 3, 7)}
+          "blind381_logs": (3, 3, 7),
+          "blind385_logs": (8, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
