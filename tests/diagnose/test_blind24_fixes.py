@@ -17,7 +17,8 @@ def test_ggml_main_block_is_one_request_of_its_predict_time():
     (request,) = [record for record in read_records(ROUND / "bloomzcpp__main-bloomz-f32-predict-56ms-per-token.txt")
                   if record.source == "ggml.main"]
     # 675.43 ms ÷ 56.29 ms a token = 12 tokens evaluated, 3 of them the prompt
-    assert request.metrics == {"e2e_seconds": 0.67543, "input_tokens": 3, "output_tokens": 9}
+    # and a 3-token prompt is one of the first llama.cpp's 8-token batches: the mean per token is a step's time
+    assert request.metrics == {"e2e_seconds": 0.67543, "input_tokens": 3, "output_tokens": 9, "tpot_seconds": 0.05629}
     assert request.labels["model_load_seconds"] == pytest.approx(2.49493)  # before the run: not in its time
 
 
@@ -27,7 +28,8 @@ def test_ggml_main_block_without_a_prompt_count(tmp_path):
                     "main:   sample time =    24.45 ms\nmain:  predict time = 107219.80 ms / 837.65 ms per token\n"
                     "main:    total time = 119965.73 ms\n", encoding="utf-8")
     (request,) = read_records(path)
-    assert request.metrics == {"e2e_seconds": pytest.approx(107.2198)}  # no prompt count: no split of the tokens
+    # no prompt count: no split of the tokens; the mean per token read as a step's time (at most)
+    assert request.metrics == {"e2e_seconds": pytest.approx(107.2198), "tpot_seconds": pytest.approx(0.83765)}
 
 
 def test_candle_lines_give_each_phase():
