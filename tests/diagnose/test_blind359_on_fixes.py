@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from inferledger.diagnose import diagnose_files
-from inferledger.diagnose.parsers import bench_clients, bench_markdown, llamacpp, local_runners
+from inferledger.diagnose.parsers import (
+    bench_clients,
+    bench_markdown,
+    llamacpp,
+    local_runners,
+    pandas_describe,
+)
 from inferledger.diagnose.read import LogFile
 from inferledger.diagnose.records import Record
 
@@ -153,3 +159,18 @@ def test_the_first_llama_cpps_mean_per_token_is_a_step_when_the_prompt_is_short(
     path.write_text("main: number of tokens in prompt = 400\nmain:  predict time = 10000.00 ms / 20.00 ms per token\n")
     (record,) = [item for item in llamacpp.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
     assert "tpot_seconds" not in record.metrics
+
+
+def test_a_pandas_groupby_agg_table_is_a_run_a_row(tmp_path):
+    # MariTalk Local's benchmark.py (maritaca-ai/maritalk-api#52): `groupby("concurrency").agg(["mean", "median",
+    # "std"])` of each request's generated and total tokens per second; a run a concurrency, its mean generation rate
+    # one stream's (total_tps, prompt tokens included, is no decode rate and is not read).
+    path = tmp_path / "agg.txt"
+    path.write_text("            generated_tps             total_tps            \n"
+                    "                     mean median  std      mean median  std\n"
+                    "concurrency                                                \n"
+                    "1                    42.2   42.2  0.3     167.1  167.2  0.7\n"
+                    "8                     7.1    7.2  0.6      30.8   30.9  0.6\n")
+    assert pandas_describe.sniff(path.read_text()) > 0
+    runs = [item.metrics for item in pandas_describe.parse(LogFile.open(path).lines())]
+    assert runs == [{STREAM: 42.2, "max_concurrency": 1.0}, {STREAM: 7.1, "max_concurrency": 8.0}]

@@ -10,7 +10,14 @@
     75%     853.254139        12.853763          10.0
     max    1346.923828        12.919245          10.0
 
-or its transpose (`describe().T`: a column a row, the statistics across). Each column holds one figure of every
+or its transpose (`describe().T`: a column a row, the statistics across), or a `groupby(setting).agg([...])` of the
+same figures, a run a row under two header lines (the figures, then each one's statistics) and the setting's name:
+
+                generated_tps             total_tps
+                     mean median  std      mean median  std
+    concurrency
+    1                42.2   42.2  0.3     167.1  167.2  0.7
+ Each column holds one figure of every
 request, so a statistic row is that figure over the requests: the mean and the median (50%) of a latency, of a
 request's own token rate, of its token counts; `count` is the number of requests. A column is read only when its name
 says what it is and, for a time, its unit (`duration_ms`, `ttft_s`): a bare `latency` may be seconds or milliseconds.
@@ -34,7 +41,7 @@ _TIMES = ((re.compile(r"\bttft\b|time to first token|first token"), "ttft_second
           (re.compile(r"\btpot\b|time per output token"), "tpot_seconds"),
           (re.compile(r"\bitl\b|inter token"), "itl_seconds"),
           (re.compile(r"\be2el?\b|latency|duration|elapsed|total time|response time|^time$|wall"), "e2e_seconds"))
-_RATE = re.compile(r"^(?:output |gen(?:eration)? |decode )?(?:tok(?:en)?s? per s(?:ec(?:ond)?)?|tok(?:en)?s? s|tps)$")
+_RATE = re.compile(r"^(?:output |gen(?:eration|erated)? |decode )?(?:tok(?:en)?s? per s(?:ec(?:ond)?)?|tok(?:en)?s? s|tps)$")
 _COUNTS = ((re.compile(r"^(?:output|completion|generated|new|gen) tok(?:en)?s?$|^num (?:output|generated) tokens$"),
             "mean_output_tokens"),
            (re.compile(r"^(?:input|prompt) tok(?:en)?s?$|^num (?:input|prompt) tokens$"), "mean_input_tokens"))
@@ -81,9 +88,26 @@ def _is_stat_row(cells: list) -> bool:
         and all(_NUMBER.match(cell) for cell in cells[1:])
 
 
+# groupby().agg()'s statistic names, and the settings a run is grouped by (the index's name) that the diagnosis reads.
+_AGG_STATS = {"mean", "median", "std", "min", "max", "count", "sum"}
+_SETTINGS = {"concurrency": "max_concurrency", "max_concurrency": "max_concurrency", "batch_size": "max_concurrency",
+             "users": "max_concurrency", "num_users": "max_concurrency", "prompt_size": "mean_input_tokens",
+             "input_len": "mean_input_tokens", "prompt_len": "mean_input_tokens"}
+
+
+def _is_agg_header(names: list, stats: list, index: list) -> bool:
+    """groupby().agg()'s header: figures, then each one's statistics (the same number under each), then the index's
+    name alone on its line."""
+    return bool(names) and len(stats) >= 2 and len(stats) % len(names) == 0 and all(
+        word in _AGG_STATS or _PERCENT.match(word) for word in stats) and len(index) == 1 \
+        and index[0].lower() in _SETTINGS and any(column(name) for name in names)
+
+
 def sniff(head: str) -> float:
     lines = [line.split() for line in head.splitlines()]
     for index, cells in enumerate(lines[:-3]):
+        if index > 0 and _is_agg_header(lines[index - 1], cells, lines[index + 1]):
+            return 0.65
         if cells[:1] == ["count"] and _is_stat_row(cells) and lines[index + 1][:1] == ["mean"] \
                 and lines[index + 2][:1] == ["std"] and index > 0 \
                 and any(column(name) for name in lines[index - 1]):
@@ -116,7 +140,26 @@ def _record(line_number: int, figures: dict) -> Record | None:
                   {"tool": "pandas describe()", "statistics": "over the requests, a column a figure of each"})
 
 
+def _agg_record(line_number: int, names: list, stats: list, setting: str, cells: list) -> Record | None:
+    """One run of a groupby().agg() table: its setting's value and each figure's statistics."""
+    per_name = len(stats) // len(names)
+    figures = {name: {} for name in names}
+    for at, cell in enumerate(cells[1:]):
+        stat = _stat(stats[at])
+        if stat is not None and cell.lower() != "nan":
+            figures[names[at // per_name]][stat] = float(cell)
+    record = _record(line_number, figures)
+    if record is None:
+        return None
+    record.metrics[_SETTINGS[setting.lower()]] = float(cells[0])
+    record.labels["tool"] = "pandas groupby().agg()"
+    record.labels["statistics"] = f"over the requests of each {setting}, a column a figure of each"
+    return record
+
+
 def parse(lines) -> Iterator[Record]:
+    agg: tuple | None = None  # (figures, statistics, setting) of a groupby().agg() table being read
+    before: list = []  # the line above `previous`, for the agg header's first line
     previous: list = []
     header: list | None = None  # the columns above the statistic rows (describe()), or the stats (describe().T)
     start = 0
@@ -124,6 +167,17 @@ def parse(lines) -> Iterator[Record]:
     transposed = False
     for line_number, line in lines:
         cells = line.split()
+        if agg is not None:
+            names, stats, setting = agg
+            if len(cells) == len(stats) + 1 and all(_NUMBER.match(cell) for cell in cells):
+                record = _agg_record(line_number, names, stats, setting, cells)
+                if record is not None:
+                    yield record
+                continue
+            agg = None
+        if len(cells) == 1 and before and previous and _is_agg_header(before, previous, cells):
+            agg = (before, previous, cells[0])
+            continue
         if header is not None and not transposed and _is_stat_row(cells) and len(cells) - 1 == len(header):
             stat = _stat(cells[0])
             if stat is not None:
@@ -152,7 +206,7 @@ def parse(lines) -> Iterator[Record]:
             header, start, transposed = cells, line_number, True
             continue
         if cells:
-            previous = cells
+            before, previous = previous, cells
     if header is not None:
         record = _record(start, figures)
         if record is not None:
