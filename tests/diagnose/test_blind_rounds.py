@@ -336,7 +336,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind385_logs": (8, 8, 10),
           "blind382_logs": (7, 7, 9),
           "blind384_logs": (7, 7, 10),
-          "blind383_logs": (7, 8, 10)}
+          "blind383_logs": (7, 8, 10),
+          "blind386_logs": (7, 7, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
