@@ -337,7 +337,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind382_logs": (7, 7, 9),
           "blind384_logs": (7, 7, 10),
           "blind383_logs": (7, 8, 10),
-          "blind386_logs": (7, 7, 9)}
+          "blind386_logs": (7, 7, 9),
+          "blind389_logs": (2, 2, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
