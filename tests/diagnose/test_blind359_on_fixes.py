@@ -174,3 +174,21 @@ def test_a_pandas_groupby_agg_table_is_a_run_a_row(tmp_path):
     assert pandas_describe.sniff(path.read_text()) > 0
     runs = [item.metrics for item in pandas_describe.parse(LogFile.open(path).lines())]
     assert runs == [{STREAM: 42.2, "max_concurrency": 1.0}, {STREAM: 7.1, "max_concurrency": 8.0}]
+
+
+def test_a_rate_cell_with_its_bandwidth_after_it_is_a_streams_rate(tmp_path):
+    # calm's README: `61 tok/s (923 GB/s)` under `Performance (first 32)`, the rate and the bandwidth it reached; a
+    # cell whose note is words (`17.6 t/s (no gain from 64 to 96 cores)`) is not read as a rate this way.
+    text = ("| Model (context) | Performance (first 32) | Performance (last 32) |\n| --- | --- | --- |\n"
+            "| Llama3 8B (4096), fp16 | 61 tok/s (923 GB/s) | 59 tok/s (919 GB/s) |\n"
+            "| Llama3 8B (4096), fp8 | 120 tok/s (903 GB/s) | 110 tok/s (889 GB/s) |\n")
+    assert [record.metrics.get(STREAM) for record in _summaries(tmp_path, text)] == [61.0, 59.0, 120.0, 110.0]
+    text = "| Test | Result |\n|---|---|\n| llama-bench pp512, t=96 | 17.6 t/s (no gain from 64 to 96 cores) |\n"
+    assert not any(STREAM in record.metrics for record in _summaries(tmp_path, text))
+
+
+def test_a_rate_named_with_an_approximate_length_is_a_streams_rate(tmp_path):
+    # yalm's README: `Avg. throughput (~120 tokens) tok/s`, an engine a row, one stream each.
+    text = ("| Engine | Avg. throughput (~120 tokens) tok/s |\n| --- | --- |\n| llama.cpp, GPU | 61.0 |\n"
+            "| calm, GPU | 66.0 |\n")
+    assert [record.metrics.get(STREAM) for record in _summaries(tmp_path, text)] == [61.0, 66.0]

@@ -341,7 +341,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind389_logs": (2, 2, 3),
           "blind388_logs": (5, 5, 10),
           "blind387_logs": (8, 8, 10),
-          "blind390_logs": (4, 4, 10),
+          "blind390_logs": (4, 6, 10),
           "blind391_logs": (8, 8, 10)}
 
 

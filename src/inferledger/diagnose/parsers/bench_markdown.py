@@ -278,8 +278,9 @@ def _cell_seconds(cell: str) -> float | None:
 
 # A rate cell: `9.51 t/s`, and as people mark them up in a table, `~9.9–10.0 t/s` or `**8.75 t/s**` (a range reads as
 # its first figure).
-_RATE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?\s*(?:tok(?:en)?s?|t)\s*/\s*s[\s*]*$",
-                        re.IGNORECASE)  # `4.88 Tokens/s` too
+_RATE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?\s*(?:tok(?:en)?s?|t)\s*/\s*s"
+                        r"(?:\s*\(\s*[+−-]?\d[\d.,]*\s*[A-Za-z/%]+\s*\))?[\s*]*$",
+                        re.IGNORECASE)  # `4.88 Tokens/s` too, and a figure after it (`61 tok/s (923 GB/s)`)
 _CHANGE_NOTE = re.compile(r"\s*\([^()]*%[^()]*\)[\s*]*$")  # a figure's change after it: `**98** (−28%)`
 _RATE_OR_NUMBER = re.compile(r"^[\s*~≈]*\d|^\s*$")  # a rate column's cell that starts with its figure
 # A cell that is a figure (or a range) and nothing else but its rate unit: `15`, `6–8`, `~1000`, `**34 tok/s**`.
@@ -315,7 +316,7 @@ def _unit_from_cells(header: str, index: int, rows: list):
 
 # A rate column named by its unit alone, or by a variant and its unit (`tok/s`, `TurboQuant t/s`, `Tokens per second`).
 # (`mean ± stdev (tok/s)`: the statistic named before the unit)
-_BARE_RATE = re.compile(r"^(?:[\w.:=+±\- ]+ )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec)?$|^tok(?:en)?s? per sec(?:ond)?$")
+_BARE_RATE = re.compile(r"^(?:[\w.:=+±~\- ]+ )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec)?$|^tok(?:en)?s? per sec(?:ond)?$")
 # A variant's note after the unit (`Tokens/s (version 0.15.1)`, `tok/s (this PR)`): the column's run, not its unit.
 _VARIANT_NOTE = re.compile(r"\s*\([^()]*\)\s*$")
 # The same beside named metrics: the unit alone or after a mean's word (`Avg TPS`, `Mean tok/s`).
