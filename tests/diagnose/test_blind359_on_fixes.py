@@ -192,3 +192,16 @@ def test_a_rate_named_with_an_approximate_length_is_a_streams_rate(tmp_path):
     text = ("| Engine | Avg. throughput (~120 tokens) tok/s |\n| --- | --- |\n| llama.cpp, GPU | 61.0 |\n"
             "| calm, GPU | 66.0 |\n")
     assert [record.metrics.get(STREAM) for record in _summaries(tmp_path, text)] == [61.0, 66.0]
+
+
+def test_a_test_column_of_cases_leaves_the_rates_one_streams(tmp_path):
+    # A vLLM report on a Ryzen AI Max+ 395: `Test` names the prompt's case (`Short (100)`), not llama-bench's pp/tg;
+    # `Time/Token (ms)` is the time per output token, 162.03 ms beside 1000 / 6.17 = 162.07 ms of the rate.
+    text = ("| Test | Tokens | Time (s) | Tok/s | Time/Token (ms) |\n|------|--------|----------|-------|-----|\n"
+            "| Short (100) | 100 | 16.20 | **6.17** | 162.03 |\n| Medium (300) | 300 | 46.75 | **6.42** | 155.83 |\n")
+    first, second = _summaries(tmp_path, text)
+    assert first.metrics["tpot_seconds_mean"] == pytest.approx(0.16203)
+    assert second.metrics[STREAM] == 6.42
+    # llama-bench's `test` column (pp512, tg128) stays the llama.cpp reader's
+    text = "| model | test | t/s |\n|---|---|---|\n| llama 7B Q4_0 | tg128 | 131.42 |\n"
+    assert not any(STREAM in record.metrics for record in _summaries(tmp_path, text))

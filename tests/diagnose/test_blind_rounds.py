@@ -346,7 +346,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind395_logs": (6, 6, 10),
           "blind392_logs": (3, 3, 10),
           "blind399_logs": (0, 0, 1),
-          "blind393_logs": (6, 6, 10),
+          "blind393_logs": (6, 7, 10),
           "blind396_logs": (5, 5, 10)}
 
 

@@ -48,7 +48,7 @@ _COLUMNS = (
      "ttft_seconds", "time"),
     (r"^1000 ?/ ?tpot$", _STREAM_RATE, "rate"),  # 1000 / TPOT in ms: a stream's tok/s
     # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
-    (r"\btpot\b|time per (?:output )?token|^2\+|^(?:next|2nd) token", "tpot_seconds", "time"),
+    (r"\btpot\b|time per (?:output )?token|^time ?/ ?token$|^2\+|^(?:next|2nd) token", "tpot_seconds", "time"),
     # TBT: time between tokens; a token after the first is an "incremental" one (Ascend's and Intel's reports);
     # Triton's model analyzer says `Token-to-Token latency`
     (r"\bitl\b|inter[- ]token|\btbt\b|time between tokens|incremental token|token[- ]to[- ]token",
@@ -335,6 +335,15 @@ def _rates_only(index: int, rows: list) -> bool:
     return bool(filled) and all(_RATE_CELL.match(cell) for cell in filled)
 
 
+_BENCH_TEST_CELL = re.compile(r"^\s*(?:pp|tg|pg)\s*\d+", re.IGNORECASE)
+
+
+def _plain_test(header: str, index: int, rows: list) -> bool:
+    """A `Test` column naming the rows' cases (`Short (100)`, `Code (500)`), not llama-bench's tests (`pp512`)."""
+    cells = [row[index] for _, row in rows if index < len(row) and row[index].strip()]
+    return _normal(header) == "test" and bool(cells) and not any(_BENCH_TEST_CELL.match(cell) for cell in cells)
+
+
 def _bare_rates(cells: list, columns: list, rows: list = ()) -> list:
     """A table naming no metric but rates by their unit alone: a runner's comparison, a model or a build a row, each
     rate one stream's generation (llmfit's `Model | tok/s`, an A/B of two builds); beside a batch column alone, the
@@ -353,8 +362,8 @@ def _bare_rates(cells: list, columns: list, rows: list = ()) -> list:
                                     for text in (_normal(cell), _VARIANT_NOTE.sub("", _normal(cell))))
                                 or (not named and _rates_only(index, rows)))
             for index, (cell, column) in enumerate(zip(cells, columns, strict=True))]
-    if not any(bare) or any(_NOT_ONE_STREAM.search(_normal(cell)) for cell, is_batch in zip(cells, batch, strict=True)
-                            if not is_batch):
+    if not any(bare) or any(_NOT_ONE_STREAM.search(_normal(cell)) and not _plain_test(cell, index, rows)
+                            for index, (cell, is_batch) in enumerate(zip(cells, batch, strict=True)) if not is_batch):
         return columns
     rate = (_BATCH_RATE, 1.0, "rate") if any(batch) else (_STREAM_RATE, 1.0, "rate")
     return [rate if is_rate else column for is_rate, column in zip(bare, columns, strict=True)]
