@@ -348,7 +348,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind399_logs": (0, 0, 1),
           "blind393_logs": (6, 7, 10),
           "blind396_logs": (5, 5, 10),
-          "blind394_logs": (3, 3, 5)}
+          "blind394_logs": (3, 3, 5),
+          "blind397_logs": (1, 1, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
