@@ -349,7 +349,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind393_logs": (6, 7, 10),
           "blind396_logs": (5, 5, 10),
           "blind394_logs": (3, 3, 5),
-          "blind397_logs": (1, 1, 6)}
+          "blind397_logs": (1, 1, 6),
+          "blind401_logs": (0, 0, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
