@@ -351,7 +351,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind394_logs": (3, 3, 5),
           "blind397_logs": (1, 1, 6),
           "blind401_logs": (0, 0, 2),
-          "blind402_logs": (1, 1, 1)}
+          "blind402_logs": (1, 1, 1),
+          "blind403_logs": (0, 0, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
