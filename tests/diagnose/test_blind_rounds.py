@@ -353,7 +353,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind401_logs": (0, 0, 2),
           "blind402_logs": (1, 1, 1),
           "blind403_logs": (0, 0, 1),
-          "blind398_logs": (6, 6, 7)}
+          "blind398_logs": (6, 6, 7),
+          "blind400_logs": (1, 1, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
