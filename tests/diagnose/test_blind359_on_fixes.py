@@ -205,3 +205,18 @@ def test_a_test_column_of_cases_leaves_the_rates_one_streams(tmp_path):
     # llama-bench's `test` column (pp512, tg128) stays the llama.cpp reader's
     text = "| model | test | t/s |\n|---|---|---|\n| llama 7B Q4_0 | tg128 | 131.42 |\n"
     assert not any(STREAM in record.metrics for record in _summaries(tmp_path, text))
+
+
+def test_a_sweep_split_into_a_table_a_measure_is_joined_by_its_setting(tmp_path):
+    # A Dynamo sweep report (DO-Solutions): `Concurrency | TPOT p50 | TPOT p95`, then `Concurrency | TTFT p50 | TTFT
+    # p95` over the same concurrencies: a run is a row of both, its TTFT and TPOT read together.
+    text = ("| Concurrency | TPOT p50 | TPOT p95 |\n|:---:|:---:|:---:|\n| 50 | 44ms | 46ms |\n| 90 | 67ms | 83ms |\n\n"
+            "| Concurrency | TTFT p50 | TTFT p95 |\n|:---:|:---:|:---:|\n| 50 | 174ms | 210ms |\n| 90 | 231ms | 5815ms |\n")
+    runs = [record.metrics for record in _summaries(tmp_path, text)]
+    assert len(runs) == 2
+    assert runs[1]["max_concurrency"] == 90
+    assert runs[1]["tpot_seconds_median"] == pytest.approx(0.067)
+    assert runs[1]["ttft_seconds_p95"] == pytest.approx(5.815)
+    # tables over other settings' values are separate runs
+    other = text.replace("| 90 | 231ms", "| 100 | 231ms")
+    assert len(_summaries(tmp_path, other)) == 4

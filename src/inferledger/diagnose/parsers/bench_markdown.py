@@ -1307,8 +1307,43 @@ def sniff(head: str) -> float:
     return 0.0
 
 
+# A sweep's setting that keys its runs, the first column of each of the tables a report splits it into.
+_SWEEP_KEYS = {"max_concurrency", "request_rate_per_second", "mean_input_tokens"}
+
+
+def _sweep_key(table: list) -> str | None:
+    """The setting a table's first column sweeps (its header's name), when every row is a run of it."""
+    header = table[0][1]
+    column = _column(header[0]) if header and header[0].strip() else None
+    if column is None or column[0] not in _SWEEP_KEYS or len(table) < 3 \
+            or any(len(cells) != len(header) or isinstance(cells, _CutRow) for _, cells in table[1:]):
+        return None
+    return _normal(header[0])
+
+
+def _joined(found: Iterator) -> Iterator:
+    """A report's sweep split into a table a measure (`Concurrency | TPOT p50 | TPOT p95`, then `Concurrency | TTFT
+    p50 | TTFT p95`): each run a row of every table, joined on the setting they share (the same values in the same
+    order, no measure named twice), so a run's TTFT and TPOT are read together."""
+    held = None
+    for table in found:
+        key = _sweep_key(table)
+        if held is not None and key is not None and key == _sweep_key(held) \
+                and [cells[0] for _, cells in table[1:]] == [cells[0] for _, cells in held[1:]] \
+                and not {_normal(name) for name in table[0][1][1:]} & {_normal(name) for name in held[0][1][1:]}:
+            rows = [(line, cells + other[1:]) for (line, cells), (_, other) in zip(held, table, strict=True)]
+            joined = _Table(rows, held.model, held.prompt, held.title)
+            held = joined
+            continue
+        if held is not None:
+            yield held
+        held = table
+    if held is not None:
+        yield held
+
+
 def parse(lines) -> Iterator:
-    for table in tables(lines):
+    for table in _joined(tables(lines)):
         records = _records(table)
         model = table.model
         for record in records:
