@@ -404,7 +404,8 @@ def _llmperf_requests(line_number: int, items: list, labels: dict) -> Iterator:
 
 
 def wanted_json(text: str) -> bool:
-    return ('"avg_ts"' in text or '"tg1' in text or "_ms" in text or "request_throughput" in text or "ttft_s" in text or "results_" in text
-            or '"load_summary"' in text
+    # (`"tg`: a result file keyed by llama-bench's tests, `"tg128": 44.84`)
+    return ('"avg_ts"' in text or '"tg' in text or "_ms" in text or "request_throughput" in text or "ttft_s" in text
+            or "results_" in text or '"load_summary"' in text
             or '"unit"' in text or "totalTimeMills" in text or '"median_ttft"' in text)
 

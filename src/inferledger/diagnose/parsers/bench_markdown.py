@@ -1332,8 +1332,7 @@ def _joined(found: Iterator) -> Iterator:
                 and [cells[0] for _, cells in table[1:]] == [cells[0] for _, cells in held[1:]] \
                 and not {_normal(name) for name in table[0][1][1:]} & {_normal(name) for name in held[0][1][1:]}:
             rows = [(line, cells + other[1:]) for (line, cells), (_, other) in zip(held, table, strict=True)]
-            joined = _Table(rows, held.model, held.prompt, held.title)
-            held = joined
+            held = _Table(rows, held.model, held.prompt, held.title)
             continue
         if held is not None:
             yield held
