@@ -18,9 +18,10 @@ same figures, a run a row under two header lines (the figures, then each one's s
     concurrency
     1                42.2   42.2  0.3     167.1  167.2  0.7
 
-Each column holds one figure of every request, so a statistic row is that figure over the requests: the mean and the median (50%) of a latency, of a
-request's own token rate, of its token counts; `count` is the number of requests. A column is read only when its name
-says what it is and, for a time, its unit (`duration_ms`, `ttft_s`): a bare `latency` may be seconds or milliseconds.
+Each column holds one figure of every request, so a statistic row is that figure over the requests: the mean and the
+median (50%) of a latency, of a request's own token rate, of its token counts; `count` is the number of requests. A
+column is read only when its name says what it is and, for a time, its unit (`duration_ms`, `ttft_s`): a bare
+`latency` may be seconds or milliseconds.
 """
 
 from __future__ import annotations
