@@ -220,3 +220,15 @@ def test_a_sweep_split_into_a_table_a_measure_is_joined_by_its_setting(tmp_path)
     # tables over other settings' values are separate runs
     other = text.replace("| 90 | 231ms", "| 100 | 231ms")
     assert len(_summaries(tmp_path, other)) == 4
+
+
+def test_a_concurrency_a_line_above_the_table_states_is_its_runs(tmp_path):
+    # vllm#38479's reproduction: `1500 prompts at 80 concurrency` above a table of three configurations: each run
+    # held 80 requests at once (a table's own concurrency column would outrank the line).
+    text = ("Same harness (`vllm bench serve`, random 512→128, 1500 prompts at 80 concurrency):\n\n"
+            "| Metric | Baseline | TQ |\n|---|---:|---:|\n| Mean TPOT (ms) | 10.17 | 34.96 |\n"
+            "| Mean TTFT (ms) | 596.97 | 752.38 |\n")
+    assert [record.metrics["max_concurrency"] for record in _summaries(tmp_path, text)] == [80, 80]
+    assert bench_markdown._stated_concurrency("with 64 concurrent requests") == 64
+    assert bench_markdown._stated_concurrency("vllm bench serve --max-concurrency 32 --num-prompts 320") == 32
+    assert bench_markdown._stated_concurrency("concurrency is what matters here") is None

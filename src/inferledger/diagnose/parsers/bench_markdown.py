@@ -945,6 +945,7 @@ class _Table(list):
         super().__init__(rows)
         self.model = model
         self.prompt = prompt
+        self.concurrency = None  # the requests in flight a line above it states (_stated_concurrency)
         self.title = title  # the last line of text above the table (a heading naming what its cells measure)
         self.above = None  # (line number, text) of a line no header split reads, for _grouped_header
         self.figures = False  # its rows are figures only (_grouped_header's tables)
@@ -954,6 +955,18 @@ class _Table(list):
 # `prompt of 8192 tokens`.
 _PROMPT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*([kK])?[- ]tokens? prompts?\b"
                           r"|\bprompts? of (\d[\d,]*(?:\.\d+)?)\s*([kK])?\s*tokens\b")
+
+
+# A run's concurrency a line above its table states: `1500 prompts at 80 concurrency`, `with 64 concurrent requests`,
+# `--max-concurrency 32`, `concurrency = 16`.
+_CONCURRENCY_LINE = re.compile(r"\b(?:at|with)\s+(\d+)\s+(?:concurrency|concurrent(?:\s+(?:requests|users|clients))?)\b"
+                               r"|--max-concurrency[ =](\d+)\b|\bconcurrency\s*[:=]\s*(\d+)\b", re.IGNORECASE)
+
+
+def _stated_concurrency(line: str) -> float | None:
+    """The requests in flight `line` (outside a table) states, or None."""
+    match = _CONCURRENCY_LINE.search(line)
+    return float(next(group for group in match.groups() if group)) if match else None
 
 
 def _stated_prompt(line: str) -> float | None:
@@ -1233,6 +1246,7 @@ def tables(lines) -> Iterator:
         return
     model = None  # the model the last line naming one names (_named_model)
     prompt = None  # the prompt length the last line stating one states (_stated_prompt)
+    concurrency = None  # the requests in flight the last line stating them states (_stated_concurrency)
     title = ""  # the last line of text, a table's title when the table follows it
     table: list = _Table()
     bare = False  # inside a table with no outer bars
@@ -1255,6 +1269,7 @@ def tables(lines) -> Iterator:
                 table.append((line_number, _bare_cells(stripped)))
                 continue
             if len(table) > 1:
+                table.concurrency = concurrency
                 yield table
             table, bare = _Table(model=model, prompt=prompt, title=title), False
         previous = (line_number, stripped) if "|" in stripped and stripped[:1] not in "|│┃" else None
@@ -1263,6 +1278,7 @@ def tables(lines) -> Iterator:
                 # Two tables pasted with no line between them: the row above this second header rule is the second
                 # table's header, not the first's last row.
                 header = table.pop()
+                table.concurrency = concurrency
                 yield table
                 table = _Table([header], model, prompt)
             continue
@@ -1271,15 +1287,19 @@ def tables(lines) -> Iterator:
             opened = (line_number, stripped) if stripped[:1] == "|" and not stripped.endswith("|") else None
             continue
         if len(table) > 1:
+            table.concurrency = concurrency
             yield table
         if "|" not in stripped and stripped[:2] != "# " and ("model" in stripped.lower() or stripped[:2] == "##"):
             model = _named_model(stripped) or model
         if "|" not in stripped and "prompt" in stripped:
             prompt = _stated_prompt(stripped) or prompt
+        if "|" not in stripped and "oncurren" in stripped:
+            concurrency = _stated_concurrency(stripped) or concurrency
         if stripped and "|" not in stripped:
             title = stripped
         table = _Table(model=model, prompt=prompt, title=title)
     if len(table) > 1:
+        table.concurrency = concurrency
         yield table
 
 
@@ -1350,6 +1370,9 @@ def parse(lines) -> Iterator:
                 # The table's own label, not the file's `model` (a file of several models' tables names none of them
                 # for the whole log): read by summary-models-one-bandwidth.
                 record.labels["section_model"] = model
+            if table.concurrency and record.kind == "summary" and "max_concurrency" not in record.metrics:
+                record.metrics["max_concurrency"] = table.concurrency  # the runs' stated setting
+                record.labels["concurrency_from"] = "a line above the table"
             if table.prompt and record.kind == "summary" and "mean_input_tokens" not in record.metrics:
                 record.metrics["mean_input_tokens"] = table.prompt  # the runs' stated setting
                 record.labels["input_tokens_from"] = "a line above the table"
