@@ -232,3 +232,21 @@ def test_a_concurrency_a_line_above_the_table_states_is_its_runs(tmp_path):
     assert bench_markdown._stated_concurrency("with 64 concurrent requests") == 64
     assert bench_markdown._stated_concurrency("vllm bench serve --max-concurrency 32 --num-prompts 320") == 32
     assert bench_markdown._stated_concurrency("concurrency is what matters here") is None
+
+
+def test_llama_cpp_yaml_log_timings_are_a_request(tmp_path):
+    # llama.cpp's CLI YAML log (--logdir, 2023-24), its timings block: 227 prompt tokens in 73,317,136 µs, 205 tokens
+    # after the first in 3,515,782 µs: 3.515782 / 205 = 17.15 ms a token, the block's own `mst_eval: 17.15`.
+    path = tmp_path / "run.yml"
+    path.write_text("mst_eval: 17.15  # ms / token during generation\nmst_p_eval: 322.98  # ms / token during prompt "
+                    "processing\nn_eval: 205  # number of tokens generated (excluding the first one)\nn_p_eval: 227  # "
+                    "number of tokens processed in batches at the beginning\nt_eval_us: 3515782  # total microseconds "
+                    "spent generating tokens\nt_load_us: 4173895  # total microseconds spent loading the model\n"
+                    "t_p_eval_us: 73317136  # total microseconds spent prompt processing\nts_eval: 58.31  # tokens / "
+                    "second during generation\nts_p_eval: 3.10  # tokens / second during prompt processing\n")
+    assert llamacpp.sniff(path.read_text()) > 0
+    (record,) = [item for item in llamacpp.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    assert record.metrics["input_tokens"] == 227 and record.metrics["output_tokens"] == 205
+    assert record.metrics["prefill_seconds"] == pytest.approx(73.317136)
+    assert record.metrics["tpot_seconds"] == pytest.approx(0.01715, abs=5e-6)
+    assert record.labels["variant"] == "yaml-log"

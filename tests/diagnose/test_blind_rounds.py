@@ -338,7 +338,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind384_logs": (7, 7, 10),
           "blind383_logs": (7, 8, 10),
           "blind386_logs": (7, 7, 9),
-          "blind389_logs": (2, 2, 3),
+          "blind389_logs": (2, 3, 3),
           "blind388_logs": (5, 5, 10),
           "blind387_logs": (8, 8, 10),
           "blind390_logs": (4, 6, 10),

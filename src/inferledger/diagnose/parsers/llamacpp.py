@@ -481,7 +481,15 @@ def _capacity(line_number: int, line: str) -> Record | None:
 _REPLY_TIMING = re.compile(r'"(prompt|predicted)_(n|ms|per_token_ms|per_second)"\s*:\s*([\d.]+(?:[eE][-+]?\d+)?)')
 
 
-def _reply_timings(line_number: int, timings: dict) -> Record | None:
+# The CLI's 2023-24 YAML log (`--logdir`): its timings as keys, `t_p_eval_us: 73317136  # total microseconds spent
+# prompt processing`, read as the reply's fields of the same meaning (n_eval counts the tokens after the first).
+_YAML_TIMING = re.compile(r"^(n_p_eval|t_p_eval_us|ts_p_eval|n_eval|t_eval_us|ts_eval):\s*([\d.]+)\s*(?:#.*)?$")
+_YAML_KEYS = {"n_p_eval": ("prompt_n", 1.0), "t_p_eval_us": ("prompt_ms", 1e-3), "ts_p_eval": ("prompt_per_second", 1.0),
+              "n_eval": ("predicted_n", 1.0), "t_eval_us": ("predicted_ms", 1e-3),
+              "ts_eval": ("predicted_per_second", 1.0)}
+
+
+def _reply_timings(line_number: int, timings: dict, variant: str = "server-reply") -> Record | None:
     """One request from a reply's timings: the prompt and generated counts, their times (ms) and rates."""
     metrics = {}
     for phase, count, seconds, rate in (("prompt", "input_tokens", "prefill_seconds", "prompt_tokens_per_second"),
@@ -498,7 +506,7 @@ def _reply_timings(line_number: int, timings: dict) -> Record | None:
     if not metrics:
         return None
     return Record("request", "llamacpp.server", line_number, metrics,
-                  labels={"engine": "llama.cpp", "variant": "server-reply", "input_tokens_definition": _INPUT_NOTE})
+                  labels={"engine": "llama.cpp", "variant": variant, "input_tokens_definition": _INPUT_NOTE})
 
 
 # A batch the KV cache has no room for, as the server builds have said it (2023-24 `update_slots`, 2024 `llama_decode`
@@ -512,6 +520,8 @@ def sniff(head: str) -> float:
         return 0.95
     if '"predicted_ms"' in head or '"predicted_per_second"' in head:
         return 0.9  # the server's reply with its `timings` object
+    if "\nt_p_eval_us:" in head and "\nt_eval_us:" in head:
+        return 0.9  # the CLI's YAML log
     if "predict time =" in head and "ms per token" in head and _GGML_PREDICT.search(head):
         return 0.9
     if "S_PP t/s" in head or ("t/s" in head and (_BENCH_HEADER.search(head) or _FLAT_BENCH_HEADER.search(head))):
@@ -552,6 +562,7 @@ class _Reader:
         self.header_labels: dict = {}  # a bare `slot print_timing: id N | task N |` line names the request next
         self.timings: dict = {}  # a reply's `timings` object, gathered a field a line
         self.timings_line: int | None = None
+        self.timings_variant = "server-reply"  # or the CLI's "yaml-log", whose keys fill the same fields
         self.ggml_prompt: int | None = None  # a ggml example's prompt length and load time, for its predict line
         self.ggml_load: float | None = None
 
@@ -613,18 +624,30 @@ class _Reader:
             # one, then fail the decode; later builds `failed to find a memory slot for batch`): the context is full.
             out.append(Record("event", "llamacpp.server", line_number, {"kv_no_room": 1.0},
                               labels=dict(_SERVER_LABELS)))
+        yaml = _YAML_TIMING.match(line) if "eval" in line and line[:1] in "nt" else None
+        if yaml is not None:  # the CLI's YAML log: a field a line, as a reply's
+            key, factor = _YAML_KEYS[yaml.group(1)]
+            if key in self.timings:
+                record = _reply_timings(self.timings_line, self.timings, self.timings_variant)
+                self.timings, self.timings_line = {}, None
+                if record is not None:
+                    out.append(record)
+            self.timings[key] = float(yaml.group(2)) * factor
+            if self.timings_line is None:
+                self.timings_line, self.timings_variant = line_number, "yaml-log"
+            return out
         if '"predicted_' in line or '"prompt_' in line:  # a reply's `timings` object, a field a line
             match = _REPLY_TIMING.search(line)
             if match is not None:
                 key = f"{match.group(1)}_{match.group(2)}"
                 if key in self.timings:  # the next reply's field: the one gathered so far is complete
-                    record = _reply_timings(self.timings_line, self.timings)
+                    record = _reply_timings(self.timings_line, self.timings, self.timings_variant)
                     self.timings, self.timings_line = {}, None
                     if record is not None:
                         out.append(record)
                 self.timings[key] = float(match.group(3))
                 if self.timings_line is None:
-                    self.timings_line = line_number
+                    self.timings_line, self.timings_variant = line_number, "server-reply"
                 return out
         if "main:" in line and ("time =" in line or "tokens in prompt" in line):
             match = _GGML_PREDICT.search(line)
@@ -804,7 +827,7 @@ class _Reader:
         out: list = []
         self._flush(out)
         if self.timings:
-            record = _reply_timings(self.timings_line, self.timings)
+            record = _reply_timings(self.timings_line, self.timings, self.timings_variant)
             if record is not None:
                 out.append(record)
         return out
