@@ -11,6 +11,7 @@ from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import (
     bench_clients,
     bench_markdown,
+    generic_phrases,
     llamacpp,
     local_runners,
     pandas_describe,
@@ -250,3 +251,25 @@ def test_llama_cpp_yaml_log_timings_are_a_request(tmp_path):
     assert record.metrics["prefill_seconds"] == pytest.approx(73.317136)
     assert record.metrics["tpot_seconds"] == pytest.approx(0.01715, abs=5e-6)
     assert record.labels["variant"] == "yaml-log"
+
+
+def test_a_million_tokens_a_second_for_one_stream_is_a_broken_timer(tmp_path):
+    # lemonade's bench printed `TPS=1000000.0` on every run: 1 / 1,000,000 s = 1 µs a token, under the 10 µs
+    # (100,000 tok/s) no decode step of any transformer reaches.
+    path = tmp_path / "bench.txt"
+    path.write_text("    Run 1/3... TTFT=1745.3ms TPS=1000000.0\n    Run 2/3... TTFT=1773.5ms TPS=1000000.0\n")
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "measurement-artifact"
+    assert "requests-impossible-generation-rate" in {item.rule for item in diagnosis.evidence}
+    path.write_text("    Run 1/3... TTFT=1745.3ms TPS=95.0\n    Run 2/3... TTFT=1773.5ms TPS=96.0\n")
+    assert "requests-impossible-generation-rate" not in {item.rule for item in diagnose_files([path]).evidence}
+
+
+def test_a_tokenizers_time_per_token_is_no_decode_step():
+    # tt-inference-server's C++ server (tenstorrent/tt-inference-server): `tokenizer encode: 131 tokens, 2.816332 ms
+    # total, 21.4987175573 us/token` times the text's encoding on the host, not a generated token.
+    line = ("20260222 20:13:25.290471 UTC 6337 DEBUG [chat_completions] tokenizer encode: 131 tokens, 2.816332 ms "
+            "total, 21.4987175573 us/token - llm_controller.cpp:180")
+    assert "tpot_seconds" not in generic_phrases.line_metrics(line)
+    # a tokenizer named in brackets qualifies the figure beside it
+    assert generic_phrases.line_metrics("TTFT (including tokenization): 120 ms")["ttft_seconds"] == pytest.approx(0.12)

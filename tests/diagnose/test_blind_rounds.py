@@ -248,7 +248,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind292_logs": (6, 7, 10),
           "blind295_logs": (7, 8, 10),
           "blind296_logs": (4, 4, 5),
-          "blind297_logs": (3, 4, 10),
+          "blind297_logs": (3, 5, 10),
           "blind298_logs": (0, 0, 4),
           "blind299_logs": (2, 2, 6),
           "blind300_logs": (8, 8, 10),

@@ -38,6 +38,7 @@ SLOW_TPOT_SECONDS = threshold("requests-slow-tpot-no-hardware")
 SLOW_CPU_TPOT_SECONDS = threshold("requests-slow-tpot-cpu")
 MAX_FINISHES = 10_000  # requests whose finish and latency are kept (bounded memory on any log length)
 IMPOSSIBLE_TPOT_SECONDS = threshold("requests-impossible-tpot")
+IMPOSSIBLE_FAST_TPOT_SECONDS = 1 / threshold("requests-impossible-generation-rate")
 TINY_PROMPT_TOKENS = threshold("requests-tiny-prompt")
 PROMPT_ONLY_TOKENS = threshold("requests-prompt-only")
 PREFILL_SHARE_MIN_TOKENS = limit("prefill-share-min-prompt")
@@ -332,7 +333,7 @@ class Accumulator:
             "tiny_prompt", "queue_dominant", "queue_long", "slow_tpot", "slow_tpot_cpu", "kv_full_no_queue", "prefill_share",
             "impossible_prompt_rate", "parts_mismatch", "parts_exceed_total", "troubled", "arrival", "stalled", "clean", "clean_but_queued", "slow_tpot_bound",
             "slow_prompt", "slow_prompt_short", "rate_contradicts_time", "prompt_artifact_minor", "prefill_gap",
-            "bench_rows_timed", "bench_prefill_share", "impossible_tpot", "one_token", "negative_figure")}
+            "bench_rows_timed", "bench_prefill_share", "impossible_tpot", "one_token", "negative_figure", "impossible_fast")}
         self.tpot_bound = Running()  # e2e ÷ (prompt + output) of requests stating no step time, where ≥ the cutoff
         self.tpot_ceiling = Running()  # e2e ÷ output of requests stating no step time: the step is at most this
         # prompt eval + eval of the requests stating both, and of those flagged prefill_share: the time-weighted share
@@ -860,6 +861,7 @@ class Accumulator:
         impossible = timed & (tpot >= IMPOSSIBLE_TPOT_SECONDS)
         slow = timed & ~impossible & (tpot >= SLOW_TPOT_SECONDS)
         self._flag_rows("impossible_tpot", impossible, at, file)
+        self._flag_rows("impossible_fast", timed & (tpot > 0) & (tpot < IMPOSSIBLE_FAST_TPOT_SECONDS), at, file)
         self._flag_rows("slow_tpot", slow, at, file)
         self._flag_rows("slow_tpot_cpu", slow & (tpot >= SLOW_CPU_TPOT_SECONDS), at, file)
         self._phase_columns(columns, timed, at, file)
@@ -982,6 +984,8 @@ class Accumulator:
             self.effective_bandwidth.add(reached, line)
             self.bandwidth_source = "the runner's bandwidth achieved (model size × generation rate)"
         tpot = metrics.get("tpot_seconds")
+        if tpot is not None and 0 < tpot < IMPOSSIBLE_FAST_TPOT_SECONDS:
+            self._flags["impossible_fast"].add(line, file)
         if tpot is not None and tpot >= IMPOSSIBLE_TPOT_SECONDS:
             self._flags["impossible_tpot"].add(line, file)
         elif tpot is not None and tpot >= SLOW_TPOT_SECONDS:

@@ -452,6 +452,12 @@ _TABLE = (
           "a day a token is beyond any runner that serves a request: even 2 TB of fp16 weights streamed from a "
           "100 MB/s disk each token take 2e12 ÷ 1e8 = 20,000 s (5.6 h); a per-token time that long is a timer bug "
           "(llm_bench printed 1,958,228,200 ms, 23 days, before openvino.genai#1244)", 0.9),
+    _rule("requests-impossible-generation-rate", "requests", "measurement-artifact",
+          "one request's generation rate above this (a time per output token under 10 µs)", 100_000.0, "tok/s",
+          "a decode step runs every layer's kernels in turn, each a few microseconds to launch even when captured in "
+          "a graph, so no stream of any transformer writes 100,000 tokens a second; a rate like a million a second "
+          "is a division by a zero decode time (lemonade's bench printed `TPS=1000000.0` on every run, "
+          "lemonade-sdk/lemonade)", 0.9),
     _rule("requests-sampling-slows-decode", "requests", "decode-bound",
           "llama.cpp's sample time at or above this × its eval time over the same tokens", 1.0, "× eval time",
           "llama.cpp times its samplers apart from the model's steps: a sampler that takes as long as the forward "

@@ -71,6 +71,9 @@ _RATE_LABEL = re.compile(r"\btps\b|tok(?:en)?s?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b
                          r"|\bspeed\b")
 # A setting, not a measurement: "max_new_tokens = 256", "max length: 4096", "context limit".
 _SETTING = re.compile(r"\b(?:max|min)\b.*(?:tok|\blen)|\blimit\b|\bcap\b")
+# A line on the text's own processing on the host (`tokenizer encode: 131 tokens, 2.82 ms total, 21.5 us/token`): its
+# times are no phase of serving (a tokenizer named in brackets, `TTFT (including tokenization)`, qualifies another).
+_TEXT_PROCESSING = re.compile(r"\b(?:de)?tokeni[sz](?:er|ation|ing)\b(?![^(]*\))")
 
 
 def _clauses(line: str) -> tuple[list, bool]:
@@ -158,7 +161,7 @@ def _readings(clause: str) -> tuple[list, float | None, float | None, float | No
 def line_metrics(line: str, bare_rates: bool = True) -> dict:
     """The request metrics one line states, by the phases its clauses name ({} when none); with `bare_rates`, a
     token rate no word places is the output's."""
-    if not any(char.isdigit() for char in line):
+    if not any(char.isdigit() for char in line) or _TEXT_PROCESSING.search(line.lower()):
         return {}
     metrics: dict = {}
     phase = None
