@@ -270,3 +270,16 @@ def test_a_tokenizers_time_per_token_is_no_decode_step():
     assert "tpot_seconds" not in generic_phrases.line_metrics(line)
     # a tokenizer named in brackets qualifies the figure beside it
     assert generic_phrases.line_metrics("TTFT (including tokenization): 120 ms")["ttft_seconds"] == pytest.approx(0.12)
+
+
+def test_a_llama_bench_table_copied_without_outer_bars_is_read(tmp_path):
+    # GitHub's rendered table copied as text (ggml-org/llama.cpp, an M2 Air's llama-bench): no outer bars, `-- | --`
+    # its rule; each row read as llama-bench's, the file 3.83 GiB = 3.83 × 2^30 bytes.
+    path = tmp_path / "bench.txt"
+    path.write_text("model | size | params | backend | ngl | test | t/s\n-- | -- | -- | -- | -- | -- | --\n"
+                    "llama 7B Q4_0 | 3.83 GiB | 7.24 B | Metal | 99 | pp 128 | 144.47 ± 0.22\n"
+                    "llama 7B Q4_0 | 3.83 GiB | 7.24 B | Metal | 99 | tg 128 | 20.06 ± 0.66\n")
+    prompt, generation = [item for item in llamacpp.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    assert prompt.metrics["prompt_tokens_per_second"] == 144.47
+    assert generation.metrics["generation_tokens_per_second"] == 20.06
+    assert generation.metrics["weights_bytes"] == pytest.approx(3.83 * 2**30)

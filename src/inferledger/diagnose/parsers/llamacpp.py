@@ -559,6 +559,7 @@ class _Reader:
         self.table_kind = ""  # "bench" or "batched" while inside a markdown table
         self.table_columns: list = []
         self.table_tabs = False  # the table's cells are a tab apart, not between bars
+        self.table_bare = False  # the table has no outer bars (GitHub's rendered table copied: `-- | --` its rule)
         self.header_labels: dict = {}  # a bare `slot print_timing: id N | task N |` line names the request next
         self.timings: dict = {}  # a reply's `timings` object, gathered a field a line
         self.timings_line: int | None = None
@@ -680,7 +681,8 @@ class _Reader:
         if self.table_kind:
             if line.lstrip().startswith("+") and GRID_RULE.match(line.strip()):
                 return out  # a grid table's rule (mistralrs-bench prints its table so): the table goes on
-            if line.lstrip().startswith("|") or (self.table_tabs and "\t" in line):
+            if line.lstrip().startswith("|") or (self.table_tabs and "\t" in line) \
+                    or (self.table_bare and "|" in line):
                 cells = _table_cells(line, self.table_tabs)
                 if cells and set(cells[0]) <= set("-: "):
                     return out  # |---|---| rule
@@ -746,6 +748,7 @@ class _Reader:
             cells = _table_cells(line, tabs)
             lowered = [cell.lower() for cell in cells]
             self.table_tabs = tabs
+            self.table_bare = not tabs and not line.lstrip().startswith("|")
             if "test" in lowered and "t/s" in lowered:
                 self.table_kind, self.table_columns = "bench", lowered
             elif "s_tg t/s" in lowered or "s_pp t/s" in lowered:
