@@ -941,11 +941,12 @@ class _Table(list):
     length one states (`prompt`, tokens: a run's setting written above its table, `4K-token prompt`) and the line of
     text right above it (`title`)."""
 
-    def __init__(self, rows=(), model: str | None = None, prompt: float | None = None, title: str = ""):
+    def __init__(self, rows=(), model: str | None = None, prompt: float | None = None, title: str = "",
+                 concurrency: float | None = None):
         super().__init__(rows)
         self.model = model
         self.prompt = prompt
-        self.concurrency = None  # the requests in flight a line above it states (_stated_concurrency)
+        self.concurrency = concurrency  # the requests in flight a line above it states (_stated_concurrency)
         self.title = title  # the last line of text above the table (a heading naming what its cells measure)
         self.above = None  # (line number, text) of a line no header split reads, for _grouped_header
         self.figures = False  # its rows are figures only (_grouped_header's tables)
@@ -1255,39 +1256,37 @@ def tables(lines) -> Iterator:
     for line_number, line in lines:
         stripped = line.strip()
         if not table and previous is not None and _BARE_RULE.match(stripped) and not _is_rule(previous[1]):
-            table, bare, previous = _Table([(previous[0], _bare_cells(previous[1]))], model, prompt, title), True, None
+            table, bare, previous = _Table([(previous[0], _bare_cells(previous[1]))], model, prompt, title,
+                                              concurrency), True, None
             continue
         if len(table) == 1 and opened is not None and _BARE_RULE.match(stripped) \
                 and len(opened[1].split("|")) == len(_bare_cells(stripped)):
             # A bare table whose header opens with a bar for its empty label cell (`  | max_concurrency | E2E`
             # over `-- | -- | --`, a copied HTML table): the bar is that cell's end, and the rows follow bare.
             header = [cell.strip() for cell in opened[1].split("|")]
-            table, bare = _Table([(opened[0], header)], model, prompt, title), True
+            table, bare = _Table([(opened[0], header)], model, prompt, title, concurrency), True
             continue
         if bare:
             if "|" in stripped:
                 table.append((line_number, _bare_cells(stripped)))
                 continue
             if len(table) > 1:
-                table.concurrency = concurrency
                 yield table
-            table, bare = _Table(model=model, prompt=prompt, title=title), False
+            table, bare = _Table(model=model, prompt=prompt, title=title, concurrency=concurrency), False
         previous = (line_number, stripped) if "|" in stripped and stripped[:1] not in "|│┃" else None
         if _is_rule(stripped) and stripped:
             if _SEPARATOR.match(stripped) and _starts_a_table(table):
                 # Two tables pasted with no line between them: the row above this second header rule is the second
                 # table's header, not the first's last row.
                 header = table.pop()
-                table.concurrency = concurrency
                 yield table
-                table = _Table([header], model, prompt)
+                table = _Table([header], model, prompt, concurrency=concurrency)
             continue
         if stripped[:1] in "|│┃" and len(_BARS.split(stripped)) > 2:
             table.append((line_number, _cells(stripped)))
             opened = (line_number, stripped) if stripped[:1] == "|" and not stripped.endswith("|") else None
             continue
         if len(table) > 1:
-            table.concurrency = concurrency
             yield table
         if "|" not in stripped and stripped[:2] != "# " and ("model" in stripped.lower() or stripped[:2] == "##"):
             model = _named_model(stripped) or model
@@ -1297,9 +1296,8 @@ def tables(lines) -> Iterator:
             concurrency = _stated_concurrency(stripped) or concurrency
         if stripped and "|" not in stripped:
             title = stripped
-        table = _Table(model=model, prompt=prompt, title=title)
+        table = _Table(model=model, prompt=prompt, title=title, concurrency=concurrency)
     if len(table) > 1:
-        table.concurrency = concurrency
         yield table
 
 
@@ -1352,7 +1350,7 @@ def _joined(found: Iterator) -> Iterator:
                 and [cells[0] for _, cells in table[1:]] == [cells[0] for _, cells in held[1:]] \
                 and not {_normal(name) for name in table[0][1][1:]} & {_normal(name) for name in held[0][1][1:]}:
             rows = [(line, cells + other[1:]) for (line, cells), (_, other) in zip(held, table, strict=True)]
-            held = _Table(rows, held.model, held.prompt, held.title)
+            held = _Table(rows, held.model, held.prompt, held.title, held.concurrency)
             continue
         if held is not None:
             yield held
