@@ -110,10 +110,25 @@ class _CutRow(list):
     still fill the first columns."""
 
 
+# A cell holding a figure before and after a change, perhaps with its unit and the change (`2.67s → 2.13s`,
+# `993.65 → 994.31 tok/s (+0.07%)`, `0.03 -> 0.03 +1%`): a before/after table whose runs are the rows, read as the
+# "after" (the change the poster reports; its own `before` column, where there is one, is the baseline's run).
+_BEFORE_AFTER = re.compile(r"^[~≈*]*\d[\d,]*(?:\.\d+)?\s*(?:[a-zµ/]+\s*)?(?:->|→|⇒)\s*"
+                           r"(?P<after>[~≈*]*\d[\d,]*(?:\.\d+)?(?:\s*[a-zµ/]+)?)[*\s]*"
+                           r"(?:\(?\s*[+−-]?\d[\d.]*\s*%\s*\)?|\(?\s*[x×]?\d[\d.]*\s*[x×]\s*\)?)?[*\s]*$", re.IGNORECASE)
+
+
+def _after_figure(cell: str) -> str:
+    match = _BEFORE_AFTER.match(cell)
+    return cell if match is None else match["after"]
+
+
 def _cells(line: str) -> list:
     """The cells of a table row; a row cut before its closing bar loses its last (perhaps cut) cell."""
     stripped = line.strip()
     cells = [cell.strip() for cell in _BARS.split(stripped)]
+    if "→" in stripped or "->" in stripped:  # a before → after cell (`8054 -> 8024 +0%`) reads as its after figure
+        cells = [_after_figure(cell) for cell in cells]
     if "`" in stripped:  # a figure set as code (`68.93 Tokens/S`) reads as the figure
         cells = [cell.strip("` ") if cell[:1] == "`" and cell[-1:] == "`" else cell for cell in cells]
     if not stripped.isascii():

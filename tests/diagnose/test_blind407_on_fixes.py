@@ -1,0 +1,44 @@
+"""Blind rounds 407 on: the general fixes of the twentieth session. Expected figures are worked out here."""
+
+from __future__ import annotations
+
+from inferledger.diagnose.parsers import bench_markdown
+from inferledger.diagnose.read import LogFile
+from inferledger.diagnose.records import Record
+
+STREAM = "output_tokens_per_second_per_user_mean"
+
+
+def _summaries(tmp_path, text: str) -> list:
+    """The summary Records the markdown reader takes from `text` pasted into a file."""
+    path = tmp_path / "pasted.txt"
+    path.write_text(text)
+    return [item for item in bench_markdown.parse(LogFile.open(path).lines())
+            if isinstance(item, Record) and item.kind == "summary"]
+
+
+def test_a_before_after_cell_reads_as_its_after_figure(tmp_path):
+    # A PR's table (vllm-project/vllm#51653's shape): each cell is the old runner's figure, an arrow, the new one's
+    # and the change. The row is the new run: 34.3 tok/s, TTFT 8,024 ms = 8.024 s, ITL 21.32 ms = 0.02132 s.
+    text = ("| conc | out tok/s | TTFT p50 | ITL p50 |\n|---|---|---|---|\n"
+            "| 1 | 34.1 -> 34.3 +1% | 8054 -> 8024 +0% | 21.46 -> 21.32 +1% |\n")
+    (record,) = _summaries(tmp_path, text)
+    assert record.metrics["output_tokens_per_second"] == 34.3
+    assert abs(record.metrics["ttft_seconds_median"] - 8.024) < 1e-12
+    assert abs(record.metrics["itl_seconds_median"] - 0.02132) < 1e-12
+
+
+def test_a_before_after_cell_with_units_and_change_in_brackets(tmp_path):
+    # `993.65 → 994.31 tok/s (+0.07%)` and `57.91 → 57.84 ms (-0.12%)`: the after figures with their units.
+    text = ("| Scenario | Output throughput | Mean TTFT | Mean TPOT |\n|---|---|---|---|\n"
+            "| FM | 993.65 → 994.31 tok/s (+0.07%) | 5279.36 → 5279.96 ms (+0.01%) | 57.91 → 57.84 ms (-0.12%) |\n")
+    (record,) = _summaries(tmp_path, text)
+    assert record.metrics["output_tokens_per_second"] == 994.31
+    assert abs(record.metrics["tpot_seconds_mean"] - 0.05784) < 1e-12
+
+
+def test_a_range_or_a_chain_of_figures_is_no_before_after():
+    # Only one arrow between two figures is a change; `1 -> 2 -> 3` and words are left as they are.
+    assert bench_markdown._after_figure("1 -> 2 -> 3") == "1 -> 2 -> 3"
+    assert bench_markdown._after_figure("v0.25 → PR") == "v0.25 → PR"
+    assert bench_markdown._after_figure("2.67s → 2.13s") == "2.13s"
