@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import bench_markdown
 from inferledger.diagnose.read import LogFile
 from inferledger.diagnose.records import Record
@@ -42,3 +43,37 @@ def test_a_range_or_a_chain_of_figures_is_no_before_after():
     assert bench_markdown._after_figure("1 -> 2 -> 3") == "1 -> 2 -> 3"
     assert bench_markdown._after_figure("v0.25 → PR") == "v0.25 → PR"
     assert bench_markdown._after_figure("2.67s → 2.13s") == "2.13s"
+
+
+_STARTUP = ("(EngineCore_0 pid=5839) INFO 08-20 18:04:10 [gpu_model_runner.py:2007] Model loading took 65.9651 GiB and "
+            "12.799889 seconds\n"
+            "(EngineCore_0 pid=5839) INFO 08-20 18:04:22 [gpu_worker.py:276] Available KV cache memory: {kv} GiB\n")
+_SIZED = ("(EngineCore_0 pid=5839) INFO 08-20 18:04:23 [kv_cache_utils.py:849] GPU KV cache size: 158,528 tokens\n")
+_FAILED = "(EngineCore_0 pid=5839) ERROR 08-20 18:04:24 [core.py:700] EngineCore failed to start.\n"
+
+
+def _diagnose(tmp_path, text: str):
+    path = tmp_path / "vllm.log"
+    path.write_text(text)
+    return diagnose_files([path])
+
+
+def test_negative_kv_memory_is_a_start_up_refusal(tmp_path):
+    # vllm-project/vllm's gpt-oss-120b on an H100 (blind411): 65.97 GiB of weights and the activations leave
+    # -2.14 GiB for the cache; no cache, no engine.
+    diagnosis = _diagnose(tmp_path, _STARTUP.format(kv="-2.14"))
+    assert diagnosis.events.get("kv_start_refusals") == 1
+    assert diagnosis.verdict == "kv-capacity"
+
+
+def test_an_engine_dying_before_it_sized_the_cache_is_kv_capacity(tmp_path):
+    # 1.71 GiB found for the cache, then `EngineCore failed to start` before any `GPU KV cache size` line: it died
+    # sizing the cache for its context.
+    assert _diagnose(tmp_path, _STARTUP.format(kv="1.71") + _FAILED).verdict == "kv-capacity"
+
+
+def test_an_engine_dying_after_it_sized_the_cache_is_not_kv_capacity(tmp_path):
+    # The cache was sized (158,528 tokens): what killed it came later (graph capture, a worker), not the KV cache.
+    diagnosis = _diagnose(tmp_path, _STARTUP.format(kv="9.71") + _SIZED + _FAILED)
+    assert diagnosis.verdict != "kv-capacity"
+    assert diagnosis.events.get("engine_start_failures") == 1

@@ -355,7 +355,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind403_logs": (0, 0, 1),
           "blind398_logs": (6, 6, 7),
           "blind400_logs": (1, 1, 3),
-          "blind411_logs": (3, 3, 10),
+          "blind411_logs": (3, 5, 10),
           "blind408_logs": (7, 7, 8)}
 
 

@@ -133,6 +133,8 @@ EVENT_METRICS = {
     "oom": "1 for an out-of-memory event",
     "busy_rejections": "1 for a request refused as the server was busy (HTTP 503 / 429 in an access log)",
     "errors": "error count",
+    "kv_start_refusals": "1 for an engine refusing to start as the KV cache it needs does not fit",
+    "engine_start_failures": "1 for an engine dying while it starts (vLLM `EngineCore failed to start`)",
 }
 
 

@@ -41,6 +41,18 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
             # One event is already proof; repeated ones raise it to the rule's high.
             findings.append(fire(rule, f"{total:.0f} {text}", numbers, min(1.0, (total - 1) / 4),
                                  lines=list(lines.lines), file=lines.file))
+    # vLLM measures the memory left for the KV cache (`Available KV cache memory`), then sizes the cache in it
+    # (`GPU KV cache size`, `# GPU blocks`): an engine that died between the two died sizing the cache, the context
+    # it was given not fitting what the weights and activations left.
+    kv_memory = acc.capacity.get("kv_cache_bytes")
+    if acc.events.get("engine_start_failures") and not acc.events.get("kv_start_refusals") and kv_memory \
+            and kv_memory[3].startswith("vllm") and not {"kv_cache_tokens", "gpu_blocks"} & acc.capacity.keys():
+        lines = acc.event_lines["engine_start_failures"]
+        findings.append(fire(preemption, f"the engine failed to start after finding {kv_memory[0] / 2**30:.2f} GiB "
+                             "for the KV cache and before sizing the cache: the configured context does not fit "
+                             "the memory left (shorten --max-model-len, raise --gpu-memory-utilization, more cards)",
+                             {"kv_cache_bytes": kv_memory[0]}, 0.0, lines=[kv_memory[1], *lines.lines],
+                             file=lines.file))
     # Events that say how requests were cut or refused: a note each (count, first line), no verdict of their own.
     for name, text in (
             ("truncated_prompts", "request(s) had their prompt cut to fit the slot's context (llama-server's "

@@ -29,6 +29,7 @@ _group = re.Match.group
 
 _STATS = "Avg prompt throughput:"
 _HANG = "No available shared memory broadcast block"
+_START_FAILED = "EngineCore failed to start"
 _FIELD = re.compile(r"([A-Za-z][A-Za-z ]*): (-?\d+(?:\.\d+)?)")
 _ENGINE = re.compile(r"Engine (\d+): *$")
 _PROC = re.compile(r"\((\w+?)(?: pid=\d+)?\)")
@@ -63,7 +64,8 @@ _WEIGHTS = re.compile(r"(?:Loading model weights took|Model loading took|model w
 # `# GPU blocks` (CUDA), or the device's name where a platform prints its own (`# cuda blocks`, `# npu blocks`).
 _BLOCKS = re.compile(r"# (?:GPU|cuda|npu|xpu|hpu|tpu|neuron) blocks: ([\d,]*\d)(?:, # CPU blocks: ([\d,]*\d))?")
 _NUM_BLOCKS = re.compile(r"num_gpu_blocks is: ([\d,]*\d)")
-_KV_MEMORY = re.compile(r"(?:Available KV cache memory:|reserved for KV Cache is) ([\d.]+) ?(GiB|GB|MiB|MB)")
+# Negative when the weights and the profiled activations already take more than the memory fraction allows.
+_KV_MEMORY = re.compile(r"(?:Available KV cache memory:|reserved for KV Cache is) (-?[\d.]+) ?(GiB|GB|MiB|MB)")
 _KV_TOKENS = re.compile(r"GPU KV cache size: ([\d,]*\d) tokens")
 _MAX_CONC = re.compile(r"Maximum concurrency for ([\d,]*\d) tokens per request: ([\d.]+)x")
 _PROFILE_KV = re.compile(r"kv_cache_size=([\d.]+)(GiB|GB)")
@@ -362,6 +364,8 @@ def _capacity(line: str, line_number: int) -> Iterator[Record]:
     timestamp, year_assumed = find_timestamp(line[:80])
     labels = _labels(line[:80], year_assumed)
     yield Record("capacity", "vllm.startup", line_number, metrics, timestamp, labels)
+    if metrics.get("kv_cache_bytes", 1.0) <= 0:  # no memory at all left for the cache: the engine cannot start
+        yield Record("event", "vllm.startup", line_number, {"kv_start_refusals": 1.0}, timestamp, labels)
     if match:  # the max-seq-len error: the engine refused to start
         yield Record("event", "vllm.startup", line_number, {"errors": 1.0}, timestamp,
                      dict(labels, error="max_model_len larger than KV cache"))
@@ -492,6 +496,12 @@ class LineParser:
             timestamp, year_assumed = find_timestamp(line[:80])
             out.append(Record("event", "vllm.startup", line_number, {"kv_start_refusals": 1.0}, timestamp,
                               _labels(line[:80], year_assumed)))
+        elif _START_FAILED in line or "Engine core initialization failed" in line:
+            # The engine died while starting; which step it died at is told by the capacity lines around it
+            # (rules_state: between measuring the KV memory and sizing the cache, the cache did not fit).
+            timestamp, year_assumed = find_timestamp(line[:80])
+            out.append(Record("event", "vllm.startup", line_number, {"engine_start_failures": 1.0}, timestamp,
+                              _labels(line[:80], year_assumed)))
         elif _HANG in line:
             # The engine core found no free broadcast block for a minute: its workers stopped taking steps (a hang,
             # a crash, or a long compilation), the engine's own words for a stall.
@@ -569,7 +579,8 @@ MARKERS = (b"Avg prompt throughput:", b"KV cache usage:", b"SpecDecoding metrics
            b"# GPU blocks", b"# cuda blocks", b"# npu blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
            b"Maximum concurrency", b"KV Cache is", b"Model loading took", b"Loading model weights took", b"Memory profiling",
            b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"LLM engine with config",
-           b"Configuration: (", b"Input prompt (", b"KV cache is needed", b"No available memory for the cache")
+           b"Configuration: (", b"Input prompt (", b"KV cache is needed", b"No available memory for the cache",
+           b"EngineCore failed to start", b"Engine core initialization failed")
 # Markers start with an upper-case letter or a sign where they can: the scan's regex first tests a character set of
 # the markers' first bytes, and common lower-case letters would stop it at nearly every byte of a noise line.
 
