@@ -356,7 +356,11 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind398_logs": (6, 6, 7),
           "blind400_logs": (1, 1, 3),
           "blind411_logs": (3, 5, 10),
-          "blind408_logs": (7, 7, 8)}
+          "blind408_logs": (7, 7, 8),
+          "blind409_logs": (6, 6, 10),
+          "blind410_logs": (7, 7, 9),
+          "blind412_logs": (2, 2, 4),
+          "blind413_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
