@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from inferledger.diagnose import diagnose_files
-from inferledger.diagnose.parsers import bench_markdown
+from inferledger.diagnose.parsers import bench_markdown, generic_phrases
 from inferledger.diagnose.read import LogFile
 from inferledger.diagnose.records import Record
 
@@ -77,3 +77,20 @@ def test_an_engine_dying_after_it_sized_the_cache_is_not_kv_capacity(tmp_path):
     diagnosis = _diagnose(tmp_path, _STARTUP.format(kv="9.71") + _SIZED + _FAILED)
     assert diagnosis.verdict != "kv-capacity"
     assert diagnosis.events.get("engine_start_failures") == 1
+
+
+def test_a_header_rule_of_single_dashes_opens_a_table(tmp_path):
+    # GitHub's tables need only one dash a cell under the header, a colon beside it for its alignment (a curated
+    # run's table in ollama37 writes `|---|--:|`; llm-compressor's README `|-      |-      |`).
+    text = "| Model | GPU offload | decode | verdict |\n|---|--:|--:|---|\n| qwen3.5:4b | **70%** | **8.9 t/s** | PASS |\n"
+    assert [record.metrics[STREAM] for record in _summaries(tmp_path, text)] == [8.9]
+
+
+def test_a_label_of_tokens_per_second_is_a_rate_not_seconds():
+    # `Generation Tok / Sec: 488.13` is 488.13 tokens a second (not 488.13 seconds of decode); `Generations / Sec`
+    # names no tokens and stays unread as a rate of tokens.
+    lines = [(1, "* Generation Tok / Sec:         488.13"), (2, "* Prompt Tok / Sec:             1180.01")]
+    (record,) = [item for item in generic_phrases.parse(lines) if isinstance(item, Record)]
+    assert record.metrics["generation_tokens_per_second"] == 488.13
+    assert record.metrics["prompt_tokens_per_second"] == 1180.01
+    assert "decode_seconds" not in record.metrics and "prefill_seconds" not in record.metrics

@@ -300,7 +300,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind349_logs": (7, 7, 10),
           "blind344_logs": (6, 7, 8),
           "blind348_logs": (3, 3, 10),
-          "blind350_logs": (5, 6, 10),
+          "blind350_logs": (5, 7, 10),
           "blind352_logs": (4, 4, 5),
           "blind347_logs": (7, 7, 8),
           "blind351_logs": (6, 9, 10),
@@ -331,7 +331,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind373_logs": (4, 4, 10),
           "blind378_logs": (5, 6, 10),
           "blind380_logs": (4, 7, 7),
-          "blind377_logs": (5, 5, 10),
+          "blind377_logs": (5, 6, 10),
           "blind381_logs": (3, 3, 7),
           "blind385_logs": (8, 8, 10),
           "blind382_logs": (7, 7, 9),
@@ -359,7 +359,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind408_logs": (7, 7, 8),
           "blind409_logs": (6, 6, 10),
           "blind410_logs": (7, 7, 9),
-          "blind412_logs": (2, 2, 4),
+          "blind412_logs": (2, 3, 4),
           "blind413_logs": (5, 5, 10),
           "blind407_logs": (7, 7, 10)}
 

@@ -102,7 +102,7 @@ _BOX_RULE = re.compile(r"^[╒╞╘├└┌┝╪╤╧┼─═━┿╇┡�
 _UNIT = re.compile(r"\s*\((ms|s|sec|secs|seconds|us|µs)(?:/tok(?:en)?)?\)|[_ ](?:in )?(ms|s|sec|secs|seconds|us)$")
 _TOOL_COLUMNS = ("source", "tool", "backend", "engine", "framework")
 # A header's rule; a page's text extraction may keep one cell of it (`|---|` under five headers).
-_SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$|^\|\s*:?-{3,}:?\s*\|\s*$")
+_SEPARATOR = re.compile(r"^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*$|^\|\s*:?-{3,}:?\s*\|\s*$")
 
 
 class _CutRow(list):

@@ -95,8 +95,8 @@ def _spelled(clause: str) -> str:
         return clause.replace("_", " ")
     label = pair.group(1).replace("_", " ").strip()
     unit_in_label = _LABEL_UNIT.search(label)
-    if unit_in_label is not None and re.search(r"\bper\s*$", label[:unit_in_label.start() + 1]):
-        unit_in_label = None  # `output_tokens_per_s`: a rate's `per s`, no time unit
+    if unit_in_label is not None and re.search(r"(?:\bper|/)\s*$", label[:unit_in_label.start() + 1]):
+        unit_in_label = None  # `output_tokens_per_s`, `Generation Tok / Sec`: a rate's `per s`, no time unit
     if unit_in_label is not None:
         unit = unit_in_label.group(1) + ("/token" if unit_in_label.group(2) else "")
     elif _RATE_LABEL.search(label):
