@@ -361,7 +361,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind410_logs": (7, 7, 9),
           "blind412_logs": (2, 3, 4),
           "blind413_logs": (5, 5, 10),
-          "blind407_logs": (7, 7, 10)}
+          "blind407_logs": (7, 7, 10),
+          "blind414_logs": (5, 5, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
