@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from inferledger.diagnose import diagnose_files
-from inferledger.diagnose.parsers import bench_markdown, generic_phrases
+from inferledger.diagnose.parsers import bench_markdown, generic_phrases, generic_summary
 from inferledger.diagnose.read import LogFile
 from inferledger.diagnose.records import Record
 
@@ -94,3 +94,15 @@ def test_a_label_of_tokens_per_second_is_a_rate_not_seconds():
     assert record.metrics["generation_tokens_per_second"] == 488.13
     assert record.metrics["prompt_tokens_per_second"] == 1180.01
     assert "decode_seconds" not in record.metrics and "prefill_seconds" not in record.metrics
+
+
+def test_the_word_nearest_a_rate_names_it():
+    # GPUStack's performance lab flattened: a case (`Short Prompt`) named before its total rate; the total is the
+    # run's prompt and output tokens together, not its prompt's. `Total prompt tok/s` stays the prompt's.
+    lines = [(1, "Short Prompt Total TPS: 5796.73"), (2, "Mean TPOT(ms): 525.31")]
+    (record,) = [item for item in generic_summary.parse(lines) if isinstance(item, Record)]
+    assert record.metrics["total_tokens_per_second"] == 5796.73
+    assert "input_tokens_per_second" not in record.metrics
+    lines = [(1, "Total prompt tok/s: 812.5"), (2, "Mean TPOT(ms): 25.0")]
+    (record,) = [item for item in generic_summary.parse(lines) if isinstance(item, Record)]
+    assert record.metrics["input_tokens_per_second"] == 812.5

@@ -109,9 +109,13 @@ def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
     if _TOKEN_RATE.search(both) or ("throughput" in words and "token" in both):
         if stat_word is not None and stat not in ("mean", "median"):
             return None  # a rate's max or percentile: the summary keeps its mean
-        if any(word in words for word in ("input", "prompt", "prefill", "processing")):
+        # The word nearest the rate qualifies it: `Total prompt tok/s` is the prompt's, a case named before its
+        # figure (`Short Prompt Total TPS`, GPUStack's table flattened) the total's.
+        prompt_at = max(words.rfind(word) for word in ("input", "prompt", "prefill", "processing"))
+        total_at = words.rfind("total")
+        if prompt_at > total_at:
             return "input_tokens_per_second", value
-        if "total" in words:
+        if total_at >= 0:
             return "total_tokens_per_second", value
         return "output_tokens_per_second", value
     if "concurrency" in words and stat == "mean" and stat_word is not None:
