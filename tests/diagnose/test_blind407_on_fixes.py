@@ -106,3 +106,19 @@ def test_the_word_nearest_a_rate_names_it():
     lines = [(1, "Total prompt tok/s: 812.5"), (2, "Mean TPOT(ms): 25.0")]
     (record,) = [item for item in generic_summary.parse(lines) if isinstance(item, Record)]
     assert record.metrics["input_tokens_per_second"] == 812.5
+
+
+def test_a_static_batch_sweep_has_no_queue(tmp_path):
+    # text-generation-benchmark prefills each batch in one call on the model shard (no router): the first token of
+    # batch 32 comes after 32 prompts' prefill, 12.5× batch 1's here for 32× the prompts, which is work, not waiting.
+    text = ("| Step           | Batch Size | Average    | Lowest     | Highest    | p50        | p90        | p99        |\n"
+            "|----------------|------------|------------|------------|------------|------------|------------|------------|\n"
+            "| Prefill        | 1          | 345.72 ms  | 342.55 ms  | 348.42 ms  | 345.88 ms  | 348.42 ms  | 348.42 ms  |\n"
+            "|                | 8          | 1179.98 ms | 1176.53 ms | 1185.13 ms | 1180.36 ms | 1185.13 ms | 1185.13 ms |\n"
+            "|                | 32         | 4313.01 ms | 4273.01 ms | 4603.97 ms | 4282.30 ms | 4603.97 ms | 4603.97 ms |\n"
+            "| Decode (token) | 1          | 12.38 ms   | 12.02 ms   | 15.06 ms   | 12.08 ms   | 12.12 ms   | 12.12 ms   |\n"
+            "|                | 8          | 18.63 ms   | 16.75 ms   | 22.28 ms   | 19.55 ms   | 16.87 ms   | 16.87 ms   |\n"
+            "|                | 32         | 27.76 ms   | 24.49 ms   | 33.47 ms   | 27.84 ms   | 29.67 ms   | 29.67 ms   |\n")
+    diagnosis = _diagnose(tmp_path, text)
+    assert diagnosis.verdict != "queueing"
+    assert not any(item.verdict == "queueing" for item in diagnosis.evidence)

@@ -363,7 +363,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind413_logs": (5, 5, 10),
           "blind407_logs": (7, 7, 10),
           "blind414_logs": (5, 5, 7),
-          "blind415_logs": (2, 2, 4),
+          "blind415_logs": (2, 3, 4),
           "blind418_logs": (3, 3, 3)}
 
 

@@ -368,7 +368,8 @@ def _sweep_levels(acc: Accumulator) -> dict:
         concurrency = record.metrics.get("max_concurrency")
         ttft, e2e = summary_value(record, "ttft_seconds_mean"), summary_value(record, "e2e_seconds_mean")
         metric, value = ("TTFT", ttft) if ttft is not None else ("E2E", e2e)
-        if concurrency and value is not None and offered_rate(record) is None:
+        if concurrency and value is not None and offered_rate(record) is None and not record.labels.get("static_batch"):
+            # (a static batch's first tokens wait for the batch's prefill, not in a queue: it grows with the batch)
             series = levels.setdefault((file, _variant(record), metric), {})
             series.setdefault(concurrency, []).append((value, record.line_number,
                                                        record.metrics.get("request_throughput_per_second")))
@@ -859,6 +860,8 @@ def _ttft_over_fastest(run: _Run, record, where: dict, findings: list) -> bool:
 
 def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
     """Queue evidence of the run; True when some rule found it."""
+    if record.labels.get("static_batch"):
+        return False  # the benchmark drives the model with one batch at a time: no queue, its TTFT the batch's prefill
     name, offered, achieved, completed = run.name, run.offered, run.achieved, run.completed
     found = False
     queue, server = summary_value(record, "queue_seconds_mean"), summary_value(record, "server_request_seconds_mean")
