@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import bench_markdown, generic_phrases, generic_summary
 from inferledger.diagnose.read import LogFile
 from inferledger.diagnose.records import Record
+from inferledger.errors import LogFormatError
 
 STREAM = "output_tokens_per_second_per_user_mean"
 
@@ -122,3 +125,30 @@ def test_a_static_batch_sweep_has_no_queue(tmp_path):
     diagnosis = _diagnose(tmp_path, text)
     assert diagnosis.verdict != "queueing"
     assert not any(item.verdict == "queueing" for item in diagnosis.evidence)
+
+
+def test_rows_of_bare_figures_in_a_file_naming_serving_are_listed_unread(tmp_path):
+    # A llama-bench comparison retyped as rows of bare figures (ggml-org/llama.cpp, a Strix Halo thread): no reader
+    # knows it, but it is serving output, so its rows are listed unread and the verdict says so (not a refusal).
+    text = ("Qwen3.6-35B-A3B, four separate llama-bench processes per arm:\n\n"
+            "real  1697.85  1692.98  1700.51  1706.60   mean 1699.49\n"
+            "fast  1725.00  1732.29  1723.65  1739.34   mean 1730.07\n")
+    path = tmp_path / "pasted.txt"
+    path.write_text(text)
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "insufficient-data"
+    assert [item["line_number"] for item in diagnosis.files[0]["unread_examples"]] == [3, 4]
+    # The same rows with nothing naming serving are some other program's numbers.
+    path.write_text(text.replace("Qwen3.6-35B-A3B, four separate llama-bench processes per arm", "two arms"))
+    with pytest.raises(LogFormatError, match="no known log format"):
+        diagnose_files([path])
+
+
+def test_a_version_or_a_date_is_no_figure_and_inference_names_serving(tmp_path):
+    path = tmp_path / "pasted.txt"
+    path.write_text("engine: vllm\nupgraded 0.4.2 to 0.5.1 on 2024-05-14\n")
+    with pytest.raises(LogFormatError, match="no known log format"):
+        diagnose_files([path])
+    # djl-serving#586: a time of `inference` is a serving measurement
+    path.write_text("HuggingFace Accelerate, with pipeline\nTime for inference with batch size 1 is 25.356090545654297s\n")
+    assert diagnose_files([path]).verdict == "insufficient-data"

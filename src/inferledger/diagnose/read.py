@@ -828,6 +828,7 @@ def unrecognised_lines(log: LogFile) -> str:
     are all start-up noise still has a known format."""
     from inferledger.diagnose.records import (
         has_a_measurement,
+        has_figures,
         looks_like_serving_words,
         names_a_measure,
         names_serving,
@@ -865,7 +866,8 @@ def unrecognised_lines(log: LogFile) -> str:
             log.note_skipped(unread(number, line, UNRECOGNISED))
             if not sample:
                 sample = [previous, line]  # with the line before: a table's header, a wrapped line's start
-        elif (measure_table and not header or has_a_measurement(line)) and digits and len(held) < MAX_HELD_ROWS:
+        elif (measure_table and not header or has_a_measurement(line) or has_figures(line)) and digits \
+                and len(held) < MAX_HELD_ROWS:
             # (a header's figures name its columns, `| LLaMA | 6.7B | 13.0B |`: no run's measurement)
             held.append(unread(number, line, UNRECOGNISED))
         if not row and line.strip():

@@ -369,7 +369,7 @@ _SERVING_WORDS = ("tok", "t/s", "throughput", "latency", "ttft", "tpot", "first 
 # with their units (`20.8 s` in a table comparing llama.cpp with Web LLM, `mean time per batch: 0.91 s` of
 # `Framework.vllm`) is serving output too. Only a file no reader knows is judged by them (names_serving).
 # `llm` and `llama` at a word's edge (vLLM, LiteLLM, llama.cpp, ollama; not inside `fullmatch`).
-_SERVING_NAMES = re.compile(r"(?<![a-z])ll(?:m|ama)|ll(?:m|ama)(?![a-z])|sglang|openai|gpt-|ctranslate|tensorrt|"
+_SERVING_NAMES = re.compile(r"(?<![a-z])ll(?:m|ama)|ll(?:m|ama)(?![a-z])|sglang|openai|gpt-|ctranslate|tensorrt|inferenc|"
                             r"lmdeploy|kobold|mlx|qwen|mistral|gemma|deepseek|request rate|concurrency|并发")  # concurrency
 
 
@@ -391,6 +391,15 @@ _MEASURED = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?\s*(?:ms|µs|us|s|sec|secs|sec
 
 def has_a_measurement(line: str) -> bool:
     return _MEASURED.search(line) is not None
+
+
+# A figure with a fraction standing alone (`1697.85`, not a version's `0.4.2`, a date's or an address's parts): two on
+# a line are a row of measurements whose unit the text around them gives (`real  1697.85  1692.98  mean 1699.49`).
+_FIGURE = re.compile(r"(?<![\w.:/-])\d+\.\d+(?![\w.:/-])")
+
+
+def has_figures(line: str) -> bool:
+    return len(_FIGURE.findall(line)) >= 2
 
 
 def names_a_measure(line: str) -> bool:
