@@ -364,7 +364,10 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind407_logs": (7, 7, 10),
           "blind414_logs": (5, 5, 7),
           "blind415_logs": (2, 3, 4),
-          "blind418_logs": (3, 3, 3)}
+          "blind418_logs": (3, 3, 3),
+          "blind416_logs": (2, 2, 5),
+          "blind417_logs": (1, 1, 1),
+          "blind419_logs": (9, 9, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
