@@ -152,3 +152,29 @@ def test_a_version_or_a_date_is_no_figure_and_inference_names_serving(tmp_path):
     # djl-serving#586: a time of `inference` is a serving measurement
     path.write_text("HuggingFace Accelerate, with pipeline\nTime for inference with batch size 1 is 25.356090545654297s\n")
     assert diagnose_files([path]).verdict == "insufficient-data"
+
+
+_BENCHMARKER = (
+    "│ Benchmark          │ QPS        │ E2E Latency (avg) │ TTFT (avg) │ ITL (avg) │ Successful Requests │ "
+    "Prompt tokens per req (avg) │ Decoded tokens per req (avg) │\n"
+    "├────────────────────┼────────────┼───────────────────┼────────────┼───────────┼─────────────────────┼"
+    "─────────────────────────────┼──────────────────────────────┤\n"
+    "│ warmup             │ 0.72 req/s │ 1.40 sec          │ 65.69 ms   │ 7.44 ms   │ 10/10               │ "
+    "200.00                      │ 177.40                       │\n"
+    "│ constant@1.00req/s │ 0.71 req/s │ 3.42 sec          │ 2040.85 ms │ {itl}   │ 9/9                 │ "
+    "200.00                      │ 183.44                       │\n")
+
+
+def test_the_same_prompt_at_the_same_step_with_more_in_flight_waited(tmp_path):
+    # inference-benchmarker on a one-slot llama-server (ik_llama.cpp#470): the warm-up, one request at a time, reads
+    # the 200-token prompt in 65.69 ms; at 1 req/s offered the same prompt's first token takes 2,040.85 ms (31×)
+    # while the step stays 7.44 → 7.52 ms. Requests in flight by Little's law: 0.72 × 1.40 = 1.0 against
+    # 0.71 × 3.42 = 2.4: the first tokens waited for the slot.
+    diagnosis = _diagnose(tmp_path, _BENCHMARKER.format(itl="7.52 ms"))
+    assert diagnosis.verdict == "queueing"
+    (finding,) = [item for item in diagnosis.evidence if item.rule == "summary-same-prompt-ttft-waits"]
+    assert abs(finding.numbers["requests_in_flight"] - 0.71 * 3.42) < 1e-9
+    assert abs(finding.numbers["same_prompt_requests_in_flight"] - 0.72 * 1.40) < 1e-9
+    # A step 2× slower on the second run is another path reading the prompt slower, not a wait.
+    diagnosis = _diagnose(tmp_path, _BENCHMARKER.format(itl="15.0 ms"))
+    assert not any(item.rule == "summary-same-prompt-ttft-waits" for item in diagnosis.evidence)

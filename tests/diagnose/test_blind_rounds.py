@@ -368,7 +368,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind416_logs": (2, 2, 5),
           "blind417_logs": (1, 1, 1),
           "blind419_logs": (9, 9, 10),
-          "blind420_logs": (5, 5, 8)}
+          "blind420_logs": (5, 6, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -263,6 +263,12 @@ _TABLE = (
           "the same requests in flight meet the same prompt work, so a first token many times later on one path is "
           "time spent waiting before the engine took the request (a proxy or router that holds requests back, a "
           "replica's queue): gpustack's proxy, 9.4 s against vLLM's own 0.74 s at 256 in flight", 0.6),
+    _rule("summary-same-prompt-ttft-waits", "summary", "queueing",
+          "summary-same-prompt-slower-prefill's runs, the slow one's per-token time within this many times the fast "
+          "one's and its requests in flight (stated or by Little's law) 1.5× or more", 1.3, "×",
+          "the engine's step is unchanged, so it reads the prompt no slower; with more requests at once, the late "
+          "first token waited for the ones ahead (inference-benchmarker on a one-slot llama-server: 66 ms one at a "
+          "time, 2.04 s at 1 req/s offered, ITL 7.4 ms in both)", 0.6),
     _rule("summary-same-prompt-slower-prefill", "summary", "prefill-bound",
           "runs of one file with the same stated prompt length (128 tokens or more) and few in flight (none stated, "
           "or under limit same-load-min-in-flight), no offered rate: a run's TTFT ≥ this many times the fastest's, "

@@ -476,7 +476,15 @@ def _same_load_waits(acc: Accumulator, findings: list) -> None:
 
 
 # A run named for a prompt already read (`warm TTFT`, `cache hit`, `2nd turn`): its prefix is cached, not read again.
-_REUSED_PROMPT = re.compile(r"\bwarm|cached|cache hit|\bhit\b|prefix|reuse|\b2nd\b|\bsecond (?:run|turn|request|pass)")
+# (A warm-up run, `warmup`, is no cached prompt: the client's first requests, sent one at a time.)
+_REUSED_PROMPT = re.compile(r"\bwarm\b|cached|cache hit|\bhit\b|prefix|reuse|\b2nd\b|\bsecond (?:run|turn|request|pass)")
+
+
+def _requests_in_flight(run: _Run, record) -> float | None:
+    """A run's requests in flight: its stated concurrency, else completed requests a second × mean request time
+    (Little's law, however few)."""
+    rate = record.metrics.get("request_throughput_per_second")
+    return run.concurrency or (rate * run.e2e if rate and run.e2e else None)
 
 
 def _same_prompt_slower(acc: Accumulator, findings: list) -> None:
@@ -498,6 +506,23 @@ def _same_prompt_slower(acc: Accumulator, findings: list) -> None:
         slow = [(ttft, record) for ttft, record in runs if ttft >= ratio * fastest and ttft >= 2.0]
         if slow:
             ttft, record = max(slow, key=lambda run: run[0])
+            run, quick_run = _Run(record), _Run(quick)
+            in_flight, quick_in_flight = _requests_in_flight(run, record), _requests_in_flight(quick_run, quick)
+            if run.per_token and quick_run.per_token and in_flight and quick_in_flight \
+                    and run.per_token <= threshold("summary-same-prompt-ttft-waits") * quick_run.per_token \
+                    and in_flight >= 1.5 * quick_in_flight:
+                # The same prompt, the same step, more requests at once: the engine reads the prompt no slower on
+                # this run, its first tokens waited for the requests ahead (a single slot, a full batch).
+                findings.append(fire(
+                    "summary-same-prompt-ttft-waits",
+                    f"{run.name}: TTFT {ttft:,.2f} s for a {prompt:,.0f}-token prompt, {ttft / fastest:.0f}× the "
+                    f"{fastest:,.2f} s of {quick_run.name} for the same prompt, at the same per-token time "
+                    f"({run.per_token * 1e3:.1f} vs {quick_run.per_token * 1e3:.1f} ms) with ~{in_flight:.1f} "
+                    f"requests in flight against ~{quick_in_flight:.1f}: the first tokens waited for the requests "
+                    "ahead of them", {"ttft_seconds_mean": ttft, "same_prompt_ttft_seconds": fastest,
+                                      "requests_in_flight": in_flight, "same_prompt_requests_in_flight": quick_in_flight},
+                    lines=sorted({record.line_number, quick.line_number}), file=file))
+                continue
             findings.append(fire(
                 "summary-same-prompt-slower-prefill",
                 f"{_Run(record).name}: TTFT {ttft:,.2f} s for a {prompt:,.0f}-token prompt, {ttft / fastest:.0f}× the "

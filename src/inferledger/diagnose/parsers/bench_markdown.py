@@ -63,10 +63,12 @@ _COLUMNS = (
     (r"^(?:(?:benchmark|total|test) )*duration$", "duration_seconds", "duration"),
     # (`Input tokens/sec` is a rate, below)
     (r"\bisl\b|input (?:seq(?:uence)? )?len|input tokens(?! ?/| per sec)|prompt len|^(?:actual )?prompt tokens$|^ctx$"
-     r"|^context$|^(?:accumulated|context) (?:tokens|context|length)$", "mean_input_tokens", "count"),
+     r"|^context$|^(?:accumulated|context) (?:tokens|context|length)$|^(?:prompt|input) tokens per req",
+     "mean_input_tokens", "count"),
     # a sweep's context (an agent's turns, `Accumulated tokens`): the prompt each row prefills
-    (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens(?! ?/| per sec)|^generated tokens$", "mean_output_tokens",
-     "count"),
+    # (inference-benchmarker's `Decoded tokens per req (avg)`)
+    (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens(?! ?/| per sec)|^generated tokens$|^decoded tokens per req",
+     "mean_output_tokens", "count"),
     # a static batch runs all its requests at once; SGLang's cookbook tables head the concurrency `c`
     (r"concurrency|^conc\.?$|^c$|^batch(?: size)?$|^bs$|^concurrent(?: requests| users)?$", "max_concurrency", "count"),
     (r"^n req|num(?:ber of)? req|^requests$|^# ?req|^successful requests$", "completed_requests", "count"),
