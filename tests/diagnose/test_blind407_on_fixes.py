@@ -178,3 +178,14 @@ def test_the_same_prompt_at_the_same_step_with_more_in_flight_waited(tmp_path):
     # A step 2× slower on the second run is another path reading the prompt slower, not a wait.
     diagnosis = _diagnose(tmp_path, _BENCHMARKER.format(itl="15.0 ms"))
     assert not any(item.rule == "summary-same-prompt-ttft-waits" for item in diagnosis.evidence)
+
+
+def test_a_llama_bench_test_named_above_a_depth_table_is_its_cells_rate(tmp_path):
+    # llama.cpp PR comment on a Strix Halo: `llama-bench tg64` above a table of bare figures a depth a row, one build a
+    # column: each cell is one stream's generation rate at that context.
+    text = ("**llama-bench tg64, no speculation:**\n\n| depth | before | this PR |\n|---:|---:|---:|\n"
+            "| 1024 | 22.70 | 22.83 |\n| 32768 | ~15.2 | **17.68** (+17%) |\n")
+    runs = [(record.labels["benchmark"], record.metrics["mean_input_tokens"], record.metrics[STREAM])
+            for record in _summaries(tmp_path, text)]
+    assert runs == [("before", 1024, 22.70), ("this PR", 1024, 22.83), ("before", 32768, 15.2),
+                    ("this PR", 32768, 17.68)]

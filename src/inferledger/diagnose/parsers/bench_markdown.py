@@ -63,7 +63,7 @@ _COLUMNS = (
     (r"^(?:(?:benchmark|total|test) )*duration$", "duration_seconds", "duration"),
     # (`Input tokens/sec` is a rate, below)
     (r"\bisl\b|input (?:seq(?:uence)? )?len|input tokens(?! ?/| per sec)|prompt len|^(?:actual )?prompt tokens$|^ctx$"
-     r"|^context$|^(?:accumulated|context) (?:tokens|context|length)$|^(?:prompt|input) tokens per req",
+     r"|^context$|^(?:accumulated|context) (?:tokens|context|length)$|^(?:prompt|input) tokens per req|^depth$",
      "mean_input_tokens", "count"),
     # a sweep's context (an agent's turns, `Accumulated tokens`): the prompt each row prefills
     # (inference-benchmarker's `Decoded tokens per req (avg)`)
@@ -855,7 +855,10 @@ _TITLE_METRICS = ((re.compile(r"\bttft\b|time to first token|first token"), "ttf
                   (re.compile(r"\btpot\b|\bitl\b|per output token|inter[- ]token"), "tpot_seconds", "time"),
                   (re.compile(r"\blatency\b|response time"), "e2e_seconds", "time"),
                   (re.compile(r"\brps\b|\bqps\b|req(?:uest)?s?/s|throughput \(req"), "request_throughput_per_second",
-                   "rate"))
+                   "rate"),
+                  # llama-bench's test named above a table of its rates (`llama-bench tg64, no speculation:`)
+                  (re.compile(r"\btg ?\d+\b"), _STREAM_RATE, "rate"),
+                  (re.compile(r"\bpp ?\d+\b"), "input_tokens_per_second", "rate"))
 _TITLE_STAT = re.compile(r"\b(mean|avg|average|median|p50|p90|p95|p99)\b")
 
 
@@ -880,7 +883,8 @@ def _pivot(header: list, rows: list, title: str) -> list | None:
     the title above it): a summary a cell, the column its run's name, its row's load beside the title's metric. None
     for any other table: its first column must be a load, no other header cell a metric, the title a metric."""
     load = _column(header[0]) if header else None
-    if load is None or load[0] not in ("max_concurrency", "request_rate_per_second") or len(header) < 2 \
+    if load is None or load[0] not in ("max_concurrency", "request_rate_per_second", "mean_input_tokens") \
+            or len(header) < 2 \
             or any(_column(cell) is not None for cell in header[1:]):
         return None
     measure = _title_metric(title)
