@@ -189,3 +189,24 @@ def test_a_llama_bench_test_named_above_a_depth_table_is_its_cells_rate(tmp_path
             for record in _summaries(tmp_path, text)]
     assert runs == [("before", 1024, 22.70), ("this PR", 1024, 22.83), ("before", 32768, 15.2),
                     ("this PR", 32768, 17.68)]
+
+
+def test_the_runners_own_model_file_sets_the_floors_format(tmp_path):
+    # llama.cpp's CI on a V100 (ggml-org/ci): the command line loads `ggml-model-f16.bin`, --model names only the
+    # checkpoint. The floor reads 7B weights at 16 bits = 14.0 GB a step, not the usual GGUF's 4.5 bits (3.9 GB).
+    text = ("+ ./bin/main --model ../models-mnt/open-llama/7B-v2/ggml-model-f16.bin -ngl 999 -n 256 --ignore-eos "
+            "-p 'I believe the meaning of life is'\n"
+            "llama_print_timings:        load time =  2994.26 ms\n"
+            "llama_print_timings:      sample time =   145.28 ms /   256 runs   (    0.57 ms per token,  1762.18 "
+            "tokens per second)\n"
+            "llama_print_timings: prompt eval time =   170.37 ms /     8 tokens (   21.30 ms per token,    46.96 "
+            "tokens per second)\n"
+            "llama_print_timings:        eval time =  5092.80 ms /   255 runs   (   19.97 ms per token,    50.07 "
+            "tokens per second)\n"
+            "llama_print_timings:       total time =  5430.42 ms\n")
+    path = tmp_path / "ci.log"
+    path.write_text(text)
+    diagnosis = diagnose_files([path], model="openlm-research/open_llama_7b_v2", gpu="v100-pcie-16gb")
+    described = " ".join(diagnosis.roofline["lines"])
+    assert f"= {7e9 * 16 / 8 / 1e9:.1f} GB per decode step" in described
+    assert "the log's F16" in described

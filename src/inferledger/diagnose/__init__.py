@@ -325,6 +325,12 @@ def _named_comparison(acc, model: str, gpu: str, precision: str | None, kv_preci
         return None, [], [], ""
     if named is None:
         return None, [], [], ""
+    if not precision and weights is not None and not named.format_source.startswith("the name's"):
+        # The runner's own file type or model file (`ggml-model-f16.bin`) over the engine's usual format.
+        from dataclasses import replace
+
+        named = replace(named, bits_per_weight=weights.bytes_per_element * 8,
+                        format_source=f"the log's {weights.name}")
     section, found = named_floor_findings(acc, named, accelerator)
     return section, found, [], "the size and format its name states (decode against the weights' floor)"
 
