@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from inferledger.diagnose import diagnose_files
-from inferledger.diagnose.parsers import bench_markdown, generic_phrases, generic_summary
+from inferledger.diagnose.parsers import bench_markdown, generic_phrases, generic_summary, local_runners
 from inferledger.diagnose.read import LogFile
 from inferledger.diagnose.records import Record
 from inferledger.errors import LogFormatError
@@ -210,3 +210,17 @@ def test_the_runners_own_model_file_sets_the_floors_format(tmp_path):
     described = " ".join(diagnosis.roofline["lines"])
     assert f"= {7e9 * 16 / 8 / 1e9:.1f} GB per decode step" in described
     assert "the log's F16" in described
+
+
+def test_exllamav2s_prompt_line_makes_the_response_line_its_decode():
+    # LangChain's ExLlamaV2 notebook: the prompt is timed on its own line, so the response line's 9.84 s are the
+    # decode of its 150 tokens (65.6 ms a token), not the whole call.
+    lines = [(1, "Prompt processed in 0.04 seconds, 36 tokens, 807.38 tokens/second"),
+             (2, "Response generated in 9.84 seconds, 150 tokens, 15.24 tokens/second")]
+    (record,) = [item for item in local_runners.parse(lines) if isinstance(item, Record)]
+    assert record.metrics["tpot_seconds"] == 9.84 / 150
+    assert record.metrics["prefill_seconds"] == 0.04 and record.metrics["input_tokens"] == 36
+    # test_inference.py's line says it includes the prompt: the whole call, as before.
+    lines = [(1, " -- Response generated in 3.40 seconds, 128 tokens, 37.66 tokens/second (includes prompt eval.)")]
+    (record,) = [item for item in local_runners.parse(lines) if isinstance(item, Record)]
+    assert record.metrics == {"e2e_seconds": 3.40, "output_tokens": 128}

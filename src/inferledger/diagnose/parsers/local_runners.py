@@ -159,6 +159,9 @@ _LLM_BENCH_AVERAGE = re.compile(r"\[Average\](?:\s*P\[(\d+)\])?\s+Input token si
 _LLM_BENCH_TOKENS = re.compile(r"\[(warm-up|\d+)\](?:\[P(\d+)\])?\s+First token latency: ([\d.]+|NA) ms/(\d*)tokens?, "
                                r"other tokens latency: ([\d.]+|NA) ms/")
 _EXLLAMA = re.compile(r"Response generated in ([\d.]+) seconds, (\d+) tokens, [\d.]+ tokens/second")
+# ExLlamaV2's streaming examples (and LangChain's ExLlamaV2 wrapper) time the prompt on a line of its own first:
+# `Prompt processed in 0.04 seconds, 36 tokens, 807.38 tokens/second`; the response line after it is then the decode.
+_EXLLAMA_PROMPT = re.compile(r"Prompt processed in ([\d.]+) seconds, (\d+) tokens, [\d.]+ tokens/second")
 _EXLLAMA_LENGTH = re.compile(r"^\s*\*\* Length\s+(\d+) tokens:\s+([\d.]+) t/s\s*$")
 _EXLLAMA_POSITION = re.compile(r"^\s*\*\* Position\s+(\d+) \+ (\d+) tokens:\s+([\d.]+) t/s\s*$")
 _EXLLAMA_PHASE = re.compile(r"^\s*-- (?:(Inference, first pass)|Generating (\d+) tokens(?:, (\d+) token prompt)?)")
@@ -1010,6 +1013,7 @@ def parse(lines) -> Iterator:
     edge: _EdgeProfile | None = None  # a TensorRT-Edge-LLM profile being read
     ds4 = _Ds4()  # the ds4-server request being read
     exllama = _ExllamaBench()
+    exllama_prompt: tuple | None = None  # (line number, seconds, tokens) of ExLlamaV2's prompt line before a response
     for line_number, line in lines:
         if "ds4-server: " in line:
             record = ds4.feed(line_number, line)
@@ -1122,8 +1126,23 @@ def parse(lines) -> Iterator:
         if ("-- " in line or "** " in line) and (read := exllama.read(line_number, line)) is not None:
             yield from read
             continue
+        if "Prompt processed in" in line and (match := _EXLLAMA_PROMPT.search(line)) is not None:
+            exllama_prompt = (line_number, float(match.group(1)), float(match.group(2)))
+            continue
         if "Response generated in" in line:
             match = _EXLLAMA.search(line)
+            if match is not None and exllama_prompt is not None and "includes prompt" not in line:
+                # the prompt timed on the line before: this is the decode alone
+                seconds, tokens = float(match.group(1)), float(match.group(2))
+                metrics = {"prefill_seconds": exllama_prompt[1], "input_tokens": exllama_prompt[2],
+                           "decode_seconds": seconds, "output_tokens": tokens,
+                           "e2e_seconds": exllama_prompt[1] + seconds}
+                if seconds > 0 and tokens > 0:
+                    metrics.update(generation_tokens_per_second=tokens / seconds, tpot_seconds=seconds / tokens)
+                yield Record("request", "exllamav2.streaming", exllama_prompt[0], metrics,
+                             labels={"engine": "exllamav2"})
+                exllama_prompt = None
+                continue
             if match is not None:  # its rate is tokens over the whole call: the output count and the time say it all
                 yield Record("request", "exllamav2.test-inference", line_number,
                              {"e2e_seconds": float(match.group(1)), "output_tokens": float(match.group(2))},
