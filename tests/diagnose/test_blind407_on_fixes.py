@@ -224,3 +224,12 @@ def test_exllamav2s_prompt_line_makes_the_response_line_its_decode():
     lines = [(1, " -- Response generated in 3.40 seconds, 128 tokens, 37.66 tokens/second (includes prompt eval.)")]
     (record,) = [item for item in local_runners.parse(lines) if isinstance(item, Record)]
     assert record.metrics == {"e2e_seconds": 3.40, "output_tokens": 128}
+
+
+def test_mlc_llms_quantisation_tag_states_the_weights_bits():
+    # MLC-LLM's q4f16_1: 4-bit weights in groups of 32 with one float16 scale each, 4 + 16/32 = 4.5 bits a weight.
+    from inferledger.diagnose.named_model import from_name
+
+    named = from_name("mlc-ai/mlc-chat-Llama-2-7b-chat-hf-q4f16_1")
+    assert named.bits_per_weight == 4 + 16 / 32
+    assert from_name("mlc-ai/Llama-3-8B-Instruct-q0f16-MLC").bits_per_weight == 16

@@ -372,7 +372,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind421_logs": (2, 2, 4),
           "blind422_logs": (6, 6, 10),
           "blind424_logs": (5, 6, 10),
-          "blind423_logs": (6, 7, 10)}
+          "blind423_logs": (6, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

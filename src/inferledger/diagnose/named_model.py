@@ -33,6 +33,9 @@ _FORMATS = (
     ("gptq", 4.25), ("int4", 4.25), ("w4a16", 4.25), ("nf4", 4.5), ("4bit", 4.5),
     ("fp8", 8.0), ("int8", 8.0), ("w8a8", 8.0), ("8bit", 8.0), ("bf16", 16.0), ("fp16", 16.0), ("f16", 16.0),
     ("fp32", 32.0), ("f32", 32.0),
+    # MLC-LLM's `q{bits}f{activation}`: 4-bit weights in groups of 32 with a float16 scale (q4f16_1: 4.5 bits),
+    # q0 none (the float checkpoint)
+    ("q3f16", 3.5), ("q4f16", 4.5), ("q4f32", 5.0), ("q8f16", 8.5), ("q0f16", 16.0), ("q0f32", 32.0),
     # a bare quant level (`_q6`, `-Q4`): the K-quant of that width, the usual one
     ("q2", 2.625), ("q3", 3.4375), ("q4", 4.5), ("q5", 5.5), ("q6", 6.5625), ("q8", 8.5),
 )
