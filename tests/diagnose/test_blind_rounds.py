@@ -372,7 +372,10 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind421_logs": (2, 2, 4),
           "blind422_logs": (6, 6, 10),
           "blind424_logs": (5, 6, 10),
-          "blind423_logs": (6, 8, 10)}
+          "blind423_logs": (6, 8, 10),
+          "blind426_logs": (5, 5, 10),
+          "blind427_logs": (5, 5, 10),
+          "blind428_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
