@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from inferledger.diagnose import diagnose_files
-from inferledger.diagnose.parsers import bench_markdown, generic_phrases, generic_summary, local_runners
+from inferledger.diagnose.parsers import (
+    bench_markdown,
+    generic_phrases,
+    generic_summary,
+    local_runners,
+    ollama,
+)
 from inferledger.diagnose.read import LogFile
 from inferledger.diagnose.records import Record
 from inferledger.errors import LogFormatError
@@ -233,3 +239,32 @@ def test_mlc_llms_quantisation_tag_states_the_weights_bits():
     named = from_name("mlc-ai/mlc-chat-Llama-2-7b-chat-hf-q4f16_1")
     assert named.bits_per_weight == 4 + 16 / 32
     assert from_name("mlc-ai/Llama-3-8B-Instruct-q0f16-MLC").bits_per_weight == 16
+
+
+_VERBOSE = ("total duration:       {total}s\nload duration:        0.05s\nprompt eval count:    21 token(s)\n"
+            "prompt eval duration: 1s\nprompt eval rate:     21.00 tokens/s\neval count:           160 token(s)\n"
+            "eval duration:        {decode}s\neval rate:            {rate} tokens/s\n")
+
+
+def test_ollamas_cpu_only_warning_is_a_cpu_backend():
+    lines = list(enumerate(["WARNING: No NVIDIA/AMD GPU detected. Ollama will run in CPU-only mode.",
+                            *_VERBOSE.format(total=17.8, decode=16.77, rate=9.54).splitlines()], 1))
+    labels = [item.labels for item in ollama.parse(lines) if isinstance(item, Record) and item.kind == "capacity"]
+    assert labels == [{"engine": "ollama", "backend": "cpu"}]
+
+
+def test_several_models_named_before_their_blocks_leave_each_block_one_of_them():
+    # A blog's script: three `ollama run "MODEL" --verbose` commands, then the results; no block is the last
+    # named model's alone, so the requests are several models', not one model slowing down.
+    text = ('ollama run "llama3.1:8b" --verbose "hi"\nollama run "codestral:22b" --verbose "hi"\n'
+            + _VERBOSE.format(total=8.1, decode=2.0, rate=80.0) + "\n" + _VERBOSE.format(total=12.0, decode=6.0,
+                                                                                        rate=26.7))
+    requests = [item for item in ollama.parse(list(enumerate(text.splitlines(), 1)))
+                if isinstance(item, Record) and item.kind == "request"]
+    assert [record.labels.get("models_named") for record in requests] == ["llama3.1:8b, codestral:22b"] * 2
+    assert not any("model" in record.labels for record in requests)
+    # One model named: its blocks are that model's.
+    text = 'ollama run llama3.1:8b --verbose "hi"\n' + _VERBOSE.format(total=8.1, decode=2.0, rate=80.0)
+    (record,) = [item for item in ollama.parse(list(enumerate(text.splitlines(), 1)))
+                 if isinstance(item, Record) and item.kind == "request"]
+    assert record.labels["model"] == "llama3.1:8b"

@@ -931,6 +931,8 @@ class Accumulator:
         self.request_count += 1
         if labels.get("model") and len(self.request_models) < 32:  # a few named are enough to tell one from several
             self.request_models.add(labels["model"])
+        if labels.get("models_named") and len(self.request_models) < 32:  # one of these (ollama: several named first)
+            self.request_models.update(labels["models_named"].split(", "))
         if metrics.get("output_tokens") is not None and metrics["output_tokens"] <= 1 \
                 and ("tpot_seconds" in metrics or "generation_tokens_per_second" in metrics):
             # One token written: its "per-token" time (llama.cpp's 0.00 ms, inf tokens per second) times no decode

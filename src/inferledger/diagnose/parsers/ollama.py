@@ -353,7 +353,7 @@ def _joined(lines) -> Iterator:
 
 # The model the `--verbose` blocks after it ran, as pastes and benchmark scripts name it: `ollama run MODEL`, a
 # script's `model_name = MODEL` (llm_benchmark), a heading `### Model: MODEL`.
-_MODEL_LINE = re.compile(r"ollama run\s+([\w.:/-]+)|^\s*(?:#+\s*)?(?:model_name\s*=|model:)\s*([\w.:/-]+)", re.IGNORECASE)
+_MODEL_LINE = re.compile(r"ollama run\s+[\"']?([\w.:/-]+)|^\s*(?:#+\s*)?(?:model_name\s*=|model:)\s*([\w.:/-]+)", re.IGNORECASE)
 
 
 def parse(lines) -> Iterator:
@@ -361,16 +361,23 @@ def parse(lines) -> Iterator:
     verbose: _Verbose | None = None
     collector = JsonCollector(lambda text: "eval_count" in text or "total_duration" in text)
     model = None  # the model the blocks ran, where the paste names it
+    # The models named since a block was last read: several named before their blocks (a script's commands, then its
+    # results) leave each block one of them, not the last named.
+    named_since: list = []
+    block_since = False
 
     def flush():
-        nonlocal verbose
+        nonlocal verbose, block_since
         finished, verbose = verbose, None
         if finished is None or not finished.metrics:
             return None
         _add_rates(finished.metrics)
         labels = dict(_LABELS, surface="run --verbose")
-        if model:
+        if len(set(named_since)) > 1:
+            labels["models_named"] = ", ".join(dict.fromkeys(named_since))
+        elif model:
             labels["model"] = model
+        block_since = True
         return Record("request", "ollama.verbose", finished.line_number, finished.metrics, labels=labels)
 
     stream: _Stream | None = None
@@ -385,6 +392,9 @@ def parse(lines) -> Iterator:
             named = _MODEL_LINE.search(line)
             if named is not None:
                 model = named.group(1) or named.group(2)
+                if block_since:
+                    named_since, block_since = [], False
+                named_since.append(model)
         if '"done"' in line and '"created_at"' in line and not collector.buffer:
             chunk = _CHUNK.search(line)
             if chunk is not None:
@@ -427,6 +437,11 @@ def parse(lines) -> Iterator:
                     if record is not None:
                         yield record
                 continue
+        if "CPU-only mode" in line or "no compatible GPUs were discovered" in line:
+            # the installer's `WARNING: No NVIDIA/AMD GPU detected. Ollama will run in CPU-only mode.`, the server's
+            # `msg="no compatible GPUs were discovered"`: a CPU runs the model
+            yield Record("capacity", "ollama.server", line_number, {}, labels={"engine": "ollama", "backend": "cpu"})
+            continue
         if "msg=" in line and "level=" in line:
             if ("memory." in line or "parallel=" in line or "layers." in line or "--ctx-size" in line
                     or "size=" in line or "KvSize:" in line):
