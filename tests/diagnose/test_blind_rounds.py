@@ -107,7 +107,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind145_logs": (3, 6, 10),
           "blind146_logs": (3, 6, 10),
           "blind147_logs": (8, 7, 10),
-          "blind148_logs": (5, 5, 10),
+          "blind148_logs": (5, 6, 10),
           "blind149_logs": (4, 6, 10),
           "blind150_logs": (4, 6, 10),
           "blind151_logs": (5, 5, 10),
@@ -374,8 +374,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind424_logs": (5, 6, 10),
           "blind423_logs": (6, 8, 10),
           "blind426_logs": (5, 5, 10),
-          "blind427_logs": (5, 5, 10),
-          "blind428_logs": (6, 6, 10)}
+          "blind427_logs": (5, 8, 10),
+          "blind428_logs": (6, 6, 10),
+          "blind425_logs": (8, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
