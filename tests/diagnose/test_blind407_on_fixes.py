@@ -268,3 +268,39 @@ def test_several_models_named_before_their_blocks_leave_each_block_one_of_them()
     (record,) = [item for item in ollama.parse(list(enumerate(text.splitlines(), 1)))
                  if isinstance(item, Record) and item.kind == "request"]
     assert record.labels["model"] == "llama3.1:8b"
+
+
+_TRTLLM_BENCH = """===========================================================
+= REQUEST DETAILS
+===========================================================
+Number of requests:             100
+Number of concurrent requests:  94.6050
+Average Input Length (tokens):  128.0000
+Average Output Length (tokens): 128.0000
+===========================================================
+= WORLD + RUNTIME INFORMATION
+===========================================================
+TP Size:                1
+Max Runtime Batch Size: {cap}
+Max Runtime Tokens:     7680
+Issue Rate (req/sec):   1.0526E+15
+
+===========================================================
+= PERFORMANCE OVERVIEW
+===========================================================
+Request Throughput (req/sec):                     86.5373
+Total Output Throughput (tokens/sec):             11076.7700
+Average request latency (ms):                     1093.2284
+Average time-to-first-token [TTFT] (ms):   162.6706
+Average time-per-output-token [TPOT] (ms): 7.3272
+"""
+
+
+def test_a_burst_the_batch_cap_holds_waits_for_no_slot(tmp_path):
+    # NVIDIA's trtllm-bench sample: 100 requests at once, a 3,840-request batch cap. TTFT 163 ms is 22 steps of 7.3 ms
+    # (past the 20 steps a burst admitted at once takes), but every request fits the batch: the 12,800 prompt tokens
+    # through a 7,680-token budget are two prefill iterations, no queue for a slot.
+    diagnosis = _diagnose(tmp_path, _TRTLLM_BENCH.format(cap=3840))
+    assert diagnosis.verdict != "queueing"
+    # A cap of 4 for the same 100: most of them waited for a slot.
+    assert _diagnose(tmp_path, _TRTLLM_BENCH.format(cap=4)).verdict == "queueing"

@@ -377,7 +377,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind427_logs": (5, 8, 10),
           "blind428_logs": (6, 6, 10),
           "blind425_logs": (8, 8, 10),
-          "blind429_logs": (2, 2, 6),
+          "blind429_logs": (2, 3, 6),
           "blind430_logs": (3, 3, 5),
           "blind432_logs": (5, 5, 10)}
 

@@ -990,6 +990,14 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                          f"{run.ttft / run.per_token:.0f}× the {run.per_token * 1e3:.1f} ms per token: every request "
                          "was admitted at once, no queue built")
             return found
+        cap = record.metrics.get("max_running_requests")
+        if cap and run.completed and run.completed <= cap and run.ttft < 1.0:
+            # The engine's batch holds the whole burst (trtllm-bench's `Max Runtime Batch Size`): no request waited
+            # for a slot; its sub-second first tokens are the burst's prompts prefilled a few iterations at a time.
+            notes.append(f"{name}: every request sent at t=0, but the {cap:,.0f}-request batch cap holds all "
+                         f"{run.completed:,.0f}: TTFT {run.ttft * 1e3:.0f} ms is the burst's prefill, no queue for a "
+                         "slot")
+            return found
         found = True
         share = 0.0
         if run.per_token:  # past BURST_ADMITTED_STEPS (above): the first tokens waited
