@@ -304,3 +304,12 @@ def test_a_burst_the_batch_cap_holds_waits_for_no_slot(tmp_path):
     assert diagnosis.verdict != "queueing"
     # A cap of 4 for the same 100: most of them waited for a slot.
     assert _diagnose(tmp_path, _TRTLLM_BENCH.format(cap=4)).verdict == "queueing"
+
+
+def test_a_clauses_label_names_its_phase_before_its_note():
+    # mlx-swift-lm's BenchCBv2: `decode: 130.6 tok/s (1023 tokens after first token)` is the decode's rate; the note's
+    # `first token` does not make it a first token's.
+    metrics = generic_phrases.line_metrics("- decode: 130.6 tok/s (1023 tokens after first token)")
+    assert metrics["generation_tokens_per_second"] == 130.6
+    assert metrics["output_tokens"] == 1023
+    assert "ttft_seconds" not in metrics

@@ -379,7 +379,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind425_logs": (8, 8, 10),
           "blind429_logs": (2, 3, 6),
           "blind430_logs": (3, 3, 5),
-          "blind432_logs": (5, 5, 10),
+          "blind432_logs": (5, 7, 10),
           "blind431_logs": (6, 6, 9)}
 
 

@@ -119,6 +119,13 @@ def _phase(clause: str) -> str | None:
     return None
 
 
+def _clause_phase(clause: str) -> str | None:
+    """A `label: value …` clause's phase by its label first (`decode: 130.6 tok/s (1023 tokens after first token)` is
+    the decode's, whatever its note names), else by all its words."""
+    label, colon, _rest = clause.partition(":")
+    return (_phase(label) if colon else None) or _phase(clause)
+
+
 def _number(text: str) -> float:
     """A figure as written: `1,234` a thousands separator; one comma before one or two digits a decimal comma, as much
     of Europe writes it (`TTFT= 6,20 seconds`)."""
@@ -173,8 +180,8 @@ def line_metrics(line: str, bare_rates: bool = True) -> dict:
         if _SETTING.search(clause):
             continue
         counts, seconds, rate, per_token = _readings(clause)
-        phase = (phase if continued else _phase(clause)) or phase or ("decode" if rate is not None and bare_rates
-                                                                        else None)
+        phase = (phase if continued else _clause_phase(clause)) or phase or ("decode" if rate is not None
+                                                                               and bare_rates else None)
         if phase is None:
             continue
         count_name, time_name, rate_name = _MEANING[phase]
