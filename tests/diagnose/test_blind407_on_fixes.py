@@ -9,6 +9,7 @@ from inferledger.diagnose.parsers import (
     bench_markdown,
     generic_phrases,
     generic_summary,
+    llamacpp,
     local_runners,
     ollama,
 )
@@ -313,3 +314,30 @@ def test_a_clauses_label_names_its_phase_before_its_note():
     assert metrics["generation_tokens_per_second"] == 130.6
     assert metrics["output_tokens"] == 1023
     assert "ttft_seconds" not in metrics
+
+
+_CI_RUN = """+ ./bin/llama-cli --model ../models-mnt/pythia/1.4B/ggml-model-f16.gguf -ngl 99 -n 64 -p 'I believe'
+0.00.127.380 I llm_load_print_meta: model size       = 2.64 GiB (16.01 BPW)
+0.00.275.336 I llm_load_tensors:   {device} model buffer size =  2699.45 MiB
+0.00.409.834 I llama_kv_cache_init:        {device} KV buffer size =   384.00 MiB
+llama_perf_context_print:        load time =     476.97 ms
+llama_perf_context_print: prompt eval time =     233.16 ms /     7 tokens (   33.31 ms per token,    30.02 tokens per second)
+llama_perf_context_print:        eval time =    4461.19 ms /    63 runs   (   70.81 ms per token,    14.12 tokens per second)
+llama_perf_context_print:       total time =    4764.32 ms /    70 tokens
+"""
+
+
+def test_buffers_on_the_cpu_alone_are_a_cpu_run_and_the_padded_model_size_is_read(tmp_path):
+    # llama.cpp's CI on an 8-thread aarch64 node (ggml-org/ci): -ngl 99, but every buffer is the CPU's, so the run is
+    # a CPU's; `model size       = 2.64 GiB` (padded) is the weights it reads a token.
+    path = tmp_path / "ci.log"
+    path.write_text(_CI_RUN.format(device="CPU_Mapped").replace("CPU_Mapped KV", "CPU KV"))
+    diagnosis = diagnose_files([path])
+    assert diagnosis.capacity["weights_bytes"] == 2.64 * 2**30
+    lines = list(enumerate(_CI_RUN.format(device="CPU").splitlines(), 1))
+    labels = [item.labels for item in llamacpp.parse(lines) if isinstance(item, Record) and item.kind == "capacity"]
+    assert {"engine": "llama.cpp", "backend": "cpu"} in labels
+    # A card's buffer beside the CPU's: a GPU run, not a CPU one.
+    lines = list(enumerate(_CI_RUN.format(device="CUDA0").splitlines(), 1))
+    labels = [item.labels for item in llamacpp.parse(lines) if isinstance(item, Record) and item.kind == "capacity"]
+    assert {"engine": "llama.cpp", "backend": "cpu"} not in labels

@@ -53,6 +53,8 @@ _N_SLOTS = re.compile(r"\bn_slots\s*=\s*(\d+)")
 _KV_SIZE = re.compile(r"(?:KV self size|KV buffer size|llama_kv_cache(?:_unified)?: size)\s*=\s*([\d.]+)\s*(MiB|GiB)")
 # `llm_load_print_meta: model size = 4.58 GiB (4.89 BPW)`; 2025 builds `print_info: file size = 2.64 GiB (16.01 BPW)`
 _MODEL_SIZE = re.compile(r"(?:model|file) size\s*=\s*([\d.]+)\s*(MiB|GiB)")
+# `llm_load_tensors:   CPU_Mapped model buffer size =  2699.45 MiB`, `llama_kv_cache_init: CUDA0 KV buffer size = …`
+_BUFFER_DEVICE = re.compile(r"\s(\w+) (?:model |KV |compute |output )?buffer size\s*=")
 _N_KV_MAX = re.compile(r"\bn_kv_max\s*=\s*(\d+)")
 # llama-bench's header, padded and right-aligned as printed (`|          test |`), or trimmed by a paste (its first
 # pipe lost with the code fence it followed: `model      |       size | …`).
@@ -566,6 +568,10 @@ class _Reader:
         self.timings_variant = "server-reply"  # or the CLI's "yaml-log", whose keys fill the same fields
         self.ggml_prompt: int | None = None  # a ggml example's prompt length and load time, for its predict line
         self.ggml_load: float | None = None
+        # The devices the loader put buffers on (`CPU_Mapped model buffer size`, `CUDA0 KV buffer size`), and the
+        # first such line: buffers on the CPU alone are a CPU run, whatever -ngl asked (finish).
+        self.buffer_devices: set = set()
+        self.buffer_line: int | None = None
 
     def idle(self) -> bool:
         """No request open, none named by a header, no table: a request's timing lines start one afresh."""
@@ -781,7 +787,12 @@ class _Reader:
                 and (record := _loaded_model(line_number, line)) is not None:
             out.append(record)
             return out
+        if "buffer size" in line and (device := _BUFFER_DEVICE.search(line)) is not None:
+            self.buffer_devices.add(device.group(1))
+            self.buffer_line = self.buffer_line or line_number
+        # (`model size       = 2.64 GiB`: llm_load_print_meta pads its names)
         if ("offloaded" in line or "n_ctx" in line or "n_slots" in line or "size =" in line or "file size" in line
+                or "model size " in line
                 or "Metal" in line
                 or "n_kv_max" in line or "CUDA devices" in line or "Device " in line):
             record = _capacity(line_number, line)
@@ -829,6 +840,9 @@ class _Reader:
     def finish(self) -> list:
         out: list = []
         self._flush(out)
+        if self.buffer_devices and all(device.startswith("CPU") for device in self.buffer_devices):
+            out.append(Record("capacity", "llamacpp.startup", self.buffer_line, {},
+                              labels={"engine": "llama.cpp", "backend": "cpu"}))
         if self.timings:
             record = _reply_timings(self.timings_line, self.timings, self.timings_variant)
             if record is not None:
