@@ -341,3 +341,19 @@ def test_buffers_on_the_cpu_alone_are_a_cpu_run_and_the_padded_model_size_is_rea
     lines = list(enumerate(_CI_RUN.format(device="CUDA0").splitlines(), 1))
     labels = [item.labels for item in llamacpp.parse(lines) if isinstance(item, Record) and item.kind == "capacity"]
     assert {"engine": "llama.cpp", "backend": "cpu"} not in labels
+
+
+def test_llama_bench_models_of_several_sizes_at_one_pace_are_the_memorys_speed(tmp_path):
+    # An AMD iGPU's Vulkan llama-bench of DeepSeek-R1 distills: size × tg rate = 1.04 GiB × 72.18, 4.36 × 19.15 and
+    # 39.59 × 1.87 = 80.6, 89.6 and 79.5 GB/s, within 1.13× of each other for sizes 38× apart: the shared memory's
+    # bandwidth, which no fixed tokens-a-second cutoff may call slow decode.
+    rows = [("qwen2 1.5B Q4_K - Medium", "1.04", "1.78", "72.18"), ("qwen2 7B Q4_K - Medium", "4.36", "7.62", "19.15"),
+            ("llama 70B Q4_K - Medium", "39.59", "70.55", "1.87")]
+    text = "| model | size | params | backend | ngl | test | t/s |\n| --- | ---: | ---: | --- | --: | ---: | ---: |\n"
+    text += "".join(f"| {model} | {size} GiB | {params} B | Vulkan | 99 | tg128 | {rate} ± 0.05 |\n"
+                    for model, size, params, rate in rows)
+    diagnosis = _diagnose(tmp_path, text)
+    assert diagnosis.verdict == "healthy"
+    (finding,) = [item for item in diagnosis.evidence if "models_at_one_bandwidth" in item.numbers]
+    assert finding.numbers["models_at_one_bandwidth"] == 3
+    assert not any(item.rule == "windows-slow-streams" for item in diagnosis.evidence)

@@ -208,6 +208,16 @@ def _bench_decode_findings(acc: Accumulator, gpu: str | None) -> list:
                      f"{acc.bandwidth_source} = {reached.high / 1e9:.2f} GB/s at best{where}: "
                      f"below {LOW_BANDWIDTH / 1e9:.0f} GB/s, slower than any current memory system; the backend, "
                      "not the hardware, limits decode", numbers)]
+    models = [name for name in acc.bench_settings if name]
+    if not gpu and len(models) >= 2 and reached.count >= 3 \
+            and most <= threshold("summary-models-one-bandwidth") * reached.low:
+        # Models of different sizes read at one pace (as summary-models-one-bandwidth for named runs): the machine's
+        # memory sets it, whatever the card.
+        numbers["models_at_one_bandwidth"] = len(models)
+        judged = (f"{len(models)} models read at one pace (within {most / reached.low:.2f}×): the memory system's "
+                  "speed, not a slow decode; " + judged)
+        return [fire("hardware-decode-near-floor", f"{acc.bandwidth_source} = {reached.low / 1e9:.1f}–"
+                     f"{most / 1e9:.1f} GB/s{where}: what a memory system delivers; {judged}", numbers)]
     return [fire("hardware-decode-near-floor", f"{acc.bandwidth_source} = "
                  f"{reached.low / 1e9:.1f}–{most / 1e9:.1f} GB/s{where}: what a memory system delivers; "
                  f"{judged}", numbers,

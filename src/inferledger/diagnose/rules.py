@@ -244,8 +244,9 @@ _TABLE = (
           "step × tok/s of the fastest-reading model over the slowest's at most this (and 10 GB/s or more)", 1.35, "×",
           "every decode step reads all the weights once, so a decode that the memory limits reads them at one speed "
           "whatever the model's size: rates falling as the sizes grow are that machine's bandwidth, not a fault of "
-          "the runner; the fixed cutoff's slow rows are taken back (an engine limit would not scale with the size)",
-          0.7),
+          "the runner; the fixed cutoff's slow rows are taken back (an engine limit would not scale with the size). "
+          "The same spread judges llama-bench's rows of two models or more with no card named (size × tg rate, "
+          "hardware-decode-near-floor)", 0.7),
     _rule("summary-scrape-few-requests", "summary", "insufficient-data",
           "a metrics scrape whose histograms count fewer than this many requests", 5.0, "requests",
           "a /metrics scrape counts every request since the server started: a handful is a demo or an idle server, "
