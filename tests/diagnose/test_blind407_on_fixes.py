@@ -357,3 +357,13 @@ def test_llama_bench_models_of_several_sizes_at_one_pace_are_the_memorys_speed(t
     (finding,) = [item for item in diagnosis.evidence if "models_at_one_bandwidth" in item.numbers]
     assert finding.numbers["models_at_one_bandwidth"] == 3
     assert not any(item.rule == "windows-slow-streams" for item in diagnosis.evidence)
+
+
+def test_an_intel_part_named_by_its_number_is_a_cpu_run():
+    from inferledger.diagnose.device import device_records
+
+    (record,) = device_records("This was the performance of llama-7b int4 on my i5-12400F:\n"
+                               "Output generated in 33.07 seconds (6.05 tokens/s, 200 tokens, context 17)\n")
+    assert record.labels == {"backend": "cpu", "device_named": "i5-12400F"}
+    # Beside a card, the CPU is the host, not the device that ran the model.
+    assert device_records("i7-13700K host, RTX 4090\nOutput generated in 3.1 seconds (64.5 tokens/s)\n") == []
