@@ -830,6 +830,13 @@ _LIMITS = (
           "every request arrived within this share of the run: a burst, whose queue the test built"),
     Limit("burst-admitted-steps", 20, "decode steps", "summary-all-at-once, the queue readings",
           "a burst's mean TTFT within this many decode steps: all admitted at once, no queue built"),
+    Limit("burst-in-batch-ttft", 1.0, "s", "summary-all-at-once",
+          "a burst the engine's stated batch cap holds whole, its mean TTFT under this: the burst's prompts "
+          "prefilled a few iterations at a time, no queue for a slot (trtllm-bench's sample: 100 requests of 128 "
+          "tokens, cap 3,840, TTFT 163 ms)"),
+    Limit("more-in-flight", 1.5, "× the requests in flight", "summary-same-prompt-ttft-waits",
+          "the slower run held at least this many times the requests at once (stated, or by Little's law): enough "
+          "more to wait behind, where a few percent would be noise"),
     Limit("closed-loop-rounds", 4, "requests per in-flight slot", "a closed loop's per-token ceiling",
           "from this many requests per slot a closed loop's start and drain are a small part of its run, so "
           "concurrency ÷ output tok/s bounds its step from above"),

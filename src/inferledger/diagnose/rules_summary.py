@@ -213,6 +213,8 @@ class _Run:
 
 BURST_ARRIVAL_SHARE = limit("burst-arrival-share")
 BURST_ADMITTED_STEPS = limit("burst-admitted-steps")
+BURST_IN_BATCH_TTFT = limit("burst-in-batch-ttft")
+MORE_IN_FLIGHT = limit("more-in-flight")
 CLOSED_LOOP_ROUNDS = limit("closed-loop-rounds")
 STREAMS_SEEN = limit("streams-seen")
 
@@ -510,7 +512,7 @@ def _same_prompt_slower(acc: Accumulator, findings: list) -> None:
             in_flight, quick_in_flight = _requests_in_flight(run, record), _requests_in_flight(quick_run, quick)
             if run.per_token and quick_run.per_token and in_flight and quick_in_flight \
                     and run.per_token <= threshold("summary-same-prompt-ttft-waits") * quick_run.per_token \
-                    and in_flight >= 1.5 * quick_in_flight:
+                    and in_flight >= MORE_IN_FLIGHT * quick_in_flight:
                 # The same prompt, the same step, more requests at once: the engine reads the prompt no slower on
                 # this run, its first tokens waited for the requests ahead (a single slot, a full batch).
                 findings.append(fire(
@@ -991,7 +993,7 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                          "was admitted at once, no queue built")
             return found
         cap = record.metrics.get("max_running_requests")
-        if cap and run.completed and run.completed <= cap and run.ttft < 1.0:
+        if cap and run.completed and run.completed <= cap and run.ttft < BURST_IN_BATCH_TTFT:
             # The engine's batch holds the whole burst (trtllm-bench's `Max Runtime Batch Size`): no request waited
             # for a slot; its sub-second first tokens are the burst's prompts prefilled a few iterations at a time.
             notes.append(f"{name}: every request sent at t=0, but the {cap:,.0f}-request batch cap holds all "
