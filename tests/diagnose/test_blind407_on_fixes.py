@@ -367,3 +367,21 @@ def test_an_intel_part_named_by_its_number_is_a_cpu_run():
     assert record.labels == {"backend": "cpu", "device_named": "i5-12400F"}
     # Beside a card, the CPU is the host, not the device that ran the model.
     assert device_records("i7-13700K host, RTX 4090\nOutput generated in 3.1 seconds (64.5 tokens/s)\n") == []
+
+
+def _pp_only(moe_column: str = "", rate: str = "5012.34") -> str:
+    moe_head, moe_cell = (" n_cpu_moe |", f" {moe_column} |") if moe_column else ("", "")
+    return (f"| model | size | params | backend | ngl |{moe_head} test | t/s |\n"
+            f"| --- | ---: | ---: | --- | --: |{' --: |' if moe_column else ''} ---: | ---: |\n"
+            f"| llama 8B Q4_K - Medium | 4.58 GiB | 8.03 B | CUDA | 99 |{moe_cell} pp512 | {rate} ± 12.1 |\n")
+
+
+def test_a_prompt_only_table_read_at_an_accelerators_pace_is_sound(tmp_path):
+    # 2 × 8.03e9 parameters × 5,012.34 tok/s = 80.5 TFLOP/s: no CPU computes that, the card read the prompt.
+    diagnosis = _diagnose(tmp_path, _pp_only())
+    assert diagnosis.verdict == "healthy"
+    (finding,) = [item for item in diagnosis.evidence if item.rule == "windows-prompt-compute-sound"]
+    assert finding.numbers["prompt_flops_per_second"] == 2 * 8.03e9 * 5012.34
+    # 300 tok/s is 4.8 TFLOP/s, a CPU's reach: unjudged; so are rows whose experts stay on the CPU.
+    assert _diagnose(tmp_path, _pp_only(rate="300.00")).verdict == "insufficient-data"
+    assert _diagnose(tmp_path, _pp_only(moe_column="20")).verdict == "insufficient-data"

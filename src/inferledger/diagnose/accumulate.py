@@ -618,7 +618,9 @@ class Accumulator:
         # The size and parameter columns, else what the model cell names (compare-llama-bench drops the columns)
         parameters = metrics.get("parameters") or metrics.get("named_parameters")
         weights = metrics.get("weights_bytes") or metrics.get("named_weights_bytes")
-        if rate is None or tokens is None or labels.get("device") == "cpu" or not weights or not parameters \
+        # (experts kept on the CPU, `n_cpu_moe` or an `-ot` override, run there: not the card's compute)
+        offloaded = labels.get("n_cpu_moe", "0").strip() not in ("", "0") or labels.get("ot", "").strip()
+        if rate is None or tokens is None or labels.get("device") == "cpu" or not weights or not parameters or offloaded \
                 or "decode_weights_bytes" in metrics or "decode_weights_bytes_high" in metrics \
                 or len(self.bench_prompts) >= MAX_BENCH_STEPS or names_mixture(labels.get("model", "")) \
                 or names_recurrent(labels.get("model", "")):

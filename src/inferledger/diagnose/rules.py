@@ -392,6 +392,13 @@ _TABLE = (
           "prompt-processing rates only (llama-bench pp rows), no generation rate", None, "",
           "a prompt is read many tokens per pass, bound by compute; generation reads every weight per token, so a "
           "prompt rate, however good, says nothing about it", 0.5),
+    _rule("windows-prompt-compute-sound", "windows", "healthy",
+          "windows-prompt-rate-only's llama-bench rows of a dense model on a GPU backend, parameters stated: the best "
+          "row's 2 × parameters × prompt tok/s at least this (no experts kept on the CPU)", 1e13, "FLOP/s",
+          "a workstation CPU's cores compute a few TFLOP/s at most (ik_llama.cpp's 32-core Threadripper: 5) and any "
+          "discrete GPU or Apple chip of the last years more than ten: a prompt read at this pace is the "
+          "accelerator at its usual work (readers call such pp-only tables healthy), one read slower may be an "
+          "offload and stays unjudged", 0.55),
     _rule("windows-no-speed", "windows", "insufficient-data",
           "busy windows, no queue, no generation rate outside the windows where the requests arrived", None, "",
           "running counts and KV usage alone cannot show speed; a window that holds a request's arrival averages "

@@ -240,7 +240,7 @@ def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped 
                 metrics["named_weights_bytes"] = mixture.low_bytes
                 metrics["decode_weights_bytes_high"] = mixture.high_bytes
     labels = {"engine": "llama.cpp", "tool": "llama-bench", "test": test}
-    for key in ("model", "backend", "ngl", "threads", "n_batch", "n_ubatch", "fa"):
+    for key in ("model", "backend", "ngl", "threads", "n_batch", "n_ubatch", "fa", "n_cpu_moe", "ot"):
         if row.get(key):
             labels[key] = row[key]
     if row.get("microbatch size"):  # compare-llama-bench's name for n_ubatch
