@@ -151,6 +151,19 @@ def test_rows_of_bare_figures_in_a_file_naming_serving_are_listed_unread(tmp_pat
         diagnose_files([path])
 
 
+def test_a_row_of_whole_numbers_in_a_file_naming_serving_is_listed_unread(tmp_path):
+    # sglang's multi-LoRA table: tok/s as whole numbers with their share of the base's, under a header naming none.
+    path = tmp_path / "pasted.txt"
+    path.write_text("| topology | cuBLAS gate only | full series |\n|---|---|---|\n"
+                    "| TP4/EP1 | 2435 (70%) / 4209 (69%) / 7067 (69%) | 2495 (72%) / 4417 (73%) |\n"
+                    "python3 -m sglang.launch_server --model-path Qwen/Qwen3.5-35B-A3B-FP8\n")
+    assert diagnose_files([path]).verdict == "insufficient-data"
+    # Two numbers, a date and a time are no such row.
+    path.write_text("engine: vllm\nrun 12 of 40 on 2024-05-14 10:00:00\n")
+    with pytest.raises(LogFormatError, match="no known log format"):
+        diagnose_files([path])
+
+
 def test_a_version_or_a_date_is_no_figure_and_inference_names_serving(tmp_path):
     path = tmp_path / "pasted.txt"
     path.write_text("engine: vllm\nupgraded 0.4.2 to 0.5.1 on 2024-05-14\n")

@@ -394,12 +394,14 @@ def has_a_measurement(line: str) -> bool:
 
 
 # A figure with a fraction standing alone (`1697.85`, not a version's `0.4.2`, a date's or an address's parts): two on
-# a line are a row of measurements whose unit the text around them gives (`real  1697.85  1692.98  mean 1699.49`).
+# a line are a row of measurements whose unit the text around them gives (`real  1697.85  1692.98  mean 1699.49`);
+# so are three whole numbers of two digits or more (`| TP4/EP1 | 2435 (70%) / 4209 (69%) |`).
 _FIGURE = re.compile(r"(?<![\w.:/-])\d+\.\d+(?![\w.:/-])")
+_WHOLE = re.compile(r"(?<![\w.:/-])\d{2,}(?![\w.:/-])")
 
 
 def has_figures(line: str) -> bool:
-    return len(_FIGURE.findall(line)) >= 2
+    return len(_FIGURE.findall(line)) >= 2 or len(_WHOLE.findall(line)) >= 3
 
 
 def names_a_measure(line: str) -> bool:
