@@ -398,3 +398,11 @@ def test_a_prompt_only_table_read_at_an_accelerators_pace_is_sound(tmp_path):
     # 300 tok/s is 4.8 TFLOP/s, a CPU's reach: unjudged; so are rows whose experts stay on the CPU.
     assert _diagnose(tmp_path, _pp_only(rate="300.00")).verdict == "insufficient-data"
     assert _diagnose(tmp_path, _pp_only(moe_column="20")).verdict == "insufficient-data"
+
+
+def test_llama_servers_slot_fields_read_as_a_rate_and_no_cached_prompt():
+    # llama-server's /slots: `prompt_tokens_seconds` is the prompt's tokens a second, `n_prompt_tokens_cache` the
+    # tokens reused from the cache (not the prompt's length).
+    assert generic_phrases.line_metrics("prompt_tokens_seconds:  125.9") == {"prompt_tokens_per_second": 125.9}
+    assert generic_phrases.line_metrics("n_prompt_tokens_cache:      0") == {}
+    assert generic_phrases.line_metrics("n_prompt_tokens:        95538") == {"input_tokens": 95538}

@@ -285,7 +285,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind333_logs": (5, 5, 10),
           "blind331_logs": (8, 9, 9),
           "blind332_logs": (6, 6, 10),
-          "blind334_logs": (8, 8, 10),
+          "blind334_logs": (8, 9, 10),
           "blind335_logs": (3, 3, 3),
           "blind337_logs": (3, 3, 6),
           "blind338_logs": (5, 5, 7),

@@ -68,7 +68,7 @@ _LABEL_UNIT = re.compile(r"(?:\(|[ _])" + _TIME_UNIT + r"(/tok(?:en)?)?\)?$")  #
 _COUNT_LABEL = re.compile(r"\btok(?:en)?s\b|\blen(?:gth)?\b|\bisl\b|\bosl\b|token count|num tokens?")  # not "next_token: 30932"
 # A bare `throughput=5.38` may count requests or images a second: only a token word makes it tokens.
 _RATE_LABEL = re.compile(r"\btps\b|tok(?:en)?s?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|tok\w*\s+throughput|throughput.*\btok"
-                         r"|\bspeed\b")
+                         r"|\bspeed\b|\btok(?:en)?s seconds?$")  # llama-server's /slots `prompt_tokens_seconds`
 # A setting, not a measurement: "max_new_tokens = 256", "max length: 4096", "context limit".
 _SETTING = re.compile(r"\b(?:max|min)\b.*(?:tok|\blen)|\blimit\b|\bcap\b")
 # A line on the text's own processing on the host (`tokenizer encode: 131 tokens, 2.82 ms total, 21.5 us/token`): its
@@ -95,13 +95,14 @@ def _spelled(clause: str) -> str:
         return clause.replace("_", " ")
     label = pair.group(1).replace("_", " ").strip()
     unit_in_label = _LABEL_UNIT.search(label)
-    if unit_in_label is not None and re.search(r"(?:\bper|/)\s*$", label[:unit_in_label.start() + 1]):
-        unit_in_label = None  # `output_tokens_per_s`, `Generation Tok / Sec`: a rate's `per s`, no time unit
+    if unit_in_label is not None and re.search(r"(?:\bper|/|\btok(?:en)?s)\s*$", label[:unit_in_label.start() + 1]):
+        # `output_tokens_per_s`, `Generation Tok / Sec`, llama-server's `prompt_tokens_seconds`: a rate, no time
+        unit_in_label = None
     if unit_in_label is not None:
         unit = unit_in_label.group(1) + ("/token" if unit_in_label.group(2) else "")
     elif _RATE_LABEL.search(label):
         unit = "tok/s"
-    elif _COUNT_LABEL.search(label):
+    elif _COUNT_LABEL.search(label) and "cache" not in label:  # (`n_prompt_tokens_cache`: reused, not read)
         unit = "tokens"
     elif "±" in clause[pair.end(2):] and _phase(label) in ("prompt", "decode"):
         # llama-bench's figures quoted as `Token generation: 119.66 ± 0.16`: its t/s is the only figure it prints
