@@ -17,3 +17,13 @@ def write(tmp_path, text: str, name: str = "log.txt") -> Path:
     path = tmp_path / name
     path.write_text(text)
     return path
+
+
+def markdown_summaries(tmp_path, text: str) -> list:
+    """The summary Records the markdown reader takes from `text` pasted into a file."""
+    from inferledger.diagnose.parsers import bench_markdown
+    from inferledger.diagnose.read import LogFile
+    from inferledger.diagnose.records import Record
+
+    return [item for item in bench_markdown.parse(LogFile.open(write(tmp_path, text, "pasted.txt")).lines())
+            if isinstance(item, Record) and item.kind == "summary"]

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from blind_helpers import markdown_summaries
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import (
@@ -23,12 +24,7 @@ STREAM = "output_tokens_per_second_per_user_mean"
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
-def _summaries(tmp_path, text: str) -> list:
-    """The summary Records the markdown reader takes from `text` pasted into a file."""
-    path = tmp_path / "pasted.txt"
-    path.write_text(text)
-    return [item for item in bench_markdown.parse(LogFile.open(path).lines())
-            if isinstance(item, Record) and item.kind == "summary"]
+_summaries = markdown_summaries
 
 
 def test_a_rate_named_by_its_model_beside_the_context_is_one_streams(tmp_path):

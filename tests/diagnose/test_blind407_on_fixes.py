@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from blind_helpers import markdown_summaries, write
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import (
@@ -13,19 +14,13 @@ from inferledger.diagnose.parsers import (
     local_runners,
     ollama,
 )
-from inferledger.diagnose.read import LogFile
 from inferledger.diagnose.records import Record
 from inferledger.errors import LogFormatError
 
 STREAM = "output_tokens_per_second_per_user_mean"
 
 
-def _summaries(tmp_path, text: str) -> list:
-    """The summary Records the markdown reader takes from `text` pasted into a file."""
-    path = tmp_path / "pasted.txt"
-    path.write_text(text)
-    return [item for item in bench_markdown.parse(LogFile.open(path).lines())
-            if isinstance(item, Record) and item.kind == "summary"]
+_summaries = markdown_summaries
 
 
 def test_a_before_after_cell_reads_as_its_after_figure(tmp_path):
@@ -63,9 +58,7 @@ _FAILED = "(EngineCore_0 pid=5839) ERROR 08-20 18:04:24 [core.py:700] EngineCore
 
 
 def _diagnose(tmp_path, text: str):
-    path = tmp_path / "vllm.log"
-    path.write_text(text)
-    return diagnose_files([path])
+    return diagnose_files([write(tmp_path, text, "vllm.log")])
 
 
 def test_negative_kv_memory_is_a_start_up_refusal(tmp_path):
