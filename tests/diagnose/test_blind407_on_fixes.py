@@ -399,3 +399,13 @@ def test_llama_servers_slot_fields_read_as_a_rate_and_no_cached_prompt():
     assert generic_phrases.line_metrics("prompt_tokens_seconds:  125.9") == {"prompt_tokens_per_second": 125.9}
     assert generic_phrases.line_metrics("n_prompt_tokens_cache:      0") == {}
     assert generic_phrases.line_metrics("n_prompt_tokens:        95538") == {"input_tokens": 95538}
+
+
+def test_a_whole_call_of_fifty_tokens_bounds_its_step(tmp_path):
+    # torchchat on an M-series GPU (blind10): `Time for inference 1: 28.73 sec total, 50 tokens, 1.74 tokens/sec`
+    # after a ten-word prompt. Half the call over its tokens, 287 ms, is still a step no 8B model's 4.5 GB needs.
+    text = ("Time for inference 1: 28.73 sec total, 50 tokens, 1.74 tokens/sec, 574.53 ms/token\n"
+            "Bandwidth achieved: 27.95 GB/s\n")
+    diagnosis = diagnose_files([write(tmp_path, text, "torchchat.log")], model="meta-llama/Meta-Llama-3-8B-Instruct")
+    (finding,) = [item for item in diagnosis.evidence if item.rule == "requests-slower-than-size-allows"]
+    assert abs(finding.numbers["observed_seconds_per_token"] - 28.73 / 50 / 2) < 1e-3

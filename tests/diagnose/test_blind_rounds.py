@@ -19,7 +19,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs": (22, 29, 30),
           "blind6_logs": (19, 30, 30), "blind7_logs": (18, 30, 30),
           "blind8_logs": (20, 29, 30), "blind9_logs": (11, 15, 17),
-          "blind10_logs": (11, 13, 14), "blind11_logs": (15, 17, 17),
+          "blind10_logs": (11, 14, 14), "blind11_logs": (15, 17, 17),
           "blind12_logs": (5, 12, 12), "blind13_logs": (5, 11, 11),
           "blind14_logs": (2, 9, 9), "blind15_logs": (4, 8, 8),
           "blind16_logs": (5, 8, 8), "blind17_logs": (3, 6, 6),

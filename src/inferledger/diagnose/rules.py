@@ -780,6 +780,11 @@ _LIMITS = (
     Limit("slow-common-card", 360e9, "B/s", "requests-slow-tpot-large-model, requests-slower-than-size-allows",
           "the slowest card still in common use for local inference (Tesla P40 347 GB/s, RTX 3060 360 GB/s): a "
           "model too large for ten tokens a second there is not slow at ten"),
+    Limit("whole-call-min-output", 32, "output tokens", "requests-slower-than-size-allows on whole-call times",
+          "a call timed whole (gpt-fast, torchchat, exllamav2's test_inference) that wrote this many tokens after a "
+          "prompt no longer than 4× them spent at least half its time decoding: one prompt pass costs about one "
+          "decode step for a short prompt, a few for a long one (torchchat on MPS: 50 tokens in 28.73 s, 574 ms a "
+          "token, an 8B model at 28 GB/s)"),
     Limit("in-turn-growth", 3.0, "× the first request's latency", "requests-served-in-turn",
           "the last of requests sent together taking three times the first's is more than a batch's slower steps "
           "(a batch of a few grows a step by tens of percent): the later ones waited"),

@@ -27,6 +27,7 @@ SLOW_CARD = f"{SLOW_COMMON_CARD_BYTES_PER_S / 1e9:.0f} GB/s card at {LARGE_MODEL
 SLOW_COMMON_CPU_BYTES_PER_S = limit("slow-common-cpu")
 SLOW_COMMON_APPLE_BYTES_PER_S = limit("slow-common-apple")
 IN_TURN_GROWTH = limit("in-turn-growth")
+WHOLE_CALL_MIN_OUTPUT = limit("whole-call-min-output")
 SLOW_CPU = f"CPU's {SLOW_COMMON_CPU_BYTES_PER_S / 1e9:.0f} GB/s at {LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth"
 
 
@@ -178,11 +179,11 @@ def _size_too_slow(acc: Accumulator, sized, findings: list) -> bool:
         step, how = tpot.mean, ""
     else:
         # Only whole-call times (gpt-fast/torchchat, exllamav2): call ÷ output tokens bounds the step from above;
-        # with 64+ tokens and a prompt no longer than 4× the output, at least half the call is decode, so half that
-        # bound is still a step the rule may read.
+        # with limit whole-call-min-output tokens or more and a prompt no longer than 4× the output, at least half
+        # the call is decode, so half that bound is still a step the rule may read.
         ceiling, output = acc.tpot_ceiling, acc.request_value("output_tokens")
         prompt = acc.request_value("input_tokens")
-        if not ceiling.count or output is None or output.mean < 64 \
+        if not ceiling.count or output is None or output.mean < WHOLE_CALL_MIN_OUTPUT \
                 or (prompt is not None and prompt.count and prompt.mean > 4 * output.mean):
             return False
         step, how = ceiling.mean / 2, "at least "
