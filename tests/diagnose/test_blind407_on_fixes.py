@@ -246,6 +246,8 @@ def test_mlc_llms_quantisation_tag_states_the_weights_bits():
     named = from_name("mlc-ai/mlc-chat-Llama-2-7b-chat-hf-q4f16_1")
     assert named.bits_per_weight == 4 + 16 / 32
     assert from_name("mlc-ai/Llama-3-8B-Instruct-q0f16-MLC").bits_per_weight == 16
+    # distributed-llama's q40 is ggml's Q4_0: 32 weights of 4 bits and one float16 scale, 4 + 16/32 bits each
+    assert from_name("llama3_1_8b_instruct_q40").bits_per_weight == 4 + 16 / 32
 
 
 _VERBOSE = ("total duration:       {total}s\nload duration:        0.05s\nprompt eval count:    21 token(s)\n"

@@ -36,6 +36,8 @@ _FORMATS = (
     # MLC-LLM's `q{bits}f{activation}`: 4-bit weights in groups of 32 with a float16 scale (q4f16_1: 4.5 bits),
     # q0 none (the float checkpoint)
     ("q3f16", 3.5), ("q4f16", 4.5), ("q4f32", 5.0), ("q8f16", 8.5), ("q0f16", 16.0), ("q0f32", 32.0),
+    # distributed-llama's `_q40` / `_q80` (its Q4_0 and Q8_0 blocks)
+    ("q40", 4.5), ("q80", 8.5),
     # a bare quant level (`_q6`, `-Q4`): the K-quant of that width, the usual one
     ("q2", 2.625), ("q3", 3.4375), ("q4", 4.5), ("q5", 5.5), ("q6", 6.5625), ("q8", 8.5),
 )
