@@ -44,9 +44,8 @@ def decide(acc: Accumulator, roofline_findings: list | None = None, hardware_jud
         if any("models_at_one_bandwidth" in item.numbers for finding in roofline_findings
                for item in finding.evidence):
             # llama-bench's models of several sizes all read at one pace: that is the memory system's speed, and
-            # the fixed cutoff's reading of their rates as slow decode is taken back.
-            findings = [finding for finding in findings
-                        if not (finding.rule == "windows-slow-streams" and "fixed cutoff" in finding.evidence[0].text)]
+            # the fixed cutoff's reading of their rates as slow decode (windows-slow-streams) is taken back.
+            findings = [finding for finding in findings if finding.rule != "windows-slow-streams"]
     # "healthy" needs numbers that show it (rules set them); a healthy finding without any is dropped.
     findings = [finding for finding in findings
                 if finding.verdict != "healthy" or any(item.numbers for item in finding.evidence)]

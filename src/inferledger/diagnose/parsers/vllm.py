@@ -29,7 +29,7 @@ _group = re.Match.group
 
 _STATS = "Avg prompt throughput:"
 _HANG = "No available shared memory broadcast block"
-_START_FAILED = "EngineCore failed to start"
+_START_FAILED = ("EngineCore failed to start", "Engine core initialization failed")  # V1's words, older and newer
 _FIELD = re.compile(r"([A-Za-z][A-Za-z ]*): (-?\d+(?:\.\d+)?)")
 _ENGINE = re.compile(r"Engine (\d+): *$")
 _PROC = re.compile(r"\((\w+?)(?: pid=\d+)?\)")
@@ -496,7 +496,7 @@ class LineParser:
             timestamp, year_assumed = find_timestamp(line[:80])
             out.append(Record("event", "vllm.startup", line_number, {"kv_start_refusals": 1.0}, timestamp,
                               _labels(line[:80], year_assumed)))
-        elif _START_FAILED in line or "Engine core initialization failed" in line:
+        elif any(words in line for words in _START_FAILED):
             # The engine died while starting; which step it died at is told by the capacity lines around it
             # (rules_state: between measuring the KV memory and sizing the cache, the cache did not fit).
             timestamp, year_assumed = find_timestamp(line[:80])
@@ -580,7 +580,7 @@ MARKERS = (b"Avg prompt throughput:", b"KV cache usage:", b"SpecDecoding metrics
            b"Maximum concurrency", b"KV Cache is", b"Model loading took", b"Loading model weights took", b"Memory profiling",
            b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"LLM engine with config",
            b"Configuration: (", b"Input prompt (", b"KV cache is needed", b"No available memory for the cache",
-           b"EngineCore failed to start", b"Engine core initialization failed")
+           *(words.encode() for words in _START_FAILED))
 # Markers start with an upper-case letter or a sign where they can: the scan's regex first tests a character set of
 # the markers' first bytes, and common lower-case letters would stop it at nearly every byte of a noise line.
 
