@@ -382,7 +382,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind432_logs": (5, 7, 10),
           "blind431_logs": (6, 7, 9),
           "blind434_logs": (8, 8, 10),
-          "blind436_logs": (7, 7, 10)}
+          "blind436_logs": (7, 7, 10),
+          "blind435_logs": (7, 7, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
