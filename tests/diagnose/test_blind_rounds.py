@@ -386,7 +386,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind435_logs": (7, 7, 10),
           "blind439_logs": (9, 9, 10),
           "blind437_logs": (4, 4, 10),
-          "blind438_logs": (5, 5, 10)}
+          "blind438_logs": (5, 5, 10),
+          "blind433_logs": (8, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
