@@ -387,7 +387,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind439_logs": (9, 9, 10),
           "blind437_logs": (4, 4, 10),
           "blind438_logs": (5, 5, 10),
-          "blind433_logs": (8, 8, 10)}
+          "blind433_logs": (8, 8, 10),
+          "blind440_logs": (5, 5, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
