@@ -799,14 +799,18 @@ def test_artillery_report_blocks_are_summaries(tmp_path):
 def test_a_prompt_length_stated_above_a_table_explains_its_ttft(tmp_path):
     # One request at a time, a 4K-token prompt: TTFT 12.57 s is 3.1 ms a prompt token, under the 43.3 ms decode step
     # (1 / 23.1 tok/s): the prompt's own work accounts for it, no queue. TTFT 12.57 of 45.89 s (27 %) makes it
-    # prefill-bound. Without the line above, the same table reads as a wait (TTFT 290× the step, no prompt length).
+    # prefill-bound. Without the line above, TTFT is 290× the step with no prompt length: one runner's stream (its
+    # own decode rate, no load stated) waits for no slot, so the late first token is still the prompt's (round 433).
     table = ("| engine | turn | TTFT (s) | wall (s) | decode tok/s |\n|---|---:|---:|---:|---:|\n"
              "| llama.cpp | 1 (cold) | 12.57 | 45.89 | 23.1 |\n")
     stated = _write(tmp_path, "- 4K-token prompt, `max_tokens=2048`\n\n" + table)
     [summary] = [record for record in read_records(stated) if record.kind == "summary"]
     assert summary.metrics["mean_input_tokens"] == 4000
     assert diagnose_files([stated]).verdict == "prefill-bound"
-    assert diagnose_files([_write(tmp_path, table, "bare.txt")]).verdict == "queueing"
+    bare = diagnose_files([_write(tmp_path, table, "bare.txt")])
+    assert bare.verdict == "prefill-bound"
+    assert "summary-ttft-over-tpot-few-in-flight" in {item.rule for item in bare.evidence}
+    assert "summary-ttft-over-tpot" not in {item.rule for item in bare.evidence}
 
 
 def test_token_and_request_rates_tabulated_a_metric_a_row_are_rates(tmp_path):

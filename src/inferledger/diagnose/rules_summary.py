@@ -169,7 +169,7 @@ class _Run:
             # Only a stream's generation rate (ollama's eval rate: its tokens over their decode time): the step is
             # its inverse.
             self.per_token = 1 / stream
-            self.per_token_derived = "per token at the per-stream rate"
+            self.per_token_derived = PER_STREAM_RATE
         self.not_streamed, self.not_streamed_numbers = _not_streamed(self, metrics)
         # The decode step: TPOT, unless the median gap between tokens is far shorter (stalls inflate TPOT).
         itl_median = record.metrics.get("itl_seconds_median")
@@ -211,6 +211,7 @@ class _Run:
                 self.batch_text = f"{bound}{self.batch:,.0f} streams at once ({how})"
 
 
+PER_STREAM_RATE = "per token at the per-stream rate"  # how a step read from one stream's generation rate is named
 BURST_ARRIVAL_SHARE = limit("burst-arrival-share")
 BURST_ADMITTED_STEPS = limit("burst-admitted-steps")
 BURST_IN_BATCH_TTFT = limit("burst-in-batch-ttft")
@@ -1039,12 +1040,18 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
         and run.ttft <= run.mean_input / SLOWEST_PREFILL_TOKENS_PER_STEP * (run.per_token or 0.0)
     if not found and run.per_token and run.ttft >= 2.0 and not explained \
             and run.ttft >= threshold("summary-ttft-over-tpot") * run.per_token:
-        if 0 < run.batch <= threshold("summary-ttft-over-tpot-few-in-flight"):
+        # A runner's own rates (one stream's generation rate, no load, rate or request count stated): one stream
+        one_stream = run.per_token_derived == PER_STREAM_RATE and run.concurrency is None and run.offered is None \
+            and run.output_rate is None and run.achieved is None and not run.completed and not run.batch \
+            and not run.input_rate
+        if 0 < run.batch <= threshold("summary-ttft-over-tpot-few-in-flight") or one_stream:
+            in_flight, how = (1.0, "one stream (a runner's own generation rate, no load stated)") if one_stream \
+                else (run.batch, run.batch_text)
             findings.append(fire(
                 "summary-ttft-over-tpot-few-in-flight",
                 f"{name}: mean TTFT {run.ttft:.3g} s is {run.ttft / run.per_token:.0f}× the {run.per_token * 1e3:.1f} "
-                f"ms per token with {run.batch_text}: too few to wait for a batch slot, so the prompt is the cost",
-                {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token, "requests_in_flight": run.batch},
+                f"ms per token with {how}: too few to wait for a batch slot, so the prompt is the cost",
+                {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token, "requests_in_flight": in_flight},
                 **where))
             return False
         if run.input_rate:

@@ -67,7 +67,8 @@ _COLUMNS = (
      "mean_input_tokens", "count"),
     # a sweep's context (an agent's turns, `Accumulated tokens`): the prompt each row prefills
     # (inference-benchmarker's `Decoded tokens per req (avg)`)
-    (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens(?! ?/| per sec)|^generated tokens$|^decoded tokens per req",
+    (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens(?! ?/| per sec)|^(?:generated tokens|tokens generated)$"
+     r"|^decoded tokens per req",
      "mean_output_tokens", "count"),
     # a static batch runs all its requests at once; SGLang's cookbook tables head the concurrency `c`
     (r"concurrency|^conc\.?$|^c$|^batch(?: size)?$|^bs$|^concurrent(?: requests| users)?$", "max_concurrency", "count"),
@@ -196,7 +197,8 @@ _CPU_WORD = re.compile(r"\bcpu\b|^cpu|\d\s*threads?\b", re.IGNORECASE)
 _EDGE_WORD = re.compile(r"\b(?:Jetson|Orin|Raspberry\s*Pi|Snapdragon|Adreno|Dimensity|Exynos|Android|iPhone|iPad)\b",
                         re.IGNORECASE)
 _SORT_MARKS = re.compile(r"[↓↑▲▼⬇⬆⇣⇡]")  # a web table's sort arrow beside a header
-_PER_TOKEN = re.compile(r"^(ms|s)\s*(?:/|per)\s*tok(?:en)?$")  # a header that is a per-token time's unit alone
+# a header that is a per-token time's unit alone, or after its phase (`decode ms/token`)
+_PER_TOKEN = re.compile(r"^(?:(?:decode|decoding|generation|gen|tg|output)\s+)?(ms|s)\s*(?:/|per)\s*tok(?:en)?$")
 # A header's context before its metric (`30K prompt processing`: at 30K) or after it (`tg TPS @4k`, `pp t/s @ 8192`).
 _CONTEXT_PREFIX = re.compile(r"^(\d+(?:\.\d+)?)\s*([kK])\s+(?=[^\W\d])")
 _CONTEXT_SUFFIX = re.compile(r"\s*@\s*(\d+(?:\.\d+)?)\s*([kK]?)\s*$")
@@ -282,15 +284,23 @@ def _speed(column) -> bool:
     return column is not None and (column[2] == "time" or column[0] == _STREAM_RATE)
 
 
-# A cell that carries its own time unit ("1.3s", "22 s", "870ms"): a column whose header names no unit takes its cells'.
-# `3.89 / 4.02s` (two runs of one setup, the unit after the last) reads as its first figure, as a range does; bold
-# markup around it (`**5.49 ms**`) is the poster's emphasis.
-_TIMED_CELL = re.compile(r"^[\s~≈*]*(\d[\d,]*(?:\.\d+)?)(?:\s*/\s*\d[\d,]*(?:\.\d+)?)*\s*(ms|s|sec|us)[\s*]*$")
+# A cell that carries its own time unit ("1.3s", "22 s", "870ms", "2 min", "5 m 12 s"): a column whose header names no
+# unit takes its cells'. `3.89 / 4.02s` (two runs of one setup, the unit after the last) reads as its first figure, as
+# a range does; bold markup around it (`**5.49 ms**`) is the poster's emphasis, a note in brackets after it
+# (`~5 m 12 s (130,810 tok)`) the poster's aside.
+_TIMED_CELL = re.compile(r"^[\s~≈*]*(?:(\d+)\s*m(?:in)?\s+(?=\d[\d.]*\s*s\b))?(\d[\d,]*(?:\.\d+)?)"
+                         r"(?:\s*/\s*\d[\d,]*(?:\.\d+)?)*\s*(ms|s|sec|us|min)[\s*]*(?:\([^()]*\)[\s*]*)?$")
+_MINUTE_S = 60.0
+_MINUTES = re.compile(r"\d\s*m(?:in)?\b")
 
 
 def _cell_seconds(cell: str) -> float | None:
     match = _TIMED_CELL.match(cell)
-    return None if match is None else float(match.group(1).replace(",", "")) * TIME_UNITS[match.group(2)]
+    if match is None:
+        return None
+    minutes, figure, unit = match.groups()
+    seconds = float(figure.replace(",", "")) * (_MINUTE_S if unit == "min" else TIME_UNITS[unit])
+    return seconds + (float(minutes) * _MINUTE_S if minutes else 0.0)
 
 
 # A rate cell: `9.51 t/s`, and as people mark them up in a table, `~9.9–10.0 t/s` or `**8.75 t/s**` (a range reads as
@@ -328,6 +338,8 @@ def _unit_from_cells(header: str, index: int, rows: list):
     column = _column(f"{header} (s)")
     if column is None or column[2] != "time" or any(_cell_seconds(cell) is None for cell in cells):
         return None
+    if column[0].startswith("e2e_") and any(_MINUTES.search(cell) for cell in cells):
+        return "duration_seconds", None, "count"  # a `Time` of minutes: a batch's or a job's, not a request's
     return column[0], None, "time"
 
 
@@ -502,9 +514,28 @@ def _header(cells: list, rows: list = ()) -> list | None:
     return columns
 
 
+# A row label naming the engine's own field beside its words (`decode throughput (`generation_tps`)`).
+_FIELD_NAME = re.compile(r"\s*\(\s*`([^`]+)`\s*\)")
+
+
 def _label(label: str, cells: list):
-    """(metric, seconds per unit or 1, kind) for a metric row's label; a time's unit may follow its numbers."""
+    """(metric, seconds per unit or 1, kind) for a metric row's label; a time's unit may follow its numbers. A field
+    name in backticks after the words speaks for the row when the words do not (`wall time (`generation_s`)` is its
+    words', `prefill, 30 prompt tokens (`prompt_tps`)` its field's)."""
     column = _column(label)
+    field = _FIELD_NAME.search(label) if column is None else None
+    if field is not None:
+        label = _FIELD_NAME.sub("", label)
+        column = _column(field.group(1)) or _column(label)
+    filled = [cell for cell in cells if cell.strip()]
+    rates = sum(bool(_RATE_CELL.match(cell)) for cell in filled)
+    if (column is None or column[2] == "time") and rates and (rates == len(filled) or rates >= 2) \
+            and not any(_cell_seconds(cell) is not None for cell in filled):
+        # rates under a phase's name (`Prefill | 181.7 tok/s`, `Decode | 27.74 tok/s`, a `Δ` column's `−8.8 %`
+        # beside them): that phase's rate, not its time
+        words = _normal(label)
+        phase = next((metric for pattern, metric in _PHASE_RATES if pattern.match(words)), None)
+        return (phase, 1.0, "rate") if phase else None
     if column is not None:
         return column
     unit = next((TIME_UNITS.get(cell.split()[-1].lower()) for cell in cells if to_number(cell) is not None
@@ -553,6 +584,16 @@ def _variants(header: list, columns: list) -> list:
     return variants
 
 
+# A token count's cell in thousands (`4k`, `128K`, `~1.5k` under `Context`), as people write contexts.
+_TOKEN_COUNTS = ("mean_input_tokens", "mean_output_tokens")
+_THOUSANDS_CELL = re.compile(r"^[\s*~≈]*(\d+(?:\.\d+)?)\s*[kK](?![A-Za-z])")
+
+
+def _token_count(cell: str) -> float | None:
+    match = _THOUSANDS_CELL.match(cell)
+    return float(match.group(1)) * 1000 if match else to_number(cell)
+
+
 def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown table") -> list:
     """Records for the run-per-row layout: [(line, cells)] under a header naming metrics (`columns`, from _header);
     a row holding several variants of a run (a metric in more than one column) is a record each."""
@@ -583,7 +624,8 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
                 if column is not None and column[2] == "rate" and ("%" in _CHANGE_NOTE.sub("", cell)
                                                                    or not _RATE_OR_NUMBER.match(cell)):
                     continue  # a `diff` row's `-39%`, a note: not a rate (`**98** (−28%)` is 98 and its change)
-                number = to_number(cell) if column is not None else None
+                number = _token_count(cell) if column is not None and column[0] in _TOKEN_COUNTS \
+                    else to_number(cell) if column is not None else None
                 if number is not None:
                     metrics[column[0]] = number * column[1]
                     # a throughput read from a cell that is that figure alone (not the first of `1.07 / 0.98`)
@@ -685,7 +727,7 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
                            else f"table column {key + 1}", **unit_label})
             for key, metrics in sorted(runs.items())
             if any(name.startswith(("ttft_", "tpot_", "itl_", "e2e_")) for name in metrics)
-            or "output_tokens_per_second" in metrics
+            or "output_tokens_per_second" in metrics or _STREAM_RATE in metrics
             or ("completed_requests" in metrics and metrics.keys() & {"duration_seconds", "total_input_tokens",
                                                                      "total_output_tokens"})]
 
@@ -833,6 +875,8 @@ def _table_records(first_line: int, header: list, rows: list, table: list) -> li
     if header and header[0].strip().lower() in ("percentile", "percentiles") \
             and rows and all(cells and _PERCENTILE_ROW.match(cells[0]) for _line, cells in rows):
         return _run_by_percentile(header, rows, first_line)
+    if header and _normal(header[0]) in _METRIC_HEADER:
+        return _runs_by_column(header, rows, first_line)  # headed `Metric`: a metric a row, whatever its columns say
     pivot = _pivot(header, rows, getattr(table, "title", ""))
     if pivot is not None:
         return pivot

@@ -42,6 +42,7 @@ _LMDEPLOY_SCALARS = {  # label (lower case, before ':') -> (metric, factor)
     "elapsed_time": ("duration_seconds", 1.0),
     "input_tokens": ("mean_input_tokens", 1.0),
     "output_tokens": ("mean_output_tokens", 1.0),
+    "number of prompts": ("completed_requests", 1.0),
     "number of prompt tokens": ("total_input_tokens", 1.0),
     "number of completion tokens": ("total_output_tokens", 1.0),
     "token throughput (completion token)": ("output_tokens_per_second", 1.0),
@@ -50,6 +51,7 @@ _LMDEPLOY_SCALARS = {  # label (lower case, before ':') -> (metric, factor)
     "rps (request per second)": ("request_throughput_per_second", 1.0),
     "rpm (request per minute)": ("request_throughput_per_second", 1 / 60.0),
 }
+_PIPELINE_RATE = "token throughput (completion token)"
 _PAIR = re.compile(r"([A-Za-z_][\w ]*?(?:\([^)]*\))?)\s*:\s*([^,]+)")
 _GAUDI_TITLE = re.compile(r"Performance\s+summary")  # two spaces as printed, one when a paste collapsed them
 _GAUDI_SECTIONS = {"first token latency": "ttft_seconds", "output token latency": "tpot_seconds"}
@@ -165,6 +167,8 @@ def sniff(head: str) -> float:
     if ("first_token latency" in lowered or "first token latency" in lowered) and (
             "elapsed_time" in lowered or "token/s" in lowered):
         return 0.9
+    if _PIPELINE_RATE in lowered:  # profile_pipeline_api's block: no first token (the pipeline does not stream)
+        return 0.9
     return 0.0
 
 
@@ -226,8 +230,12 @@ def parse(lines) -> Iterator:
             block = _Block(line_number, "tgi-gaudi")
             continue
         lowered = stripped.lower()
-        if lowered.startswith("concurrency:") and (block is None or block.tool != "lmdeploy"
-                                                   or "max_concurrency" in block.metrics):
+        # a profile_restful_api / profile_throughput block opens with its concurrency, profile_pipeline_api's
+        # with its prompts
+        opening = "max_concurrency" if lowered.startswith("concurrency:") \
+            else "completed_requests" if lowered.startswith("number of prompts:") else None
+        if opening and (block is None or block.tool != "lmdeploy" or opening in block.metrics
+                        or (opening == "completed_requests" and "total_input_tokens" in block.metrics)):
             if block is not None and (record := block.record()) is not None:
                 yield record
             block = _Block(line_number, "lmdeploy")

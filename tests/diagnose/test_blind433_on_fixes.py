@@ -1,0 +1,121 @@
+"""Blind rounds 433 on: the general fixes of the twenty-first session. Expected figures are worked out here."""
+
+from __future__ import annotations
+
+from blind_helpers import markdown_summaries, rules, write
+
+from inferledger.diagnose import diagnose_files
+from inferledger.diagnose.parsers import bench_markdown, bench_text
+from inferledger.diagnose.read import LogFile
+from inferledger.diagnose.records import Record
+
+STREAM = "output_tokens_per_second_per_user_mean"
+
+
+def test_a_time_cell_in_minutes_and_seconds_with_a_note_after_it():
+    # 5 min 12 s = 5 × 60 + 12 = 312 s; `2 min` = 120 s; the bracketed aside is no part of the figure.
+    assert bench_markdown._cell_seconds("~5 m 12 s (130,810 tok)") == 312.0
+    assert bench_markdown._cell_seconds("5m 12s") == 312.0
+    assert bench_markdown._cell_seconds("2 min") == 120.0
+    assert bench_markdown._cell_seconds("870ms") == 0.87
+    assert bench_markdown._cell_seconds("12 m") is None  # metres, or minutes without their unit spelled: not read
+
+
+def test_a_context_table_of_ttfts_in_thousands_and_minutes(tmp_path):
+    # A long-context sweep (Pushkinist/rMLX#155's shape): `4k` is 4,000 prompt tokens, `128k` 128,000, and the
+    # last TTFT cell in minutes and seconds no longer drops the whole column.
+    text = ("| Context | TTFT | ratio |\n|---|---|---|\n| 4k | ~6.9 s | ~48× |\n| 64k | ~132 s | — |\n"
+            "| 128k | ~5 m 12 s (130,810 tok) | — |\n")
+    records = markdown_summaries(tmp_path, text)
+    assert [record.metrics["mean_input_tokens"] for record in records] == [4000.0, 64000.0, 128000.0]
+    assert [record.metrics["ttft_seconds_mean"] for record in records] == [6.9, 132.0, 312.0]
+
+
+def test_a_time_column_in_minutes_is_a_jobs_duration_not_a_request_latency(tmp_path):
+    # A 5,000-request batch that took `1.8 min` (1.8 × 60 = 108 s): the batch's wall time, no request's latency.
+    text = "| Model | Time | Success |\n|---|---|---|\n| Llama 3.2 1B | 1.8 min | 100% |\n| Gemma 3 4B | 37 min | 100% |\n"
+    assert all(not any(name.startswith("e2e_") for name in record.metrics)
+               for record in markdown_summaries(tmp_path, text))
+    column = bench_markdown._unit_from_cells("Time", 1, [(3, ["x", "1.8 min"]), (4, ["y", "37 min"])])
+    assert column == ("duration_seconds", None, "count")
+
+
+def test_a_row_label_with_the_engines_field_name(tmp_path):
+    # mlx-lm's receipt tabulated a metric a row (ml-explore/mlx-lm#1211's shape): `generation_tps` names one
+    # stream's generation rate, `generation_s` is under `wall time`, `prompt_tps` a prefill rate; 7.402 tok/s is a
+    # step of 1 / 7.402 = 0.135 s, 0.544 tok/s one of 1.84 s: slow by any stream's measure.
+    text = ("| | AR | MTP |\n|---|---|---|\n| tokens generated | 59 | 59 |\n"
+            "| decode throughput (`generation_tps`) | 7.402 tok/s | 0.544 tok/s |\n"
+            "| wall time (`generation_s`) | 41.73 s | 155.21 s |\n"
+            "| prefill, 30 prompt tokens (`prompt_tps`) | 0.889 tok/s | 0.642 tok/s |\n")
+    ar, mtp = markdown_summaries(tmp_path, text)
+    assert (ar.metrics[STREAM], mtp.metrics[STREAM]) == (7.402, 0.544)
+    assert (ar.metrics["e2e_seconds_mean"], ar.metrics["mean_output_tokens"]) == (41.73, 59.0)
+    assert mtp.metrics["input_tokens_per_second"] == 0.642
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert diagnosis.verdict == "decode-bound"
+
+
+def test_phase_rows_of_rates_beside_a_change_column(tmp_path):
+    # `Prefill | 181.7 tok/s` is a prefill rate, not a TTFT; `Decode | 27.74 tok/s` one stream's rate; the `Δ`
+    # column's `−8.8 %` and `~0` are no run.
+    text = ("| Metric | chunk 2048 | chunk 1024 | Δ |\n|---|---|---|---|\n"
+            "| Prefill | 181.7 tok/s | 165.7 tok/s | −8.8 % |\n| Decode | 27.74 tok/s | 27.42 tok/s | ~0 |\n")
+    first, second = markdown_summaries(tmp_path, text)
+    assert first.metrics == {"input_tokens_per_second": 181.7, STREAM: 27.74}
+    assert second.metrics == {"input_tokens_per_second": 165.7, STREAM: 27.42}
+
+
+def test_a_per_token_header_named_by_its_phase(tmp_path):
+    # `decode ms/token`: 11.26 ms = 0.01126 s a generated token; `prefill ms` the prompt's, the first token's time.
+    text = "| max len | decode ms/token | prefill ms |\n| --- | --- | --- |\n| 4096 | 11.26 | 79.3 |\n"
+    (record,) = markdown_summaries(tmp_path, text)
+    assert abs(record.metrics["tpot_seconds_mean"] - 0.01126) < 1e-12
+    assert abs(record.metrics["ttft_seconds_mean"] - 0.0793) < 1e-12
+
+
+_PIPELINE = ("python3 benchmark/profile_pipeline_api.py ShareGPT.json llama2_13b_chat -c 128 -n 1000\n"
+             "number of prompts: 1000\nnumber of prompt tokens: 248339\nnumber of completion tokens: 241582\n"
+             "token throughput (completion token): 1746.433 token/s\n"
+             "token throughput (prompt + completion token): 3541.714 token/s\n"
+             "RPS (request per second): 7.229 req/s\nRPM (request per minute): 433.749 req/min\n")
+
+
+def test_lmdeploys_pipeline_profile_block(tmp_path):
+    # profile_pipeline_api prints no first token (the pipeline does not stream): a block opened by its prompts, the
+    # run's totals and rates (InternLM/lmdeploy's issue of the two profilers' tokenizers).
+    path = write(tmp_path, _PIPELINE)
+    assert bench_text.sniff(_PIPELINE) > 0
+    (record,) = [item for item in bench_text.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    assert record.metrics["completed_requests"] == 1000
+    assert record.metrics["total_input_tokens"] == 248339
+    assert record.metrics["output_tokens_per_second"] == 1746.433
+    assert record.metrics["request_throughput_per_second"] == 7.229  # RPS, not RPM ÷ 60, where both are printed
+    # rates and totals only: the prompts are not one request's 248,339 tokens, and nothing times a request
+    diagnosis = diagnose_files([path])
+    assert diagnosis.verdict == "insufficient-data"
+    assert "summary-throughput-only" in rules(diagnosis)
+
+
+def test_two_pipeline_blocks_are_two_runs(tmp_path):
+    path = write(tmp_path, _PIPELINE + _PIPELINE.replace("7.229", "3.100"))
+    records = [item for item in bench_text.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+    assert [record.metrics["request_throughput_per_second"] for record in records] == [7.229, 3.1]
+
+
+def test_a_late_first_token_of_one_runners_stream_is_its_prompt_not_a_queue(tmp_path):
+    # A local harness's table (one stream's generation rate, no concurrency, rate or request count): 2,983.71 ms is
+    # 2.98371 / (1 / 35.31) ≈ 105 steps, but nothing shares the runner, so nothing waits for a slot.
+    text = ("| Metric | Short Prompt | Long Prompt |\n|---|---|---|\n"
+            "| First Token Latency | 112.16 ms | 2,983.71 ms |\n| Generation Speed | 40.91 tok/s | 35.31 tok/s |\n")
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert diagnosis.verdict == "prefill-bound"
+    assert "summary-ttft-over-tpot" not in rules(diagnosis)
+    assert "summary-ttft-over-tpot-few-in-flight" in rules(diagnosis)
+
+
+def test_a_stated_concurrency_keeps_the_queue_reading(tmp_path):
+    # The same late first token with 64 requests stated in flight: a slot may be what it waited for.
+    text = ("| concurrency | TTFT (ms) | TPOT (ms) |\n|---|---|---|\n| 64 | 2983.71 | 28.32 |\n")
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert "summary-ttft-over-tpot-few-in-flight" not in rules(diagnosis)
