@@ -388,7 +388,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind437_logs": (4, 5, 10),
           "blind438_logs": (5, 5, 10),
           "blind433_logs": (8, 8, 10),
-          "blind440_logs": (5, 5, 8)}
+          "blind440_logs": (5, 5, 8),
+          "blind443_logs": (4, 4, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
