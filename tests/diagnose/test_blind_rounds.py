@@ -390,7 +390,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind433_logs": (8, 8, 10),
           "blind440_logs": (5, 5, 8),
           "blind443_logs": (4, 4, 5),
-          "blind445_logs": (3, 3, 7)}
+          "blind445_logs": (3, 3, 7),
+          "blind446_logs": (8, 8, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
