@@ -392,7 +392,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind443_logs": (4, 4, 5),
           "blind445_logs": (3, 3, 7),
           "blind446_logs": (8, 8, 9),
-          "blind447_logs": (5, 5, 10)}
+          "blind447_logs": (5, 5, 10),
+          "blind442_logs": (3, 3, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
