@@ -394,7 +394,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind446_logs": (8, 8, 9),
           "blind447_logs": (5, 5, 10),
           "blind442_logs": (3, 3, 3),
-          "blind444_logs": (5, 5, 10)}
+          "blind444_logs": (5, 5, 10),
+          "blind441_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
