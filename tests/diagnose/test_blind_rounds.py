@@ -395,7 +395,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind447_logs": (5, 5, 10),
           "blind442_logs": (3, 3, 3),
           "blind444_logs": (5, 5, 10),
-          "blind441_logs": (5, 5, 10)}
+          "blind441_logs": (5, 5, 10),
+          "blind448_logs": (7, 7, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
