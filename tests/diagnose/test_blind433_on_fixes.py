@@ -119,3 +119,45 @@ def test_a_stated_concurrency_keeps_the_queue_reading(tmp_path):
     text = ("| concurrency | TTFT (ms) | TPOT (ms) |\n|---|---|---|\n| 64 | 2983.71 | 28.32 |\n")
     diagnosis = diagnose_files([write(tmp_path, text)])
     assert "summary-ttft-over-tpot-few-in-flight" not in rules(diagnosis)
+
+
+def test_a_total_time_column_leaves_a_bare_rate_one_streams(tmp_path):
+    # A runner's comparison (a blog's ollama table): `Tokens/sec` by its unit alone is each model's generation rate;
+    # the `Total time` beside it is a request's time, no total rate that would make the rates the run's.
+    text = ("| Model | Quant | Tokens/sec | Cold load | Total time |\n|---|---|---|---|---|\n"
+            "| llama2:13b | Q4_K_M | 53.44 | 9.53s | 12.05s |\n| mistral:7b | Q4_K_M | 90.17 | 2.39s | 4.11s |\n")
+    first, second = markdown_summaries(tmp_path, text)
+    assert (first.metrics[STREAM], second.metrics[STREAM]) == (53.44, 90.17)
+    assert first.metrics["e2e_seconds_mean"] == 12.05
+
+
+def test_a_rate_beside_a_batch_column_is_the_batchs_with_a_spread(tmp_path):
+    # `Batch | … | Throughput (tok/s)` with `83.05 ± 0.38`: the batch's rate, 83.05 / 1 = 83.05 tok/s a stream at
+    # batch 1; at batch 4, 200 / 4 = 50 a stream.
+    text = ("| Model | Batch | Generated Tokens | Throughput (tok/s) | Runs |\n|---|---|---|---|---|\n"
+            "| Qwen2.5-3B | 1 | 256 | 83.05 ± 0.38 | 10 |\n| Qwen2.5-3B | 4 | 256 | 200.0 ± 1.2 | 10 |\n")
+    one, four = markdown_summaries(tmp_path, text)
+    assert (one.metrics["output_tokens_per_second"], one.metrics[STREAM]) == (83.05, 83.05)
+    assert (four.metrics["output_tokens_per_second"], four.metrics[STREAM]) == (200.0, 50.0)
+
+
+def test_runs_at_one_concurrency_but_different_prompts_are_not_the_same_work(tmp_path):
+    # 16 in flight with 1,000-token prompts (TTFT 0.55 s) and 10,000-token prompts (3.14 s, 5.7×): ten times the
+    # prompt, not a wait; the same 10,000 tokens at 16 taking 5× longer on another path would be one.
+    text = ("| ISL | C | TTFT (ms) | TPOT (ms) |\n|---:|---:|---:|---:|\n"
+            "| 1000 | 16 | 548.8 | 15.8 |\n| 10000 | 16 | 3139.3 | 20.5 |\n")
+    assert "summary-same-load-ttft-waits" not in rules(diagnose_files([write(tmp_path, text)]))
+    same = text.replace("| 1000 | 16 | 548.8 |", "| 10000 | 16 | 548.8 |")
+    assert "summary-same-load-ttft-waits" in rules(diagnose_files([write(tmp_path, same, "same.txt")]))
+
+
+def test_the_card_is_not_asked_for_when_it_was_given(tmp_path):
+    # Three ollama models read at one pace: the evidence asks for --gpu only when none was given.
+    text = ("| Model | Tokens/sec |\n|---|---|\n| llama2:13b | 53.44 |\n| mistral:7b | 90.17 |\n"
+            "| deepseek-coder:6.7b | 101.44 |\n")
+    path = write(tmp_path, text)
+    bare = diagnose_files([path])
+    given = diagnose_files([path], gpu="rtx-4090")
+    assert "summary-models-one-bandwidth" in rules(bare) and "summary-models-one-bandwidth" in rules(given)
+    assert any("give --gpu to judge the card" in item.text for item in bare.evidence)
+    assert not any("give --gpu to judge the card" in item.text for item in given.evidence)

@@ -260,7 +260,7 @@ _TABLE = (
           "Tenstorrent N150: 0.2 s at 1 req/s, 2.96 s at 2, with the per-token time 55 -> 72 ms)", 0.6),
     _rule("summary-same-load-ttft-waits", "summary", "queueing",
           "runs of one file under the same load (stated concurrency ≥ limit same-load-min-in-flight, the same offered "
-          "rate or none): a run's mean TTFT ≥ this many times the fastest's, and ≥ 2 s", 5.0, "×",
+          "rate or none, the same stated prompt length or none): a run's mean TTFT ≥ this many times the fastest's, and ≥ 2 s", 5.0, "×",
           "the same requests in flight meet the same prompt work, so a first token many times later on one path is "
           "time spent waiting before the engine took the request (a proxy or router that holds requests back, a "
           "replica's queue): gpustack's proxy, 9.4 s against vLLM's own 0.74 s at 256 in flight", 0.6),
@@ -902,6 +902,7 @@ LIMITS = {item.name: item for item in _LIMITS}
 # comparison could not judge the figure (a summary with no batch stated, a model it could not size): __init__._diagnose.
 ASK_FOR_HARDWARE = "give --model and --gpu to judge it against the hardware"
 COMPARISON_UNJUDGED = "the hardware comparison could not judge it (its lines say why)"
+ASK_FOR_CARD = "give --gpu to judge the card"  # dropped from the evidence where --gpu was given
 
 
 def limit(name: str) -> float:

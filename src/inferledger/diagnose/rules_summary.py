@@ -10,7 +10,7 @@ from statistics import median
 
 from inferledger.diagnose.accumulate import SLOW_STREAM_TOKENS_PER_SECOND, Accumulator
 from inferledger.diagnose.records import STATS
-from inferledger.diagnose.rules import ASK_FOR_HARDWARE, fire, limit, threshold
+from inferledger.diagnose.rules import ASK_FOR_CARD, ASK_FOR_HARDWARE, fire, limit, threshold
 
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 PREFILL_TOKENS_PER_STEP = limit("prefill-tokens-per-step")
@@ -456,16 +456,18 @@ def _same_work(acc: Accumulator, findings: list, first: int) -> None:
 
 def _same_load_waits(acc: Accumulator, findings: list) -> None:
     """summary-same-load-ttft-waits: runs of one file under the same load (the same stated concurrency, at least
-    limit same-load-min-in-flight, and the same offered rate or none), one of whose mean TTFT is this many times the
+    limit same-load-min-in-flight, the same offered rate or none, the same stated prompt length or none), one of whose mean TTFT is this many times the
     fastest's and at least 2 s: the same requests met the same engine work, so the extra time before the first token
     is waiting in front of it (a proxy or router that holds requests back, a replica's queue)."""
     loads: dict = {}
     for record, file in acc.summaries:
         concurrency, ttft = record.metrics.get("max_concurrency"), summary_value(record, "ttft_seconds_mean")
         if concurrency and concurrency >= SAME_LOAD_MIN_IN_FLIGHT and ttft and ttft > 0:
-            loads.setdefault((file, concurrency, offered_rate(record)), []).append((ttft, record))
+            # (a stated prompt length is part of the work: 10,000 tokens at 16 in flight is not 1,000's load)
+            key = (file, concurrency, offered_rate(record), record.metrics.get("mean_input_tokens"))
+            loads.setdefault(key, []).append((ttft, record))
     ratio = threshold("summary-same-load-ttft-waits")
-    for (file, concurrency, _offered), runs in loads.items():
+    for (file, concurrency, _offered, _prompt), runs in loads.items():
         fastest, quick = min(runs, key=lambda run: run[0])
         for ttft, record in runs:
             if ttft >= ratio * fastest and ttft >= 2.0:
@@ -601,8 +603,8 @@ def _models_one_bandwidth(acc: Accumulator, runs: list, findings: list, first: i
         findings.append(fire(
             "summary-models-one-bandwidth", f"{each}: every model's weights are read at {min(speeds) / 1e9:.0f}-"
             f"{max(speeds) / 1e9:.0f} GB/s, the rate falling as the size grows: decode runs at this machine's memory "
-            "bandwidth (sizes and formats read from the names); slow tokens are the memory's, not a fault; give "
-            "--gpu to judge the card", {"effective_bandwidth_bytes_per_second_min": min(speeds),
+            f"bandwidth (sizes and formats read from the names); slow tokens are the memory's, not a fault; "
+            f"{ASK_FOR_CARD}", {"effective_bandwidth_bytes_per_second_min": min(speeds),
                                         "effective_bandwidth_bytes_per_second_max": max(speeds)},
             lines=lines, file=file))
 

@@ -386,13 +386,16 @@ def _bare_rates(cells: list, columns: list, rows: list = ()) -> list:
                 for column, is_batch in zip(columns, batch, strict=True))
     # beside metrics the table names (a TTFT), only a rate named by its unit and a mean is taken (llmfit's
     # `Avg TPS | Avg TTFT (ms)`); a variant's name (`Throughput tok/s`) may be the run's, not a stream's
-    pattern = _MEAN_RATE if named else _BARE_RATE
+    # (beside a batch column, a rate by its unit is the batch's, whatever else the table names)
+    pattern = _MEAN_RATE if named and not any(batch) else _BARE_RATE
     bare = [column is None and (any(pattern.match(" ".join(re.sub(r"[()\[\]]", " ", text).split()))
                                     for text in (_normal(cell), _VARIANT_NOTE.sub("", _normal(cell))))
                                 or (not named and _rates_only(index, rows)))
             for index, (cell, column) in enumerate(zip(cells, columns, strict=True))]
+    # (a time's column says nothing of the rates: `Total time` is a request's, no total rate)
     if not any(bare) or any(_NOT_ONE_STREAM.search(_normal(cell)) and not _plain_test(cell, index, rows)
-                            for index, (cell, is_batch) in enumerate(zip(cells, batch, strict=True)) if not is_batch):
+                            for index, (cell, is_batch, column) in enumerate(zip(cells, batch, columns, strict=True))
+                            if not is_batch and not (column is not None and column[2] == "time")):
         return columns
     rate = (_BATCH_RATE, 1.0, "rate") if any(batch) else (_STREAM_RATE, 1.0, "rate")
     return [rate if is_rate else column for is_rate, column in zip(bare, columns, strict=True)]
