@@ -161,3 +161,19 @@ def test_the_card_is_not_asked_for_when_it_was_given(tmp_path):
     assert "summary-models-one-bandwidth" in rules(bare) and "summary-models-one-bandwidth" in rules(given)
     assert any("give --gpu to judge the card" in item.text for item in bare.evidence)
     assert not any("give --gpu to judge the card" in item.text for item in given.evidence)
+
+
+def test_a_prompt_length_stated_as_a_benchmarks_isl_or_input_len():
+    # The lines above a table state the runs' prompt as a benchmark names it: ISL=60381, `--random-input-len 2048`,
+    # `ISL: 8k` (8 × 1,000); `ISLAND=5` is no prompt.
+    assert bench_markdown._stated_prompt("MI308X, Qwen3.5-27B, TP2, ISL=60381, OSL=132:") == 60381
+    assert bench_markdown._stated_prompt("  --random-input-len 2048 \\") == 2048
+    assert bench_markdown._stated_prompt("ISL: 8k, OSL 1k") == 8000
+    assert bench_markdown._stated_prompt("ISLAND=5") is None
+    assert bench_markdown._stated_prompt("- 4K-token prompt") == 4000  # as before
+
+
+def test_an_isl_line_above_a_table_is_its_runs_prompt(tmp_path):
+    text = "MI308X, TP2, ISL=60381, OSL=132:\n\n| Version | TPOT (ms) | TTFT (ms) |\n|---|---|---|\n| base | 18.9 | 17562 |\n"
+    (record,) = markdown_summaries(tmp_path, text)
+    assert record.metrics["mean_input_tokens"] == 60381

@@ -1022,8 +1022,11 @@ class _Table(list):
 
 # A prompt's length as a line above a table states the runs' setting: `4K-token prompt`, `a 2,048 token prompt`,
 # `prompt of 8192 tokens`.
+# (`a 4K-token prompt`, `prompts of 2,000 tokens`, a benchmark's `ISL=60381` or `--random-input-len 1024`)
 _PROMPT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*([kK])?[- ]tokens? prompts?\b"
-                          r"|\bprompts? of (\d[\d,]*(?:\.\d+)?)\s*([kK])?\s*tokens\b")
+                          r"|\bprompts? of (\d[\d,]*(?:\.\d+)?)\s*([kK])?\s*tokens\b"
+                          r"|\bISL\s*[:=]\s*(\d[\d,]*)\s*([kK])?(?![\w.])"
+                          r"|--(?:random-)?input-len(?:gth)?[ =](\d+)()\b")
 
 
 # A run's concurrency a line above its table states: `1500 prompts at 80 concurrency`, `with 64 concurrent requests`,
@@ -1043,7 +1046,8 @@ def _stated_prompt(line: str) -> float | None:
     match = _PROMPT_LINE.search(line)
     if match is None:
         return None
-    value, thousands = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+    at = next(index for index in range(1, len(match.groups()), 2) if match.group(index))
+    value, thousands = match.group(at), match.group(at + 1)
     return float(value.replace(",", "")) * (1000 if thousands else 1)
 
 
@@ -1358,7 +1362,7 @@ def tables(lines) -> Iterator:
             yield table
         if "|" not in stripped and stripped[:2] != "# " and ("model" in stripped.lower() or stripped[:2] == "##"):
             model = _named_model(stripped) or model
-        if "|" not in stripped and "prompt" in stripped:
+        if "|" not in stripped and ("prompt" in stripped or "ISL" in stripped or "input-len" in stripped):
             prompt = _stated_prompt(stripped) or prompt
         if "|" not in stripped and "oncurren" in stripped:
             concurrency = _stated_concurrency(stripped) or concurrency
