@@ -177,3 +177,30 @@ def test_an_isl_line_above_a_table_is_its_runs_prompt(tmp_path):
     text = "MI308X, TP2, ISL=60381, OSL=132:\n\n| Version | TPOT (ms) | TTFT (ms) |\n|---|---|---|\n| base | 18.9 | 17562 |\n"
     (record,) = markdown_summaries(tmp_path, text)
     assert record.metrics["mean_input_tokens"] == 60381
+
+
+_PROFILE = ("concurrency: 256\nelapsed_time: 399.739s\n\n"
+            "first token latency(s)(min, max, ave): 0.068, {slowest}, {mean}\n"
+            "per-token latency(s) percentile(50, 75, 95, 99): [0, 0.094, 0.169, 0.227]\n\n"
+            "number of prompt tokens: 2238364\nnumber of completion tokens: 2005448\n"
+            "token throughput (completion token): 5016.892 token/s\n"
+            "token throughput (prompt + completion token): 10616.453 token/s\n"
+            "RPS (request per second): 25.016 req/s\n")
+
+
+def test_one_slow_first_token_of_a_closed_loop_is_no_growing_queue(tmp_path):
+    # LMDeploy's profile_throughput (InternLM/lmdeploy's tutorial run): 256 in flight, mean TTFT 0.285 s, the slowest
+    # 4.066 s; 0.285 / 4.066 = 7 % of the slowest, under a quarter: the opening wave of 256 sent at once waited, the
+    # 10,000 requests did not. A mean of 2.5 s (62 %) over the same spread is a queue that grew.
+    one_late = diagnose_files([write(tmp_path, _PROFILE.format(slowest="4.066", mean="0.285"))])
+    assert "summary-ttft-spread" not in rules(one_late)
+    assert one_late.verdict != "queueing"
+    grown = diagnose_files([write(tmp_path, _PROFILE.format(slowest="4.066", mean="2.500"), "grown.txt")])
+    assert "summary-ttft-spread" in rules(grown)
+
+
+def test_a_zero_per_token_time_sizes_no_request(tmp_path):
+    # The per-token p50 of 0 (tokens that came in one chunk): TTFT 0.285 s less the prompt's ~40 ms is no "86 % of
+    # a 0.285 s request" (the request's decode is not timed at all).
+    diagnosis = diagnose_files([write(tmp_path, _PROFILE.format(slowest="4.066", mean="0.285"))])
+    assert "summary-wait-dominates" not in rules(diagnosis)

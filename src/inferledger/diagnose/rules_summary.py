@@ -211,6 +211,7 @@ class _Run:
                 self.batch_text = f"{bound}{self.batch:,.0f} streams at once ({how})"
 
 
+SPREAD_MEAN_SHARE = limit("spread-mean-share")
 PER_STREAM_RATE = "per token at the per-stream rate"  # how a step read from one stream's generation rate is named
 BURST_ARRIVAL_SHARE = limit("burst-arrival-share")
 BURST_ADMITTED_STEPS = limit("burst-admitted-steps")
@@ -853,6 +854,12 @@ def _ttft_spread(run: _Run, record, where: dict, findings: list) -> bool:
     tail = record.metrics.get("ttft_seconds_p99", record.metrics.get("ttft_seconds_max")) or 0.0
     if spread is None or ttft is None or (ttft < 1.0 and tail < 2.0) or spread < threshold("summary-ttft-spread"):
         return False
+    if ttft < 1.0 and "ttft_seconds_p99" not in record.metrics and run.ttft is not None \
+            and run.ttft < SPREAD_MEAN_SHARE * tail:
+        # Only the slowest of all stated, and the mean a small share of it: one request (the opening wave of a
+        # closed loop, all sent at once) waited, not the run's requests behind a growing queue (which puts the
+        # mean near halfway between the fastest and the slowest).
+        return False
     steady = _spread(record, "itl_seconds") or _spread(record, "tpot_seconds")
     text = f"{run.name}: first tokens spread {spread:.0f}× from the fastest to the slowest"
     if steady is not None:
@@ -1089,7 +1096,8 @@ def _tail_ttft_over_step(run: _Run, record, where: dict, findings: list) -> bool
 def _wait_dominates(run: _Run, where: dict, findings: list) -> None:
     """With queue evidence found: when the wait before the first token (TTFT less the prompt's own work) is most of
     the request's time, the queue is where the user's time goes, whatever else is slow."""
-    if run.ttft is None or run.prompt_work is None or run.per_token is None or not run.mean_output \
+    # (a per-token time of 0, tokens that came in one chunk, times no decode: the request's length is unknown)
+    if run.ttft is None or run.prompt_work is None or not run.per_token or not run.mean_output \
             or (run.e2e and run.ttft >= threshold("summary-ttft-equals-e2e") * run.e2e):
         return  # a first token as late as the last is a reply not streamed: its TTFT holds the decode too
     latency = run.e2e or run.ttft + run.per_token * max(run.mean_output - 1, 0)
