@@ -398,7 +398,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind441_logs": (5, 5, 10),
           "blind448_logs": (7, 7, 9),
           "blind450_logs": (1, 3, 3),
-          "blind456_logs": (2, 2, 9)}
+          "blind456_logs": (2, 2, 9),
+          "blind454_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
