@@ -204,3 +204,41 @@ def test_a_zero_per_token_time_sizes_no_request(tmp_path):
     # a 0.285 s request" (the request's decode is not timed at all).
     diagnosis = diagnose_files([write(tmp_path, _PROFILE.format(slowest="4.066", mean="0.285"))])
     assert "summary-wait-dominates" not in rules(diagnosis)
+
+
+_LOADGEN = ("================================================\nMLPerf Results Summary\n"
+            "================================================\nSUT name : PySUT\nScenario : Server\n"
+            "Mode     : PerformanceOnly\nCompleted samples per second    : {rate}\nCompleted tokens per second: {tokens}\n"
+            "Result is : {result}\n  Performance constraints satisfied : {bounds}\n  Min duration satisfied : Yes\n"
+            "================================================\nAdditional Stats\n"
+            "================================================\nMean latency (ns)               : 53175389991\n"
+            "Mean First Token latency (ns)   : {ttft}\nMean Time to Output Token (ns)  : {tpot}\n")
+
+
+def test_an_mlperf_server_run_over_its_latency_bounds_queued(tmp_path):
+    # A local harness's INVALID Server run (Llama 3.1 8B on an A30): 0.34 samples/s, mean first token 50.4 s
+    # (50,385,872,554 ns) and 22 ms a token: LoadGen sent queries at its target rate and the bounds failed, so they
+    # waited, whatever the decode's own speed.
+    text = _LOADGEN.format(rate="0.34", tokens="44.52", result="INVALID", bounds="NO", ttft="50385872554",
+                           tpot="21964703")
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert diagnosis.verdict == "queueing"
+    assert "summary-mlperf-over-bounds" in rules(diagnosis)
+
+
+def test_an_mlperf_run_invalid_for_another_reason_is_not_over_its_bounds(tmp_path):
+    # INVALID with the latency bounds met (a run too short, say): no evidence of a wait.
+    text = _LOADGEN.format(rate="0.34", tokens="44.52", result="INVALID", bounds="Yes", ttft="50385872554",
+                           tpot="21964703")
+    assert "summary-mlperf-over-bounds" not in rules(diagnose_files([write(tmp_path, text)]))
+
+
+def test_a_valid_mlperf_server_batch_step_is_judged_by_the_benchmark(tmp_path):
+    # AMD's MI325X Server submission: VALID, 126 ms a token (126,269,215 ns) at ~29,500 tok/s, thousands of
+    # streams at once: the one-stream cutoff does not apply and LoadGen's own bounds held.
+    text = _LOADGEN.format(rate="99.86", tokens="29522.56", result="VALID", bounds="Yes", ttft="963332124",
+                           tpot="126269215")
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert diagnosis.verdict == "healthy"
+    assert "summary-mlperf-valid" in rules(diagnosis)
+    assert "summary-tpot-batch-unjudged" not in rules(diagnosis)

@@ -398,7 +398,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind441_logs": (5, 5, 10),
           "blind448_logs": (7, 7, 9),
           "blind450_logs": (1, 3, 3),
-          "blind456_logs": (2, 2, 9),
+          "blind456_logs": (2, 4, 9),
           "blind454_logs": (6, 6, 10),
           "blind455_logs": (7, 7, 10),
           "blind451_logs": (2, 2, 10)}

@@ -302,6 +302,11 @@ _TABLE = (
           None, "", "MLPerf accepts a Server or Interactive run only if its p99 first-token and per-token latencies "
           "met the scenario's bounds at the load it reports (llama2-70b Interactive: 450 ms and 40 ms): a passing "
           "result is a latency judgement made by the benchmark's rules (an Offline result has no such bound)", 0.6),
+    _rule("summary-mlperf-over-bounds", "summary", "queueing",
+          "an MLPerf Inference Server or Interactive result LoadGen printed INVALID with `Performance constraints "
+          "satisfied : NO`", None, "", "LoadGen schedules queries at the target rate whatever the system's pace; "
+          "a run that missed its p99 first-token or per-token bound at that rate answered slower than queries "
+          "arrived, and the excess waited (an early-stopping or duration failure alone is not this)", 0.7),
     _rule("summary-healthy", "summary", "healthy", "latencies present, none of the rules above fired", None, "",
           "TTFT, per-token time and throughput stated, no queue, no artefact", 0.6),
     _rule("summary-no-latency", "summary", "insufficient-data", "counts only, no latency columns", None, "",

@@ -291,7 +291,9 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         edge = record.labels.get("device") == "edge"
         cpu = record.labels.get("device") == "cpu" or acc.labels.get("backend") == "cpu" or edge
         rule = "summary-slow-tpot-cpu" if cpu else "summary-slow-tpot-no-hardware"
-        slow = run.step is not None and run.step >= threshold(rule) and not hardware_judged
+        # (a valid MLPerf Server or Interactive result met its per-token bound at its load: judged by the benchmark)
+        judged = record.labels.get("mlperf_valid") and record.labels.get("mlperf_scenario") in ("Server", "Interactive")
+        slow = run.step is not None and run.step >= threshold(rule) and not hardware_judged and not judged
         if slow and run.batch >= threshold("summary-tpot-batch-unjudged"):
             findings.append(fire(
                 "summary-tpot-batch-unjudged", f"{run.name}: {run.step * 1e3:.0f} ms per output token with "
@@ -900,7 +902,7 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
     if record.labels.get("static_batch"):
         return False  # the benchmark drives the model with one batch at a time: no queue, its TTFT the batch's prefill
     name, offered, achieved, completed = run.name, run.offered, run.achieved, run.completed
-    found = False
+    found = _mlperf_over_bounds(run, record, where, findings)
     queue, server = summary_value(record, "queue_seconds_mean"), summary_value(record, "server_request_seconds_mean")
     if queue is not None and server and queue >= threshold("summary-server-queue") * server:
         found = True
@@ -1263,6 +1265,22 @@ def _mlperf_valid(run: _Run, record, where: dict, findings: list) -> bool:
         "summary-mlperf-valid", f"{run.name}: {rate:,.1f} {'output tok/s' if run.output_rate else 'samples/s'}, a "
         f"valid {scenario} result with no errors: the scenario's p99 latency bounds (first token and "
         "time per output token) held at this load, by the benchmark's rules", {"throughput": rate}, **where))
+    return True
+
+
+def _mlperf_over_bounds(run: _Run, record, where: dict, findings: list) -> bool:
+    """summary-mlperf-over-bounds: an MLPerf Server or Interactive run that LoadGen judged INVALID because its
+    latency bounds were not met: the queries it scheduled arrived faster than the system answers them within the
+    bounds; True when it fired."""
+    scenario = record.labels.get("mlperf_scenario")
+    if record.labels.get("mlperf_latency_bounds_met") is not False or scenario not in ("Server", "Interactive"):
+        return False
+    bits = [f"mean TTFT {run.ttft:,.2f} s" if run.ttft is not None else "",
+            f"{run.achieved:,.3g} samples/s completed" if run.achieved is not None else ""]
+    findings.append(fire(
+        "summary-mlperf-over-bounds", f"{run.name}: INVALID, its latency bounds not met"
+        + "".join(f"; {bit}" for bit in bits if bit) + f": the {scenario} load arrived faster than the system "
+        "answers it within the bounds, so queries waited", {"ttft_seconds_mean": run.ttft or 0.0}, **where))
     return True
 
 

@@ -76,6 +76,8 @@ def parse(lines) -> Iterator:
             run[2].update(mlperf_scenario=value, tool=f"MLPerf LoadGen {value}")
         elif lowered == "result is":
             run[2]["mlperf_valid"] = value.upper() == "VALID"
+        elif lowered == "performance constraints satisfied":
+            run[2]["mlperf_latency_bounds_met"] = value.strip().upper() == "YES"  # the scenario's latency bounds
         elif lowered in _RATES:
             number = _number(value)
             if number is not None:
