@@ -242,3 +242,55 @@ def test_a_valid_mlperf_server_batch_step_is_judged_by_the_benchmark(tmp_path):
     assert diagnosis.verdict == "healthy"
     assert "summary-mlperf-valid" in rules(diagnosis)
     assert "summary-tpot-batch-unjudged" not in rules(diagnosis)
+
+
+def _llmperf_block(concurrency: int, ttft_min: float, ttft_mean: float, ttft_max: float) -> str:
+    return (f"python token_benchmark_ray.py --model m --num-concurrent-requests {concurrency} --llm-api openai\n"
+            "\\Results for token benchmark for NousResearch/Meta-Llama-3-8B-Instruct queried with the openai api.\n\n"
+            "inter_token_latency_s\n    p50 = 0.0533\n    mean = 0.0535\n    min = 0.0499\n"
+            f"ttft_s\n    p50 = 1.75\n    mean = {ttft_mean}\n    min = {ttft_min}\n    max = {ttft_max}\n"
+            "end_to_end_latency_s\n    p50 = 14.44\n    mean = 14.528\n"
+            "number_input_tokens\n    mean = 515.25\n    max = 576\nnumber_output_tokens\n    mean = 271.625\n"
+            "Number Of Errored Requests: 0\nOverall Output Throughput: 35.83\nNumber Of Completed Requests: 16\n"
+            "Completed Requests Per Minute: 7.914\n")
+
+
+def test_llmperfs_console_summary(tmp_path):
+    # Ray LLMPerf's printed summary (an AWS Neuron guide's run): statistics under each metric's name, seconds and
+    # token counts; 7.914 requests a minute = 7.914 / 60 = 0.1319 a second; the concurrency from the command.
+    from inferledger.diagnose.parsers import llmperf_console
+
+    text = _llmperf_block(2, 0.93, 1.582, 1.853)
+    assert llmperf_console.sniff(text) > 0
+    (record,) = [item for item in llmperf_console.parse(LogFile.open(write(tmp_path, text)).lines())
+                 if isinstance(item, Record)]
+    metrics = record.metrics
+    assert (metrics["ttft_seconds_mean"], metrics["e2e_seconds_mean"]) == (1.582, 14.528)
+    assert (metrics["mean_input_tokens"], metrics["mean_output_tokens"]) == (515.25, 271.625)
+    # llmperf's inter-token latency is a request's time over its tokens: 14.528 / 271.625 = 0.0535 s, its TTFT in it
+    assert metrics["e2e_per_output_token_seconds_mean"] == 0.0535 and "itl_seconds_mean" not in metrics
+    assert metrics["output_tokens_per_second"] == 35.83 and metrics["completed_requests"] == 16
+    assert abs(metrics["request_throughput_per_second"] - 7.914 / 60) < 1e-12
+    assert metrics["max_concurrency"] == 2 and record.labels["model"] == "NousResearch/Meta-Llama-3-8B-Instruct"
+    # the decode step is the request's time less its first token's, over the tokens after it:
+    # (14.528 − 1.582) / (271.625 − 1) = 47.8 ms
+    diagnosis = diagnose_files([write(tmp_path, text, "run.txt")])
+    assert "47.84 ms" in " ".join(item.text for item in diagnosis.evidence)
+
+
+def test_two_llmperf_runs_pasted_one_after_the_other(tmp_path):
+    from inferledger.diagnose.parsers import llmperf_console
+
+    text = _llmperf_block(1, 0.05, 1.5, 2.3) + _llmperf_block(8, 0.06, 1.7, 2.2)
+    records = [item for item in llmperf_console.parse(LogFile.open(write(tmp_path, text)).lines())
+               if isinstance(item, Record)]
+    assert [record.metrics["max_concurrency"] for record in records] == [1, 8]
+
+
+def test_first_tokens_spread_at_one_request_in_flight_is_no_queue(tmp_path):
+    # batch 1 (a Trainium speculation run): the slowest first token 2.3 s over the fastest 0.05 s is 46×, but one
+    # request at a time waits behind none; at 8 in flight the same spread may be a queue.
+    one = diagnose_files([write(tmp_path, _llmperf_block(1, 0.05, 1.5, 2.3))])
+    assert "summary-ttft-spread" not in rules(one)
+    eight = diagnose_files([write(tmp_path, _llmperf_block(8, 0.05, 1.5, 2.3), "eight.txt")])
+    assert "summary-ttft-spread" in rules(eight)

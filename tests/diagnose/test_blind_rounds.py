@@ -368,7 +368,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind416_logs": (2, 2, 5),
           "blind417_logs": (1, 1, 1),
           "blind419_logs": (9, 9, 10),
-          "blind420_logs": (5, 6, 8),
+          "blind420_logs": (5, 7, 8),
           "blind421_logs": (2, 2, 4),
           "blind422_logs": (6, 7, 10),
           "blind424_logs": (5, 6, 10),
@@ -401,7 +401,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind456_logs": (2, 4, 9),
           "blind454_logs": (6, 6, 10),
           "blind455_logs": (7, 7, 10),
-          "blind451_logs": (2, 2, 10),
+          "blind451_logs": (2, 3, 10),
           "blind452_logs": (4, 4, 10)}
 
 

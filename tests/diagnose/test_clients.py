@@ -155,8 +155,11 @@ def test_llmperf_individual_responses():
     requests = [record for record in records if record.kind == "request"]
     assert len(requests) == 3
     assert [round(r.metrics["ttft_seconds"], 2) for r in requests] == [0.31, 0.40, 0.33]
-    assert min(r.metrics["itl_seconds"] for r in requests) == pytest.approx(0.0134, abs=1e-4)
-    assert max(r.metrics["itl_seconds"] for r in requests) == pytest.approx(0.0206, abs=1e-4)
+    # llmperf's inter_token_latency_s sums every gap, the first token's wait too, over the output tokens: 0.0163 ×
+    # 151 = 2.46 s of the first request's 2.53 s (its TTFT 0.31 s inside), so it is a latency per output token
+    latency = [r.metrics["e2e_per_output_token_seconds"] for r in requests]
+    assert min(latency) == pytest.approx(0.0134, abs=1e-4) and max(latency) == pytest.approx(0.0206, abs=1e-4)
+    assert all("itl_seconds" not in r.metrics for r in requests)
     assert min(r.metrics["e2e_seconds"] for r in requests) == pytest.approx(2.11, abs=0.01)
     assert max(r.metrics["e2e_seconds"] for r in requests) == pytest.approx(3.19, abs=0.01)
     assert all(r.metrics["output_tokens"] == 151 and r.metrics["input_tokens"] == 550 for r in requests)
@@ -301,7 +304,7 @@ def test_llmperf_summary_json(tmp_path):
     record = only_summary(path)
     m = record.metrics
     assert m["ttft_seconds_mean"] == 0.35 and m["ttft_seconds_p99"] == 0.6
-    assert m["itl_seconds_mean"] == 0.017 and m["e2e_seconds_max"] == 3.2
+    assert m["e2e_per_output_token_seconds_mean"] == 0.017 and m["e2e_seconds_max"] == 3.2  # llmperf's "ITL"
     assert m["output_tokens_min"] == 140  # a JSON string in llmperf
     assert m["request_throughput_per_second"] == pytest.approx(120.0 / 60)
     assert m["failed_requests"] == 1 and m["max_concurrency"] == 4

@@ -856,6 +856,8 @@ def _ttft_spread(run: _Run, record, where: dict, findings: list) -> bool:
     tail = record.metrics.get("ttft_seconds_p99", record.metrics.get("ttft_seconds_max")) or 0.0
     if spread is None or ttft is None or (ttft < 1.0 and tail < 2.0) or spread < threshold("summary-ttft-spread"):
         return False
+    if run.concurrency == 1:
+        return False  # one request in flight at a time (a closed loop of one): none waited behind another
     if ttft < 1.0 and "ttft_seconds_p99" not in record.metrics and run.ttft is not None \
             and run.ttft < SPREAD_MEAN_SHARE * tail:
         # Only the slowest of all stated, and the mean a small share of it: one request (the opening wave of a

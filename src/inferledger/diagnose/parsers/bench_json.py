@@ -54,12 +54,14 @@ _EXPORT_METRICS = {  # AIPerf profile_export_aiperf.json / genai-perf profile_ex
 _EXPORT_SCALARS = {"request_throughput": "request_throughput_per_second", "request_count": "completed_requests",
                    "output_token_throughput": "output_tokens_per_second", "error_request_count": "failed_requests",
                    "benchmark_duration": "duration_seconds"}
-_LLMPERF_METRICS = {"ttft_s": "ttft_seconds", "inter_token_latency_s": "itl_seconds",
-                    "end_to_end_latency_s": "e2e_seconds", "number_input_tokens": "input_tokens",
-                    "number_output_tokens": "output_tokens",
-                    "request_output_throughput_token_per_s": "output_tokens_per_second_per_request"}
+# llmperf's `inter_token_latency_s` is a request's time over its output tokens, the first token's wait included (its
+# client sums every gap, the first token's too, and the benchmark divides by the tokens): a latency per output token.
+LLMPERF_METRICS = {"ttft_s": "ttft_seconds", "inter_token_latency_s": "e2e_per_output_token_seconds",
+                   "end_to_end_latency_s": "e2e_seconds", "number_input_tokens": "input_tokens",
+                   "number_output_tokens": "output_tokens",
+                   "request_output_throughput_token_per_s": "output_tokens_per_second_per_request"}
 # llmperf's per-request throughput cannot be recomputed from its other fields.
-_LLMPERF_LABEL = {"tool": "llmperf", "throughput_definition": "request_output_throughput_token_per_s is "
+LLMPERF_LABEL = {"tool": "llmperf", "throughput_definition": "request_output_throughput_token_per_s is "
                                                               "tool-defined (not recomputable)"}
 
 
@@ -356,7 +358,7 @@ def _mlperf(line_number: int, item: dict) -> Record | None:
 
 
 def _llmperf_summary(line_number: int, value: dict, labels: dict) -> Iterator:
-    labels = dict(labels, **_LLMPERF_LABEL)
+    labels = dict(labels, **LLMPERF_LABEL)
     if isinstance(value.get("model"), str):
         labels["model"] = value["model"]
     metrics = {}
@@ -365,7 +367,7 @@ def _llmperf_summary(line_number: int, value: dict, labels: dict) -> Iterator:
         if number is None or not key.startswith("results_"):
             continue
         rest = key[len("results_"):]
-        for prefix, metric in _LLMPERF_METRICS.items():
+        for prefix, metric in LLMPERF_METRICS.items():
             if rest.startswith(prefix + "_"):
                 stat = canonical_stat(rest[len(prefix) + 1:])
                 if stat is not None:
@@ -386,7 +388,7 @@ def _llmperf_summary(line_number: int, value: dict, labels: dict) -> Iterator:
 
 
 def _llmperf_requests(line_number: int, items: list, labels: dict) -> Iterator:
-    labels = dict(labels, **_LLMPERF_LABEL)
+    labels = dict(labels, **LLMPERF_LABEL)
     for item in items:
         if not isinstance(item, dict):
             continue
@@ -395,7 +397,7 @@ def _llmperf_requests(line_number: int, items: list, labels: dict) -> Iterator:
                          labels=dict(labels, error=str(item.get("error_msg", ""))[:200]))
             continue
         metrics = {}
-        for key, metric in _LLMPERF_METRICS.items():
+        for key, metric in LLMPERF_METRICS.items():
             number = _float(item.get(key))
             if number is not None:
                 metrics[metric] = number  # seconds and token counts as llmperf writes them
