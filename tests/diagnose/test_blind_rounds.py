@@ -403,7 +403,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind455_logs": (7, 7, 10),
           "blind451_logs": (2, 3, 10),
           "blind452_logs": (4, 4, 10),
-          "blind453_logs": (7, 7, 10)}
+          "blind453_logs": (7, 7, 10),
+          "blind449_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
