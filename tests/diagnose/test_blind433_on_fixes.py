@@ -294,3 +294,21 @@ def test_first_tokens_spread_at_one_request_in_flight_is_no_queue(tmp_path):
     assert "summary-ttft-spread" not in rules(one)
     eight = diagnose_files([write(tmp_path, _llmperf_block(8, 0.05, 1.5, 2.3), "eight.txt")])
     assert "summary-ttft-spread" in rules(eight)
+
+
+def test_a_guidellm_table_as_wide_as_the_terminal_keeps_its_rows_apart():
+    # guidellm's `Benchmarks Stats` where every row fills the line (an IBM lab's ilab/vLLM sweep, blind round 452):
+    # no space parts a row's last value from the next row's name (`38.6constant@0.50`). The constant@0.50 row reads
+    # as printed: 0.46 req/s, TTFT mean 74.2 ms, request latency 7.00 (seconds under the `(ms)` title), TPOT 27.1 ms.
+    from blind_helpers import FIXTURES
+
+    from inferledger.diagnose.read import read_records
+
+    path = FIXTURES / "blind452_logs" / "guidellm__ilab-vllm-granite-3.3-8b-1x-l40s-sweep-30-requests.txt"
+    stats = {record.labels["benchmark"]: record.metrics for record in read_records(path)
+             if record.kind == "summary" and record.line_number == 50}
+    assert list(stats)[:3] == ["synchronous", "throughput", "constant@0.50"] and len(stats) == 10
+    row = stats["constant@0.50"]
+    assert row["request_throughput_per_second"] == 0.46
+    assert abs(row["ttft_seconds_mean"] - 0.0742) < 1e-12 and abs(row["tpot_seconds_mean"] - 0.0271) < 1e-12
+    assert abs(row["e2e_seconds_mean"] - 7.00) < 1e-9

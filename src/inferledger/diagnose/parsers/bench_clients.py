@@ -326,6 +326,9 @@ class _GenaiTable:
 _GUIDELLM_TITLE = re.compile(r"^\s*Benchmarks? [A-Z][\w ]*:\s*$")
 
 
+_LAST_AND_NEXT = re.compile(r"^([-+]?\d[\d,]*(?:\.\d+)?)\s*(.*)$")
+
+
 def _guidellm_join(lines: list) -> str:
     """Undo terminal wrapping: a physical line that filled the terminal continues on the next one."""
     width = max((len(line) for line in lines), default=0)
@@ -361,11 +364,13 @@ def _guidellm_records(title_line: int, lines: list) -> Iterator:
     cells = text[rule.end():].split("|")
     count = len(columns)
     # Rows have `count` cells and no pipe between the last cell of a row and the first of the next one:
-    # that shared piece is "<last value> <next benchmark name>".
+    # that shared piece is "<last value> <next benchmark name>", with no space between them where the table is as
+    # wide as the terminal (`38.6constant@0.50`): the value is the leading figure, the name (a word) the rest.
     row: list = []
     for cell in cells:
         if len(row) == count - 1:
-            head, _, tail = cell.strip().partition(" ")
+            shared = _LAST_AND_NEXT.match(cell.strip())
+            head, tail = (shared.group(1), shared.group(2)) if shared else cell.strip().partition(" ")[::2]
             row.append(head)
             record = _guidellm_row(title_line, columns, column_groups, row)
             if record is not None:
