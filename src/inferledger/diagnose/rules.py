@@ -868,7 +868,7 @@ _LIMITS = (
           "prefill-tokens-per-step): a TTFT within a stated prompt ÷ this × the step is the prompt's own work, no "
           "queue evidence"),
     Limit("spread-mean-share", 0.25, "× the slowest TTFT", "summary-ttft-spread",
-          "with only the fastest and the slowest first token stated and a mean under a second, a mean below this share "
+          "with only the fastest and the slowest first token stated (no p99), a mean below this share "
           "of the slowest is one late request (a closed loop's opening wave), not a queue that grew: a queue growing "
           "through the run puts the mean near half the slowest"),
     Limit("steady-tail", 1.25, "× the median", "summary-one-at-a-time-steady",

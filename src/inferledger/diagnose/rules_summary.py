@@ -858,11 +858,10 @@ def _ttft_spread(run: _Run, record, where: dict, findings: list) -> bool:
         return False
     if run.concurrency == 1:
         return False  # one request in flight at a time (a closed loop of one): none waited behind another
-    if ttft < 1.0 and "ttft_seconds_p99" not in record.metrics and run.ttft is not None \
-            and run.ttft < SPREAD_MEAN_SHARE * tail:
+    if "ttft_seconds_p99" not in record.metrics and run.ttft is not None and run.ttft < SPREAD_MEAN_SHARE * tail:
         # Only the slowest of all stated, and the mean a small share of it: one request (the opening wave of a
-        # closed loop, all sent at once) waited, not the run's requests behind a growing queue (which puts the
-        # mean near halfway between the fastest and the slowest).
+        # closed loop, all sent at once; a reply that ran to its cap) was late, not the run's requests behind a
+        # growing queue (which puts the mean near halfway between the fastest and the slowest).
         return False
     steady = _spread(record, "itl_seconds") or _spread(record, "tpot_seconds")
     text = f"{run.name}: first tokens spread {spread:.0f}× from the fastest to the slowest"
