@@ -867,6 +867,9 @@ _LIMITS = (
           "~5; an Apple GPU's 8-bit 27B: 10-14, round 132; a data-centre GPU's: 50-200, limit "
           "prefill-tokens-per-step): a TTFT within a stated prompt ÷ this × the step is the prompt's own work, no "
           "queue evidence"),
+    Limit("chunked-gap-share", 0.25, "× the time per output token", "summary-itl-stalls",
+          "a median gap between tokens under this share of the time per output token is tokens streamed several to a "
+          "chunk (the gaps inside a chunk near zero): a P99 many times that median is the chunking, not a stall"),
     Limit("spread-mean-share", 0.25, "× the slowest TTFT", "summary-ttft-spread",
           "with only the fastest and the slowest first token stated (no p99), a mean below this share "
           "of the slowest is one late request (a closed loop's opening wave), not a queue that grew: a queue growing "

@@ -212,6 +212,7 @@ class _Run:
 
 
 SPREAD_MEAN_SHARE = limit("spread-mean-share")
+CHUNKED_GAP_SHARE = limit("chunked-gap-share")
 PER_STREAM_RATE = "per token at the per-stream rate"  # how a step read from one stream's generation rate is named
 BURST_ARRIVAL_SHARE = limit("burst-arrival-share")
 BURST_ADMITTED_STEPS = limit("burst-admitted-steps")
@@ -1143,9 +1144,8 @@ def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> No
     if share is not None:
         findings.append(share)
         return
-    itl_p99 = record.metrics.get("itl_seconds_p99")
     itl_median = record.metrics.get("itl_seconds_median")
-    if itl_p99 and itl_median and itl_p99 > threshold("summary-itl-stalls") * itl_median:
+    if (itl_p99 := _stalled_gaps(run, record, itl_median)) is not None:
         findings.append(fire("summary-itl-stalls", f"{run.name}: ITL P99 {itl_p99 * 1e3:.0f} ms vs median "
                              f"{itl_median * 1e3:.1f} ms: prefills stall the decode batch{note}",
                              {"itl_seconds_p99": itl_p99, "itl_seconds_median": itl_median}, **where))
@@ -1175,6 +1175,16 @@ def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> No
             findings.append(share)
 
 
+def _stalled_gaps(run: _Run, record, median: float | None) -> float | None:
+    """The ITL P99 when it is summary-itl-stalls' many times the median gap, else None. A median gap far below the
+    time per output token (under limit chunked-gap-share of it) is tokens arriving several to a chunk, the gaps inside
+    a chunk near zero: their P99 over that median measures the chunking, not a stall."""
+    p99 = record.metrics.get("itl_seconds_p99")
+    if not p99 or not median or p99 <= threshold("summary-itl-stalls") * median:
+        return None
+    return None if run.tpot and median < CHUNKED_GAP_SHARE * run.tpot else p99
+
+
 def _ttft_share(run: _Run, record, e2e: float | None, note: str, where: dict, how: str = ""):
     """summary-ttft-share's finding (with the ITL stalls that go with it) when the first token is that share of the
     request and a second or more, else None."""
@@ -1184,9 +1194,8 @@ def _ttft_share(run: _Run, record, e2e: float | None, note: str, where: dict, ho
     finding = fire("summary-ttft-share", f"{run.name}: TTFT {ttft:.2f} s is {ttft / e2e:.0%} of the request "
                    f"time{how}{note or ' with no queue evidence in this summary (check server Waiting/queue)'}",
                    {"ttft_seconds_mean": ttft, "e2e_seconds_mean": e2e}, share=0.0, **where)
-    itl_p99 = record.metrics.get("itl_seconds_p99")
     itl_median = record.metrics.get("itl_seconds_median") or run.itl
-    if itl_p99 and itl_median and itl_p99 > threshold("summary-itl-stalls") * itl_median:
+    if (itl_p99 := _stalled_gaps(run, record, itl_median)) is not None:
         stall = fire("summary-itl-stalls", f"{run.name}: ITL P99 {itl_p99 * 1e3:.0f} ms vs median "
                      f"{itl_median * 1e3:.1f} ms: prefills stall the decode batch", {"itl_seconds_p99": itl_p99},
                      **where)
