@@ -406,7 +406,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind453_logs": (7, 7, 10),
           "blind449_logs": (6, 6, 10),
           "blind457_logs": (4, 4, 4),
-          "blind463_logs": (7, 7, 8)}
+          "blind463_logs": (7, 7, 8),
+          "blind458_logs": (10, 10, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
