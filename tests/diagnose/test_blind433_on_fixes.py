@@ -334,3 +334,19 @@ def test_a_chunked_streams_gap_tail_is_no_stall(tmp_path):
     assert "summary-itl-stalls" not in rules(chunked)
     stalled = diagnose_files([write(tmp_path, table(1.8, 25.0), "stalled.txt")])
     assert "summary-itl-stalls" in rules(stalled)
+
+
+def test_mlc_llms_statistics_block_is_one_request(tmp_path):
+    # `mlc_llm bench` on a W7900 (a user's notes): 3,376 prompt tokens in 35.351 s at 95.501 tok/s, then 128 tokens
+    # in 11.979 s at 10.686 tok/s; the prompt is 35.351 / (35.351 + 11.979) = 75 % of the request.
+    from inferledger.diagnose.parsers import local_runners
+
+    text = ("Statistics:\n----------- prefill -----------\nthroughput: 95.501 tok/s\ntotal tokens: 3376 tok\n"
+            "total time: 35.351 s\n------------ decode ------------\nthroughput: 10.686 tok/s\ntotal tokens: 128 tok\n"
+            "total time: 11.979 s\n")
+    assert local_runners.sniff(text) > 0
+    (record,) = [item for item in local_runners.parse(LogFile.open(write(tmp_path, text)).lines())
+                 if isinstance(item, Record)]
+    assert record.metrics == {"prompt_tokens_per_second": 95.501, "input_tokens": 3376, "prefill_seconds": 35.351,
+                              "generation_tokens_per_second": 10.686, "output_tokens": 128, "decode_seconds": 11.979}
+    assert diagnose_files([write(tmp_path, text, "stats.txt")]).verdict == "prefill-bound"

@@ -20,6 +20,10 @@
 * benchmark_genai: `Load time: 3405.69 ms`, `Generate time: 1430.77 ± 3.04 ms`, `TTFT: …`, `TPOT: …`, `Throughput
   tokens/s: 13.98 ± 0.53` (`Throughput : 47.89 ± 1.07 tokens/s` in later releases): mean ± std over the iterations.
 
+* MLC LLM's `mlc_llm bench` / chat `/stats` statistics block: `----------- prefill -----------` then `throughput: 36.910
+  tok/s`, `total tokens: 7 tok`, `total time: 0.190 s`, and the same under `------------ decode ------------`: one
+  request a block.
+
 * OpenVINO's llm_bench (tools/llm_bench), two lines per iteration and prompt: `[1][P0] Input token size: 1024, Output
   size: 128, Infer count: 128, …, Generation Time: 5.32s, Latency: 41.55 ms/token` then `[1][P0] First token latency:
   350.12 ms/token, other tokens latency: 39.01 ms/token, len of tokens: 128 * 1` (`ms/4tokens` at batch 4); one
@@ -417,6 +421,41 @@ def _mlc_stats(line_number: int, match) -> Record:
         _rate_phase(float(generated), float(decode_rate), metrics, "decode_seconds", "output_tokens",
                     "generation_tokens_per_second")
     return Record("request", "mlc-llm.stats", line_number, metrics, labels={"engine": "mlc-llm"})
+
+
+_MLC_SECTION = re.compile(r"^\s*-{3,}\s*(prefill|decode)\s*-{3,}\s*$")
+_MLC_FIELD = re.compile(r"^\s*(throughput|total tokens|total time):\s*([\d.]+)\s*(tok/s|tok|s)\s*$")
+_MLC_PHASE = {"prefill": ("input_tokens", "prefill_seconds", "prompt_tokens_per_second"),
+              "decode": ("output_tokens", "decode_seconds", "generation_tokens_per_second")}
+
+
+class _MlcSections:
+    """MLC LLM's statistics block, a phase a section (`----- prefill -----`, `----- decode -----`), each its
+    throughput, total tokens and total time: one request Record when the decode section's time is read."""
+
+    def __init__(self):
+        self.line_number = None
+        self.phase = None
+        self.metrics: dict = {}
+
+    def feed(self, line_number: int, line: str) -> Record | None:
+        section = _MLC_SECTION.match(line)
+        if section is not None:
+            if section.group(1) == "prefill":
+                self.line_number, self.metrics = line_number, {}
+            self.phase = section.group(1)
+            return None
+        field = _MLC_FIELD.match(line) if self.phase else None
+        if field is None:
+            return None
+        count, seconds, rate = _MLC_PHASE[self.phase]
+        name = {"throughput": rate, "total tokens": count, "total time": seconds}[field.group(1)]
+        self.metrics[name] = float(field.group(2))
+        if self.phase == "decode" and name == seconds:
+            self.phase = None
+            return Record("request", "mlc-llm.stats", self.line_number or line_number, self.metrics,
+                          labels={"engine": "mlc-llm"})
+        return None
 
 
 def _mlx_trial(line_number: int, line: str, shape: tuple | None, pattern=_MLX_BENCH_TRIAL) -> Record | None:
@@ -895,6 +934,7 @@ _SIGNATURES = (
     (("Input token size:",), ("First token latency:", "1st token latency:")),  # OpenVINO llm_bench
     (("ProcessingSpeed:",), ("GenerationSpeed:",)),  # koboldcpp --benchmark console summary
     (("tok/s, decode:", "tok/s, decoding:"), ("prefill:", "encode:")),  # MLC LLM / WebLLM runtime stats
+    (("- prefill -",), ("- decode -",), ("total time:",)),  # MLC LLM's statistics block
     (("] decoding-time=",), ("tok/s:",)),  # MLC LLM's decode-step lines
     (("ran model in", "enqueue in "), ("tok/sec",)),  # tinygrad's llama.py --timing
     (("🔶 G",), (" ms I ",)),  # distributed-llama's token lines
@@ -1014,7 +1054,14 @@ def parse(lines) -> Iterator:
     ds4 = _Ds4()  # the ds4-server request being read
     exllama = _ExllamaBench()
     exllama_prompt: tuple | None = None  # (line number, seconds, tokens) of ExLlamaV2's prompt line before a response
+    mlc_sections = _MlcSections()
     for line_number, line in lines:
+        if "- prefill -" in line or "- decode -" in line or (mlc_sections.phase and ":" in line):
+            record = mlc_sections.feed(line_number, line)
+            if record is not None:
+                yield record
+            if mlc_sections.phase or record is not None:
+                continue
         if "ds4-server: " in line:
             record = ds4.feed(line_number, line)
             if record is not None:
