@@ -408,7 +408,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind457_logs": (4, 4, 4),
           "blind463_logs": (7, 7, 8),
           "blind458_logs": (10, 10, 10),
-          "blind462_logs": (6, 6, 9)}
+          "blind462_logs": (6, 6, 9),
+          "blind460_logs": (7, 7, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
