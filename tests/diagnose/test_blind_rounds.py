@@ -409,7 +409,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind463_logs": (7, 7, 8),
           "blind458_logs": (10, 10, 10),
           "blind462_logs": (6, 6, 9),
-          "blind460_logs": (7, 7, 10)}
+          "blind460_logs": (7, 7, 10),
+          "blind461_logs": (4, 4, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
