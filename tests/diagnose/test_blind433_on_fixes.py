@@ -350,3 +350,23 @@ def test_mlc_llms_statistics_block_is_one_request(tmp_path):
     assert record.metrics == {"prompt_tokens_per_second": 95.501, "input_tokens": 3376, "prefill_seconds": 35.351,
                               "generation_tokens_per_second": 10.686, "output_tokens": 128, "decode_seconds": 11.979}
     assert diagnose_files([write(tmp_path, text, "stats.txt")]).verdict == "prefill-bound"
+
+
+_OFFLOAD = ('time=2025-05-16T17:44:49.187+02:00 level=INFO source=server.go:168 msg=offload library=cuda '
+            'layers.requested=-1 layers.model=49 layers.offload=4 layers.split="" memory.available="[11.4 GiB]"\n')
+
+
+def test_a_partial_offload_with_no_generation_timed_is_too_little_to_judge(tmp_path):
+    # ollama placed 4 of 49 layers on the GPU (a Llama 4 Scout start-up, blind round 438): decode will hang on the
+    # system memory's share, but nothing in the excerpt times a token.
+    diagnosis = diagnose_files([write(tmp_path, _OFFLOAD)])
+    assert diagnosis.verdict == "insufficient-data"
+    assert "state-partial-offload-unmeasured" in rules(diagnosis) and "state-partial-offload" not in rules(diagnosis)
+
+
+def test_a_partial_offload_beside_a_measured_output_rate_is_its_decode(tmp_path):
+    # The same placement beside a run's output rate (9.3 tok/s, a rate alone judges nothing): generation was measured,
+    # so the placement is read as what held it back.
+    measured = _OFFLOAD + "\n| run | Output token throughput (tok/s) |\n|---|---|\n| a | 9.3 |\n"
+    diagnosis = diagnose_files([write(tmp_path, measured)])
+    assert diagnosis.verdict == "decode-bound" and "state-partial-offload" in rules(diagnosis)

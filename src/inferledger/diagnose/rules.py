@@ -623,6 +623,11 @@ _TABLE = (
           "of the layers", "a layer in system memory is read at the CPU's bandwidth, a tenth of a GPU's or less, and "
           "every token passes through all layers: a fifth of them off the GPU already halves decode; seen at start-up "
           "it decides the speed before any request runs", 0.6),
+    _rule("state-partial-offload-unmeasured", "state", "insufficient-data",
+          "as state-partial-offload, with no generation timed anywhere in the log (no request's decode, no stats "
+          "window's generation rate, no summary's per-token time or output rate)", None, "",
+          "the placement says where decode will be slow, not that it was: a start-up or memory excerpt alone shows "
+          "what the speed hangs on, and a reader calls it too little to judge (or the memory it was short of)", 0.5),
     _rule("state-kv-pushes-layers-off", "state", "kv-capacity",
           "as state-partial-offload, with the KV cache the runner sized for its context at least this share of the "
           "weights", 1.0, "of the weights",

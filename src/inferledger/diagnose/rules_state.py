@@ -101,6 +101,19 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
                                  lines=list(lines.lines), file=lines.file))
 
 
+def _decode_measured(acc: Accumulator) -> bool:
+    """Whether the log times any generation: a request's decode, a stats window's generation rate, a summary's
+    per-token time or output rate."""
+    if any(acc.request_value(name) is not None for name in _DECODE_REQUEST_METRICS) or acc.per_stream.count:
+        return True
+    return any(any(name.startswith(_DECODE_SUMMARY_PREFIXES) for name in record.metrics)
+               for record, _file in acc.summaries)
+
+
+_DECODE_REQUEST_METRICS = ("tpot_seconds", "decode_seconds", "generation_tokens_per_second", "itl_seconds")
+_DECODE_SUMMARY_PREFIXES = ("tpot_", "itl_", "output_tokens_per_second", "e2e_per_output_token")
+
+
 def capacity_findings(acc: Accumulator, findings: list) -> None:
     capacity = {name: value for name, (value, *_rest) in acc.capacity.items()}
     if not capacity:
@@ -130,16 +143,21 @@ def capacity_findings(acc: Accumulator, findings: list) -> None:
     layers, on_gpu = capacity.get("model_layers"), capacity.get("offloaded_layers")
     kv_bytes, weights = capacity.get("kv_cache_bytes"), capacity.get("weights_bytes")
     share = capacity.get("gpu_share_fraction")
+    # The placement decides the speed, but only a measured decode shows it: with none, the offload is named as what
+    # the speed will hang on (state-partial-offload-unmeasured, no bottleneck read).
+    offload = "state-partial-offload" if _decode_measured(acc) else "state-partial-offload-unmeasured"
+    unmeasured = "" if offload == "state-partial-offload" else "; no generation is timed in the log to show it"
     if share is not None and share < threshold("state-partial-offload"):
         findings.append(fire(
-            "state-partial-offload", f"the runner holds {share:.0%} of the model on the GPU and {1 - share:.0%} in "
-            "system memory: every token waits on the CPU's share", {"gpu_share_fraction": share}, **where))
+            offload, f"the runner holds {share:.0%} of the model on the GPU and {1 - share:.0%} in "
+            f"system memory: every token waits on the CPU's share{unmeasured}", {"gpu_share_fraction": share},
+            **where))
     elif layers and on_gpu is not None and on_gpu < threshold("state-partial-offload") * layers:
         findings.append(fire(
-            "state-partial-offload", f"the runner placed {on_gpu:.0f} of the model's {layers:.0f} layers on the GPU: "
+            offload, f"the runner placed {on_gpu:.0f} of the model's {layers:.0f} layers on the GPU: "
             "the rest run from system memory, so every token waits on the CPU's share"
             + (f" (the KV cache alone asks {kv_bytes / 2**30:.1f} GiB: a smaller context frees room for layers)"
-               if kv_bytes else ""),
+               if kv_bytes else "") + unmeasured,
             {"offloaded_layers": on_gpu, "model_layers": layers}, **where))
         if kv_bytes and weights and kv_bytes >= threshold("state-kv-pushes-layers-off") * weights:
             findings.append(fire(
