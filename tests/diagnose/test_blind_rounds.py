@@ -412,7 +412,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind460_logs": (7, 7, 10),
           "blind461_logs": (4, 6, 10),
           "blind464_logs": (8, 8, 10),
-          "blind459_logs": (9, 9, 10)}
+          "blind459_logs": (9, 9, 10),
+          "blind468_logs": (1, 1, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
