@@ -414,7 +414,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind464_logs": (8, 8, 10),
           "blind459_logs": (9, 9, 10),
           "blind468_logs": (1, 1, 2),
-          "blind465_logs": (3, 3, 4)}
+          "blind465_logs": (3, 3, 4),
+          "blind466_logs": (3, 3, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
