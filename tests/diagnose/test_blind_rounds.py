@@ -415,7 +415,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind459_logs": (9, 9, 10),
           "blind468_logs": (1, 1, 2),
           "blind465_logs": (3, 3, 4),
-          "blind466_logs": (3, 3, 4)}
+          "blind466_logs": (3, 3, 4),
+          "blind467_logs": (1, 1, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
