@@ -370,3 +370,24 @@ def test_a_partial_offload_beside_a_measured_output_rate_is_its_decode(tmp_path)
     measured = _OFFLOAD + "\n| run | Output token throughput (tok/s) |\n|---|---|\n| a | 9.3 |\n"
     diagnosis = diagnose_files([write(tmp_path, measured)])
     assert diagnosis.verdict == "decode-bound" and "state-partial-offload" in rules(diagnosis)
+
+
+def test_genai_perfs_csv_export(tmp_path):
+    # profile_export_genai_perf.csv (NVIDIA/cloudai's Dynamo doc): thousands in quoted cells, then the aggregates.
+    # TTFT avg "1,146.31" ms = 1.14631 s, p99 "3,457.97" ms; ITL 30.35 ms; 261.25 output tok/s; 40 requests.
+    from inferledger.diagnose.parsers import bench_clients
+
+    text = ('Metric,avg,min,max,p99,p95,p90,p75,p50,p25\n'
+            'Time To First Token (ms),"1,146.31",249.48,"3,485.23","3,457.97","3,349.56","3,215.06","1,330.93",640.07,'
+            '286.52\nInter Token Latency (ms),30.35,27.59,35.60,35.23,33.88,32.53,31.05,30.13,29.04\n'
+            'Output Sequence Length (tokens),174.45,164.00,187.00,186.22,183.10,180.10,177.00,174.00,171.75\n\n'
+            'Metric,Value\nOutput Token Throughput (per sec),261.25\nRequest Throughput (per sec),1.50\n'
+            'Request Count (count),40.00\n')
+    assert bench_clients.sniff(text) > 0
+    (record,) = [item for item in bench_clients.parse(LogFile.open(write(tmp_path, text)).lines())
+                 if isinstance(item, Record)]
+    metrics = record.metrics
+    assert abs(metrics["ttft_seconds_mean"] - 1.14631) < 1e-12 and abs(metrics["ttft_seconds_p99"] - 3.45797) < 1e-12
+    assert abs(metrics["itl_seconds_mean"] - 0.03035) < 1e-12 and metrics["output_tokens_mean"] == 174.45
+    assert (metrics["output_tokens_per_second"], metrics["request_throughput_per_second"]) == (261.25, 1.5)
+    assert metrics["completed_requests"] == 40

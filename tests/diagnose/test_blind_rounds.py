@@ -416,7 +416,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind468_logs": (1, 1, 2),
           "blind465_logs": (3, 3, 4),
           "blind466_logs": (3, 3, 4),
-          "blind467_logs": (1, 1, 4),
+          "blind467_logs": (1, 2, 4),
           "blind469_logs": (3, 3, 3),
           "blind471_logs": (2, 2, 2),
           "blind472_logs": (2, 2, 4),

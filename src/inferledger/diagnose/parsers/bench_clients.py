@@ -1,6 +1,6 @@
 """Benchmark client outputs: `vllm bench serve` / benchmark_serving.py console
-and --save-result JSON, `sglang.bench_serving` console and JSONL, genai-perf console table, AIPerf / genai-perf
-profile-export JSON, guidellm ~0.2 text tables (terminal-wrapped), ray llmperf summary and individual-responses JSON.
+and --save-result JSON, `sglang.bench_serving` console and JSONL, genai-perf console table and CSV export, AIPerf /
+genai-perf profile-export JSON, guidellm ~0.2 text tables (terminal-wrapped), ray llmperf summary and individual-responses JSON.
 
 Every aggregate becomes one "summary" Record, every llmperf / --save-detailed request one "request" Record. Units are
 converted here: the vLLM/SGLang consoles and `_ms` JSON keys are ms, their detailed arrays seconds, AIPerf and
@@ -10,6 +10,7 @@ the column-group title.
 
 from __future__ import annotations
 
+import csv
 import math
 import re
 from collections.abc import Iterator
@@ -320,6 +321,27 @@ class _GenaiTable:
         return Record("summary", f"bench.{self.tool}", self.line_number, metrics, labels=labels)
 
 
+class _GenaiCsv(_GenaiTable):
+    """genai-perf's CSV export (profile_export_genai_perf.csv): `Metric,avg,min,max,p99,…` rows with thousands in
+    quoted cells (`"1,146.31"`), a blank line, then `Metric,Value` rows of the run's aggregates; one run a file."""
+
+    def feed(self, line_number: int, line: str) -> bool:
+        stripped = line.strip()
+        if not stripped:
+            return True  # the blank line between its two tables
+        cells = next(csv.reader([stripped]))
+        if cells[:2] == ["Metric", "Value"]:
+            self.value_rows = True
+            return True
+        if len(cells) < 2 or to_number(cells[1]) is None:
+            return False
+        values = cells[1:]
+        if getattr(self, "value_rows", False):  # an aggregate's one value stands where the table's avg does
+            values = [values[0] if column.lower() == "avg" else "" for column in self.columns]
+        self.rows.append([cells[0], values, line_number])
+        return True
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # guidellm ~0.2 text tables, hard-wrapped by the terminal (guidellm#136)
 
@@ -452,6 +474,7 @@ _SNIFF_MARKERS = (
     ('"tg128"', 0.6),  # llama-bench's tests as a result file's keys (bench_json._bench_tests)
     ('"Performance_Result"', 0.9),  # MLPerf Inference's published summary records
     ("GenAI-Perf", 0.95),
+    ("Metric,avg,min,max,p99", 0.9),  # genai-perf's CSV export
     ("AIPerf | LLM Metrics", 0.95),
     ('"results_ttft_s_mean"', 0.95),
     ('"ttft_s"', 0.9),
@@ -586,6 +609,9 @@ def parse(lines) -> Iterator:
             continue
         if "GenAI-Perf" in line or "AIPerf" in line:
             table_tool = "aiperf" if "AIPerf" in line else "genai-perf"  # the title above the rich table
+        if line.startswith("Metric,avg,"):
+            genai = _GenaiCsv(line_number, line.strip().split(",")[1:], "genai-perf")
+            continue
         if ("Statistic" in line or "Metric" in line) and any(bar in line for bar in _BOX_BARS):
             cells = [cell.strip() for cell in re.split(r"[│┃|]", line) if cell.strip()]
             if len(cells) > 1 and cells[0] in ("Statistic", "Metric") and canonical_stat(cells[1]) is not None:
