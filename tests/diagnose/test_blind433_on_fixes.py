@@ -391,3 +391,26 @@ def test_genai_perfs_csv_export(tmp_path):
     assert abs(metrics["itl_seconds_mean"] - 0.03035) < 1e-12 and metrics["output_tokens_mean"] == 174.45
     assert (metrics["output_tokens_per_second"], metrics["request_throughput_per_second"]) == (261.25, 1.5)
     assert metrics["completed_requests"] == 40
+
+
+def test_mindies_benchmark_table(tmp_path):
+    # MindIE's `benchmark` client (a QwQ-32B run on Atlas 800I A2): a field a row, each cell with its unit; FirstTokenTime
+    # 64.7768 ms = 0.0647768 s, DecodeTime 27.0037 ms a token, GenerateTime 12,176.1428 ms, QueueWaitTime 893.4933 μs;
+    # the SLO_P90 column is its objective's reading, not a second P90.
+    text = ("+--------+--------+--------+--------+--------+--------+\n"
+            "|              Metric |         average |             max |             P90 |         SLO_P90 |    N |\n"
+            "+--------+--------+--------+--------+--------+--------+\n"
+            "|      FirstTokenTime |      64.7768 ms |     848.3901 ms |       74.367 ms |       80.000 ms | 8792 |\n"
+            "|          DecodeTime |      27.0037 ms |     788.9588 ms |      28.3229 ms |      27.6082 ms | 8792 |\n"
+            "|        GenerateTime |   12176.1428 ms |    15100.317 ms |    14138.473 ms |    14138.473 ms | 8792 |\n"
+            "|         InputTokens |         59.8964 |             212 |            89.0 |            89.0 | 8792 |\n"
+            "|     GeneratedTokens |        449.2916 |             512 |           512.0 |           512.0 | 8792 |\n"
+            "| GeneratedTokenSpeed | 36.7786 token/s | 40.9125 token/s | 37.5995 token/s | 37.5995 token/s | 8792 |\n"
+            "|       QueueWaitTime |     893.4933 μs |       175689 μs |        114.0 μs |            / μs | 8792 |\n"
+            "+--------+--------+--------+--------+--------+--------+\n")
+    (record,) = markdown_summaries(tmp_path, text)
+    metrics = record.metrics
+    assert abs(metrics["ttft_seconds_mean"] - 0.0647768) < 1e-12 and abs(metrics["ttft_seconds_p90"] - 0.074367) < 1e-12
+    assert abs(metrics["tpot_seconds_mean"] - 0.0270037) < 1e-12 and abs(metrics["e2e_seconds_mean"] - 12.1761428) < 1e-9
+    assert abs(metrics["queue_seconds_mean"] - 893.4933e-6) < 1e-15
+    assert (metrics["mean_input_tokens"], metrics["mean_output_tokens"], metrics[STREAM]) == (59.8964, 449.2916, 36.7786)

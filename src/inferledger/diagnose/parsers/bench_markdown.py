@@ -519,12 +519,26 @@ def _header(cells: list, rows: list = ()) -> list | None:
 
 # A row label naming the engine's own field beside its words (`decode throughput (`generation_tps`)`).
 _FIELD_NAME = re.compile(r"\s*\(\s*`([^`]+)`\s*\)")
+# MindIE's benchmark names its rows by field (`FirstTokenTime | 64.7768 ms | …`): DecodeTime is a generated token's
+# time, GenerateTime a request's, each cell with its unit (ms, μs).
+_ENGINE_FIELDS = {"FirstTokenTime": ("ttft_seconds_mean", "time"), "DecodeTime": ("tpot_seconds_mean", "time"),
+                  "GenerateTime": ("e2e_seconds_mean", "time"), "QueueWaitTime": ("queue_seconds_mean", "time"),
+                  "GeneratedTokenSpeed": (_STREAM_RATE, "rate"), "InputTokens": ("mean_input_tokens", "count"),
+                  "GeneratedTokens": ("mean_output_tokens", "count")}
 
 
 def _label(label: str, cells: list):
     """(metric, seconds per unit or 1, kind) for a metric row's label; a time's unit may follow its numbers. A field
     name in backticks after the words speaks for the row when the words do not (`wall time (`generation_s`)` is its
     words', `prefill, 30 prompt tokens (`prompt_tps`)` its field's)."""
+    engine = _ENGINE_FIELDS.get(label.strip())
+    if engine is not None:
+        metric, kind = engine
+        if kind != "time":
+            return metric, 1.0, kind
+        unit = next((TIME_UNITS.get(cell.split()[-1]) for cell in cells
+                     if to_number(cell) is not None and len(cell.split()) > 1), None)
+        return None if unit is None else (metric, unit, kind)
     column = _column(label)
     field = _FIELD_NAME.search(label) if column is None else None
     if field is not None:
@@ -550,6 +564,8 @@ def _label(label: str, cells: list):
 
 
 def _stat(header: str) -> str | None:
+    if "slo" in header.lower():
+        return None  # MindIE's `SLO_P90`: the percentile its service-level objective reads, beside the plain P90
     return next((canonical_stat(word) for word in re.split(r"[\s_-]+", header.lower()) if canonical_stat(word)),
                 None)
 
