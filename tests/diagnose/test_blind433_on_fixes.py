@@ -414,3 +414,16 @@ def test_mindies_benchmark_table(tmp_path):
     assert abs(metrics["tpot_seconds_mean"] - 0.0270037) < 1e-12 and abs(metrics["e2e_seconds_mean"] - 12.1761428) < 1e-9
     assert abs(metrics["queue_seconds_mean"] - 893.4933e-6) < 1e-15
     assert (metrics["mean_input_tokens"], metrics["mean_output_tokens"], metrics[STREAM]) == (59.8964, 449.2916, 36.7786)
+
+
+def test_a_serving_engines_prompt_is_read_at_an_accelerators_pace(tmp_path):
+    # vllm-project/vllm#48887's shape: `vllm serve`, then 2,048-token prompts at 10 req/s and TTFT 6,715.81 ms
+    # against 65.03 ms a token (103 steps). A CPU's slowest prefill (5 tokens a step) would explain 2,048 / 5 ×
+    # 65.03 ms = 26.6 s; an accelerator under vLLM reads 25 a step or more: 2,048 / 25 × 65.03 ms = 5.3 s < 6.7 s, so
+    # the first token waited.
+    table = ("--random-input-len 2048 \\\n--request-rate 10\n\n| Scenario | Output throughput | Mean TTFT | Mean TPOT |\n"
+             "|---|---:|---:|---:|\n| LoRA | 881.72 tok/s | 6715.81 ms | 65.03 ms |\n")
+    served = diagnose_files([write(tmp_path, "vllm serve Qwen/Qwen2.5-7B-Instruct --enable-lora\n" + table)])
+    assert "summary-ttft-over-tpot" in rules(served)
+    bare = diagnose_files([write(tmp_path, table, "bare.txt")])  # no engine named: a CPU's pace explains it
+    assert "summary-ttft-over-tpot" not in rules(bare)

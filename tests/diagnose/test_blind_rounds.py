@@ -193,7 +193,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind235_logs": (1, 1, 2),
           "blind236_logs": (3, 7, 10),
           "blind238_logs": (5, 7, 10),
-          "blind237_logs": (4, 5, 10),
+          "blind237_logs": (4, 6, 10),
           "blind239_logs": (5, 7, 10),
           "blind244_logs": (6, 6, 10),
           "blind243_logs": (1, 2, 10),

@@ -35,6 +35,10 @@ _STATED_TP = re.compile(r"^\s*(?:[-*•]\s*)?\**(?:tensor[ -]parallel(?:ism|[ _]
                         r"(?:tp)?\s*(\d+)\s*$", re.IGNORECASE)
 _FLAG_VALUE = re.compile(r"(?:^|[\s(,])(-{0,2}[A-Za-z][\w-]*)(?:[ =]+)['\"]?([^\s,'\"()-][^\s,'\"()]*)")
 _SERVE_MODEL = re.compile(r"(?:\b(?:vllm|sglang)\s+serve|\btrtllm-serve)\s+([^\s-]\S*)")
+# The serving engine a launch command starts (an accelerator's server: its prefill reads many tokens a step).
+_SERVERS = (("vllm", re.compile(r"\bvllm\s+serve\b|\bvllm\.entrypoints\b")),
+            ("sglang", re.compile(r"\bsglang\.launch_server\b|\bsglang\s+serve\b")),
+            ("tensorrt-llm", re.compile(r"\btrtllm-serve\b")), ("tgi", re.compile(r"\btext-generation-launcher\b")))
 # Prefix caching on or off, as each server spells it.
 _CACHE_ON = ("--enable-prefix-caching", "enable_prefix_caching=True", "disable_radix_cache=False")
 _CACHE_OFF = ("--no-enable-prefix-caching", "--disable-radix-cache", "disable_radix_cache=True",
@@ -77,6 +81,9 @@ def launch_records(head: str, source: str = "launch") -> list[Record]:
         served = _SERVE_MODEL.search(text)
         if served and "model" not in labels:
             labels["model"] = served.group(1)
+        server = next((name for name, command in _SERVERS if command.search(text)), None)
+        if server is not None:
+            labels["server"] = server
         normal = " ".join(_normal(word) for word in text.split())
         # SGLang's --dp with --enable-dp-attention splits attention inside the tp cards, not the model's copies.
         dp = re.search(r"(?:--dp|--dp-size|dp_size)[ =]+(\d+)", normal)

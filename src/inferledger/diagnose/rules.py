@@ -879,6 +879,10 @@ _LIMITS = (
           "with only the fastest and the slowest first token stated (no p99), a mean below this share "
           "of the slowest is one late request (a closed loop's opening wave), not a queue that grew: a queue growing "
           "through the run puts the mean near half the slowest"),
+    Limit("server-prefill-tokens-per-step", 25, "prompt tokens a decode step's time", "summary-ttft-over-tpot",
+          "as slowest-prefill-tokens-per-step where the log launches a serving engine (vllm serve, SGLang's "
+          "launch_server, trtllm-serve, text-generation-launcher): those run on accelerators, whose prefill reads a "
+          "quarter of limit prefill-tokens-per-step's 100 at the least (a slow card, 4-bit weights), not a CPU's ~5"),
     Limit("steady-tail", 1.25, "× the median", "summary-one-at-a-time-steady",
           "a p99 within a quarter of the median is a run with no stall (summary-ttft-spread calls a tail of 2x a "
           "spread worth a look)"),

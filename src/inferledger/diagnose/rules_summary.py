@@ -101,6 +101,7 @@ class _Run:
     def __init__(self, record):
         metrics = record.metrics
         self.name = record.labels.get("benchmark") or record.labels.get("tool") or record.source
+        self.server = None  # the serving engine a launch command in the log started (set by summary_findings)
         self.ttft = summary_value(record, "ttft_seconds_mean")
         self.ttft_derived = ""  # how a TTFT the run does not state was worked out
         self.tpot = summary_value(record, "tpot_seconds_mean")
@@ -276,6 +277,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
     runs = []  # (run, record, file) of every summary, for the rules across a file's runs
     for record, file in acc.summaries:
         run = _Run(record)
+        run.server = acc.labels.get("server")
         runs.append((run, record, file))
         where = {"lines": [record.line_number], "file": file}
         before = len(findings)
@@ -358,6 +360,7 @@ SWEEP_STEP_GROWTH = limit("sweep-step-growth")
 STEADY_TAIL = limit("steady-tail")
 SAME_LOAD_MIN_IN_FLIGHT = limit("same-load-min-in-flight")
 SLOWEST_PREFILL_TOKENS_PER_STEP = limit("slowest-prefill-tokens-per-step")
+SERVER_PREFILL_TOKENS_PER_STEP = limit("server-prefill-tokens-per-step")
 
 
 def _flat(low_rates: list, high_rates: list) -> bool:
@@ -1048,9 +1051,10 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             return True
         return found
     # A stated prompt read at the slowest rate an accelerator reads one (SLOWEST_PREFILL_TOKENS_PER_STEP tokens in a
-    # decode step's time) accounts for a first token this late: it shows no wait.
-    explained = run.mean_input is not None \
-        and run.ttft <= run.mean_input / SLOWEST_PREFILL_TOKENS_PER_STEP * (run.per_token or 0.0)
+    # decode step's time; a serving engine's launch in the log, SERVER_PREFILL_TOKENS_PER_STEP) accounts for a first
+    # token this late: it shows no wait.
+    per_step = SERVER_PREFILL_TOKENS_PER_STEP if run.server else SLOWEST_PREFILL_TOKENS_PER_STEP
+    explained = run.mean_input is not None and run.ttft <= run.mean_input / per_step * (run.per_token or 0.0)
     if not found and run.per_token and run.ttft >= 2.0 and not explained \
             and run.ttft >= threshold("summary-ttft-over-tpot") * run.per_token:
         # A runner's own rates (one stream's generation rate, no load, rate or request count stated): one stream
