@@ -42,17 +42,18 @@ def test_real_commands_from_pasted_benchmarks():
 
 
 def test_continuations_flag_spellings_and_attention_dp():
+    # (each command names the serving engine it starts: an accelerator's server)
     assert _launch("vllm serve meta-llama/Llama-3.1-70B \\\n  --tensor-parallel-size=4 \\\n  --enable-prefix-caching") \
-        == [({"tensor_parallel_size": 4.0}, {"model": "meta-llama/Llama-3.1-70B", "prefix_caching": "on"})]
+        == [({"tensor_parallel_size": 4.0}, {"model": "meta-llama/Llama-3.1-70B", "prefix_caching": "on", "server": "vllm"})]
     assert _launch("trtllm-serve deepseek-ai/DeepSeek-R1 --tp_size 8 --ep_size 8") \
-        == [({"tensor_parallel_size": 8.0}, {"model": "deepseek-ai/DeepSeek-R1"})]
+        == [({"tensor_parallel_size": 8.0}, {"model": "deepseek-ai/DeepSeek-R1", "server": "tensorrt-llm"})]
     assert _launch("text-generation-launcher --model-id bigscience/bloom --num-shard 2") \
-        == [({"tensor_parallel_size": 2.0}, {"model": "bigscience/bloom"})]
+        == [({"tensor_parallel_size": 2.0}, {"model": "bigscience/bloom", "server": "tgi"})]
     # SGLang's --dp with --enable-dp-attention splits attention inside the tp cards; it is no extra copy.
     assert _launch("python3 -m sglang.launch_server --model deepseek-ai/DeepSeek-V3 --tp 8 --enable-dp-attention "
                    "--dp 8 --disable-radix-cache") == [
         ({"tensor_parallel_size": 8.0, "attention_data_parallel_size": 8.0},
-         {"model": "deepseek-ai/DeepSeek-V3", "prefix_caching": "off"})]
+         {"model": "deepseek-ai/DeepSeek-V3", "prefix_caching": "off", "server": "sglang"})]
 
 
 def test_commands_quoted_in_comments_or_prose_are_not_read():
