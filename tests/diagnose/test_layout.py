@@ -25,7 +25,7 @@ def test_sglang_command_and_server_args_line():
     # 'zai-org/GLM-5-FP8', ..., tp_size=8, pp_size=1, ..., disable_radix_cache=False, ...)`.
     assert [record.line_number for record in records] == [4, 8]
     assert records[0].metrics == {"tensor_parallel_size": 8.0}
-    assert records[0].labels == {"model": "zai-org/GLM-5-FP8"}
+    assert records[0].labels == {"model": "zai-org/GLM-5-FP8", "server": "sglang"}
     assert records[1].metrics == {"tensor_parallel_size": 8.0, "pipeline_parallel_size": 1.0}
     assert records[1].labels == {"model": "zai-org/GLM-5-FP8", "prefix_caching": "on"}
 
@@ -35,10 +35,11 @@ def test_real_commands_from_pasted_benchmarks():
     text = (FIXTURES / "blind3_logs" / "vllm__bench-serve-tpu-v4-structured-tpot-171.txt").read_text()
     # and its `--max-model-len 8192`, the longest request the engine must hold
     assert _launch(text) == [({"tensor_parallel_size": 4.0, "max_model_len_tokens": 8192.0},
-                              {"model": "Qwen/Qwen2.5-7B-Instruct"})]
+                              {"model": "Qwen/Qwen2.5-7B-Instruct", "server": "vllm"})]
     # blind6: `vllm serve gpt-oss-120b --max-model-len 32768 -tp 8` (the model positional)
     text = (FIXTURES / "blind6_logs" / "vllm__bench-serve-b200-gpt-oss-120b-tp8-sharegpt-1000.txt").read_text()
-    assert _launch(text) == [({"max_model_len_tokens": 32768.0, "tensor_parallel_size": 8.0}, {"model": "gpt-oss-120b"})]
+    assert _launch(text) == [({"max_model_len_tokens": 32768.0, "tensor_parallel_size": 8.0}, {"model": "gpt-oss-120b",
+                                                                                          "server": "vllm"})]
 
 
 def test_continuations_flag_spellings_and_attention_dp():
