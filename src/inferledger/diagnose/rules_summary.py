@@ -463,9 +463,10 @@ def _same_work(acc: Accumulator, findings: list, first: int) -> None:
 
 def _same_load_waits(acc: Accumulator, findings: list) -> None:
     """summary-same-load-ttft-waits: runs of one file under the same load (the same stated concurrency, at least
-    limit same-load-min-in-flight, the same offered rate or none, the same stated prompt length or none), one of whose mean TTFT is this many times the
-    fastest's and at least 2 s: the same requests met the same engine work, so the extra time before the first token
-    is waiting in front of it (a proxy or router that holds requests back, a replica's queue)."""
+    limit same-load-min-in-flight, the same offered rate or none, the same stated prompt length or none), one of
+    whose mean TTFT is this many times the fastest's and at least 2 s: the same requests met the same engine work, so
+    the extra time before the first token is waiting in front of it (a proxy or router that holds requests back, a
+    replica's queue)."""
     loads: dict = {}
     for record, file in acc.summaries:
         concurrency, ttft = record.metrics.get("max_concurrency"), summary_value(record, "ttft_seconds_mean")

@@ -1,6 +1,7 @@
 """Benchmark client outputs: `vllm bench serve` / benchmark_serving.py console
 and --save-result JSON, `sglang.bench_serving` console and JSONL, genai-perf console table and CSV export, AIPerf /
-genai-perf profile-export JSON, guidellm ~0.2 text tables (terminal-wrapped), ray llmperf summary and individual-responses JSON.
+genai-perf profile-export JSON, guidellm ~0.2 text tables (terminal-wrapped), ray llmperf summary and
+individual-responses JSON.
 
 Every aggregate becomes one "summary" Record, every llmperf / --save-detailed request one "request" Record. Units are
 converted here: the vLLM/SGLang consoles and `_ms` JSON keys are ms, their detailed arrays seconds, AIPerf and
@@ -325,6 +326,8 @@ class _GenaiCsv(_GenaiTable):
     """genai-perf's CSV export (profile_export_genai_perf.csv): `Metric,avg,min,max,p99,…` rows with thousands in
     quoted cells (`"1,146.31"`), a blank line, then `Metric,Value` rows of the run's aggregates; one run a file."""
 
+    value_rows = False  # inside the `Metric,Value` table
+
     def feed(self, line_number: int, line: str) -> bool:
         stripped = line.strip()
         if not stripped:
@@ -336,7 +339,7 @@ class _GenaiCsv(_GenaiTable):
         if len(cells) < 2 or to_number(cells[1]) is None:
             return False
         values = cells[1:]
-        if getattr(self, "value_rows", False):  # an aggregate's one value stands where the table's avg does
+        if self.value_rows:  # an aggregate's one value stands where the table's avg does
             values = [values[0] if column.lower() == "avg" else "" for column in self.columns]
         self.rows.append([cells[0], values, line_number])
         return True

@@ -1037,8 +1037,7 @@ class _Table(list):
 
 
 # A prompt's length as a line above a table states the runs' setting: `4K-token prompt`, `a 2,048 token prompt`,
-# `prompt of 8192 tokens`.
-# (`a 4K-token prompt`, `prompts of 2,000 tokens`, a benchmark's `ISL=60381` or `--random-input-len 1024`)
+# `prompt of 8192 tokens`, a benchmark's `ISL=60381` or `--random-input-len 1024`.
 _PROMPT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*([kK])?[- ]tokens? prompts?\b"
                           r"|\bprompts? of (\d[\d,]*(?:\.\d+)?)\s*([kK])?\s*tokens\b"
                           r"|\bISL\s*[:=]\s*(\d[\d,]*)\s*([kK])?(?![\w.])"
