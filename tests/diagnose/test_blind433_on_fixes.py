@@ -175,6 +175,10 @@ def test_a_prompt_length_stated_as_a_benchmarks_isl_or_input_len():
     assert bench_markdown._stated_prompt("  --random-input-len 2048 \\") == 2048
     assert bench_markdown._stated_prompt("ISL: 8k, OSL 1k") == 8000
     assert bench_markdown._stated_prompt("ISLAND=5") is None
+    # a shape written in/out after its dataset's name (xLLM's `random 20k/1k`, 20 × 1,000 prompt tokens)
+    assert bench_markdown._stated_prompt("(TP=4, random 20k/1k, `parallel=1`, MTP=3)") == 20000
+    assert bench_markdown._stated_prompt("ISL/OSL 1024/128") == 1024
+    assert bench_markdown._stated_prompt("random seed 42") is None
     assert bench_markdown._stated_prompt("- 4K-token prompt") == 4000  # as before
 
 

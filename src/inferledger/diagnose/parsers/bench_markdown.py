@@ -1037,11 +1037,12 @@ class _Table(list):
 
 
 # A prompt's length as a line above a table states the runs' setting: `4K-token prompt`, `a 2,048 token prompt`,
-# `prompt of 8192 tokens`, a benchmark's `ISL=60381` or `--random-input-len 1024`.
+# `prompt of 8192 tokens`, a benchmark's `ISL=60381` or `--random-input-len 1024`, a shape `random 20k/1k` (in/out).
 _PROMPT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*([kK])?[- ]tokens? prompts?\b"
                           r"|\bprompts? of (\d[\d,]*(?:\.\d+)?)\s*([kK])?\s*tokens\b"
                           r"|\bISL\s*[:=]\s*(\d[\d,]*)\s*([kK])?(?![\w.])"
-                          r"|--(?:random-)?input-len(?:gth)?[ =](\d+)()\b")
+                          r"|--(?:random-)?input-len(?:gth)?[ =](\d+)()\b"
+                          r"|\b(?:random|ISL/OSL|in/out)\s*[:=]?\s*(\d+(?:\.\d+)?)\s*([kK])?\s*/\s*\d")
 
 
 # A run's concurrency a line above its table states: `1500 prompts at 80 concurrency`, `with 64 concurrent requests`,
@@ -1377,7 +1378,8 @@ def tables(lines) -> Iterator:
             yield table
         if "|" not in stripped and stripped[:2] != "# " and ("model" in stripped.lower() or stripped[:2] == "##"):
             model = _named_model(stripped) or model
-        if "|" not in stripped and ("prompt" in stripped or "ISL" in stripped or "input-len" in stripped):
+        if "|" not in stripped and ("prompt" in stripped or "ISL" in stripped or "input-len" in stripped
+                                    or "random" in stripped or "in/out" in stripped):
             prompt = _stated_prompt(stripped) or prompt
         if "|" not in stripped and "oncurren" in stripped:
             concurrency = _stated_concurrency(stripped) or concurrency
