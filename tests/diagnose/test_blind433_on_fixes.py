@@ -432,3 +432,12 @@ def test_a_serving_engines_prompt_is_read_at_an_accelerators_pace(tmp_path):
     assert "summary-ttft-over-tpot" in rules(served)
     bare = diagnose_files([write(tmp_path, table, "bare.txt")])  # no engine named: a CPU's pace explains it
     assert "summary-ttft-over-tpot" not in rules(bare)
+
+
+def test_malformed_figures_in_the_new_readers_are_no_crash(tmp_path):
+    # A figure with two points (`1.2.3 tok/s`) in MLC's block, a quote left open in genai-perf's CSV: each reader
+    # skips what it cannot read and the file is still diagnosed.
+    mlc = "----------- prefill -----------\nthroughput: 1.2.3 tok/s\ntotal time: 5 s\n------------ decode ----------\n"
+    genai = 'Metric,avg,min,max,p99\nTime To First Token (ms),"1,146.31,249.48\nRequest Latency (ms),5,4,6,7\n'
+    for name, text in (("mlc.txt", mlc), ("genai.csv", genai)):
+        assert diagnose_files([write(tmp_path, text, name)]).verdict

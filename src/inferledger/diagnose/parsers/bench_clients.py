@@ -332,7 +332,10 @@ class _GenaiCsv(_GenaiTable):
         stripped = line.strip()
         if not stripped:
             return True  # the blank line between its two tables
-        cells = next(csv.reader([stripped]))
+        try:
+            cells = next(csv.reader([stripped]))
+        except csv.Error:
+            return False  # not a row of the export (a parser never raises on the input text)
         if cells[:2] == ["Metric", "Value"]:
             self.value_rows = True
             return True

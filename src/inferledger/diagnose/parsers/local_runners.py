@@ -424,7 +424,7 @@ def _mlc_stats(line_number: int, match) -> Record:
 
 
 _MLC_SECTION = re.compile(r"^\s*-{3,}\s*(prefill|decode)\s*-{3,}\s*$")
-_MLC_FIELD = re.compile(r"^\s*(throughput|total tokens|total time):\s*([\d.]+)\s*(tok/s|tok|s)\s*$")
+_MLC_FIELD = re.compile(r"^\s*(throughput|total tokens|total time):\s*(\d+(?:\.\d+)?)\s*(tok/s|tok|s)\s*$")
 _MLC_PHASE = {"prefill": ("input_tokens", "prefill_seconds", "prompt_tokens_per_second"),
               "decode": ("output_tokens", "decode_seconds", "generation_tokens_per_second")}
 
