@@ -19,11 +19,16 @@ def write(tmp_path, text: str, name: str = "log.txt") -> Path:
     return path
 
 
-def markdown_summaries(tmp_path, text: str) -> list:
-    """The summary Records the markdown reader takes from `text` pasted into a file."""
-    from inferledger.diagnose.parsers import bench_markdown
+def parsed(parser, path) -> list:
+    """The Records one parser module reads from the file at `path`."""
     from inferledger.diagnose.read import LogFile
     from inferledger.diagnose.records import Record
 
-    return [item for item in bench_markdown.parse(LogFile.open(write(tmp_path, text, "pasted.txt")).lines())
-            if isinstance(item, Record) and item.kind == "summary"]
+    return [item for item in parser.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
+
+
+def markdown_summaries(tmp_path, text: str) -> list:
+    """The summary Records the markdown reader takes from `text` pasted into a file."""
+    from inferledger.diagnose.parsers import bench_markdown
+
+    return [item for item in parsed(bench_markdown, write(tmp_path, text, "pasted.txt")) if item.kind == "summary"]

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from blind_helpers import markdown_summaries, rules, write
+from blind_helpers import markdown_summaries, parsed, rules, write
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import bench_markdown, bench_text
-from inferledger.diagnose.read import LogFile
-from inferledger.diagnose.records import Record
 
 STREAM = "output_tokens_per_second_per_user_mean"
-
-
-def _parsed(parser, path) -> list:
-    """The Records one parser module reads from the file at `path`."""
-    return [item for item in parser.parse(LogFile.open(path).lines()) if isinstance(item, Record)]
 
 
 def test_a_time_cell_in_minutes_and_seconds_with_a_note_after_it():
@@ -91,7 +84,7 @@ def test_lmdeploys_pipeline_profile_block(tmp_path):
     # run's totals and rates (InternLM/lmdeploy's issue of the two profilers' tokenizers).
     path = write(tmp_path, _PIPELINE)
     assert bench_text.sniff(_PIPELINE) > 0
-    (record,) = _parsed(bench_text, path)
+    (record,) = parsed(bench_text, path)
     assert record.metrics["completed_requests"] == 1000
     assert record.metrics["total_input_tokens"] == 248339
     assert record.metrics["output_tokens_per_second"] == 1746.433
@@ -104,7 +97,7 @@ def test_lmdeploys_pipeline_profile_block(tmp_path):
 
 def test_two_pipeline_blocks_are_two_runs(tmp_path):
     path = write(tmp_path, _PIPELINE + _PIPELINE.replace("7.229", "3.100"))
-    records = _parsed(bench_text, path)
+    records = parsed(bench_text, path)
     assert [record.metrics["request_throughput_per_second"] for record in records] == [7.229, 3.1]
 
 
@@ -271,7 +264,7 @@ def test_llmperfs_console_summary(tmp_path):
 
     text = _llmperf_block(2, 0.93, 1.582, 1.853)
     assert llmperf_console.sniff(text) > 0
-    (record,) = _parsed(llmperf_console, write(tmp_path, text))
+    (record,) = parsed(llmperf_console, write(tmp_path, text))
     metrics = record.metrics
     assert (metrics["ttft_seconds_mean"], metrics["e2e_seconds_mean"]) == (1.582, 14.528)
     assert (metrics["mean_input_tokens"], metrics["mean_output_tokens"]) == (515.25, 271.625)
@@ -290,7 +283,7 @@ def test_two_llmperf_runs_pasted_one_after_the_other(tmp_path):
     from inferledger.diagnose.parsers import llmperf_console
 
     text = _llmperf_block(1, 0.05, 1.5, 2.3) + _llmperf_block(8, 0.06, 1.7, 2.2)
-    records = _parsed(llmperf_console, write(tmp_path, text))
+    records = parsed(llmperf_console, write(tmp_path, text))
     assert [record.metrics["max_concurrency"] for record in records] == [1, 8]
 
 
@@ -352,7 +345,7 @@ def test_mlc_llms_statistics_block_is_one_request(tmp_path):
             "total time: 35.351 s\n------------ decode ------------\nthroughput: 10.686 tok/s\ntotal tokens: 128 tok\n"
             "total time: 11.979 s\n")
     assert local_runners.sniff(text) > 0
-    (record,) = _parsed(local_runners, write(tmp_path, text))
+    (record,) = parsed(local_runners, write(tmp_path, text))
     assert record.metrics == {"prompt_tokens_per_second": 95.501, "input_tokens": 3376, "prefill_seconds": 35.351,
                               "generation_tokens_per_second": 10.686, "output_tokens": 128, "decode_seconds": 11.979}
     assert diagnose_files([write(tmp_path, text, "stats.txt")]).verdict == "prefill-bound"
@@ -390,7 +383,7 @@ def test_genai_perfs_csv_export(tmp_path):
             'Metric,Value\nOutput Token Throughput (per sec),261.25\nRequest Throughput (per sec),1.50\n'
             'Request Count (count),40.00\n')
     assert bench_clients.sniff(text) > 0
-    (record,) = _parsed(bench_clients, write(tmp_path, text))
+    (record,) = parsed(bench_clients, write(tmp_path, text))
     metrics = record.metrics
     assert abs(metrics["ttft_seconds_mean"] - 1.14631) < 1e-12 and abs(metrics["ttft_seconds_p99"] - 3.45797) < 1e-12
     assert abs(metrics["itl_seconds_mean"] - 0.03035) < 1e-12 and metrics["output_tokens_mean"] == 174.45

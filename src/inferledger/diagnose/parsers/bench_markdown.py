@@ -527,6 +527,12 @@ _ENGINE_FIELDS = {"FirstTokenTime": ("ttft_seconds_mean", "time"), "DecodeTime":
                   "GeneratedTokens": ("mean_output_tokens", "count")}
 
 
+def _cells_unit(cells: list) -> float | None:
+    """Seconds per unit of the time unit a metric row's first figure with a unit after it carries (`64.7 ms`)."""
+    return next((TIME_UNITS.get(cell.split()[-1].lower()) for cell in cells
+                 if to_number(cell) is not None and len(cell.split()) > 1), None)
+
+
 def _label(label: str, cells: list):
     """(metric, seconds per unit or 1, kind) for a metric row's label; a time's unit may follow its numbers. A field
     name in backticks after the words speaks for the row when the words do not (`wall time (`generation_s`)` is its
@@ -536,8 +542,7 @@ def _label(label: str, cells: list):
         metric, kind = engine
         if kind != "time":
             return metric, 1.0, kind
-        unit = next((TIME_UNITS.get(cell.split()[-1]) for cell in cells
-                     if to_number(cell) is not None and len(cell.split()) > 1), None)
+        unit = _cells_unit(cells)
         return None if unit is None else (metric, unit, kind)
     column = _column(label)
     field = _FIELD_NAME.search(label) if column is None else None
@@ -555,8 +560,7 @@ def _label(label: str, cells: list):
         return (phase, 1.0, "rate") if phase else None
     if column is not None:
         return column
-    unit = next((TIME_UNITS.get(cell.split()[-1].lower()) for cell in cells if to_number(cell) is not None
-                 and len(cell.split()) > 1), None)
+    unit = _cells_unit(cells)
     if unit is None:
         return None
     column = _column(f"{label} ({'ms' if unit == 1e-3 else 's'})")
