@@ -52,6 +52,8 @@ def prefill_interleaved(record, per_token: float | None) -> bool:
     the others' prefills cannot account for it: in a request's life each of the other (concurrency - 1) streams
     starts about one request, whose prefill takes about a TTFT, so they add at most (concurrency - 1) × TTFT over
     the request's output tokens to its per-token time; a per-token time well over that is the decode's own."""
+    if record.labels.get("static_batch"):  # every prompt is read before the first decode step: none between them
+        return False
     metrics = record.metrics
     ratio = input_per_output(metrics)
     concurrency = metrics.get("max_concurrency")

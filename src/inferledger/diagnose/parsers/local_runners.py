@@ -115,13 +115,14 @@ _TEXTGEN = re.compile(r"Output generated in ([\d.]+) seconds\s*\((-?[\d.]+) toke
 # the time since that first pass: a single-token step's rate.
 _LLAMA2C = re.compile(r"achieved tok/s:\s*(\d+(?:\.\d+)?)(?:\.?\s*Tokens:\s*(\d+),\s*seconds:\s*(\d+(?:\.\d+)?))?")
 # gpt-fast / torchchat generate: `Time for inference 1: 0.89 sec total, 200 tokens, 223.93 tokens/sec, 4.47 ms/token`
-# (older gpt-fast: `Time for inference 1: 0.89 sec total, 223.93 tokens/sec`).
-_GPTFAST = re.compile(r"Time for inference \d+:\s*([\d.]+) sec total,\s*(?:(\d+) tokens,\s*)?([\d.]+) tokens/sec")
+# (older gpt-fast: `Time for inference 1: 0.89 sec total, 223.93 tokens/sec`; torchtune's generate recipe, built on it,
+# numbers no run: `Time for inference: 25.33 sec total, 11.84 tokens/sec`).
+_GPTFAST = re.compile(r"Time for inference(?: \d+)?:\s*([\d.]+) sec total,\s*(?:(\d+) tokens,\s*)?([\d.]+) tokens/sec")
 # torchchat generate since late 2024, a block a run: `Generated 74 tokens`, `Time for inference 3: 1.9990 sec total`,
 # `Time to first token: 0.1759 sec with parallel prefill.`, then throughputs, the last `Next token throughput:
 # 40.5893 tokens/sec, 0.0246 s/token` (the tokens after the first).
 _TORCH_GENERATED = re.compile(r"^\s*Generated (\d+) tokens\s*$")
-_TORCH_TOTAL = re.compile(r"Time for inference \d+:\s*([\d.]+) sec total\s*$")
+_TORCH_TOTAL = re.compile(r"Time for inference(?: \d+)?:\s*([\d.]+) sec total\s*$")
 _TORCH_FIRST = re.compile(r"^\s*Time to first token:\s*([\d.]+) sec")
 _TORCH_NEXT = re.compile(r"^\s*Next token throughput:\s*[\d.]+ tokens/sec,\s*([\d.]+) s/token")
 # mlx_lm.benchmark: `Timing with prompt_tokens=2048 and generation_tokens=128.` then one line per trial.

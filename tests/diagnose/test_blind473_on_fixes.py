@@ -1,0 +1,66 @@
+"""Blind rounds 473 on: the general fixes of the twenty-second session. Expected figures are worked out here."""
+
+from __future__ import annotations
+
+from blind_helpers import parsed, rules, write
+
+from inferledger.diagnose import diagnose_files
+from inferledger.diagnose.parsers import local_runners
+
+
+def test_torchtunes_generate_line_numbers_no_run(tmp_path):
+    # torchtune's generate recipe (built on gpt-fast's) prints `Time for inference: …` with no run number:
+    # 25.33 s at 11.84 tok/s is 25.33 × 11.84 = 299.9, i.e. 300 generated tokens.
+    path = write(tmp_path, "INFO:torchtune.utils.logging:Time for inference: 25.33 sec total, 11.84 tokens/sec\n"
+                           "INFO:torchtune.utils.logging:Bandwidth achieved: 191.80 GB/s\n")
+    (record,) = parsed(local_runners, path)
+    assert record.metrics["e2e_seconds"] == 25.33
+    assert record.metrics["output_tokens"] == 300.0
+
+
+FLEXGEN = """python3 -m flexgen.flex_opt --model facebook/opt-13b --path _DUMMY_ --prompt-len 512 --gen-len 100 \\
+  --pin-weight 0 --percent 100 0 42 58 100 0 --gpu-batch-size 32 --num-gpu-batches 1 --debug fewer_batch
+model size: 23.921 GB   cache size: 14.941 GB   hidden size (p): 0.187 GB
+peak gpu mem: 15.024 GB projected: True
+prefill latency: 7.099 s        prefill throughput: 2307.857 token/s
+decode latency: 161.668 s       decode throughput: 19.596 token/s
+total latency: 168.767 s        total throughput: 18.961 token/s
+"""
+
+
+def test_flexgens_block_is_one_static_batch_its_step_the_decode_time_over_the_generated_tokens(tmp_path):
+    # FlexGen's rates are over the batch of 32 × 1 prompts: a decode step gives each one token, and the first token
+    # comes from the prefill, so a step is 161.668 s / (100 − 1) = 1.633 s; 7.099 s is every prompt's first token.
+    from inferledger.diagnose.parsers import flexgen
+
+    (record,) = parsed(flexgen, write(tmp_path, FLEXGEN))
+    assert record.metrics["tpot_seconds_median"] == 161.668 / 99
+    assert record.metrics["ttft_seconds_mean"] == 7.099
+    assert (record.metrics["max_concurrency"], record.metrics["mean_input_tokens"]) == (32.0, 512)
+    # Without the command line the batch is solved from the rates: 168.767 × 18.961 − 161.668 × 19.596
+    # = 3,199.99 − 3,168.04 = 31.95, whole at 32, and 3,199.99 / 32 = 100.0 generated tokens each.
+    (alone,) = parsed(flexgen, write(tmp_path, FLEXGEN.split("\n", 2)[2], "alone.txt"))
+    assert (alone.metrics["max_concurrency"], alone.metrics["mean_output_tokens"]) == (32.0, 100.0)
+    assert alone.metrics["tpot_seconds_median"] == 161.668 / 99
+
+
+def test_flexgens_hand_edited_figures_keep_only_what_a_rate_says(tmp_path):
+    # A poster scaled the latencies by 2 and left the rates: 953.7 × 0.269 − 235.2 × 1.08 = 256.5 − 254.0 = 2.5 is
+    # no whole batch, so no batch nor step is claimed: the batch's 1.08 tok/s bounds a stream's from above.
+    from inferledger.diagnose.parsers import flexgen
+
+    text = ("prefill latency: 718.5s, prefill throughput: 5.7 token/s\n"
+            "decode latency: 235.2s, decode throughput: 1.08 token/s\n"
+            "total latency: 953.7 s, total throughput: 0.269 token/s\n")
+    (record,) = parsed(flexgen, write(tmp_path, text))
+    assert "max_concurrency" not in record.metrics and "tpot_seconds_median" not in record.metrics
+    assert record.labels["offline_batch"] and record.metrics["output_tokens_per_second"] == 1.08
+
+
+def test_a_static_batch_reads_no_prefill_between_its_decode_steps(tmp_path):
+    # 2,307.857 prompt tok/s against 19.596 output tok/s is 118 prompt tokens per output token, which in a server's
+    # run means other requests' prefills between a stream's steps; a static batch reads every prompt first, so its
+    # 1.633 s step is decode's own: slow for any card (an OPT-13B step reads 24 GB, tens of ms on a GPU).
+    diagnosis = diagnose_files([write(tmp_path, FLEXGEN)])
+    assert diagnosis.verdict == "decode-bound"
+    assert "summary-prefill-interleaved" not in rules(diagnosis)
