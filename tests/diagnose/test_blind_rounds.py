@@ -426,7 +426,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind479_logs": (6, 6, 10),
           "blind476_logs": (1, 1, 10),
           "blind474_logs": (7, 7, 10),
-          "blind478_logs": (5, 5, 10)}
+          "blind478_logs": (5, 5, 10),
+          "blind480_logs": (4, 4, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
