@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from blind_helpers import parsed, rules, write
+from blind_helpers import markdown_summaries, parsed, rules, write
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import local_runners
@@ -64,3 +64,20 @@ def test_a_static_batch_reads_no_prefill_between_its_decode_steps(tmp_path):
     diagnosis = diagnose_files([write(tmp_path, FLEXGEN)])
     assert diagnosis.verdict == "decode-bound"
     assert "summary-prefill-interleaved" not in rules(diagnosis)
+
+
+def test_bare_input_and_output_columns_of_a_bordered_table_are_a_runs_token_counts(tmp_path):
+    # f4ah6o/deepseek-v41-provider-bench's latest-run table: 282 prompt tokens and 625 generated for the row.
+    text = ("| Provider | Status | TTFT | Decode tok/s | Wall | Input | Output |\n| --- | --- | ---: | ---: | ---: | ---: | ---: |\n"
+            "| OpenCode Go | ok | 1495 ms | 160.0 | 5.40 s | 282 | 625 |\n")
+    (record,) = markdown_summaries(tmp_path, text)
+    assert (record.metrics["mean_input_tokens"], record.metrics["mean_output_tokens"]) == (282.0, 625.0)
+
+
+def test_a_single_space_header_still_reads_output_as_the_first_word_of_its_rate(tmp_path):
+    # `Concurrent Output tok/s TTFT (ms)`: with spaces for borders `Output` is the start of `Output tok/s`, the
+    # run's output rate (1,881 tok/s at 8 in flight), not a count of generated tokens.
+    text = ("Concurrent Output tok/s TTFT (ms) TPOT (ms)\n1 277 362 2.91\n8 1,881 152 3.96\n")
+    records = markdown_summaries(tmp_path, text)
+    assert [record.metrics.get("output_tokens_per_second") for record in records] == [277.0, 1881.0]
+    assert all("mean_output_tokens" not in record.metrics for record in records)

@@ -343,7 +343,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind387_logs": (8, 8, 10),
           "blind390_logs": (4, 6, 10),
           "blind391_logs": (8, 8, 10),
-          "blind395_logs": (6, 7, 10),
+          "blind395_logs": (6, 8, 10),
           "blind392_logs": (3, 4, 10),
           "blind399_logs": (0, 0, 1),
           "blind393_logs": (6, 7, 10),
@@ -424,7 +424,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind473_logs": (4, 5, 10),
           "blind475_logs": (5, 7, 10),
           "blind479_logs": (6, 6, 10),
-          "blind476_logs": (1, 1, 10),
+          "blind476_logs": (1, 2, 10),
           "blind474_logs": (7, 7, 10),
           "blind478_logs": (5, 5, 10),
           "blind480_logs": (4, 4, 10)}

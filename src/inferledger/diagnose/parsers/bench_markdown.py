@@ -63,12 +63,12 @@ _COLUMNS = (
     (r"^(?:(?:benchmark|total|test) )*duration$", "duration_seconds", "duration"),
     # (`Input tokens/sec` is a rate, below)
     (r"\bisl\b|input (?:seq(?:uence)? )?len|input tokens(?! ?/| per sec)|prompt len|^(?:actual )?prompt tokens$|^ctx$"
-     r"|^context$|^(?:accumulated|context) (?:tokens|context|length)$|^(?:prompt|input) tokens per req|^depth$",
+     r"|^context$|^(?:accumulated|context) (?:tokens|context|length)$|^(?:prompt|input) tokens per req|^depth$|^input$",
      "mean_input_tokens", "count"),
     # a sweep's context (an agent's turns, `Accumulated tokens`): the prompt each row prefills
     # (inference-benchmarker's `Decoded tokens per req (avg)`)
     (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens(?! ?/| per sec)|^(?:generated tokens|tokens generated)$"
-     r"|^decoded tokens per req",
+     r"|^decoded tokens per req|^output$",
      "mean_output_tokens", "count"),
     # a static batch runs all its requests at once; SGLang's cookbook tables head the concurrency `c`
     (r"concurrency|^conc\.?$|^c$|^batch(?: size)?$|^bs$|^concurrent(?: requests| users)?$", "max_concurrency", "count"),
@@ -1118,6 +1118,14 @@ _SPACE_HEADER_CHARS = 120  # a longer line is prose or a log line, not a header 
 # A label's words before the measures: `Model`, and as a page in another script names it, `양자화 포맷` (quantization
 # format): up to this many, when two measures or more follow them.
 _SPACE_LABEL_WORDS = 3
+# Headers that are a measure alone in a bordered table (`| Input | Output |`: token counts) but the first word of one
+# where spaces part the cells (`Output tok/s`), which a single space cannot tell apart.
+_SPACE_FIRST_WORDS = ("input", "output")
+
+
+def _space_measure(name: str) -> bool:
+    """Whether `name`, cut from a single-space header, names a measure (_column), not only its first word."""
+    return name.lower() not in _SPACE_FIRST_WORDS and _column(name) is not None
 
 
 def _space_header(line: str) -> list | None:
@@ -1130,7 +1138,7 @@ def _space_header(line: str) -> list | None:
     measures = next((at for at in range(1, min(len(cells) - 1, _SPACE_LABEL_WORDS) + 1)
                      if _column(cells[at]) is not None), None)
     if measures is None or (measures > 1 and len(cells) - measures < 2) \
-            or any(_column(cell) is None for cell in cells[measures:]):
+            or not all(map(_space_measure, cells[measures:])):
         return None
     return [" ".join(cells[:measures]), *cells[measures:]]
 
@@ -1155,7 +1163,7 @@ def _grouped_header(line: str, width: int) -> list | None:
     if not width <= len(words) <= width + 6:
         return None
     # Each run of words (up to 7 a name: 6 more words than names at most) is read once, however many groupings hold it.
-    names_a_measure = {(low, high): _column(" ".join(words[low:high])) is not None
+    names_a_measure = {(low, high): _space_measure(" ".join(words[low:high]))
                        for low in range(len(words)) for high in range(low + 1, min(low + 8, len(words) + 1))}
     found = []
     for cuts in combinations(range(1, len(words)), width - 1):
