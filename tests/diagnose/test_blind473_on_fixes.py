@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from blind_helpers import markdown_summaries, parsed, rules, write
 
 from inferledger.diagnose import diagnose_files
@@ -81,3 +82,13 @@ def test_a_single_space_header_still_reads_output_as_the_first_word_of_its_rate(
     records = markdown_summaries(tmp_path, text)
     assert [record.metrics.get("output_tokens_per_second") for record in records] == [277.0, 1881.0]
     assert all("mean_output_tokens" not in record.metrics for record in records)
+
+
+def test_a_time_to_first_byte_is_a_streamed_replys_first_token(tmp_path):
+    # jetsonearth/clio-voice's TTFB report: a streamed reply's first byte carries its first token, 267.1 ms.
+    text = ("| Metric | Warm Performance | Cold Start |\n|--------|-----------------|------------|\n"
+            "| **Average TTFB** | 267.1 ms | 1,027.8 ms |\n| **Median TTFB** | 208.0 ms | - |\n")
+    warm, cold = markdown_summaries(tmp_path, text)
+    assert warm.metrics["ttft_seconds_mean"] == pytest.approx(0.2671)
+    assert warm.metrics["ttft_seconds_median"] == pytest.approx(0.208)
+    assert cold.metrics["ttft_seconds_mean"] == pytest.approx(1.0278)

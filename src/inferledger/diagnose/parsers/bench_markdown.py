@@ -42,9 +42,10 @@ _COLUMNS = (
     # a run's prefill time (one request's prompt processing) is its TTFT
     # LMDeploy's tables head it FTL, first token latency
     # koboldcpp's benchmark (`ProcessingTime`, `ProcessingSpeed`, `GenerationSpeed`) names the prompt's phase
-    # `processing`
+    # `processing`; an HTTP client's time to the first byte of a streamed reply is its first token's (awscurl, the
+    # hosted-API benchmarks' `TTFB`)
     (r"\bttft\b|time to first token|\bftl\b|first token latency|^prefill$|^prompt (?:processing|eval)$|^1st token"
-     r"|^processing time$",
+     r"|^processing time$|\bttfb\b|time to first byte",
      "ttft_seconds", "time"),
     (r"^1000 ?/ ?tpot$", _STREAM_RATE, "rate"),  # 1000 / TPOT in ms: a stream's tok/s
     # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
