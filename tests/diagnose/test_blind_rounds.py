@@ -427,7 +427,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind476_logs": (1, 3, 10),
           "blind474_logs": (7, 7, 10),
           "blind478_logs": (5, 5, 10),
-          "blind480_logs": (4, 4, 10)}
+          "blind480_logs": (4, 4, 10),
+          "blind484_logs": (8, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
