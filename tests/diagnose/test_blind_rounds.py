@@ -428,7 +428,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind474_logs": (7, 7, 10),
           "blind478_logs": (5, 5, 10),
           "blind480_logs": (4, 4, 10),
-          "blind484_logs": (8, 8, 10)}
+          "blind484_logs": (8, 8, 10),
+          "blind486_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
