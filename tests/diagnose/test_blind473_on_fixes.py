@@ -8,6 +8,8 @@ from blind_helpers import markdown_summaries, parsed, rules, write
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import local_runners
 
+STREAM = "output_tokens_per_second_per_user_mean"
+
 
 def test_torchtunes_generate_line_numbers_no_run(tmp_path):
     # torchtune's generate recipe (built on gpt-fast's) prints `Time for inference: …` with no run number:
@@ -92,3 +94,13 @@ def test_a_time_to_first_byte_is_a_streamed_replys_first_token(tmp_path):
     assert warm.metrics["ttft_seconds_mean"] == pytest.approx(0.2671)
     assert warm.metrics["ttft_seconds_median"] == pytest.approx(0.208)
     assert cold.metrics["ttft_seconds_mean"] == pytest.approx(1.0278)
+
+
+def test_a_tokens_per_second_column_spelled_out_is_a_streams_rate(tmp_path):
+    # torchao's quantisation tables (batch 1, gpt-fast's generate loop) head the rate `Tokens/Second`: Llama-2-7B
+    # bf16's 105.13 tok/s is one stream's, a step of 1 / 105.13 = 9.5 ms.
+    text = ("| Model | Technique | wikitext-perplexity | Tokens/Second | Memory Bandwidth (GB/s) |\n"
+            "| --- | --- | --- | --- | --- |\n| Llama-2-7B | Base (bfloat16) | 12.212 | 105.13 | 1389.20 |\n"
+            "| | int8dq | 12.262 | 9.13 | 60.44 |\n")
+    base, int8dq = markdown_summaries(tmp_path, text)
+    assert (base.metrics[STREAM], int8dq.metrics[STREAM]) == (105.13, 9.13)

@@ -177,10 +177,10 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind217_logs": (3, 3, 3),
           "blind218_logs": (2, 3, 3),
           "blind221_logs": (0, 3, 4),
-          "blind219_logs": (3, 5, 10),
+          "blind219_logs": (3, 6, 10),
           "blind220_logs": (1, 2, 2),
           "blind224_logs": (2, 3, 6),
-          "blind225_logs": (5, 5, 10),
+          "blind225_logs": (5, 6, 10),
           "blind226_logs": (5, 7, 7),
           "blind227_logs": (0, 0, 1),
           "blind231_logs": (0, 2, 3),
@@ -429,7 +429,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind478_logs": (5, 5, 10),
           "blind480_logs": (4, 4, 10),
           "blind484_logs": (8, 8, 10),
-          "blind486_logs": (6, 6, 10)}
+          "blind486_logs": (6, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
