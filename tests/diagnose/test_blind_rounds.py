@@ -430,7 +430,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind480_logs": (4, 4, 10),
           "blind484_logs": (8, 8, 10),
           "blind486_logs": (6, 8, 10),
-          "blind477_logs": (6, 6, 6)}
+          "blind477_logs": (6, 6, 6),
+          "blind483_logs": (3, 3, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
