@@ -104,3 +104,27 @@ def test_a_tokens_per_second_column_spelled_out_is_a_streams_rate(tmp_path):
             "| | int8dq | 12.262 | 9.13 | 60.44 |\n")
     base, int8dq = markdown_summaries(tmp_path, text)
     assert (base.metrics[STREAM], int8dq.metrics[STREAM]) == (105.13, 9.13)
+
+
+def test_an_ollama_benchmark_scripts_average_stats_block_is_a_request(tmp_path):
+    # MinhNgyuen/llm-benchmark averages ollama's --verbose fields over its prompts: llama2:13b generated 1,155 tokens
+    # in 14.76 s, a step of 14.76 / 1155 = 12.8 ms; the rates come before the counts and times of the same block.
+    from inferledger.diagnose.parsers import ollama
+
+    text = ("Average stats:\n\n----\n        llama2:13b\n                Prompt eval: 690.15 t/s\n"
+            "                Response: 78.27 t/s\n                Total: 80.78 t/s\n\n        Stats:\n"
+            "                Prompt tokens: 42\n                Response tokens: 1155\n"
+            "                Model load time: 2.87s\n                Prompt eval time: 0.06s\n"
+            "                Response time: 14.76s\n                Total time: 17.69s\n----\n"
+            "Average stats:\n        llama2:latest\n                Prompt eval: 1148.29 t/s\n"
+            "                Response: 123.31 t/s\n                Response tokens: 1122\n"
+            "                Response time: 9.10s\n")
+    path = write(tmp_path, text)
+    assert ollama.sniff(text) >= 0.3
+    first, second = (record for record in parsed(ollama, path) if record.kind == "request")
+    assert (first.metrics["output_tokens"], first.metrics["decode_seconds"]) == (1155.0, 14.76)
+    assert (first.metrics["input_tokens"], first.metrics["e2e_seconds"]) == (42.0, 17.69)
+    assert first.metrics["generation_tokens_per_second"] == 78.27
+    assert (second.metrics["output_tokens"], second.metrics["decode_seconds"]) == (1122.0, 9.10)
+    diagnosis = diagnose_files([path])
+    assert "requests-healthy" in rules(diagnosis)  # 12.8 ms and 9.10 / 1122 = 8.1 ms a token: no slow stream

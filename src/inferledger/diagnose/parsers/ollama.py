@@ -111,6 +111,21 @@ _VERBOSE_FIELDS = {
     "eval duration": ("decode_seconds", "duration"),
     "eval rate": ("generation_tokens_per_second", "count"),
 }
+# Benchmark scripts that average ollama's --verbose fields over their prompts (MinhNgyuen/llm-benchmark's `Average
+# stats:` block, `Prompt eval: 690.15 t/s` … `Response time: 14.76s`; LarHope's ollama-benchmark names them `Prompt
+# Processing`, `Generation Speed`, `Generated Tokens`, `Generation Time`): a label of theirs -> the --verbose label.
+# The rates come first there, the counts and times after, so a block ends only where its next one starts.
+_AVERAGE = re.compile(r"^\s*(prompt eval|response|prompt processing|generation speed|prompt tokens|input tokens|"
+                      r"response tokens|generated tokens|model load time|prompt eval time|processing time|"
+                      r"response time|generation time|total time):\s*(\d+(?:\.\d+)?)\s*(t/s|tokens/sec|s)?\s*$",
+                      re.IGNORECASE)
+_AVERAGE_FIELDS = {"prompt eval": "prompt eval rate", "prompt processing": "prompt eval rate",
+                   "response": "eval rate", "generation speed": "eval rate",
+                   "prompt tokens": "prompt eval count", "input tokens": "prompt eval count",
+                   "response tokens": "eval count", "generated tokens": "eval count",
+                   "model load time": "load duration", "prompt eval time": "prompt eval duration",
+                   "processing time": "prompt eval duration", "response time": "eval duration",
+                   "generation time": "eval duration", "total time": "total duration"}
 _LABELS = {"engine": "ollama",
            "e2e_definition": "total duration includes model load",
            "input_tokens_definition": "prompt tokens evaluated; cached prompt tokens are not counted"}
@@ -299,6 +314,9 @@ _TOTAL_ONLY = re.compile(r"(?m)^\s*total duration:\s+(?:\d+h)?(?:\d+m)?\d+(?:\.\
 def sniff(head: str) -> float:
     if "prompt eval rate:" in head or "eval rate:" in head and "eval count:" in head:
         return 0.95
+    if ("Average stats:" in head or "Performance Metrics:" in head) and re.search(
+            r"(?im)^\s*(?:response|generation speed):\s*[\d.]+\s*(?:t/s|tokens/sec)", head):
+        return 0.8  # a benchmark script's averages of the same fields (_AVERAGE)
     if "Prompt Eval Count:" in head and "Eval Duration:" in head:
         return 0.8  # a front-end's title-cased copy of the same numbers
     if re.search(r"(?m)^\s*eval rate:\s+[\d.]+ tokens/s", head):
@@ -436,6 +454,20 @@ def parse(lines) -> Iterator:
                     record = flush()
                     if record is not None:
                         yield record
+                continue
+        if ":" in line and (average := _AVERAGE.match(line)) is not None:
+            label = _AVERAGE_FIELDS[average.group(1).lower()]
+            rate = label.endswith("rate")
+            if (average.group(3) or "").lower() in (("t/s", "tokens/sec") if rate else ("", "s")):
+                if verbose is not None and label in verbose.seen:
+                    record = flush()  # the next model's block starts
+                    if record is not None:
+                        yield record
+                if verbose is None:
+                    verbose = _Verbose(line_number)
+                verbose.seen.add(label)
+                metric, _kind = _VERBOSE_FIELDS[label]
+                verbose.metrics[metric] = float(average.group(2))
                 continue
         if "CPU-only mode" in line or "no compatible GPUs were discovered" in line:
             # the installer's `WARNING: No NVIDIA/AMD GPU detected. Ollama will run in CPU-only mode.`, the server's
