@@ -128,3 +128,16 @@ def test_an_ollama_benchmark_scripts_average_stats_block_is_a_request(tmp_path):
     assert (second.metrics["output_tokens"], second.metrics["decode_seconds"]) == (1122.0, 9.10)
     diagnosis = diagnose_files([path])
     assert "requests-healthy" in rules(diagnosis)  # 12.8 ms and 9.10 / 1122 = 8.1 ms a token: no slow stream
+
+
+def test_a_one_batch_run_with_no_decode_step_generated_one_token(tmp_path):
+    # sglang.bench_one_batch with --output-len 1 prints the prefill and a total 3.736 s against the prefill's
+    # 3.73642 s: its one token came out of the prefill, so a first token as late as the whole run is by design, not
+    # replies that reached a client whole.
+    from inferledger.diagnose.parsers import sglang_one_batch
+
+    text = ("Benchmark ...\nPrefill. latency: 3.73642 s, throughput:   1096.24 token/s\n"
+            "Total. latency:  3.736 s, throughput:   1097.31 token/s\n")
+    (record,) = parsed(sglang_one_batch, write(tmp_path, text))
+    assert record.metrics["mean_output_tokens"] == 1.0
+    assert "summary-ttft-equals-e2e" not in rules(diagnose_files([write(tmp_path, text, "run.txt")]))

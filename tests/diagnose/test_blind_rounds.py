@@ -432,7 +432,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind486_logs": (6, 8, 10),
           "blind477_logs": (6, 6, 6),
           "blind483_logs": (3, 3, 5),
-          "blind485_logs": (3, 3, 8)}
+          "blind485_logs": (3, 4, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -29,6 +29,9 @@ NAME = "sglang-one-batch"
 _PHASE = re.compile(r"^\s*(?:#\s*)?(Prefill|Decode|Total)\.\s+(median )?latency:\s*([\d.]+)\s*(m?s),\s*(?:median )?"
                     r"throughput:\s*([\d.]+)\s*token/s")
 _MEDIAN = re.compile(r"Decode\.\s+median latency:")
+# A block whose total latency is within this of its prefill's ran no decode step (below): its one token came from the
+# prefill (a decode step is at least a few ms, and a static batch's timer adds no more than that).
+ONE_TOKEN_TOTAL_SHARE = 1.01
 _STEP = re.compile(r"^\s*Decode \d+\.\s+Batch size:\s*(\d+),\s*latency:\s*([\d.]+)\s*s")
 
 
@@ -80,6 +83,10 @@ class _Block:
         if "tpot_seconds_median" not in metrics and self.steps:
             ordered = sorted(self.steps)
             metrics["tpot_seconds_median"] = ordered[len(ordered) // 2]
+        ttft, total = metrics.get("ttft_seconds_mean"), metrics.get("e2e_seconds_mean")
+        if "tpot_seconds_median" not in metrics and ttft and total and total <= ONE_TOKEN_TOTAL_SHARE * ttft:
+            # `--output-len 1`: the prefill wrote the one token and no decode step ran, so the total is the prefill
+            metrics["mean_output_tokens"] = 1.0
         if self.batch:
             metrics["max_concurrency"] = float(self.batch)
             metrics["completed_requests"] = float(self.batch)
