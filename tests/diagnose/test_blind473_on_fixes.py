@@ -141,3 +141,17 @@ def test_a_one_batch_run_with_no_decode_step_generated_one_token(tmp_path):
     (record,) = parsed(sglang_one_batch, write(tmp_path, text))
     assert record.metrics["mean_output_tokens"] == 1.0
     assert "summary-ttft-equals-e2e" not in rules(diagnose_files([write(tmp_path, text, "run.txt")]))
+
+
+def test_run_generations_command_line_states_the_batch_its_throughput_is_over(tmp_path):
+    # optimum-habana's run_generation.py asked for `--batch_size 1` and printed no `input N:` lines: its 192.15
+    # tokens/second over the call is one stream's, a token every 1 / 192.15 = 5.2 ms.
+    from inferledger.diagnose.parsers import bench_text
+
+    text = ("python run_generation.py \\\n--model_name_or_path NousResearch/Llama-3.2-1B \\\n--batch_size 1 \\\n"
+            "--bf16\nStats:\n-----\nInput tokens\n"
+            "Throughput (including tokenization) = 192.1497924325992 tokens/second\n"
+            "Memory allocated                    = 9.88 GB\n")
+    (record,) = parsed(bench_text, write(tmp_path, text))
+    assert record.metrics[STREAM] == 192.1497924325992
+    assert record.metrics["mean_concurrency"] == 1.0

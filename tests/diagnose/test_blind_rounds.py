@@ -64,7 +64,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind90_logs": (6, 8, 10),
           "blind89_logs": (6, 7, 10),
           "blind91_logs": (5, 8, 10),
-          "blind92_logs": (4, 5, 10),
+          "blind92_logs": (4, 6, 10),
           "blind94_logs": (4, 5, 10),
           "blind93_logs": (7, 9, 10),
           "blind96_logs": (6, 6, 9),
@@ -118,7 +118,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind156_logs": (3, 4, 10),
           "blind158_logs": (0, 1, 10),
           "blind157_logs": (4, 6, 10),
-          "blind159_logs": (1, 1, 8),
+          "blind159_logs": (1, 3, 8),
           "blind160_logs": (4, 5, 10),
           "blind161_logs": (2, 2, 10),
           "blind162_logs": (6, 7, 10),
@@ -431,7 +431,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind484_logs": (8, 9, 10),
           "blind486_logs": (6, 8, 10),
           "blind477_logs": (6, 6, 6),
-          "blind483_logs": (3, 3, 5),
+          "blind483_logs": (3, 4, 5),
           "blind485_logs": (3, 4, 8)}
 
 

@@ -133,6 +133,8 @@ def _gaudi_line(block: _Block, line: str) -> bool:
 _INCLUDING = re.compile(r"Throughput \(including tokenization\) = ([\d.]+) tokens/sec")
 _INPUT = re.compile(r"^input (\d+): ")
 _BATCH = re.compile(r"with batch size = (\d+)")
+# run_generation.py's command line above its stats, where no `input N:` line counts the prompts
+_COMMAND_BATCH = re.compile(r"--batch[_-]size[ =](\d+)\b")
 _OPTIMUM = re.compile(r"\+ (Forward pass|Prefill|Generation pass|Generation|Decode|Per token) (latency|throughput)(?: \(mean\))?: "
                       r"([\d.]+(?:[eE][-+]?\d+)?) \(([^)]+)\)")
 _OPTIMUM_METRIC = {("forward pass", "latency"): "ttft_seconds_mean", ("prefill", "latency"): "ttft_seconds_mean",
@@ -176,6 +178,7 @@ def parse(lines) -> Iterator:
     block: _Block | None = None
     example: list | None = None  # a text-generation example's run (see where it is made)
     inputs = 0  # `input N:` lines since the last example run, its batch
+    command_batch = None  # the batch a command line above the run asked for
     optimum: tuple | None = None  # (line number, metrics) of optimum-benchmark's run being read
     for line_number, line in lines:
         stripped = line.strip()
@@ -195,6 +198,8 @@ def parse(lines) -> Iterator:
                         optimum = (line_number, {})
                     optimum[1][metric] = value
                 continue
+        if "--batch" in stripped and (asked := _COMMAND_BATCH.search(stripped)) is not None:
+            command_batch = int(asked.group(1))
         if stripped.startswith("input ") and _INPUT.match(stripped):
             inputs = max(inputs, int(_INPUT.match(stripped).group(1)))
             if example is not None and example[4]:
@@ -209,7 +214,7 @@ def parse(lines) -> Iterator:
                 if example is not None:
                     yield _example_record(*example[:4])
                 # [line, rate, batch, labels, batch still to come from the `input N:` lines after it]
-                example = [line_number, float(match.group(1)), inputs or None, {}, not inputs]
+                example = [line_number, float(match.group(1)), inputs or command_batch, {}, not inputs]
                 inputs = 0
                 continue
         if example is not None and "=" in stripped:
