@@ -155,3 +155,38 @@ def test_run_generations_command_line_states_the_batch_its_throughput_is_over(tm
     (record,) = parsed(bench_text, write(tmp_path, text))
     assert record.metrics[STREAM] == 192.1497924325992
     assert record.metrics["mean_concurrency"] == 1.0
+
+
+NXDI = """{
+    "e2e_model": {
+        "latency_ms_p50": 1299.866795539856,
+        "latency_ms_p100": 1303.1282424926758,
+        "latency_ms_avg": 1300.0563144683838,
+        "throughput": 49.22863670422672
+    },
+    "context_encoding_model": {
+        "latency_ms_p50": 70.28031349182129,
+        "latency_ms_avg": 70.27335166931152,
+        "throughput": 455.3646473357901
+    },
+    "token_generation_model": {
+        "latency_ms_p50": 39.081573486328125,
+        "latency_ms_p99": 39.197025299072266,
+        "latency_ms_avg": 39.088456092342255,
+        "throughput": 26.40825879839129
+    }
+}
+"""
+
+
+def test_an_nxd_inference_benchmark_report_is_a_runs_first_token_step_and_call(tmp_path):
+    # NxD Inference's report (the neuronmm README's Llama-3.2-1B baseline): the context-encoding call is the first
+    # token, 70.28 ms at p50; a token-generation call is one decode step, 39.09 ms on average; p100 is the slowest.
+    from inferledger.diagnose.parsers import nxdi
+
+    (record,) = parsed(nxdi, write(tmp_path, NXDI))
+    assert record.metrics["ttft_seconds_median"] == pytest.approx(0.07028031349182129)
+    assert record.metrics["tpot_seconds_mean"] == pytest.approx(0.039088456092342255)
+    assert record.metrics["e2e_seconds_max"] == pytest.approx(1.3031282424926758)
+    # two reports pasted one after the other are two runs
+    assert len(parsed(nxdi, write(tmp_path, NXDI + NXDI, "two.txt"))) == 2
