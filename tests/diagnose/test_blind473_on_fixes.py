@@ -190,3 +190,14 @@ def test_an_nxd_inference_benchmark_report_is_a_runs_first_token_step_and_call(t
     assert record.metrics["e2e_seconds_max"] == pytest.approx(1.3031282424926758)
     # two reports pasted one after the other are two runs
     assert len(parsed(nxdi, write(tmp_path, NXDI + NXDI, "two.txt"))) == 2
+
+
+def test_skypilots_job_prefix_is_taken_off_like_a_deployments(tmp_path):
+    # `sky exec` puts `(task, pid=25491) ` before every line of the job's output (`(head, rank=0, pid=…)` on a
+    # cluster); the engine's own line is what follows it.
+    from inferledger.diagnose.read import clean_line
+
+    assert clean_line("(task, pid=25491) Mean TTFT: 1981.93 ms") == "Mean TTFT: 1981.93 ms"
+    assert clean_line("(head, rank=0, pid=2201) Successful requests: 100") == "Successful requests: 100"
+    # vLLM's own process prefix is the engine's, and stays for its reader
+    assert clean_line("(APIServer pid=92107) INFO 05-12 08:01:39 x") == "(APIServer pid=92107) INFO 05-12 08:01:39 x"
