@@ -434,7 +434,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind483_logs": (3, 4, 5),
           "blind485_logs": (3, 4, 8),
           "blind488_logs": (2, 3, 6),
-          "blind487_logs": (3, 4, 7)}
+          "blind487_logs": (3, 4, 7),
+          "blind482_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
