@@ -398,6 +398,16 @@ def parse(lines) -> Iterator:
         block_since = True
         return Record("request", "ollama.verbose", finished.line_number, finished.metrics, labels=labels)
 
+    def open_field(label: str, line_number: int) -> Record | None:
+        """Make ready the block a --verbose field (or a script's average of one) goes into; a label the block already
+        holds starts the next block: the one it ended, or None."""
+        nonlocal verbose
+        ended = flush() if verbose is not None and label in verbose.seen else None
+        if verbose is None:
+            verbose = _Verbose(line_number)
+        verbose.seen.add(label)
+        return ended
+
     stream: _Stream | None = None
     for line_number, line in lines:
         if line.startswith("[GIN]") and not collector.buffer:
@@ -437,13 +447,9 @@ def parse(lines) -> Iterator:
             match = _VERBOSE.match(line)
             if match is not None:
                 label, text = match.group(1).lower(), match.group(2).replace(", ", "")
-                if verbose is not None and label in verbose.seen:
-                    record = flush()  # the next --verbose block starts
-                    if record is not None:
-                        yield record
-                if verbose is None:
-                    verbose = _Verbose(line_number)
-                verbose.seen.add(label)
+                record = open_field(label, line_number)
+                if record is not None:
+                    yield record
                 metric, kind = _VERBOSE_FIELDS[label]
                 value = go_duration_seconds(text) if kind == "duration" else _count(text)
                 if value is None:
@@ -459,13 +465,9 @@ def parse(lines) -> Iterator:
             label = _AVERAGE_FIELDS[average.group(1).lower()]
             rate = label.endswith("rate")
             if (average.group(3) or "").lower() in (("t/s", "tokens/sec") if rate else ("", "s")):
-                if verbose is not None and label in verbose.seen:
-                    record = flush()  # the next model's block starts
-                    if record is not None:
-                        yield record
-                if verbose is None:
-                    verbose = _Verbose(line_number)
-                verbose.seen.add(label)
+                record = open_field(label, line_number)
+                if record is not None:
+                    yield record
                 metric, _kind = _VERBOSE_FIELDS[label]
                 verbose.metrics[metric] = float(average.group(2))
                 continue
