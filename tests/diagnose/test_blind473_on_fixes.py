@@ -201,3 +201,23 @@ def test_skypilots_job_prefix_is_taken_off_like_a_deployments(tmp_path):
     assert clean_line("(head, rank=0, pid=2201) Successful requests: 100") == "Successful requests: 100"
     # vLLM's own process prefix is the engine's, and stays for its reader
     assert clean_line("(APIServer pid=92107) INFO 05-12 08:01:39 x") == "(APIServer pid=92107) INFO 05-12 08:01:39 x"
+
+
+def test_onnxruntime_genais_model_benchmark_block(tmp_path):
+    # Ryzen AI's expected output: the prompt's processing is the first token, 169,860 us = 0.16986 s; a generation
+    # step 20,354.1 us = 20.35 ms; the whole loop 2,755.09 ms; batch 1 of 128-token prompts, 128 tokens to generate.
+    from inferledger.diagnose.parsers import ort_model_benchmark
+
+    text = (" Batch size: 1, prompt tokens: 128, tokens to generate: 128\n Prompt processing (time to first token):\n"
+            "        avg (us):       169860\n        avg (tokens/s): 753.562\n        p50 (us):       169022\n"
+            " Token generation:\n        avg (us):       20354.1\n        avg (tokens/s): 49.1301\n"
+            " Token sampling:\n        avg (us):       192.274\n"
+            " E2E generation (entire generation loop):\n        avg (ms):       2755.09\n")
+    (record,) = parsed(ort_model_benchmark, write(tmp_path, text))
+    assert record.metrics["ttft_seconds_mean"] == pytest.approx(0.16986)
+    assert record.metrics["ttft_seconds_median"] == pytest.approx(0.169022)
+    assert record.metrics["tpot_seconds_mean"] == pytest.approx(0.0203541)
+    assert record.metrics["e2e_seconds_mean"] == pytest.approx(2.75509)
+    assert (record.metrics["max_concurrency"], record.metrics["mean_input_tokens"]) == (1.0, 128.0)
+    # the sampling block's 192 us is part of each step, not a step of its own
+    assert record.metrics["tpot_seconds_mean"] != pytest.approx(0.000192274)
