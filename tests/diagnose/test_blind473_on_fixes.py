@@ -221,3 +221,30 @@ def test_onnxruntime_genais_model_benchmark_block(tmp_path):
     assert (record.metrics["max_concurrency"], record.metrics["mean_input_tokens"]) == (1.0, 128.0)
     # the sampling block's 192 us is part of each step, not a step of its own
     assert record.metrics["tpot_seconds_mean"] != pytest.approx(0.000192274)
+
+
+def test_a_metric_table_with_a_unit_column(tmp_path):
+    # onnxruntime-genai's benchmark_e2e tabulated: `Average Token Generation Latency (per token) | 121.97 | ms` is a
+    # step of 0.12197 s; the `Unit` column is each row's unit, no run.
+    text = ("| Metric | Value | Unit |\n|---|---:|---|\n"
+            "| Average Token Generation Latency (per token) | 121.97182760163986 | ms |\n"
+            "| Average Token Generation Throughput (per token) | 8.198614546188496 | tps |\n")
+    (record,) = markdown_summaries(tmp_path, text)
+    assert record.metrics["tpot_seconds_mean"] == pytest.approx(0.12197182760163986)
+    assert record.metrics["output_tokens_per_second"] == pytest.approx(8.198614546188496)
+
+
+def test_a_statistics_table_whose_rows_repeat_a_metric_per_mode_is_not_one_run(tmp_path):
+    # `TTFT | on | …` and `TTFT | off | …` under Average / Min / Max: two runs that no column parts, so no run is
+    # read from it (one mode's figures would stand for both); two measures of one metric (TTFB above TTFT) are
+    # one run, the first row standing.
+    modes = ("| Metric | Mode | Average | Min | Max | Unit |\n| --- | --- | ---: | ---: | ---: | --- |\n"
+             "| TTFT | on | 6803.979 | 1549.062 | 9695.890 | ms |\n| TTFT | off | 12732.687 | 1332.521 | 26508.421 | ms |\n")
+    assert markdown_summaries(tmp_path, modes) == []
+    measures = ("| Metric | p50 | Mean | Min | Max |\n| --- | ---: | ---: | ---: | ---: |\n"
+                "| time_to_first_byte_ms | 529.08 | 587.82 | 347.87 | 1,310.77 |\n"
+                "| time_to_first_token_ms | 3,184.64 | 3,957.45 | 1,466.58 | 45,225.49 |\n"
+                "| end_to_end_latency_ms | 4,407.79 | 5,385.75 | 2,359.73 | 64,637.51 |\n")
+    (record,) = markdown_summaries(tmp_path, measures)
+    assert record.metrics["ttft_seconds_mean"] == pytest.approx(0.58782)
+    assert record.metrics["e2e_seconds_mean"] == pytest.approx(5.38575)

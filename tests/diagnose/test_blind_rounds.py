@@ -401,7 +401,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind456_logs": (2, 4, 9),
           "blind454_logs": (6, 6, 10),
           "blind455_logs": (7, 7, 10),
-          "blind451_logs": (2, 3, 10),
+          "blind451_logs": (2, 6, 10),
           "blind452_logs": (4, 7, 10),
           "blind453_logs": (7, 7, 10),
           "blind449_logs": (6, 6, 10),
@@ -438,7 +438,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind482_logs": (5, 5, 10),
           "blind481_logs": (7, 7, 10),
           "blind490_logs": (7, 7, 10),
-          "blind489_logs": (3, 5, 10)}
+          "blind489_logs": (3, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -49,7 +49,9 @@ _COLUMNS = (
      "ttft_seconds", "time"),
     (r"^1000 ?/ ?tpot$", _STREAM_RATE, "rate"),  # 1000 / TPOT in ms: a stream's tok/s
     # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
-    (r"\btpot\b|time per (?:output )?token|^time ?/ ?token$|^2\+|^(?:next|2nd) token", "tpot_seconds", "time"),
+    # (onnxruntime-genai's benchmark_e2e: `Average Token Generation Latency (per token)`)
+    (r"\btpot\b|time per (?:output )?token|^time ?/ ?token$|^2\+|^(?:next|2nd) token|token generation latency",
+     "tpot_seconds", "time"),
     # TBT: time between tokens; a token after the first is an "incremental" one (Ascend's and Intel's reports);
     # Triton's model analyzer says `Token-to-Token latency`
     (r"\bitl\b|inter[- ]token|\btbt\b|time between tokens|incremental token|token[- ]to[- ]token",
@@ -713,20 +715,41 @@ def _runs_grouped(header: list, rows: list, at: int) -> list:
                    for name in run["metrics"])]
 
 
+def _unit_folded(cells: list, at: int) -> list:
+    """A metric row of a table with a `Unit` column (`Average Token Generation Latency (per token) | 121.97 | ms`):
+    its time unit joined to its label as a header carries one, the unit's cell no run's figure."""
+    if at >= len(cells):
+        return cells
+    unit = cells[at].strip()
+    label = f"{cells[0]} ({unit})" if unit.lower() in TIME_UNITS else cells[0]
+    return [label, *cells[1:at], *cells[at + 1:]]
+
+
 def _runs_by_column(header: list, rows: list, first_line: int) -> list:
     """Records for the metric-per-row layout: the value columns are runs, or one run's statistics when they name
-    two or more different statistics (Average / Min / P99)."""
+    two or more different statistics (Average / Min / P99). A `Unit` column states each row's unit."""
+    unit_at = next((index for index, name in enumerate(header) if index and _normal(name).strip() in ("unit", "units")),
+                   None)
+    if unit_at is not None:
+        header = [*header[:unit_at], *header[unit_at + 1:]]
+        rows = [(line, _unit_folded(cells, unit_at)) for line, cells in rows]
     stats = [_stat(name) for name in header[1:]]
     one_run = len({stat for stat in stats if stat}) >= 2
     compared = [bool(_COMPARISON.search(name)) for name in header[1:]]  # `Δ (llm-d - k8s)`, `Change`: no run
     runs: dict = {}
     unit = _settled_row_unit(rows, 0)
     inferred = False
+    labelled: dict = {}  # (one run) metric -> the row label that gave it
     for _, cells in rows:
         found = _row_label(cells[0], cells[1:], unit) if cells else None
         if found is None:
             continue
         metric, factor, kind = found[:3]
+        if one_run and metric in labelled:
+            if labelled[metric] == cells[0].strip():
+                return []  # a metric a row per run (`TTFT | on | …`, `TTFT | off | …`): runs no column names apart
+            continue  # two measures of one metric (a TTFB row above the TTFT row): the first stands
+        labelled[metric] = cells[0].strip()
         inferred = inferred or len(found) > 3
         for index, cell in enumerate(cells[1:]):
             if index < len(compared) and compared[index]:
