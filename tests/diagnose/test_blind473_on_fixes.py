@@ -228,8 +228,10 @@ def test_a_metric_table_with_a_unit_column(tmp_path):
     # step of 0.12197 s; the `Unit` column is each row's unit, no run.
     text = ("| Metric | Value | Unit |\n|---|---:|---|\n"
             "| Average Token Generation Latency (per token) | 121.97182760163986 | ms |\n"
-            "| Average Token Generation Throughput (per token) | 8.198614546188496 | tps |\n")
+            "| Average Token Generation Throughput (per token) | 8.198614546188496 | tps |\n"
+            "| Average Wall Clock Time | 30.455924940109252 | s |\n")
     (record,) = markdown_summaries(tmp_path, text)
+    assert record.metrics["e2e_seconds_mean"] == pytest.approx(30.455924940109252)  # a call's wall clock
     assert record.metrics["tpot_seconds_mean"] == pytest.approx(0.12197182760163986)
     assert record.metrics["output_tokens_per_second"] == pytest.approx(8.198614546188496)
 
