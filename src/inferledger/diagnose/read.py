@@ -55,9 +55,9 @@ _GO_LOG = re.compile(r"\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? ")
 _PYTEST_LOG = re.compile(r"(?:DEBUG {4}|INFO {5}|WARNING |ERROR {4}|CRITICAL )[\w.]+:[\w.-]+\.py:\d+ ")
 #   SkyPilot's job output: (task, pid=25491) <line>   (multi-node: `(head, rank=0, pid=…)`, `(worker1, rank=1, pid=…)`)
 _SKYPILOT = re.compile(r"\((?:task|head|worker\d*)(?:, rank=\d+)?, pid=\d+\) ")
+_SKYPILOT_STARTS = ("(task, ", "(head, ", "(worker")
 # And one added by the person pasting: a Markdown or e-mail quote (`> `, nested `>> `) around a log quoted in a reply.
 _QUOTE = re.compile(r"(?:>[ \t]?)+")
-_SKYPILOT_STARTS = ("(task, ", "(head, ", "(worker")
 _MONTHS = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
 
 
@@ -165,9 +165,9 @@ def _unwrapped(line: str, prefix: re.Pattern | None) -> str:
 
 READ_BLOCK_BYTES = 4 * 1024 * 1024
 # A line start that clean_line might strip: a date (Docker/RFC 3339 and journald's ISO stamps, Go's log stamp), ">"
-# (a quote), "[pod/" (kubectl), SkyPilot's "(task," and kin, a month name (journald), pytest's level and logger. One regex over the block (it
-# searches for "\n" first), not one substring search per prefix; an engine's own clock (llama-server's
-# `16.42.988.854`) is no date.
+# (a quote), "[pod/" (kubectl), SkyPilot's "(task," and kin, a month name (journald), pytest's level and logger. One
+# regex over the block (it searches for "\n" first), not one substring search per prefix; an engine's own clock
+# (llama-server's `16.42.988.854`) is no date.
 _PREFIX_START = (r"(?:\d{4}[-/]\d\d[-/]\d\d[T ]|>|`|│|\[pod/|\((?:task|head|worker)|(?:" + "|".join(sorted(_MONTHS)) + ") |"
                  + _PYTEST_LOG.pattern + ")")
 _PREFIXED_LINE = re.compile(r"\n" + _PREFIX_START)

@@ -57,8 +57,9 @@ _COLUMNS = (
     (r"\bitl\b|inter[- ]token|\btbt\b|time between tokens|incremental token|token[- ]to[- ]token",
      "itl_seconds", "time"),
     # a load tester's `Average Response Time` (locust, JMeter, stress scripts): a request's whole time
-    (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^(?:(?:mean|average|avg|median|p\d+) )?latency$|^(?:(?:average|avg|mean|median) )?wall"
-     r"|^(?:(?:mean|average|avg|median|min|max|p\d+) )?response time$|^(?:total )?time$",
+    (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^(?:(?:mean|average|avg|median|p\d+) )?latency$"
+     r"|^(?:(?:average|avg|mean|median) )?wall|^(?:(?:mean|average|avg|median|min|max|p\d+) )?response time$"
+     r"|^(?:total )?time$",
      "e2e_seconds", "time"),
     # a run's totals (vLLM's `Total input tokens` tabulated a metric a row) before the per-request lengths
     (r"^total (?:input|prompt) tokens$", "total_input_tokens", "count"),
