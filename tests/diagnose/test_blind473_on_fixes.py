@@ -6,7 +6,16 @@ import pytest
 from blind_helpers import markdown_summaries, parsed, rules, write
 
 from inferledger.diagnose import diagnose_files
-from inferledger.diagnose.parsers import local_runners
+from inferledger.diagnose.parsers import (
+    bench_text,
+    flexgen,
+    local_runners,
+    nxdi,
+    ollama,
+    ort_model_benchmark,
+    sglang_one_batch,
+)
+from inferledger.diagnose.read import clean_line
 
 STREAM = "output_tokens_per_second_per_user_mean"
 
@@ -34,8 +43,6 @@ total latency: 168.767 s        total throughput: 18.961 token/s
 def test_flexgens_block_is_one_static_batch_its_step_the_decode_time_over_the_generated_tokens(tmp_path):
     # FlexGen's rates are over the batch of 32 × 1 prompts: a decode step gives each one token, and the first token
     # comes from the prefill, so a step is 161.668 s / (100 − 1) = 1.633 s; 7.099 s is every prompt's first token.
-    from inferledger.diagnose.parsers import flexgen
-
     (record,) = parsed(flexgen, write(tmp_path, FLEXGEN))
     assert record.metrics["tpot_seconds_median"] == 161.668 / 99
     assert record.metrics["ttft_seconds_mean"] == 7.099
@@ -50,8 +57,6 @@ def test_flexgens_block_is_one_static_batch_its_step_the_decode_time_over_the_ge
 def test_flexgens_hand_edited_figures_keep_only_what_a_rate_says(tmp_path):
     # A poster scaled the latencies by 2 and left the rates: 953.7 × 0.269 − 235.2 × 1.08 = 256.5 − 254.0 = 2.5 is
     # no whole batch, so no batch nor step is claimed: the batch's 1.08 tok/s bounds a stream's from above.
-    from inferledger.diagnose.parsers import flexgen
-
     text = ("prefill latency: 718.5s, prefill throughput: 5.7 token/s\n"
             "decode latency: 235.2s, decode throughput: 1.08 token/s\n"
             "total latency: 953.7 s, total throughput: 0.269 token/s\n")
@@ -109,8 +114,6 @@ def test_a_tokens_per_second_column_spelled_out_is_a_streams_rate(tmp_path):
 def test_an_ollama_benchmark_scripts_average_stats_block_is_a_request(tmp_path):
     # MinhNgyuen/llm-benchmark averages ollama's --verbose fields over its prompts: llama2:13b generated 1,155 tokens
     # in 14.76 s, a step of 14.76 / 1155 = 12.8 ms; the rates come before the counts and times of the same block.
-    from inferledger.diagnose.parsers import ollama
-
     text = ("Average stats:\n\n----\n        llama2:13b\n                Prompt eval: 690.15 t/s\n"
             "                Response: 78.27 t/s\n                Total: 80.78 t/s\n\n        Stats:\n"
             "                Prompt tokens: 42\n                Response tokens: 1155\n"
@@ -134,8 +137,6 @@ def test_a_one_batch_run_with_no_decode_step_generated_one_token(tmp_path):
     # sglang.bench_one_batch with --output-len 1 prints the prefill and a total 3.736 s against the prefill's
     # 3.73642 s: its one token came out of the prefill, so a first token as late as the whole run is by design, not
     # replies that reached a client whole.
-    from inferledger.diagnose.parsers import sglang_one_batch
-
     text = ("Benchmark ...\nPrefill. latency: 3.73642 s, throughput:   1096.24 token/s\n"
             "Total. latency:  3.736 s, throughput:   1097.31 token/s\n")
     (record,) = parsed(sglang_one_batch, write(tmp_path, text))
@@ -146,8 +147,6 @@ def test_a_one_batch_run_with_no_decode_step_generated_one_token(tmp_path):
 def test_run_generations_command_line_states_the_batch_its_throughput_is_over(tmp_path):
     # optimum-habana's run_generation.py asked for `--batch_size 1` and printed no `input N:` lines: its 192.15
     # tokens/second over the call is one stream's, a token every 1 / 192.15 = 5.2 ms.
-    from inferledger.diagnose.parsers import bench_text
-
     text = ("python run_generation.py \\\n--model_name_or_path NousResearch/Llama-3.2-1B \\\n--batch_size 1 \\\n"
             "--bf16\nStats:\n-----\nInput tokens\n"
             "Throughput (including tokenization) = 192.1497924325992 tokens/second\n"
@@ -182,8 +181,6 @@ NXDI = """{
 def test_an_nxd_inference_benchmark_report_is_a_runs_first_token_step_and_call(tmp_path):
     # NxD Inference's report (the neuronmm README's Llama-3.2-1B baseline): the context-encoding call is the first
     # token, 70.28 ms at p50; a token-generation call is one decode step, 39.09 ms on average; p100 is the slowest.
-    from inferledger.diagnose.parsers import nxdi
-
     (record,) = parsed(nxdi, write(tmp_path, NXDI))
     assert record.metrics["ttft_seconds_median"] == pytest.approx(0.07028031349182129)
     assert record.metrics["tpot_seconds_mean"] == pytest.approx(0.039088456092342255)
@@ -195,8 +192,6 @@ def test_an_nxd_inference_benchmark_report_is_a_runs_first_token_step_and_call(t
 def test_skypilots_job_prefix_is_taken_off_like_a_deployments(tmp_path):
     # `sky exec` puts `(task, pid=25491) ` before every line of the job's output (`(head, rank=0, pid=…)` on a
     # cluster); the engine's own line is what follows it.
-    from inferledger.diagnose.read import clean_line
-
     assert clean_line("(task, pid=25491) Mean TTFT: 1981.93 ms") == "Mean TTFT: 1981.93 ms"
     assert clean_line("(head, rank=0, pid=2201) Successful requests: 100") == "Successful requests: 100"
     # vLLM's own process prefix is the engine's, and stays for its reader
@@ -206,8 +201,6 @@ def test_skypilots_job_prefix_is_taken_off_like_a_deployments(tmp_path):
 def test_onnxruntime_genais_model_benchmark_block(tmp_path):
     # Ryzen AI's expected output: the prompt's processing is the first token, 169,860 us = 0.16986 s; a generation
     # step 20,354.1 us = 20.35 ms; the whole loop 2,755.09 ms; batch 1 of 128-token prompts, 128 tokens to generate.
-    from inferledger.diagnose.parsers import ort_model_benchmark
-
     text = (" Batch size: 1, prompt tokens: 128, tokens to generate: 128\n Prompt processing (time to first token):\n"
             "        avg (us):       169860\n        avg (tokens/s): 753.562\n        p50 (us):       169022\n"
             " Token generation:\n        avg (us):       20354.1\n        avg (tokens/s): 49.1301\n"
