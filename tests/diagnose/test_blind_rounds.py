@@ -438,7 +438,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind482_logs": (5, 5, 10),
           "blind481_logs": (7, 7, 10),
           "blind490_logs": (7, 7, 10),
-          "blind489_logs": (3, 6, 10)}
+          "blind489_logs": (3, 6, 10),
+          "blind492_logs": (3, 3, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
