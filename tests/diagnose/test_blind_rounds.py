@@ -440,7 +440,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind490_logs": (7, 7, 10),
           "blind489_logs": (3, 6, 10),
           "blind492_logs": (3, 3, 3),
-          "blind493_logs": (4, 4, 5)}
+          "blind493_logs": (4, 4, 5),
+          "blind494_logs": (5, 5, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
