@@ -260,7 +260,8 @@ _TABLE = (
           "Tenstorrent N150: 0.2 s at 1 req/s, 2.96 s at 2, with the per-token time 55 -> 72 ms)", 0.6),
     _rule("summary-same-load-ttft-waits", "summary", "queueing",
           "runs of one file under the same load (stated concurrency ≥ limit same-load-min-in-flight, the same offered "
-          "rate or none, the same stated prompt length or none): a run's mean TTFT ≥ this many times the fastest's, and ≥ 2 s", 5.0, "×",
+          "rate or none, the same stated prompt length or none): a run's mean TTFT ≥ this many times the fastest's, "
+          "and ≥ 2 s", 5.0, "×",
           "the same requests in flight meet the same prompt work, so a first token many times later on one path is "
           "time spent waiting before the engine took the request (a proxy or router that holds requests back, a "
           "replica's queue): gpustack's proxy, 9.4 s against vLLM's own 0.74 s at 256 in flight", 0.6),

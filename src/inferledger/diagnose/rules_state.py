@@ -101,6 +101,10 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
                                  lines=list(lines.lines), file=lines.file))
 
 
+_DECODE_REQUEST_METRICS = ("tpot_seconds", "decode_seconds", "generation_tokens_per_second", "itl_seconds")
+_DECODE_SUMMARY_PREFIXES = ("tpot_", "itl_", "output_tokens_per_second", "e2e_per_output_token")
+
+
 def _decode_measured(acc: Accumulator) -> bool:
     """Whether the log times any generation: a request's decode, a stats window's generation rate, a summary's
     per-token time or output rate."""
@@ -108,10 +112,6 @@ def _decode_measured(acc: Accumulator) -> bool:
         return True
     return any(any(name.startswith(_DECODE_SUMMARY_PREFIXES) for name in record.metrics)
                for record, _file in acc.summaries)
-
-
-_DECODE_REQUEST_METRICS = ("tpot_seconds", "decode_seconds", "generation_tokens_per_second", "itl_seconds")
-_DECODE_SUMMARY_PREFIXES = ("tpot_", "itl_", "output_tokens_per_second", "e2e_per_output_token")
 
 
 def capacity_findings(acc: Accumulator, findings: list) -> None:
@@ -145,8 +145,9 @@ def capacity_findings(acc: Accumulator, findings: list) -> None:
     share = capacity.get("gpu_share_fraction")
     # The placement decides the speed, but only a measured decode shows it: with none, the offload is named as what
     # the speed will hang on (state-partial-offload-unmeasured, no bottleneck read).
-    offload = "state-partial-offload" if _decode_measured(acc) else "state-partial-offload-unmeasured"
-    unmeasured = "" if offload == "state-partial-offload" else "; no generation is timed in the log to show it"
+    measured = _decode_measured(acc)
+    offload = "state-partial-offload" if measured else "state-partial-offload-unmeasured"
+    unmeasured = "" if measured else "; no generation is timed in the log to show it"
     if share is not None and share < threshold("state-partial-offload"):
         findings.append(fire(
             offload, f"the runner holds {share:.0%} of the model on the GPU and {1 - share:.0%} in "

@@ -100,10 +100,10 @@ def first_token_load(record) -> tuple | None:
 class _Run:
     """The numbers of one summary the rules read, each derived once."""
 
-    def __init__(self, record):
+    def __init__(self, record, server: str | None = None):
         metrics = record.metrics
         self.name = record.labels.get("benchmark") or record.labels.get("tool") or record.source
-        self.server = None  # the serving engine a launch command in the log started (set by summary_findings)
+        self.server = server  # the serving engine a launch command in the log started
         self.ttft = summary_value(record, "ttft_seconds_mean")
         self.ttft_derived = ""  # how a TTFT the run does not state was worked out
         self.tpot = summary_value(record, "tpot_seconds_mean")
@@ -217,6 +217,7 @@ class _Run:
 SPREAD_MEAN_SHARE = limit("spread-mean-share")
 CHUNKED_GAP_SHARE = limit("chunked-gap-share")
 PER_STREAM_RATE = "per token at the per-stream rate"  # how a step read from one stream's generation rate is named
+MLPERF_BOUNDED = ("Server", "Interactive")  # MLPerf scenarios with latency bounds (an Offline run has none)
 BURST_ARRIVAL_SHARE = limit("burst-arrival-share")
 BURST_ADMITTED_STEPS = limit("burst-admitted-steps")
 BURST_IN_BATCH_TTFT = limit("burst-in-batch-ttft")
@@ -278,8 +279,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
     first = len(findings)
     runs = []  # (run, record, file) of every summary, for the rules across a file's runs
     for record, file in acc.summaries:
-        run = _Run(record)
-        run.server = acc.labels.get("server")
+        run = _Run(record, acc.labels.get("server"))
         runs.append((run, record, file))
         where = {"lines": [record.line_number], "file": file}
         before = len(findings)
@@ -297,7 +297,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         cpu = record.labels.get("device") == "cpu" or acc.labels.get("backend") == "cpu" or edge
         rule = "summary-slow-tpot-cpu" if cpu else "summary-slow-tpot-no-hardware"
         # (a valid MLPerf Server or Interactive result met its per-token bound at its load: judged by the benchmark)
-        judged = record.labels.get("mlperf_valid") and record.labels.get("mlperf_scenario") in ("Server", "Interactive")
+        judged = record.labels.get("mlperf_valid") and record.labels.get("mlperf_scenario") in MLPERF_BOUNDED
         slow = run.step is not None and run.step >= threshold(rule) and not hardware_judged and not judged
         if slow and run.batch >= threshold("summary-tpot-batch-unjudged"):
             findings.append(fire(
@@ -1274,7 +1274,7 @@ def _mlperf_valid(run: _Run, record, where: dict, findings: list) -> bool:
     """summary-mlperf-valid: a valid MLPerf Server or Interactive result (audited, or LoadGen's own VALID) with no
     errors counted; True when it fired."""
     scenario = record.labels.get("mlperf_scenario")
-    if not record.labels.get("mlperf_valid") or scenario not in ("Server", "Interactive") \
+    if not record.labels.get("mlperf_valid") or scenario not in MLPERF_BOUNDED \
             or record.metrics.get("failed_requests"):
         return False
     rate = run.output_rate or run.achieved
@@ -1290,7 +1290,7 @@ def _mlperf_over_bounds(run: _Run, record, where: dict, findings: list) -> bool:
     latency bounds were not met: the queries it scheduled arrived faster than the system answers them within the
     bounds; True when it fired."""
     scenario = record.labels.get("mlperf_scenario")
-    if record.labels.get("mlperf_latency_bounds_met") is not False or scenario not in ("Server", "Interactive"):
+    if record.labels.get("mlperf_latency_bounds_met") is not False or scenario not in MLPERF_BOUNDED:
         return False
     bits = [f"mean TTFT {run.ttft:,.2f} s" if run.ttft is not None else "",
             f"{run.achieved:,.3g} samples/s completed" if run.achieved is not None else ""]

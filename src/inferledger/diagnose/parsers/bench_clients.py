@@ -352,8 +352,7 @@ class _GenaiCsv(_GenaiTable):
 # guidellm ~0.2 text tables, hard-wrapped by the terminal (guidellm#136)
 
 _GUIDELLM_TITLE = re.compile(r"^\s*Benchmarks? [A-Z][\w ]*:\s*$")
-
-
+# The cell a row's last value shares with the next row's name (_guidellm_records): the leading figure, then the rest.
 _LAST_AND_NEXT = re.compile(r"^([-+]?\d[\d,]*(?:\.\d+)?)\s*(.*)$")
 
 

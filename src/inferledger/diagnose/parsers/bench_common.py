@@ -15,7 +15,7 @@ TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "usec": 1e-6, "µs": 1e-6, "μs": 1e-6, "m
 # The statistic spellings of the tools, mapped onto records.STATS (p50 is the median everywhere).
 STAT_NAMES = {"mean": "mean", "avg": "mean", "average": "mean", "median": "median", "p50": "median",
                "p90": "p90", "p95": "p95", "p99": "p99", "min": "min", "minimum": "min", "max": "max",
-               "maximum": "max", "std": "std", "stddev": "std"}
+               "maximum": "max", "p100": "max", "std": "std", "stddev": "std"}
 
 
 def to_number(text: str) -> float | None:

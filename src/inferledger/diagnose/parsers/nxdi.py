@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from inferledger.diagnose.parsers.bench_common import canonical_stat
 from inferledger.diagnose.records import Record
 
 NAME = "nxd-inference"
@@ -28,7 +29,6 @@ _SECTIONS = {"e2e_model": "e2e_seconds", "context_encoding_model": "ttft_seconds
              "token_generation_model": "tpot_seconds"}
 _SECTION = re.compile(r'"(e2e_model|context_encoding_model|token_generation_model)"\s*:\s*\{')
 _LATENCY = re.compile(r'"latency_ms_(p50|p90|p95|p99|p100|avg)"\s*:\s*(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)')
-_STAT = {"p50": "median", "p90": "p90", "p95": "p95", "p99": "p99", "p100": "max", "avg": "mean"}
 
 
 def sniff(head: str) -> float:
@@ -51,6 +51,6 @@ def parse(lines) -> Iterator:
             continue
         if section is not None and "latency_ms_" in line:
             for stat, value in _LATENCY.findall(line):
-                metrics[f"{_SECTIONS[section]}_{_STAT[stat]}"] = float(value) * 1e-3
+                metrics[f"{_SECTIONS[section]}_{canonical_stat(stat)}"] = float(value) * 1e-3
     if metrics:
         yield Record("summary", "bench.nxd-inference", first, metrics, labels={"tool": "nxd-inference"})

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from inferledger.diagnose.parsers.bench_common import TIME_UNITS
+from inferledger.diagnose.parsers.bench_common import TIME_UNITS, canonical_stat
 from inferledger.diagnose.records import Record
 
 NAME = "onnxruntime-genai model_benchmark"
@@ -33,7 +33,6 @@ _SHAPE = re.compile(r"Batch size:\s*(\d+),\s*prompt tokens:\s*(\d+),\s*tokens to
 _PHASES = (("Prompt processing", "ttft_seconds"), ("Token generation", "tpot_seconds"),
            ("Token sampling", None), ("E2E generation", "e2e_seconds"))
 _VALUE = re.compile(r"^\s*(avg|p50) \((us|ms|s)\):\s*([\d.]+(?:[eE][-+]?\d+)?)\s*$")
-_STAT = {"avg": "mean", "p50": "median"}
 
 
 def sniff(head: str) -> float:
@@ -67,6 +66,6 @@ def parse(lines) -> Iterator:
                 continue
         if phase and "(" in line and (value := _VALUE.match(line)) is not None:
             stat, unit, number = value.groups()
-            metrics[f"{phase}_{_STAT[stat]}"] = float(number) * TIME_UNITS[unit]
+            metrics[f"{phase}_{canonical_stat(stat)}"] = float(number) * TIME_UNITS[unit]
     if metrics:
         yield _record(first, metrics, shape)
