@@ -14,6 +14,7 @@ import pytest
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.accumulate import Accumulator
 from inferledger.diagnose.records import Record
+from inferledger.diagnose.rules import NO_HARDWARE
 from inferledger.diagnose.rules_requests import request_findings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -121,7 +122,7 @@ def test_no_warm_up_against_later_requests_with_no_per_token_time():
     acc.add(Record("request", "test", 1, {"tpot_seconds": 0.057, "output_tokens": 100}))
     acc.add(Record("request", "test", 2, {"tpot_seconds": 0.0, "output_tokens": 100}))
     findings, checks, notes = [], [], []
-    request_findings(acc, findings, checks, notes, hardware_judged=False)
+    request_findings(acc, findings, checks, notes, NO_HARDWARE)
     assert not any("cold start" in note for note in notes)
 
 

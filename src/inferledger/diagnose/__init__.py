@@ -185,7 +185,7 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
     """Rules, plus the hardware comparison with the model and GPU given, or named by the log itself."""
     from inferledger.diagnose.diagnosis import build
     from inferledger.diagnose.roofline import compare, log_hardware_findings
-    from inferledger.diagnose.rules import ASK_FOR_CARD, ASK_FOR_HARDWARE, COMPARISON_UNJUDGED
+    from inferledger.diagnose.rules import Hardware
 
     notes, warnings = [], []
     named = {}
@@ -250,14 +250,8 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
                                                                                 precision)
                                    for name in names)), None)
         sized = _logged_format(acc, sized, precision)
-    diagnosis = build(acc, files, roofline, roofline_findings, advice, hardware_judged=hardware_judged, sized=sized)
-    if roofline and not hardware_judged:
-        # The flags a fixed cutoff asks for were given: its evidence says the comparison could not judge instead.
-        for item in diagnosis.evidence:
-            item.text = item.text.replace(ASK_FOR_HARDWARE, COMPARISON_UNJUDGED)
-    if use_gpu:
-        for item in diagnosis.evidence:  # the card was named: no asking for it
-            item.text = item.text.replace(f"; {ASK_FOR_CARD}", "")
+    hardware = Hardware(judged=hardware_judged, compared=roofline is not None, card=bool(use_gpu))
+    diagnosis = build(acc, files, roofline, roofline_findings, advice, hardware=hardware, sized=sized)
     diagnosis.notes.extend(notes)
     diagnosis.warnings.extend(warnings)
     return diagnosis

@@ -13,7 +13,7 @@ from inferledger.diagnose.accumulate import Accumulator
 from inferledger.diagnose.advice import advice_for
 from inferledger.diagnose.findings import VERDICTS, Diagnosis, Evidence, Finding
 from inferledger.diagnose.read import UNRECOGNISED
-from inferledger.diagnose.rules import fire, limit, threshold
+from inferledger.diagnose.rules import NO_HARDWARE, Hardware, fire, limit, threshold
 from inferledger.diagnose.rules_requests import request_findings
 from inferledger.diagnose.rules_state import capacity_findings, event_findings, snapshot_findings
 from inferledger.diagnose.rules_summary import summary_findings
@@ -23,19 +23,19 @@ ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 CLOSE_CALL = limit("close-call")
 
 
-def decide(acc: Accumulator, roofline_findings: list | None = None, hardware_judged: bool = False,
+def decide(acc: Accumulator, roofline_findings: list | None = None, hardware: Hardware = NO_HARDWARE,
            sized=None, files=()) -> tuple[list, list, list]:
-    """All findings (best first), the consistency checks and the notes. `hardware_judged`: the roofline comparison
-    judged decode speed, so the fixed-cutoff decode rules stand down. `sized`: the model's size read from its name
+    """All findings (best first), the consistency checks and the notes. `hardware`: what the comparison with the
+    hardware judged (rules.Hardware: where it judged decode speed, the fixed-cutoff decode rules stand down). `sized`: the model's size read from its name
     (named_model.NamedModel) when no card is known, for the fixed cutoff's large-model floor. `files`: what was
     read of each file (a file no reader knows is judged by the lines it could not read)."""
     findings: list[Finding] = []
     checks: list[dict] = []
     notes: list[str] = []
     event_findings(acc, findings, notes)
-    window_findings(acc, findings, notes, hardware_judged)
-    request_findings(acc, findings, checks, notes, hardware_judged, sized)
-    summary_findings(acc, findings, checks, notes, hardware_judged, sized)
+    window_findings(acc, findings, notes, hardware)
+    request_findings(acc, findings, checks, notes, hardware, sized)
+    summary_findings(acc, findings, checks, notes, hardware, sized)
     snapshot_findings(acc, findings)
     if not any(finding.verdict != "insufficient-data" for finding in findings):
         capacity_findings(acc, findings)
@@ -127,8 +127,8 @@ def rank(findings: list) -> tuple[str, float, list]:
 
 
 def build(acc: Accumulator, files: list, roofline: dict | None = None, roofline_findings: list | None = None,
-          advice: list | None = None, hardware_judged: bool = False, sized=None) -> Diagnosis:
-    findings, checks, notes = decide(acc, roofline_findings, hardware_judged, sized, files)
+          advice: list | None = None, hardware: Hardware = NO_HARDWARE, sized=None) -> Diagnosis:
+    findings, checks, notes = decide(acc, roofline_findings, hardware, sized, files)
     verdict, confidence, alternatives = rank(findings)
     best = findings[0]
     evidence = []

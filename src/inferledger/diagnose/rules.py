@@ -920,11 +920,35 @@ _LIMITS = (
 
 LIMITS = {item.name: item for item in _LIMITS}
 
-# What a fixed cutoff's evidence asks for, and what it says instead when --model and --gpu were given but the
-# comparison could not judge the figure (a summary with no batch stated, a model it could not size): __init__._diagnose.
+# What a fixed cutoff's evidence asks for, and what it says instead when a model or card was given (or named by the
+# log) but the comparison could not judge the figure (a summary with no batch stated, a model it could not size).
 ASK_FOR_HARDWARE = "give --model and --gpu to judge it against the hardware"
 COMPARISON_UNJUDGED = "the hardware comparison could not judge it (its lines say why)"
-ASK_FOR_CARD = "give --gpu to judge the card"  # dropped from the evidence where --gpu was given
+ASK_FOR_CARD = "give --gpu to judge the card"
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """What the rules know of the comparison with the hardware (__init__._diagnose). `judged`: the roofline judged
+    decode speed, so the fixed-cutoff decode rules stand down. `compared`: a model or card was given or named and
+    compared (judged or not). `card`: a card was given or named, so no evidence asks for one."""
+
+    judged: bool = False
+    compared: bool = False
+    card: bool = False
+
+    @property
+    def ask(self) -> str:
+        """What a fixed cutoff's evidence says of the hardware: ask for it, or say the comparison could not judge."""
+        return COMPARISON_UNJUDGED if self.compared and not self.judged else ASK_FOR_HARDWARE
+
+    @property
+    def ask_card(self) -> str:
+        """The clause that asks for the card (with its separator), empty where one was given or named."""
+        return "" if self.card else f"; {ASK_FOR_CARD}"
+
+
+NO_HARDWARE = Hardware()  # neither model nor card given or named
 
 
 def limit(name: str) -> float:

@@ -15,7 +15,7 @@ from inferledger.diagnose.accumulate import (
     TINY_PROMPT_TOKENS,
     Accumulator,
 )
-from inferledger.diagnose.rules import ASK_FOR_HARDWARE, fire, limit, threshold
+from inferledger.diagnose.rules import Hardware, fire, limit, threshold
 from inferledger.diagnose.rules_windows import DEPTH_MAX_TOKENS
 
 SLOW_COMMON_CARD_BYTES_PER_S = limit("slow-common-card")
@@ -276,7 +276,7 @@ def _served_in_turn(acc: Accumulator, findings: list) -> None:
         lines=[timed[0][2], timed[-1][2]], file=timed[0][3]))
 
 
-def request_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware_judged: bool,
+def request_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware: Hardware,
                      sized=None) -> None:
     """The per-request rules. `sized`: the model's size from its name (named_model.NamedModel), when the hardware
     is unknown; it turns the fixed slow-decode cutoff into the floor such a model has on a slow common card."""
@@ -384,7 +384,7 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
     # An odd prompt time in fewer than half the requests (a first call's warm-up) voids those prompts' figures, not
     # the steady requests around them.
     minor = (flags["prompt_slower_than_decode"].count == flags["prompt_artifact_minor"].count
-             and flags["slow_tpot"].count and not hardware_judged) \
+             and flags["slow_tpot"].count and not hardware.judged) \
         or 2 * flags["prompt_slower_than_decode"].count < count
     if flags["prompt_slower_than_decode"].count and minor:
         # An odd prompt time voids the prompt's figures, not a slow decode that takes most of each request.
@@ -450,9 +450,9 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
     tpot_mean = warm[2] if warm is not None else tpot.mean if tpot is not None else None
     cpu = acc.labels.get("backend") == "cpu"  # the GPU's cutoff is a fast CPU run: a CPU's own (requests-slow-tpot-cpu)
     slow_flag = "slow_tpot_cpu" if cpu else "slow_tpot"
-    slow = bool(flags[slow_flag].count) and not hardware_judged
-    slow_bound = bool(flags["slow_tpot_bound"].count) and not hardware_judged and not cpu
-    if cpu and flags["slow_tpot"].count and not slow and not hardware_judged:
+    slow = bool(flags[slow_flag].count) and not hardware.judged
+    slow_bound = bool(flags["slow_tpot_bound"].count) and not hardware.judged and not cpu
+    if cpu and flags["slow_tpot"].count and not slow and not hardware.judged:
         notes.append(f"{_per_token(tpot_mean)} per output token on a CPU backend: slow for a GPU, within what a CPU's "
                      "memory gives; give --model and --gpu (a CPU part) to judge it")
     if (slow or slow_bound) and sized is not None and _size_explains(acc, sized, findings):
@@ -478,7 +478,7 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             text += "; this time_per_token includes prefill"
         if cpu:
             text += "; the log shows a CPU backend: decode reads the weights from DRAM, and slower than a CPU's cutoff"
-        text += f"; a fixed cutoff: {ASK_FOR_HARDWARE}"
+        text += f"; a fixed cutoff: {hardware.ask}"
         findings.append(fire("requests-slow-tpot-cpu" if cpu else "requests-slow-tpot-no-hardware", text,
                              {"tpot_seconds_mean": tpot_mean}, share(slow_flag), **where(slow_flag)))
     if slow_bound:
@@ -486,12 +486,12 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         findings.append(fire(
             "requests-slow-tpot-no-hardware", f"{flags['slow_tpot_bound'].count} of {count} requests take at least "
             f"{bound.low * 1e3:,.0f} ms per output token: the whole call ÷ (prompt + output tokens), since no prompt "
-            f"token costs more than a generated one; a fixed cutoff: {ASK_FOR_HARDWARE}",
+            f"token costs more than a generated one; a fixed cutoff: {hardware.ask}",
             {"tpot_seconds_lower_bound": bound.low}, share("slow_tpot_bound"),
             **where("slow_tpot_bound")))
     if sized is None:  # a per-token time judged against the model's size stands on its own evidence
         _phase_leads(acc, findings)
-    if not (slow or slow_bound) and not hardware_judged and sized is not None and _size_too_slow(acc, sized, findings):
+    if not (slow or slow_bound) and not hardware.judged and sized is not None and _size_too_slow(acc, sized, findings):
         return
     if not (slow or slow_bound) and (_decode_slowed(acc, findings) or _decode_below_bench(acc, findings)
                                      or _host_bound(acc, findings)):

@@ -10,7 +10,7 @@ from statistics import median
 
 from inferledger.diagnose.accumulate import SLOW_STREAM_TOKENS_PER_SECOND, Accumulator
 from inferledger.diagnose.records import STATS
-from inferledger.diagnose.rules import ASK_FOR_CARD, ASK_FOR_HARDWARE, fire, limit, threshold
+from inferledger.diagnose.rules import Hardware, fire, limit, threshold
 
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 PREFILL_TOKENS_PER_STEP = limit("prefill-tokens-per-step")
@@ -273,7 +273,7 @@ def streams_by_littles_law(metrics: dict) -> tuple[float | None, float | None, s
     return None, None, ""
 
 
-def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware_judged: bool,
+def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware: Hardware,
                      sized=None) -> None:
     """The rules for benchmark summaries. `sized`: the model's weights per step (named_model) when no card is known."""
     first = len(findings)
@@ -298,27 +298,28 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         rule = "summary-slow-tpot-cpu" if cpu else "summary-slow-tpot-no-hardware"
         # (a valid MLPerf Server or Interactive result met its per-token bound at its load: judged by the benchmark)
         judged = record.labels.get("mlperf_valid") and record.labels.get("mlperf_scenario") in MLPERF_BOUNDED
-        slow = run.step is not None and run.step >= threshold(rule) and not hardware_judged and not judged
+        slow = run.step is not None and run.step >= threshold(rule) and not hardware.judged and not judged
         if slow and run.batch >= threshold("summary-tpot-batch-unjudged"):
             findings.append(fire(
                 "summary-tpot-batch-unjudged", f"{run.name}: {run.step * 1e3:.0f} ms per output token with "
-                f"{run.batch_text}: a large batch's step, which the one-stream cutoff does not judge; {ASK_FOR_HARDWARE}",
+                f"{run.batch_text}: a large batch's step, which the one-stream cutoff does not judge; {hardware.ask}",
                 {"tpot_seconds_mean": run.step, "streams": run.batch}, **where))
         elif slow and not cpu and sized is None and (floor := _large_model_floor(record, acc)) is not None \
                 and run.step <= floor[0]:
             findings.append(fire(
                 "summary-slow-tpot-large-model", f"{run.name}: {run.step * 1e3:.0f} ms per output token "
                 f"(~{1 / run.step:.1f} tok/s per stream) is what {floor[1].describe()} allows {floor[2]} "
-                f"({floor[0] * 1e3:.0f} ms): slow for the fixed cutoff, not for this size; give --gpu to judge it "
-                "against the card", {"tpot_seconds_mean": run.step, "large_model_seconds_per_token": floor[0],
-                                     "weights_bytes_per_step": floor[1].weights_bytes_per_step}, **where))
+                f"({floor[0] * 1e3:.0f} ms): slow for the fixed cutoff, not for this size; "
+                f"{'give --model' if hardware.card else 'give --gpu'} to judge it against the card",
+                {"tpot_seconds_mean": run.step, "large_model_seconds_per_token": floor[0],
+                 "weights_bytes_per_step": floor[1].weights_bytes_per_step}, **where))
         elif slow:
             findings.append(fire(
                 rule, f"{run.name}: {run.step * 1e3:.0f} ms per output token (≤ {1 / run.step:.1f} tok/s per "
                 f"stream{'; the whole run generates that, so no stream is faster' if run.step_bound else ''}"
                 f"{' on an edge device' if edge else ' on a CPU' if cpu else ''}); judged by a fixed cutoff: "
-                f"{ASK_FOR_HARDWARE}", {"tpot_seconds_mean": run.step}, **where))
-        elif run.step is not None and sized is not None and not hardware_judged and not cpu:
+                f"{hardware.ask}", {"tpot_seconds_mean": run.step}, **where))
+        elif run.step is not None and sized is not None and not hardware.judged and not cpu:
             _slower_than_size(run, sized, where, findings, notes, acc)  # a GPU's floor: a CPU reads from DRAM
         if not cpu:
             _latency_per_output_token(run, record, where, findings)
@@ -342,7 +343,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
     _same_load_waits(acc, findings)
     _same_prompt_slower(acc, findings)
     _static_prefill_shrinks(acc, findings)
-    _models_one_bandwidth(acc, runs, findings, first)
+    _models_one_bandwidth(acc, runs, findings, first, hardware)
     _ttft_with_concurrency(acc, findings)
     _ttft_with_rate(acc, findings)
     # Runs side by side (a sweep, engines compared in one table): a bottleneck in one of them is what the file shows;
@@ -576,7 +577,7 @@ SIZES_APART = limit("sizes-apart")
 _CUTOFF_RULES = ("summary-slow-tpot-no-hardware", "summary-slow-tpot-cpu")
 
 
-def _models_one_bandwidth(acc: Accumulator, runs: list, findings: list, first: int) -> None:
+def _models_one_bandwidth(acc: Accumulator, runs: list, findings: list, first: int, hardware: Hardware) -> None:
     """summary-models-one-bandwidth: one stream's runs of several models a file names (a table's section or a row's
     model), each sized from its name: weights per step ÷ the median step is the bandwidth its decode reached. The same
     bandwidth for models of different sizes is the machine's memory at work, and the fixed cutoff's readings of those
@@ -613,8 +614,8 @@ def _models_one_bandwidth(acc: Accumulator, runs: list, findings: list, first: i
         findings.append(fire(
             "summary-models-one-bandwidth", f"{each}: every model's weights are read at {min(speeds) / 1e9:.0f}-"
             f"{max(speeds) / 1e9:.0f} GB/s, the rate falling as the size grows: decode runs at this machine's memory "
-            f"bandwidth (sizes and formats read from the names); slow tokens are the memory's, not a fault; "
-            f"{ASK_FOR_CARD}", {"effective_bandwidth_bytes_per_second_min": min(speeds),
+            f"bandwidth (sizes and formats read from the names); slow tokens are the memory's, not a fault"
+            f"{hardware.ask_card}", {"effective_bandwidth_bytes_per_second_min": min(speeds),
                                         "effective_bandwidth_bytes_per_second_max": max(speeds)},
             lines=lines, file=file))
 

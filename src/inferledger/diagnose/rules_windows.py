@@ -5,7 +5,7 @@ persists outranks one outlier window. Thresholds and confidences: rules.py."""
 from __future__ import annotations
 
 from inferledger.diagnose.accumulate import KV_FULL_FRACTION, SLOW_CPU_TPOT_SECONDS, SMALL_BATCH, Accumulator
-from inferledger.diagnose.rules import ASK_FOR_HARDWARE, fire, limit, threshold
+from inferledger.diagnose.rules import Hardware, fire, limit, threshold
 
 DEPTH_MAX_TOKENS = limit("depth-max")
 SGLANG_DECODE_LOG_STEPS = limit("sglang-decode-log-steps")
@@ -51,7 +51,7 @@ def _prompt_rate_only(acc: Accumulator, findings: list) -> None:
                                                                   "prompt_flops_per_second": flops}, lines=[line]))
 
 
-def _slow_spec_steps(acc: Accumulator, running, findings: list) -> bool:
+def _slow_spec_steps(acc: Accumulator, running, findings: list, hardware: Hardware) -> bool:
     """windows-slow-spec-steps: with speculative decoding, a stream's steps a second are its tokens a second over the
     tokens a step (vLLM's mean acceptance length counts the bonus token): the small-batch cutoff judges steps."""
     spec = acc.interval.get("spec_mean_acceptance_length")
@@ -64,7 +64,7 @@ def _slow_spec_steps(acc: Accumulator, running, findings: list) -> bool:
     findings.append(fire(
         "windows-slow-spec-steps", f"~{acc.per_stream.mean:.1f} tok/s per running request at up to "
         f"{running.high:.0f} running with speculative decoding accepting {spec.mean:.2f} tokens a step: "
-        f"{steps:.1f} steps a second, under the one-stream cutoff (a fixed cutoff: {ASK_FOR_HARDWARE})",
+        f"{steps:.1f} steps a second, under the one-stream cutoff (a fixed cutoff: {hardware.ask})",
         {"generation_per_request_mean": acc.per_stream.mean, "spec_mean_acceptance_length": spec.mean,
          "steps_per_second": steps}))
     return True
@@ -86,7 +86,7 @@ def _drafts_rejected(acc: Accumulator, findings: list) -> None:
         {"spec_mean_acceptance_length": spec.mean}))
 
 
-def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judged: bool) -> None:
+def window_findings(acc: Accumulator, findings: list, notes: list, hardware: Hardware) -> None:
     windows = acc.interval_count
     if not windows:
         _prompt_rate_only(acc, findings)
@@ -172,20 +172,20 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
     decoding = max(acc.per_stream.count, slow, 1)
     # On a CPU (the log's backend, or a CPU it names with no accelerator) a stream under the GPU's cutoff is usual:
     # only one under the CPU's own (a second a token) is slow.
-    cpu_pace = bool(slow and not hardware_judged and acc.labels.get("backend") == "cpu"
+    cpu_pace = bool(slow and not hardware.judged and acc.labels.get("backend") == "cpu"
                     and acc.per_stream.low >= 1 / SLOW_CPU_TPOT_SECONDS)
     if cpu_pace:
         notes.append(f"generation at {acc.per_stream.low:.1f}–{acc.per_stream.high:.1f} tok/s per running request on a "
                      "CPU backend: slow for a GPU, within what a CPU's memory gives")
         slow = 0
-    if slow and not hardware_judged:
+    if slow and not hardware.judged:
         findings.append(fire(
             "windows-slow-streams", f"generation at {acc.per_stream.low:.1f}–{acc.per_stream.high:.1f} tok/s per "
             f"running request with no prefill load in {slow} of {decoding} windows that state a generation rate "
-            f"(a fixed cutoff: {ASK_FOR_HARDWARE})",
+            f"(a fixed cutoff: {hardware.ask})",
             {"generation_per_request_mean": acc.per_stream.mean},
             slow / decoding, **lines_of(acc, "slow_small_batch" if flags["slow_small_batch"].count else "starved")))
-    spec_slow = not slow and not hardware_judged and _slow_spec_steps(acc, running, findings)
+    spec_slow = not slow and not hardware.judged and _slow_spec_steps(acc, running, findings, hardware)
     _drafts_rejected(acc, findings)
     if flags["stalled"].count:
         findings.append(fire(
@@ -227,7 +227,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
                              "generation tok/s averaged over time before it came): no window measures a stream's "
                              "speed", numbers, **lines_of(acc, "arrival")))
         return
-    if clean <= judged / 2 or (slow and not hardware_judged and slow > decoding / 2) or spec_slow or any(
+    if clean <= judged / 2 or (slow and not hardware.judged and slow > decoding / 2) or spec_slow or any(
             flags[name].count >= recurring for name in (
                 *(() if short_queue else ("waiting",)), *(() if cpu_pace else ("slow_small_batch", "starved")),
                 "kv_full", "prefill_heavy", "swapped", "stalled")):
@@ -239,7 +239,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
         findings.append(fire("windows-no-speed", f"{windows} stats windows: " + shown
                              + "; no generation rate to judge speed by", numbers))
         return
-    if not hardware_judged and not cpu_pace and acc.per_stream.count \
+    if not hardware.judged and not cpu_pace and acc.per_stream.count \
             and acc.per_stream.mean < threshold("windows-slow-streams") \
             and running is not None and running.high < threshold("summary-tpot-batch-unjudged"):
         # Under the one-stream cutoff at a batch past the small-batch rule's: slow for a model that fits the card,
@@ -247,7 +247,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware_judg
         findings.append(fire(
             "windows-streams-unjudged", f"{windows} stats windows: " + shown + f": ~{acc.per_stream.mean:.1f} tok/s "
             f"per running request at up to {running.high:.0f} running is under the one-stream cutoff, which does not "
-            f"judge a batch this size; {ASK_FOR_HARDWARE}",
+            f"judge a batch this size; {hardware.ask}",
             dict(numbers, generation_per_request_mean=acc.per_stream.mean)))
         return
     queue = (f"a queue of at most {waiting.high:.0f} beside {running.low:.0f}+ running, admitted within steps"
