@@ -446,7 +446,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind497_logs": (7, 7, 10),
           "blind498_logs": (5, 5, 10),
           "blind499_logs": (8, 8, 10),
-          "blind496_logs": (7, 7, 10)}
+          "blind496_logs": (7, 7, 10),
+          "blind495_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
