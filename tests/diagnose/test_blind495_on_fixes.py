@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from blind_helpers import FIXTURES
+import pytest
+from blind_helpers import FIXTURES, markdown_summaries, parsed, write
 
 from inferledger.diagnose import diagnose_files
+from inferledger.diagnose.parsers import bench_clients
+from inferledger.diagnose.read import clean_line
+
+STREAM = "output_tokens_per_second_per_user_mean"
 
 EXL_TABLE = FIXTURES / "blind169_logs" / "other__exllamav3-vs-exl2-ampere-3x3090-mistral-large-median-table.txt"
 
@@ -22,3 +27,94 @@ def test_a_large_models_cutoff_asks_only_for_what_was_not_given():
     carded = _large_model_texts(diagnose_files([EXL_TABLE], gpu="rtx-3090"))
     assert all("give --gpu" in text for text in bare)
     assert all("give --gpu" not in text and "give --model" in text for text in carded)
+
+
+def test_a_setting_every_column_repeats_is_the_runs_not_a_column(tmp_path):
+    # FlagOS's release reports head each measure with its sweep point, `4k-1k 64并发 - …` (4k in, 1k out, 64
+    # concurrent): the concurrency word must not make `total tok/s` a concurrency column. 244727.52 ms is 244.73 s.
+    (run,) = markdown_summaries(tmp_path, (
+        "| 模型名 | 卡数 | 4k-1k 64并发 - mean TTFT（ms） | 4k-1k 64并发 - output toks/s | 4k-1k 64并发 - total tok/s "
+        "| 4k-1k 64并发 - Mean TPOT (ms) |\n"
+        "|---|---|---|---|---|---|\n"
+        "| FractalAIResearch/Fathom-R1-14B | 16 | 244727.52 | 88.2 | 440.89 | 338.67 |\n"))
+    assert run.metrics["max_concurrency"] == 64
+    assert run.metrics["mean_input_tokens"] == 4000 and run.metrics["mean_output_tokens"] == 1000
+    assert run.metrics["ttft_seconds_mean"] == pytest.approx(244.72752)
+    assert run.metrics["tpot_seconds_mean"] == pytest.approx(0.33867)
+    assert run.metrics["total_tokens_per_second"] == 440.89
+
+
+BLOCK = """============ Serving Benchmark Result ============
+Successful requests:                     200
+Benchmark duration (s):                  41.26
+Request throughput (req/s):              4.85
+Output token throughput (tok/s):         1055.44
+Mean TTFT (ms):                          3394.37
+Mean TPOT (ms):                          66.28
+==================================================
+"""
+
+
+def test_a_rate_sweeps_section_title_states_the_rate_of_the_block_below(tmp_path):
+    # vllm-ascend's benchmark docs title each block `qps 4:` … `qps inf:`: the load each block was offered.
+    path = write(tmp_path, "qps 4:\n" + BLOCK + "\nqps inf:\n" + BLOCK)
+    first, second = parsed(bench_clients, path)
+    assert first.metrics["request_rate_per_second"] == 4.0 and "request_rate" not in first.labels
+    assert second.labels["request_rate"] == "inf" and "request_rate_per_second" not in second.metrics
+
+
+def test_a_phase_rate_titled_table_by_depth_is_a_run_a_cell_less_its_ratio_column(tmp_path):
+    # `## Decode T/s` over `Depth | engine A | engine B | A speedup`: each engine's cell one stream's decode rate at
+    # that depth; the speedup column (`1.104x`) is no run.
+    runs = markdown_summaries(tmp_path, (
+        "## Decode T/s\n\n"
+        "| Depth | mistral.rs BF16 | vLLM BF16 | mistral.rs speedup |\n"
+        "| ---: | ---: | ---: | ---: |\n"
+        "| 128 | 15.6 | 24.4 | 0.639x |\n"
+        "| 4096 | 15.2 | 23.7 | 0.641x |\n"))
+    assert [(run.labels["benchmark"], run.metrics["mean_input_tokens"], run.metrics[STREAM]) for run in runs] == [
+        ("mistral.rs BF16", 128, 15.6), ("vLLM BF16", 128, 24.4), ("mistral.rs BF16", 4096, 15.2),
+        ("vLLM BF16", 4096, 23.7)]
+
+
+@pytest.mark.parametrize("line", [
+    "level_zero backend failed with error: 39 (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)",
+    "ggml_vulkan: Device memory allocation of size 1073741824 failed.\nvk::Device::allocateMemory: "
+    "ErrorOutOfDeviceMemory",
+])
+def test_intel_and_vulkan_out_of_device_memory_is_the_runs_failure(tmp_path, line):
+    # llama.cpp's SYCL backend (Unified Runtime over Level Zero) and its Vulkan backend name running out of the
+    # card's memory in their runtimes' own error codes: memory, not compute, ended the run.
+    diagnosis = diagnose_files([write(tmp_path, "srv  update_slots: prompt processing, n_tokens = 139264\n"
+                                                f"{line}\n")])
+    assert diagnosis.verdict == "kv-capacity"
+    assert diagnosis.events["oom"] == 1
+
+
+def test_a_scripts_note_quoting_the_error_code_is_no_failure(tmp_path):
+    # A benchmark script's skip list names the code a configuration would fail with: no run failed.
+    path = write(tmp_path, "  SKIP  openai/gpt-oss-20b  tp=2: (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY — model too large)\n"
+                           "llama_print_timings:        eval time =  5092.80 ms /   255 runs   (   19.97 ms per token,"
+                           "    50.07 tokens per second)\n")
+    assert "oom" not in diagnose_files([path]).events
+
+
+def test_mpiruns_tagged_output_is_taken_off_like_a_deployments_prefix(tmp_path):
+    # `mpirun --tag-output` puts `[job,rank]<stdout>:` before every line of a multi-node launch; the engine's block
+    # follows it. 388685 tokens over 161.80 s is the 2402.29 tok/s it prints.
+    assert clean_line("[1,0]<stdout>:Request throughput (req/s):              12.36") == \
+        "Request throughput (req/s):              12.36"
+    assert clean_line("[1,13]<stderr>: WARNING x") == "WARNING x"
+    block = ("[1,0]<stdout>:====== Offline Throughput Benchmark Result =======\n"
+             "[1,0]<stdout>:Successful requests:                     2000\n"
+             "[1,0]<stdout>:Benchmark duration (s):                  161.80\n"
+             "[1,0]<stdout>:Total generated tokens:                  388685\n"
+             "[1,0]<stdout>:Request throughput (req/s):              12.36\n"
+             "[1,0]<stdout>:Output token throughput (tok/s):         2402.29\n"
+             "[1,0]<stdout>:==================================================\n")
+    diagnosis = diagnose_files([write(tmp_path, block)])
+    (summary,) = diagnosis.metrics["summary"]
+    assert summary["completed_requests"] == 2000
+    # SGLang's offline banner opens the block (no rows "before the first banner"): prompts handed over at once
+    assert summary["labels"] == {"tool": "sglang-offline", "offline_batch": True}
+    assert summary["output_tokens_per_second"] == pytest.approx(388685 / 161.80, rel=1e-3)

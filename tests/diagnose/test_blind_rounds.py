@@ -300,7 +300,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind349_logs": (7, 7, 10),
           "blind344_logs": (6, 7, 8),
           "blind348_logs": (3, 4, 10),
-          "blind350_logs": (5, 7, 10),
+          "blind350_logs": (5, 8, 10),
           "blind352_logs": (4, 4, 5),
           "blind347_logs": (7, 8, 8),
           "blind351_logs": (6, 9, 10),
@@ -443,11 +443,11 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind493_logs": (4, 4, 5),
           "blind494_logs": (5, 5, 8),
           "blind491_logs": (5, 5, 10),
-          "blind497_logs": (7, 7, 10),
+          "blind497_logs": (7, 9, 10),
           "blind498_logs": (5, 5, 10),
           "blind499_logs": (8, 8, 10),
-          "blind496_logs": (7, 7, 10),
-          "blind495_logs": (6, 6, 10)}
+          "blind496_logs": (7, 8, 10),
+          "blind495_logs": (6, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

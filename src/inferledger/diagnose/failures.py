@@ -31,7 +31,11 @@ _FAILURE = re.compile(
     r"|\bprocess memory limit exceeded"                        # oMLX's memory guard aborting a request
     r"|\bno enough memory to schedule a single sequence"       # xLLM's scheduler: no KV blocks for one request
     r"|\bOut of memory: Kill(?:ed)? process"                   # the Linux OOM killer
-    r"|kIOGPUCommandBufferCallbackErrorOutOfMemory")           # Metal's command buffer out of memory
+    r"|kIOGPUCommandBufferCallbackErrorOutOfMemory"            # Metal's command buffer out of memory
+    # SYCL's Unified Runtime / Level Zero (Intel GPUs), as the backend reports it (`backend failed with error: 39
+    # (UR_RESULT_…)`), not a script's note quoting the code
+    r"|\b(?:failed|error)\b.{0,40}\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"
+    r"|\bErrorOutOfDeviceMemory\b")                            # Vulkan's vk::Result (llama.cpp's Vulkan backend)
 # Read from the file's end too: a crash is the last thing a log prints.
 TAIL_BYTES = 64 * 1024
 
@@ -47,7 +51,8 @@ def failure_records(lines, first_line: int = 1) -> list[Record]:
     failure."""
     found = []
     for number, line in enumerate(lines, first_line):
-        if "emory" not in line and "alloc" not in line and "RESOURCE" not in line and "OutOfMemory" not in line:
+        if "emory" not in line and "alloc" not in line and "RESOURCE" not in line and "OutOfMemory" not in line \
+                and "MEMORY" not in line:
             continue
         match = _FAILURE.search(line)
         if match and not _quoted(line):

@@ -56,6 +56,8 @@ _PYTEST_LOG = re.compile(r"(?:DEBUG {4}|INFO {5}|WARNING |ERROR {4}|CRITICAL )[\
 #   SkyPilot's job output: (task, pid=25491) <line>   (multi-node: `(head, rank=0, pid=…)`, `(worker1, rank=1, pid=…)`)
 _SKYPILOT = re.compile(r"\((?:task|head|worker\d*)(?:, rank=\d+)?, pid=\d+\) ")
 _SKYPILOT_STARTS = ("(task, ", "(head, ", "(worker")
+#   Open MPI's mpirun --tag-output: [1,0]<stdout>:<line>   (job, rank; a multi-node launch of SGLang or vLLM)
+_MPI_TAG = re.compile(r"\[\d+,\d+\]<std(?:out|err)>: ?")
 # And one added by the person pasting: a Markdown or e-mail quote (`> `, nested `>> `) around a log quoted in a reply.
 _QUOTE = re.compile(r"(?:>[ \t]?)+")
 _MONTHS = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
@@ -109,6 +111,8 @@ def _outer_prefix_end(line: str) -> int:
             match = _GO_LOG.match(line)
     elif first == "[" and line.startswith("[pod/"):
         match = _KUBECTL.match(line)
+    elif first == "[" and "]<std" in line[:16]:
+        match = _MPI_TAG.match(line)
     elif line[:3] in _MONTHS:
         match = _JOURNALD.match(line)
     elif first == "(" and line.startswith(_SKYPILOT_STARTS):
@@ -165,11 +169,11 @@ def _unwrapped(line: str, prefix: re.Pattern | None) -> str:
 
 READ_BLOCK_BYTES = 4 * 1024 * 1024
 # A line start that clean_line might strip: a date (Docker/RFC 3339 and journald's ISO stamps, Go's log stamp), ">"
-# (a quote), "[pod/" (kubectl), SkyPilot's "(task," and kin, a month name (journald), pytest's level and logger. One
-# regex over the block (it searches for "\n" first), not one substring search per prefix; an engine's own clock
-# (llama-server's `16.42.988.854`) is no date.
-_PREFIX_START = (r"(?:\d{4}[-/]\d\d[-/]\d\d[T ]|>|`|│|\[pod/|\((?:task|head|worker)|(?:" + "|".join(sorted(_MONTHS)) + ") |"
-                 + _PYTEST_LOG.pattern + ")")
+# (a quote), "[pod/" (kubectl), mpirun's "[1,0]<std", SkyPilot's "(task," and kin, a month name (journald), pytest's
+# level and logger. One regex over the block (it searches for "\n" first), not one substring search per prefix; an
+# engine's own clock (llama-server's `16.42.988.854`) is no date.
+_PREFIX_START = (r"(?:\d{4}[-/]\d\d[-/]\d\d[T ]|>|`|│|\[pod/|\[\d+,\d+\]<std|\((?:task|head|worker)|(?:"
+                 + "|".join(sorted(_MONTHS)) + ") |" + _PYTEST_LOG.pattern + ")")
 _PREFIXED_LINE = re.compile(r"\n" + _PREFIX_START)
 _PREFIXED_FIRST = re.compile(_PREFIX_START)
 
@@ -178,7 +182,7 @@ def _may_need_cleaning(line: str) -> bool:
     """False only for lines clean_line leaves as they are (its own tests, cheapest first; a superset of them)."""
     return "\r" in line or "\x1b" in line or "#033[" in line or "^[[" in line or line[:1].isdigit() or line[:1] in ">`│" \
         or " | " in line[:40] or line[:3] in _MONTHS or line[:5] == "[pod/" or "\xa0" in line \
-        or line.startswith(_SKYPILOT_STARTS) \
+        or line.startswith(_SKYPILOT_STARTS) or (line[:1] == "[" and "]<std" in line[:16]) \
         or (line[8:9] == " " and line[:1] in "IWEDC" and ".py:" in line[:80]) \
         or "\u202f" in line or "\u2007" in line
 

@@ -32,6 +32,12 @@ NAME = "bench"
 # vLLM / SGLang console summary
 
 _BANNER = "Serving Benchmark Result"
+# SGLang's bench_offline_throughput: the same rows over prompts all handed to the engine at once (an offline batch).
+_OFFLINE_BANNER = "Offline Throughput Benchmark Result"
+
+
+def _banner(line: str) -> bool:
+    return _BANNER in line or _OFFLINE_BANNER in line
 _ROW = re.compile(r"^\s*([A-Za-z][^:]*?)\s*:\s*(\S.*?)\s*$")
 # "Mean TTFT (ms)", "P99 ITL (ms)", "Median E2E Latency (ms)", "P99.9 E2EL (ms)"
 # JetStream's benchmark_serving.py (derived from vLLM's) prints the same rows without the "(ms)" in the label and
@@ -470,9 +476,13 @@ def _guidellm_row(line_number: int, columns: list, column_groups: list, row: lis
 # A sweep's title line naming the level its rows were run at: `Concurrency 4:`, `concurrency=8` (the number before any
 # colon: the `Concurrency: 3.97` row inside SGLang's block is the run's measured mean, not a title).
 _CONCURRENCY_TITLE = re.compile(r"^\s*[#*=-]*\s*concurrency\s*[= ]\s*(\d+)\s*:?\s*[#*=-]*\s*$", re.IGNORECASE)
+# A rate sweep's section title (`qps inf:`, `QPS=4`, `## rps 16`): the rate the next result block was offered.
+_RATE_TITLE = re.compile(r"^\s*[#*=-]*\s*(?:qps|rps)\s*[=: ]\s*(inf|\d+(?:\.\d+)?)\s*:?\s*[#*=-]*\s*$",
+                         re.IGNORECASE)
 
 _SNIFF_MARKERS = (
     (_BANNER, 0.95),
+    (_OFFLINE_BANNER, 0.95),
     ("Result for Model:", 0.9),
     ('"totalTimeMills"', 0.9),
     ('"avg_ts"', 0.9),  # llama-bench -o json / jsonl (bench_json._llama_bench)
@@ -569,16 +579,25 @@ def parse(lines) -> Iterator:
                 yield record
             preamble_metrics = dict(preamble_metrics, max_concurrency=float(title.group(1)))
             continue
+        rate = _RATE_TITLE.match(line) if "ps" in line or "PS" in line else None
+        if rate is not None:
+            record = close_block()  # (as a concurrency title: it ends the block above, states the next one's load)
+            if record is not None:
+                yield record
+            preamble_metrics.pop("request_rate_per_second", None)
+            preamble_labels.pop("request_rate", None)
+            _store_rate_or_count(preamble_metrics, preamble_labels, "request_rate_per_second", rate.group(1))
+            continue
         if block is not None:
-            if line.startswith("=====") and line.strip("= \t") and _BANNER not in line \
+            if line.startswith("=====") and line.strip("= \t") and not _banner(line) \
                     and "Result for Model" not in line:
                 continue  # a titled section of the same summary (vLLM-Omni's `=== Text Result ===`): the block goes on
-            if line.startswith("=====") and _BANNER not in line:
+            if line.startswith("=====") and not _banner(line):
                 record = close_block()
                 if record is not None:
                     yield record
                 continue
-            if _BANNER not in line:
+            if not _banner(line):
                 skipped = block.feed(line_number, line)
                 if skipped is not None:
                     yield skipped
@@ -605,10 +624,12 @@ def parse(lines) -> Iterator:
             block = _ConsoleBlock(line_number, preamble_metrics, preamble_labels | labels)
             preamble_metrics, preamble_labels = {}, {}
             continue
-        if _BANNER in line:
+        if _banner(line):
             record = close_block()
             if record is not None:
                 yield record
+            if _OFFLINE_BANNER in line:
+                preamble_labels = dict(preamble_labels, tool="sglang-offline", offline_batch=True)
             block = _ConsoleBlock(line_number, preamble_metrics, preamble_labels)
             preamble_metrics, preamble_labels = {}, {}
             continue

@@ -215,6 +215,7 @@ def _normal(header: str) -> str:
     if not header.isascii():
         for cjk, english in _CJK_WORDS:
             header = header.replace(cjk, f" {english} ")
+        header = header.replace("（", "(").replace("）", ")")  # full-width brackets round a unit: `TTFT（ms）`
     header = _SORT_MARKS.sub(" ", header).replace("**", " ")  # bold markup: `**TTFT P99**` is TTFT P99
     lowered = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", header).lower().strip()  # a CSV's camelCase: `wallMs` is wall ms
     lowered = lowered.replace("_", " ")  # a script's snake_case: `per_request_output_tps`
@@ -895,14 +896,48 @@ def _unpaired(header: list, rows: list) -> tuple[list, list]:
     return split_header, split_rows
 
 
+# The setting of a sweep point every measure's column repeats before its name, then ` - ` (FlagOS's release reports:
+# `4k-1k 64并发 - mean TTFT（ms）`, the prompt and output lengths, the concurrency, the metric): the runs' setting, not
+# a column of its own (its concurrency word would name the column).
+_SETTING_PREFIX = re.compile(r"^(?P<setting>[^-–]*\d[^–]*?)\s+[-–]\s+(?=\S)")
+_SETTING_CONCURRENCY = re.compile(r"(\d+)\s*(?:并发|concurren(?:cy|t)|users\b|conc\b)", re.IGNORECASE)
+_SETTING_SHAPE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)([kK]?)\s*[-/]\s*(\d+(?:\.\d+)?)([kK]?)(?![\w.])")
+
+
+def _setting_of(header: list) -> tuple[list, dict]:
+    """(header, the runs' stated setting as metrics): columns whose names share one setting before ` - ` (at least two,
+    each naming a measure once it is taken off) lose it, and its concurrency and in/out lengths become the runs'."""
+    settings = [_SETTING_PREFIX.match(cell) for cell in header]
+    shared = {match.group("setting") for match in settings if match}
+    if len(shared) != 1:
+        return header, {}
+    (setting,) = shared
+    named = [cell[match.end():] for cell, match in zip(header, settings, strict=True) if match]
+    if len(named) < 2 or sum(_column(name) is not None for name in named) < 2:
+        return header, {}
+    metrics = {}
+    if (concurrency := _SETTING_CONCURRENCY.search(setting)) is not None:
+        metrics["max_concurrency"] = float(concurrency.group(1))
+    if (shape := _SETTING_SHAPE.search(setting)) is not None:
+        prompt, prompt_k, output, output_k = shape.groups()
+        metrics["mean_input_tokens"] = float(prompt) * (1000 if prompt_k else 1)
+        metrics["mean_output_tokens"] = float(output) * (1000 if output_k else 1)
+    return [cell[match.end():] if match else cell for cell, match in zip(header, settings, strict=True)], metrics
+
+
 def _records(table: list) -> list:
     """Records of one table: [(line_number, cells)], header first, less its misaligned rows (an event counts them).
     A CPU or an edge device the table's title names is the device of its runs that name none of their own."""
     records = []
     for first_line, header, rows in _headed(table):
         header, rows = _unpaired(header, rows)
+        header, setting = _setting_of(header)
         rows, slipped = _aligned(header, rows)
-        records += _table_records(first_line, header, rows, table) if rows else []
+        found = _table_records(first_line, header, rows, table) if rows else []
+        for record in found:
+            for metric, value in setting.items() if record.kind == "summary" else ():
+                record.metrics.setdefault(metric, value)  # the setting every column's name repeats
+        records += found
         if slipped:
             records.append(Record("event", "bench.markdown", slipped[0],
                                   {"misaligned_table_rows": float(len(slipped))},
@@ -941,6 +976,7 @@ def _table_records(first_line: int, header: list, rows: list, table: list) -> li
     return _runs_by_column(header, rows, first_line)
 
 
+_TITLE_RATE = r"\bt/s\b|\btok(?:en)?s?/s\b|\btokens? per second\b|\btps\b"
 # The metric a pivoted table's title names (`### p50 recall latency (ms) vs concurrency`, `### throughput (rps)`):
 # its words, a statistic among them, and the unit in brackets; the load it is drawn against (` vs concurrency`) aside.
 _TITLE_METRICS = ((re.compile(r"\bttft\b|time to first token|first token"), "ttft_seconds", "time"),
@@ -950,7 +986,12 @@ _TITLE_METRICS = ((re.compile(r"\bttft\b|time to first token|first token"), "ttf
                    "rate"),
                   # llama-bench's test named above a table of its rates (`llama-bench tg64, no speculation:`)
                   (re.compile(r"\btg ?\d+\b"), _STREAM_RATE, "rate"),
-                  (re.compile(r"\bpp ?\d+\b"), "input_tokens_per_second", "rate"))
+                  (re.compile(r"\bpp ?\d+\b"), "input_tokens_per_second", "rate"),
+                  # a phase's rate in words (`## Decode T/s`, `Prefill Speed (TPS, or Tokens per Second)`): one
+                  # stream's, the table a benchmark's runs by depth or prompt length
+                  (re.compile(rf"^(?=.*\b(?:decod\w*|generation)\b)(?=.*(?:{_TITLE_RATE}))"), _STREAM_RATE, "rate"),
+                  (re.compile(rf"^(?=.*\b(?:prefill|prompt)\b)(?=.*(?:{_TITLE_RATE}))"), "input_tokens_per_second",
+                   "rate"))
 _TITLE_STAT = re.compile(r"\b(mean|avg|average|median|p50|p90|p95|p99)\b")
 
 
@@ -968,6 +1009,11 @@ def _title_metric(title: str) -> tuple | None:
             stat = _TITLE_STAT.search(words)
             return f"{metric}_{canonical_stat(stat.group(1)) if stat else 'mean'}", seconds
     return None
+
+
+# A column of one variant over another (`mistral.rs speedup`, `1.465x`, `+12 %`): no run of its own.
+_RATIO = re.compile(r"\b(?:speed-?up|ratio|gain|change)\b|\bvs\.?\b", re.IGNORECASE)
+_RATIO_CELL = re.compile(r"^[\s*~≈]*[+−-]?\d[\d.,]*\s*[x×%]")  # (a figure with its change after it is a run)
 
 
 def _pivot(header: list, rows: list, title: str) -> list | None:
@@ -989,7 +1035,7 @@ def _pivot(header: list, rows: list, title: str) -> list | None:
             continue
         for name, cell in zip(header[1:], cells[1:], strict=False):
             number = to_number(cell)
-            if number is not None:
+            if number is not None and not _RATIO.search(name) and not _RATIO_CELL.search(cell):
                 records.append(Record("summary", "bench.markdown", line_number,
                                       {load[0]: level, measure[0]: number * measure[1]},
                                       labels={"tool": "markdown table", "benchmark": name}))
