@@ -118,3 +118,16 @@ def test_mpiruns_tagged_output_is_taken_off_like_a_deployments_prefix(tmp_path):
     # SGLang's offline banner opens the block (no rows "before the first banner"): prompts handed over at once
     assert summary["labels"] == {"tool": "sglang-offline", "offline_batch": True}
     assert summary["output_tokens_per_second"] == pytest.approx(388685 / 161.80, rel=1e-3)
+
+
+def test_a_metric_titled_table_with_a_column_a_context_is_a_run_a_cell(tmp_path):
+    # FastFlowLM's README: `Decoding Speed (TPS …)` over `Model | HW | 1k | 2k | 32k`: each row's cells are its
+    # decode rate at each context; the row's name is its leading cells, bold markup off.
+    runs = markdown_summaries(tmp_path, (
+        "### 🚀 Decoding Speed (TPS, or Tokens per Second, starting @ different context lengths)\n\n"
+        "| **Model** | **HW** | **1k** | **2k** | **32k** |\n"
+        "|---|---|--:|--:|--:|\n"
+        "| **Qwen3.5-2B** | NPU (FLM) | 26.8 | 26.2 | 17.0 |\n"))
+    assert [(run.labels["benchmark"], run.metrics["mean_input_tokens"], run.metrics[STREAM]) for run in runs] == [
+        ("Qwen3.5-2B NPU (FLM)", 1000, 26.8), ("Qwen3.5-2B NPU (FLM)", 2000, 26.2),
+        ("Qwen3.5-2B NPU (FLM)", 32000, 17.0)]

@@ -960,7 +960,7 @@ def _table_records(first_line: int, header: list, rows: list, table: list) -> li
         return _run_by_percentile(header, rows, first_line)
     if header and _normal(header[0]) in _METRIC_HEADER:
         return _runs_by_column(header, rows, first_line)  # headed `Metric`: a metric a row, whatever its columns say
-    pivot = _pivot(header, rows, getattr(table, "title", ""))
+    pivot = _pivot(header, rows, getattr(table, "title", "")) or _by_context(header, rows, getattr(table, "title", ""))
     if pivot is not None:
         return pivot
     columns = _header(header, rows)
@@ -1039,6 +1039,35 @@ def _pivot(header: list, rows: list, title: str) -> list | None:
                 records.append(Record("summary", "bench.markdown", line_number,
                                       {load[0]: level, measure[0]: number * measure[1]},
                                       labels={"tool": "markdown table", "benchmark": name}))
+    return records or None
+
+
+# A header cell that is a context length alone (`1k`, `**32k**`, `8K tokens`, `@ 4k`): a column of that context.
+_CONTEXT_COLUMN = re.compile(r"^[\s*@]*(\d+(?:\.\d+)?)\s*(?:([kK])\s*(?:tokens?|ctx|context)?|\s+(?:tokens?|ctx))[\s*]*$")
+
+
+def _by_context(header: list, rows: list, title: str) -> list | None:
+    """A table of one metric by context length (FastFlowLM's `Decoding Speed (TPS …)` over `Model | HW | 1k | 2k |
+    …`): the title names the metric, each row a run (its leading cells its name), each context column that run at that
+    context: a summary a cell. None unless two context columns or more follow the name cells, which name no metric."""
+    contexts = [_CONTEXT_COLUMN.match(cell) for cell in header]
+    first = next((index for index, match in enumerate(contexts) if match), None)
+    if first is None or first == 0 or sum(1 for match in contexts if match) < 2 \
+            or any(_column(cell) is not None for cell in header[:first]):
+        return None
+    measure = _title_metric(title)
+    if measure is None:
+        return None
+    records = []
+    for line_number, cells in rows:
+        name = " ".join(cell.replace("**", "").strip() for cell in cells[:first] if cell.strip())
+        for match, cell in zip(contexts[first:], cells[first:], strict=False):
+            number = to_number(cell) if match else None
+            if number is not None and not _RATIO_CELL.search(cell):
+                context = float(match.group(1)) * (1000 if match.group(2) else 1)
+                records.append(Record("summary", "bench.markdown", line_number,
+                                      {"mean_input_tokens": context, measure[0]: number * measure[1]},
+                                      labels={"tool": "markdown table", "benchmark": name or "markdown table"}))
     return records or None
 
 
