@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from blind_helpers import FIXTURES, markdown_summaries, parsed, write
+from blind_helpers import FIXTURES, markdown_summaries, parsed, rules, write
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import bench_clients
@@ -131,3 +131,27 @@ def test_a_metric_titled_table_with_a_column_a_context_is_a_run_a_cell(tmp_path)
     assert [(run.labels["benchmark"], run.metrics["mean_input_tokens"], run.metrics[STREAM]) for run in runs] == [
         ("Qwen3.5-2B NPU (FLM)", 1000, 26.8), ("Qwen3.5-2B NPU (FLM)", 2000, 26.2),
         ("Qwen3.5-2B NPU (FLM)", 32000, 17.0)]
+
+
+CAPPED = """vllm serve meta-llama/Llama-3.1-8B-Instruct --max-num-seqs {cap}
+============ Serving Benchmark Result ============
+Successful requests:                     320
+Maximum request concurrency:             32
+Benchmark duration (s):                  120.5
+Request throughput (req/s):              2.66
+Mean TTFT (ms):                          8500.2
+Mean TPOT (ms):                          11.5
+==================================================
+"""
+
+
+def test_a_client_concurrency_above_the_launched_running_cap_waits_for_a_slot(tmp_path):
+    # 32 requests in flight against --max-num-seqs 8: 32 − 8 = 24 wait; TTFT 8500.2 ms is 8500.2 / 11.5 = 739 steps.
+    capped = diagnose_files([write(tmp_path, CAPPED.format(cap=8), "capped.log")])
+    assert capped.verdict == "queueing"
+    (item,) = [item for item in capped.evidence if item.rule == "summary-concurrency-over-cap"]
+    assert "24 wait for a slot" in item.text and "739 decode steps" in item.text
+    assert any("--max-num-seqs" in line for line in capped.advice)
+    # a cap that holds the whole concurrency: the rule has nothing to say
+    roomy = diagnose_files([write(tmp_path, CAPPED.format(cap=64), "roomy.log")])
+    assert "summary-concurrency-over-cap" not in rules(roomy)

@@ -36,6 +36,10 @@ def _prefix_cache_state(acc: Accumulator | None) -> str | None:
 
 # Rules whose finding names its own cause: their advice replaces the verdict's general advice.
 RULE_ADVICE = {
+    "summary-concurrency-over-cap": [
+        "raise the engine's running cap (vLLM --max-num-seqs, SGLang --max-running-requests, LMDeploy and trtllm-serve "
+        "--max-batch-size) to the client's concurrency where the KV cache holds that many requests (`inferledger fit` "
+        "says how many), or send no more at once than the cap"],
     "windows-spec-drafts-rejected": [
         "turn speculative decoding off (its drafts are almost never accepted), or give it a draft that matches the "
         "target: the same model family and tokenizer, an MTP head trained for this checkpoint and quantisation, "

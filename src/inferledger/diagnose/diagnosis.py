@@ -81,6 +81,8 @@ _HEADLINES = {
 
 # Rules whose finding names its own cause, not the verdict's usual one: their headline replaces the verdict's.
 _RULE_HEADLINES = {
+    "summary-concurrency-over-cap": "requests wait for a slot: the client keeps more in flight than the engine's "
+                                    "running cap lets run at once",
     "summary-same-work-slower": "a run generates the same tokens far slower than another run in this file: its "
                                 "generation path is broken, not the card's limit",
     "windows-bench-same-test-slower": "one build runs the same test far slower than another on this machine: the "

@@ -29,6 +29,9 @@ _MODEL_FLAGS = ("--model", "--model-path", "--model-id", "model_path")
 # --max-total-tokens; and vLLM's start-up line for the length it settled on (`Using max model len 262144`).
 _LENGTH_FLAGS = ("--max-model-len", "--context-length", "--max-total-tokens")
 _USING_LENGTH = re.compile(r"\bUsing max model len (\d+)")
+# The running batch's cap: vLLM's --max-num-seqs, SGLang's --max-running-requests, LMDeploy's and trtllm-serve's
+# --max-batch-size. A client that keeps more requests in flight has the rest wait for a slot.
+_CAP_FLAGS = ("--max-num-seqs", "--max-running-requests", "max_running_requests", "--max-batch-size")
 # A run's setup written as a list beside its results (`- Tensor parallelism: TP4`, `tp = 1`, `• Tensor parallel
 # size: 1`): the degree, read when the head states one only (two runs at tp 1 and tp 4 leave it to each run).
 _STATED_TP = re.compile(r"^\s*(?:[-*•]\s*)?\**(?:tensor[ -]parallel(?:ism|[ _]size)?|tp(?:[ _]size)?)\**\s*[:=]\s*"
@@ -78,6 +81,8 @@ def launch_records(head: str, source: str = "launch") -> list[Record]:
                 labels["model"] = value
             if flag in _LENGTH_FLAGS and value.isdigit():
                 metrics["max_model_len_tokens"] = float(value)
+            if flag in _CAP_FLAGS and value.isdigit() and int(value) >= 1:
+                metrics["max_running_requests"] = float(value)
         served = _SERVE_MODEL.search(text)
         if served and "model" not in labels:
             labels["model"] = served.group(1)

@@ -127,6 +127,12 @@ _TABLE = (
           "a short run's drain and an overload look alike only while the drain is about one request's latency; "
           "requests that all arrived in 20 s but finished over hours either waited for each other or crawled "
           "together: either way the server is far below the offered load", 0.65),
+    _rule("summary-concurrency-over-cap", "summary", "queueing",
+          "the client's concurrency above the engine's running-batch cap (its launch flag or start-up line), TTFT "
+          "at least burst-admitted-steps decode steps", None, "",
+          "the engine runs at most its cap at once: the client's other requests wait in its queue for a slot, "
+          "a request's whole time each, so their first tokens carry that wait; its share is the waiting part of "
+          "the concurrency", 0.6, 0.8),
     _rule("summary-all-at-once", "summary", "queueing", "request rate inf / issue rate ≥ this, uncapped", 1e6,
           "req/s", "every request sent at t=0 is a throughput test; TTFT is queue wait by construction",
           0.7, 0.75),

@@ -252,6 +252,24 @@ def _not_streamed(run: _Run, metrics: dict) -> tuple[str, dict]:
     return "", {}
 
 
+def _over_cap(run: _Run, acc: Accumulator, where: dict, findings: list) -> bool:
+    """summary-concurrency-over-cap: a client holding more requests in flight than the engine's running cap (the
+    launch command's --max-num-seqs and kin, or the engine's own start-up line) has the rest wait for a slot; read
+    when the first tokens show it (TTFT past BURST_ADMITTED_STEPS decode steps)."""
+    cap = acc.capacity.get("max_running_requests")
+    if cap is None or not run.concurrency or run.concurrency <= cap[0] or run.ttft is None or not run.per_token \
+            or run.ttft < BURST_ADMITTED_STEPS * run.per_token:
+        return False
+    waiting = run.concurrency - cap[0]
+    findings.append(fire(
+        "summary-concurrency-over-cap", f"{run.name}: {run.concurrency:.0f} requests in flight against a running cap "
+        f"of {cap[0]:.0f} (line {cap[1]}): {waiting:.0f} wait for a slot; TTFT {run.ttft * 1e3:,.0f} ms is "
+        f"{run.ttft / run.per_token:.0f} decode steps of {run.per_token * 1e3:.1f} ms",
+        {"max_concurrency": run.concurrency, "max_running_requests": cap[0], "ttft_seconds_mean": run.ttft},
+        share=waiting / run.concurrency, **where))
+    return True
+
+
 def streams_by_littles_law(metrics: dict) -> tuple[float | None, float | None, str]:
     """(decode streams, the fewest requests in flight, how) of a run, by Little's law: each stream writes 1/TPOT
     tokens a second, so output tok/s × TPOT is the streams decoding at once and req/s × E2E the requests in flight
@@ -287,7 +305,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         _in_flight(run, record, where, findings)
         _consistency(run, record, checks, findings, where)
         _burst(run, record, where, findings)
-        queued = _queue(run, record, where, findings, notes)
+        queued = _over_cap(run, acc, where, findings) or _queue(run, record, where, findings, notes)
         if queued:
             _wait_dominates(run, where, findings)
         _prefill(run, record, where, findings, queued)
