@@ -33,8 +33,8 @@ def test_a_setting_every_column_repeats_is_the_runs_not_a_column(tmp_path):
     # FlagOS's release reports head each measure with its sweep point, `4k-1k 64并发 - …` (4k in, 1k out, 64
     # concurrent): the concurrency word must not make `total tok/s` a concurrency column. 244727.52 ms is 244.73 s.
     (run,) = markdown_summaries(tmp_path, (
-        "| 模型名 | 卡数 | 4k-1k 64并发 - mean TTFT（ms） | 4k-1k 64并发 - output toks/s | 4k-1k 64并发 - total tok/s "
-        "| 4k-1k 64并发 - Mean TPOT (ms) |\n"
+        "| 模型名 | 卡数 | 4k-1k 64并发 - mean TTFT（ms） | 4k-1k 64并发 - output toks/s "
+        "| 4k-1k 64并发 - total tok/s | 4k-1k 64并发 - Mean TPOT (ms) |\n"
         "|---|---|---|---|---|---|\n"
         "| FractalAIResearch/Fathom-R1-14B | 16 | 244727.52 | 88.2 | 440.89 | 338.67 |\n"))
     assert run.metrics["max_concurrency"] == 64
@@ -93,7 +93,7 @@ def test_intel_and_vulkan_out_of_device_memory_is_the_runs_failure(tmp_path, lin
 
 def test_a_scripts_note_quoting_the_error_code_is_no_failure(tmp_path):
     # A benchmark script's skip list names the code a configuration would fail with: no run failed.
-    path = write(tmp_path, "  SKIP  openai/gpt-oss-20b  tp=2: (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY — model too large)\n"
+    path = write(tmp_path, "  SKIP  openai/gpt-oss-20b  tp=2: (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY — too large)\n"
                            "llama_print_timings:        eval time =  5092.80 ms /   255 runs   (   19.97 ms per token,"
                            "    50.07 tokens per second)\n")
     assert "oom" not in diagnose_files([path]).events

@@ -34,7 +34,8 @@ def test_real_commands_from_pasted_benchmarks():
     # blind3: `python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen2.5-7B-Instruct -tp 4 ...`
     text = (FIXTURES / "blind3_logs" / "vllm__bench-serve-tpu-v4-structured-tpot-171.txt").read_text()
     # and its `--max-model-len 8192`, the longest request the engine must hold, and `--max-num-seqs 256`, its cap
-    assert _launch(text) == [({"tensor_parallel_size": 4.0, "max_model_len_tokens": 8192.0, "max_running_requests": 256.0},
+    assert _launch(text) == [({"tensor_parallel_size": 4.0, "max_model_len_tokens": 8192.0,
+                               "max_running_requests": 256.0},
                               {"model": "Qwen/Qwen2.5-7B-Instruct", "server": "vllm"})]
     # blind6: `vllm serve gpt-oss-120b --max-model-len 32768 -tp 8` (the model positional)
     text = (FIXTURES / "blind6_logs" / "vllm__bench-serve-b200-gpt-oss-120b-tp8-sharegpt-1000.txt").read_text()

@@ -26,9 +26,10 @@ CLOSE_CALL = limit("close-call")
 def decide(acc: Accumulator, roofline_findings: list | None = None, hardware: Hardware = NO_HARDWARE,
            sized=None, files=()) -> tuple[list, list, list]:
     """All findings (best first), the consistency checks and the notes. `hardware`: what the comparison with the
-    hardware judged (rules.Hardware: where it judged decode speed, the fixed-cutoff decode rules stand down). `sized`: the model's size read from its name
-    (named_model.NamedModel) when no card is known, for the fixed cutoff's large-model floor. `files`: what was
-    read of each file (a file no reader knows is judged by the lines it could not read)."""
+    hardware judged (rules.Hardware: where it judged decode speed, the fixed-cutoff decode rules stand down).
+    `sized`: the model's size read from its name (named_model.NamedModel) when no card is known, for the fixed
+    cutoff's large-model floor. `files`: what was read of each file (a file no reader knows is judged by the lines
+    it could not read)."""
     findings: list[Finding] = []
     checks: list[dict] = []
     notes: list[str] = []

@@ -34,10 +34,6 @@ NAME = "bench"
 _BANNER = "Serving Benchmark Result"
 # SGLang's bench_offline_throughput: the same rows over prompts all handed to the engine at once (an offline batch).
 _OFFLINE_BANNER = "Offline Throughput Benchmark Result"
-
-
-def _banner(line: str) -> bool:
-    return _BANNER in line or _OFFLINE_BANNER in line
 _ROW = re.compile(r"^\s*([A-Za-z][^:]*?)\s*:\s*(\S.*?)\s*$")
 # "Mean TTFT (ms)", "P99 ITL (ms)", "Median E2E Latency (ms)", "P99.9 E2EL (ms)"
 # JetStream's benchmark_serving.py (derived from vLLM's) prints the same rows without the "(ms)" in the label and
@@ -472,6 +468,11 @@ def _guidellm_row(line_number: int, columns: list, column_groups: list, row: lis
 
 # ---------------------------------------------------------------------------------------------------------------
 # Detection and the line loop
+
+def _banner(line: str) -> bool:
+    """A result block's banner: the serving benchmark's or SGLang's offline one."""
+    return _BANNER in line or _OFFLINE_BANNER in line
+
 
 # A sweep's title line naming the level its rows were run at: `Concurrency 4:`, `concurrency=8` (the number before any
 # colon: the `Concurrency: 3.97` row inside SGLang's block is the run's measured mean, not a title).

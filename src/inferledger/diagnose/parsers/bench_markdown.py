@@ -896,9 +896,9 @@ def _unpaired(header: list, rows: list) -> tuple[list, list]:
     return split_header, split_rows
 
 
-# The setting of a sweep point every measure's column repeats before its name, then ` - ` (FlagOS's release reports:
-# `4k-1k 64并发 - mean TTFT（ms）`, the prompt and output lengths, the concurrency, the metric): the runs' setting, not
-# a column of its own (its concurrency word would name the column).
+# The setting of a sweep point every measure's column repeats before its name, then ` - ` (FlagOS's release
+# reports: `4k-1k 64并发 - mean TTFT（ms）`, the prompt and output lengths, the concurrency, the metric): the runs'
+# setting, not a column of its own (its concurrency word would name the column).
 _SETTING_PREFIX = re.compile(r"^(?P<setting>[^-–]*\d[^–]*?)\s+[-–]\s+(?=\S)")
 _SETTING_CONCURRENCY = re.compile(r"(\d+)\s*(?:并发|concurren(?:cy|t)|users\b|conc\b)", re.IGNORECASE)
 _SETTING_SHAPE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)([kK]?)\s*[-/]\s*(\d+(?:\.\d+)?)([kK]?)(?![\w.])")
@@ -976,7 +976,7 @@ def _table_records(first_line: int, header: list, rows: list, table: list) -> li
     return _runs_by_column(header, rows, first_line)
 
 
-_TITLE_RATE = r"\bt/s\b|\btok(?:en)?s?/s\b|\btokens? per second\b|\btps\b"
+_TITLE_RATE = r"\bt/s\b|\btok(?:en)?s?/s\b|\btokens? per second\b|\btps\b"  # a rate's unit in a title
 # The metric a pivoted table's title names (`### p50 recall latency (ms) vs concurrency`, `### throughput (rps)`):
 # its words, a statistic among them, and the unit in brackets; the load it is drawn against (` vs concurrency`) aside.
 _TITLE_METRICS = ((re.compile(r"\bttft\b|time to first token|first token"), "ttft_seconds", "time"),
@@ -1043,7 +1043,8 @@ def _pivot(header: list, rows: list, title: str) -> list | None:
 
 
 # A header cell that is a context length alone (`1k`, `**32k**`, `8K tokens`, `@ 4k`): a column of that context.
-_CONTEXT_COLUMN = re.compile(r"^[\s*@]*(\d+(?:\.\d+)?)\s*(?:([kK])\s*(?:tokens?|ctx|context)?|\s+(?:tokens?|ctx))[\s*]*$")
+_CONTEXT_COLUMN = re.compile(r"^[\s*@]*(\d+(?:\.\d+)?)\s*(?:([kK])\s*(?:tokens?|ctx|context)?|\s+(?:tokens?|ctx))"
+                             r"[\s*]*$")
 
 
 def _by_context(header: list, rows: list, title: str) -> list | None:
