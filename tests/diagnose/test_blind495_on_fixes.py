@@ -155,3 +155,15 @@ def test_a_client_concurrency_above_the_launched_running_cap_waits_for_a_slot(tm
     # a cap that holds the whole concurrency: the rule has nothing to say
     roomy = diagnose_files([write(tmp_path, CAPPED.format(cap=64), "roomy.log")])
     assert "summary-concurrency-over-cap" not in rules(roomy)
+
+
+def test_a_unit_stated_for_every_value_makes_a_phase_heading_a_rate(tmp_path):
+    # mistral.rs's release report says once that its values are tokens per second, then heads each table with its
+    # format and phase alone (`##### Q4_K_M Prefill`, `##### Q4_K_M Decode`) over `Length` / `Depth` rows.
+    runs = markdown_summaries(tmp_path, (
+        "All appendix values are tokens per second.\n\n##### Q4_K_M Prefill\n\n"
+        "| Length | mistral.rs UQFF q4 | mistral.rs speedup |\n|---:|---:|---:|\n| 512 | 7747.0 | 1.660x |\n\n"
+        "##### Q4_K_M Decode\n\n"
+        "| Depth | mistral.rs UQFF q4 | mistral.rs speedup |\n|---:|---:|---:|\n| 128 | 68.0 | 1.104x |\n"))
+    assert [(run.metrics["mean_input_tokens"], run.metrics.get("input_tokens_per_second"), run.metrics.get(STREAM))
+            for run in runs] == [(512, 7747.0, None), (128, None, 68.0)]

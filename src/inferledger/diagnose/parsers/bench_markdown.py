@@ -1021,6 +1021,8 @@ def _pivot(header: list, rows: list, title: str) -> list | None:
     the title above it): a summary a cell, the column its run's name, its row's load beside the title's metric. None
     for any other table: its first column must be a load, no other header cell a metric, the title a metric."""
     load = _column(header[0]) if header else None
+    if load is None and header and _normal(header[0]) in ("length", "prompt", "prompt length"):
+        load = ("mean_input_tokens", 1.0, "count")  # a prompt sweep's rows under a phase's title (`Prefill`)
     if load is None or load[0] not in ("max_concurrency", "request_rate_per_second", "mean_input_tokens") \
             or len(header) < 2 \
             or any(_column(cell) is not None for cell in header[1:]):
@@ -1450,6 +1452,7 @@ def tables(lines) -> Iterator:
     prompt = None  # the prompt length the last line stating one states (_stated_prompt)
     concurrency = None  # the requests in flight the last line stating them states (_stated_concurrency)
     title = ""  # the last line of text, a table's title when the table follows it
+    unit = None  # the unit a line states for every value below it (`All values are tokens per second.`)
     table: list = _Table()
     bare = False  # inside a table with no outer bars
     previous = None  # (line number, text) of the line before, a bare table's header if a rule follows
@@ -1496,11 +1499,18 @@ def tables(lines) -> Iterator:
             prompt = _stated_prompt(stripped) or prompt
         if "|" not in stripped and "oncurren" in stripped:
             concurrency = _stated_concurrency(stripped) or concurrency
+        if "|" not in stripped and "values are" in stripped.lower():
+            unit = (match := _VALUES_UNIT.search(stripped)) and match.group(1) or unit
         if stripped and "|" not in stripped:
-            title = stripped
+            # a heading that names a phase alone (`##### Q4_K_M Decode`) under a stated unit: that unit's measure
+            title = f"{stripped} ({unit})" if unit and _title_metric(stripped) is None else stripped
         table = _Table(model=model, prompt=prompt, title=title, concurrency=concurrency)
     if len(table) > 1:
         yield table
+
+
+# A line stating the unit of every value below it: `All appendix values are tokens per second.`
+_VALUES_UNIT = re.compile(r"\bvalues are (?:in )?(tokens per second|tok/s|t/s)\b", re.IGNORECASE)
 
 
 def _starts_a_table(table: list) -> bool:
