@@ -167,3 +167,13 @@ def test_a_unit_stated_for_every_value_makes_a_phase_heading_a_rate(tmp_path):
         "| Depth | mistral.rs UQFF q4 | mistral.rs speedup |\n|---:|---:|---:|\n| 128 | 68.0 | 1.104x |\n"))
     assert [(run.metrics["mean_input_tokens"], run.metrics.get("input_tokens_per_second"), run.metrics.get(STREAM))
             for run in runs] == [(512, 7747.0, None), (128, None, 68.0)]
+
+
+def test_one_prompt_read_ten_times_slower_on_one_engine_is_its_prefill(tmp_path):
+    # `## Prompt T/s` by prompt length, two engines: each cell one prompt read at that rate, so its first token takes
+    # prompt ÷ rate: 4096 / 605.0 = 6.77 s against 4096 / 6327.2 = 0.647 s, 10.5× (the rule's 5× and 2 s both met).
+    path = write(tmp_path, "## Prompt T/s\n\n| Prompt tokens | mistral.rs BF16 | vLLM BF16 |\n| ---: | ---: | ---: |\n"
+                           "| 4096 | 605.0 | 6327.2 |\n")
+    (finding,) = [item for item in diagnose_files([path]).evidence if item.rule == "summary-same-prompt-slower-prefill"]
+    assert finding.numbers["ttft_seconds_mean"] == pytest.approx(4096 / 605.0)
+    assert finding.numbers["same_prompt_ttft_seconds"] == pytest.approx(4096 / 6327.2)

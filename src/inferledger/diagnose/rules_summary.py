@@ -530,6 +530,9 @@ def _same_prompt_slower(acc: Accumulator, findings: list) -> None:
     for record, file in acc.summaries:
         concurrency, ttft = record.metrics.get("max_concurrency"), summary_value(record, "ttft_seconds_mean")
         prompt = record.metrics.get("mean_input_tokens")
+        rate = record.metrics.get("input_tokens_per_second")
+        if ttft is None and prompt and rate and record.labels.get("prompt_rate"):
+            ttft = prompt / rate  # one prompt read at its stated rate (a prompt-length sweep's cell)
         if prompt and prompt >= 128 and ttft and ttft > 0 and not offered_rate(record) \
                 and (concurrency is None or concurrency < SAME_LOAD_MIN_IN_FLIGHT) \
                 and not _REUSED_PROMPT.search(_Run(record).name.lower()):

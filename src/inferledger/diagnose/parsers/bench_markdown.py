@@ -1031,6 +1031,9 @@ def _pivot(header: list, rows: list, title: str) -> list | None:
     if measure is None:
         return None
     records = []
+    labels = {"tool": "markdown table"}
+    if load[0] == "mean_input_tokens" and measure[0] == "input_tokens_per_second":
+        labels["prompt_rate"] = "one prompt's"  # a prompt-length sweep: each cell one prompt read at that rate
     for line_number, cells in rows:
         level = to_number(cells[0]) if cells else None
         if level is None:
@@ -1040,7 +1043,7 @@ def _pivot(header: list, rows: list, title: str) -> list | None:
             if number is not None and not _RATIO.search(name) and not _RATIO_CELL.search(cell):
                 records.append(Record("summary", "bench.markdown", line_number,
                                       {load[0]: level, measure[0]: number * measure[1]},
-                                      labels={"tool": "markdown table", "benchmark": name}))
+                                      labels=dict(labels, benchmark=name)))
     return records or None
 
 
