@@ -177,3 +177,11 @@ def test_one_prompt_read_ten_times_slower_on_one_engine_is_its_prefill(tmp_path)
     (finding,) = [item for item in diagnose_files([path]).evidence if item.rule == "summary-same-prompt-slower-prefill"]
     assert finding.numbers["ttft_seconds_mean"] == pytest.approx(4096 / 605.0)
     assert finding.numbers["same_prompt_ttft_seconds"] == pytest.approx(4096 / 6327.2)
+
+
+def test_a_window_with_nothing_running_read_or_generated_is_no_sign_of_health(tmp_path):
+    # vLLM at start-up: one request waits, none runs, 0.0 tokens/s both ways. Nothing was served: no verdict of health.
+    path = write(tmp_path, "INFO 03-26 04:37:05 [loggers.py:80] Avg prompt throughput: 0.0 tokens/s, Avg generation "
+                           "throughput: 0.0 tokens/s, Running: 0 reqs, Waiting: 1 reqs, GPU KV cache usage: 0.0%, "
+                           "Prefix cache hit rate: 0.0%\n")
+    assert diagnose_files([path]).verdict == "insufficient-data"

@@ -507,9 +507,12 @@ class Accumulator:
             flags["troubled"].count += int(troubled.sum())
             # Busy windows that are neither an arrival nor troubled: what "healthy" rests on. A llama-bench test is a
             # measurement, not a served window: judged slow or not, its health is read from its bandwidth instead.
-            flag("clean", busy & ~arrival & ~troubled & ~llama_bench)
+            # A request in transit while nothing runs and nothing is read or generated (a start-up's first request)
+            # shows no serving at all: no window of health either.
+            unserved = (running == 0) & (prompt == 0) & ~(generation > 0)
+            flag("clean", busy & ~arrival & ~troubled & ~llama_bench & ~unserved)
             # Clean but for a queue: what "healthy" may rest on when the log's queue is a full batch's short one.
-            flag("clean_but_queued", busy & ~arrival & queued & ~troubled_apart_from_queue & ~llama_bench)
+            flag("clean_but_queued", busy & ~arrival & queued & ~troubled_apart_from_queue & ~llama_bench & ~unserved)
 
     def _prefill_gaps(self, windows: Windows, file: str) -> None:
         """SGLang prints a Prefill batch line when a prefill is scheduled and its next Decode line after the prefill
