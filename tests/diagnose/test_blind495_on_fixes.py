@@ -11,7 +11,7 @@ from inferledger.diagnose.read import clean_line
 
 STREAM = "output_tokens_per_second_per_user_mean"
 
-EXL_TABLE = FIXTURES / "blind169_logs" / "other__exllamav3-vs-exl2-ampere-3x3090-mistral-large-median-table.txt"
+STRIX_TABLE = FIXTURES / "blind500_logs" / "ollama__strix-halo-395-moe-frontier-7b-concurrency-sweep-tok-per-watt.txt"
 
 
 def _large_model_texts(diagnosis) -> list:
@@ -20,13 +20,18 @@ def _large_model_texts(diagnosis) -> list:
     return texts
 
 
-def test_a_large_models_cutoff_asks_only_for_what_was_not_given():
-    # A 123B model's ~8 tok/s is slow for the fixed cutoff, not for its size: without a card the evidence asks for
-    # one; with --gpu given (and no model to size the ledger's floor) it asks for the model instead, never the card.
-    bare = _large_model_texts(diagnose_files([EXL_TABLE]))
-    carded = _large_model_texts(diagnose_files([EXL_TABLE], gpu="rtx-3090"))
-    assert all("give --gpu" in text for text in bare)
-    assert all("give --gpu" not in text and "give --model" in text for text in carded)
+def test_a_rows_sized_model_is_judged_on_the_card_given():
+    # `llama3.1:70b-instruct-q8_0` at 3.0 tok/s (333 ms a token): 70B × 8.5 bits (q8_0) = 74.4 GB a step. With no card
+    # the floor is a slow common 360 GB/s card's, 74.375e9 / (0.70 × 360e9) = 295 ms, faster than the row: slow by the
+    # fixed cutoff. With --gpu strix-halo (256 GB/s) it is that card's: 74.375e9 / (0.70 × 256e9) = 415 ms, slower
+    # than the row, so the row is the memory's pace, and nothing is asked for.
+    bare = diagnose_files([STRIX_TABLE])
+    carded = diagnose_files([STRIX_TABLE], gpu="strix-halo")
+    assert bare.verdict == "decode-bound"
+    seventy = next(text for text in _large_model_texts(carded) if "70b" in text)
+    assert "on the strix-halo" in seventy and f"({74.375e9 / (0.70 * 256e9) * 1e3:.0f} ms)" in seventy
+    assert not any("give --" in item.text for item in carded.evidence if item.rule == "summary-slow-tpot-large-model")
+    assert carded.verdict == "healthy"
 
 
 def test_a_setting_every_column_repeats_is_the_runs_not_a_column(tmp_path):

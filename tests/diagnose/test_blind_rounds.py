@@ -208,7 +208,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind251_logs": (7, 8, 10),
           "blind254_logs": (1, 1, 3),
           "blind252_logs": (7, 8, 10),
-          "blind253_logs": (5, 5, 10),
+          "blind253_logs": (5, 6, 10),
           "blind256_logs": (4, 5, 7),
           "blind255_logs": (4, 5, 8),
           "blind257_logs": (3, 5, 9),
@@ -449,7 +449,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind496_logs": (7, 8, 10),
           "blind495_logs": (6, 8, 10),
           "blind504_logs": (3, 4, 10),
-          "blind500_logs": (5, 5, 10)}
+          "blind500_logs": (5, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

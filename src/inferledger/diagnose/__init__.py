@@ -250,11 +250,25 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
                                                                                 precision)
                                    for name in names)), None)
         sized = _logged_format(acc, sized, precision)
-    hardware = Hardware(judged=hardware_judged, compared=roofline is not None, card=bool(use_gpu))
+    hardware = Hardware(judged=hardware_judged, compared=roofline is not None, card=bool(use_gpu),
+                        **_card_bandwidth(use_gpu))
     diagnosis = build(acc, files, roofline, roofline_findings, advice, hardware=hardware, sized=sized)
     diagnosis.notes.extend(notes)
     diagnosis.warnings.extend(warnings)
     return diagnosis
+
+
+def _card_bandwidth(gpu: str | None) -> dict:
+    """The card's name and memory bandwidth (Hardware's fields), empty when none is given or the catalogue lacks it."""
+    if not gpu:
+        return {}
+    from inferledger.hardware.lookup import find_accelerator
+
+    try:
+        card = find_accelerator(gpu)
+    except InferledgerError:
+        return {}
+    return {"card_name": card.name, "bandwidth_bytes_per_second": card.memory_bandwidth_bytes_per_second}
 
 
 def _runner_format(acc):

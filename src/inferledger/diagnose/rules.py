@@ -937,11 +937,15 @@ ASK_FOR_CARD = "give --gpu to judge the card"
 class Hardware:
     """What the rules know of the comparison with the hardware (__init__._diagnose). `judged`: the roofline judged
     decode speed, so the fixed-cutoff decode rules stand down. `compared`: a model or card was given or named and
-    compared (judged or not). `card`: a card was given or named, so no evidence asks for one."""
+    compared (judged or not). `card`: a card was given or named, so no evidence asks for one; `card_name` and
+    `bandwidth_bytes_per_second` are that card's where the catalogue knows it (a row naming its model's size is then
+    judged on it, not on a slow common card)."""
 
     judged: bool = False
     compared: bool = False
     card: bool = False
+    card_name: str | None = None
+    bandwidth_bytes_per_second: float | None = None
 
     @property
     def ask(self) -> str:

@@ -322,13 +322,14 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
                 "summary-tpot-batch-unjudged", f"{run.name}: {run.step * 1e3:.0f} ms per output token with "
                 f"{run.batch_text}: a large batch's step, which the one-stream cutoff does not judge; {hardware.ask}",
                 {"tpot_seconds_mean": run.step, "streams": run.batch}, **where))
-        elif slow and not cpu and sized is None and (floor := _large_model_floor(record, acc)) is not None \
+        elif slow and not cpu and sized is None and (floor := _large_model_floor(record, acc, hardware)) is not None \
                 and run.step <= floor[0]:
             findings.append(fire(
                 "summary-slow-tpot-large-model", f"{run.name}: {run.step * 1e3:.0f} ms per output token "
                 f"(~{1 / run.step:.1f} tok/s per stream) is what {floor[1].describe()} allows {floor[2]} "
-                f"({floor[0] * 1e3:.0f} ms): slow for the fixed cutoff, not for this size; "
-                f"{'give --model' if hardware.card else 'give --gpu'} to judge it against the card",
+                f"({floor[0] * 1e3:.0f} ms): slow for the fixed cutoff, not for this size"
+                + ("" if hardware.bandwidth_bytes_per_second else
+                   f"; {'give --model' if hardware.card else 'give --gpu'} to judge it against the card"),
                 {"tpot_seconds_mean": run.step, "large_model_seconds_per_token": floor[0],
                  "weights_bytes_per_step": floor[1].weights_bytes_per_step}, **where))
         elif slow:
@@ -641,18 +642,23 @@ def _models_one_bandwidth(acc: Accumulator, runs: list, findings: list, first: i
             lines=lines, file=file))
 
 
-def _large_model_floor(record, acc: Accumulator) -> tuple | None:
+def _large_model_floor(record, acc: Accumulator, hardware: Hardware) -> tuple | None:
     """(seconds a step, the sized model, where) one stream of the model the run's own row names with a size (`70B F16`, a
-    table's Model cell) takes on the slowest device of the log's kind (rules_requests.slow_floor); None when the row
-    states no size. Rows of several models, each its own size, are why: --model names one for the whole log (and a
-    model given so is judged by _slower_than_size and the roofline)."""
-    from inferledger.diagnose.rules_requests import slow_floor, tensor_parallel
+    table's Model cell) takes on the card given (--gpu) or else the slowest device of the log's kind
+    (rules_requests.slow_floor); None when the row states no size. Rows of several models, each its own size, are
+    why: --model names one for the whole log (and a model given so is judged by _slower_than_size and the roofline)."""
+    from inferledger.diagnose.rules_requests import LARGE_MODEL_EFFICIENCY, slow_floor, tensor_parallel
 
     name = record.labels.get("section_model")
     sized = _row_model(name, acc) if name else None
     if sized is None:
         return None
-    seconds, place = slow_floor(sized, acc, tensor_parallel(acc))
+    shards = tensor_parallel(acc)
+    if hardware.bandwidth_bytes_per_second:
+        seconds = sized.weights_bytes_per_step / (LARGE_MODEL_EFFICIENCY * hardware.bandwidth_bytes_per_second)
+        return seconds / shards, sized, (f"on the {hardware.card_name} ({hardware.bandwidth_bytes_per_second / 1e9:,.0f}"
+                                         f" GB/s at {LARGE_MODEL_EFFICIENCY:.0%})")
+    seconds, place = slow_floor(sized, acc, shards)
     return seconds, sized, place
 
 
