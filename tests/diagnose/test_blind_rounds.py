@@ -451,7 +451,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind504_logs": (3, 4, 10),
           "blind500_logs": (5, 6, 10),
           "blind501_logs": (5, 5, 10),
-          "blind502_logs": (3, 3, 7)}
+          "blind502_logs": (3, 3, 7),
+          "blind503_logs": (2, 2, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
