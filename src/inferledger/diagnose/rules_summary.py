@@ -656,8 +656,9 @@ def _large_model_floor(record, acc: Accumulator, hardware: Hardware) -> tuple | 
     shards = tensor_parallel(acc)
     if hardware.bandwidth_bytes_per_second:
         seconds = sized.weights_bytes_per_step / (LARGE_MODEL_EFFICIENCY * hardware.bandwidth_bytes_per_second)
-        return seconds / shards, sized, (f"on the {hardware.card_name} ({hardware.bandwidth_bytes_per_second / 1e9:,.0f}"
-                                         f" GB/s at {LARGE_MODEL_EFFICIENCY:.0%})")
+        place = (f"on the {hardware.card_name} ({hardware.bandwidth_bytes_per_second / 1e9:,.0f} GB/s at "
+                 f"{LARGE_MODEL_EFFICIENCY:.0%})")
+        return seconds / shards, sized, place
     seconds, place = slow_floor(sized, acc, shards)
     return seconds, sized, place
 

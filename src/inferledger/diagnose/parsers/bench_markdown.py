@@ -1502,8 +1502,9 @@ def tables(lines) -> Iterator:
             prompt = _stated_prompt(stripped) or prompt
         if "|" not in stripped and "oncurren" in stripped:
             concurrency = _stated_concurrency(stripped) or concurrency
-        if "|" not in stripped and "values are" in stripped.lower():
-            unit = (match := _VALUES_UNIT.search(stripped)) and match.group(1) or unit
+        stated_unit = _VALUES_UNIT.search(stripped) if "|" not in stripped and "alues are" in stripped else None
+        if stated_unit is not None:
+            unit = stated_unit.group(1)
         if stripped and "|" not in stripped:
             # a heading that names a phase alone (`##### Q4_K_M Decode`) under a stated unit: that unit's measure
             title = f"{stripped} ({unit})" if unit and _title_metric(stripped) is None else stripped
