@@ -403,9 +403,11 @@ def _reference_window_flags(windows):
                 found_apart_from_queue = True
         found = queued or found_apart_from_queue
         troubled += found
-        if (running > 0 or waiting > 0) and not arrival and not found:
+        # nothing running, read or generated: a request in transit shows no serving, so no health either
+        unserved = running == 0 and prompt == 0 and not (generation is not None and generation > 0)
+        if (running > 0 or waiting > 0) and not arrival and not found and not unserved:
             add("clean", line, file)
-        if (running > 0 or waiting > 0) and not arrival and queued and not found_apart_from_queue:
+        if (running > 0 or waiting > 0) and not arrival and queued and not found_apart_from_queue and not unserved:
             add("clean_but_queued", line, file)
     return flags, troubled, per_stream
 
