@@ -190,3 +190,23 @@ def test_a_window_with_nothing_running_read_or_generated_is_no_sign_of_health(tm
                            "throughput: 0.0 tokens/s, Running: 0 reqs, Waiting: 1 reqs, GPU KV cache usage: 0.0%, "
                            "Prefix cache hit rate: 0.0%\n")
     assert diagnose_files([path]).verdict == "insufficient-data"
+
+
+def _served(rate: str, ttft_ms: float, tpot_ms: float, completed_per_s: float) -> str:
+    return (f"qps {rate}:\n============ Serving Benchmark Result ============\nSuccessful requests:                     200\n"
+            f"Request throughput (req/s):              {completed_per_s}\nOutput token throughput (tok/s):         "
+            f"{completed_per_s * 218:.1f}\nMean TTFT (ms):                          {ttft_ms}\n"
+            f"Mean TPOT (ms):                          {tpot_ms}\n==================================================\n")
+
+
+def test_a_rate_sweeps_all_at_once_queue_does_not_outvote_its_served_rates(tmp_path):
+    # vllm-ascend's suite: qps 1 and 4 served at ~0.1 s first tokens; qps inf sends all 200 at t=0 and its 3.4 s
+    # first tokens are that test's queue by design. The served rates speak for the server.
+    sweep = write(tmp_path, _served("1", 104.1, 38.78, 0.94) + _served("4", 115.6, 51.48, 2.76)
+                  + _served("inf", 3394.37, 66.28, 4.85), "sweep.log")
+    diagnosis = diagnose_files([sweep])
+    assert diagnosis.verdict == "healthy"
+    assert "summary-all-at-once" in rules(diagnosis) or any("all-at-once" in note for note in diagnosis.notes)
+    # the all-at-once run alone is still read as the throughput test's queue
+    alone = diagnose_files([write(tmp_path, _served("inf", 3394.37, 66.28, 4.85), "alone.log")])
+    assert alone.verdict == "queueing"

@@ -443,7 +443,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind493_logs": (4, 4, 5),
           "blind494_logs": (5, 5, 8),
           "blind491_logs": (5, 5, 10),
-          "blind497_logs": (7, 9, 10),
+          "blind497_logs": (7, 10, 10),
           "blind498_logs": (5, 7, 10),
           "blind499_logs": (8, 8, 10),
           "blind496_logs": (7, 8, 10),
