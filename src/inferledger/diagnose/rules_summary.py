@@ -368,9 +368,9 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
     # Runs side by side (a sweep, engines compared in one table): a bottleneck in one of them is what the file shows;
     # the healthy runs are its baseline and do not outvote it.
     ours = findings[first:]
-    _queue_by_design(ours, notes)
+    by_design = _queue_by_design(ours, notes)
     bottleneck = max((finding.score for finding in ours if finding.verdict in _BOTTLENECKS
-                      and not (finding.rule == "summary-all-at-once" and finding.score <= SERVED_RATES)), default=0.0)
+                      and not any(finding is queue for queue in by_design)), default=0.0)
     if len(acc.summaries) > 1 and bottleneck >= 0.5:
         for finding in ours:
             if finding.rule in ("summary-healthy", "summary-sweep-scales"):
@@ -381,19 +381,21 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
 SERVED_RATES = RULES["summary-healthy"].low - 0.05
 
 
-def _queue_by_design(ours: list, notes: list) -> None:
+def _queue_by_design(ours: list, notes: list) -> list:
     """A rate sweep whose finite rates are served without a finding (two summary-healthy runs or more) and whose only
     bottleneck is its all-at-once run's queue: that queue is the test's design, not the server's state, so it ranks
-    below the served rates (vllm-ascend's qps 1 / 4 / 16 / inf suite)."""
+    below the served rates (vllm-ascend's qps 1 / 4 / 16 / inf suite). The findings so ranked, for the caller's
+    bottleneck (which they no longer are)."""
     served = [finding for finding in ours if finding.rule == "summary-healthy"]
     by_design = [finding for finding in ours if finding.rule == "summary-all-at-once"]
     if len(served) < 2 or not by_design or any(finding.verdict in _BOTTLENECKS and finding.rule != "summary-all-at-once"
                                                for finding in ours):
-        return
+        return []
     for finding in by_design:
         finding.score = min(finding.score, SERVED_RATES)
     notes.append(f"{len(served)} runs at finite rates are served without a queue: the all-at-once run's queue is the "
                  "throughput test's design, not the server's state")
+    return by_design
 
 
 FLAT_THROUGHPUT = limit("flat-throughput")

@@ -229,10 +229,15 @@ def _context_match(header: str):
     return _CONTEXT_PREFIX.match(header) or _CONTEXT_SUFFIX.search(header) or _CONTEXT_NAME.match(header)
 
 
+def _tokens(figure: str, thousands: str | None) -> float:
+    """A token count as written: its figure (commas allowed) times a thousand where a `k` follows it."""
+    return float(figure.replace(",", "")) * (1000 if thousands else 1)
+
+
 def _context_of(header: str) -> float | None:
     """The context a header names (_context_match), in tokens, or None."""
     match = _context_match(header)
-    return None if match is None else float(match.group(1)) * (1000 if match.group(2) else 1)
+    return None if match is None else _tokens(match.group(1), match.group(2))
 
 
 def _without_context(header: str) -> str:
@@ -920,8 +925,8 @@ def _setting_of(header: list) -> tuple[list, dict]:
         metrics["max_concurrency"] = float(concurrency.group(1))
     if (shape := _SETTING_SHAPE.search(setting)) is not None:
         prompt, prompt_k, output, output_k = shape.groups()
-        metrics["mean_input_tokens"] = float(prompt) * (1000 if prompt_k else 1)
-        metrics["mean_output_tokens"] = float(output) * (1000 if output_k else 1)
+        metrics["mean_input_tokens"] = _tokens(prompt, prompt_k)
+        metrics["mean_output_tokens"] = _tokens(output, output_k)
     return [cell[match.end():] if match else cell for cell, match in zip(header, settings, strict=True)], metrics
 
 
@@ -1070,9 +1075,9 @@ def _by_context(header: list, rows: list, title: str) -> list | None:
         for match, cell in zip(contexts[first:], cells[first:], strict=False):
             number = to_number(cell) if match else None
             if number is not None and not _RATIO_CELL.search(cell):
-                context = float(match.group(1)) * (1000 if match.group(2) else 1)
                 records.append(Record("summary", "bench.markdown", line_number,
-                                      {"mean_input_tokens": context, measure[0]: number * measure[1]},
+                                      {"mean_input_tokens": _tokens(match.group(1), match.group(2)),
+                                       measure[0]: number * measure[1]},
                                       labels={"tool": "markdown table", "benchmark": name or "markdown table"}))
     return records or None
 
@@ -1173,8 +1178,7 @@ def _stated_prompt(line: str) -> float | None:
     if match is None:
         return None
     at = next(index for index in range(1, len(match.groups()), 2) if match.group(index))
-    value, thousands = match.group(at), match.group(at + 1)
-    return float(value.replace(",", "")) * (1000 if thousands else 1)
+    return _tokens(match.group(at), match.group(at + 1))
 
 
 class _CsvTable(_Table):
