@@ -452,7 +452,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind500_logs": (5, 6, 10),
           "blind501_logs": (5, 5, 10),
           "blind502_logs": (3, 3, 7),
-          "blind503_logs": (2, 2, 4)}
+          "blind503_logs": (2, 2, 4),
+          "blind507_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
