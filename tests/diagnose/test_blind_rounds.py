@@ -453,7 +453,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind501_logs": (5, 5, 10),
           "blind502_logs": (3, 3, 7),
           "blind503_logs": (2, 2, 4),
-          "blind507_logs": (5, 5, 10),
+          "blind507_logs": (5, 6, 10),
           "blind506_logs": (3, 3, 6),
           "blind509_logs": (7, 7, 10),
           "blind508_logs": (2, 2, 3),

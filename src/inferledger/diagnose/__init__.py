@@ -251,6 +251,7 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
                                    for name in names)), None)
         sized = _logged_format(acc, sized, precision)
     hardware = Hardware(judged=hardware_judged, compared=roofline is not None, card=bool(use_gpu),
+                        window_prompt_peak_fraction=(roofline or {}).get("window_prompt_peak_fraction"),
                         **_card_bandwidth(use_gpu))
     diagnosis = build(acc, files, roofline, roofline_findings, advice, hardware=hardware, sized=sized)
     diagnosis.notes.extend(notes)

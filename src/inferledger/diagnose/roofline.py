@@ -344,6 +344,16 @@ def _whole_call_decode(acc: Accumulator, prefill_seconds: float) -> tuple[float 
     return None, ""
 
 
+def window_prompt_share(acc: Accumulator, flops_per_token: float, peak_flops_per_second: float) -> float | None:
+    """The stats windows' highest prompt rate × a prompt token's FLOPs, as a share of the card's peak (None with no
+    such rate). The rules read it where lines with nothing running state the rate (rules_windows._prompt_in_chunks):
+    far under any engine's prefill, it is no speed but tokens over a time that was partly idle."""
+    rate = acc.interval.get("prompt_tokens_per_second")
+    if rate is None or not rate.count or rate.high <= 0 or not peak_flops_per_second:
+        return None
+    return rate.high * flops_per_token / peak_flops_per_second
+
+
 def _observed_prefill(acc: Accumulator) -> tuple[float | None, str]:
     """Observed prompt tokens per second while prefilling, and where it came from."""
     rate = acc.requests.get("prompt_tokens_per_second")
@@ -614,9 +624,10 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
 
     _judge_first_token(acc, spec, accelerator, precision, kv_precision, spread, lines, findings)
 
+    flops_per_token = account.prefill.flops / max(1, isl * batch)
+    section["window_prompt_peak_fraction"] = window_prompt_share(acc, flops_per_token, peak)
     rate, rate_source = _observed_prefill(acc)
     if rate:
-        flops_per_token = account.prefill.flops / max(1, isl * batch)
         achieved_flops = rate * flops_per_token
         fraction = achieved_flops / peak if peak else None
         section.update(observed_prompt_tokens_per_second=rate, prefill_source=rate_source,
@@ -765,6 +776,8 @@ def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, li
     """(roofline section, findings) for a model known only by its name (named_model.NamedModel): the decode floor of
     one stream is the weights the name states ÷ the card's bandwidth. Judged only at a batch of one or two, where the
     weights are most of what a step reads; with more streams their cache, which the name does not give, joins."""
+    from inferledger.ledger.roofline import runs_at
+
     cards, spread = _named_cards(acc, named, accelerator)
     bandwidth = accelerator.memory_bandwidth_bytes_per_second * cards  # a tensor split's cards read their shares at once
     fixed, layers = step_fixed_seconds(named.total_params, named.mixture_of_experts)
@@ -776,6 +789,10 @@ def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, li
                "weights_bytes_per_step": named.weights_bytes_per_step, "batch": batch, "cards_reading": cards,
                "card_bandwidth_bytes_per_second": accelerator.memory_bandwidth_bytes_per_second,
                "named_decode_floor_seconds_per_token": floor,
+               # A prompt token's FLOPs are 2 × the parameters it passes through (attention aside); the peak is the
+               # card's bf16, the least a weight-only or bf16 model computes at.
+               "window_prompt_peak_fraction": window_prompt_share(acc, 2 * named.active_params,
+                                                                  runs_at(accelerator, "bf16")[1]),
                "lines": [named.describe() + f" → {floor * 1e3:.2f} ms/token floor on {on} ({bandwidth / 1e9:,.0f} "
                          f"GB/s{spread}); the config.json was not at hand, so this is an estimate"]}
     if acc.effective_bandwidth.count and acc.bandwidth_source != NAMED_BANDWIDTH_SOURCE:

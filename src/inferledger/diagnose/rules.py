@@ -398,6 +398,12 @@ _TABLE = (
           "requests-prompt-in-progress' seconds", None,
           "", "a long prompt read chunk by chunk with nothing else served: every second of it comes before its first "
           "token, as a runner's prompt-progress lines show (requests-prompt-in-progress)", 0.6),
+    _rule("windows-prompt-rate-idle", "windows", "measurement-artifact",
+          "nothing running in any window while prefill lines state an input rate whose highest × the model's FLOPs "
+          "a token is under this share of the card's peak", 0.01, "of the card's peak FLOP/s",
+          "tuned prefill computes at 30-60% of the peak and an engine without its fast kernels (eager, no flash "
+          "attention) at a few percent; a hundredth is no prompt's speed but tokens over time partly idle (SGLang's "
+          "input throughput is the last batch's tokens over the time since the Prefill line before)", 0.65),
     _rule("windows-idle", "windows", "insufficient-data", "Running 0 and Waiting 0 in every window", None, "",
           "an idle server says nothing about its speed", 0.6),
     _rule("windows-prompt-rate-only", "windows", "insufficient-data",
@@ -946,6 +952,9 @@ class Hardware:
     card: bool = False
     card_name: str | None = None
     bandwidth_bytes_per_second: float | None = None
+    # The stats windows' highest prompt rate × the model's FLOPs a token ÷ the card's peak (roofline.
+    # window_prompt_share); None where no model and card were compared or the windows state no prompt rate.
+    window_prompt_peak_fraction: float | None = None
 
     @property
     def ask(self) -> str:

@@ -202,7 +202,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware: Har
             f"{flags['kv_full_no_queue'].count} of {windows} windows (max {kv.high:.0%}): the batch fills the KV "
             "pool; the next burst will queue or preempt", numbers, share("kv_full_no_queue"),
             **lines_of(acc, "kv_full_no_queue")))
-    if flags["busy"].count == 0 and _prompt_in_chunks(acc, findings):
+    if flags["busy"].count == 0 and _prompt_in_chunks(acc, findings, hardware):
         return
     if flags["busy"].count == 0 and running is not None:  # bench tables state no running count: not idle
         findings.append(fire("windows-idle", f"the server is idle in all {windows} windows (Running 0, Waiting 0): "
@@ -280,10 +280,10 @@ def _window_bits(acc: Accumulator, numbers: dict) -> str:
     return ", ".join(bits)
 
 
-def _prompt_in_chunks(acc: Accumulator, findings: list) -> bool:
+def _prompt_in_chunks(acc: Accumulator, findings: list, hardware: Hardware) -> bool:
     """A prompt read in chunks (SGLang's Prefill lines, `#pending-token` saying what is left) while nothing else runs:
     its length (or, with no pending count, one chunk's) and the rate its lines state give the time before its first
-    token. True when that is long enough to name."""
+    token. True when that is long enough to name, or when the model and card show the rate is no prefill speed."""
     pending, chunk = acc.interval_value("pending_tokens"), acc.interval_value("batch_tokens")
     rate = acc.interval_value("prompt_tokens_per_second")
     if chunk is None or rate is None or rate.mean <= 0 or chunk.high <= 0:
@@ -299,6 +299,15 @@ def _prompt_in_chunks(acc: Accumulator, findings: list) -> bool:
     seconds = prompt / rate.mean
     if seconds < threshold("requests-prompt-in-progress"):
         return False
+    share = hardware.window_prompt_peak_fraction
+    if share is not None and share < threshold("windows-prompt-rate-idle"):
+        findings.append(fire(
+            "windows-prompt-rate-idle", f"prefill lines with nothing else running state {_span(rate.low, rate.high)} "
+            f"input tok/s: at most {share:.2%} of what the {hardware.card_name or 'card'}'s peak computes for this "
+            "model, far under any engine's prefill; the rate is the tokens over time partly idle (SGLang's: the "
+            "last batch's tokens over the time since the Prefill line before), not the prompt's speed",
+            {"prompt_tokens_per_second_high": rate.high, "window_prompt_peak_fraction": share}))
+        return True
     findings.append(fire(
         "windows-prompt-in-chunks", f"a prompt of {'~' if known else 'at least '}{prompt:,.0f} tokens read in chunks "
         f"of up to {chunk.high:,.0f} "
