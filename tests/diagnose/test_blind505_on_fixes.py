@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from blind_helpers import rules, write
 
 from inferledger.diagnose import diagnose_files
+from inferledger.diagnose.named_model import stated_format
+from inferledger.diagnose.read import read_records
 
 
 def _prefill_lines(rates: tuple, new_tokens: int = 8192) -> str:
@@ -48,3 +51,29 @@ def test_a_slow_prompt_the_card_could_compute_that_slowly_stays_prefill(tmp_path
     diagnosis = diagnose_files([log], model="meta-llama/Llama-3.1-8B", gpu="h100-sxm")
     assert "windows-prompt-rate-idle" not in rules(diagnosis)
     assert diagnosis.verdict == "prefill-bound" and "windows-prompt-in-chunks" in rules(diagnosis)
+
+
+def test_i_quants_and_ternary_types_state_their_bits():
+    # ggml's blocks of 256 weights: IQ1_S 50 bytes → 50 × 8 / 256 = 1.5625 bits, IQ2_XXS 66 → 2.0625, IQ4_XS 136 →
+    # 4.25, TQ1_0 54 → 1.6875; a file type's line states its average to four places.
+    assert stated_format("deepseek2 16B IQ1_S_R4") == ("iq1_s", 50 * 8 / 256)
+    assert stated_format("llama 8B IQ2_XXS - 2.0625 bpw")[1] == 66 * 8 / 256
+    assert stated_format("Qwen3-14B-IQ4_XS.gguf") == ("iq4_xs", 136 * 8 / 256)
+    assert stated_format("bitnet 3B TQ1_0") == ("tq1_0", 54 * 8 / 256)
+
+
+BENCH_NO_SIZE = """| model                  | threads |     test |   t/s (main)     |     t/s (PR)     |  Speedup |
+| ---------------------- | ------: | -------: | ---------------: | ---------------: | -------: |
+| {model} |       8 |    tg128 |     62.01 ± 0.02 |     65.26 ± 0.82 |  1.052   |
+"""
+
+
+def test_a_mixture_the_catalogue_cannot_split_is_not_sized_from_its_total(tmp_path):
+    # `deepseek2` is llama.cpp's name for DeepSeek's mixture of experts: a step of a 16B one reads its active experts,
+    # a share no catalogued model of that total gives, so the name sizes no step (its whole 16e9 × 1.5625 / 8 =
+    # 3.1 GB would make any fast rate look impossible). A dense `llama 8B IQ2_XXS` is sized: 8e9 × 2.0625 / 8.
+    mixture = write(tmp_path, BENCH_NO_SIZE.format(model="deepseek2 16B IQ1_S_R4"), "moe.txt")
+    assert not any("named_weights_bytes" in record.metrics for record in read_records(mixture))
+    dense = write(tmp_path, BENCH_NO_SIZE.format(model="llama 8B IQ2_XXS       "), "dense.txt")
+    (row, *_rest) = [record for record in read_records(dense) if "named_weights_bytes" in record.metrics]
+    assert row.metrics["named_weights_bytes"] == pytest.approx(8e9 * 2.0625 / 8)

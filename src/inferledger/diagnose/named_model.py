@@ -38,10 +38,17 @@ _FORMATS = (
     ("q3f16", 3.5), ("q4f16", 4.5), ("q4f32", 5.0), ("q8f16", 8.5), ("q0f16", 16.0), ("q0f32", 32.0),
     # distributed-llama's `_q40` / `_q80` (its Q4_0 and Q8_0 blocks)
     ("q40", 4.5), ("q80", 8.5),
+    # llama.cpp's i-quants and ternary types by their blocks of 256 (IQ1_S 50 bytes = 1.5625 bits, IQ1_M 56, IQ2_XXS
+    # 66, IQ2_XS 74, IQ2_S 82, IQ3_XXS 98, IQ3_S 110, IQ4_XS 136, TQ1_0 54, TQ2_0 66; IQ4_NL 18 bytes a 32), the
+    # mixes by the average their file type states (`IQ2_M - 2.7 bpw`, `IQ3_XS - 3.3 bpw`, `IQ3_S mix - 3.66 bpw`);
+    # ik_llama.cpp's row-interleaved `_r4` variants store the same
+    ("iq1_s", 1.5625), ("iq1_m", 1.75), ("iq2_xxs", 2.0625), ("iq2_xs", 2.3125), ("iq2_s", 2.5625), ("iq2_m", 2.7),
+    ("iq3_xxs", 3.0625), ("iq3_xs", 3.3), ("iq3_s", 3.4375), ("iq3_m", 3.66), ("iq4_xs", 4.25), ("iq4_nl", 4.5),
+    ("tq1_0", 1.6875), ("tq2_0", 2.0625),
     # a bare quant level (`_q6`, `-Q4`): the K-quant of that width, the usual one
     ("q2", 2.625), ("q3", 3.4375), ("q4", 4.5), ("q5", 5.5), ("q6", 6.5625), ("q8", 8.5),
 )
-_BPW = re.compile(r"(?<![a-z0-9.])(\d{1,2}(?:\.\d{1,2})?)[-_ ]?bpw(?![a-z0-9])")
+_BPW = re.compile(r"(?<![a-z0-9.])(\d{1,2}(?:\.\d{1,4})?)[-_ ]?bpw(?![a-z0-9])")  # `IQ1_S - 1.5625 bpw`
 # What a runner serves when the tag names no format: ollama's library tags default to Q4_K_M; GGUF files people
 # run with llama.cpp are mostly Q4_K_M too; the GPU servers load the checkpoint's bf16.
 _DEFAULT_BITS = {"ollama": (4.5, "ollama's default tag (Q4_K_M)"),

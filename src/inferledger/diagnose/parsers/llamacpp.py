@@ -227,15 +227,16 @@ def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped 
     if size is None and row.get("model"):
         # No size column (compare-llama-bench's tables drop it): llama-bench's model cell names the size and format
         # (`llama 1B Q8_0`, `qwen3moe 30B.A3B Q4_K - Medium`), an estimate of what a step reads.
-        from inferledger.diagnose.named_model import from_name
+        from inferledger.diagnose.named_model import from_name, names_mixture
 
         named = from_name(row["model"], "llama.cpp")
-        if named is not None:
+        # `deepseek2 16B IQ1_S_R4`: a mixture the catalogue cannot split reads an unknown share of its weights a step.
+        mixture = None if named is None or named.mixture_of_experts else _mixture(
+            row["model"], metrics.get("parameters", named.total_params), named.weights_bytes_per_step)
+        if named is not None and (named.mixture_of_experts or mixture is not None or not names_mixture(row["model"])):
             metrics["named_weights_bytes"] = named.weights_bytes_per_step
             metrics["named_parameters"] = named.total_params
             # `deepseek2 671B Q8_0`: the whole file's size from the name, of which a step reads the active share.
-            mixture = None if named.mixture_of_experts else _mixture(
-                row["model"], metrics.get("parameters", named.total_params), named.weights_bytes_per_step)
             if mixture is not None:
                 metrics["named_weights_bytes"] = mixture.low_bytes
                 metrics["decode_weights_bytes_high"] = mixture.high_bytes
