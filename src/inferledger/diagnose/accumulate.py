@@ -53,6 +53,7 @@ PREFILL_SHARE = threshold("requests-prefill-share")
 BENCH_PREFILL_SHARE = threshold("windows-bench-prefill-share")
 PREFILL_HEALTHY_RATIO = limit("prefill-healthy-ratio")
 PREFILL_DOMINANT_SHARE = limit("prefill-dominant-share")
+PREFILL_HEALTHY_MIN_SECONDS = limit("prefill-healthy-min-seconds")
 IMPOSSIBLE_PROMPT_RATE = threshold("requests-impossible-prompt-rate")
 PARTS_MISMATCH = threshold("requests-parts-mismatch")
 PROMPT_SLOWER_THAN_DECODE = threshold("requests-prompt-slower-than-decode")
@@ -909,7 +910,8 @@ class Accumulator:
             enough = np.where(output > 1, PREFILL_SHARE_MIN_TOKENS, PROMPT_ONLY_TOKENS)  # every row states its prompt
             compute = prefill + decode
             self.compute_seconds = _sum_in_order(self.compute_seconds, compute)
-            prefill_share = (compute > 0) & (tokens > enough) & (prefill >= share * compute)
+            prefill_share = (compute > 0) & (tokens > enough) & (prefill >= share * compute) \
+                & ~(healthy_rate & (prefill < PREFILL_HEALTHY_MIN_SECONDS))
             self._flag_rows("prefill_share", prefill_share, at, file)
             self.prefill_share_compute_seconds = _sum_in_order(self.prefill_share_compute_seconds,
                                                                compute[prefill_share])
@@ -1027,7 +1029,8 @@ class Accumulator:
             # or more) read so is the shape of a device with no compute to spare, a CPU's: both phases slow together.
             self._flags["slow_prompt" if tokens >= SLOW_PROMPT_MIN_TOKENS else "slow_prompt_short"].add(line, file)
         # A prompt read at a healthy rate (PREFILL_HEALTHY_RATIO × the decode rate per token or more) is a long
-        # prompt: it makes the request prefill-bound only when it takes twice the decode time or more.
+        # prompt: it makes the request prefill-bound only when it takes twice the decode time or more, and long
+        # enough to be noticed (PREFILL_HEALTHY_MIN_SECONDS).
         healthy_rate = bool(prefill and decode and tokens and output) \
             and tokens / prefill >= PREFILL_HEALTHY_RATIO * output / decode
         share = PREFILL_DOMINANT_SHARE if healthy_rate else PREFILL_SHARE
@@ -1038,7 +1041,8 @@ class Accumulator:
             self.compute_seconds += prefill + decode
         if prefill is not None and decode is not None and prefill + decode > 0 \
                 and (tokens > enough if tokens is not None else prefill >= UNSTATED_PROMPT_SECONDS) \
-                and prefill >= share * (prefill + decode):
+                and prefill >= share * (prefill + decode) \
+                and not (healthy_rate and prefill < PREFILL_HEALTHY_MIN_SECONDS):
             self._flags["prefill_share"].add(line, file)
             self.prefill_share_compute_seconds += prefill + decode
         # The generation side only: a prompt's count may include cached tokens its rate leaves out (TabbyAPI).

@@ -780,6 +780,9 @@ _LIMITS = (
           "prefill"),
     Limit("prefill-dominant-share", 2 / 3, "of prompt + decode time", "requests-prefill-share",
           "prefill twice the decode time: the prompt, not the answer, is the request's cost"),
+    Limit("prefill-healthy-min-seconds", 0.5, "s", "requests-prefill-share, the healthy reading",
+          "a prompt read at a healthy rate in less is no wait anyone notices, whatever its share of a short answer "
+          "(an editor's fill-in-the-middle call: 118 new tokens in 55 ms beside 2 generated in 20 ms)"),
     Limit("ceiling-min-output", 16, "output tokens", "a request's latency ÷ its output as a per-token ceiling",
           "with fewer output tokens the call's fixed costs (the prompt, detokenising, HTTP) swamp the per-token time"),
     Limit("slow-prompt-min-tokens", 128, "prompt tokens", "requests-slow-prompt-rate",
