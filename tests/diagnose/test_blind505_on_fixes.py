@@ -99,3 +99,36 @@ def test_a_prompt_read_fast_in_a_blink_is_no_bottleneck_whatever_its_share(tmp_p
     assert 3000 / 118 * 55.02 / 1e3 >= 0.5
     diagnosis = diagnose_files([long])
     assert diagnosis.verdict == "prefill-bound" and "requests-prefill-share" in rules(diagnosis)
+
+
+APP_REPORT = """{
+  "kind" : "coreai-community-bench",
+  "results" : {
+    "load_s" : 0.6,
+    "runs" : [
+      {
+        "decode_tok_s" : 375.6,
+        "gen_tokens" : 256,
+        "kind" : "cold",
+        "prefill_tok_s" : 360,
+        "prompt_tokens" : 52,
+        "ttft_s" : 0.14
+      },
+      {
+        "decode_tok_s" : 374.1,
+        "gen_tokens" : 256,
+        "kind" : "warm",
+"""
+
+
+def test_an_apps_runs_list_is_a_request_a_run_less_the_one_cut(tmp_path):
+    # A benchmark app's report, cut inside its second run: the first run is a request (TTFT 0.14 s, 52 prompt tokens
+    # at 360 tok/s, 256 generated at 375.6 tok/s); the second, missing its prompt and TTFT, is left out.
+    log = write(tmp_path, APP_REPORT)
+    (run,) = [record for record in read_records(log) if record.kind == "request"]
+    assert run.metrics == {"ttft_seconds": 0.14, "prompt_tokens_per_second": 360, "generation_tokens_per_second": 375.6,
+                           "input_tokens": 52, "output_tokens": 256}
+    assert run.labels["run"] == "cold"
+    whole = write(tmp_path, APP_REPORT + '"prefill_tok_s" : 355, "prompt_tokens" : 52, "ttft_s" : 0.15\n}]}}\n',
+                  "whole.txt")
+    assert [record.labels["run"] for record in read_records(whole) if record.kind == "request"] == ["cold", "warm"]

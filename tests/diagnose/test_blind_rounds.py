@@ -217,7 +217,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind260_logs": (8, 9, 10),
           "blind261_logs": (6, 7, 10),
           "blind262_logs": (1, 5, 7),
-          "blind263_logs": (4, 5, 10),
+          "blind263_logs": (4, 6, 10),
           "blind264_logs": (4, 5, 8),
           "blind265_logs": (6, 6, 7),
           "blind267_logs": (3, 3, 3),
@@ -344,7 +344,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind390_logs": (4, 6, 10),
           "blind391_logs": (8, 8, 10),
           "blind395_logs": (6, 8, 10),
-          "blind392_logs": (3, 4, 10),
+          "blind392_logs": (3, 6, 10),
           "blind399_logs": (0, 0, 1),
           "blind393_logs": (6, 7, 10),
           "blind396_logs": (5, 5, 10),
@@ -461,7 +461,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind510_logs": (6, 6, 10),
           "blind512_logs": (1, 1, 1),
           "blind513_logs": (4, 5, 7),
-          "blind511_logs": (2, 2, 10)}
+          "blind511_logs": (2, 4, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -120,6 +120,8 @@ def _json_items(line_number: int, value, truncated: int) -> Iterator:
         yield from _serving_json(line_number, value, base_labels)
     elif "dataset_name" in value and any(_SGLANG_2024_MS.match(key) for key in value):
         yield from _serving_json(line_number, value, base_labels, early_sglang=True)
+    else:
+        yield from _app_runs(line_number, value, truncated)
 
 
 def _llama_bench(line_number: int, items: list) -> Iterator:
@@ -405,9 +407,36 @@ def _llmperf_requests(line_number: int, items: list, labels: dict) -> Iterator:
             yield Record("request", "bench.llmperf", line_number, metrics, labels=labels)
 
 
+# A benchmark app's report: a `runs` list (at the top or under `results`) of one generation each, its fields named
+# by phase and unit (the CoreAI community bench: `prefill_tok_s`, `decode_tok_s`, `ttft_s`, `prompt_tokens`,
+# `gen_tokens`, `kind` cold or warm).
+_RUN_FIELDS = {"ttft_s": "ttft_seconds", "prefill_tok_s": "prompt_tokens_per_second",
+               "decode_tok_s": "generation_tokens_per_second", "prompt_tokens": "input_tokens",
+               "gen_tokens": "output_tokens", "output_tokens": "output_tokens"}
+
+
+def _app_runs(line_number: int, value: dict, truncated: int) -> Iterator:
+    """A request a run of the report's `runs` list (_RUN_FIELDS); a run the cut went through (fewer fields than the
+    first) is left out, as its missing fields would mislead."""
+    results = value.get("results")
+    runs = value.get("runs", results.get("runs") if isinstance(results, dict) else None)
+    if not isinstance(runs, list):
+        return
+    runs = [run for run in runs if isinstance(run, dict) and sum(key in _RUN_FIELDS for key in run) >= 2]
+    if truncated and len(runs) > 1 and len(runs[-1]) < len(runs[0]):
+        runs = runs[:-1]
+    for run in runs:
+        metrics = {metric: number for key, metric in _RUN_FIELDS.items()
+                   if (number := _float(run.get(key))) is not None}
+        labels = {"tool": "app-bench"}
+        if isinstance(run.get("kind"), str):
+            labels["run"] = run["kind"]
+        yield Record("request", "bench.app-runs", line_number, metrics, labels=labels)
+
+
 def wanted_json(text: str) -> bool:
     # (`"tg`: a result file keyed by llama-bench's tests, `"tg128": 44.84`)
     return ('"avg_ts"' in text or '"tg' in text or "_ms" in text or "request_throughput" in text or "ttft_s" in text
             or "results_" in text or '"load_summary"' in text
-            or '"unit"' in text or "totalTimeMills" in text or '"median_ttft"' in text)
+            or '"unit"' in text or "totalTimeMills" in text or '"median_ttft"' in text or '"decode_tok_s"' in text)
 
