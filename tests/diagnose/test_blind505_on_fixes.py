@@ -132,3 +132,25 @@ def test_an_apps_runs_list_is_a_request_a_run_less_the_one_cut(tmp_path):
     whole = write(tmp_path, APP_REPORT + '"prefill_tok_s" : 355, "prompt_tokens" : 52, "ttft_s" : 0.15\n}]}}\n',
                   "whole.txt")
     assert [record.labels["run"] for record in read_records(whole) if record.kind == "request"] == ["cold", "warm"]
+
+
+RKLLM_DEMO = """Initializing RKLLM Runtime...
+I rkllm: rkllm-runtime version: 1.2.1, rknpu driver version: 0.9.8, platform: RK3588
+RKLLM initialized successfully.
+robot: n_image_tokens:  289
+I rkllm: --------------------------------------------------------------------------------------
+I rkllm:  Stage         Total Time (ms)  Tokens    Time per Token (ms)      Tokens per Second
+I rkllm: --------------------------------------------------------------------------------------
+I rkllm:  Prefill       2201.45          321       6.86                     145.81
+I rkllm:  Generate      12419.47         102       121.76                   8.21
+I rkllm: --------------------------------------------------------------------------------------
+"""
+
+
+def test_rkllms_runtime_tag_among_a_demos_prints_is_stripped(tmp_path):
+    # The runtime tags its own lines `I rkllm: `; the demo's prints beside them carry none, so no prefix is common to
+    # every line: the tag comes off each line that has it, and the stage table is read (102 tokens in 12,419.47 ms).
+    log = write(tmp_path, RKLLM_DEMO)
+    records = [record for record in read_records(log) if record.kind == "request"]
+    assert records and records[0].metrics["output_tokens"] == 102
+    assert records[0].metrics["decode_seconds"] == pytest.approx(12.41947)

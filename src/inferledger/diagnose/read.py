@@ -58,6 +58,8 @@ _SKYPILOT = re.compile(r"\((?:task|head|worker\d*)(?:, rank=\d+)?, pid=\d+\) ")
 _SKYPILOT_STARTS = ("(task, ", "(head, ", "(worker")
 #   Open MPI's mpirun --tag-output: [1,0]<stdout>:<line>   (job, rank; a multi-node launch of SGLang or vLLM)
 _MPI_TAG = re.compile(r"\[\d+,\d+\]<std(?:out|err)>: ?")
+#   RKLLM's runtime tag, on its own lines among the demo's prints: I rkllm: <line>
+_RKLLM_TAG = re.compile(r"[IWE] rkllm: ")
 # And one added by the person pasting: a Markdown or e-mail quote (`> `, nested `>> `) around a log quoted in a reply.
 _QUOTE = re.compile(r"(?:>[ \t]?)+")
 _MONTHS = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
@@ -121,6 +123,8 @@ def _outer_prefix_end(line: str) -> int:
         match = _COMPOSE.match(line)
     elif line[8:9] == " " and first in "IWEDC" and ".py:" in line[:80]:
         match = _PYTEST_LOG.match(line)
+    elif line[1:8] == " rkllm:":
+        match = _RKLLM_TAG.match(line)
     return match.end() if match else 0
 
 
@@ -170,10 +174,10 @@ def _unwrapped(line: str, prefix: re.Pattern | None) -> str:
 READ_BLOCK_BYTES = 4 * 1024 * 1024
 # A line start that clean_line might strip: a date (Docker/RFC 3339 and journald's ISO stamps, Go's log stamp), ">"
 # (a quote), "[pod/" (kubectl), mpirun's "[1,0]<std", SkyPilot's "(task," and kin, a month name (journald), pytest's
-# level and logger. One regex over the block (it searches for "\n" first), not one substring search per prefix; an
+# level and logger, RKLLM's tag. One regex over the block (it searches for "\n" first), not one substring search per prefix; an
 # engine's own clock (llama-server's `16.42.988.854`) is no date.
 _PREFIX_START = (r"(?:\d{4}[-/]\d\d[-/]\d\d[T ]|>|`|│|\[pod/|\[\d+,\d+\]<std|\((?:task|head|worker)|(?:"
-                 + "|".join(sorted(_MONTHS)) + ") |" + _PYTEST_LOG.pattern + ")")
+                 + "|".join(sorted(_MONTHS)) + ") |" + _PYTEST_LOG.pattern + "|" + _RKLLM_TAG.pattern + ")")
 _PREFIXED_LINE = re.compile(r"\n" + _PREFIX_START)
 _PREFIXED_FIRST = re.compile(_PREFIX_START)
 
@@ -183,7 +187,7 @@ def _may_need_cleaning(line: str) -> bool:
     return "\r" in line or "\x1b" in line or "#033[" in line or "^[[" in line or line[:1].isdigit() or line[:1] in ">`│" \
         or " | " in line[:40] or line[:3] in _MONTHS or line[:5] == "[pod/" or "\xa0" in line \
         or line.startswith(_SKYPILOT_STARTS) or (line[:1] == "[" and "]<std" in line[:16]) \
-        or (line[8:9] == " " and line[:1] in "IWEDC" and ".py:" in line[:80]) \
+        or (line[8:9] == " " and line[:1] in "IWEDC" and ".py:" in line[:80]) or line[1:8] == " rkllm:" \
         or "\u202f" in line or "\u2007" in line
 
 
