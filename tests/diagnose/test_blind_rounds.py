@@ -461,7 +461,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind510_logs": (6, 6, 10),
           "blind512_logs": (1, 1, 1),
           "blind513_logs": (4, 5, 7),
-          "blind511_logs": (2, 4, 10),
+          "blind511_logs": (2, 5, 10),
           "blind514_logs": (3, 4, 10)}
 
 

@@ -930,6 +930,10 @@ def _setting_of(header: list) -> tuple[list, dict]:
     return [cell[match.end():] if match else cell for cell, match in zip(header, settings, strict=True)], metrics
 
 
+_COLD_ROW = re.compile(r"\bcold\b", re.IGNORECASE)
+_WARM_ROW = re.compile(r"\bwarm(?:ed)?\b", re.IGNORECASE)
+
+
 def _records(table: list) -> list:
     """Records of one table: [(line_number, cells)], header first, less its misaligned rows (an event counts them).
     A CPU or an edge device the table's title names is the device of its runs that name none of their own."""
@@ -939,6 +943,11 @@ def _records(table: list) -> list:
         header, setting = _setting_of(header)
         rows, slipped = _aligned(header, rows)
         found = _table_records(first_line, header, rows, table) if rows else []
+        cold = {line for line, cells in rows if cells and _COLD_ROW.search(cells[0])}
+        if cold and any(cells and _WARM_ROW.search(cells[0]) for _line, cells in rows):
+            # A row its label calls cold (`GPU alone, cold pipelines`) beside warm ones paid a first run's compiling
+            # and loading: left out as a warm-up is where a measured run follows it (bench_one_batch's).
+            found = [record for record in found if record.kind != "summary" or record.line_number not in cold]
         for record in found:
             for metric, value in setting.items() if record.kind == "summary" else ():
                 record.metrics.setdefault(metric, value)  # the setting every column's name repeats
