@@ -173,3 +173,60 @@ def test_a_row_called_cold_beside_warm_rows_is_a_warm_up_left_out(tmp_path):
     alone = COLD_WARM.replace("warm pipelines", "second process")
     assert 67.8 in [record.metrics.get("output_tokens_per_second_per_user_mean")
                     for record in read_records(write(tmp_path, alone, "alone.txt"))]
+
+
+CARD_TABLE = """### Single-stream performance
+<table>
+  <thead>
+    <tr>
+      <th></th>
+      <th></th>
+      <th colspan="2">Instruction Following<br>256 / 128</th>
+      <th colspan="2">Multi-turn Chat<br>512 / 256</th>
+    </tr>
+    <tr>
+      <th>Hardware</th>
+      <th>Model</th>
+      <th>Latency (s)</th>
+      <th>QPD</th>
+      <th>Latency (s)</th>
+      <th>QPD</th>
+    </tr>
+  </thead>
+  <tbody>
+    <tr>
+      <th rowspan="2">A100x1</th>
+      <th>org/Model-8B</th>
+      <td>1.6</td>
+      <td>3359</td>
+      <td>3.1</td>
+      <td>1654</td>
+    </tr>
+    <tr>
+      <th>org/Model-8B-FP8</th>
+      <td>1.2</td>
+      <td>3531</td>
+      <td>2.4</td>
+      <td>1807</td>
+    </tr>
+  </tbody>
+</table>
+"""
+
+
+def test_an_html_tables_spans_are_repeated_and_its_header_rows_merged():
+    from inferledger.diagnose.parsers.html_tables import unrolled
+
+    rows = [text for _line, text in unrolled(enumerate(CARD_TABLE.split("\n"), 1)) if text.startswith("|")]
+    assert rows[0] == ("| Hardware | Model | Instruction Following 256 / 128 - Latency (s) | Instruction Following "
+                       "256 / 128 - QPD | Multi-turn Chat 512 / 256 - Latency (s) | Multi-turn Chat 512 / 256 - QPD |")
+    assert rows[2] == "| A100x1 | org/Model-8B | 1.6 | 3359 | 3.1 | 1654 |"
+    assert rows[3] == "| A100x1 | org/Model-8B-FP8 | 1.2 | 3531 | 2.4 | 1807 |"  # the rowspan repeated
+
+
+def test_a_tables_settings_by_column_group_are_a_run_each(tmp_path):
+    # Two settings (256 in / 128 out, 512 / 256), two rows: four runs, each with its latency and lengths.
+    runs = sorted((record.metrics["mean_input_tokens"], record.metrics["mean_output_tokens"],
+                   record.metrics["e2e_seconds_mean"])
+                  for record in read_records(write(tmp_path, CARD_TABLE)) if record.kind == "summary")
+    assert runs == [(256, 128, 1.2), (256, 128, 1.6), (512, 256, 2.4), (512, 256, 3.1)]

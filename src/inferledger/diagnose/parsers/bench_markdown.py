@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from itertools import chain, combinations, islice
 
+from inferledger.diagnose.parsers import html_tables
 from inferledger.diagnose.parsers.bench_common import (
     GRID_RULE,
     TIME_UNITS,
@@ -904,27 +905,49 @@ def _unpaired(header: list, rows: list) -> tuple[list, list]:
 # The setting of a sweep point every measure's column repeats before its name, then ` - ` (FlagOS's release
 # reports: `4k-1k 64并发 - mean TTFT（ms）`, the prompt and output lengths, the concurrency, the metric): the runs'
 # setting, not a column of its own (its concurrency word would name the column).
-_SETTING_PREFIX = re.compile(r"^(?P<setting>[^-–]*\d[^–]*?)\s+[-–]\s+(?=\S)")
+_SETTING_PREFIX = re.compile(r"^(?P<setting>[^–]*?\d[^–]*?)\s+[-–]\s+(?=\S)")  # (`Multi-turn Chat 512 / 256 - `)
 _SETTING_CONCURRENCY = re.compile(r"(\d+)\s*(?:并发|concurren(?:cy|t)|users\b|conc\b)", re.IGNORECASE)
-_SETTING_SHAPE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)([kK]?)\s*[-/]\s*(\d+(?:\.\d+)?)([kK]?)(?![\w.])")
+_SETTING_SHAPE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)([kK]?)\s*[-/]\s*(\d+(?:\.\d+)?)([kK]?)(?![\w.])"
+                            # or in words: `prefill: 1024 tokens decode: 128 tokens`
+                            r"|\b(?:prefill|prompt|input)\W+(\d+)([kK]?) tokens\W+(?:decode|output|generation)\W+(\d+)([kK]?)"
+                            r" tokens\b", re.IGNORECASE)
 
 
-def _setting_of(header: list) -> tuple[list, dict]:
-    """(header, the runs' stated setting as metrics): columns whose names share one setting before ` - ` (at least two,
-    each naming a measure once it is taken off) lose it, and its concurrency and in/out lengths become the runs'."""
+def _by_setting(header: list, rows: list) -> list:
+    """[(header, rows, measures a setting needs)]: the table whole, or, where its columns' names state several settings
+    before ` - ` (a model card's `Instruction Following 256 / 128 - Latency (s)` beside `RAG 1024 / 128 - Latency (s)`),
+    a table a setting, each with the columns that state none (the rows' labels); one measure then makes a setting."""
+    settings = [match.group("setting") if (match := _SETTING_PREFIX.match(cell)) else None for cell in header]
+    distinct = list(dict.fromkeys(setting for setting in settings if setting))
+    if len(distinct) < 2:
+        return [(header, rows, 2)]
+    split = []
+    for setting in distinct:
+        keep = [index for index, named in enumerate(settings) if named in (None, setting)]
+        split.append(([header[index] for index in keep],
+                      [(line, [cells[index] if index < len(cells) else "" for index in keep]) for line, cells in rows],
+                      1))
+    return split
+
+
+def _setting_of(header: list, least: int = 2) -> tuple[list, dict]:
+    """(header, the runs' stated setting as metrics): columns whose names share one setting before ` - ` (at least
+    `least`, each naming a measure once it is taken off) lose it, and its concurrency and in/out lengths become the
+    runs'."""
     settings = [_SETTING_PREFIX.match(cell) for cell in header]
     shared = {match.group("setting") for match in settings if match}
     if len(shared) != 1:
         return header, {}
     (setting,) = shared
     named = [cell[match.end():] for cell, match in zip(header, settings, strict=True) if match]
-    if len(named) < 2 or sum(_column(name) is not None for name in named) < 2:
+    if len(named) < least or sum(_column(name) is not None for name in named) < least:
         return header, {}
     metrics = {}
     if (concurrency := _SETTING_CONCURRENCY.search(setting)) is not None:
         metrics["max_concurrency"] = float(concurrency.group(1))
     if (shape := _SETTING_SHAPE.search(setting)) is not None:
-        prompt, prompt_k, output, output_k = shape.groups()
+        groups = shape.groups()
+        prompt, prompt_k, output, output_k = groups[:4] if groups[0] is not None else groups[4:]
         metrics["mean_input_tokens"] = _tokens(prompt, prompt_k)
         metrics["mean_output_tokens"] = _tokens(output, output_k)
     return [cell[match.end():] if match else cell for cell, match in zip(header, settings, strict=True)], metrics
@@ -938,30 +961,36 @@ def _records(table: list) -> list:
     """Records of one table: [(line_number, cells)], header first, less its misaligned rows (an event counts them).
     A CPU or an edge device the table's title names is the device of its runs that name none of their own."""
     records = []
-    for first_line, header, rows in _headed(table):
-        header, rows = _unpaired(header, rows)
-        header, setting = _setting_of(header)
-        rows, slipped = _aligned(header, rows)
-        found = _table_records(first_line, header, rows, table) if rows else []
-        cold = {line for line, cells in rows if cells and _COLD_ROW.search(cells[0])}
-        if cold and any(cells and _WARM_ROW.search(cells[0]) for _line, cells in rows):
-            # A row its label calls cold (`GPU alone, cold pipelines`) beside warm ones paid a first run's compiling
-            # and loading: left out as a warm-up is where a measured run follows it (bench_one_batch's).
-            found = [record for record in found if record.kind != "summary" or record.line_number not in cold]
-        for record in found:
-            for metric, value in setting.items() if record.kind == "summary" else ():
-                record.metrics.setdefault(metric, value)  # the setting every column's name repeats
-        records += found
-        if slipped:
-            records.append(Record("event", "bench.markdown", slipped[0],
-                                  {"misaligned_table_rows": float(len(slipped))},
-                                  labels={"tool": "csv table" if isinstance(table, _CsvTable) else "markdown table"}))
+    for first_line, whole, all_rows in _headed(table):
+        whole, all_rows = _unpaired(whole, all_rows)
+        for header, rows, least in _by_setting(whole, all_rows):
+            header, setting = _setting_of(header, least)
+            records += _setting_records(first_line, header, rows, table, setting)
     title = getattr(table, "title", "")
     device = "cpu" if _CPU_WORD.search(title) else "edge" if _EDGE_WORD.search(title) else None
     for record in records if device else ():
         if record.kind == "summary":
             record.labels.setdefault("device", device)
     return records
+
+
+def _setting_records(first_line: int, header: list, rows: list, table: list, setting: dict) -> list:
+    """Records of one table (or one setting's columns of it) under its header, the setting its columns' names state
+    given to each run, less a row called cold beside warm ones."""
+    rows, slipped = _aligned(header, rows)
+    found = _table_records(first_line, header, rows, table) if rows else []
+    cold = {line for line, cells in rows if cells and _COLD_ROW.search(cells[0])}
+    if cold and any(cells and _WARM_ROW.search(cells[0]) for _line, cells in rows):
+        # A row its label calls cold (`GPU alone, cold pipelines`) beside warm ones paid a first run's compiling
+        # and loading: left out as a warm-up is where a measured run follows it (bench_one_batch's).
+        found = [record for record in found if record.kind != "summary" or record.line_number not in cold]
+    for record in found:
+        for metric, value in setting.items() if record.kind == "summary" else ():
+            record.metrics.setdefault(metric, value)  # the setting every column's name repeats
+    if slipped:
+        found.append(Record("event", "bench.markdown", slipped[0], {"misaligned_table_rows": float(len(slipped))},
+                            labels={"tool": "csv table" if isinstance(table, _CsvTable) else "markdown table"}))
+    return found
 
 
 def _table_records(first_line: int, header: list, rows: list, table: list) -> list:
@@ -1458,7 +1487,7 @@ def tables(lines) -> Iterator:
     """Each table in the lines as [(line_number, cells)]: rows of cells between bars, rules skipped; a table with no
     outer bars from the line above its rule of dashes; a text with no bar is read for CSV blocks and single-space tables instead. Rows
     flattened a cell a line are joined back first (_unflattened)."""
-    lines = _unflattened(iter(lines))
+    lines = _unflattened(html_tables.unrolled(iter(lines)))
     head = list(islice(lines, 200))  # the opening decides; the rest streams (constant memory on a long file)
     lines = chain(head, lines)
     if not any("|" in line or "│" in line for _, line in head):
