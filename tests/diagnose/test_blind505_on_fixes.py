@@ -230,3 +230,13 @@ def test_a_tables_settings_by_column_group_are_a_run_each(tmp_path):
                    record.metrics["e2e_seconds_mean"])
                   for record in read_records(write(tmp_path, CARD_TABLE)) if record.kind == "summary")
     assert runs == [(256, 128, 1.2), (256, 128, 1.6), (512, 256, 2.4), (512, 256, 3.1)]
+
+
+def test_rkllms_platform_names_the_soc_its_speeds_are_judged_on(tmp_path):
+    # `rknpu driver version: 0.9.8, platform: RK3588`: the log names its device, the RK3588 (33.792 GB/s: LPDDR4X at
+    # 4224 MT/s on a 64-bit bus), so a 3B model's 121.76 ms a token is judged against that memory's floor, not by the
+    # fixed cutoff (8.21 tok/s is under ten) that asks for a card; the demo's prints carry no device of their own.
+    diagnosis = diagnose_files([write(tmp_path, RKLLM_DEMO)], model="Qwen/Qwen2.5-VL-3B-Instruct")
+    assert diagnosis.roofline["accelerator"] == "rk3588"
+    assert diagnosis.roofline["card_bandwidth_bytes_per_second"] == 64 * 4224e6 / 8
+    assert diagnosis.verdict != "decode-bound"

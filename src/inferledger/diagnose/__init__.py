@@ -71,12 +71,6 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
     records = acc.records - before
     if failed is not None and not records:
         raise LogFormatError(failed)
-    if records:
-        from inferledger.diagnose.device import device_records
-        from inferledger.diagnose.launch import launch_records
-
-        for record in launch_records(log.head) + device_records(log.head):
-            acc.add(record, shown or path)
     if records == acc.names_only - named and not log.skipped:
         # A known format's marker, but none of its lines (a model file's name at most): a client no reader knows that
         # shares a few words with one.
@@ -87,6 +81,12 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
             log, parsers = LogFile.open(path), fallback
             acc.add_all(iter_records(log, parsers, windows=True), shown or path)
             records = acc.records - before
+    if records:  # the launch command and the device the head names, for a file a reader (or the fallback) read
+        from inferledger.diagnose.device import device_records
+        from inferledger.diagnose.launch import launch_records
+
+        for record in launch_records(log.head) + device_records(log.head):
+            acc.add(record, shown or path)
     if acc.events.get("oom", 0.0) == ooms:
         # An out-of-memory failure the reader does not know (vLLM V1's engine-core traceback), at the head or the end.
         records += _add_failures(acc, log, shown or path)
