@@ -465,7 +465,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind514_logs": (3, 6, 10),
           "blind515_logs": (0, 6, 10),
           "blind517_logs": (2, 2, 4),
-          "blind518_logs": (5, 5, 6)}
+          "blind518_logs": (5, 5, 6),
+          "blind516_logs": (4, 4, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
