@@ -1,13 +1,12 @@
 """HTML tables (`<table>…</table>`, a model card's or a docs page's, a cell a line or a row a line) written back as
 Markdown tables, so the table reader reads them as it reads any other.
 
-A cell spanning columns (`colspan`) or rows (`rowspan`) is repeated into each it spans; the header rows (those in
-`<thead>`, else the leading rows of `<th>` cells only) merge into one, a column's texts joined by ` - ` from the top:
-a group over its columns (`Instruction Following<br>256 / 128` over `Latency (s)` and `QPD`) becomes the setting
-before each of them (`Instruction Following 256 / 128 - Latency (s)`), as a report that repeats it writes it; the
-text with figures goes first wherever it stood (`Latency (s)` over `RAG<br>prefill: 1024 tokens<br>decode: 128
-tokens`). Each
-row stands at the line of its `<tr>`; a table not closed within MAX_LINES lines is passed on as it was.
+A cell spanning columns (`colspan`) or rows (`rowspan`) is repeated into each it spans. The header rows (those in
+`<thead>`, else the leading rows of `<th>` cells only) merge into one, a column's texts joined by ` - `, the text with
+figures first wherever it stood: a group over its columns (`Instruction Following<br>256 / 128` over `Latency (s)`
+and `QPD`, or `Latency (s)` over `RAG<br>prefill: 1024 tokens<br>decode: 128 tokens`) becomes the setting before
+each measure (`Instruction Following 256 / 128 - Latency (s)`), as a report that repeats it writes it. Each row
+stands at the line of its `<tr>`; a table not closed within MAX_LINES lines is passed on as it was.
 """
 
 from __future__ import annotations
@@ -40,31 +39,24 @@ def _written(held: list) -> Iterator:
     if not rows:
         yield from held
         return
-    header_count = next((index for index, (_line, _cells, head) in enumerate(rows) if not head), len(rows))
-    if header_count == 0 or header_count == len(rows):
-        header_count = 0
     width = max(len(cells) for _line, cells, _head in rows)
     grid = [(line, cells + [""] * (width - len(cells))) for line, cells, _head in rows]
-    if header_count:
-        columns = []
-        for index in range(width):
-            texts = []
-            for _line, cells in grid[:header_count]:
-                if cells[index] and cells[index] not in texts:
-                    texts.append(cells[index])
-            # the setting (the text with figures: `RAG prefill: 1024 tokens decode: 128 tokens`) before the measure
-            # (`Latency (s)`), whichever row each stood in
-            texts.sort(key=lambda text: not re.search(r"\d", text))
-            columns.append(" - ".join(texts))
-        first = grid[0][0]
-        grid = [(first, columns)] + grid[header_count:]
-    else:
-        first = grid[0][0]
+    heads = next((index for index, (_line, _cells, head) in enumerate(rows) if not head), len(rows))
+    if 0 < heads < len(rows):
+        grid = [(grid[0][0], [_merged([cells[index] for _line, cells in grid[:heads]]) for index in range(width)]),
+                *grid[heads:]]
     header_line, header = grid[0]
     yield header_line, "| " + " | ".join(header) + " |"
     yield header_line, "|" + "---|" * width
     for line, cells in grid[1:]:
         yield line, "| " + " | ".join(cells) + " |"
+
+
+def _merged(texts: list) -> str:
+    """One column's header texts, top to bottom, as one name: each once, the setting (the text with figures) before
+    the measure."""
+    kept = [text for index, text in enumerate(texts) if text and text not in texts[:index]]
+    return " - ".join(sorted(kept, key=lambda text: not re.search(r"\d", text)))
 
 
 def _rows(held: list) -> list:
