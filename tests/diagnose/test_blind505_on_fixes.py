@@ -240,3 +240,15 @@ def test_rkllms_platform_names_the_soc_its_speeds_are_judged_on(tmp_path):
     assert diagnosis.roofline["accelerator"] == "rk3588"
     assert diagnosis.roofline["card_bandwidth_bytes_per_second"] == 64 * 4224e6 / 8
     assert diagnosis.verdict != "decode-bound"
+
+
+def test_a_streamed_replys_first_chunk_is_its_first_token(tmp_path):
+    # A speech model streamed through an LLM engine: its first audio chunk is the reply's first token. 210.42 ms at
+    # concurrency 1 and 1017.70 ms at 4: 1017.70 / 210.42 = 4.8× for 4× the requests in flight, each waiting.
+    table = ("| Mode | Concurrency | Avg Latency | First Chunk Latency (P50) | RTF |\n|---|---|---|---|---|\n"
+             "| Streaming | 1 | 913.28 ms | 210.42 ms | 0.1501 |\n| Streaming | 2 | 1009.23 ms | 226.08 ms | 0.0862 |\n"
+             "| Streaming | 4 | 1793.86 ms | 1017.70 ms | 0.0824 |\n")
+    log = write(tmp_path, table)
+    ttfts = [record.metrics["ttft_seconds_median"] for record in read_records(log) if record.kind == "summary"]
+    assert ttfts == pytest.approx([0.21042, 0.22608, 1.0177])
+    assert diagnose_files([log]).verdict == "queueing"

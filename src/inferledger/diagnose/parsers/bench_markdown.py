@@ -44,9 +44,10 @@ _COLUMNS = (
     # LMDeploy's tables head it FTL, first token latency
     # koboldcpp's benchmark (`ProcessingTime`, `ProcessingSpeed`, `GenerationSpeed`) names the prompt's phase
     # `processing`; an HTTP client's time to the first byte of a streamed reply is its first token's (awscurl, the
-    # hosted-API benchmarks' `TTFB`)
+    # hosted-API benchmarks' `TTFB`), and so is a streamed reply's first chunk (a speech model's first audio packet)
     (r"\bttft\b|time to first token|\bftl\b|first token latency|^prefill$|^prompt (?:processing|eval)$|^1st token"
-     r"|^processing time$|\bttfb\b|time to first byte",
+     r"|^processing time$|\bttfb\b|time to first byte|first (?:audio )?(?:chunk|packet) latency"
+     r"|time to first (?:audio|chunk)",
      "ttft_seconds", "time"),
     (r"^1000 ?/ ?tpot$", _STREAM_RATE, "rate"),  # 1000 / TPOT in ms: a stream's tok/s
     # IPEX-LLM's all-in-one CSV names the tokens after the first "2+"
