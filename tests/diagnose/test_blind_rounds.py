@@ -467,7 +467,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind517_logs": (2, 2, 4),
           "blind518_logs": (5, 5, 6),
           "blind516_logs": (4, 4, 7),
-          "blind522_logs": (2, 3, 10)}
+          "blind522_logs": (2, 3, 10),
+          "blind520_logs": (2, 2, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
