@@ -252,3 +252,14 @@ def test_a_streamed_replys_first_chunk_is_its_first_token(tmp_path):
     ttfts = [record.metrics["ttft_seconds_median"] for record in read_records(log) if record.kind == "summary"]
     assert ttfts == pytest.approx([0.21042, 0.22608, 1.0177])
     assert diagnose_files([log]).verdict == "queueing"
+
+
+def test_a_rendered_diffs_numbered_rows_are_taken_off(tmp_path):
+    # A blog post's diff copied from a rendered view: `| 17 | +` before each line. Taken off, the post's table is read:
+    # 245.15 tok/s decode is 1 / 245.15 = 4.08 ms a token.
+    lines = ["## The Numbers", "", "| Framework | Tok/s (decode) | CUDA Graphs |", "|---|---|---|",
+             "| Zerfoo | 245.15 | Yes |", "| Zerfoo | 174.44 | No |"]
+    log = write(tmp_path, "".join(f"| {number} | +{line} |\n" for number, line in enumerate(lines, 13)))
+    rates = [record.metrics.get("output_tokens_per_second_per_user_mean") for record in read_records(log)
+             if record.kind == "summary"]
+    assert rates == [245.15, 174.44]

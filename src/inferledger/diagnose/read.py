@@ -137,13 +137,17 @@ _LEVEL_TAG = re.compile(r"[IWEDV] [A-Za-z][\w.-]*: ")
 
 
 _DIFF_ADDED = re.compile(r"\+")
+# A diff copied from a rendered view whose rows are cells: `| 17 | +| Framework | Tok/s |  |`, the line's number, the
+# change mark, the line (its closing bar the row's own).
+_DIFF_ROW = re.compile(r"\| (\d+) \| [+ -]?")
 
 
 def _paste_prefix(lines: list) -> re.Pattern | None:
     """The prefix every line of the head's body carries (comment lines and grep's `--` group rules aside), when it is
     one a paste or a search adds: the common indentation (a tab, or 2 spaces or more), line numbers that increase
     line after line (a year or a port repeated on every line does not), one file name, a runtime's glog-style
-    tag (`I rkllm: `), or a diff's `+` (the added lines of a pull request). None for most logs."""
+    tag (`I rkllm: `), a diff's `+` (the added lines of a pull request) or a rendered diff's numbered rows (`| 17 | +`).
+    None for most logs."""
     body = [line.rstrip("\r") for line in lines if line.strip() and line[:1] != "#" and line.strip() != "--"]
     if len(body) < 3:
         return None
@@ -163,6 +167,9 @@ def _paste_prefix(lines: list) -> re.Pattern | None:
         return re.compile(re.escape(tags.pop()))
     if all(line[:1] == "+" and line[1:2] != "+" for line in body):
         return _DIFF_ADDED  # a patch's added lines, pasted from a pull request's diff
+    rows = [_DIFF_ROW.match(line) for line in body]
+    if all(rows) and [int(row.group(1)) for row in rows] == sorted({int(row.group(1)) for row in rows}):
+        return _DIFF_ROW  # a diff view's rows, numbered line after line
     return None
 
 
