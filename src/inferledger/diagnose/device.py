@@ -2,8 +2,8 @@
 
 - A card listed the way the driver tools print it (`nvidia-smi -L` and vLLM's collect_env: `GPU 0: NVIDIA H100 80GB
   HBM3 (UUID: …)`, nvidia-smi's table, CUDA's `Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9`, rocminfo's
-  `Marketing Name: AMD Instinct MI300X`, llama.cpp's ROCm, Vulkan and Metal device lines, RKLLM's SoC): when every card named is one catalogue part, the log names its GPU, and the
-  speeds are judged against it as if given with --gpu.
+  `Marketing Name: AMD Instinct MI300X`, llama.cpp's ROCm, Vulkan and Metal device lines, RKLLM's SoC): when every
+  card named is one catalogue part, the log names its GPU, and the speeds are judged against it as if given with --gpu.
 - A CPU named (a Xeon, an EPYC, `cpu-only`, vLLM's CPU image) and no accelerator named anywhere in the head is a CPU
   run. Its speed is then judged by a CPU's cutoff, not a GPU's: seven tokens a second is slow for a GPU and usual for
   a CPU reading the weights from DRAM.
@@ -50,7 +50,7 @@ _CARD = re.compile(r"\bGPU \d+: (?P<name>(?:NVIDIA|AMD|Tesla)\b[^\n(]*?)\s*\(UUI
                    r"|\bDevice \d+: (?P<hip>AMD (?:Radeon|Instinct)[^,\n]+), gfx"
                    r"|\bggml_vulkan: \d+ = (?P<vk>[^(|\n]+?)\s*\("
                    r"|\bggml_metal_init: GPU name:\s+(?P<metal>Apple M\d[\w ]*?)\s*$"
-                   # RKLLM's runtime line names the SoC its NPU is part of: `rknpu driver version: 0.9.8, platform: RK3588`
+                   # RKLLM's runtime line names its NPU's SoC: `rknpu driver version: 0.9.8, platform: RK3588`
                    r"|\brknpu driver version: [\d.]+, platform: (?P<rk>RK\d{4}\w*)", re.MULTILINE)
 
 

@@ -230,10 +230,12 @@ def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped 
         from inferledger.diagnose.named_model import from_name, names_mixture
 
         named = from_name(row["model"], "llama.cpp")
-        # `deepseek2 16B IQ1_S_R4`: a mixture the catalogue cannot split reads an unknown share of its weights a step.
         mixture = None if named is None or named.mixture_of_experts else _mixture(
             row["model"], metrics.get("parameters", named.total_params), named.weights_bytes_per_step)
-        if named is not None and (named.mixture_of_experts or mixture is not None or not names_mixture(row["model"])):
+        # `deepseek2 16B IQ1_S_R4`: a mixture the catalogue cannot split reads an unknown share of its weights a step
+        unsplit = named is not None and not named.mixture_of_experts and mixture is None \
+            and names_mixture(row["model"])
+        if named is not None and not unsplit:
             metrics["named_weights_bytes"] = named.weights_bytes_per_step
             metrics["named_parameters"] = named.total_params
             # `deepseek2 671B Q8_0`: the whole file's size from the name, of which a step reads the active share.
