@@ -32,3 +32,12 @@ def markdown_summaries(tmp_path, text: str) -> list:
     from inferledger.diagnose.parsers import bench_markdown
 
     return [item for item in parsed(bench_markdown, write(tmp_path, text, "pasted.txt")) if item.kind == "summary"]
+
+
+def server_timing(prompt_tokens: int, prompt_ms: float, tokens: int, eval_ms: float) -> str:
+    """llama-server's print_timing block for one request: the prompt's and the answer's times, rates and total."""
+    return (f"prompt eval time = {prompt_ms:10.2f} ms / {prompt_tokens:5d} tokens ({prompt_ms / prompt_tokens:8.2f} ms "
+            f"per token, {prompt_tokens / prompt_ms * 1e3:8.2f} tokens per second)\n"
+            f"       eval time = {eval_ms:10.2f} ms / {tokens:5d} tokens ({eval_ms / tokens:8.2f} ms per token, "
+            f"{tokens / eval_ms * 1e3:8.2f} tokens per second)\n"
+            f"      total time = {prompt_ms + eval_ms:10.2f} ms / {prompt_tokens + tokens:5d} tokens\n")

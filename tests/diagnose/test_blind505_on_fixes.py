@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from blind_helpers import rules, write
+from blind_helpers import rules, server_timing, write
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.named_model import stated_format
@@ -79,23 +79,15 @@ def test_a_mixture_the_catalogue_cannot_split_is_not_sized_from_its_total(tmp_pa
     assert row.metrics["named_weights_bytes"] == pytest.approx(8e9 * 2.0625 / 8)
 
 
-def _server_timing(prompt_ms: float, prompt_tokens: int, eval_ms: float, eval_tokens: int) -> str:
-    return (f"prompt eval time = {prompt_ms:10.2f} ms / {prompt_tokens:5d} tokens "
-            f"({prompt_ms / prompt_tokens:8.2f} ms per token, {prompt_tokens / prompt_ms * 1e3:8.2f} tokens per second)\n"
-            f"       eval time = {eval_ms:10.2f} ms / {eval_tokens:5d} tokens "
-            f"({eval_ms / eval_tokens:8.2f} ms per token, {eval_tokens / eval_ms * 1e3:8.2f} tokens per second)\n"
-            f"      total time = {prompt_ms + eval_ms:10.2f} ms / {prompt_tokens + eval_tokens:5d} tokens\n")
-
-
 def test_a_prompt_read_fast_in_a_blink_is_no_bottleneck_whatever_its_share(tmp_path):
     # An editor's fill-in-the-middle call: 118 new tokens in 55.02 ms (2,145 tok/s, 21× the 102 tok/s decode) beside 2
     # generated in 19.55 ms: 55.02 / 74.57 = 74% of the call, over the 2/3 a healthy-rate prompt needs, but 55 ms is
     # under the half second anyone notices. 3,000 tokens at the same rate take 1.4 s beside the same 2 tokens:
     # prefill-bound.
     assert 55.02 / (55.02 + 19.55) > 2 / 3 and 118 / 55.02 >= 10 * 2 / 19.55
-    blink = write(tmp_path, _server_timing(55.02, 118, 19.55, 2), "blink.txt")
+    blink = write(tmp_path, server_timing(118, 55.02, 2, 19.55), "blink.txt")
     assert "requests-prefill-share" not in rules(diagnose_files([blink]))
-    long = write(tmp_path, _server_timing(3000 / 118 * 55.02, 3000, 19.55, 2), "long.txt")
+    long = write(tmp_path, server_timing(3000, 3000 / 118 * 55.02, 2, 19.55), "long.txt")
     assert 3000 / 118 * 55.02 / 1e3 >= 0.5
     diagnosis = diagnose_files([long])
     assert diagnosis.verdict == "prefill-bound" and "requests-prefill-share" in rules(diagnosis)

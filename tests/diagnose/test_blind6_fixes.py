@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from blind_helpers import server_timing
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import bench_clients, detect, llamacpp, local_runners
@@ -128,18 +129,10 @@ def test_prompt_windows_between_decode_windows_still_starve_it(tmp_path):
     assert any(item.rule == "windows-prefill-heavy" for item in _run(tmp_path, text).evidence)
 
 
-def _llama_timing(prompt_tokens: int, prompt_ms: float, tokens: int, eval_ms: float) -> str:
-    return (f"prompt eval time = {prompt_ms:10.2f} ms / {prompt_tokens:5d} tokens ({prompt_ms / prompt_tokens:8.2f} ms "
-            f"per token, {prompt_tokens / prompt_ms * 1e3:8.2f} tokens per second)\n"
-            f"       eval time = {eval_ms:10.2f} ms / {tokens:5d} tokens ({eval_ms / tokens:8.2f} ms per token, "
-            f"{tokens / eval_ms * 1e3:8.2f} tokens per second)\n"
-            f"      total time = {prompt_ms + eval_ms:10.2f} ms / {prompt_tokens + tokens:5d} tokens\n")
-
-
 def test_a_small_active_size_decoding_like_a_cpu(tmp_path):
     # Qwen3-30B-A3B as a GGUF: 3e9 active × 4.5 bits ÷ 8 = 1.69 GB a step; on 360 GB/s at 70 %: 6.70 ms. 138 tokens
     # in 5,735 ms = 41.6 ms each, 6.2× that: under the 100 ms cutoff, yet slower than a slow GPU would be.
-    diagnosis = _run(tmp_path, _llama_timing(39, 1327.07, 138, 5735.32), model="example/Qwen3-30B-A3B-GGUF")
+    diagnosis = _run(tmp_path, server_timing(39, 1327.07, 138, 5735.32), model="example/Qwen3-30B-A3B-GGUF")
     assert diagnosis.verdict == "decode-bound"
     item = next(item for item in diagnosis.evidence if item.rule == "requests-slower-than-size-allows")
     assert item.numbers["slow_card_seconds_per_token"] == pytest.approx(3e9 * 4.5 / 8 / (0.7 * 360e9))
@@ -147,7 +140,7 @@ def test_a_small_active_size_decoding_like_a_cpu(tmp_path):
 
 def test_the_same_small_model_at_gpu_speed_is_not_judged_slow(tmp_path):
     # 138 tokens in 1,000 ms = 7.2 ms each: about what the slow card gives, nowhere near 2.5× it.
-    diagnosis = _run(tmp_path, _llama_timing(39, 100.0, 138, 1000.0), model="example/Qwen3-30B-A3B-GGUF")
+    diagnosis = _run(tmp_path, server_timing(39, 100.0, 138, 1000.0), model="example/Qwen3-30B-A3B-GGUF")
     assert diagnosis.verdict == "healthy"
 
 
