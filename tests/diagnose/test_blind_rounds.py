@@ -473,7 +473,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind519_logs": (7, 7, 10),
           "blind523_logs": (8, 8, 10),
           "blind525_logs": (8, 8, 10),
-          "blind524_logs": (4, 4, 10)}
+          "blind524_logs": (4, 4, 10),
+          "blind526_logs": (3, 3, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
