@@ -255,3 +255,13 @@ def test_a_rendered_diffs_numbered_rows_are_taken_off(tmp_path):
     rates = [record.metrics.get("output_tokens_per_second_per_user_mean") for record in read_records(log)
              if record.kind == "summary"]
     assert rates == [245.15, 174.44]
+
+
+def test_a_column_of_words_or_of_times_does_not_make_a_rate_a_batchs(tmp_path):
+    # `Prompt` names each row's case (`Exam Summary`), `Total` holds times with their units: neither is a phase's
+    # measure or a batch beside the `Tok/s` column, so 13.5 tok/s is one stream's generation (1 / 13.5 = 74.07 ms).
+    table = ("| Config | Prompt | TTFT | Total | Tok/s |\n|---|---|---|---|---|\n"
+             "| Default | Exam Summary | 1456ms | 14.60s | 13.5 |\n| Default | Rail Chat | 794ms | 5.27s | 13.1 |\n")
+    runs = [record.metrics for record in read_records(write(tmp_path, table)) if record.kind == "summary"]
+    assert [run.get("output_tokens_per_second_per_user_mean") for run in runs] == [13.5, 13.1]
+    assert [run.get("ttft_seconds_mean") for run in runs] == pytest.approx([1.456, 0.794])

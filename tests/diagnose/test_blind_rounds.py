@@ -355,7 +355,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind403_logs": (0, 0, 1),
           "blind398_logs": (6, 6, 7),
           "blind400_logs": (1, 2, 3),
-          "blind411_logs": (3, 6, 10),
+          "blind411_logs": (3, 7, 10),
           "blind408_logs": (7, 7, 8),
           "blind409_logs": (6, 6, 10),
           "blind410_logs": (7, 8, 9),
@@ -474,7 +474,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind523_logs": (8, 8, 10),
           "blind525_logs": (8, 8, 10),
           "blind524_logs": (4, 4, 10),
-          "blind526_logs": (3, 3, 4)}
+          "blind526_logs": (3, 4, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -370,6 +370,22 @@ _NOT_ONE_STREAM = re.compile(r"concurren|batch|^bs$|^c$|request|\brps\b|\bqps\b|
                              r"|\b(?:pp|tg|n kv|prompt|prefill|input|total)\b")
 
 
+def _column_cells(index: int, rows: list) -> list:
+    return [cells[index] for _line, cells in rows if index < len(cells) and cells[index].strip()]
+
+
+def _words_only(index: int, rows: list) -> bool:
+    """Every row's cell in the column is words, no figure in any: a label of the row's case."""
+    cells = _column_cells(index, rows)
+    return bool(cells) and not any(re.search(r"\d", cell) for cell in cells)
+
+
+def _times_only(index: int, rows: list) -> bool:
+    """Every row's cell in the column is a time with its unit (`14.60s`, `794ms`)."""
+    cells = _column_cells(index, rows)
+    return bool(cells) and all(_cell_seconds(cell) is not None for cell in cells)
+
+
 def _rates_only(index: int, rows: list) -> bool:
     """Every filled cell of the column a rate with its unit (`~126.9 tok/s`): a variant's rates under its name."""
     filled = [row[index] for _, row in rows if index < len(row) and row[index].strip()]
@@ -405,7 +421,10 @@ def _bare_rates(cells: list, columns: list, rows: list = ()) -> list:
                                 or (not named and _rates_only(index, rows)))
             for index, (cell, column) in enumerate(zip(cells, columns, strict=True))]
     # (a time's column says nothing of the rates: `Total time` is a request's, no total rate)
+    # (a column of words names each row's case, whatever its header: a `Prompt` column of `Exam Summary`, `Rail Chat`;
+    # one of times with their units is a time's, `Total` over `14.60s`)
     if not any(bare) or any(_NOT_ONE_STREAM.search(_normal(cell)) and not _plain_test(cell, index, rows)
+                            and not _words_only(index, rows) and not _times_only(index, rows)
                             for index, (cell, is_batch, column) in enumerate(zip(cells, batch, columns, strict=True))
                             if not is_batch and not (column is not None and column[2] == "time")):
         return columns
