@@ -337,7 +337,7 @@ _PHASE_RATES = ((re.compile(r"^(?:prefill|prompt|pp|input|processing)\b"), "inpu
 def _unit_from_cells(header: str, index: int, rows: list):
     """A column whose header names no unit, when every row's cell in it carries one: a time, (metric, None, "time"),
     the None saying each cell is read with its own unit; or a rate in tok/s under a phase's name; else None."""
-    cells = [cells[index] for _, cells in rows if index < len(cells) and cells[index].strip()]
+    cells = _column_cells(index, rows)
     if not cells:
         return None
     rates = sum(bool(_RATE_CELL.match(cell)) for cell in cells)
@@ -371,6 +371,7 @@ _NOT_ONE_STREAM = re.compile(r"concurren|batch|^bs$|^c$|request|\brps\b|\bqps\b|
 
 
 def _column_cells(index: int, rows: list) -> list:
+    """The column's filled cells, row by row."""
     return [cells[index] for _line, cells in rows if index < len(cells) and cells[index].strip()]
 
 
@@ -388,7 +389,7 @@ def _times_only(index: int, rows: list) -> bool:
 
 def _rates_only(index: int, rows: list) -> bool:
     """Every filled cell of the column a rate with its unit (`~126.9 tok/s`): a variant's rates under its name."""
-    filled = [row[index] for _, row in rows if index < len(row) and row[index].strip()]
+    filled = _column_cells(index, rows)
     return bool(filled) and all(_RATE_CELL.match(cell) for cell in filled)
 
 
