@@ -265,3 +265,11 @@ def test_a_column_of_words_or_of_times_does_not_make_a_rate_a_batchs(tmp_path):
     runs = [record.metrics for record in read_records(write(tmp_path, table)) if record.kind == "summary"]
     assert [run.get("output_tokens_per_second_per_user_mean") for run in runs] == [13.5, 13.1]
     assert [run.get("ttft_seconds_mean") for run in runs] == pytest.approx([1.456, 0.794])
+
+
+def test_a_rate_named_column_of_times_is_no_rate(tmp_path):
+    # `Avg per Request` names a rate by its words, but its cells are times (`0.68–2.46s`): 0.68 is no tok/s.
+    table = ("| Engine | Requests | Total Time | Avg per Request |\n|---|---|---|---|\n"
+             "| SGLang | 16 | 2.47s | 0.68–2.46s |\n| vLLM | 16 | 11.26s | ~10.25–11.26s |\n")
+    runs = [record.metrics for record in read_records(write(tmp_path, table)) if record.kind == "summary"]
+    assert runs and not any("output_tokens_per_second_per_user_mean" in run for run in runs)

@@ -677,8 +677,11 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
                         metrics[column[0]] = seconds
                     continue
                 if column is not None and column[2] == "rate" and ("%" in _CHANGE_NOTE.sub("", cell)
-                                                                   or not _RATE_OR_NUMBER.match(cell)):
-                    continue  # a `diff` row's `-39%`, a note: not a rate (`**98** (−28%)` is 98 and its change)
+                                                                   or not _RATE_OR_NUMBER.match(cell)
+                                                                   or _TIME_CELL.search(cell)):
+                    # a `diff` row's `-39%`, a note, a time (`Avg per Request` over `0.68–2.46s`): not a rate
+                    # (`**98** (−28%)` is 98 and its change)
+                    continue
                 number = _token_count(cell) if column is not None and column[0] in _TOKEN_COUNTS \
                     else to_number(cell) if column is not None else None
                 if number is not None:
@@ -709,6 +712,8 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
     return records
 
 
+# A cell ending in a time's unit right after its figure (`2.47s`, `0.68–2.46s`, `120 ms`), not a rate's (`12 t/s`).
+_TIME_CELL = re.compile(r"\d\s*(?:ms|s|sec|secs|seconds)\W*$", re.IGNORECASE)
 _METRIC_HEADER = ("metric", "metrics")
 # A column comparing two runs (a difference, a ratio, a gain), not a run of its own.
 _COMPARISON = re.compile(r"^\s*(?:Δ|delta\b|diff|change\b|gain\b|improvement|speedup|ratio\b)", re.IGNORECASE)
