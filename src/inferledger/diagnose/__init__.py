@@ -261,13 +261,10 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
 
 def _card_bandwidth(gpu: str | None) -> dict:
     """The card's name and memory bandwidth (Hardware's fields), empty when none is given or the catalogue lacks it."""
-    if not gpu:
-        return {}
-    from inferledger.hardware.lookup import find_accelerator
+    from inferledger.diagnose.roofline import _accelerator
 
-    try:
-        card = find_accelerator(gpu)
-    except InferledgerError:
+    card = _accelerator(gpu)
+    if card is None:
         return {}
     return {"card_name": card.name, "bandwidth_bytes_per_second": card.memory_bandwidth_bytes_per_second}
 

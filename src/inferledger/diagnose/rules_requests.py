@@ -31,20 +31,20 @@ WHOLE_CALL_MIN_OUTPUT = limit("whole-call-min-output")
 SLOW_CPU = f"CPU's {SLOW_COMMON_CPU_BYTES_PER_S / 1e9:.0f} GB/s at {LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth"
 
 
-def _stream_seconds(sized, bytes_per_second: float) -> float:
+def stream_seconds(sized, bytes_per_second: float) -> float:
     """One decode step of the weights the name states read at LARGE_MODEL_EFFICIENCY of a memory's bandwidth."""
     return sized.weights_bytes_per_step / (LARGE_MODEL_EFFICIENCY * bytes_per_second)
 
 
 def slow_cpu_seconds(sized) -> float:
     """One decode step of the weights the name states read from a desktop's two memory channels."""
-    return _stream_seconds(sized, SLOW_COMMON_CPU_BYTES_PER_S)
+    return stream_seconds(sized, SLOW_COMMON_CPU_BYTES_PER_S)
 
 
 def slow_card_seconds(sized, shards: int = 1) -> float:
     """One decode step of the weights the name states on that slow common card; over `shards` tensor-parallel cards
     each reads its 1/shards of every layer at once, so the step is that much shorter."""
-    return _stream_seconds(sized, SLOW_COMMON_CARD_BYTES_PER_S) / shards
+    return stream_seconds(sized, SLOW_COMMON_CARD_BYTES_PER_S) / shards
 
 
 def slow_floor(sized, acc: Accumulator, shards: int = 1) -> tuple[float, str]:
@@ -55,8 +55,9 @@ def slow_floor(sized, acc: Accumulator, shards: int = 1) -> tuple[float, str]:
     if backend == "cpu":
         return slow_cpu_seconds(sized), f"from a desktop {SLOW_CPU}"
     if backend == "apple":
-        return _stream_seconds(sized, SLOW_COMMON_APPLE_BYTES_PER_S), (f"from a base M1's {SLOW_COMMON_APPLE_BYTES_PER_S / 1e9:.0f} GB/s unified memory at "
-                         f"{LARGE_MODEL_EFFICIENCY:.0%}")
+        return stream_seconds(sized, SLOW_COMMON_APPLE_BYTES_PER_S), (
+            f"from a base M1's {SLOW_COMMON_APPLE_BYTES_PER_S / 1e9:.0f} GB/s unified memory at "
+            f"{LARGE_MODEL_EFFICIENCY:.0%}")
     return slow_card_seconds(sized, shards), f"on {slow_cards(shards)}"
 
 

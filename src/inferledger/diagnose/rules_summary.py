@@ -670,7 +670,12 @@ def _large_model_floor(record, acc: Accumulator, hardware: Hardware) -> tuple | 
     table's Model cell) takes on the card given (--gpu) or else the slowest device of the log's kind
     (rules_requests.slow_floor); None when the row states no size. Rows of several models, each its own size, are
     why: --model names one for the whole log (and a model given so is judged by _slower_than_size and the roofline)."""
-    from inferledger.diagnose.rules_requests import LARGE_MODEL_EFFICIENCY, slow_floor, tensor_parallel
+    from inferledger.diagnose.rules_requests import (
+        LARGE_MODEL_EFFICIENCY,
+        slow_floor,
+        stream_seconds,
+        tensor_parallel,
+    )
 
     name = record.labels.get("section_model")
     sized = _row_model(name, acc) if name else None
@@ -678,7 +683,7 @@ def _large_model_floor(record, acc: Accumulator, hardware: Hardware) -> tuple | 
         return None
     shards = tensor_parallel(acc)
     if hardware.bandwidth_bytes_per_second:
-        seconds = sized.weights_bytes_per_step / (LARGE_MODEL_EFFICIENCY * hardware.bandwidth_bytes_per_second)
+        seconds = stream_seconds(sized, hardware.bandwidth_bytes_per_second)
         place = (f"on the {hardware.card_name} ({hardware.bandwidth_bytes_per_second / 1e9:,.0f} GB/s at "
                  f"{LARGE_MODEL_EFFICIENCY:.0%})")
         return seconds / shards, sized, place
