@@ -354,8 +354,9 @@ class Accumulator:
         # llama-bench: line -> (tg tok/s, total parameters, a mixture?) of the rows effective_bandwidth read, so the
         # roofline can charge the fastest row's step its layers' fixed cost (roofline.step_fixed_seconds)
         self.bench_steps = {}
-        # llama-bench pp rows of a dense model on a GPU: (tok/s, prompt tokens, micro-batch tokens, parameters,
-        # weights bytes, line), for the roofline's prefill judgement (roofline._bench_prefill_findings).
+        # llama-bench pp rows on a GPU: (tok/s, prompt tokens, micro-batch tokens, parameters a token computes with,
+        # their weights' bytes, line, a mixture's total parameters or None), for the roofline's prefill judgement
+        # (roofline._bench_prefill_findings).
         self.bench_prompts = []
         self.bench_slowest = None  # (bandwidth reached, line, tok/s) of the slowest GPU row (_note_slowest)
         self.bench_settings = {}  # model -> the settings of its rows _note_slowest kept
@@ -614,24 +615,29 @@ class Accumulator:
             self.bench_slowest = (reached, record.line_number, rate)
 
     def _note_bench_prompt(self, record) -> None:
-        """Keep a llama-bench `pp<N>` row of a dense transformer that ran on a GPU (a mixture's prompt reads experts
-        the size column cannot split, a recurrent model's is a scan; a CPU row's compute is not the card's)."""
+        """Keep a llama-bench `pp<N>` row of a transformer that ran on a GPU (a recurrent model's prompt is a scan; a
+        CPU row's compute is not the card's). A mixture of experts' row is kept when its active parameters are known
+        (`30B.A3B`, or the catalogued mixture of its total): a prompt token computes with those, its bits a weight
+        from their share of the file."""
         metrics, labels = record.metrics, record.labels
         rate, test = metrics.get("prompt_tokens_per_second"), labels.get("test", "")
         tokens = re.match(r"pp\s*(\d+)$", test.split("@")[0].strip())
+        mixture = "decode_weights_bytes" in metrics or "decode_weights_bytes_high" in metrics \
+            or names_mixture(labels.get("model", ""))
         # The size and parameter columns, else what the model cell names (compare-llama-bench drops the columns)
-        parameters = metrics.get("parameters") or metrics.get("named_parameters")
-        weights = metrics.get("weights_bytes") or metrics.get("named_weights_bytes")
+        parameters = metrics.get("prompt_parameters") if mixture else \
+            metrics.get("parameters") or metrics.get("named_parameters")
+        weights = metrics.get("decode_weights_bytes") or metrics.get("named_weights_bytes") if mixture else \
+            metrics.get("weights_bytes") or metrics.get("named_weights_bytes")
         # (experts kept on the CPU, `n_cpu_moe` or an `-ot` override, run there: not the card's compute)
         offloaded = labels.get("n_cpu_moe", "0").strip() not in ("", "0") or labels.get("ot", "").strip()
         if rate is None or tokens is None or labels.get("device") == "cpu" or not weights or not parameters or offloaded \
-                or "decode_weights_bytes" in metrics or "decode_weights_bytes_high" in metrics \
-                or len(self.bench_prompts) >= MAX_BENCH_STEPS or names_mixture(labels.get("model", "")) \
-                or names_recurrent(labels.get("model", "")):
+                or len(self.bench_prompts) >= MAX_BENCH_STEPS or names_recurrent(labels.get("model", "")):
             return
         ubatch = labels.get("n_ubatch", "")
+        total = metrics.get("parameters") or metrics.get("named_parameters") if mixture else None
         self.bench_prompts.append((rate, int(tokens.group(1)), int(ubatch) if ubatch.strip().isdigit() else
-                                   LLAMA_CPP_UBATCH, parameters, weights, record.line_number))
+                                   LLAMA_CPP_UBATCH, parameters, weights, record.line_number, total))
 
     def _note_labels(self, labels: dict) -> None:
         """The label notes worth showing (definitions, engines) a record's labels hold that none before held."""

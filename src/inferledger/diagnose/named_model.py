@@ -229,6 +229,7 @@ _MIXTURE_NAME = re.compile(r"moe|deepseek2|gpt-oss|qwen3next|llama4|dbrx|grok|ar
                            r"\d+bx\d+e", re.IGNORECASE)
 _DENSE_PART_BYTES_PER_PARAM = limit("mixture-dense-part-bits") / 8
 _SAME_TOTAL = limit("mixture-same-total")
+_SAME_NAMED_TOTAL = limit("mixture-named-total")
 
 
 @dataclass(frozen=True)
@@ -242,14 +243,17 @@ class MixtureRead:
     source: str  # the catalog config matched
     low_bytes: float
     high_bytes: float
+    active_params: float  # the catalogued mixture's parameters one token computes with (a prompt's FLOPs)
 
 
-def mixture_read(model_cell: str, total_params: float, file_bytes: float) -> MixtureRead | None:
+def mixture_read(model_cell: str, total_params: float, file_bytes: float, named: bool = False) -> MixtureRead | None:
     """MixtureRead of a llama-bench row whose model cell names a mixture but no active size, or None when the cell
-    names no mixture or no catalog mixture has this total (or those that do disagree on the active share)."""
+    names no mixture or no catalog mixture has this total (or those that do disagree on the active share). `named`:
+    the total is the cell's rounded size (`gpt-oss 20B` holds 20.9B), not the params column's count."""
     if not _MIXTURE_NAME.search(model_cell) or total_params <= 0 or file_bytes <= 0:
         return None
-    matched = [split for split in _catalog_mixtures() if abs(split[1] - total_params) <= _SAME_TOTAL * total_params]
+    same = (_SAME_NAMED_TOTAL if named else _SAME_TOTAL) * total_params
+    matched = [split for split in _catalog_mixtures() if abs(split[1] - total_params) <= same]
     if not matched or max(split[2] / split[1] for split in matched) > 1.1 * min(split[2] / split[1] for split in matched):
         return None
     source, total, active, routed, routed_active = matched[0]
@@ -257,7 +261,7 @@ def mixture_read(model_cell: str, total_params: float, file_bytes: float) -> Mix
     dense, dense_active = total - routed, active - routed_active
     expert_bytes_per_param = max(0.0, file_bytes - dense * _DENSE_PART_BYTES_PER_PARAM) / routed
     high = dense_active * _DENSE_PART_BYTES_PER_PARAM + routed_active * expert_bytes_per_param
-    return MixtureRead(source, low, max(low, high))
+    return MixtureRead(source, low, max(low, high), active)
 
 
 @cache

@@ -92,11 +92,11 @@ def _bench_prefill_findings(acc: Accumulator, gpu: str | None) -> list:
     if accelerator is None:
         return []
     best, rates = None, {}
-    for rate, tokens, ubatch, parameters, weights_bytes, line in acc.bench_prompts:
+    for rate, tokens, ubatch, parameters, weights_bytes, line, mixture_total in acc.bench_prompts:
         chunk = min(tokens, ubatch)
-        key = (chunk, parameters, weights_bytes)  # a table's rows repeat a model and test
+        key = (chunk, parameters, weights_bytes, mixture_total)  # a table's rows repeat a model and test
         if key not in rates:
-            rates[key] = _bench_prompt_rate(chunk, parameters, weights_bytes, accelerator)
+            rates[key] = _bench_prompt_rate(chunk, parameters, weights_bytes, accelerator, mixture_total)
         realistic = rates[key]
         if realistic and (best is None or rate / realistic > best[0]):
             best = (rate / realistic, rate, realistic, tokens, chunk, line)
@@ -136,22 +136,31 @@ def _accelerator(gpu: str | None):
         return None
 
 
-def _bench_prompt_rate(tokens: int, parameters: float, weights_bytes: float, accelerator) -> float | None:
-    """Tokens a second of the ledger's realistic prefill of `tokens` for a dense model of `parameters` stored in
-    `weights_bytes`: the catalogued dense model nearest in size, its time scaled by the parameters (a prompt's FLOPs
-    are 2 × parameters a token, attention aside). Below 9 bits a weight the format is weight-only (dequantised to
-    the matmul's dtype, as llama.cpp's quantised types are), above 20 fp32."""
+def _bench_prompt_rate(tokens: int, parameters: float, weights_bytes: float, accelerator,
+                       mixture_total: float | None = None) -> float | None:
+    """Tokens a second of the ledger's realistic prefill of `tokens` for a model computing with `parameters` a token
+    stored in `weights_bytes`: the catalogued model of its kind nearest in size, its time scaled by the parameters (a
+    prompt's FLOPs are 2 × parameters a token, attention aside). A mixture of experts (`mixture_total` its total, its
+    active `parameters`) is scaled from the catalogued mixture by the larger of its active and its total ratios: a
+    micro-batch's tokens compute with the active parameters and touch nearly every expert, so either can bound it.
+    Below 9 bits a weight the format is weight-only (dequantised to the matmul's dtype, as llama.cpp's quantised types
+    are), above 20 fp32."""
     from inferledger.diagnose.named_model import catalog_nearest
     from inferledger.model import load_model
 
-    nearest = catalog_nearest(parameters, mixture=False)
+    nearest = catalog_nearest(mixture_total or parameters, mixture=mixture_total is not None)
     if nearest is None or parameters <= 0:
         return None
     name, total, _layers = nearest
+    scale = parameters / total
+    if mixture_total is not None:
+        from inferledger.ledger.params import count_parameters
+
+        scale = max(mixture_total / total, parameters / count_parameters(load_model(name)).active)
     bits = weights_bytes * 8 / parameters
     precision = "int4" if bits < 9 else "fp32" if bits > 20 else "bf16"
     seconds = _one_prefill_seconds(load_model(name), accelerator, tokens, precision, None, {})
-    return tokens / (seconds * parameters / total) if seconds else None
+    return tokens / (seconds * scale) if seconds else None
 
 
 def _bench_decode_findings(acc: Accumulator, gpu: str | None) -> list:

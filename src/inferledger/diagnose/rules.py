@@ -411,8 +411,9 @@ _TABLE = (
           "a prompt is read many tokens per pass, bound by compute; generation reads every weight per token, so a "
           "prompt rate, however good, says nothing about it", 0.5),
     _rule("windows-prompt-compute-sound", "windows", "healthy",
-          "windows-prompt-rate-only's llama-bench rows of a dense model on a GPU backend, parameters stated: the best "
-          "row's 2 × parameters × prompt tok/s at least this (no experts kept on the CPU)", 1e13, "FLOP/s",
+          "windows-prompt-rate-only's llama-bench rows on a GPU backend of a dense model, parameters stated, or of a "
+          "mixture whose active parameters are known: the best row's 2 × (active) parameters × prompt tok/s at least "
+          "this (no experts kept on the CPU)", 1e13, "FLOP/s",
           "a workstation CPU's cores compute a few TFLOP/s at most (ik_llama.cpp's 32-core Threadripper: 5) and any "
           "discrete GPU or Apple chip of the last years more than ten: a prompt read at this pace is the "
           "accelerator at its usual work (readers call such pp-only tables healthy), one read slower may be an "
@@ -836,6 +837,9 @@ _LIMITS = (
     Limit("mixture-same-total", 0.01, "of total parameters", "llama-bench mixtures (named_model.mixture_read)",
           "a catalogued mixture is the row's model when their totals agree this closely (llama.cpp counts an MTP "
           "layer or a tied head a little differently)"),
+    Limit("mixture-named-total", 0.05, "of total parameters", "llama-bench mixtures (named_model.mixture_read)",
+          "a model cell's size is llama.cpp's rounded type name (`gpt-oss 20B` for 20.9B, `30B.A3B` for 30.5B): "
+          "with no params column a catalogued mixture is the row's model when its total is this close to the name's"),
     Limit("mixture-dense-part-bits", 8.5, "bits a parameter", "llama-bench mixtures (named_model.mixture_read)",
           "the widest llama.cpp's quant mixes keep the tensors outside the routed experts (Q8_0: 8.5 bits): the "
           "most a mixture's step reads of its non-expert part"),

@@ -38,15 +38,15 @@ def _prompt_rate_only(acc: Accumulator, findings: list) -> None:
                          f"{prompt.low:,.0f}-{prompt.high:,.0f} tok/s and no generation rate: decode speed is not "
                          "measured", {"prompt_tokens_per_second_min": prompt.low,
                                       "prompt_tokens_per_second_max": prompt.high, "measurements": prompt.count}))
-    # llama-bench's dense rows on a GPU backend, their parameters stated: a prompt costs 2 FLOPs a parameter a token,
+    # llama-bench's rows on a GPU backend, their (active) parameters known: a prompt costs 2 FLOPs a parameter a token,
     # so the best row's rate says how much compute the reading reached.
     computed = max(((rate * 2 * parameters, rate, parameters, line)
-                    for rate, _tokens, _ubatch, parameters, _weights, line in acc.bench_prompts), default=None)
+                    for rate, _tokens, _ubatch, parameters, _weights, line, _total in acc.bench_prompts), default=None)
     if computed is not None and computed[0] >= threshold("windows-prompt-compute-sound"):
         flops, rate, parameters, line = computed
         findings.append(fire(
-            "windows-prompt-compute-sound", f"prompt processing up to {rate:,.0f} tok/s of a {parameters / 1e9:.2g}B "
-            f"model = {flops / 1e12:,.1f} TFLOP/s (2 FLOPs a parameter a token): an accelerator's compute at work, "
+            "windows-prompt-compute-sound", f"prompt processing up to {rate:,.0f} tok/s with {parameters / 1e9:.2g}B "
+            f"parameters a token = {flops / 1e12:,.1f} TFLOP/s (2 FLOPs a parameter a token, a mixture's active ones): an accelerator's compute at work, "
             "more than any CPU reaches; decode is not measured", {"prompt_tokens_per_second": rate,
                                                                   "prompt_flops_per_second": flops}, lines=[line]))
 

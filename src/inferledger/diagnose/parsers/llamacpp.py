@@ -219,11 +219,13 @@ def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped 
         if moe and float(moe.group(1)) > 0:
             metrics["decode_weights_bytes"] = metrics["weights_bytes"] * min(1.0, float(moe.group(2)) /
                                                                              float(moe.group(1)))
+            metrics["prompt_parameters"] = float(moe.group(2)) * 1e9
         else:  # a mixture named without it (`deepseek2 671B Q8_0`): its active share from the catalog's config
             mixture = _mixture(row.get("model", ""), metrics.get("parameters"), metrics["weights_bytes"])
             if mixture is not None:
                 metrics["decode_weights_bytes"] = mixture.low_bytes
                 metrics["decode_weights_bytes_high"] = mixture.high_bytes
+                metrics["prompt_parameters"] = mixture.active_params
     if size is None and row.get("model"):
         # No size column (compare-llama-bench's tables drop it): llama-bench's model cell names the size and format
         # (`llama 1B Q8_0`, `qwen3moe 30B.A3B Q4_K - Medium`), an estimate of what a step reads.
@@ -231,17 +233,20 @@ def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped 
 
         named = from_name(row["model"], "llama.cpp")
         mixture = None if named is None or named.mixture_of_experts else _mixture(
-            row["model"], metrics.get("parameters", named.total_params), named.weights_bytes_per_step)
+            row["model"], metrics.get("parameters"), named.weights_bytes_per_step)
         # `deepseek2 16B IQ1_S_R4`: a mixture the catalogue cannot split reads an unknown share of its weights a step
         unsplit = named is not None and not named.mixture_of_experts and mixture is None \
             and names_mixture(row["model"])
         if named is not None and not unsplit:
             metrics["named_weights_bytes"] = named.weights_bytes_per_step
             metrics["named_parameters"] = named.total_params
+            if named.mixture_of_experts:
+                metrics["prompt_parameters"] = named.active_params
             # `deepseek2 671B Q8_0`: the whole file's size from the name, of which a step reads the active share.
             if mixture is not None:
                 metrics["named_weights_bytes"] = mixture.low_bytes
                 metrics["decode_weights_bytes_high"] = mixture.high_bytes
+                metrics["prompt_parameters"] = mixture.active_params
     labels = {"engine": "llama.cpp", "tool": "llama-bench", "test": test}
     for key in ("model", "backend", "ngl", "threads", "n_batch", "n_ubatch", "fa", "n_cpu_moe", "ot"):
         if row.get(key):
@@ -262,13 +267,14 @@ def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped 
 
 def _mixture(model: str, total_params: float | None, file_bytes: float):
     """named_model.mixture_read of a row's model cell and its total parameters: the params column (`672.05 B`), or
-    else the size the cell names."""
+    else the size the cell names (rounded: matched more loosely)."""
     from inferledger.diagnose.named_model import from_name, mixture_read
 
-    if total_params is None and model:
-        named = from_name(model)
-        total_params = named.total_params if named is not None else None
-    return mixture_read(model, total_params, file_bytes) if total_params else None
+    named = total_params is None
+    if named and model:
+        sized = from_name(model)
+        total_params = sized.total_params if sized is not None else None
+    return mixture_read(model, total_params, file_bytes, named) if total_params else None
 
 
 def _matrix_rows(line_number: int, columns: list, cells: list) -> Iterator:

@@ -1,0 +1,68 @@
+"""Blind rounds 530 on: the general fixes of the twenty-fifth session. Expected figures are worked out here."""
+
+from __future__ import annotations
+
+import pytest
+from blind_helpers import rules, write
+
+from inferledger.diagnose import diagnose_files
+from inferledger.diagnose.named_model import mixture_read
+
+_BENCH_HEAD = ("| model | size | params | backend | ngl | n_ubatch | fa | test | t/s |\n"
+               "| --- | ---: | ---: | --- | --: | ---: | -: | ---: | ---: |\n")
+
+
+def _evidence(diagnosis, rule: str):
+    (item,) = [item for item in diagnosis.evidence if item.rule == rule]
+    return item
+
+
+def test_a_mixtures_prompt_rate_is_judged_by_its_active_parameters(tmp_path):
+    # gpt-oss-20b: 21B parameters, 3.6B active a token (OpenAI's model card). A pp2048 row at 9,858 tok/s computes
+    # 2 × 3.6e9 × 9858 = 71 TFLOP/s: no CPU reaches that (the rule's bar is 10 TFLOP/s), so the card computes the
+    # prompt as it should. Judged by the total (21B) it would be 6× more, by nothing it was left unjudged.
+    log = write(tmp_path, _BENCH_HEAD + "| gpt-oss 20B MXFP4 MoE | 11.27 GiB | 20.91 B | CUDA | 99 | 2048 | 1 | "
+                "pp2048 | 9858.26 ± 68.48 |\n")
+    diagnosis = diagnose_files([log])
+    assert diagnosis.verdict == "healthy"
+    sound = _evidence(diagnosis, "windows-prompt-compute-sound")
+    assert sound.numbers["prompt_flops_per_second"] == pytest.approx(2 * 3.6e9 * 9858.26, rel=0.03)
+
+
+def test_a_mixture_sized_by_its_rounded_name_is_the_catalogued_one():
+    # compare-llama-bench drops the params column: `gpt-oss 20B` is llama.cpp's rounded type name of a 20.91B
+    # model, 4.5% off, which a params column's count (within 1%) would not match; it computes with 3.6B a token.
+    file_bytes = 20e9 * 4.25 / 8
+    assert mixture_read("gpt-oss 20B MXFP4 MoE", 20e9, file_bytes) is None
+    named = mixture_read("gpt-oss 20B MXFP4 MoE", 20e9, file_bytes, named=True)
+    assert named is not None and named.active_params == pytest.approx(3.6e9, rel=0.03)
+    # A dense model's name is no mixture, however close a catalogued mixture's total.
+    assert mixture_read("llama 20B Q4_0", 20e9, file_bytes, named=True) is None
+
+
+def test_a_compare_table_of_a_named_mixture_reads_its_prompt_rates(tmp_path):
+    # compare-llama-bench rows on an RX 7900 XTX: 4,767 tok/s at micro-batch 1024 is 2 × 3.6e9 × 4767 = 34 TFLOP/s.
+    rows = "".join(f"| RX 7900 XTX | gpt-oss 20B MXFP4 MoE | {ubatch} | pp2048 | {rate} | {rate * 1.004:.2f} | "
+                   "1.00 |\n" for ubatch, rate in ((64, 1526.87), (256, 2670.39), (1024, 4767.12)))
+    log = write(tmp_path, "| GPU | Model | Microbatch size | Test | t/s b7600 | t/s pr | Speedup |\n"
+                "|:---|:---|---:|:---|---:|---:|---:|\n" + rows)
+    diagnosis = diagnose_files([log])
+    assert diagnosis.verdict == "healthy"
+    sound = _evidence(diagnosis, "windows-prompt-compute-sound")
+    assert sound.numbers["prompt_flops_per_second"] == pytest.approx(2 * 3.6e9 * 4767.12 * 1.004, rel=0.03)
+
+
+def test_a_mixtures_prompt_micro_batch_reads_its_experts(tmp_path):
+    # Qwen3-235B-A22B Q2_K, 79.80 GiB, on a DGX Spark (273 GB/s, NVIDIA's figure). A 128-token micro-batch routes
+    # 128 × 8 token-expert pairs over 128 experts a layer, so nearly every expert is read once a pass: at least
+    # 79.80 GiB ÷ 273 GB/s = 0.314 s, at most 128 ÷ 0.314 = 408 tok/s. The realistic rate it is judged against
+    # stays under that; 30 tok/s is far below it (an offload-like slowness), 138 tok/s (one Spark, measured in
+    # blind480) is not.
+    read_bound = 128 / (79.80 * 2**30 / 273e9)
+    row = "| qwen3moe 235B.A22B Q2_K - Medium | 79.80 GiB | 235.09 B | CUDA | 99 | 512 | 0 | pp128 | {} ± 1.00 |\n"
+    slow = diagnose_files([write(tmp_path, _BENCH_HEAD + row.format("30.00"))], gpu="dgx-spark")
+    assert slow.verdict == "prefill-bound"
+    below = _evidence(slow, "hardware-bench-prefill-below-realistic")
+    assert 30.0 * 6 < below.numbers["ledger_realistic_prompt_tokens_per_second"] <= read_bound
+    healthy = diagnose_files([write(tmp_path, _BENCH_HEAD + row.format("138.20"), "one.txt")], gpu="dgx-spark")
+    assert "hardware-bench-prefill-below-realistic" not in rules(healthy)
