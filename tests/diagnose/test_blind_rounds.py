@@ -477,7 +477,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind526_logs": (3, 4, 4),
           "blind529_logs": (1, 1, 2),
           "blind527_logs": (1, 1, 5),
-          "blind528_logs": (5, 5, 10)}
+          "blind528_logs": (5, 5, 10),
+          "blind534_logs": (4, 4, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
