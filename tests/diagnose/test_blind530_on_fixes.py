@@ -7,6 +7,7 @@ from blind_helpers import rules, write
 
 from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.named_model import mixture_read
+from inferledger.diagnose.read import read_records
 
 _BENCH_HEAD = ("| model | size | params | backend | ngl | n_ubatch | fa | test | t/s |\n"
                "| --- | ---: | ---: | --- | --: | ---: | -: | ---: | ---: |\n")
@@ -66,3 +67,16 @@ def test_a_mixtures_prompt_micro_batch_reads_its_experts(tmp_path):
     assert 30.0 * 6 < below.numbers["ledger_realistic_prompt_tokens_per_second"] <= read_bound
     healthy = diagnose_files([write(tmp_path, _BENCH_HEAD + row.format("138.20"), "one.txt")], gpu="dgx-spark")
     assert "hardware-bench-prefill-below-realistic" not in rules(healthy)
+
+
+def test_tinygrads_later_timing_lines_are_its_decode_steps(tmp_path):
+    # tinygrad's examples/llama.py --timing in later releases: `total 306.70 ms, 3.26 tok/s, 353.75 GB/s, param
+    # 16.43 GB/s` a generated token (tok/s, not tok/sec); one generation's time per token is the mean step,
+    # (306.70 + 306.67) / 2 = 306.685 ms, and its host launches took 5.65 and 5.82 ms of them.
+    log = write(tmp_path, "this\nenqueue in   5.65 ms\ntotal 306.70 ms, 3.26 tok/s, 353.75 GB/s, param 16.43 GB/s\n"
+                " the\nenqueue in   5.82 ms\ntotal 306.67 ms, 3.26 tok/s, 353.79 GB/s, param 16.44 GB/s\n")
+    (record,) = read_records(log)
+    assert record.metrics["tpot_seconds"] == pytest.approx((306.70 + 306.67) / 2 / 1000)
+    assert record.metrics["host_seconds_per_token"] == pytest.approx((5.65 + 5.82) / 2 / 1000)
+    # ~3.3 tok/s of one stream is under any fixed cutoff a reader would call normal: slow decode.
+    assert diagnose_files([log]).verdict == "decode-bound"

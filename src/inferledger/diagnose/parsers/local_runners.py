@@ -845,8 +845,9 @@ _MLC_STEP = re.compile(r"\[i: (\d+)\] decoding-time=([\d.]+)ms")
 
 # tinygrad's examples/llama.py --timing, per generated token: `ran model in 17725.62 ms` (or, in other releases,
 # `enqueue in  17.80 ms`: the host's time to schedule and launch the step's kernels) then `total 17726.15 ms,
-# 0.06 tok/sec` (the step with sampling and decoding).
-_TINYGRAD_STEP = re.compile(r"^total\s+([\d.]+) ms, [\d.]+ tok/sec")
+# 0.06 tok/sec` (the step with sampling and decoding; later releases: `total 306.70 ms, 3.26 tok/s, 353.75 GB/s,
+# param 16.43 GB/s`).
+_TINYGRAD_STEP = re.compile(r"^total\s+([\d.]+) ms, [\d.]+ tok/s(?:ec)?\b")
 # distributed-llama's line a token: `🔶 G  420 ms I  418 ms T    0 ms S      0 kB R      0 kB Hello` (the step's
 # whole time, its inference and its transfer between the nodes, then the bytes sent and received).
 _DLLAMA_STEP = re.compile(r"^🔶 G\s+(\d+) ms I\s+\d+ ms T\s+\d+ ms")
@@ -937,7 +938,7 @@ _SIGNATURES = (
     (("tok/s, decode:", "tok/s, decoding:"), ("prefill:", "encode:")),  # MLC LLM / WebLLM runtime stats
     (("- prefill -",), ("- decode -",), ("total time:",)),  # MLC LLM's statistics block
     (("] decoding-time=",), ("tok/s:",)),  # MLC LLM's decode-step lines
-    (("ran model in", "enqueue in "), ("tok/sec",)),  # tinygrad's llama.py --timing
+    (("ran model in", "enqueue in "), ("tok/s",)),  # tinygrad's llama.py --timing
     (("🔶 G",), (" ms I ",)),  # distributed-llama's token lines
     (("Response generated in",), ("tokens/second",)),  # exllamav2 test_inference and examples
     (("-- Measuring prompt speed", "-- Measuring token speed"), (" t/s",)),  # exllamav2 test_inference -s
@@ -1145,7 +1146,7 @@ def parse(lines) -> Iterator:
             if step is not None:
                 dllama_steps.add(line_number, float(step.group(1)) * 1e-3)
                 continue
-        if "tok/sec" in line and line.startswith("total "):
+        if "tok/s" in line and line.startswith("total "):
             step = _TINYGRAD_STEP.match(line)
             if step is not None:
                 tinygrad_steps.add(line_number, float(step.group(1)) * 1e-3)
