@@ -480,7 +480,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind528_logs": (5, 5, 10),
           "blind534_logs": (4, 4, 5),
           "blind533_logs": (4, 4, 7),
-          "blind531_logs": (5, 6, 10)}
+          "blind531_logs": (5, 6, 10),
+          "blind532_logs": (8, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
