@@ -80,3 +80,10 @@ def test_tinygrads_later_timing_lines_are_its_decode_steps(tmp_path):
     assert record.metrics["host_seconds_per_token"] == pytest.approx((5.65 + 5.82) / 2 / 1000)
     # ~3.3 tok/s of one stream is under any fixed cutoff a reader would call normal: slow decode.
     assert diagnose_files([log]).verdict == "decode-bound"
+
+
+def test_pp_and_tg_in_a_summary_are_the_prompts_rate_and_the_generations(tmp_path):
+    # llama.cpp's words: `PP` prompt processing, `TG` text generation (a user's before/after list, llama.cpp#25860).
+    log = write(tmp_path, "Before (layer split mode):\n1'st prompt:\n- PP: 283.86 tokens/s\n- TG: 28.34 t/s\n")
+    (record,) = read_records(log)
+    assert record.metrics == {"input_tokens_per_second": 283.86, "output_tokens_per_second": 28.34}

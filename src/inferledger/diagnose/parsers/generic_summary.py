@@ -76,6 +76,7 @@ _REQUEST_RATE = re.compile(r"\b(?:(?:req(?:uest)?s?|infer(?:ences?)?)\s*/\s*(?:s
 _LABEL_UNIT = re.compile(r"\((ns|us|usec|µs|μs|ms|msec|s|sec|secs|seconds)\)|[ _](ns|us|usec|ms|msec|s|sec|secs|seconds)$")
 _OTHER_PERCENTILE = re.compile(r"\bp\d+(?:\.\d+)?\b")
 _STAT_WORD = re.compile(r"\b(mean|avg|average|median|p50|p90|p95|p99|min|minimum|max|maximum|std|stddev)\b")
+_PROMPT_WORD = re.compile(r"input|prompt|prefill|processing|\bpp\b")  # a token rate's words that make it the prompt's
 
 
 def _words(label: str) -> str:
@@ -111,7 +112,8 @@ def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
             return None  # a rate's max or percentile: the summary keeps its mean
         # The word nearest the rate qualifies it: `Total prompt tok/s` is the prompt's, a case named before its
         # figure (`Short Prompt Total TPS`, GPUStack's table flattened) the total's.
-        prompt_at = max(words.rfind(word) for word in ("input", "prompt", "prefill", "processing"))
+        # (llama.cpp's `PP` a prompt's rate and `TG` a generation's: `- PP: 283.86 tokens/s`)
+        prompt_at = max((match.start() for match in _PROMPT_WORD.finditer(words)), default=-1)
         total_at = words.rfind("total")
         if prompt_at > total_at:
             return "input_tokens_per_second", value
