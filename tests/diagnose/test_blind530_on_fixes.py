@@ -87,3 +87,13 @@ def test_pp_and_tg_in_a_summary_are_the_prompts_rate_and_the_generations(tmp_pat
     log = write(tmp_path, "Before (layer split mode):\n1'st prompt:\n- PP: 283.86 tokens/s\n- TG: 28.34 t/s\n")
     (record,) = read_records(log)
     assert record.metrics == {"input_tokens_per_second": 283.86, "output_tokens_per_second": 28.34}
+
+
+def test_a_row_of_the_runs_differences_is_no_run(tmp_path):
+    # LlamaStash's proxy-overhead table: two runs and a `**Δ**` row of their differences (+0.45 ms, −0.10). The
+    # differences' signed cells are no TTFT; the two runs' are (52.26 and 54.91 ms, their means).
+    log = write(tmp_path, "| | TTFT median | TTFT mean | tok/s median | tok/s mean |\n|---|---:|---:|---:|---:|\n"
+                "| Direct | 52.37 ms | 52.26 ms | 92.80 | 93.89 |\n| Proxy | 52.82 ms | 54.91 ms | 92.70 | 94.17 |\n"
+                "| **Δ** | **+0.45 ms** | **+2.65 ms** | **−0.10** | **+0.28** |\n")
+    summaries = [record for record in read_records(log) if record.kind == "summary"]
+    assert [record.metrics["ttft_seconds_mean"] for record in summaries] == pytest.approx([0.05226, 0.05491])

@@ -291,7 +291,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind338_logs": (5, 5, 7),
           "blind339_logs": (4, 4, 8),
           "blind336_logs": (4, 5, 8),
-          "blind340_logs": (8, 8, 10),
+          "blind340_logs": (8, 9, 10),
           "blind342_logs": (1, 6, 10),
           "blind341_logs": (4, 4, 9),
           "blind346_logs": (2, 2, 3),
@@ -461,7 +461,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind510_logs": (6, 6, 10),
           "blind512_logs": (1, 1, 1),
           "blind513_logs": (4, 5, 7),
-          "blind511_logs": (2, 5, 10),
+          "blind511_logs": (2, 6, 10),
           "blind514_logs": (3, 6, 10),
           "blind515_logs": (0, 6, 10),
           "blind517_logs": (2, 2, 4),
@@ -482,7 +482,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind533_logs": (4, 4, 7),
           "blind531_logs": (5, 6, 10),
           "blind532_logs": (8, 8, 10),
-          "blind535_logs": (4, 4, 8)}
+          "blind535_logs": (4, 5, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -717,6 +717,10 @@ _TIME_CELL = re.compile(r"\d\s*(?:ms|s|sec|secs|seconds)\W*$", re.IGNORECASE)
 _METRIC_HEADER = ("metric", "metrics")
 # A column comparing two runs (a difference, a ratio, a gain), not a run of its own.
 _COMPARISON = re.compile(r"^\s*(?:Δ|delta\b|diff|change\b|gain\b|improvement|speedup|ratio\b)", re.IGNORECASE)
+# A row comparing the rows above it (`| **Δ** | **+0.45 ms** | … |`, `Speedup`): no run, and its signed cells would
+# make a column of times look like none.
+_COMPARISON_ROW = re.compile(r"^[\s*_`]*(?:Δ|delta|diff(?:erence)?|change|gain|improvement|speed-?up|ratio)\b",
+                             re.IGNORECASE)
 
 
 def _runs_grouped(header: list, rows: list, at: int) -> list:
@@ -1002,8 +1006,9 @@ def _records(table: list) -> list:
 
 def _setting_records(first_line: int, header: list, rows: list, table: list, setting: dict) -> list:
     """Records of one table (or one setting's columns of it) under its header, the setting its columns' names state
-    given to each run, less a row called cold beside warm ones."""
-    rows, slipped = _aligned(header, rows)
+    given to each run, less a row called cold beside warm ones and a row of the runs' differences (`**Δ**`)."""
+    rows, slipped = _aligned(header, [(line, cells) for line, cells in rows
+                                      if not (cells and _COMPARISON_ROW.match(cells[0]))])
     found = _table_records(first_line, header, rows, table) if rows else []
     cold = {line for line, cells in rows if cells and _COLD_ROW.search(cells[0])}
     if cold and any(cells and _WARM_ROW.search(cells[0]) for _line, cells in rows):
