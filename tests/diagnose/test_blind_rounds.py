@@ -482,7 +482,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind533_logs": (4, 4, 7),
           "blind531_logs": (5, 6, 10),
           "blind532_logs": (8, 8, 10),
-          "blind535_logs": (4, 5, 8)}
+          "blind535_logs": (4, 5, 8),
+          "blind530_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
