@@ -484,7 +484,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind532_logs": (8, 8, 10),
           "blind535_logs": (4, 5, 8),
           "blind530_logs": (5, 5, 10),
-          "blind538_logs": (2, 2, 2)}
+          "blind538_logs": (2, 2, 2),
+          "blind539_logs": (3, 3, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
