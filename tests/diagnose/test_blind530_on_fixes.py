@@ -97,3 +97,29 @@ def test_a_row_of_the_runs_differences_is_no_run(tmp_path):
                 "| **Δ** | **+0.45 ms** | **+2.65 ms** | **−0.10** | **+0.28** |\n")
     summaries = [record for record in read_records(log) if record.kind == "summary"]
     assert [record.metrics["ttft_seconds_mean"] for record in summaries] == pytest.approx([0.05226, 0.05491])
+
+
+_SPEED_TABLE = ("| Model | Input Length | Quantization | GPU Num | Speed(tokens/s) | GPU Memory(GB) |\n"
+                "| --- | --- | --- | --- | --- | --- |\n| Foo-2B-Instruct | 1 | BF16 | 1 | 35.29 | 4.68 |\n"
+                "|  | 6144 | BF16 | 1 | 36.58 | 10.01 |\n")
+
+
+def test_a_speed_column_beside_the_prompts_length_is_the_generation_at_that_context(tmp_path):
+    # Qwen's model cards' speed benchmark: each row generates 2,048 tokens after a prompt of `Input Length`, its
+    # `Speed(tokens/s)` that generation's rate, one stream's (35.29 tok/s = 28.3 ms a token).
+    summaries = [record for record in read_records(write(tmp_path, _SPEED_TABLE)) if record.kind == "summary"]
+    assert [(record.metrics["mean_input_tokens"], record.metrics["output_tokens_per_second_per_user_mean"])
+            for record in summaries] == [(1.0, 35.29), (6144.0, 36.58)]
+
+
+@pytest.mark.parametrize("stated, judged", [("- We use the batch size of 1 for the evaluation.\n", True),
+                                            ("- batch_size=1 for latency, batch_size=8 for throughput.\n", False),
+                                            ("", False)])
+def test_a_batch_of_one_the_write_up_states_lets_the_named_floor_judge(tmp_path, stated, judged):
+    # A 2B model in bf16 is 2e9 × 2 = 4 GB a step; an A100 SXM 80GB reads 2,039 GB/s, so one stream's floor is about
+    # 4e9 / 2039e9 = 2.0 ms a token (plus a fixed cost a layer) and 35.29 tok/s (28.3 ms) is under a fifth of it.
+    # Judged against one stream's floor only when the excerpt says one stream ran (two batch sizes: not).
+    assert 4e9 / 2039e9 / (1 / 35.29) < 0.2
+    diagnosis = diagnose_files([write(tmp_path, stated + _SPEED_TABLE)], model="acme/Foo-2B-Instruct",
+                               gpu="a100-sxm-80gb")
+    assert ("hardware-named-decode-far-below-floor" in rules(diagnosis)) is judged

@@ -161,7 +161,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind204_logs": (7, 6, 10),
           "blind202_logs": (7, 7, 8),
           "blind206_logs": (5, 7, 10),
-          "blind205_logs": (4, 4, 10),
+          "blind205_logs": (4, 5, 10),
           "blind209_logs": (3, 3, 3),
           "blind211_logs": (4, 5, 8),
           "blind207_logs": (5, 6, 7),
@@ -485,7 +485,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind535_logs": (4, 5, 8),
           "blind530_logs": (5, 5, 10),
           "blind538_logs": (2, 2, 2),
-          "blind539_logs": (3, 3, 10)}
+          "blind539_logs": (3, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -36,6 +36,10 @@ _CAP_FLAGS = ("--max-num-seqs", "--max-running-requests", "max_running_requests"
 # size: 1`): the degree, read when the head states one only (two runs at tp 1 and tp 4 leave it to each run).
 _STATED_TP = re.compile(r"^\s*(?:[-*•]\s*)?\**(?:tensor[ -]parallel(?:ism|[ _]size)?|tp(?:[ _]size)?)\**\s*[:=]\s*"
                         r"(?:tp)?\s*(\d+)\s*$", re.IGNORECASE)
+# A run's batch stated in its write-up (`We use the batch size of 1`, `batch_size=1`, `bs=1`), a flag's aside
+# (`--max-batch-size 8`, llama.cpp's `-b`/`--batch-size`: a prompt's chunk, not its streams): read when every
+# statement in the head says one sequence, the case where the weights-only floor of one stream holds.
+_STATED_BATCH = re.compile(r"(?<![\w-])(?:batch[ _]?size\s*(?:of|=|:|is|为)?\s*|bs\s*=\s*)(\d+)(?![\d.])", re.IGNORECASE)
 _FLAG_VALUE = re.compile(r"(?:^|[\s(,])(-{0,2}[A-Za-z][\w-]*)(?:[ =]+)['\"]?([^\s,'\"()-][^\s,'\"()]*)")
 _SERVE_MODEL = re.compile(r"(?:\b(?:vllm|sglang)\s+serve|\btrtllm-serve)\s+([^\s-]\S*)")
 # The serving engine a launch command starts (an accelerator's server: its prefill reads many tokens a step).
@@ -106,6 +110,10 @@ def launch_records(head: str, source: str = "launch") -> list[Record]:
     if stated and len({degree for _line, degree in stated}) == 1 and stated[0][1] >= 1 \
             and not any("tensor_parallel_size" in record.metrics for record in records):
         records.append(Record("capacity", source, stated[0][0], {"tensor_parallel_size": float(stated[0][1])}))
+    batches = [(line_number, int(match.group(1))) for line_number, text in enumerate(head.split("\n"), 1)
+               if ("atch" in text or "bs" in text) for match in _STATED_BATCH.finditer(text)]
+    if batches and {size for _line, size in batches} == {1}:
+        records.append(Record("capacity", source, batches[0][0], {"stated_batch_size": 1.0}))
     for line_number, text in enumerate(head.split("\n"), 1):
         if "max model len" in text and (match := _USING_LENGTH.search(text)):
             records.append(Record("capacity", source, line_number, {"max_model_len_tokens": float(match.group(1))}))

@@ -270,6 +270,10 @@ def _shape(acc: Accumulator) -> tuple[int, int, int | None, list[str]]:
             # SGLang #token is KV tokens in use: ÷ running requests = the mean context per request.
             isl = used.mean / running.mean
             notes.append(f"context per request {isl:,.0f} tokens from KV tokens in use ÷ running requests")
+    stated = acc.capacity.get("stated_batch_size")
+    if batch is None and stated is not None:
+        batch = stated[0]
+        notes.append(f"batch {batch:,.0f}: the excerpt's own words state it (line {stated[1]})")
     if isl is None:
         isl = DEFAULT_ISL
         notes.append(f"input length not in the log: ISL {DEFAULT_ISL} assumed")

@@ -424,8 +424,12 @@ def _bare_rates(cells: list, columns: list, rows: list = ()) -> list:
     # (a time's column says nothing of the rates: `Total time` is a request's, no total rate)
     # (a column of words names each row's case, whatever its header: a `Prompt` column of `Exam Summary`, `Rail Chat`;
     # one of times with their units is a time's, `Total` over `14.60s`)
+    # (a prompt's length beside a rate named `Speed` is the context the generation ran at, Qwen's and evalscope's
+    # `Input Length | … | Speed(tokens/s)`: a `tok/s` beside it alone may be the prompt's reading, as a prefill sweep's)
+    speed = any(is_rate and re.search(r"\bspeed\b", _normal(cell)) for is_rate, cell in zip(bare, cells, strict=True))
     if not any(bare) or any(_NOT_ONE_STREAM.search(_normal(cell)) and not _plain_test(cell, index, rows)
                             and not _words_only(index, rows) and not _times_only(index, rows)
+                            and not (speed and column is not None and column[0] == "mean_input_tokens")
                             for index, (cell, is_batch, column) in enumerate(zip(cells, batch, columns, strict=True))
                             if not is_batch and not (column is not None and column[2] == "time")):
         return columns
