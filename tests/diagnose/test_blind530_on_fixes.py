@@ -123,3 +123,35 @@ def test_a_batch_of_one_the_write_up_states_lets_the_named_floor_judge(tmp_path,
     diagnosis = diagnose_files([write(tmp_path, stated + _SPEED_TABLE)], model="acme/Foo-2B-Instruct",
                                gpu="a100-sxm-80gb")
     assert ("hardware-named-decode-far-below-floor" in rules(diagnosis)) is judged
+
+
+def test_compare_rows_whose_first_cell_is_empty_are_rows_not_rules(tmp_path):
+    # compare-llama-bench's older table with an empty `CPU` cell opening each row (llama.cpp#5137): two builds'
+    # rates a row, 4 rows → 8 runs; only a row of dashes is the header's rule.
+    log = write(tmp_path, "| CPU | Model | Model Size [GiB] | Num. of Parameters | Test | t/s 113e0d5d | t/s gg/alibi | "
+                "Speedup |\n|:--|:--|--:|--:|:--|--:|--:|--:|\n"
+                + "".join(f"| | {model} | {size} | {params} | {test} | {a} | {b} | 1.00 |\n" for model, size, params, test, a, b
+                          in (("mpt 7B F16", 12.77, 6855856128, "pp512", 1454.24, 1456.92),
+                              ("mpt 7B F16", 12.77, 6855856128, "tg128", 40.78, 40.83),
+                              ("refact 1B F16", 2.95, 1585842176, "pp512", 4866.05, 4901.50),
+                              ("refact 1B F16", 2.95, 1585842176, "tg128", 113.87, 113.79))))
+    rates = sorted(value for record in read_records(log) for name, value in record.metrics.items()
+                   if name in ("prompt_tokens_per_second", "generation_tokens_per_second"))
+    assert rates == sorted([1454.24, 1456.92, 40.78, 40.83, 4866.05, 4901.50, 113.87, 113.79])
+
+
+def test_llamafile_bench_rows_on_the_cpu_are_not_judged_against_the_card(tmp_path):
+    # llamafile-bench names its model column `model_filename` and the CPU it ran on `cpu_info` (no `gpu_info`: no GPU
+    # ran it); `t/s speedup` is the ratio of the two builds' rates, no build. TinyLlama Q8_0 is 1.09 GiB, so 103.10
+    # tok/s reads 1.09 × 2**30 × 103.10 = 120.7 GB/s, an M2 Ultra's CPU cores' pace, not 15% of its GPU's 800 GB/s.
+    log = write(tmp_path, "| cpu_info | model_filename | size | test | t/s before | t/s after | t/s speedup |\n"
+                "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+                "| Apple M2 Ultra (+fp16+dotprod) | TinyLlama-1.1B-Chat-v1.0.Q8_0 | 1.09 GiB | tg16 | 70.39 | 103.10 | "
+                "1.46x |\n")
+    records = read_records(log)
+    assert sorted(record.metrics["generation_tokens_per_second"] for record in records) == [70.39, 103.10]
+    assert all(record.labels["device"] == "cpu" for record in records)
+    diagnosis = diagnose_files([log], gpu="m2-ultra")
+    assert "hardware-decode-far-below-floor" not in rules(diagnosis)
+    (near,) = [item for item in diagnosis.evidence if item.rule == "hardware-decode-near-floor"]
+    assert near.numbers["effective_bandwidth_bytes_per_second_max"] == pytest.approx(1.09 * 2**30 * 103.10)

@@ -359,6 +359,7 @@ class Accumulator:
         # (roofline._bench_prefill_findings).
         self.bench_prompts = []
         self.bench_slowest = None  # (bandwidth reached, line, tok/s) of the slowest GPU row (_note_slowest)
+        self.bench_cpu_rows = 0  # llama-bench generation rows that ran on the CPU (effective_bandwidth's among them)
         self.bench_settings = {}  # model -> the settings of its rows _note_slowest kept
         self.depth_generation = {}  # llama-bench -d: context tokens -> Running of tg tok/s at that depth
         self.depth_prompt = {}  # and of pp tok/s
@@ -811,6 +812,9 @@ class Accumulator:
             return
         self.interval_count += 1
         rate = metrics.get("generation_tokens_per_second")
+        if rate is not None and record.labels.get("device") == "cpu" \
+                and ("weights_bytes" in metrics or "named_weights_bytes" in metrics):
+            self.bench_cpu_rows += 1
         if rate is not None and "weights_bytes" in metrics:
             self.effective_bandwidth.add(metrics.get("decode_weights_bytes", metrics["weights_bytes"]) * rate,
                                          record.line_number)

@@ -180,6 +180,10 @@ def _bench_decode_findings(acc: Accumulator, gpu: str | None) -> list:
     if upto:
         numbers["effective_bandwidth_bytes_per_second_most"] = most
     judged = "give --gpu to compare with the card's bandwidth"
+    if gpu and acc.bench_cpu_rows == reached.count:
+        # Every row ran on the CPU (ngl 0, a CPU backend, llamafile's cpu_info alone): the card read none of it.
+        judged = f"every row ran on the CPU, so {gpu}'s bandwidth does not bound it"
+        gpu = None
     if gpu:
         accelerator = _accelerator(gpu)
         if accelerator is not None:

@@ -58,7 +58,8 @@ _BUFFER_DEVICE = re.compile(r"\s(\w+) (?:model |KV |compute |output )?buffer siz
 _N_KV_MAX = re.compile(r"\bn_kv_max\s*=\s*(\d+)")
 # llama-bench's header, padded and right-aligned as printed (`|          test |`), or trimmed by a paste (its first
 # pipe lost with the code fence it followed: `model      |       size | …`).
-_BENCH_HEADER = re.compile(r"(?:^|\|)[ \t]*model[ \t]*\|(?:.*\|)?[ \t]*test[ \t]*\|", re.IGNORECASE | re.MULTILINE)
+_BENCH_HEADER = re.compile(r"(?:^|\|)[ \t]*model(?:_filename)?[ \t]*\|(?:.*\|)?[ \t]*test[ \t]*\|",
+                           re.IGNORECASE | re.MULTILINE)  # (llamafile-bench names the model's column model_filename)
 # The same tests as columns, one model a row (`| model | size | params | pp512 | tg128 |`): llama-bench-style matrices
 # other runners print (GPULlama3.java's --bench) and people compose from several llama-bench runs.
 _MATRIX_HEADER = re.compile(r"^[ \t]*\|?[ \t]*model[ \t]*\|(?:.*\|)?[ \t]*(?:pp|tg)\d+\b", re.IGNORECASE | re.MULTILINE)
@@ -259,8 +260,9 @@ def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped 
                                     if column not in _MEASURED_COLUMNS and not column.startswith(("t/s", "speedup")))
     # No layer on a GPU (ngl 0, a CPU backend, or `-dev none`: no device given the model): this row ran on the CPU,
     # whatever the build.
+    # (llamafile-bench's table names the CPU it ran on, `cpu_info`, and a GPU's `gpu_info` only when one ran it)
     if row.get("ngl", "").strip() == "0" or row.get("backend", "").strip().lower() in ("cpu", "blas") \
-            or row.get("dev", "").strip().lower() == "none":
+            or row.get("dev", "").strip().lower() == "none" or (row.get("cpu_info") and not row.get("gpu_info")):
         labels["device"] = "cpu"
     return Record("interval", "llamacpp.bench", line_number, metrics, labels=labels)
 
@@ -303,7 +305,8 @@ def _compared_build(column: str) -> str | None:
     """The build or backend a compared rate column names (`t/s master`, or after it: `vulkan t/s`, `0.8.17 t/s`, as
     llamafile's bench and hand-made comparisons write it), None for any other column."""
     if column.startswith("t/s "):
-        return column[4:].strip()
+        # (`t/s speedup`: llamafile's ratio of the two builds' rates, no build of its own)
+        return None if column[4:].strip() in ("speedup", "ratio", "gain", "change") else column[4:].strip()
     if column.endswith(" t/s") and column[:-4].strip():
         return column[:-4].strip()
     return None
@@ -699,8 +702,8 @@ class _Reader:
             if line.lstrip().startswith("|") or (self.table_tabs and "\t" in line) \
                     or (self.table_bare and "|" in line):
                 cells = _table_cells(line, self.table_tabs)
-                if cells and set(cells[0]) <= set("-: "):
-                    return out  # |---|---| rule
+                if cells and all(set(cell) <= set("-: ") for cell in cells) and any("-" in cell for cell in cells):
+                    return out  # |---|---| rule (a row whose first cell is empty, `|       | mpt 7B F16 |`, is none)
                 if self.table_kind in ("matrix", "compare"):
                     rows = _matrix_rows if self.table_kind == "matrix" else _compare_rows
                     out.extend(rows(line_number, self.table_columns, cells))
@@ -761,7 +764,7 @@ class _Reader:
         tabs = "|" not in line and line.count("\t") >= 2  # a table pasted with its columns a tab apart
         if line.lstrip().startswith("|") or (line.lstrip()[:5].lower() == "model" and "|" in line) or tabs:
             cells = _table_cells(line, tabs)
-            lowered = [cell.lower() for cell in cells]
+            lowered = ["model" if cell.lower() == "model_filename" else cell.lower() for cell in cells]
             self.table_tabs = tabs
             self.table_bare = not tabs and not line.lstrip().startswith("|")
             if "test" in lowered and "t/s" in lowered:
