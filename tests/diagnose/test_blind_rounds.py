@@ -489,7 +489,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind541_logs": (2, 2, 6),
           "blind536_logs": (6, 6, 9),
           "blind537_logs": (2, 3, 7),
-          "blind540_logs": (6, 6, 10)}
+          "blind540_logs": (6, 6, 10),
+          "blind543_logs": (9, 9, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
