@@ -155,3 +155,15 @@ def test_llamafile_bench_rows_on_the_cpu_are_not_judged_against_the_card(tmp_pat
     assert "hardware-decode-far-below-floor" not in rules(diagnosis)
     (near,) = [item for item in diagnosis.evidence if item.rule == "hardware-decode-near-floor"]
     assert near.numbers["effective_bandwidth_bytes_per_second_max"] == pytest.approx(1.09 * 2**30 * 103.10)
+
+
+@pytest.mark.parametrize("header, row", [
+    # tt-xla's sampling comparison: `CPU sampling` is where the logits are sampled, the model runs on the card
+    ("| Batch | Forward-pass ceiling | CPU sampling | Gap |", "| 8 | 19.7 tok/s | 15.1 tok/s | 23% |"),
+    # a load column beside a GPU run (`CPU %` of the runner)
+    ("| Link | Tool | Token/s | CPU % |", "| x16 only | LM Studio Vulkan | 11.5 | 4 |")])
+def test_a_cpu_named_beside_the_run_is_not_the_device_that_ran_it(tmp_path, header, row):
+    rule = "|" + "---|" * (header.count("|") - 1)
+    summaries = [record for record in read_records(write(tmp_path, f"{header}\n{rule}\n{row}\n"))
+                 if record.kind == "summary"]
+    assert summaries and all("device" not in record.labels for record in summaries)

@@ -295,7 +295,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind342_logs": (1, 6, 10),
           "blind341_logs": (4, 4, 9),
           "blind346_logs": (2, 2, 3),
-          "blind345_logs": (2, 3, 4),
+          "blind345_logs": (2, 2, 4),
           "blind343_logs": (3, 3, 8),
           "blind349_logs": (7, 7, 10),
           "blind344_logs": (6, 7, 8),
@@ -468,7 +468,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind518_logs": (5, 5, 6),
           "blind516_logs": (4, 4, 7),
           "blind522_logs": (2, 3, 10),
-          "blind520_logs": (2, 2, 3),
+          "blind520_logs": (2, 3, 3),
           "blind521_logs": (4, 5, 10),
           "blind519_logs": (7, 7, 10),
           "blind523_logs": (8, 9, 10),
@@ -490,7 +490,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind536_logs": (6, 6, 9),
           "blind537_logs": (2, 3, 7),
           "blind540_logs": (6, 6, 10),
-          "blind543_logs": (9, 9, 10)}
+          "blind543_logs": (9, 10, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

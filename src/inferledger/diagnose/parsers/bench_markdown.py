@@ -198,6 +198,10 @@ def _cjk_cell(cell: str) -> str:
     return f"~{figure} {_CJK_UNITS[unit]}" if unit else f"~{figure}"  # a range (80~85초) as its middle
 # `(cpu)`, `CPU型号` (a CPU's model), a phone's `4 Threads`: the run had no GPU
 _CPU_WORD = re.compile(r"\bcpu\b|^cpu|\d\s*threads?\b", re.IGNORECASE)
+# The CPU named beside a GPU run's other work, not as what ran the model: its load (`CPU %`, `CPU usage`), its
+# memory, or a step moved to it (`CPU sampling`: the logits sampled on the host).
+_CPU_ASIDE = re.compile(r"\bcpu[\s_-]*(?:usage|util|utili[sz]ation|load|%|time|sampl|overhead|mem|ram|temp)",
+                        re.IGNORECASE)
 # An edge device named in a table's title (`NVIDIA Jetson Orin:`, a phone's SoC): its memory streams weights at a
 # desktop CPU's pace (50-200 GB/s), so its runs are judged by the CPU's cutoff, not a datacenter GPU's.
 _EDGE_WORD = re.compile(r"\b(?:Jetson|Orin|Raspberry\s*Pi|Snapdragon|Adreno|Dimensity|Exynos|Android|iPhone|iPad)\b",
@@ -659,7 +663,8 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
     records = []
     variants = _variants(header, columns)
     # a CPU column (`CPU model`), or a thread count's: only a CPU run is tuned by its threads
-    on_cpu = any(_CPU_WORD.search(_normal(title)) or _normal(title) in ("threads", "n threads") for title in header)
+    on_cpu = any((_CPU_WORD.search(_normal(title)) and not _CPU_ASIDE.search(title))
+                 or _normal(title) in ("threads", "n threads") for title in header)
     model_columns = [index for index, title in enumerate(header) if _normal(title) in ("model", "model name")]
     for line_number, cells in rows:
         if len(cells) != len(columns) and not (isinstance(cells, _CutRow) and len(cells) < len(columns)):
@@ -707,8 +712,9 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
                     labels["latency_unit_assumed"] = "ms" if inferred[1] == 1e-3 else "s"
                 if model:
                     labels["section_model"] = model.strip("*` ")  # this row's model (summary-models-one-bandwidth)
-                if on_cpu or _CPU_WORD.search(tool) or any(map(_CPU_WORD.search, cells)):  # a CPU column, a cell
-                    labels["device"] = "cpu"  # this run's own (a file's backend label would speak for every row)
+                # a CPU column, a cell: this run's own (a file's backend label would speak for every row)
+                if on_cpu or any(_CPU_WORD.search(cell) and not _CPU_ASIDE.search(cell) for cell in (tool, *cells)):
+                    labels["device"] = "cpu"
                 records.append(Record("summary", "bench.markdown", line_number, metrics, labels=labels))
                 if metrics.get("preemptions"):  # the engine's own events, counted as its logs' preemption lines are
                     records.append(Record("event", "bench.markdown", line_number,
