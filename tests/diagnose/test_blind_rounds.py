@@ -490,7 +490,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind536_logs": (6, 6, 9),
           "blind537_logs": (2, 3, 7),
           "blind540_logs": (6, 6, 10),
-          "blind543_logs": (9, 10, 10)}
+          "blind543_logs": (9, 10, 10),
+          "blind544_logs": (9, 9, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
