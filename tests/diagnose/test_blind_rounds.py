@@ -494,7 +494,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind544_logs": (9, 9, 9),
           "blind542_logs": (7, 7, 10),
           "blind546_logs": (4, 4, 5),
-          "blind545_logs": (3, 3, 10)}
+          "blind545_logs": (3, 3, 10),
+          "blind548_logs": (4, 4, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
