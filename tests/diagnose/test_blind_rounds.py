@@ -495,7 +495,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind542_logs": (7, 7, 10),
           "blind546_logs": (4, 4, 5),
           "blind545_logs": (3, 3, 10),
-          "blind548_logs": (4, 4, 6)}
+          "blind548_logs": (4, 4, 6),
+          "blind549_logs": (4, 4, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
