@@ -295,15 +295,15 @@ def _mixture(count: tuple) -> bool:
 
 
 def catalog_nearest(total_params: float, mixture: bool) -> tuple | None:
-    """(name, total parameters, layers) of the catalogued model of the same kind (a mixture of experts or dense)
-    nearest in total parameters: the likeliest shape of a model known only by its size."""
+    """(name, total parameters, layers, active parameters) of the catalogued model of the same kind (a mixture of
+    experts or dense) nearest in total parameters: the likeliest shape of a model known only by its size."""
     if total_params <= 0:
         return None
     same = [count for count in _catalog_counts() if _mixture(count) == mixture]
     if not same:
         return None
     nearest = min(same, key=lambda count: abs(math.log(count[1] / total_params)))
-    return nearest[0], nearest[1], nearest[5]
+    return nearest[0], nearest[1], nearest[5], nearest[2]
 
 
 def catalog_layers(total_params: float, mixture: bool) -> int | None:

@@ -151,12 +151,8 @@ def _bench_prompt_rate(tokens: int, parameters: float, weights_bytes: float, acc
     nearest = catalog_nearest(mixture_total or parameters, mixture=mixture_total is not None)
     if nearest is None or parameters <= 0:
         return None
-    name, total, _layers = nearest
-    scale = parameters / total
-    if mixture_total is not None:
-        from inferledger.ledger.params import count_parameters
-
-        scale = max(mixture_total / total, parameters / count_parameters(load_model(name)).active)
+    name, total, _layers, active = nearest
+    scale = parameters / total if mixture_total is None else max(mixture_total / total, parameters / active)
     bits = weights_bytes * 8 / parameters
     precision = "int4" if bits < 9 else "fp32" if bits > 20 else "bf16"
     seconds = _one_prefill_seconds(load_model(name), accelerator, tokens, precision, None, {})
