@@ -261,9 +261,9 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
 
 def _card_bandwidth(gpu: str | None) -> dict:
     """The card's name and memory bandwidth (Hardware's fields), empty when none is given or the catalogue lacks it."""
-    from inferledger.diagnose.roofline import _accelerator
+    from inferledger.diagnose.roofline import catalogued_card
 
-    card = _accelerator(gpu)
+    card = catalogued_card(gpu)
     if card is None:
         return {}
     return {"card_name": card.name, "bandwidth_bytes_per_second": card.memory_bandwidth_bytes_per_second}

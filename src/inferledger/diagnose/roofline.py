@@ -88,7 +88,7 @@ def _bench_prefill_findings(acc: Accumulator, gpu: str | None) -> list:
     """llama-bench's pp<N> rows on a named GPU against the ledger's realistic prefill of the micro-batch the runner
     reads the prompt in (N tokens, at most n_ubatch: a pass of the weights each): the row that reached most of it, so
     a table of settings compared is judged by its best."""
-    accelerator = _accelerator(gpu) if acc.bench_prompts else None
+    accelerator = catalogued_card(gpu) if acc.bench_prompts else None
     if accelerator is None:
         return []
     best, rates = None, {}
@@ -123,8 +123,8 @@ def _prefill_rate_findings(rate: float, realistic: float, text: str, below_rule:
     return []
 
 
-def _accelerator(gpu: str | None):
-    """The catalogued card of `gpu`, or None."""
+def catalogued_card(gpu: str | None):
+    """The catalogued card of `gpu`, or None (none given, or none the catalogue knows by that name)."""
     from inferledger.errors import InferledgerError
     from inferledger.hardware import find_accelerator
 
@@ -181,7 +181,7 @@ def _bench_decode_findings(acc: Accumulator, gpu: str | None) -> list:
         judged = f"every row ran on the CPU, so {gpu}'s bandwidth does not bound it"
         gpu = None
     if gpu:
-        accelerator = _accelerator(gpu)
+        accelerator = catalogued_card(gpu)
         if accelerator is not None:
             bandwidth = accelerator.memory_bandwidth_bytes_per_second
             fraction = reached.high / bandwidth

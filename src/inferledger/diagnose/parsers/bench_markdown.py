@@ -202,6 +202,11 @@ _CPU_WORD = re.compile(r"\bcpu\b|^cpu|\d\s*threads?\b", re.IGNORECASE)
 # memory, or a step moved to it (`CPU sampling`: the logits sampled on the host).
 _CPU_ASIDE = re.compile(r"\bcpu[\s_-]*(?:usage|util|utili[sz]ation|load|%|time|sampl|overhead|mem|ram|temp)",
                         re.IGNORECASE)
+
+
+def _names_cpu_run(text: str) -> bool:
+    """A header or cell naming the CPU as what ran the model (_CPU_WORD), not beside the run (_CPU_ASIDE)."""
+    return bool(_CPU_WORD.search(text)) and not _CPU_ASIDE.search(text)
 # An edge device named in a table's title (`NVIDIA Jetson Orin:`, a phone's SoC): its memory streams weights at a
 # desktop CPU's pace (50-200 GB/s), so its runs are judged by the CPU's cutoff, not a datacenter GPU's.
 _EDGE_WORD = re.compile(r"\b(?:Jetson|Orin|Raspberry\s*Pi|Snapdragon|Adreno|Dimensity|Exynos|Android|iPhone|iPad)\b",
@@ -663,8 +668,7 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
     records = []
     variants = _variants(header, columns)
     # a CPU column (`CPU model`), or a thread count's: only a CPU run is tuned by its threads
-    on_cpu = any((_CPU_WORD.search(_normal(title)) and not _CPU_ASIDE.search(title))
-                 or _normal(title) in ("threads", "n threads") for title in header)
+    on_cpu = any(_names_cpu_run(_normal(title)) or _normal(title) in ("threads", "n threads") for title in header)
     model_columns = [index for index, title in enumerate(header) if _normal(title) in ("model", "model name")]
     for line_number, cells in rows:
         if len(cells) != len(columns) and not (isinstance(cells, _CutRow) and len(cells) < len(columns)):
@@ -713,7 +717,7 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
                 if model:
                     labels["section_model"] = model.strip("*` ")  # this row's model (summary-models-one-bandwidth)
                 # a CPU column, a cell: this run's own (a file's backend label would speak for every row)
-                if on_cpu or any(_CPU_WORD.search(cell) and not _CPU_ASIDE.search(cell) for cell in (tool, *cells)):
+                if on_cpu or any(map(_names_cpu_run, (tool, *cells))):
                     labels["device"] = "cpu"
                 records.append(Record("summary", "bench.markdown", line_number, metrics, labels=labels))
                 if metrics.get("preemptions"):  # the engine's own events, counted as its logs' preemption lines are
@@ -725,12 +729,10 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
 # A cell ending in a time's unit right after its figure (`2.47s`, `0.68–2.46s`, `120 ms`), not a rate's (`12 t/s`).
 _TIME_CELL = re.compile(r"\d\s*(?:ms|s|sec|secs|seconds)\W*$", re.IGNORECASE)
 _METRIC_HEADER = ("metric", "metrics")
-# A column comparing two runs (a difference, a ratio, a gain), not a run of its own.
-_COMPARISON = re.compile(r"^\s*(?:Δ|delta\b|diff|change\b|gain\b|improvement|speedup|ratio\b)", re.IGNORECASE)
-# A row comparing the rows above it (`| **Δ** | **+0.45 ms** | … |`, `Speedup`): no run, and its signed cells would
-# make a column of times look like none.
-_COMPARISON_ROW = re.compile(r"^[\s*_`]*(?:Δ|delta|diff(?:erence)?|change|gain|improvement|speed-?up|ratio)\b",
-                             re.IGNORECASE)
+# A column comparing two runs (a difference, a ratio, a gain), not a run of its own; so is a row comparing the rows
+# above it (`| **Δ** | **+0.45 ms** | … |`, `Speedup`), whose signed cells would make a column of times look like none.
+_COMPARISON = re.compile(r"^[\s*_`]*(?:Δ|(?:delta|diff(?:erence)?|change|gain|improvement|speed-?up|ratio)\b)",
+                         re.IGNORECASE)
 
 
 def _runs_grouped(header: list, rows: list, at: int) -> list:
@@ -1018,7 +1020,7 @@ def _setting_records(first_line: int, header: list, rows: list, table: list, set
     """Records of one table (or one setting's columns of it) under its header, the setting its columns' names state
     given to each run, less a row called cold beside warm ones and a row of the runs' differences (`**Δ**`)."""
     rows, slipped = _aligned(header, [(line, cells) for line, cells in rows
-                                      if not (cells and _COMPARISON_ROW.match(cells[0]))])
+                                      if not (cells and _COMPARISON.match(cells[0]))])
     found = _table_records(first_line, header, rows, table) if rows else []
     cold = {line for line, cells in rows if cells and _COLD_ROW.search(cells[0])}
     if cold and any(cells and _WARM_ROW.search(cells[0]) for _line, cells in rows):
