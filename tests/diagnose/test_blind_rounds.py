@@ -497,7 +497,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind545_logs": (3, 3, 10),
           "blind548_logs": (4, 4, 6),
           "blind549_logs": (4, 4, 10),
-          "blind547_logs": (2, 2, 2)}
+          "blind547_logs": (2, 2, 2),
+          "blind550_logs": (2, 2, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
