@@ -498,7 +498,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind548_logs": (4, 4, 6),
           "blind549_logs": (4, 4, 10),
           "blind547_logs": (2, 2, 2),
-          "blind550_logs": (2, 2, 2)}
+          "blind550_logs": (2, 2, 2),
+          "blind553_logs": (5, 5, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
