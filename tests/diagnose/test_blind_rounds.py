@@ -501,7 +501,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind550_logs": (2, 2, 2),
           "blind553_logs": (5, 5, 6),
           "blind554_logs": (1, 1, 1),
-          "blind555_logs": (3, 3, 4)}
+          "blind555_logs": (3, 3, 4),
+          "blind551_logs": (4, 4, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
