@@ -502,7 +502,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind553_logs": (5, 5, 6),
           "blind554_logs": (1, 1, 1),
           "blind555_logs": (3, 3, 4),
-          "blind551_logs": (4, 4, 8)}
+          "blind551_logs": (4, 4, 8),
+          "blind552_logs": (2, 2, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
