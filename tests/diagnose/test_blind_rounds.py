@@ -506,7 +506,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind552_logs": (2, 2, 5),
           "blind557_logs": (0, 0, 1),
           "blind556_logs": (5, 5, 7),
-          "blind558_logs": (3, 3, 3)}
+          "blind558_logs": (3, 3, 3),
+          "blind559_logs": (7, 7, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
