@@ -507,7 +507,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind557_logs": (0, 0, 1),
           "blind556_logs": (5, 5, 7),
           "blind558_logs": (3, 3, 3),
-          "blind559_logs": (7, 7, 8)}
+          "blind559_logs": (7, 7, 8),
+          "blind560_logs": (5, 5, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
