@@ -508,7 +508,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind556_logs": (5, 5, 7),
           "blind558_logs": (3, 3, 3),
           "blind559_logs": (7, 7, 8),
-          "blind560_logs": (5, 5, 9)}
+          "blind560_logs": (5, 5, 9),
+          "blind563_logs": (0, 0, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
