@@ -35,14 +35,16 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
     except LogFormatError:
         # No reader knows the opening. Where its serving numbers are (past 64 KB of start-up, say), a reader may know
         # them; if none does, they (a table of tok/s, a TTFT line) are listed unread and judged as insufficient data.
-        # A file with none is no serving output and stays an error.
+        # A file with none is no serving output and stays an error, unless its words are on serving (a pasted
+        # question on a slow model, a command and its prose answer): that is read, with nothing to judge in it.
         from inferledger.diagnose.parsers import detect
+        from inferledger.diagnose.rules import threshold
 
         parsers = detect(unrecognised_lines(log))
         if not parsers and (failures := _add_failures(acc, log, shown or path)):
             # No reader, but the engine's own out-of-memory failure: what ended the run is the reading.
             return _file_info(path, [FAILURE], log, failures)
-        if not log.unread:
+        if not log.unread and log.serving_lines < threshold("read-no-numbers"):
             raise
         if not parsers:
             return _file_info(path, [UNRECOGNISED], log, 0)

@@ -50,8 +50,15 @@ def decide(acc: Accumulator, roofline_findings: list | None = None, hardware: Ha
     # "healthy" needs numbers that show it (rules set them); a healthy finding without any is dropped.
     findings = [finding for finding in findings
                 if finding.verdict != "healthy" or any(item.numbers for item in finding.evidence)]
-    unknown = [info for info in files if UNRECOGNISED in info.get("formats", ())]
-    if not findings and unknown and not acc.records:
+    unknown = [info for info in files if UNRECOGNISED in info.get("formats", ()) and info["unread_lines"]]
+    worded = [info for info in files if UNRECOGNISED in info.get("formats", ()) and not info["unread_lines"]]
+    if not findings and worded and not unknown and not acc.records:
+        findings.append(fire(
+            "read-no-numbers", f"{', '.join(info['path'] for info in worded)}: words on serving a model (a question, "
+            "a command, prose) but no serving number in any form a reader takes (a rate in tok/s, a TTFT, a "
+            "latency, an engine's stats line): nothing to judge; the engine's log lines or a benchmark's printed "
+            "summary would say more", {}))
+    elif not findings and unknown and not acc.records:
         first = unknown[0]["unread_examples"][0]
         findings.append(fire(
             "read-unknown-layout", f"no reader knows the layout of {', '.join(info['path'] for info in unknown)}: "

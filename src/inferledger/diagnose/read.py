@@ -257,6 +257,7 @@ class LogFile:
     lines_read: int = 0
     bytes_read: int = 0
     paste_prefix: re.Pattern | None = None  # on every line, put there by the person pasting (_paste_prefix)
+    serving_lines: int = 0  # of a file in no known format: its lines that name serving (unrecognised_lines)
 
     @classmethod
     def open(cls, path: str) -> LogFile:
@@ -875,7 +876,9 @@ def unrecognised_lines(log: LogFile) -> str:
         # a row (between bars, or tab-separated as a page's table copies), or a border (`+----+`)
         row = bool("|" in line or "\t" in line.strip() or (line.strip() and not line.strip(" +-=:")))
         words = looks_like_serving_words(line)
-        serving_named = serving_named or names_serving(line)
+        names = names_serving(line)
+        serving_named = serving_named or names
+        log.serving_lines += names
         header = row and not was_row  # a table's first line, its title the line with words above it
         serving_table = row and (serving_table or words or (header and looks_like_serving_words(title)))
         measure_table = row and (measure_table or names_a_measure(line) or (header and (

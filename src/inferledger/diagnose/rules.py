@@ -665,6 +665,11 @@ _TABLE = (
           "numbers (a rate in tok/s, a TTFT, a latency), nothing else read", None, "",
           "its numbers are listed, not guessed at: a table or summary in a layout no reader knows can be neither "
           "judged nor dismissed as no log", 0.5),
+    _rule("read-no-numbers", "state", "insufficient-data", "a file no reader knows, no serving number in it, whose "
+          "lines name serving (a model, an engine, a serving measure) on at least this many lines", 2, "lines",
+          "a pasted thread or a command's prose answer is about serving but holds nothing to judge: it is read and "
+          "said so, not refused as no log; one such line (`engine: vllm` above a timestamp) is too little to tell "
+          "it from another program's file", 0.5),
     _rule("state-snapshot-kv-full", "state", "kv-capacity", "one scrape: waiting > 0 with KV ≥ 0.90", 0.90,
           "fraction", "as windows-kv-full-waiting, seen once", 0.7),
     _rule("state-snapshot-waiting", "state", "queueing", "one scrape: waiting > 0", 0.0, "requests",

@@ -911,8 +911,10 @@ def _headed(table: list) -> list:
 
 # Two runs in one cell (`1.07 / 0.98` under `Req/s branch / main`): a header cell ending `A / B`, its rows' cells two
 # figures with " / " between them.
-_PAIRED_HEADER = re.compile(r"^(?P<metric>.*\S)\s+(?P<first>[A-Za-z][\w.+-]*)\s+/\s+(?P<second>[A-Za-z][\w.+-]*)\s*$")
-_PAIRED_CELL = re.compile(r"^\s*(?P<first>[-+]?\d[\d,.]*\s*\S*?)\s+/\s+(?P<second>[-+]?\d[\d,.]*\s*\S*?)\s*$")
+_PAIRED_HEADER = re.compile(r"^(?P<metric>.*\S)\s+(?P<open>\()?(?P<first>[A-Za-z][\w.+-]*)\s+/\s+"
+                            r"(?P<second>[A-Za-z][\w.+-]*)(?(open)\))\s*$")
+_PAIRED_CELL = re.compile(r"^[\s*]*(?P<first>[-+]?\d[\d,.]*\s*[^\s*]*?)\s+/\s+(?P<second>[-+]?\d[\d,.]*\s*[^\s*]*?)"
+                          r"[\s*]*$")  # bold as a whole (`**2057 / 1866**`) or not
 
 
 def _unpaired(header: list, rows: list) -> tuple[list, list]:

@@ -267,8 +267,22 @@ def sniff(head: str) -> float:
         # A list of runs, a rate a line (`- mistral:7b  ~57.78t/s`): three short lines or more, each one bare rate.
         listed = [line for line in head.splitlines()
                   if len(line) <= LISTED_RATE_CHARS and list(line_metrics(line)) == ["generation_tokens_per_second"]]
-        return 0.4 if len(listed) >= 3 else 0.0
+        # or a run a line timed with no phase word (`Batch 2: 1063 tokens in 288.29 sec (3.69 tokens/sec)`): its
+        # count over its time is its own rate, a generation's account
+        restated = [line for line in head.splitlines() if _restated(line_metrics(line))]
+        return 0.4 if len(listed) >= 3 or len(restated) >= 3 else 0.0
     return 0.6 if mine > theirs else 0.4
+
+
+def _restated(found: dict) -> bool:
+    """Whether a line's numbers are a generation's count, time and rate, the rate the count over the time."""
+    if set(found) != {"output_tokens", "decode_seconds", "generation_tokens_per_second"} or not found["decode_seconds"]:
+        return False
+    rate = found["output_tokens"] / found["decode_seconds"]
+    return abs(rate / found["generation_tokens_per_second"] - 1) <= RESTATED_RATE_TOLERANCE
+
+
+RESTATED_RATE_TOLERANCE = 0.05  # a printed rate rounded to two or three figures
 
 
 _HEADING = re.compile(r"\s*#{1,6} ")

@@ -1,0 +1,71 @@
+"""Blind rounds 550 on: the general fixes of the twenty-sixth session. Expected figures are worked out here."""
+
+from __future__ import annotations
+
+import pytest
+from blind_helpers import markdown_summaries, rules, write
+
+from inferledger.diagnose import diagnose_files
+from inferledger.errors import LogFormatError
+
+
+def test_runs_timed_a_line_with_no_phase_word_are_generations(tmp_path):
+    # unsloth#2798's printout: each line a run, its count over its time its own printed rate (323 / 51.71 = 6.25),
+    # no word saying decode. Read as five requests of generation; 6.25 tok/s and slower are under the fixed cutoff
+    # of 10 tok/s a GPU's stream, so decode is slow (the card given, the model not: no floor to set them against).
+    runs = [(323, 51.71, 6.25), (1063, 288.29, 3.69), (1122, 296.92, 3.78), (4675, 1888.87, 2.48), (626, 113.23, 5.53)]
+    text = "Inference speed:\n" + "".join(f"Batch {index}: {tokens} tokens in {seconds} sec ({rate} tokens/sec)\n"
+                                          for index, (tokens, seconds, rate) in enumerate(runs, 1))
+    diagnosis = diagnose_files([write(tmp_path, text)], gpu="a100-sxm-80gb")
+    assert diagnosis.metrics["requests"] == 5
+    assert diagnosis.verdict == "decode-bound"
+    # the median request's time per token: the third of 1/6.25, 1/3.69, 1/3.78, 1/2.48, 1/5.53 s in order, 1/3.78
+    (slow,) = [item for item in diagnosis.evidence if item.verdict == "decode-bound"]
+    assert "5 of 5 requests" in slow.text
+
+
+def test_a_line_whose_rate_is_not_its_count_over_its_time_is_not_a_generation(tmp_path):
+    # 323 tokens in 51.71 s is 6.25 tok/s; a printed 62.5 is ten times that: not the line's own account of a run, so
+    # no request is read from it; its serving numbers are listed unread instead
+    text = "".join(f"Batch {index}: 323 tokens in 51.71 sec (62.5 tokens/sec)\n" for index in range(1, 4))
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert rules(diagnosis) == {"read-unknown-layout"}
+    assert diagnosis.files[0]["unread_lines"] == 3
+
+
+def test_two_runs_in_a_cell_under_a_header_naming_them_in_brackets(tmp_path):
+    # `Output tok/s (main / PR)` holds each row's two runs; bold cells (`**812.4 / 905.1**`) the same: split into a
+    # column a run, each row gives two runs, main's figures first.
+    summaries = markdown_summaries(tmp_path, "| Concurrency | Output tok/s (main / PR) | Mean TTFT ms (main / PR) |\n"
+                                             "|---|---|---|\n"
+                                             "| 8 | 410.2 / 455.9 | 120 / 118 |\n"
+                                             "| 16 | **812.4 / 905.1** | 240 / 231 |\n")
+    rates = sorted(summary.metrics["output_tokens_per_second"] for summary in summaries)
+    assert rates == [410.2, 455.9, 812.4, 905.1]
+    ttfts = sorted(summary.metrics["ttft_seconds_mean"] for summary in summaries)
+    assert ttfts == pytest.approx([0.118, 0.120, 0.231, 0.240])
+
+
+def test_a_bracketed_note_with_no_pair_of_figures_is_no_pair(tmp_path):
+    # `(p50 / p99)` over cells of one figure: no pair of runs, the column stays whole
+    summaries = markdown_summaries(tmp_path, "| Concurrency | Output tok/s (mean / p50) |\n|---|---|\n"
+                                             "| 8 | 410.2 |\n| 16 | 812.4 |\n")
+    assert sorted(summary.metrics["output_tokens_per_second"] for summary in summaries) == [410.2, 812.4]
+
+
+def test_a_pasted_question_on_serving_with_no_numbers_is_read_as_nothing_to_judge(tmp_path):
+    # A thread's words on a slow model with no figure any reader takes: insufficient-data with the rule that says
+    # so, the file listed as unrecognised with no line unread (before, one line: no known log format).
+    text = ("I run Qwen2.5-7B with ollama on my laptop and the first answer takes ages.\n"
+            "After that the model answers quickly; is the prompt processing the problem?\n"
+            "The card is an RTX 3060.\n")
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert diagnosis.verdict == "insufficient-data"
+    assert rules(diagnosis) == {"read-no-numbers"}
+    assert diagnosis.files[0]["formats"] == ["unrecognised"] and diagnosis.files[0]["unread_lines"] == 0
+
+
+def test_one_line_naming_serving_is_too_little_to_read(tmp_path):
+    text = "I tried it with ollama yesterday.\nThe laptop got hot and I went for a walk.\n"
+    with pytest.raises(LogFormatError, match="no known log format"):
+        diagnose_files([write(tmp_path, text)])
