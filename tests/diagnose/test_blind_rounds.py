@@ -509,7 +509,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind558_logs": (3, 3, 3),
           "blind559_logs": (7, 7, 8),
           "blind560_logs": (5, 5, 9),
-          "blind563_logs": (0, 0, 2)}
+          "blind563_logs": (0, 0, 2),
+          "blind561_logs": (9, 9, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
