@@ -510,7 +510,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind559_logs": (7, 7, 8),
           "blind560_logs": (5, 5, 9),
           "blind563_logs": (0, 0, 2),
-          "blind561_logs": (9, 9, 10)}
+          "blind561_logs": (9, 9, 10),
+          "blind562_logs": (4, 4, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
