@@ -511,7 +511,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind560_logs": (5, 5, 9),
           "blind563_logs": (0, 0, 2),
           "blind561_logs": (9, 9, 10),
-          "blind562_logs": (4, 4, 8)}
+          "blind562_logs": (4, 4, 8),
+          "blind564_logs": (3, 3, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
