@@ -512,7 +512,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind563_logs": (0, 0, 2),
           "blind561_logs": (9, 9, 10),
           "blind562_logs": (4, 4, 8),
-          "blind564_logs": (3, 3, 6)}
+          "blind564_logs": (3, 3, 6),
+          "blind565_logs": (3, 3, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
