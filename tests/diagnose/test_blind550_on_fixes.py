@@ -69,3 +69,18 @@ def test_one_line_naming_serving_is_too_little_to_read(tmp_path):
     text = "I tried it with ollama yesterday.\nThe laptop got hot and I went for a walk.\n"
     with pytest.raises(LogFormatError, match="no known log format"):
         diagnose_files([write(tmp_path, text)])
+
+
+def test_lm_studios_earlier_prompt_progress_lines_project_the_prompts_time(tmp_path):
+    # cherry-studio#5667's excerpt: LM Studio's `[DEBUG] PromptProcessing: N` (a percentage) stamped to the second,
+    # no start line before them. From 2.64928 % at 09:40:20 to 18.545 % at 09:57:10 (1,010 s later) the prompt
+    # advanced 15.9 points: at that pace the whole of it takes 1010 / 0.159 ≈ 6,354 s before a first token.
+    shares = (2.64928, 5.29856, 7.94784, 10.5971, 13.2464, 15.8957, 18.545)
+    stamps = ("09:40:20", "09:41:39", "09:43:06", "09:44:58", "09:48:22", "09:52:54", "09:57:10")
+    text = "".join(f"2025-05-05 {stamp} [DEBUG] PromptProcessing: {share}\n"
+                   for stamp, share in zip(stamps, shares, strict=True))
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert diagnosis.files[0]["formats"] == ["lmstudio"]
+    assert diagnosis.verdict == "prefill-bound"
+    (item,) = [item for item in diagnosis.evidence if item.rule == "requests-prompt-in-progress"]
+    assert item.numbers["projected_prefill_seconds"] == pytest.approx(1010 / ((18.545 - 2.64928) / 100), rel=1e-6)

@@ -152,7 +152,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind191_logs": (8, 9, 10),
           "blind192_logs": (7, 8, 10),
           "blind196_logs": (6, 6, 10),
-          "blind197_logs": (4, 6, 7),
+          "blind197_logs": (4, 7, 7),
           "blind198_logs": (5, 6, 10),
           "blind199_logs": (6, 9, 10),
           "blind200_logs": (4, 8, 8),
@@ -513,7 +513,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind561_logs": (9, 9, 10),
           "blind562_logs": (4, 4, 8),
           "blind564_logs": (3, 3, 6),
-          "blind565_logs": (3, 3, 6)}
+          "blind565_logs": (3, 4, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -3,7 +3,8 @@ the same line (`[2025-04-17 18:32:17][INFO][LM STUDIO SERVER] Running chat compl
 (`2025-11-11 20:08:13  [INFO]` then ` [qwen/qwen3-vl-30b] Prompt processing progress: 46.0%`).
 
 LM Studio prints no rates for the API's requests, only events stamped to the second: a request's start (`Running chat
-completion`), how far its prompt has been read (`Prompt processing progress: 46.0%`), its first token and its end
+completion`), how far its prompt has been read (`Prompt processing progress: 46.0%`; earlier builds' debug lines
+`PromptProcessing: 2.64928`, a request of their own where no start line precedes them), its first token and its end
 (`Finished streaming response`, `Generated prediction`), and with the llama.cpp engine the prompt's size (`Total
 prompt tokens: 939`, `Prompt tokens to decode: 1`). From them, per request: the time to first token and the whole
 request, and for a prompt still being read when the excerpt ends, the time it has taken and the share done (the
@@ -23,7 +24,8 @@ NAME = "lmstudio"
 
 _STAMP = re.compile(r"^\[?(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\]?\s*\[(INFO|DEBUG|WARN|WARNING|ERROR)\]")
 _MODEL = re.compile(r"^\s*(?:\[(?:INFO|DEBUG|ERROR|WARN)\])?\s*\[([^\]]+)\]")
-_PROGRESS = re.compile(r"Prompt processing progress: (\d+(?:\.\d+)?)%")
+# the 0.3 builds' `Prompt processing progress: 46.0%`, or the earlier `[DEBUG] PromptProcessing: 2.64928` (a percentage)
+_PROGRESS = re.compile(r"Prompt processing progress: (\d+(?:\.\d+)?)%|^\s*PromptProcessing: (\d+(?:\.\d+)?)\s*$")
 _TOTAL_PROMPT = re.compile(r"Total prompt tokens: (\d+)")
 _TO_DECODE = re.compile(r"Prompt tokens to decode: (\d+)")
 _USAGE = re.compile(r'"(prompt_tokens|completion_tokens)":\s*(\d+)')
@@ -33,12 +35,14 @@ _ENDS = ("Finished streaming response", "Generated prediction", "Finished predic
 
 
 _STAMP_ANY_LINE = re.compile(_STAMP.pattern, re.MULTILINE)
+_EARLY_PROGRESS = re.compile(_STAMP.pattern + r"\s*PromptProcessing: \d", re.MULTILINE)
 
 
 def sniff(head: str) -> float:
     stamped = _STAMP_ANY_LINE.search(head) is not None
     if "[LM STUDIO SERVER]" in head or (stamped and (f"{_START} on conversation with" in head
-                                                     or "Prompt processing progress:" in head)):
+                                                     or "Prompt processing progress:" in head
+                                                     or _EARLY_PROGRESS.search(head) is not None)):
         return 0.95
     return 0.0
 
@@ -52,6 +56,7 @@ class _Request:
         self.progress = []  # (stamp, fraction)
         self.metrics = {}
         self.end = None  # stamp of its end, once seen
+        self.opened_by_progress = False  # no start line seen: its first progress line opened it
 
     def record(self) -> Record:
         """The request's Record, made when the next request starts or the log ends."""
@@ -67,6 +72,8 @@ class _Request:
             metrics["e2e_seconds"] = end - start
         if not finished and self.first is None and self.progress and start is not None:
             stamp, fraction = self.progress[-1]
+            # opened by its first progress line: the share read since that line, not since the request began
+            fraction -= self.progress[0][1] if self.opened_by_progress else 0.0
             if 0 < fraction < 1.0 and stamp > start:
                 # The excerpt ends inside the prompt: how long it has taken and how much of it is read.
                 metrics["prompt_elapsed_seconds"] = stamp - start
@@ -94,12 +101,16 @@ def parse(lines) -> Iterator[Record]:
             name = model.group(1) if model and model.group(1) != "LM STUDIO SERVER" else None
             request = _Request(line_number, stamp, name)
             continue
+        progress = _PROGRESS.search(line) if "rompt" in line else None
+        if request is None and progress is not None and stamp is not None:
+            # a prompt's progress with no start line before it (the excerpt begins there): a request from here
+            request = _Request(line_number, stamp, None)
+            request.opened_by_progress = True
         if request is None:
             continue
-        if "Prompt processing progress" in line:
-            match = _PROGRESS.search(line)
-            if match and stamp is not None:
-                request.progress.append((stamp, float(match.group(1)) / 100))
+        if progress is not None:
+            if stamp is not None:
+                request.progress.append((stamp, float(progress.group(1) or progress.group(2)) / 100))
         elif _FIRST in line:
             request.first = stamp
         elif "prompt tokens" in line.lower() or "Prompt tokens to decode" in line:
