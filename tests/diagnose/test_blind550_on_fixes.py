@@ -84,3 +84,22 @@ def test_lm_studios_earlier_prompt_progress_lines_project_the_prompts_time(tmp_p
     assert diagnosis.verdict == "prefill-bound"
     (item,) = [item for item in diagnosis.evidence if item.rule == "requests-prompt-in-progress"]
     assert item.numbers["projected_prefill_seconds"] == pytest.approx(1010 / ((18.545 - 2.64928) / 100), rel=1e-6)
+
+
+_RATE_SWEEP = ("| Target RPS | Actual RPS | Avg Latency |\n|---|---|---|\n"
+               "| 5 RPS | 4.71 RPS | 1.18 s |\n| 10 RPS | 8.23 RPS | {mid} s |\n| 50 RPS | 12.28 RPS | {high} s |\n")
+
+
+def test_a_load_test_whose_achieved_rate_stops_following_the_offered_one_queues(tmp_path):
+    # a k6 sweep against CPU pods: 4.71 of 5 req/s kept (94 % ≥ 80 %), 12.28 of 50 not (25 %), and the latency
+    # 1.18 s -> 7.1 s (6.0× ≥ 1.5×): past capacity the arrivals wait
+    diagnosis = diagnose_files([write(tmp_path, _RATE_SWEEP.format(mid=2.79, high=7.1))])
+    assert diagnosis.verdict == "queueing"
+    (item,) = [item for item in diagnosis.evidence if item.rule == "summary-sweep-rate-not-kept"]
+    assert item.numbers["achieved_rate_high"] == 12.28 and item.numbers["latency_seconds_high"] == 7.1
+
+
+def test_an_achieved_rate_short_of_the_offered_one_with_a_flat_latency_is_no_queue(tmp_path):
+    # 1.18 s -> 1.5 s is 1.27× (< 1.5×): the client, not a queue, held the rate
+    diagnosis = diagnose_files([write(tmp_path, _RATE_SWEEP.format(mid=1.3, high=1.5))])
+    assert "summary-sweep-rate-not-kept" not in rules(diagnosis)

@@ -120,6 +120,13 @@ _TABLE = (
           "past 20 decode steps (within them every request was admitted at once: a large batch, not a queue)", 0.8,
           "achieved/offered", "a server that cannot keep up completes fewer requests than arrive; a short "
           "run drains after the arrivals end, so the duration test keeps that apart", 0.8),
+    _rule("summary-sweep-rate-not-kept", "summary", "queueing",
+          "runs of one file at three offered request rates or more: the lowest kept (achieved ≥ 0.8 × offered), the "
+          "highest not (< 0.8 ×), and its request latency (or TTFT) ≥ this many times the lowest rate's", 1.5, "×",
+          "a load test's table of target and achieved rates: where the achieved rate stops following the offered "
+          "one the server is at capacity, and a latency that grows there is the arrivals waiting (a CPU pool at "
+          "4.71 of 5 req/s and 12.28 of 50, latency 1.18 s -> 7.1 s); a latency that stays flat is a client that "
+          "could not send, not a queue", 0.7),
     _rule("summary-drain-beyond-arrivals", "summary", "queueing",
           "no request latency; achieved < 0.8 × offered req/s and the run took ≥ this × its arrival window "
           "(completed ÷ offered rate), no client concurrency cap below the request count (the client's own waves "

@@ -365,6 +365,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
     _models_one_bandwidth(acc, runs, findings, first, hardware)
     _ttft_with_concurrency(acc, findings)
     _ttft_with_rate(acc, findings)
+    _sweep_rate_not_kept(acc, findings)
     # Runs side by side (a sweep, engines compared in one table): a bottleneck in one of them is what the file shows;
     # the healthy runs are its baseline and do not outvote it.
     ours = findings[first:]
@@ -1294,6 +1295,33 @@ def _ttft_with_rate(acc: Accumulator, findings: list) -> None:
             f"rate{steps}: first tokens wait to be admitted", {"ttft_seconds_low": ttft_low,
                                                                "ttft_seconds_high": ttft_high,
                                                                "request_rate_low": low, "request_rate_high": high},
+            lines=sorted({line_low, line_high}), file=file))
+
+
+def _sweep_rate_not_kept(acc: Accumulator, findings: list) -> None:
+    """summary-sweep-rate-not-kept: a file's runs at three offered request rates or more (a load test's table of
+    target and achieved rates), the lowest rate kept and the highest not, while the request latency (or TTFT) grew:
+    the server's capacity lies between them and the arrivals beyond it wait."""
+    sweeps: dict = {}  # (file, variant) -> offered rate -> (achieved, latency, line)
+    for record, file in acc.summaries:
+        rate, achieved = offered_rate(record), summary_value(record, "request_throughput_per_second")
+        latency = summary_value(record, "e2e_seconds_mean") or summary_value(record, "ttft_seconds_mean")
+        if rate and math.isfinite(rate) and achieved and latency:
+            sweeps.setdefault((file, _variant(record)), {})[rate] = (achieved, latency, record.line_number)
+    kept = threshold("summary-rate-not-kept")  # the share of the offered rate a server that keeps up completes
+    for (file, variant), by_rate in sweeps.items():
+        low, high = min(by_rate), max(by_rate)
+        (served_low, latency_low, line_low), (served_high, latency_high, line_high) = by_rate[low], by_rate[high]
+        if len(by_rate) < 3 or served_low < kept * low or served_high >= kept * high \
+                or latency_high < threshold("summary-sweep-rate-not-kept") * latency_low:
+            continue
+        findings.append(fire(
+            "summary-sweep-rate-not-kept", f"{variant + ': ' if variant else ''}{served_low:g} of {low:g} req/s "
+            f"offered completed, but {served_high:g} of {high:g} ({served_high / high:.0%}), the latency "
+            f"{latency_low:,.2f} s -> {latency_high:,.2f} s: past its capacity the server completes fewer requests than "
+            "arrive, and the rest wait", {"request_rate_low": low, "request_rate_high": high,
+                                          "achieved_rate_high": served_high, "latency_seconds_low": latency_low,
+                                          "latency_seconds_high": latency_high},
             lines=sorted({line_low, line_high}), file=file))
 
 
