@@ -1269,17 +1269,27 @@ def _ttft_share(run: _Run, record, e2e: float | None, note: str, where: dict, ho
     return finding
 
 
+def _rate_sweeps(acc: Accumulator, measures) -> dict:
+    """(file, variant) -> offered request rate -> (*measures(record), line): a file's runs at stated finite offered
+    rates (a rate sweep), each run whose `measures` are not None."""
+    sweeps: dict = {}
+    for record, file in acc.summaries:
+        rate = offered_rate(record)
+        if rate and math.isfinite(rate) and (measured := measures(record)) is not None:
+            sweeps.setdefault((file, _variant(record)), {})[rate] = (*measured, record.line_number)
+    return sweeps
+
+
 def _ttft_with_rate(acc: Accumulator, findings: list) -> None:
     """summary-ttft-grows-with-rate: a file's runs at offered request rates (a rate sweep), the mean TTFT at the
     highest rate against the one at the lowest, while the time per output token grew far less: the prompt's work is
     the same at every rate, so a first token that grows many times with a small step in rate waits to be admitted."""
-    sweeps: dict = {}  # (file, variant) -> offered rate -> (TTFT, per-token time or None, line)
-    for record, file in acc.summaries:
-        rate, ttft = offered_rate(record), summary_value(record, "ttft_seconds_mean")
-        if rate and math.isfinite(rate) and ttft:
-            per_token = summary_value(record, "tpot_seconds_mean") or summary_value(record, "itl_seconds_mean")
-            sweeps.setdefault((file, _variant(record)), {})[rate] = (ttft, per_token, record.line_number)
-    for (file, variant), by_rate in sweeps.items():
+    def measures(record):  # (TTFT, per-token time or None), or None without a TTFT
+        ttft = summary_value(record, "ttft_seconds_mean")
+        return (ttft, summary_value(record, "tpot_seconds_mean") or summary_value(record, "itl_seconds_mean")) \
+            if ttft else None
+
+    for (file, variant), by_rate in _rate_sweeps(acc, measures).items():
         low, high = min(by_rate), max(by_rate)
         (ttft_low, step_low, line_low), (ttft_high, step_high, line_high) = by_rate[low], by_rate[high]
         grown = ttft_high / ttft_low
@@ -1302,14 +1312,13 @@ def _sweep_rate_not_kept(acc: Accumulator, findings: list) -> None:
     """summary-sweep-rate-not-kept: a file's runs at three offered request rates or more (a load test's table of
     target and achieved rates), the lowest rate kept and the highest not, while the request latency (or TTFT) grew:
     the server's capacity lies between them and the arrivals beyond it wait."""
-    sweeps: dict = {}  # (file, variant) -> offered rate -> (achieved, latency, line)
-    for record, file in acc.summaries:
-        rate, achieved = offered_rate(record), summary_value(record, "request_throughput_per_second")
+    def measures(record):  # (achieved req/s, request latency or TTFT), or None without both
+        achieved = summary_value(record, "request_throughput_per_second")
         latency = summary_value(record, "e2e_seconds_mean") or summary_value(record, "ttft_seconds_mean")
-        if rate and math.isfinite(rate) and achieved and latency:
-            sweeps.setdefault((file, _variant(record)), {})[rate] = (achieved, latency, record.line_number)
+        return (achieved, latency) if achieved and latency else None
+
     kept = threshold("summary-rate-not-kept")  # the share of the offered rate a server that keeps up completes
-    for (file, variant), by_rate in sweeps.items():
+    for (file, variant), by_rate in _rate_sweeps(acc, measures).items():
         low, high = min(by_rate), max(by_rate)
         (served_low, latency_low, line_low), (served_high, latency_high, line_high) = by_rate[low], by_rate[high]
         if len(by_rate) < 3 or served_low < kept * low or served_high >= kept * high \

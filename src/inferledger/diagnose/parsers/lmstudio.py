@@ -101,7 +101,7 @@ def parse(lines) -> Iterator[Record]:
             name = model.group(1) if model and model.group(1) != "LM STUDIO SERVER" else None
             request = _Request(line_number, stamp, name)
             continue
-        progress = _PROGRESS.search(line) if "rompt" in line else None
+        progress = _PROGRESS.search(line) if "rompt" in line else None  # `Prompt processing`, `PromptProcessing`
         if request is None and progress is not None and stamp is not None:
             # a prompt's progress with no start line before it (the excerpt begins there): a request from here
             request = _Request(line_number, stamp, None)
