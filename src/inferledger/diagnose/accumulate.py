@@ -9,6 +9,7 @@ import re
 from dataclasses import replace
 from itertools import compress, repeat
 from operator import add, contains, eq, is_not
+from typing import NamedTuple
 
 from inferledger.diagnose.named_model import names_mixture, names_recurrent
 from inferledger.diagnose.records import Requests, Windows
@@ -78,6 +79,18 @@ def _prefill_dominates(prefill: float, decode: float, prompt_rate, generation_ra
     the row does not state is None."""
     healthy = (prompt_rate or 0.0) >= PREFILL_HEALTHY_RATIO * (math.inf if generation_rate is None else generation_rate)
     return prefill >= (PREFILL_DOMINANT_SHARE if healthy else BENCH_PREFILL_SHARE) * (prefill + decode) > 0
+
+
+class BenchPrompt(NamedTuple):
+    """A llama-bench pp<N> row kept for the prefill judgements (Accumulator._note_bench_prompt)."""
+
+    rate: float  # prompt tok/s
+    tokens: int  # the test's prompt tokens (N)
+    ubatch: int  # the micro-batch the runner reads the prompt in
+    parameters: float  # the parameters a token computes with (a mixture's active ones)
+    weights_bytes: float  # their weights' bytes
+    line: int
+    mixture_total: float | None  # a mixture's total parameters, None for a dense model
 
 
 class Running:
@@ -354,9 +367,8 @@ class Accumulator:
         # llama-bench: line -> (tg tok/s, total parameters, a mixture?) of the rows effective_bandwidth read, so the
         # roofline can charge the fastest row's step its layers' fixed cost (roofline.step_fixed_seconds)
         self.bench_steps = {}
-        # llama-bench pp rows on a GPU: (tok/s, prompt tokens, micro-batch tokens, parameters a token computes with,
-        # their weights' bytes, line, a mixture's total parameters or None), for the roofline's prefill judgement
-        # (roofline._bench_prefill_findings).
+        # llama-bench pp rows on a GPU (BenchPrompt), for the prefill judgements (roofline._bench_prefill_findings,
+        # windows-prompt-compute-sound)
         self.bench_prompts = []
         self.bench_slowest = None  # (bandwidth reached, line, tok/s) of the slowest GPU row (_note_slowest)
         self.bench_cpu_rows = 0  # llama-bench generation rows that ran on the CPU (effective_bandwidth's among them)
@@ -637,8 +649,8 @@ class Accumulator:
             return
         ubatch = labels.get("n_ubatch", "")
         total = metrics.get("parameters") or metrics.get("named_parameters") if mixture else None
-        self.bench_prompts.append((rate, int(tokens.group(1)), int(ubatch) if ubatch.strip().isdigit() else
-                                   LLAMA_CPP_UBATCH, parameters, weights, record.line_number, total))
+        self.bench_prompts.append(BenchPrompt(rate, int(tokens.group(1)), int(ubatch) if ubatch.strip().isdigit()
+                                              else LLAMA_CPP_UBATCH, parameters, weights, record.line_number, total))
 
     def _note_labels(self, labels: dict) -> None:
         """The label notes worth showing (definitions, engines) a record's labels hold that none before held."""

@@ -1318,17 +1318,18 @@ def _sweep_rate_not_kept(acc: Accumulator, findings: list) -> None:
         return (achieved, latency) if achieved and latency else None
 
     kept = threshold("summary-rate-not-kept")  # the share of the offered rate a server that keeps up completes
+    grown = threshold("summary-sweep-rate-not-kept")
     for (file, variant), by_rate in _rate_sweeps(acc, measures).items():
         low, high = min(by_rate), max(by_rate)
         (served_low, latency_low, line_low), (served_high, latency_high, line_high) = by_rate[low], by_rate[high]
         if len(by_rate) < 3 or served_low < kept * low or served_high >= kept * high \
-                or latency_high < threshold("summary-sweep-rate-not-kept") * latency_low:
+                or latency_high < grown * latency_low:
             continue
         findings.append(fire(
             "summary-sweep-rate-not-kept", f"{variant + ': ' if variant else ''}{served_low:g} of {low:g} req/s "
             f"offered completed, but {served_high:g} of {high:g} ({served_high / high:.0%}), the latency "
-            f"{latency_low:,.2f} s -> {latency_high:,.2f} s: past its capacity the server completes fewer requests than "
-            "arrive, and the rest wait", {"request_rate_low": low, "request_rate_high": high,
+            f"{latency_low:,.2f} s -> {latency_high:,.2f} s: past its capacity the server completes fewer requests "
+            "than arrive, and the rest wait", {"request_rate_low": low, "request_rate_high": high,
                                           "achieved_rate_high": served_high, "latency_seconds_low": latency_low,
                                           "latency_seconds_high": latency_high},
             lines=sorted({line_low, line_high}), file=file))

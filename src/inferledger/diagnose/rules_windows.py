@@ -40,15 +40,16 @@ def _prompt_rate_only(acc: Accumulator, findings: list) -> None:
                                       "prompt_tokens_per_second_max": prompt.high, "measurements": prompt.count}))
     # llama-bench's rows on a GPU backend, their (active) parameters known: a prompt costs 2 FLOPs a parameter a token,
     # so the best row's rate says how much compute the reading reached.
-    computed = max(((rate * 2 * parameters, rate, parameters, line)
-                    for rate, _tokens, _ubatch, parameters, _weights, line, _total in acc.bench_prompts), default=None)
-    if computed is not None and computed[0] >= threshold("windows-prompt-compute-sound"):
-        flops, rate, parameters, line = computed
+    best = max(acc.bench_prompts, key=lambda row: (row.rate * row.parameters, row.rate, row.parameters, row.line),
+               default=None)
+    flops = best.rate * 2 * best.parameters if best is not None else 0.0
+    if best is not None and flops >= threshold("windows-prompt-compute-sound"):
+        rate, parameters = best.rate, best.parameters
         findings.append(fire(
             "windows-prompt-compute-sound", f"prompt processing up to {rate:,.0f} tok/s with {parameters / 1e9:.2g}B "
-            f"parameters a token = {flops / 1e12:,.1f} TFLOP/s (2 FLOPs a parameter a token, a mixture's active ones): an accelerator's compute at work, "
-            "more than any CPU reaches; decode is not measured", {"prompt_tokens_per_second": rate,
-                                                                  "prompt_flops_per_second": flops}, lines=[line]))
+            f"parameters a token = {flops / 1e12:,.1f} TFLOP/s (2 FLOPs a parameter a token, a mixture's active "
+            "ones): an accelerator's compute at work, more than any CPU reaches; decode is not measured",
+            {"prompt_tokens_per_second": rate, "prompt_flops_per_second": flops}, lines=[best.line]))
 
 
 def _slow_spec_steps(acc: Accumulator, running, findings: list, hardware: Hardware) -> bool:

@@ -20,6 +20,7 @@ from itertools import chain, combinations, islice
 
 from inferledger.diagnose.parsers import html_tables
 from inferledger.diagnose.parsers.bench_common import (
+    COMPARISON,
     GRID_RULE,
     TIME_UNITS,
     canonical_stat,
@@ -207,6 +208,8 @@ _CPU_ASIDE = re.compile(r"\bcpu[\s_-]*(?:usage|util|utili[sz]ation|load|%|time|s
 def _names_cpu_run(text: str) -> bool:
     """A header or cell naming the CPU as what ran the model (_CPU_WORD), not beside the run (_CPU_ASIDE)."""
     return bool(_CPU_WORD.search(text)) and not _CPU_ASIDE.search(text)
+
+
 # An edge device named in a table's title (`NVIDIA Jetson Orin:`, a phone's SoC): its memory streams weights at a
 # desktop CPU's pace (50-200 GB/s), so its runs are judged by the CPU's cutoff, not a datacenter GPU's.
 _EDGE_WORD = re.compile(r"\b(?:Jetson|Orin|Raspberry\s*Pi|Snapdragon|Adreno|Dimensity|Exynos|Android|iPhone|iPad)\b",
@@ -434,7 +437,8 @@ def _bare_rates(cells: list, columns: list, rows: list = ()) -> list:
     # (a column of words names each row's case, whatever its header: a `Prompt` column of `Exam Summary`, `Rail Chat`;
     # one of times with their units is a time's, `Total` over `14.60s`)
     # (a prompt's length beside a rate named `Speed` is the context the generation ran at, Qwen's and evalscope's
-    # `Input Length | … | Speed(tokens/s)`: a `tok/s` beside it alone may be the prompt's reading, as a prefill sweep's)
+    # `Input Length | … | Speed(tokens/s)`: a `tok/s` beside it alone may be the prompt's reading, as a prefill
+    # sweep's)
     speed = any(is_rate and re.search(r"\bspeed\b", _normal(cell)) for is_rate, cell in zip(bare, cells, strict=True))
     if not any(bare) or any(_NOT_ONE_STREAM.search(_normal(cell)) and not _plain_test(cell, index, rows)
                             and not _words_only(index, rows) and not _times_only(index, rows)
@@ -729,10 +733,6 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
 # A cell ending in a time's unit right after its figure (`2.47s`, `0.68–2.46s`, `120 ms`), not a rate's (`12 t/s`).
 _TIME_CELL = re.compile(r"\d\s*(?:ms|s|sec|secs|seconds)\W*$", re.IGNORECASE)
 _METRIC_HEADER = ("metric", "metrics")
-# A column comparing two runs (a difference, a ratio, a gain), not a run of its own; so is a row comparing the rows
-# above it (`| **Δ** | **+0.45 ms** | … |`, `Speedup`), whose signed cells would make a column of times look like none.
-_COMPARISON = re.compile(r"^[\s*_`]*(?:Δ|(?:delta|diff(?:erence)?|change|gain|improvement|speed-?up|ratio)\b)",
-                         re.IGNORECASE)
 
 
 def _runs_grouped(header: list, rows: list, at: int) -> list:
@@ -785,7 +785,7 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
         rows = [(line, _unit_folded(cells, unit_at)) for line, cells in rows]
     stats = [_stat(name) for name in header[1:]]
     one_run = len({stat for stat in stats if stat}) >= 2
-    compared = [bool(_COMPARISON.search(name)) for name in header[1:]]  # `Δ (llm-d - k8s)`, `Change`: no run
+    compared = [bool(COMPARISON.search(name)) for name in header[1:]]  # `Δ (llm-d - k8s)`, `Change`: no run
     runs: dict = {}
     unit = _settled_row_unit(rows, 0)
     inferred = False
@@ -1022,7 +1022,7 @@ def _setting_records(first_line: int, header: list, rows: list, table: list, set
     """Records of one table (or one setting's columns of it) under its header, the setting its columns' names state
     given to each run, less a row called cold beside warm ones and a row of the runs' differences (`**Δ**`)."""
     rows, slipped = _aligned(header, [(line, cells) for line, cells in rows
-                                      if not (cells and _COMPARISON.match(cells[0]))])
+                                      if not (cells and COMPARISON.match(cells[0]))])
     found = _table_records(first_line, header, rows, table) if rows else []
     cold = {line for line, cells in rows if cells and _COLD_ROW.search(cells[0])}
     if cold and any(cells and _WARM_ROW.search(cells[0]) for _line, cells in rows):
@@ -1198,7 +1198,7 @@ _TEST_ROW = re.compile(r"^\**(pp|tg)(\d+)\**$")
 def _runs_by_test_row(header: list, rows: list) -> list:
     """Records for a table whose rows are llama-bench tests and whose columns are setups: each cell one stream's
     generation rate (tg) or a prompt-processing rate (pp) of its column's setup."""
-    setups = {index: title for index, title in enumerate(header) if index and not _COMPARISON.search(title)}
+    setups = {index: title for index, title in enumerate(header) if index and not COMPARISON.search(title)}
     records = []
     for line_number, cells in rows:
         test = _TEST_ROW.match(cells[0])

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from itertools import accumulate, compress, repeat
 from operator import add, is_not, mul, truediv
 
-from inferledger.diagnose.parsers.bench_common import GRID_RULE
+from inferledger.diagnose.parsers.bench_common import COMPARISON, GRID_RULE
 from inferledger.diagnose.records import Record, Requests, Skipped, Windows, unread
 
 NAME = "llamacpp"
@@ -306,7 +306,7 @@ def _compared_build(column: str) -> str | None:
     llamafile's bench and hand-made comparisons write it), None for any other column."""
     if column.startswith("t/s "):
         # (`t/s speedup`: llamafile's ratio of the two builds' rates, no build of its own)
-        return None if column[4:].strip() in ("speedup", "ratio", "gain", "change") else column[4:].strip()
+        return None if COMPARISON.match(column[4:]) else column[4:].strip()
     if column.endswith(" t/s") and column[:-4].strip():
         return column[:-4].strip()
     return None
