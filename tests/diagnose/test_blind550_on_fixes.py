@@ -19,7 +19,7 @@ def test_runs_timed_a_line_with_no_phase_word_are_generations(tmp_path):
     diagnosis = diagnose_files([write(tmp_path, text)], gpu="a100-sxm-80gb")
     assert diagnosis.metrics["requests"] == 5
     assert diagnosis.verdict == "decode-bound"
-    # the median request's time per token: the third of 1/6.25, 1/3.69, 1/3.78, 1/2.48, 1/5.53 s in order, 1/3.78
+    # every run under the cutoff: all five requests are the slow ones
     (slow,) = [item for item in diagnosis.evidence if item.verdict == "decode-bound"]
     assert "5 of 5 requests" in slow.text
 
