@@ -519,7 +519,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind568_logs": (6, 6, 10),
           "blind571_logs": (5, 5, 6),
           "blind569_logs": (4, 4, 6),
-          "blind570_logs": (6, 6, 7)}
+          "blind570_logs": (6, 6, 7),
+          "blind572_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
