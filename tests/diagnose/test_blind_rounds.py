@@ -520,7 +520,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind571_logs": (5, 5, 6),
           "blind569_logs": (4, 4, 6),
           "blind570_logs": (6, 6, 7),
-          "blind572_logs": (5, 5, 10)}
+          "blind572_logs": (5, 5, 10),
+          "blind574_logs": (2, 2, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
