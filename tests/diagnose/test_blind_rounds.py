@@ -521,7 +521,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind569_logs": (4, 4, 6),
           "blind570_logs": (6, 6, 7),
           "blind572_logs": (5, 5, 10),
-          "blind574_logs": (2, 2, 6)}
+          "blind574_logs": (2, 2, 6),
+          "blind573_logs": (2, 2, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
