@@ -523,7 +523,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind572_logs": (5, 5, 10),
           "blind574_logs": (2, 2, 6),
           "blind573_logs": (2, 2, 8),
-          "blind578_logs": (0, 0, 2)}
+          "blind578_logs": (0, 0, 2),
+          "blind576_logs": (8, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
