@@ -525,7 +525,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind573_logs": (2, 2, 8),
           "blind578_logs": (0, 0, 2),
           "blind576_logs": (8, 8, 10),
-          "blind575_logs": (7, 7, 10)}
+          "blind575_logs": (7, 7, 10),
+          "blind577_logs": (8, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
