@@ -37,6 +37,10 @@ _STREAM_RATE = "output_tokens_per_second_per_user_mean"
 # A bare rate beside a batch column: the whole batch's generation (a row's own batch divides it into a stream's).
 _BATCH_RATE = "batch_tokens_per_second"
 
+# A run's or back end's name beside a llama-bench test (`CPU`, `PR-722`): no comparison of two (`ratio`, `Δ`), no
+# one letter (ik_llama.cpp's sweep-bench, `T_PP s`, `S_TG t/s`: a time and a speed)
+_RUN_WORD = r"(?!(?:ratio|speed-?up|gain|change|δ|delta|diff|vs)\b)[\w.+-]{2,}"
+
 # (pattern on the lower-case header without its unit, metric, kind): kind "time" needs a unit and takes a stat
 # suffix (mean when the header names none), "duration" needs a unit and takes none; "count"/"rate" are per-run
 # numbers. Order matters: first match wins.
@@ -96,7 +100,10 @@ _COLUMNS = (
     (r"^agg(?:regate)? (?:output |gen(?:eration)? )?tok(?:en)?s?/s$", "output_tokens_per_second", "rate"),
     # llama-bench's test names alone (`pp16384`, `tg512`): its rates are t/s
     # (llama-bench of mid-2023 heads them `t/s pp 512`, `t/s tg 128`)
-    (r"^(?:t/s )?pp ?\d+$", "input_tokens_per_second", "rate"), (r"^(?:t/s )?tg ?\d+$", _STREAM_RATE, "rate"),
+    # (PocketPal's on-device bench names them without a length, beside the back end or run: `CPU pp | GPU tg`,
+    # `pp PR-722`; a bare `tg` may be the test's length beside its rate columns, and is not read)
+    (rf"^(?:t/s )?pp ?\d+$|^{_RUN_WORD} pp$|^pp {_RUN_WORD}$", "input_tokens_per_second", "rate"),
+    (rf"^(?:t/s )?tg ?\d+$|^{_RUN_WORD} tg$|^tg {_RUN_WORD}$", _STREAM_RATE, "rate"),
     # (`Prompt processing (3200 tokens, t/s)`: the phase, its length, the unit)
     (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put"
      r"|^(?:prefill|pp\d*|prompt|prompt processing)(?: \d+ tokens,?)? (?:tps|(?:t|tok(?:en)?s?)/s)$"
@@ -126,6 +133,11 @@ class _CutRow(list):
 _BEFORE_AFTER = re.compile(r"^[~≈*]*\d[\d,]*(?:\.\d+)?\s*(?:[a-zµ/]+\s*)?(?:->|→|⇒)\s*"
                            r"(?P<after>[~≈*]*\d[\d,]*(?:\.\d+)?(?:\s*[a-zµ/]+)?)[*\s]*"
                            r"(?:\(?\s*[+−-]?\d[\d.]*\s*%\s*\)?|\(?\s*[x×]?\d[\d.]*\s*[x×]\s*\)?)?[*\s]*$", re.IGNORECASE)
+
+
+# A header naming the before and after runs of its cells (`pp base → PR-722 (Δ)` over `586.7 → 643.4 (+9.7 %)`):
+# the cells read as their after figure, the header as the metric of the after run (`pp PR-722`).
+_BEFORE_AFTER_NAMES = re.compile(r"\s+[\w.+-]+\s*(?:->|→|⇒)\s*(?P<after>[\w.+-]+)(?:\s*\((?:δ|delta|change|diff)\))?$")
 
 
 def _after_figure(cell: str) -> str:
@@ -269,7 +281,7 @@ def _context_name(header: str) -> str:
 def _column(header: str):
     """(metric name with its stat, seconds per unit or None, kind) for one header cell, or None. Cached: a log's head
     offers the same first words (`INFO`, a logger's name) to the table sniff line after line."""
-    lowered = _without_context(_normal(header))
+    lowered = _BEFORE_AFTER_NAMES.sub(r" \g<after>", _without_context(_normal(header)))
     per_token = _PER_TOKEN.match(lowered)
     if per_token:
         return "tpot_seconds_mean", TIME_UNITS[per_token.group(1)], "time"

@@ -125,8 +125,9 @@ class _Report:
 
 
 def _legacy(line_number: int, line: str) -> Record | Skipped:
-    tokens = line.split("[BENCHMARK]", 1)[1].split()
-    pairs = dict(zip(tokens[0::2], tokens[1::2], strict=False))
+    # each key before its value; found by name, so a record whose head was cut (`float16 batch_size 56 …`, the value
+    # of `precision` first) still pairs them
+    pairs = dict(re.findall(r"(?:^|\s)([a-z_]+(?:\([a-z]+\))?)\s+(\S+)", line.split("[BENCHMARK]", 1)[-1]))
     metrics = {}
     for key, (metric, factor) in _LEGACY.items():
         number = _number(pairs.get(key, ""))
@@ -159,12 +160,37 @@ def sniff(head: str) -> float:
     return 0.0
 
 
+# A legacy record's key in a line with no `[BENCHMARK]` of its own: the rest of a record the terminal wrapped
+_LEGACY_KEY = re.compile(r"(?:^|\s)(?:tokens_per_sec|latency\(ms\)|batch_size|input_length)\s+\d")
+
+
+def _unwrapped(lines) -> Iterator:
+    """The lines with each legacy `[BENCHMARK] key value …` record whole: a terminal wraps one at its width,
+    mid-word (`percen` / `tile95(ms)`), so its next lines are joined on as they stand, up to a blank line or the next
+    record. Lines of legacy keys before the first record are a record whose head the excerpt cut."""
+    pending = None
+    for line_number, line in lines:
+        legacy = "[BENCHMARK]" in line and _MANAGER_LINE.search(line) is None
+        if pending is not None and line.strip() and "[BENCHMARK]" not in line:
+            pending = (pending[0], pending[1] + line)
+            continue
+        if pending is not None:
+            yield pending
+            pending = None
+        if legacy or ("[BENCHMARK]" not in line and _LEGACY_KEY.search(line) and not line.lstrip().startswith("=")):
+            pending = (line_number, line if legacy else "[BENCHMARK]" + line)
+            continue
+        yield line_number, line
+    if pending is not None:
+        yield pending
+
+
 def parse(lines) -> Iterator:
     report: _Report | None = None
     manager: _Report | None = None  # gptManagerBenchmark's one-pair lines
     section = ""
     after_rule = False  # the previous line was a rule of "=" signs
-    for line_number, line in lines:
+    for line_number, line in _unwrapped(lines):
         bare_title = after_rule and line.strip() and line.strip() == line.strip().upper() and ":" not in line
         after_rule = bool(line.strip()) and not line.strip().strip("=")
         if line.startswith("= ") or line.startswith("-- ") or bare_title:
