@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from blind_helpers import markdown_summaries, parsed, write
 
+from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import trtllm_bench
 
 
@@ -64,3 +65,24 @@ def test_benchmark_py_records_a_terminal_wrapped_are_read_whole(tmp_path):
         [(56, 1224.39), (64, 1313.61)]
     assert summaries[1].metrics["e2e_seconds_mean"] == pytest.approx(9.744175)
     assert summaries[1].labels["model"] == "llama_70b"
+
+
+def test_vllm_kv_refusal_wrapped_by_a_terminal_is_a_start_up_refusal(tmp_path):
+    # vLLM V1's ValueError, cut by an 80-column terminal between `KV cach` and `e is needed`: still the engine
+    # refusing to start for lack of KV memory (4.26 GiB needed, 4.25 GiB left), so the KV cache is the limit
+    text = ("(EngineCore pid=316) ValueError: To serve at least one request with the model's max seq len (100000), "
+            "(4.26 GiB KV cach\ne is needed, which is larger than the available KV cache memory (4.25 GiB). Based on "
+            "the available memory, the estimated maximum model length is 99750.\n")
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert diagnosis.verdict == "kv-capacity"
+    assert diagnosis.events["kv_start_refusals"] == 1
+
+
+@pytest.mark.parametrize("line", [
+    "Task 1: EXC_RESOURCE (RESOURCE_TYPE_MEMORY: high watermark memory limit exceeded) (limit=6144 MB)",
+    "Native API failed. Native API returns: -6 (PI_ERROR_OUT_OF_HOST_MEMORY) -6 (PI_ERROR_OUT_OF_HOST_MEMORY)"])
+def test_an_os_or_runtime_memory_failure_is_an_out_of_memory_event(tmp_path, line):
+    # iOS ending the app at its memory limit, SYCL's runtime unable to allocate a buffer: memory ended the run
+    diagnosis = diagnose_files([write(tmp_path, "the app crashed on the first long prompt:\n" + line + "\n")])
+    assert diagnosis.verdict == "kv-capacity"
+    assert diagnosis.events["oom"] == 1

@@ -3,12 +3,12 @@
 Users paste the traceback that ended a run as often as its numbers: `torch.OutOfMemoryError: CUDA out of memory. Tried
 to allocate 4.00 GiB`, llama.cpp's `cudaMalloc failed: out of memory`, SGLang's `Failed to allocate token prealloc
 indices` and `alloc_req_slots runs out of memory`, XLA's `RESOURCE_EXHAUSTED`, oMLX's `process memory limit exceeded`,
-xLLM's `no enough memory to schedule a single sequence`, the kernel's `Out of memory: Killed process`. Each says
-memory, not compute, ended the run: the weights, the KV cache the context and batch need, and the activations did
-not fit. The engines' own readers count their OOM lines where their format is known (SGLang, TGI, ollama); this
-reads the rest: a paste that is only the failure (no reader knows it) and a log whose failure its reader does not
-read (vLLM V1's engine-core traceback). A crash is printed last, so beside the head the file's tail is read too: a
-big log's failure costs one tail read, not a marker in every line's scan.
+xLLM's `no enough memory to schedule a single sequence`, the kernel's `Out of memory: Killed process`, iOS's
+`EXC_RESOURCE (RESOURCE_TYPE_MEMORY`. Each says memory, not compute, ended the run: the weights, the KV cache the
+context and batch need, and the activations did not fit. The engines' own readers count their OOM lines where their
+format is known (SGLang, TGI, ollama); this reads the rest: a paste that is only the failure (no reader knows it) and
+a log whose failure its reader does not read (vLLM V1's engine-core traceback). A crash is printed last, so beside
+the head the file's tail is read too: a big log's failure costs one tail read, not a marker in every line's scan.
 
 Only the shape an engine or runtime prints counts, never prose (`I ran out of memory`), a quoted `raise` line, a
 traceback's `File "…"` frame, or a pasted file's own `# ` header.
@@ -35,6 +35,12 @@ _FAILURE = re.compile(
     # SYCL's Unified Runtime / Level Zero (Intel GPUs), as the backend reports it (`backend failed with error: 39
     # (UR_RESULT_…)`), not a script's note quoting the code
     r"|\b(?:failed|error)\b.{0,40}\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"
+    # ... and the older Plugin Interface's codes, device or host memory (`Native API returns: -6
+    # (PI_ERROR_OUT_OF_HOST_MEMORY)`): a buffer the runtime could not allocate
+    r"|\bNative API returns: -?\d+ \(PI_ERROR_OUT_OF_(?:HOST|DEVICE)_MEMORY\)"
+    # iOS ending an app over its memory limit (jetsam): `EXC_RESOURCE (RESOURCE_TYPE_MEMORY: high watermark memory
+    # limit exceeded) (limit=6144 MB)`
+    r"|\bEXC_RESOURCE \(RESOURCE_TYPE_MEMORY\b"
     r"|\bErrorOutOfDeviceMemory\b")                            # Vulkan's vk::Result (llama.cpp's Vulkan backend)
 # Read from the file's end too: a crash is the last thing a log prints.
 TAIL_BYTES = 64 * 1024

@@ -489,10 +489,11 @@ class LineParser:
             out.append(Record("event", "vllm.scheduler", line_number, {"prompts_over_limit": 1.0}, timestamp,
                               _labels(line[:80], year_assumed, {"limit_tokens": match.group(2)})))
         elif ("No available memory for the cache blocks" in line
-              or "KV cache is needed, which is larger than the available KV cache memory" in line):
+              or "is needed, which is larger than the available KV cache memory" in line):
             # The engine refuses to start. V0: after the weights and the profiled activations no memory is left for
             # one cache block (gpu_memory_utilization too low for the model, or another process holding the card);
-            # V1: one request of the configured max length needs more cache than the memory left.
+            # V1: one request of the configured max length needs more cache than the memory left. (Its words from
+            # `is needed` on: a terminal's wrap may cut `KV cach` / `e is needed` off the line before.)
             timestamp, year_assumed = find_timestamp(line[:80])
             out.append(Record("event", "vllm.startup", line_number, {"kv_start_refusals": 1.0}, timestamp,
                               _labels(line[:80], year_assumed)))
