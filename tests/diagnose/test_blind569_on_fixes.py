@@ -86,3 +86,41 @@ def test_an_os_or_runtime_memory_failure_is_an_out_of_memory_event(tmp_path, lin
     diagnosis = diagnose_files([write(tmp_path, "the app crashed on the first long prompt:\n" + line + "\n")])
     assert diagnosis.verdict == "kv-capacity"
     assert diagnosis.events["oom"] == 1
+
+
+_OFFLINE = "{heading}\nThroughput: {rate} requests/s, {total} total tokens/s, {output} output tokens/s\n\n"
+
+
+def test_quantised_weights_decoding_slower_than_16_bit_are_the_kernel(tmp_path):
+    # vLLM's offline throughput, one model, bf16 then torchao int4 weight-only, the format on the line above each
+    # run: 598.52 output tok/s against 3,642.96 is 0.16× the 16-bit run's, where 4-bit weights (a quarter of the bytes
+    # a token) should decode faster. The int4 run is the bottleneck; the bf16 run beside it is not judged slower.
+    text = ("python benchmarks/benchmark_throughput.py --input-len 256 --output-len 256 --model "
+            "meta-llama/Meta-Llama-3-8B\n"
+            + _OFFLINE.format(heading="bfloat16:", rate=14.23, total=7285.92, output=3642.96)
+            + _OFFLINE.format(heading="torchao int4wo-128", rate=2.34, total=1197.03, output=598.52))
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    assert diagnosis.verdict == "decode-bound"
+    (slow,) = [item for item in diagnosis.evidence if item.rule == "summary-quantised-not-faster"]
+    assert slow.numbers["tokens_per_second"] == 598.52
+    assert slow.numbers["sixteen_bit_tokens_per_second"] == 3642.96
+    assert slow.numbers["bits_per_weight"] == 4.25  # int4 weights with their group scales (named_model.FORMATS)
+
+
+@pytest.mark.parametrize("rows", [
+    # AWQ on one row beside FP16, faster (8.61 ms a token against 19.09): what fewer bytes give
+    "| vicuna-7b | 8.61 | 19.09 |\n",
+    # slower, but the 16-bit run is another model (13b against 7b): no comparison of formats
+    "| vicuna-13b | 12.17 | OOM |\n| vicuna-7b | 30.0 | 19.09 |\n"])
+def test_a_quantised_run_is_compared_only_with_its_own_models_16_bit_run(tmp_path, rows):
+    # FastChat's AWQ table: `AWQ 4bit Speed (ms/token) | FP16 Speed (ms/token)`, a model a row. In the second case
+    # the 7b row's AWQ time (30.0 ms) is slower than its own FP16 (19.09): that one pair fires, the 13b's OOM none.
+    text = "| Model | AWQ 4bit Speed (ms/token) | FP16 Speed (ms/token) |\n|---|---|---|\n" + rows
+    diagnosis = diagnose_files([write(tmp_path, text)])
+    fired = [item for item in diagnosis.evidence if item.rule == "summary-quantised-not-faster"]
+    if "30.0" in rows:
+        (slow,) = fired
+        assert slow.numbers["tokens_per_second"] == pytest.approx(1 / 0.030)
+        assert slow.numbers["sixteen_bit_tokens_per_second"] == pytest.approx(1 / 0.01909)
+    else:
+        assert fired == []

@@ -530,7 +530,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind580_logs": (4, 4, 4),
           "blind581_logs": (3, 3, 4),
           "blind579_logs": (4, 4, 5),
-          "blind582_logs": (1, 1, 8),
+          "blind582_logs": (1, 4, 8),
           "blind583_logs": (6, 6, 8)}
 
 

@@ -54,7 +54,7 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         from inferledger.report.progress import Progress
 
         bar = Progress(log.size_bytes, label=os.path.basename(path)[:30])
-    before, named, ooms = acc.records, acc.names_only, acc.events.get("oom", 0.0)
+    before, named, ooms, runs = acc.records, acc.names_only, acc.events.get("oom", 0.0), len(acc.summaries)
     failed = None
     try:
         with fewer_collections():
@@ -89,6 +89,10 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
 
         for record in launch_records(log.head) + device_records(log.head):
             acc.add(record, shown or path)
+    if len(acc.summaries) - runs >= 2:  # runs to compare: the weight format each line of the head states
+        from inferledger.diagnose.weight_formats import stated_by_line
+
+        acc.weight_formats[shown or path] = stated_by_line(log.head)
     if acc.events.get("oom", 0.0) == ooms:
         # An out-of-memory failure the reader does not know (vLLM V1's engine-core traceback), at the head or the end.
         records += _add_failures(acc, log, shown or path)

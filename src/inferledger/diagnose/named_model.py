@@ -27,12 +27,15 @@ _ACTIVE = re.compile(r"(?<![a-z0-9])a(\d+(?:\.\d+)?)b(?![a-z0-9])")
 # Q6_K 210 = 6.5625; Q3_K 110 = 3.4375; Q2_K 84 = 2.625; the _M mixes keep a few tensors wider, a few % more),
 # GPTQ/AWQ int4 with an fp16 scale and zero per 128 (4.25), fp8/int8 (8), bf16/fp16 (16). First match wins:
 # specific tags before generic ones.
-_FORMATS = (
+FORMATS = (
     ("q2_k", 2.625), ("q3_k", 3.4375), ("q4_k", 4.5), ("q4_0", 4.5), ("q4_1", 5.0), ("q5_k", 5.5), ("q5_0", 5.5),
     ("q5_1", 6.0), ("q6_k", 6.5625), ("q8_0", 8.5), ("qat", 4.5), ("mxfp4", 4.25), ("nvfp4", 4.5), ("awq", 4.25),
     ("gptq", 4.25), ("int4", 4.25), ("w4a16", 4.25), ("nf4", 4.5), ("4bit", 4.5),
     ("fp8", 8.0), ("int8", 8.0), ("w8a8", 8.0), ("8bit", 8.0), ("bf16", 16.0), ("fp16", 16.0), ("f16", 16.0),
     ("fp32", 32.0), ("f32", 32.0),
+    # torchao's weight-only configs (`int4wo-128`, `int8wo`), dtypes spelled out, a bit width in words (AQLM's `2Bit`)
+    ("int4wo", 4.25), ("int8wo", 8.0), ("float8", 8.0), ("bfloat16", 16.0), ("float16", 16.0), ("float32", 32.0),
+    ("2bit", 2.0), ("3bit", 3.0),
     # MLC-LLM's `q{bits}f{activation}`: 4-bit weights in groups of 32 with a float16 scale (q4f16_1: 4.5 bits),
     # q0 none (the float checkpoint)
     ("q3f16", 3.5), ("q4f16", 4.5), ("q4f32", 5.0), ("q8f16", 8.5), ("q0f16", 16.0), ("q0f32", 32.0),
@@ -131,7 +134,7 @@ def stated_format(text: str) -> tuple[str, float] | None:
     bpw = _BPW.search(lowered)
     if bpw is not None:  # ExLlama's quantisations state their average bits a weight (`exl2_4.25bpw`, `3.0bpw`)
         return bpw.group(0), float(bpw.group(1))
-    for tag, bits in _FORMATS:
+    for tag, bits in FORMATS:
         if re.search(r"(?<![a-z0-9])" + re.escape(tag) + r"(?![a-z0-9])", lowered):
             return tag, bits
     return None

@@ -240,6 +240,13 @@ _TABLE = (
           "the other run is the same card's own evidence of what the work needs: engines and settings differ by "
           "2-3× on one card, so 5× or more is a broken generation path (eager mode, a fallback kernel, a CPU), not "
           "tuning (nano-vllm at 132 tok/s beside vLLM at 9,530 on one A100, nano-vllm#245)", 0.65),
+    _rule("summary-quantised-not-faster", "summary", "decode-bound",
+          "a run of weights in fewer than 16 bits (the format its name or the line above it states) decodes at less "
+          "than this × the rate of the file's nearest 16-bit run of the same shape", 1.0, "× the 16-bit rate",
+          "a decode step reads every weight once: fewer bits are fewer bytes a token, so INT4 decodes 2-3× faster "
+          "than FP16 at batch 1 (not 4×: dequantising and wider accumulators cost some), never slower; a slower "
+          "quantised run spends more in its dequantising kernel than the bytes save (torchao int8wo at 13 tok/s "
+          "beside bf16 at 52 on an A30, sglang#2219; AQLM 1x16 at 67 beside fp16 at 98 on an A100, AQLM#133)", 0.7),
     _rule("summary-static-batch-prefill-shrinks", "summary", "measurement-artifact",
           "a static-batch benchmark's sweep (TGI's text-generation-benchmark, SGLang's bench_one_batch): a larger "
           "batch's mean prefill latency at or below this share of a smaller batch's", 1 / 3, "of the smaller's",

@@ -11,6 +11,7 @@ from statistics import median
 from inferledger.diagnose.accumulate import SLOW_STREAM_TOKENS_PER_SECOND, Accumulator
 from inferledger.diagnose.records import STATS
 from inferledger.diagnose.rules import RULES, Hardware, fire, limit, threshold
+from inferledger.diagnose.weight_formats import quantised_not_faster
 
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 PREFILL_TOKENS_PER_STEP = limit("prefill-tokens-per-step")
@@ -359,6 +360,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
             continue  # healthy only when no bottleneck (or a broken measurement) was read, and the speed was judged
         _health(run, record, where, findings)
     _same_work(acc, findings, first)
+    quantised_not_faster(acc, findings)
     _same_load_waits(acc, findings)
     _same_prompt_slower(acc, findings)
     _static_prefill_shrinks(acc, findings)
