@@ -384,7 +384,7 @@ class Accumulator:
         self.files = []
         self.records = 0
         self.names_only = 0  # records that only name the model file or its format (a command line): nothing to judge
-        self.weight_formats = {}  # file -> {line: bits a weight} its head states, where it holds runs to compare
+        self.weight_formats = {}  # file -> {line: (bits a weight, model)} its head states, where it has runs to compare
         self.interval_count = 0
         self.request_count = 0
         self.finishes: list = []  # (finish epoch, E2E seconds, line, file) of requests a server's access log times

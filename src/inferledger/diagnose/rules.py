@@ -242,7 +242,8 @@ _TABLE = (
           "tuning (nano-vllm at 132 tok/s beside vLLM at 9,530 on one A100, nano-vllm#245)", 0.65),
     _rule("summary-quantised-not-faster", "summary", "decode-bound",
           "a run of weights in fewer than 16 bits (the format its name or the line above it states) decodes at less "
-          "than this × the rate of the file's nearest 16-bit run of the same shape", 1.0, "× the 16-bit rate",
+          "than this × the rate of the file's nearest 16-bit run of the same model and shape", 1.0,
+          "× the 16-bit rate",
           "a decode step reads every weight once: fewer bits are fewer bytes a token, so INT4 decodes 2-3× faster "
           "than FP16 at batch 1 (not 4×: dequantising and wider accumulators cost some), never slower; a slower "
           "quantised run spends more in its dequantising kernel than the bytes save (torchao int8wo at 13 tok/s "

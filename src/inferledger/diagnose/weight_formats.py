@@ -12,6 +12,10 @@ name), else the one a line between it and the run before it states (`bfloat16:` 
 opens the file or a model cell names it without a format. A line naming two formats (`int4 vs bf16`, prose on both)
 states none; a weight-only quantisation beside an activation dtype (`--dtype half --quantization awq`) states the
 quantisation; a KV cache's dtype is no weights' format.
+
+Runs are compared only as one model (its family and size, `Llama-2-7b-AQLM-2Bit-1x16-hf` beside `Llama-2-7b-hf`)
+measured the same way on the same shape; a table's rows only within that table, where a row's model must be named
+(a table of several cards or models repeats a format with no comparison in it).
 """
 
 from __future__ import annotations
@@ -135,8 +139,8 @@ def _same_shape(one, other) -> bool:
 
 
 def quantised_not_faster(acc, findings: list) -> None:
-    """summary-quantised-not-faster: a file's run of weights in fewer bits than 16 decoding slower than the nearest
-    16-bit run of the same shape (limit of the rule's threshold × its rate)."""
+    """summary-quantised-not-faster: a file's run of weights in fewer than 16 bits decoding slower than the rule's
+    threshold × the rate of the nearest 16-bit run of its model and shape."""
     by_file: dict = {}
     for record, file in acc.summaries:
         if file in acc.weight_formats:
