@@ -37,6 +37,16 @@ def tables(folder: str) -> tuple[dict, dict]:
     return reading, results
 
 
+def readings(folder: str) -> dict:
+    """{file: (the reading's first accepted verdict, its why)} of a round (tables() keeps the verdicts as a set)."""
+    found = {}
+    for line in (FIXTURES / folder / "EXPECTED.md").read_text().splitlines():
+        cells = [cell.strip() for cell in line.split("|")][1:-1]
+        if len(cells) == 4 and cells[0].endswith(".txt"):
+            found[cells[0]] = (cells[1].split(",")[0].strip(), cells[3])
+    return found
+
+
 def options(flags: str) -> dict:
     """The --model/--gpu of a reading's flags cell as diagnose_files keywords."""
     return dict(re.findall(r"--(model|gpu)\s+(\S+)", flags))

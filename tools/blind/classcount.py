@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import collections
 import json
-import re
 import sys
 
 import blind
@@ -17,12 +16,11 @@ counts = collections.Counter()
 for folder in blind.folders():
     if blind.rnum(folder) < since:
         continue
+    first = blind.readings(folder)
     for name, (accepted, _) in blind.tables(folder)[0].items():
         found = dump[f"{folder}/{name}"]["verdict"]
         if found not in accepted:
-            first = next(iter(re.findall(r"\| " + re.escape(name) + r" \| ([a-z-]+)",
-                                         (blind.FIXTURES / folder / "EXPECTED.md").read_text())), "?")
-            counts[(first, found)] += 1
+            counts[(first[name][0], found)] += 1
 for (first, found), count in counts.most_common():
     print(f"{count:4d}  {first} -> {found}")
 print(sum(counts.values()), "misses")

@@ -1,6 +1,6 @@
 """Write a round's Results section (blind run on the current commit) into its EXPECTED.md and its SCORES entry.
 
-usage: results.py N [SESSION_LABEL]   e.g. results.py 569 "twenty-seventh session"
+usage: results.py N SESSION_LABEL   e.g. results.py 569 "twenty-seventh session"
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 import blind
 
 number = int(sys.argv[1])
-label = sys.argv[2] if len(sys.argv) > 2 else "twenty-seventh session"
+label = sys.argv[2]  # the session that ran it, as the Results section names it
 folder = f"blind{number}_logs"
 expected = blind.FIXTURES / folder / "EXPECTED.md"
 reading, _ = blind.tables(folder)

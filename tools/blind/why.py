@@ -5,7 +5,6 @@ usage: why.py DUMP.json FIRST FOUND [FROM_ROUND] [WIDTH]"""
 from __future__ import annotations
 
 import json
-import re
 import sys
 
 import blind
@@ -17,9 +16,7 @@ width = int(sys.argv[5]) if len(sys.argv) > 5 else 300
 for folder in blind.folders():
     if blind.rnum(folder) < since:
         continue
-    text = (blind.FIXTURES / folder / "EXPECTED.md").read_text()
-    for name in blind.tables(folder)[0]:
+    for name, (first, why) in blind.readings(folder).items():
         entry = dump[f"{folder}/{name}"]
-        match = re.search(r"\| " + re.escape(name) + r" \| ([a-z-]+)[^|]*\|[^|]*\| ([^\n]*)", text)
-        if entry["verdict"] == found_wanted and match and match.group(1) == first_wanted:
-            print(f"{folder}/{name} rules={entry.get('rules')}\n    {match.group(2)[:width]}\n")
+        if entry["verdict"] == found_wanted and first == first_wanted:
+            print(f"{folder}/{name} rules={entry.get('rules')}\n    {why[:width]}\n")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -130,14 +131,18 @@ def _bits(base: str, engine: str | None, precision: str | None) -> tuple[float, 
 def stated_format(text: str) -> tuple[str, float] | None:
     """(tag, bits a weight) of the format a model's file name or a runner's file-type line states (`q8_0`,
     `Q4_K - Medium`), or None."""
+    return next(stated_formats(text), None)
+
+
+def stated_formats(text: str) -> Iterator[tuple[str, float]]:
+    """(tag, bits a weight) of every format the text states, the most specific first."""
     lowered = text.strip().lower()
     bpw = _BPW.search(lowered)
     if bpw is not None:  # ExLlama's quantisations state their average bits a weight (`exl2_4.25bpw`, `3.0bpw`)
-        return bpw.group(0), float(bpw.group(1))
+        yield bpw.group(0), float(bpw.group(1))
     for tag, bits in FORMATS:
         if re.search(r"(?<![a-z0-9])" + re.escape(tag) + r"(?![a-z0-9])", lowered):
-            return tag, bits
-    return None
+            yield tag, bits
 
 
 # Words that name a variant of a base model, not another architecture: instruction or chat tuning, a re-upload in

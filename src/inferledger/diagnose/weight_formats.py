@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import re
 
-from inferledger.diagnose.named_model import FORMATS
+from inferledger.diagnose.named_model import FORMATS, stated_formats
 from inferledger.diagnose.rules import fire, threshold
 
 # Lines worth testing against every format: any that holds a format's tag at all (most of a log holds none).
 _ANY_TAG = re.compile("|".join(re.escape(tag) for tag, _bits in FORMATS), re.IGNORECASE)
-_TAGS = [(re.compile(r"(?<![a-z0-9])" + re.escape(tag) + r"(?![a-z0-9])"), bits) for tag, bits in FORMATS]
 # A KV cache's dtype (`--kv-cache-dtype fp8`, `kv_cache_dtype=fp8_e4m3`, `fp8 KV cache`): not the weights'
 _KV_DTYPE = re.compile(r"\bkv[\w-]*[\s=:]+\S+|\S+\s+kv\b", re.IGNORECASE)
 _LABELS = ("benchmark", "section_model", "model", "quantization", "weights_format", "variant")
@@ -44,8 +43,7 @@ def stated_bits(text: str) -> float | None:
     """The bits a weight the text states, or None where it states no format or two."""
     if not _ANY_TAG.search(text) or re.search(r"\bvs\.?\b|\bversus\b", text, re.IGNORECASE):
         return None
-    lowered = _KV_DTYPE.sub(" ", text.lower())
-    found = {_width(bits): bits for pattern, bits in _TAGS if pattern.search(lowered)}
+    found = {_width(bits): bits for _tag, bits in stated_formats(_KV_DTYPE.sub(" ", text))}
     low = [width for width in found if width < 16]
     if len(low) == 1:  # a weight-only quantisation beside its activations' dtype is the quantisation
         return found[low[0]]
@@ -90,12 +88,13 @@ def _model_id(record) -> str | None:
 
 def _run_format(record, stated: dict, after_line: int, first: bool) -> tuple:
     """(bits a weight or None, the model's (family, size) or None) of one run."""
-    key = _key(_model_id(record) or "")
+    model = _model_id(record)
+    key = _key(model or "")
     for label in _LABELS:
         bits = stated_bits(str(record.labels.get(label, "")))
         if bits is not None:
             return bits, key
-    if _model_id(record):
+    if model:
         return 16.0, key  # a model id naming no format: the checkpoint as published
     if _table(record):
         return None, key
