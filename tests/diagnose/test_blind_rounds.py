@@ -531,7 +531,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind581_logs": (3, 3, 4),
           "blind579_logs": (4, 4, 5),
           "blind582_logs": (1, 4, 8),
-          "blind583_logs": (6, 6, 8)}
+          "blind583_logs": (6, 6, 8),
+          "blind588_logs": (9, 9, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
