@@ -532,7 +532,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind579_logs": (4, 4, 5),
           "blind582_logs": (1, 4, 8),
           "blind583_logs": (6, 6, 8),
-          "blind588_logs": (9, 9, 10)}
+          "blind588_logs": (9, 9, 10),
+          "blind586_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
