@@ -533,7 +533,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind582_logs": (1, 4, 8),
           "blind583_logs": (6, 6, 8),
           "blind588_logs": (9, 9, 10),
-          "blind586_logs": (5, 5, 10)}
+          "blind586_logs": (5, 5, 10),
+          "blind584_logs": (0, 0, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
