@@ -535,7 +535,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind588_logs": (9, 9, 10),
           "blind586_logs": (5, 5, 10),
           "blind584_logs": (0, 0, 1),
-          "blind585_logs": (7, 7, 10)}
+          "blind585_logs": (7, 7, 10),
+          "blind587_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
