@@ -536,7 +536,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind586_logs": (5, 5, 10),
           "blind584_logs": (0, 0, 1),
           "blind585_logs": (7, 7, 10),
-          "blind587_logs": (6, 6, 10)}
+          "blind587_logs": (6, 6, 10),
+          "blind589_logs": (1, 1, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
