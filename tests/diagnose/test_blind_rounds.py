@@ -122,7 +122,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind160_logs": (4, 5, 10),
           "blind161_logs": (2, 4, 10),
           "blind162_logs": (6, 7, 10),
-          "blind165_logs": (5, 7, 8),
+          "blind165_logs": (5, 6, 8),
           "blind166_logs": (4, 7, 8),
           "blind163_logs": (5, 7, 10),
           "blind164_logs": (3, 5, 10),
@@ -533,9 +533,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind582_logs": (1, 4, 8),
           "blind583_logs": (6, 6, 8),
           "blind588_logs": (9, 9, 10),
-          "blind586_logs": (5, 5, 10),
+          "blind586_logs": (5, 6, 10),
           "blind584_logs": (0, 0, 1),
-          "blind585_logs": (7, 7, 10),
+          "blind585_logs": (7, 8, 10),
           "blind587_logs": (6, 6, 10),
           "blind589_logs": (1, 1, 2)}
 

@@ -795,11 +795,11 @@ def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, li
     bandwidth = accelerator.memory_bandwidth_bytes_per_second * cards  # a tensor split's cards read their shares at once
     fixed, layers = step_fixed_seconds(named.total_params, named.mixture_of_experts)
     floor = named.weights_bytes_per_step / bandwidth + fixed
-    _isl, _osl, batch, notes = _shape(acc)
-    batch = batch or NAMED_MAX_BATCH + 1  # several at once, how many not stated: not judged against one stream's floor
+    _isl, _osl, stated_batch, notes = _shape(acc)
+    batch = stated_batch or NAMED_MAX_BATCH + 1  # several at once, how many not stated: not judged against one stream's floor
     on = f"{cards} × {accelerator.name}" if cards > 1 else f"the {accelerator.name}"
     section = {"model": named.name, "accelerator": accelerator.name, "estimated_from_name": True,
-               "weights_bytes_per_step": named.weights_bytes_per_step, "batch": batch, "cards_reading": cards,
+               "weights_bytes_per_step": named.weights_bytes_per_step, "batch": stated_batch, "cards_reading": cards,
                "card_bandwidth_bytes_per_second": accelerator.memory_bandwidth_bytes_per_second,
                "named_decode_floor_seconds_per_token": floor,
                # A prompt token's FLOPs are 2 × the parameters it passes through (attention aside); the peak is the
@@ -822,7 +822,8 @@ def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, li
         return section, found
     if not step or batch > NAMED_MAX_BATCH:
         if step:
-            section["lines"].append(f"batch {batch}: the cache read joins the weights, which the name does not give; "
+            at = f"batch {batch}" if stated_batch else "a batch the log does not state"
+            section["lines"].append(f"{at}: the cache read joins the weights, which the name does not give; "
                                     "decode not judged against this floor")
         return section, []
     fraction = floor / step

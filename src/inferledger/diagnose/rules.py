@@ -554,7 +554,8 @@ _TABLE = (
           "on a CPU backend with no model/GPU: time per output token ≥ this", 1.0, "s", _CPU_WHY, 0.55, 0.85),
     _rule("requests-served-in-turn", "requests", "queueing",
           "this many requests or more, each over a second, that a server's access log times (finish stamp and "
-          "latency) arrived together (finish less latency within max(2 s, a quarter of their finishes' span)) and "
+          "latency) arrived together (finish less latency within max(2 s, the lesser of a quarter of their finishes' span "
+          "and the first request's latency)) and "
           "finished one after another, the last ≥ limit in-turn-growth × the first's latency", 5, "requests",
           "a server that batches answers requests sent together at about the same time; latencies that grow by one "
           "request's time with each finish are requests served one at a time, each waiting for those before it "
@@ -902,6 +903,10 @@ _LIMITS = (
     Limit("closed-loop-rounds", 4, "requests per in-flight slot", "a closed loop's per-token ceiling",
           "from this many requests per slot a closed loop's start and drain are a small part of its run, so "
           "concurrency ÷ output tok/s bounds its step from above"),
+    Limit("closed-loop-prompt-share", 8.0, "prompt tokens an output token", "a closed loop's per-token ceiling",
+          "at most this many prompt tokens a generated one: a prompt token costs a few percent of a generated one's "
+          "step, so 2,048 in / 512 out is still mostly generation, but a prefill-heavy run's concurrency ÷ output "
+          "tok/s (16k-token shared prefixes and 128 out) is mostly its prompts' time, no bound to judge decode by"),
     Limit("streams-seen", 2.0, "requests at once", "Little's law batch (streams_by_littles_law)",
           "above this a run held more than one request at once, so it is no batch of one"),
     Limit("sizes-apart", 1.5, "× weights per step", "summary-models-one-bandwidth",

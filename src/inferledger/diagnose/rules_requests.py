@@ -257,7 +257,8 @@ def _phase_leads(acc: Accumulator, findings: list) -> None:
 
 def _served_in_turn(acc: Accumulator, findings: list) -> None:
     """requests-served-in-turn: requests a server's access log times (finish stamp, latency) that arrived together
-    (finish less latency, within a few seconds or a quarter of their finishes' span) and finished one after another,
+    (finish less latency, within a few seconds, or a quarter of their finishes' span and the first one's latency) and
+    finished one after another,
     the last taking limit in-turn-growth times the first's latency or more: each waited for those before it."""
     timed = sorted(item for item in acc.finishes if item[1] >= 1.0)  # past a second: a model's work, not a probe
     if len(timed) < threshold("requests-served-in-turn"):
@@ -266,7 +267,9 @@ def _served_in_turn(acc: Accumulator, findings: list) -> None:
     span = timed[-1][0] - timed[0][0]
     spread = max(arrivals) - min(arrivals)
     first, last = timed[0][1], timed[-1][1]
-    if span < 2 * first or spread > max(2.0, 0.25 * span) or last < IN_TURN_GROWTH * first:
+    # Together: within a quarter of the finishes' span, and before the first request was done (a client that sends
+    # each request when the one before it returns spreads its arrivals over their latencies: not a queue)
+    if span < 2 * first or spread > max(2.0, min(0.25 * span, first)) or last < IN_TURN_GROWTH * first:
         return
     findings.append(fire(
         "requests-served-in-turn", f"{len(timed)} requests arrived within {spread:.1f} s of each other (finish less "

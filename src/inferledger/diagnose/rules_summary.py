@@ -181,12 +181,14 @@ class _Run:
         if self.per_token is not None and itl_median and itl_median < 0.5 * self.per_token:
             self.step = itl_median
         self.all_at_once = self.offered is not None and self.offered >= ALL_AT_ONCE_RATE
-        if self.per_token is None and self.concurrency and self.offered is None and self.output_rate \
-                and mean_output and mean_output > PROMPT_ONLY_OUTPUT_TOKENS and completed \
-                and completed >= CLOSED_LOOP_ROUNDS * self.concurrency:
-            # A closed loop (no request rate: the client keeps `concurrency` requests in flight, each sent as one
-            # ends) over many rounds: each stream generates output tok/s ÷ concurrency on average, its prompts'
-            # time included, so concurrency ÷ output tok/s bounds the step from above.
+        if self.per_token is None and self.concurrency and (self.offered is None or self.all_at_once) \
+                and self.output_rate and mean_output and mean_output > PROMPT_ONLY_OUTPUT_TOKENS and completed \
+                and completed >= CLOSED_LOOP_ROUNDS * self.concurrency \
+                and (mean_input is None or mean_input <= CLOSED_LOOP_PROMPT_SHARE * mean_output):
+            # A closed loop (no request rate, or `inf` under a concurrency cap: the client keeps `concurrency`
+            # requests in flight, each sent as one ends) over many rounds: each stream generates output tok/s ÷
+            # concurrency on average, its prompts' time included, so concurrency ÷ output tok/s bounds the step
+            # from above.
             self.per_token = self.step = self.concurrency / self.output_rate
             self.per_token_derived = "per token (at most: concurrency ÷ output tok/s, prefills included)"
         if self.step is None and (self.all_at_once or record.labels.get("offline_batch")) and self.output_rate \
@@ -224,6 +226,7 @@ BURST_ADMITTED_STEPS = limit("burst-admitted-steps")
 BURST_IN_BATCH_TTFT = limit("burst-in-batch-ttft")
 MORE_IN_FLIGHT = limit("more-in-flight")
 CLOSED_LOOP_ROUNDS = limit("closed-loop-rounds")
+CLOSED_LOOP_PROMPT_SHARE = limit("closed-loop-prompt-share")
 STREAMS_SEEN = limit("streams-seen")
 
 

@@ -1,0 +1,86 @@
+"""Blind rounds 584 on: the general fixes of the twenty-eighth session. Expected figures are worked out here."""
+
+from __future__ import annotations
+
+import pytest
+from blind_helpers import write
+
+from inferledger.diagnose import diagnose_files
+
+
+def _gin(clock: str, status: int, latency: str, day: int = 28) -> str:
+    return f'[GIN] 2024/09/{day} - {clock} | {status} | {latency:>14} |   192.168.2.210 | POST     "/api/generate"\n'
+
+
+def test_a_client_sending_each_request_as_the_last_returns_is_no_queue(tmp_path):
+    # ollama's access log: five requests of 12-17 s, each finishing about one latency after the one before (23:36:39
+    # less 12.32 s is 23:36:26.7, about when the first one ended), then one that hung for 32m31s until a restart.
+    # Finish less latency puts the arrivals at 23:36:25.2, :26.7, :39.0, :38.9 (within a second of the previous
+    # finish), :20.3 and 23:37:31: spread over 66 s, five times the first request's 13.8 s. The last took 141x the
+    # first's time, but no request waited behind another: the client sent each as the one before returned.
+    path = write(tmp_path, _gin("23:36:39", 200, "13.83000742s") + _gin("23:36:51", 200, "12.323051093s")
+                 + _gin("23:37:03", 200, "11.960134825s") + _gin("23:37:20", 200, "17.062595475s")
+                 + _gin("23:37:31", 200, "10.729482469s") + _gin("00:10:02", 500, "32m31s", day=29))
+    assert all(item.rule != "requests-served-in-turn" for item in diagnose_files([path]).evidence)
+    # Six requests sent together (all arriving at 23:36:25, finish less latency) and finishing one after another,
+    # the last 815 s after they came (59x the first's 13.8 s): each waited for the ones before it.
+    together = [("23:36:39", "13.83000742s"), ("23:36:51", "26.0s"), ("23:37:03", "38.0s"), ("23:37:20", "55.0s"),
+                ("23:37:31", "66.0s"), ("23:50:00", "13m35s")]
+    path = write(tmp_path, "".join(_gin(clock, 200, latency) for clock, latency in together), "together.txt")
+    diagnosis = diagnose_files([path])
+    assert "requests-served-in-turn" in {item.rule for item in diagnosis.evidence}
+    assert diagnosis.verdict == "queueing"
+
+
+def _serving(concurrency: int, requests: int, input_tokens: int, output_tokens: int, seconds: float) -> str:
+    return ("============ Serving Benchmark Result ============\n"
+            f"Successful requests:                     {requests}\n"
+            f"Benchmark duration (s):                  {seconds}\n"
+            f"Total input tokens:                      {input_tokens}\n"
+            f"Total generated tokens:                  {output_tokens}\n"
+            f"Request throughput (req/s):              {requests / seconds:.2f}\n"
+            f"Output token throughput (tok/s):         {output_tokens / seconds:.2f}\n"
+            "==================================================\n")
+
+
+def test_rate_inf_under_a_concurrency_cap_is_a_closed_loop(tmp_path):
+    # vllm bench serve --request-rate inf --max-concurrency 400 over 6,000 prompts: the client holds 400 in flight,
+    # sending one as one ends (15 rounds), as a closed loop with no rate does. 1,211,959 tokens in 94.31 s = 12,851
+    # tok/s over 400 streams: each stream's step at most 400 / 12,851 = 31.1 ms (prefills included).
+    command = "vllm bench serve --request-rate inf --max-concurrency=400 --num-prompts 6000\n"
+    summary = _serving(400, 6000, 1_350_511, 1_211_959, 94.31).replace(
+        "Successful requests", "Traffic request rate:                    inf\n"
+                               "Max request concurrency:                 400\nSuccessful requests")
+    path = write(tmp_path, command + summary)
+    diagnosis = diagnose_files([path])
+    step = 400 / (1_211_959 / 94.31)
+    assert step == pytest.approx(0.0311, abs=1e-4)
+    # ≤ 100 ms a token with no hardware named: no slow stream
+    assert diagnosis.verdict == "healthy"
+    assert any(f"{step * 1e3:.2f} ms" in item.text for item in diagnosis.evidence)
+
+
+def test_a_prompt_heavy_closed_loop_gives_no_per_token_bound(tmp_path):
+    # 160 prompts of 16,384 + 256 shared-prefix tokens and 128 out at concurrency 16: 17,053 prompt tokens a request
+    # against 128 generated (133 to 1, past the limit of 8), so 16 ÷ output tok/s is mostly the prompts' time and
+    # bounds no decode step.
+    summary = _serving(16, 160, 2_728_549, 20_480, 80.0).replace(
+        "Successful requests", "Traffic request rate:                    inf\n"
+                               "Max request concurrency:                 16\nSuccessful requests")
+    assert 2_728_549 / 160 / 128 > 8
+    diagnosis = diagnose_files([write(tmp_path, summary)])
+    assert diagnosis.verdict == "insufficient-data"
+    assert not any("concurrency ÷ output tok/s" in item.text for item in diagnosis.evidence)
+
+
+def test_a_name_sized_floor_says_when_the_log_states_no_batch(tmp_path):
+    # A table of one stream's tok/s per technique, no concurrency stated: the floor of Meta-Llama-3-8B sized from its
+    # name (16 GB at 2,039 GB/s) is not set against a step whose batch is unknown, and the section says so (it
+    # printed "batch 3", the rule's stand-in for "several", before).
+    table = ("| Model | Technique | Tokens/Second |\n|---|---|---|\n"
+             "| Llama-3-8B | Base (bfloat16) | 95.64 |\n| Llama-3-8B | int8wo | 153.03 |\n")
+    diagnosis = diagnose_files([write(tmp_path, table)], model="meta-llama/Meta-Llama-3-8B", gpu="a100-sxm-80gb")
+    lines = diagnosis.roofline["lines"]
+    assert any(line.startswith("a batch the log does not state: ") for line in lines)
+    assert not any(line.startswith("batch 3") for line in lines)
+    assert diagnosis.roofline["batch"] is None
