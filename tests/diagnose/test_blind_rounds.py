@@ -538,7 +538,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind585_logs": (7, 8, 10),
           "blind587_logs": (6, 6, 10),
           "blind589_logs": (1, 1, 2),
-          "blind590_logs": (6, 6, 10)}
+          "blind590_logs": (6, 6, 10),
+          "blind591_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
