@@ -539,7 +539,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind587_logs": (6, 6, 10),
           "blind589_logs": (1, 1, 2),
           "blind590_logs": (6, 6, 10),
-          "blind591_logs": (6, 6, 10)}
+          "blind591_logs": (6, 6, 10),
+          "blind592_logs": (5, 5, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
