@@ -543,7 +543,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind592_logs": (5, 5, 8),
           "blind593_logs": (8, 8, 9),
           "blind594_logs": (1, 1, 2),
-          "blind595_logs": (5, 5, 7)}
+          "blind595_logs": (5, 5, 7),
+          "blind598_logs": (6, 6, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
