@@ -84,3 +84,66 @@ def test_a_name_sized_floor_says_when_the_log_states_no_batch(tmp_path):
     assert any(line.startswith("a batch the log does not state: ") for line in lines)
     assert not any(line.startswith("batch 3") for line in lines)
     assert diagnosis.roofline["batch"] is None
+
+
+def _bench(lines: dict) -> str:
+    return ("============ Serving Benchmark Result ============\n"
+            + "".join(f"{name + ':':<41}{value}\n" for name, value in lines.items())
+            + "==================================================\n")
+
+
+def test_a_client_cap_with_crawling_streams_is_no_server_queue(tmp_path):
+    # 32 requests of 3,500 in / 1,500 out offered at 1 req/s, the client letting 16 run at once. Mean TTFT 19.19 s
+    # against a prompt's own work of 3,500 ÷ (112,000 / 561.73 s) = 17.55 s (1.09×: no wait at the server); each
+    # stream crawls at 171.89 ms a token (5.8 tok/s). A request's service is 19.19 + 1,499 × 0.17189 − 19.19 + 17.55
+    # = 275.2 s, and 32 requests at 16 at once take two rounds: 550 s, the run's 561.73 s. The client, not the server,
+    # held the rest.
+    summary = {"Successful requests": 32, "Maximum request concurrency": 16, "Request rate configured (RPS)": "1.00",
+               "Benchmark duration (s)": 561.73, "Total input tokens": 112000, "Total generated tokens": 48000,
+               "Request throughput (req/s)": "0.06", "Output token throughput (tok/s)": 85.45,
+               "Mean TTFT (ms)": 19186.95, "Mean TPOT (ms)": 171.89}
+    prompt_work = 3500 / (112000 / 561.73)
+    assert 19.18695 <= 1.5 * prompt_work
+    service = 19.18695 + 1499 * 0.17189 - 19.18695 + prompt_work
+    assert 2 * service == pytest.approx(550.4, abs=0.5) and 561.73 < 1.3 * 2 * service
+    diagnosis = diagnose_files([write(tmp_path, _bench(summary))])
+    assert "summary-rate-not-kept" not in {item.rule for item in diagnosis.evidence}
+    assert diagnosis.verdict == "decode-bound"
+    assert any("because the client let only 16 requests run at once" in note for note in diagnosis.notes)
+    # Streams at a normal pace (49.3 ms a token) that still fall behind 4 req/s at a cap of 100: load past the
+    # server's capacity, a queue (400 requests, 1.2 req/s kept).
+    summary = {"Traffic request rate": "4.0", "Max request concurrency": 100, "Successful requests": 400,
+               "Benchmark duration (s)": 334.35, "Total input tokens": 200000, "Total generated tokens": 600000,
+               "Request throughput (req/s)": "1.20", "Output token throughput (tok/s)": 1794.5,
+               "Mean E2E Latency (ms)": 75117.38, "Mean TTFT (ms)": 1222.55, "Mean TPOT (ms)": 49.30}
+    diagnosis = diagnose_files([write(tmp_path, _bench(summary), "normal.txt")])
+    assert "summary-rate-not-kept" in {item.rule for item in diagnosis.evidence}
+
+
+def test_a_burst_without_a_mean_concurrency_counts_its_streams_by_littles_law(tmp_path):
+    # Ten 64k-token prompts released at 10 req/s (all within the run's first second of 98.73 s). No mean concurrency
+    # printed: 0.10 req/s × (25.87 s + 2,999 × 21.13 ms = 89.24 s) = 8.9 requests in flight, 303.86 / 8.9 = 34 tok/s
+    # each, a normal pace: a throughput test, not a server that cannot keep up.
+    summary = {"Successful requests": 10, "Request rate configured (RPS)": "10.00", "Benchmark duration (s)": 98.73,
+               "Total input tokens": 640040, "Total generated tokens": 30000, "Request throughput (req/s)": "0.10",
+               "Output token throughput (tok/s)": 303.86, "Mean TTFT (ms)": 25867.24, "Mean TPOT (ms)": 21.13}
+    streams = 0.10 * (25.86724 + 2999 * 0.02113)
+    assert streams == pytest.approx(8.9, abs=0.05) and 303.86 / streams > 10
+    diagnosis = diagnose_files([write(tmp_path, _bench(summary))])
+    assert "summary-rate-not-kept" not in {item.rule for item in diagnosis.evidence}
+    assert any("a throughput test; the offered rate is not a load" in note for note in diagnosis.notes)
+
+
+def test_a_per_token_figure_past_the_runs_streams_is_a_measurement_artifact(tmp_path):
+    # Lambda's table: 700 generated tok/s at 32 parallel requests with a 103 ms ITL. 700 × 0.103 = 72 streams decoding
+    # at once, 2.25× the 32 the run held: the ITL is a gap between multi-token chunks (MTP), not one token's time.
+    table = ("| Hardware configuration | Generation throughput (tok/s) | TTFT (ms) | ITL (ms) | Parallel requests |\n"
+             "|---|---|---|---|---|\n| NVIDIA HGX B200 | 700 | 1,662 | 103 | 32 |\n")
+    assert 700 * 0.103 / 32 == pytest.approx(2.25, abs=0.01)
+    diagnosis = diagnose_files([write(tmp_path, table)])
+    assert diagnosis.verdict == "measurement-artifact"
+    assert any(item.rule == "summary-streams-past-cap" and "72 streams decoding at once" in item.text
+               for item in diagnosis.evidence)
+    # At 50 streams (72 ÷ 50 = 1.4×, within the limit of 2) the figure stands as the stream's step.
+    diagnosis = diagnose_files([write(tmp_path, table.replace("| 32 |", "| 50 |"), "fifty.txt")])
+    assert "summary-streams-past-cap" not in {item.rule for item in diagnosis.evidence}

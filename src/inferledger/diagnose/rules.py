@@ -115,6 +115,12 @@ _TABLE = (
     _rule("summary-chunked-ttst", "summary", "measurement-artifact",
           "time to second token below this while TTFT > 0.2 s", 0.001, "s",
           "tokens that arrive in one chunk: TTFT then depends on the tool's definition", 0.45),
+    _rule("summary-streams-past-cap", "summary", "measurement-artifact",
+          "output tok/s × the stated per-token time (Little's law: the streams decoding at once) past this many "
+          "times the run's concurrency", 2.0, "× the concurrency",
+          "a run cannot decode more streams than it holds: the per-token figure is a gap between multi-token "
+          "chunks (MTP or speculative decoding, a buffered stream; Lambda's GLM-5 page, 103 ms ITL at 700 tok/s "
+          "over 32 streams) or the two columns are not one run's, and the per-token figure judges no decode", 0.65),
     _rule("summary-rate-not-kept", "summary", "queueing",
           "achieved < 0.8 × offered req/s and the run took > 1.3 × (arrival window + one latency), with a mean TTFT "
           "past 20 decode steps (within them every request was admitted at once: a large batch, not a queue)", 0.8,
@@ -903,6 +909,12 @@ _LIMITS = (
     Limit("closed-loop-rounds", 4, "requests per in-flight slot", "a closed loop's per-token ceiling",
           "from this many requests per slot a closed loop's start and drain are a small part of its run, so "
           "concurrency ÷ output tok/s bounds its step from above"),
+    Limit("client-rounds-first-token", 1.5, "× one prompt's own work", "summary-rate-not-kept",
+          "a client capping its requests in flight runs them in rounds (32 at concurrency 16: two); where the mean "
+          "TTFT is within this of a prompt's own work (its tokens ÷ the run's input rate) no request waited at the "
+          "server, and where its streams crawl (under 10 tok/s each) they set the pace: the run is expected to take "
+          "its rounds × one request's service, not the arrival window + one (normal streams that fall behind the "
+          "offered rate are load past capacity, a queue)"),
     Limit("closed-loop-prompt-share", 8.0, "prompt tokens an output token", "a closed loop's per-token ceiling",
           "at most this many prompt tokens a generated one: a prompt token costs a few percent of a generated one's "
           "step, so 2,048 in / 512 out is still mostly generation, but a prefill-heavy run's concurrency ÷ output "

@@ -227,6 +227,7 @@ BURST_IN_BATCH_TTFT = limit("burst-in-batch-ttft")
 MORE_IN_FLIGHT = limit("more-in-flight")
 CLOSED_LOOP_ROUNDS = limit("closed-loop-rounds")
 CLOSED_LOOP_PROMPT_SHARE = limit("closed-loop-prompt-share")
+CLIENT_ROUNDS_FIRST_TOKEN = limit("client-rounds-first-token")
 STREAMS_SEEN = limit("streams-seen")
 
 
@@ -906,6 +907,14 @@ def _consistency(run: _Run, record, checks: list, findings: list, where: dict) -
             check["concurrency"] = cap
             check["ok"] = decoding <= cap * 1.2
         checks.append(check)
+        if cap and decoding > threshold("summary-streams-past-cap") * cap and not run.per_token_derived:
+            findings.append(fire(
+                "summary-streams-past-cap", f"{run.name}: {run.output_rate:,.1f} output tok/s × "
+                f"{run.per_token * 1e3:.1f} ms a token = {decoding:.0f} streams decoding at once, "
+                f"{decoding / cap:.1f}× the {cap:.0f} the run held: the per-token figure is no one token's time "
+                "(a gap between multi-token chunks: MTP, speculative decoding, a buffered stream) or the rate is "
+                "not this run's; neither can be read as the stream's speed",
+                {"implied_decoding_requests": decoding, "concurrency": cap}, **where))
 
 
 def _spread(record, metric: str) -> float | None:
@@ -995,8 +1004,20 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             # decode and its prompt's own work, so the drain test compares with that (not with the wait it tests).
             service = latency - run.ttft + run.prompt_work
         expected = completed / offered + (service or 0.0)
+        capped = run.concurrency is not None and run.concurrency < completed  # the client holds the rest back
+        rounds = math.ceil(completed / run.concurrency) if capped else 1
+        if capped and service and rounds * service > expected and run.ttft is not None and run.prompt_work \
+                and run.ttft <= CLIENT_ROUNDS_FIRST_TOKEN * run.prompt_work \
+                and run.per_token is not None and run.per_token * SLOW_STREAM_TOKENS_PER_SECOND >= 1:
+            # The client lets `concurrency` requests run at once, each first token came in about its prompt's own
+            # work (no wait at the server), and each stream crawled: the rest waited at the client while the slow
+            # streams set the pace, so the run takes its rounds of one request's service each. (Streams at a normal
+            # pace that still fall behind the offered rate are a load past the server's capacity: a queue.)
+            expected = rounds * service
         kept = threshold("summary-rate-not-kept")
         concurrency, output_rate = record.metrics.get("mean_concurrency"), run.output_rate
+        if concurrency is None and latency and achieved:
+            concurrency = achieved * latency  # Little's law: completions/s × a request's latency = in flight
         if run.arrived_in_burst and concurrency and output_rate \
                 and output_rate / concurrency >= SLOW_STREAM_TOKENS_PER_SECOND:
             # A burst (every request arrived in the run's first twentieth) whose streams each still generate at a
@@ -1006,7 +1027,6 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                          "tok/s each: a throughput test; the offered rate is not a load the server had to keep up with")
             return False
         drain = run.duration / (completed / offered) if run.duration else None
-        capped = run.concurrency is not None and run.concurrency < completed  # the client holds the rest back
         if achieved < kept * offered and latency is None and drain and drain >= threshold("summary-drain-beyond-arrivals") \
                 and not capped:
             found = True
@@ -1046,6 +1066,11 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                 f"{run.duration:.3g} s where ~{expected:.3g} s was expected: the server cannot keep up",
                 {"request_throughput_per_second": achieved, "request_rate_per_second": offered,
                  "duration_seconds": run.duration}, **where))
+        elif achieved < kept * offered and capped and rounds > 1 and expected >= completed / offered + service:
+            notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered because the client let only "
+                         f"{run.concurrency:.0f} requests run at once and each stream crawled ({run.per_token * 1e3:,.0f} "
+                         f"ms a token): {completed:.0f} requests in {rounds} rounds of ~{service:.3g} s ≈ the run's "
+                         f"{run.duration or 0:.4g} s; the rest waited at the client, behind the slow streams")
         elif achieved < kept * offered:
             notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered, but the run is short: "
                          f"{completed:.0f} requests arrive in {completed / offered:.3g} s and then drain "

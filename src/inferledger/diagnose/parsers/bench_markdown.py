@@ -82,7 +82,9 @@ _COLUMNS = (
      r"|^decoded tokens per req|^output$",
      "mean_output_tokens", "count"),
     # a static batch runs all its requests at once; SGLang's cookbook tables head the concurrency `c`
-    (r"concurrency|^conc\.?$|^c$|^batch(?: size)?$|^bs$|^concurrent(?: requests| users)?$", "max_concurrency", "count"),
+    # (Lambda's model pages: `Parallel requests`)
+    (r"concurrency|^conc\.?$|^c$|^batch(?: size)?$|^bs$|^(?:concurrent|parallel)(?: requests| users)?$",
+     "max_concurrency", "count"),
     (r"^n req|num(?:ber of)? req|^requests$|^# ?req|^successful requests$", "completed_requests", "count"),
     (r"^(?:# ?|num )?preempt(?:s|ed|ions?)?$", "preemptions", "count"),  # requests the engine preempted in the run
     # the rate a sweep offered (`Target QPS`) before the rate it kept (`Actual QPS`)
