@@ -544,7 +544,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind593_logs": (8, 8, 9),
           "blind594_logs": (1, 1, 2),
           "blind595_logs": (5, 5, 7),
-          "blind598_logs": (6, 6, 7)}
+          "blind598_logs": (6, 6, 7),
+          "blind597_logs": (5, 5, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
