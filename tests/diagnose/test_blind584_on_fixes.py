@@ -147,3 +147,47 @@ def test_a_per_token_figure_past_the_runs_streams_is_a_measurement_artifact(tmp_
     # At 50 streams (72 ÷ 50 = 1.4×, within the limit of 2) the figure stands as the stream's step.
     diagnosis = diagnose_files([write(tmp_path, table.replace("| 32 |", "| 50 |"), "fifty.txt")])
     assert "summary-streams-past-cap" not in {item.rule for item in diagnosis.evidence}
+
+
+def test_snake_case_metric_names_keep_their_units(tmp_path):
+    # A harness's `metric | value` table in snake_case: `output_tok_s` is output tok/s, `req_s` req/s and
+    # `duration_s` a duration in seconds (the underscore took the place of the slash and of the brackets).
+    from blind_helpers import markdown_summaries
+
+    [summary] = markdown_summaries(tmp_path, "| metric | value |\n| --- | --- |\n| `requests_ok` | 50 |\n"
+                                             "| `duration_s` | 123.89 |\n| `output_tok_s` | 102.91 |\n"
+                                             "| `req_s` | 0.40 |\n| `output_tokens_total` | 12,750 |\n")
+    assert summary.metrics["output_tokens_per_second"] == 102.91
+    assert summary.metrics["request_throughput_per_second"] == 0.40
+    assert summary.metrics["duration_seconds"] == 123.89
+    # 12,750 tokens over the 123.89 s run: the rate the table states, within its rounding
+    assert 12750 / 123.89 == pytest.approx(102.91, abs=0.01)
+
+
+def test_a_latency_that_follows_the_prompt_is_prefill(tmp_path):
+    # The same "say hello" turn with a growing schema prefix: 27, 2,433, 12,033 and 21,633 prompt tokens take 212,
+    # 2,980, 22,189 and 36,581 ms (a `Total latency` column: the whole request). The slope from the shortest to the
+    # longest is (36.581 − 0.212) / (21,633 − 27) = 1.683 ms a prompt token, × 21,633 = 36.4 s: 99.5 % of the
+    # longest request's 36.6 s (at least 80 %), and 21,633 / 27 spans past 8×.
+    table = ("| Configuration | Prompt tokens | Total latency | Slowdown |\n|---|---|---|---|\n"
+             "| Bare | 27 | 212 ms | 1× |\n| + ~2k schema | 2,433 | 2,980 ms | 14× |\n"
+             "| + ~10k schema | 12,033 | 22,189 ms | 104× |\n| + ~18k schema | 21,633 | 36,581 ms | 172× |\n")
+    slope = (36.581 - 0.212) / (21633 - 27)
+    assert slope * 21633 / 36.581 == pytest.approx(0.995, abs=0.001)
+    diagnosis = diagnose_files([write(tmp_path, table)])
+    assert diagnosis.verdict == "prefill-bound"
+    [finding] = [item for item in diagnosis.evidence if item.rule == "summary-latency-follows-prompt"]
+    assert f"{slope * 1e3:.2f} ms a prompt token" in finding.text
+    # First tokens alone rise with the prompt by definition: with no output, per-token time or request latency, the
+    # same sweep of TTFTs says nothing of the request's share.
+    ttft = table.replace("Total latency", "TTFT")
+    diagnosis = diagnose_files([write(tmp_path, ttft, "ttft.txt")])
+    assert "summary-latency-follows-prompt" not in {item.rule for item in diagnosis.evidence}
+    # Replies of 2,000 tokens at 30 ms each beside the same first tokens: the prompt is at most 36.6 / (36.6 + 60) of
+    # the longest request, under 80 %: the reply's decode, not the prompt, is most of the time.
+    decode = ttft.replace("| Slowdown |\n|---|---|---|---|", "| Slowdown | Output tokens | TPOT (ms) |\n|---|---|---|---|---|---|")
+    decode = "\n".join(line + " 2000 | 30 |" if line.startswith("| ") and "Configuration" not in line else line
+                       for line in decode.splitlines()) + "\n"
+    assert 36.581 / (36.581 + 1999 * 0.030) < 0.8
+    diagnosis = diagnose_files([write(tmp_path, decode, "decode.txt")])
+    assert "summary-latency-follows-prompt" not in {item.rule for item in diagnosis.evidence}

@@ -246,6 +246,14 @@ _TABLE = (
           "the other run is the same card's own evidence of what the work needs: engines and settings differ by "
           "2-3× on one card, so 5× or more is a broken generation path (eager mode, a fallback kernel, a CPU), not "
           "tuning (nano-vllm at 132 tok/s beside vLLM at 9,530 on one A100, nano-vllm#245)", 0.65),
+    _rule("summary-latency-follows-prompt", "summary", "prefill-bound",
+          "runs of one sweep at three prompt lengths or more (the longest ≥ limit prompt-sweep-span × the "
+          "shortest), one request at a time and outputs alike, latency rising with the prompt: the cost a prompt "
+          "token adds × the longest prompt is at least this share of that run's latency", 0.8, "of the latency",
+          "the same request with a longer prompt differs only in the prompt's work: latency that grows with it "
+          "in proportion is spent processing the prompt (a 1B model's reply to a fixed question with 27 → 21,633 "
+          "prompt tokens, 0.21 → 36.6 s: ~1.7 ms a prompt token, 100 % of the longest; openclaw's tool schemas, "
+          "NemoClaw#2598)", 0.65),
     _rule("summary-quantised-not-faster", "summary", "decode-bound",
           "a run of weights in fewer than 16 bits (the format its name or the line above it states) decodes at less "
           "than this × the rate of the file's nearest 16-bit run of the same model and shape", 1.0,
@@ -915,6 +923,9 @@ _LIMITS = (
           "server, and where its streams crawl (under 10 tok/s each) they set the pace: the run is expected to take "
           "its rounds × one request's service, not the arrival window + one (normal streams that fall behind the "
           "offered rate are load past capacity, a queue)"),
+    Limit("prompt-sweep-span", 8.0, "× the shortest prompt", "summary-latency-follows-prompt",
+          "a prompt sweep's longest prompt over its shortest, at least: over a narrower span a fixed cost (load, "
+          "the reply's tokens) and the prompt's are too alike to tell apart"),
     Limit("closed-loop-prompt-share", 8.0, "prompt tokens an output token", "a closed loop's per-token ceiling",
           "at most this many prompt tokens a generated one: a prompt token costs a few percent of a generated one's "
           "step, so 2,048 in / 512 out is still mostly generation, but a prefill-heavy run's concurrency ÷ output "

@@ -228,6 +228,7 @@ MORE_IN_FLIGHT = limit("more-in-flight")
 CLOSED_LOOP_ROUNDS = limit("closed-loop-rounds")
 CLOSED_LOOP_PROMPT_SHARE = limit("closed-loop-prompt-share")
 CLIENT_ROUNDS_FIRST_TOKEN = limit("client-rounds-first-token")
+PROMPT_SWEEP_SPAN = limit("prompt-sweep-span")
 STREAMS_SEEN = limit("streams-seen")
 
 
@@ -366,6 +367,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
     _same_work(acc, findings, first)
     quantised_not_faster(acc, findings)
     _same_load_waits(acc, findings)
+    _latency_follows_prompt(acc, findings)
     _same_prompt_slower(acc, findings)
     _static_prefill_shrinks(acc, findings)
     _models_one_bandwidth(acc, runs, findings, first, hardware)
@@ -511,6 +513,41 @@ def _same_work(acc: Accumulator, findings: list, first: int) -> None:
                 f"than the same work at {best:,.1f} tok/s (line {fastest.line_number}): the generation path is "
                 "broken, not tuned", {"output_tokens_per_second": rate, "same_work_tokens_per_second": best},
                 lines=[record.line_number], file=file))
+
+
+def _latency_follows_prompt(acc: Accumulator, findings: list) -> None:
+    """summary-latency-follows-prompt: a file's runs of one sweep at three prompt lengths or more (the longest at
+    least PROMPT_SWEEP_SPAN × the shortest), one request at a time or no load stated and their outputs alike, whose
+    request latency (E2E, or TTFT + the tokens after the first; a first token alone is the prompt's by definition)
+    rises with the prompt: the cost a prompt token adds (the slope from the shortest to the
+    longest run) times the longest prompt is the rule's share of that run's latency or more."""
+    sweeps: dict = {}
+    for record, file in acc.summaries:
+        metrics, run = record.metrics, _Run(record)
+        latency = run.e2e
+        if latency is None and run.ttft is not None and run.per_token and run.mean_output:
+            latency = run.ttft + run.per_token * (run.mean_output - 1)  # the request rebuilt: its first token and the rest
+        if metrics.get("mean_input_tokens") and latency and (metrics.get("max_concurrency") or 1) <= 1:
+            sweeps.setdefault((file, _variant(record)), []).append((metrics["mean_input_tokens"], latency, record))
+    share = threshold("summary-latency-follows-prompt")
+    for (file, _variant_name), runs in sweeps.items():
+        runs.sort(key=lambda run: run[0])
+        outputs = [run[2].metrics.get("mean_output_tokens") for run in runs]
+        if len({tokens for tokens, _latency, _record in runs}) < 3 or runs[-1][0] < PROMPT_SWEEP_SPAN * runs[0][0] \
+                or any(runs[index + 1][1] < runs[index][1] for index in range(len(runs) - 1)) \
+                or (all(outputs) and max(outputs) > 1.5 * min(outputs)):
+            continue
+        (short, short_latency, _), (long, long_latency, record) = runs[0], runs[-1]
+        per_token = (long_latency - short_latency) / (long - short)
+        if per_token <= 0 or per_token * long < share * long_latency:
+            continue
+        findings.append(fire(
+            "summary-latency-follows-prompt",
+            f"latency rises with the prompt: {short:,.0f} → {long:,.0f} tokens take {short_latency:.3g} → "
+            f"{long_latency:.3g} s, {per_token * 1e3:.2f} ms a prompt token (~{1 / per_token:,.0f} tok/s of prefill), "
+            f"{per_token * long / long_latency:.0%} of the longest run's latency: the prompt's processing is the cost",
+            {"seconds_per_prompt_token": per_token, "longest_prompt_tokens": long, "longest_latency_seconds":
+             long_latency}, lines=[run[2].line_number for run in runs], file=file))
 
 
 def _same_load_waits(acc: Accumulator, findings: list) -> None:

@@ -66,7 +66,7 @@ _COLUMNS = (
     # a load tester's `Average Response Time` (locust, JMeter, stress scripts): a request's whole time
     (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^(?:(?:mean|average|avg|median|p\d+) )?latency$"
      r"|^(?:(?:average|avg|mean|median) )?wall|^(?:(?:mean|average|avg|median|min|max|p\d+) )?response time$"
-     r"|^(?:total )?time$",
+     r"|^(?:total )?time$|^total latency$",
      "e2e_seconds", "time"),
     # a run's totals (vLLM's `Total input tokens` tabulated a metric a row) before the per-request lengths
     (r"^total (?:input|prompt) tokens$", "total_input_tokens", "count"),
@@ -247,6 +247,9 @@ def _normal(header: str) -> str:
     header = _SORT_MARKS.sub(" ", header).replace("**", " ")  # bold markup: `**TTFT P99**` is TTFT P99
     lowered = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", header).lower().strip()  # a CSV's camelCase: `wallMs` is wall ms
     lowered = lowered.replace("_", " ")  # a script's snake_case: `per_request_output_tps`
+    # a snake_case unit's slash lost to the underscore (`output_tok_s`, `req_s`) or its brackets (`duration_s`)
+    lowered = re.sub(r"\b(tok|tokens?|req|requests?) s\b", r"\1/s", lowered.strip("` "))
+    lowered = re.sub(r"(?<=[a-z]) (s|ms)$", r" (\1)", lowered)
     return " ".join(re.sub(r"\btps\b", "tok/s", lowered).split())
 
 
