@@ -191,3 +191,28 @@ def test_a_latency_that_follows_the_prompt_is_prefill(tmp_path):
     assert 36.581 / (36.581 + 1999 * 0.030) < 0.8
     diagnosis = diagnose_files([write(tmp_path, decode, "decode.txt")])
     assert "summary-latency-follows-prompt" not in {item.rule for item in diagnosis.evidence}
+
+
+def test_tt_metals_dram_allocation_failure_is_out_of_memory(tmp_path):
+    # A Tenstorrent card's allocator refusing a 146,575,360 B buffer at start-up (12 banks of ~12.2 MB each, page
+    # rounded): memory ended the run.
+    line = ("Out of Memory: Not enough space to allocate 146575360 B DRAM buffer across 12 banks, where each bank "
+            "needs to store 12214976 B, but bank size is only 1046181792 B (assert.hpp:103)\n")
+    diagnosis = diagnose_files([write(tmp_path, "Running Qwen3-8B on N150 causes a DRAM error.\n" + line)])
+    assert diagnosis.verdict == "kv-capacity"
+    assert any("146575360 B DRAM buffer" in item.text for item in diagnosis.evidence)
+
+
+def test_a_clients_timed_out_request_to_an_llm_endpoint_is_read_not_refused(tmp_path):
+    # A subtitle translator's log: one request to a local OpenAI-style server that ran out of time, no figure of the
+    # server's. Its lines name an LLM endpoint and a request that timed out: about serving, nothing to judge.
+    log = ("02:24:33 - Translating scene number 1 batch 2,3,4\n"
+           "02:24:33 - Translating with local server at http://127.0.0.7:8080/v1/chat/completions\n"
+           "02:29:34 - Request to server timed out: timed out\n02:29:34 - Retrying in 3.0 seconds...\n")
+    assert diagnose_files([write(tmp_path, log)]).verdict == "insufficient-data"
+    # Another program's log with a timeout and a web endpoint that is no LLM's stays refused.
+    from inferledger.errors import LogFormatError
+
+    other = "02:24:33 - GET http://127.0.0.1:8080/api/users\n02:29:34 - database connection timed out\n"
+    with pytest.raises(LogFormatError):
+        diagnose_files([write(tmp_path, other, "other.txt")])

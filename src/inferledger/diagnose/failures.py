@@ -4,8 +4,9 @@ Users paste the traceback that ended a run as often as its numbers: `torch.OutOf
 to allocate 4.00 GiB`, llama.cpp's `cudaMalloc failed: out of memory`, SGLang's `Failed to allocate token prealloc
 indices` and `alloc_req_slots runs out of memory`, XLA's `RESOURCE_EXHAUSTED`, oMLX's `process memory limit exceeded`,
 xLLM's `no enough memory to schedule a single sequence`, the kernel's `Out of memory: Killed process`, iOS's
-`EXC_RESOURCE (RESOURCE_TYPE_MEMORY`. Each says memory, not compute, ended the run: the weights, the KV cache the
-context and batch need, and the activations did not fit. The engines' own readers count their OOM lines where their
+`EXC_RESOURCE (RESOURCE_TYPE_MEMORY`, TT-Metal's `Out of Memory: Not enough space to allocate … B DRAM buffer`. Each
+says memory, not compute, ended the run: the weights, the KV cache the context and batch need, and the activations did
+not fit. The engines' own readers count their OOM lines where their
 format is known (SGLang, TGI, ollama); this reads the rest: a paste that is only the failure (no reader knows it) and
 a log whose failure its reader does not read (vLLM V1's engine-core traceback). A crash is printed last, so beside
 the head the file's tail is read too: a big log's failure costs one tail read, not a marker in every line's scan.
@@ -41,6 +42,8 @@ _FAILURE = re.compile(
     # iOS ending an app over its memory limit (jetsam): `EXC_RESOURCE (RESOURCE_TYPE_MEMORY: high watermark memory
     # limit exceeded) (limit=6144 MB)`
     r"|\bEXC_RESOURCE \(RESOURCE_TYPE_MEMORY\b"
+    # TT-Metal's allocator on a Tenstorrent card: `Out of Memory: Not enough space to allocate 146575360 B DRAM buffer`
+    r"|\bOut of Memory: Not enough space to allocate \d+ B (?:DRAM|L1)\b"
     r"|\bErrorOutOfDeviceMemory\b")                            # Vulkan's vk::Result (llama.cpp's Vulkan backend)
 # Read from the file's end too: a crash is the last thing a log prints.
 TAIL_BYTES = 64 * 1024
