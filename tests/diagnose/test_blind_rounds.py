@@ -548,7 +548,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind597_logs": (5, 5, 6),
           "blind599_logs": (1, 1, 1),
           "blind600_logs": (2, 2, 2),
-          "blind601_logs": (4, 4, 4)}
+          "blind601_logs": (4, 4, 4),
+          "blind602_logs": (4, 4, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
