@@ -6,9 +6,9 @@ indices` and `alloc_req_slots runs out of memory`, XLA's `RESOURCE_EXHAUSTED`, o
 xLLM's `no enough memory to schedule a single sequence`, the kernel's `Out of memory: Killed process`, iOS's
 `EXC_RESOURCE (RESOURCE_TYPE_MEMORY`, TT-Metal's `Out of Memory: Not enough space to allocate … B DRAM buffer`. Each
 says memory, not compute, ended the run: the weights, the KV cache the context and batch need, and the activations did
-not fit. The engines' own readers count their OOM lines where their
-format is known (SGLang, TGI, ollama); this reads the rest: a paste that is only the failure (no reader knows it) and
-a log whose failure its reader does not read (vLLM V1's engine-core traceback). A crash is printed last, so beside
+not fit. The engines' own readers count their OOM lines where their format is known (SGLang, TGI, ollama); this reads
+the rest: a paste that is only the failure (no reader knows it) and a log whose failure its reader does not read (vLLM
+V1's engine-core traceback). A crash is printed last, so beside
 the head the file's tail is read too: a big log's failure costs one tail read, not a marker in every line's scan.
 
 Only the shape an engine or runtime prints counts, never prose (`I ran out of memory`), a quoted `raise` line, a

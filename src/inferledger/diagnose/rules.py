@@ -568,9 +568,9 @@ _TABLE = (
           "on a CPU backend with no model/GPU: time per output token ≥ this", 1.0, "s", _CPU_WHY, 0.55, 0.85),
     _rule("requests-served-in-turn", "requests", "queueing",
           "this many requests or more, each over a second, that a server's access log times (finish stamp and "
-          "latency) arrived together (finish less latency within max(2 s, the lesser of a quarter of their finishes' span "
-          "and the first request's latency)) and "
-          "finished one after another, the last ≥ limit in-turn-growth × the first's latency", 5, "requests",
+          "latency) arrived together (finish less latency within max(2 s, the lesser of a quarter of their "
+          "finishes' span and the first request's latency)) and finished one after another, the last ≥ limit "
+          "in-turn-growth × the first's latency", 5, "requests",
           "a server that batches answers requests sent together at about the same time; latencies that grow by one "
           "request's time with each finish are requests served one at a time, each waiting for those before it "
           "(ollama with one parallel slot: 13 chat requests sent at once, 2.5 s to 21.7 s, one every ~1.6 s)", 0.7),

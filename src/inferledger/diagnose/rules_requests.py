@@ -258,8 +258,8 @@ def _phase_leads(acc: Accumulator, findings: list) -> None:
 def _served_in_turn(acc: Accumulator, findings: list) -> None:
     """requests-served-in-turn: requests a server's access log times (finish stamp, latency) that arrived together
     (finish less latency, within a few seconds, or a quarter of their finishes' span and the first one's latency) and
-    finished one after another,
-    the last taking limit in-turn-growth times the first's latency or more: each waited for those before it."""
+    finished one after another, the last taking limit in-turn-growth times the first's latency or more: each waited
+    for those before it."""
     timed = sorted(item for item in acc.finishes if item[1] >= 1.0)  # past a second: a model's work, not a probe
     if len(timed) < threshold("requests-served-in-turn"):
         return

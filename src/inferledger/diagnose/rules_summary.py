@@ -519,14 +519,14 @@ def _latency_follows_prompt(acc: Accumulator, findings: list) -> None:
     """summary-latency-follows-prompt: a file's runs of one sweep at three prompt lengths or more (the longest at
     least PROMPT_SWEEP_SPAN × the shortest), one request at a time or no load stated and their outputs alike, whose
     request latency (E2E, or TTFT + the tokens after the first; a first token alone is the prompt's by definition)
-    rises with the prompt: the cost a prompt token adds (the slope from the shortest to the
-    longest run) times the longest prompt is the rule's share of that run's latency or more."""
+    rises with the prompt: the cost a prompt token adds (the slope from the shortest to the longest run) times the
+    longest prompt is the rule's share of that run's latency or more."""
     sweeps: dict = {}
     for record, file in acc.summaries:
         metrics, run = record.metrics, _Run(record)
         latency = run.e2e
         if latency is None and run.ttft is not None and run.per_token and run.mean_output:
-            latency = run.ttft + run.per_token * (run.mean_output - 1)  # the request rebuilt: its first token and the rest
+            latency = run.ttft + run.per_token * (run.mean_output - 1)  # the request rebuilt: first token, then the rest
         if metrics.get("mean_input_tokens") and latency and (metrics.get("max_concurrency") or 1) <= 1:
             sweeps.setdefault((file, _variant(record)), []).append((metrics["mean_input_tokens"], latency, record))
     share = threshold("summary-latency-follows-prompt")
@@ -1043,13 +1043,14 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
         expected = completed / offered + (service or 0.0)
         capped = run.concurrency is not None and run.concurrency < completed  # the client holds the rest back
         rounds = math.ceil(completed / run.concurrency) if capped else 1
-        if capped and service and rounds * service > expected and run.ttft is not None and run.prompt_work \
-                and run.ttft <= CLIENT_ROUNDS_FIRST_TOKEN * run.prompt_work \
-                and run.per_token is not None and run.per_token * SLOW_STREAM_TOKENS_PER_SECOND >= 1:
-            # The client lets `concurrency` requests run at once, each first token came in about its prompt's own
-            # work (no wait at the server), and each stream crawled: the rest waited at the client while the slow
-            # streams set the pace, so the run takes its rounds of one request's service each. (Streams at a normal
-            # pace that still fall behind the offered rate are a load past the server's capacity: a queue.)
+        # The client lets `concurrency` requests run at once, each first token came in about its prompt's own work
+        # (no wait at the server), and each stream crawled: the rest waited at the client while the slow streams set
+        # the pace, so the run takes its rounds of one request's service each. (Streams at a normal pace that still
+        # fall behind the offered rate are a load past the server's capacity: a queue.)
+        in_rounds = bool(capped and service and rounds * service > expected and run.ttft is not None
+                         and run.prompt_work and run.ttft <= CLIENT_ROUNDS_FIRST_TOKEN * run.prompt_work
+                         and run.per_token is not None and run.per_token * SLOW_STREAM_TOKENS_PER_SECOND >= 1)
+        if in_rounds:
             expected = rounds * service
         kept = threshold("summary-rate-not-kept")
         concurrency, output_rate = record.metrics.get("mean_concurrency"), run.output_rate
@@ -1103,7 +1104,7 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                 f"{run.duration:.3g} s where ~{expected:.3g} s was expected: the server cannot keep up",
                 {"request_throughput_per_second": achieved, "request_rate_per_second": offered,
                  "duration_seconds": run.duration}, **where))
-        elif achieved < kept * offered and capped and rounds > 1 and expected >= completed / offered + service:
+        elif achieved < kept * offered and in_rounds:
             notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered because the client let only "
                          f"{run.concurrency:.0f} requests run at once and each stream crawled ({run.per_token * 1e3:,.0f} "
                          f"ms a token): {completed:.0f} requests in {rounds} rounds of ~{service:.3g} s ≈ the run's "
