@@ -216,3 +216,15 @@ def test_a_clients_timed_out_request_to_an_llm_endpoint_is_read_not_refused(tmp_
     other = "02:24:33 - GET http://127.0.0.1:8080/api/users\n02:29:34 - database connection timed out\n"
     with pytest.raises(LogFormatError):
         diagnose_files([write(tmp_path, other, "other.txt")])
+
+
+def test_a_header_broken_over_lines_reads_as_one(tmp_path):
+    # `Perf<br>(token/s)`: an HTML line break inside a header cell is a space, so the column is `Perf (token/s)`, a
+    # rate named by its unit, as the same header on one line is.
+    from blind_helpers import markdown_summaries
+
+    table = "| Build | Perf<br>(token/s) |\n|---|---|\n| b5700 | 14.2 |\n| b5710 | 15.1 |\n"
+    broken = markdown_summaries(tmp_path, table)
+    one_line = markdown_summaries(tmp_path, table.replace("<br>", " "))
+    assert [summary.metrics for summary in broken] == [summary.metrics for summary in one_line]
+    assert sorted(summary.metrics["output_tokens_per_second_per_user_mean"] for summary in broken) == [14.2, 15.1]

@@ -446,7 +446,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind497_logs": (7, 10, 10),
           "blind498_logs": (5, 7, 10),
           "blind499_logs": (8, 8, 10),
-          "blind496_logs": (7, 8, 10),
+          "blind496_logs": (7, 9, 10),
           "blind495_logs": (6, 8, 10),
           "blind504_logs": (3, 4, 10),
           "blind500_logs": (5, 6, 10),

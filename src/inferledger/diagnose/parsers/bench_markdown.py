@@ -245,6 +245,7 @@ def _normal(header: str) -> str:
             header = header.replace(cjk, f" {english} ")
         header = header.replace("（", "(").replace("）", ")")  # full-width brackets round a unit: `TTFT（ms）`
     header = _SORT_MARKS.sub(" ", header).replace("**", " ")  # bold markup: `**TTFT P99**` is TTFT P99
+    header = _CELL_BREAK.sub(" ", header)  # a header broken over lines: `PP t/s<br>(master)` is `PP t/s (master)`
     lowered = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", header).lower().strip()  # a CSV's camelCase: `wallMs` is wall ms
     lowered = lowered.replace("_", " ")  # a script's snake_case: `per_request_output_tps`
     # a snake_case unit's slash lost to the underscore (`output_tok_s`, `req_s`) or its brackets (`duration_s`)
