@@ -228,3 +228,21 @@ def test_a_header_broken_over_lines_reads_as_one(tmp_path):
     one_line = markdown_summaries(tmp_path, table.replace("<br>", " "))
     assert [summary.metrics for summary in broken] == [summary.metrics for summary in one_line]
     assert sorted(summary.metrics["output_tokens_per_second_per_user_mean"] for summary in broken) == [14.2, 15.1]
+
+
+def test_a_qps_column_heading_a_latency_sweep_is_the_offered_rate(tmp_path):
+    # `QPS | TTFT-mean (ms)`: the rate each row was run at (the sweep's setting, its first column), no throughput
+    # beside it. 504 ms at 8 req/s, 10,629 ms at 32: 21× the first-token time for 4× the rate (≥ 2 × 4): requests
+    # wait to be admitted.
+    table = "QPS | TTFT-mean (ms) |\n-- | -- |\n8 | 504.33 |\n16 | 5668.94 |\n32 | 10628.59 |\n"
+    from blind_helpers import markdown_summaries
+
+    assert sorted(summary.metrics["request_rate_per_second"] for summary in markdown_summaries(tmp_path, table)) \
+        == [8, 16, 32]
+    assert 10628.59 / 504.33 > 2 * 32 / 8
+    diagnosis = diagnose_files([write(tmp_path, table, "sweep.txt")])
+    assert diagnosis.verdict == "queueing"
+    assert any(item.rule == "summary-ttft-grows-with-rate" for item in diagnosis.evidence)
+    # Beside a measured throughput the same column is what the server kept (an achieved rate), no setting.
+    kept = "QPS | Output tok/s | TTFT-mean (ms) |\n-- | -- | -- |\n8 | 900 | 504.33 |\n16 | 1700 | 5668.94 |\n"
+    assert all("request_rate_per_second" not in summary.metrics for summary in markdown_summaries(tmp_path, kept))

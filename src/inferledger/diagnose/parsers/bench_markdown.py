@@ -570,6 +570,12 @@ def _header(cells: list, rows: list = ()) -> list | None:
                                   for index, cell in enumerate(cells)], rows)
     columns = _settled_units(cells, columns, rows)
     named = [column for column in columns if column is not None]
+    if columns and columns[0] is not None and columns[0][0] == "request_throughput_per_second" \
+            and not any(column[2] == "rate" for column in named[1:]):
+        # A bare `QPS` heading a sweep's first column, only latencies beside it (`QPS | TTFT-mean (ms)`): the rate
+        # each row was run at, the sweep's setting, as a table's first columns are; no throughput was measured.
+        columns = [("request_rate_per_second", 1.0, "rate"), *columns[1:]]
+        named = [column for column in columns if column is not None]
     if any(column[0] in (_STREAM_RATE, _BATCH_RATE) or column[0].startswith("tpot_") for column in named):
         return columns  # one stream's speed (a generation rate, a time per token) is a run's account on its own
     if not any(column[2] == "time" for column in named) or len(named) < 2:
