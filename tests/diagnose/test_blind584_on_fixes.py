@@ -246,3 +246,15 @@ def test_a_qps_column_heading_a_latency_sweep_is_the_offered_rate(tmp_path):
     # Beside a measured throughput the same column is what the server kept (an achieved rate), no setting.
     kept = "QPS | Output tok/s | TTFT-mean (ms) |\n-- | -- | -- |\n8 | 900 | 504.33 |\n16 | 1700 | 5668.94 |\n"
     assert all("request_rate_per_second" not in summary.metrics for summary in markdown_summaries(tmp_path, kept))
+
+
+def test_a_kv_cache_sizing_note_without_timings_is_read_not_refused(tmp_path):
+    # A PR's note on llama-server's KV cache types: contexts, no speed. `KV cache` and `n_ctx` name serving, so the
+    # file is read and said to hold nothing to judge; a web app's cache note is still no serving log.
+    from inferledger.errors import LogFormatError
+
+    note = ("| Cache type | n_ctx (auto-tuned) | Eval regression |\n|---|---|---|\n| F16 | 36,864 | baseline |\n"
+            "| Q8_0 | 68,608 (1.86x) | none |\n\nQ8 KV cache nearly doubles usable context for the same VRAM.\n")
+    assert diagnose_files([write(tmp_path, note)]).verdict == "insufficient-data"
+    with pytest.raises(LogFormatError):
+        diagnose_files([write(tmp_path, "| Cache | Hit ratio |\n|---|---|\n| redis | 0.93 |\n", "web.txt")])
