@@ -556,7 +556,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind608_logs": (2, 3, 5),
           "blind607_logs": (1, 2, 4),
           "blind606_logs": (1, 1, 5),
-          "blind609_logs": (0, 0, 1)}
+          "blind609_logs": (0, 0, 1),
+          "blind610_logs": (6, 6, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
