@@ -558,7 +558,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind606_logs": (1, 1, 5),
           "blind609_logs": (0, 0, 1),
           "blind610_logs": (6, 6, 8),
-          "blind611_logs": (4, 4, 7)}
+          "blind611_logs": (4, 4, 7),
+          "blind612_logs": (3, 3, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
