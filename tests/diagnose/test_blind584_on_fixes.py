@@ -258,3 +258,16 @@ def test_a_kv_cache_sizing_note_without_timings_is_read_not_refused(tmp_path):
     assert diagnose_files([write(tmp_path, note)]).verdict == "insufficient-data"
     with pytest.raises(LogFormatError):
         diagnose_files([write(tmp_path, "| Cache | Hit ratio |\n|---|---|\n| redis | 0.93 |\n", "web.txt")])
+
+
+def test_a_kv_usage_gauge_outside_zero_to_one_is_a_broken_measurement(tmp_path):
+    # vLLM's gauge is a share of the cache, 1 meaning 100 %: -0.3875 is no state a cache can be in.
+    metrics = ("# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.\n"
+               "# TYPE vllm:kv_cache_usage_perc gauge\n"
+               'vllm:kv_cache_usage_perc{engine="3",model_name="DeepSeek-V4-Flash"} -0.3875395987328405\n')
+    diagnosis = diagnose_files([write(tmp_path, metrics)])
+    assert diagnosis.verdict == "measurement-artifact"
+    assert any(item.rule == "state-usage-out-of-range" for item in diagnosis.evidence)
+    # 0.65 is a cache two-thirds full: nothing wrong with the gauge
+    diagnosis = diagnose_files([write(tmp_path, metrics.replace("-0.3875395987328405", "0.65"), "fine.txt")])
+    assert "state-usage-out-of-range" not in {item.rule for item in diagnosis.evidence}

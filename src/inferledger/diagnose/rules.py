@@ -704,6 +704,10 @@ _TABLE = (
           "fraction", "as windows-kv-full-waiting, seen once", 0.7),
     _rule("state-snapshot-waiting", "state", "queueing", "one scrape: waiting > 0", 0.0, "requests",
           "as windows-waiting, seen once", 0.6),
+    _rule("state-usage-out-of-range", "state", "measurement-artifact",
+          "one scrape's KV cache usage below 0 or above this fraction", 1.01, "fraction",
+          "a usage is a share of the cache, 0 to 1 (a hundredth over for rounding): vllm-ascend's decode instance "
+          "reported -0.39 (vllm-ascend#10048), a gauge computed from the wrong block count", 0.75),
     _rule("state-snapshot-preemptions", "state", "kv-capacity", "one scrape: preemptions since start > 0", 0.0,
           "events", "a counter, so it may be old", 0.6),
     _rule("state-snapshot-only", "state", "insufficient-data", "one scrape", None, "",

@@ -210,6 +210,12 @@ def snapshot_findings(acc: Accumulator, findings: list) -> None:
         else:
             findings.append(fire("state-snapshot-waiting", f"metrics snapshot: {waiting.high:.0f} requests waiting",
                                  {"waiting_requests": waiting.high}))
+    if kv and (kv.low < 0 or kv.high > threshold("state-usage-out-of-range")):
+        findings.append(fire("state-usage-out-of-range", f"metrics snapshot: KV cache usage {kv.low:.0%}"
+                             + (f" to {kv.high:.0%}" if kv.high != kv.low else "") + ": a share of the cache is "
+                             "between 0 and 100 %, so the gauge is broken (a block counter off by the blocks it "
+                             "does not own, a sign slip); nothing the metrics show can be taken as the server's state",
+                             {"kv_cache_usage_fraction_low": kv.low, "kv_cache_usage_fraction_high": kv.high}))
     preempted = acc.snapshot.get("preemptions_total")
     if preempted and preempted.high > 0:
         findings.append(fire("state-snapshot-preemptions", f"metrics snapshot: {preempted.high:.0f} preemptions "
