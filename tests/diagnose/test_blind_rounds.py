@@ -559,7 +559,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind609_logs": (0, 0, 1),
           "blind610_logs": (6, 6, 8),
           "blind611_logs": (4, 4, 7),
-          "blind612_logs": (3, 3, 4)}
+          "blind612_logs": (3, 3, 4),
+          "blind613_logs": (7, 7, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
