@@ -271,3 +271,29 @@ def test_a_kv_usage_gauge_outside_zero_to_one_is_a_broken_measurement(tmp_path):
     # 0.65 is a cache two-thirds full: nothing wrong with the gauge
     diagnosis = diagnose_files([write(tmp_path, metrics.replace("-0.3875395987328405", "0.65"), "fine.txt")])
     assert "state-usage-out-of-range" not in {item.rule for item in diagnosis.evidence}
+
+
+def test_a_served_runs_realistic_step_carries_the_prompts_prefilled_between_steps(tmp_path):
+    # 7,200 requests at 60 QPS: 1,582,725 prompt tokens over 142.12 s = 11,137 prompt tok/s, each prefilled in the
+    # steps that also decode (chunked prefill). At p s a prompt token (the ledger's realistic prefill over its tokens)
+    # and d s of decode a step, a step takes d + 11,137 · step · p: step = d / (1 − 11,137 · p).
+    from inferledger.hardware import find_accelerator
+    from inferledger.ledger.request import request_account
+    from inferledger.model import load_model
+
+    summary = {"Successful requests": 7200, "Benchmark duration (s)": 142.12, "Total input tokens": 1582725,
+               "Total generated tokens": 1442778, "Request throughput (req/s)": 50.66,
+               "Output token throughput (tok/s)": 10151.98, "Mean TTFT (ms)": 111.60, "Mean TPOT (ms)": 31.33}
+    diagnosis = diagnose_files([write(tmp_path, _bench(summary))], model="meta-llama/Llama-3.1-8B", gpu="h100-sxm")
+    roofline = diagnosis.roofline
+    isl, osl, batch = roofline["isl"], roofline["osl"], roofline["batch"]
+    assert (isl, osl) == (round(1582725 / 7200), round(1442778 / 7200))
+    account = request_account(load_model("meta-llama/Llama-3.1-8B"), find_accelerator("h100-sxm"), isl=isl, osl=osl,
+                              batch=batch)
+    rate = 1582725 / 142.12
+    per_prompt_token = account.realistic.prefill_seconds / (isl * batch)
+    assert 0 < rate * per_prompt_token < 1
+    expected = account.realistic.decode_seconds_per_token / (1 - rate * per_prompt_token)
+    assert roofline["ledger_realistic_decode_seconds_per_token"] == pytest.approx(expected, rel=1e-9)
+    assert any(line.startswith(f"the run's {rate:,.0f} prompt tok/s prefilled between decode steps")
+               for line in roofline["lines"])

@@ -329,6 +329,18 @@ def _observed_decode(acc: Accumulator) -> tuple[float | None, str]:
     return None, ""
 
 
+def _prompt_rate(acc: Accumulator) -> float | None:
+    """Prompt tokens a second the first summary stating them fed its server (stated, or its total over its time)."""
+    for record, _file in acc.summaries:
+        metrics = record.metrics
+        rate = metrics.get("input_tokens_per_second")
+        if rate is None and metrics.get("total_input_tokens") and metrics.get("duration_seconds"):
+            rate = metrics["total_input_tokens"] / metrics["duration_seconds"]
+        if rate:
+            return rate
+    return None
+
+
 def _offline_batch_step(acc: Accumulator, batch: int) -> tuple[float | None, str]:
     """Seconds a decode step of an offline batch (every prompt at once, _shape's batch): its streams ÷ its output rate.
     The rate is over the whole run, prompts included, so the step is at most this; judged only where a request's
@@ -597,6 +609,17 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
                             "observed_decode_seconds_per_token": step,
                             "ledger_decode_seconds_per_token": account.decode.seconds_per_token}
         realistic = account.realistic.decode_seconds_per_token if account.realistic else None
+        prompt_rate = _prompt_rate(acc) if realistic and step_source.startswith("mean TPOT of") else None
+        if prompt_rate:
+            # A served run's steps also prefill the prompts arriving meanwhile (chunked prefill mixes them in): at r
+            # prompt tok/s and p s a prompt token, a step of d s of decode takes d + r·step·p, so step = d / (1 − r·p).
+            per_prompt_token = account.realistic.prefill_seconds / (isl * batch)
+            load = prompt_rate * per_prompt_token
+            if 0 < load < 1:
+                realistic /= 1 - load
+                lines.append(f"the run's {prompt_rate:,.0f} prompt tok/s prefilled between decode steps "
+                             f"({per_prompt_token * 1e6:.1f} µs a prompt token) take {load:.0%} of each step: "
+                             f"realistic step {realistic * 1e3:.2f} ms")
         if realistic:
             section["ledger_realistic_decode_seconds_per_token"] = realistic
             lines.append(f"decode realistic estimate {realistic * 1e3:.2f} ms/token: observed is "
