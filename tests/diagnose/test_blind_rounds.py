@@ -562,7 +562,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind612_logs": (3, 3, 4),
           "blind613_logs": (7, 7, 8),
           "blind614_logs": (6, 6, 10),
-          "blind615_logs": (6, 6, 7)}
+          "blind615_logs": (6, 6, 7),
+          "blind616_logs": (1, 1, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
