@@ -565,7 +565,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind615_logs": (6, 6, 7),
           "blind616_logs": (1, 1, 2),
           "blind618_logs": (1, 1, 1),
-          "blind617_logs": (1, 1, 2)}
+          "blind617_logs": (1, 1, 2),
+          "blind619_logs": (1, 1, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
