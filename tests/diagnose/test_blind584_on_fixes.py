@@ -297,3 +297,22 @@ def test_a_served_runs_realistic_step_carries_the_prompts_prefilled_between_step
     assert roofline["ledger_realistic_decode_seconds_per_token"] == pytest.approx(expected, rel=1e-9)
     assert any(line.startswith(f"the run's {rate:,.0f} prompt tok/s prefilled between decode steps")
                for line in roofline["lines"])
+
+
+def test_a_hybrid_models_state_cache_refusal_and_exhaustion_are_capacity(tmp_path):
+    # vLLM will not start: each decode sequence of a hybrid (Mamba-layer) model holds one state block, and the memory
+    # left holds 939 where max_num_seqs asks for 1,024.
+    assert 1024 > 939
+    refusal = ("ValueError: max_num_seqs (1024) exceeds available Mamba cache blocks (939).\n"
+               "Each decode sequence requires one Mamba cache block, so CUDA graph capture cannot\n")
+    diagnosis = diagnose_files([write(tmp_path, refusal)])
+    assert diagnosis.verdict == "kv-capacity"
+    assert diagnosis.events["kv_start_refusals"] == 1
+    # SGLang running out of its hybrid model's state pool while admitting a prefill: memory ended the run.
+    crash = ("[2026-09-21 06:38:26 TP0] Prefill batch, #new-seq: 2, #cached-token: 1280, #running-req: 1, "
+             "mamba usage: 0.89\n[2026-09-21 06:38:26 TP0] Scheduler hit an exception: Traceback (most recent call "
+             "last):\nAssertionError: Not enough space for mamba ping pong idx, try to increase "
+             "--mamba-full-memory-ratio.\n")
+    diagnosis = diagnose_files([write(tmp_path, crash, "sglang.txt")])
+    assert diagnosis.verdict == "kv-capacity"
+    assert any("Not enough space for mamba ping pong idx" in item.text for item in diagnosis.evidence)

@@ -563,9 +563,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind613_logs": (7, 7, 8),
           "blind614_logs": (6, 6, 10),
           "blind615_logs": (6, 6, 7),
-          "blind616_logs": (1, 1, 2),
+          "blind616_logs": (1, 2, 2),
           "blind618_logs": (1, 1, 1),
-          "blind617_logs": (1, 1, 2),
+          "blind617_logs": (1, 2, 2),
           "blind619_logs": (1, 1, 2)}
 
 

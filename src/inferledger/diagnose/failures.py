@@ -29,6 +29,7 @@ _FAILURE = re.compile(
     r"|\bRESOURCE_EXHAUSTED:"                                  # XLA / TPU: the device buffer did not fit
     r"|\bFailed to allocate token prealloc indices"           # SGLang: no room in the token pool
     r"|\bRuntimeError: alloc_req_slots runs out of memory"     # SGLang: no free slot in the request pool
+    r"|\bNot enough space for mamba ping pong idx"             # SGLang: a hybrid model's state pool is full
     r"|\bprocess memory limit exceeded"                        # oMLX's memory guard aborting a request
     r"|\bno enough memory to schedule a single sequence"       # xLLM's scheduler: no KV blocks for one request
     r"|\bOut of memory: Kill(?:ed)? process"                   # the Linux OOM killer
