@@ -41,3 +41,10 @@ def server_timing(prompt_tokens: int, prompt_ms: float, tokens: int, eval_ms: fl
             f"       eval time = {eval_ms:10.2f} ms / {tokens:5d} tokens ({eval_ms / tokens:8.2f} ms per token, "
             f"{tokens / eval_ms * 1e3:8.2f} tokens per second)\n"
             f"      total time = {prompt_ms + eval_ms:10.2f} ms / {prompt_tokens + tokens:5d} tokens\n")
+
+
+def diagnosed(tmp_path, text: str, name: str = "log.txt", **options):
+    """The Diagnosis of `text` written to tmp_path/name (`options`: diagnose_files' model, gpu, …)."""
+    from inferledger.diagnose import diagnose_files
+
+    return diagnose_files([write(tmp_path, text, name)], **options)

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from blind_helpers import markdown_summaries, rules, write
+from blind_helpers import diagnosed, markdown_summaries, rules
 
-from inferledger.diagnose import diagnose_files
 from inferledger.errors import LogFormatError
 
 
@@ -16,7 +15,7 @@ def test_runs_timed_a_line_with_no_phase_word_are_generations(tmp_path):
     runs = [(323, 51.71, 6.25), (1063, 288.29, 3.69), (1122, 296.92, 3.78), (4675, 1888.87, 2.48), (626, 113.23, 5.53)]
     text = "Inference speed:\n" + "".join(f"Batch {index}: {tokens} tokens in {seconds} sec ({rate} tokens/sec)\n"
                                           for index, (tokens, seconds, rate) in enumerate(runs, 1))
-    diagnosis = diagnose_files([write(tmp_path, text)], gpu="a100-sxm-80gb")
+    diagnosis = diagnosed(tmp_path, text, gpu="a100-sxm-80gb")
     assert diagnosis.metrics["requests"] == 5
     assert diagnosis.verdict == "decode-bound"
     # every run under the cutoff: all five requests are the slow ones
@@ -28,7 +27,7 @@ def test_a_line_whose_rate_is_not_its_count_over_its_time_is_not_a_generation(tm
     # 323 tokens in 51.71 s is 6.25 tok/s; a printed 62.5 is ten times that: not the line's own account of a run, so
     # no request is read from it; its serving numbers are listed unread instead
     text = "".join(f"Batch {index}: 323 tokens in 51.71 sec (62.5 tokens/sec)\n" for index in range(1, 4))
-    diagnosis = diagnose_files([write(tmp_path, text)])
+    diagnosis = diagnosed(tmp_path, text)
     assert rules(diagnosis) == {"read-unknown-layout"}
     assert diagnosis.files[0]["unread_lines"] == 3
 
@@ -59,7 +58,7 @@ def test_a_pasted_question_on_serving_with_no_numbers_is_read_as_nothing_to_judg
     text = ("I run Qwen2.5-7B with ollama on my laptop and the first answer takes ages.\n"
             "After that the model answers quickly; is the prompt processing the problem?\n"
             "The card is an RTX 3060.\n")
-    diagnosis = diagnose_files([write(tmp_path, text)])
+    diagnosis = diagnosed(tmp_path, text)
     assert diagnosis.verdict == "insufficient-data"
     assert rules(diagnosis) == {"read-no-numbers"}
     assert diagnosis.files[0]["formats"] == ["unrecognised"] and diagnosis.files[0]["unread_lines"] == 0
@@ -68,7 +67,7 @@ def test_a_pasted_question_on_serving_with_no_numbers_is_read_as_nothing_to_judg
 def test_one_line_naming_serving_is_too_little_to_read(tmp_path):
     text = "I tried it with ollama yesterday.\nThe laptop got hot and I went for a walk.\n"
     with pytest.raises(LogFormatError, match="no known log format"):
-        diagnose_files([write(tmp_path, text)])
+        diagnosed(tmp_path, text)
 
 
 def test_lm_studios_earlier_prompt_progress_lines_project_the_prompts_time(tmp_path):
@@ -79,7 +78,7 @@ def test_lm_studios_earlier_prompt_progress_lines_project_the_prompts_time(tmp_p
     stamps = ("09:40:20", "09:41:39", "09:43:06", "09:44:58", "09:48:22", "09:52:54", "09:57:10")
     text = "".join(f"2025-05-05 {stamp} [DEBUG] PromptProcessing: {share}\n"
                    for stamp, share in zip(stamps, shares, strict=True))
-    diagnosis = diagnose_files([write(tmp_path, text)])
+    diagnosis = diagnosed(tmp_path, text)
     assert diagnosis.files[0]["formats"] == ["lmstudio"]
     assert diagnosis.verdict == "prefill-bound"
     (item,) = [item for item in diagnosis.evidence if item.rule == "requests-prompt-in-progress"]
@@ -93,7 +92,7 @@ _RATE_SWEEP = ("| Target RPS | Actual RPS | Avg Latency |\n|---|---|---|\n"
 def test_a_load_test_whose_achieved_rate_stops_following_the_offered_one_queues(tmp_path):
     # a k6 sweep against CPU pods: 4.71 of 5 req/s kept (94 % ≥ 80 %), 12.28 of 50 not (25 %), and the latency
     # 1.18 s -> 7.1 s (6.0× ≥ 1.5×): past capacity the arrivals wait
-    diagnosis = diagnose_files([write(tmp_path, _RATE_SWEEP.format(mid=2.79, high=7.1))])
+    diagnosis = diagnosed(tmp_path, _RATE_SWEEP.format(mid=2.79, high=7.1))
     assert diagnosis.verdict == "queueing"
     (item,) = [item for item in diagnosis.evidence if item.rule == "summary-sweep-rate-not-kept"]
     assert item.numbers["achieved_rate_high"] == 12.28 and item.numbers["latency_seconds_high"] == 7.1
@@ -101,5 +100,5 @@ def test_a_load_test_whose_achieved_rate_stops_following_the_offered_one_queues(
 
 def test_an_achieved_rate_short_of_the_offered_one_with_a_flat_latency_is_no_queue(tmp_path):
     # 1.18 s -> 1.5 s is 1.27× (< 1.5×): the client, not a queue, held the rate
-    diagnosis = diagnose_files([write(tmp_path, _RATE_SWEEP.format(mid=1.3, high=1.5))])
+    diagnosis = diagnosed(tmp_path, _RATE_SWEEP.format(mid=1.3, high=1.5))
     assert "summary-sweep-rate-not-kept" not in rules(diagnosis)

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from blind_helpers import markdown_summaries, parsed, write
+from blind_helpers import diagnosed, markdown_summaries, parsed, write
 
-from inferledger.diagnose import diagnose_files
 from inferledger.diagnose.parsers import trtllm_bench
 
 
@@ -73,7 +72,7 @@ def test_vllm_kv_refusal_wrapped_by_a_terminal_is_a_start_up_refusal(tmp_path):
     text = ("(EngineCore pid=316) ValueError: To serve at least one request with the model's max seq len (100000), "
             "(4.26 GiB KV cach\ne is needed, which is larger than the available KV cache memory (4.25 GiB). Based on "
             "the available memory, the estimated maximum model length is 99750.\n")
-    diagnosis = diagnose_files([write(tmp_path, text)])
+    diagnosis = diagnosed(tmp_path, text)
     assert diagnosis.verdict == "kv-capacity"
     assert diagnosis.events["kv_start_refusals"] == 1
 
@@ -83,7 +82,7 @@ def test_vllm_kv_refusal_wrapped_by_a_terminal_is_a_start_up_refusal(tmp_path):
     "Native API failed. Native API returns: -6 (PI_ERROR_OUT_OF_HOST_MEMORY) -6 (PI_ERROR_OUT_OF_HOST_MEMORY)"])
 def test_an_os_or_runtime_memory_failure_is_an_out_of_memory_event(tmp_path, line):
     # iOS ending the app at its memory limit, SYCL's runtime unable to allocate a buffer: memory ended the run
-    diagnosis = diagnose_files([write(tmp_path, "the app crashed on the first long prompt:\n" + line + "\n")])
+    diagnosis = diagnosed(tmp_path, "the app crashed on the first long prompt:\n" + line + "\n")
     assert diagnosis.verdict == "kv-capacity"
     assert diagnosis.events["oom"] == 1
 
@@ -99,7 +98,7 @@ def test_quantised_weights_decoding_slower_than_16_bit_are_the_kernel(tmp_path):
             "meta-llama/Meta-Llama-3-8B\n"
             + _OFFLINE.format(heading="bfloat16:", rate=14.23, total=7285.92, output=3642.96)
             + _OFFLINE.format(heading="torchao int4wo-128", rate=2.34, total=1197.03, output=598.52))
-    diagnosis = diagnose_files([write(tmp_path, text)])
+    diagnosis = diagnosed(tmp_path, text)
     assert diagnosis.verdict == "decode-bound"
     (slow,) = [item for item in diagnosis.evidence if item.rule == "summary-quantised-not-faster"]
     assert slow.numbers["tokens_per_second"] == 598.52
@@ -116,7 +115,7 @@ def test_a_quantised_run_is_compared_only_with_its_own_models_16_bit_run(tmp_pat
     # FastChat's AWQ table: `AWQ 4bit Speed (ms/token) | FP16 Speed (ms/token)`, a model a row. In the second case
     # the 7b row's AWQ time (30.0 ms) is slower than its own FP16 (19.09): that one pair fires, the 13b's OOM none.
     text = "| Model | AWQ 4bit Speed (ms/token) | FP16 Speed (ms/token) |\n|---|---|---|\n" + rows
-    diagnosis = diagnose_files([write(tmp_path, text)])
+    diagnosis = diagnosed(tmp_path, text)
     fired = [item for item in diagnosis.evidence if item.rule == "summary-quantised-not-faster"]
     if "30.0" in rows:
         (slow,) = fired

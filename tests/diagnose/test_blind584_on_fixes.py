@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from blind_helpers import write
+from blind_helpers import diagnosed, write
 
 from inferledger.diagnose import diagnose_files
 
@@ -68,7 +68,7 @@ def test_a_prompt_heavy_closed_loop_gives_no_per_token_bound(tmp_path):
         "Successful requests", "Traffic request rate:                    inf\n"
                                "Max request concurrency:                 16\nSuccessful requests")
     assert 2_728_549 / 160 / 128 > 8
-    diagnosis = diagnose_files([write(tmp_path, summary)])
+    diagnosis = diagnosed(tmp_path, summary)
     assert diagnosis.verdict == "insufficient-data"
     assert not any("concurrency ÷ output tok/s" in item.text for item in diagnosis.evidence)
 
@@ -79,7 +79,7 @@ def test_a_name_sized_floor_says_when_the_log_states_no_batch(tmp_path):
     # printed "batch 3", the rule's stand-in for "several", before).
     table = ("| Model | Technique | Tokens/Second |\n|---|---|---|\n"
              "| Llama-3-8B | Base (bfloat16) | 95.64 |\n| Llama-3-8B | int8wo | 153.03 |\n")
-    diagnosis = diagnose_files([write(tmp_path, table)], model="meta-llama/Meta-Llama-3-8B", gpu="a100-sxm-80gb")
+    diagnosis = diagnosed(tmp_path, table, model="meta-llama/Meta-Llama-3-8B", gpu="a100-sxm-80gb")
     lines = diagnosis.roofline["lines"]
     assert any(line.startswith("a batch the log does not state: ") for line in lines)
     assert not any(line.startswith("batch 3") for line in lines)
@@ -106,7 +106,7 @@ def test_a_client_cap_with_crawling_streams_is_no_server_queue(tmp_path):
     assert 19.18695 <= 1.5 * prompt_work
     service = 19.18695 + 1499 * 0.17189 - 19.18695 + prompt_work
     assert 2 * service == pytest.approx(550.4, abs=0.5) and 561.73 < 1.3 * 2 * service
-    diagnosis = diagnose_files([write(tmp_path, _bench(summary))])
+    diagnosis = diagnosed(tmp_path, _bench(summary))
     assert "summary-rate-not-kept" not in {item.rule for item in diagnosis.evidence}
     assert diagnosis.verdict == "decode-bound"
     assert any("because the client let only 16 requests run at once" in note for note in diagnosis.notes)
@@ -116,7 +116,7 @@ def test_a_client_cap_with_crawling_streams_is_no_server_queue(tmp_path):
                "Benchmark duration (s)": 334.35, "Total input tokens": 200000, "Total generated tokens": 600000,
                "Request throughput (req/s)": "1.20", "Output token throughput (tok/s)": 1794.5,
                "Mean E2E Latency (ms)": 75117.38, "Mean TTFT (ms)": 1222.55, "Mean TPOT (ms)": 49.30}
-    diagnosis = diagnose_files([write(tmp_path, _bench(summary), "normal.txt")])
+    diagnosis = diagnosed(tmp_path, _bench(summary), "normal.txt")
     assert "summary-rate-not-kept" in {item.rule for item in diagnosis.evidence}
 
 
@@ -129,7 +129,7 @@ def test_a_burst_without_a_mean_concurrency_counts_its_streams_by_littles_law(tm
                "Output token throughput (tok/s)": 303.86, "Mean TTFT (ms)": 25867.24, "Mean TPOT (ms)": 21.13}
     streams = 0.10 * (25.86724 + 2999 * 0.02113)
     assert streams == pytest.approx(8.9, abs=0.05) and 303.86 / streams > 10
-    diagnosis = diagnose_files([write(tmp_path, _bench(summary))])
+    diagnosis = diagnosed(tmp_path, _bench(summary))
     assert "summary-rate-not-kept" not in {item.rule for item in diagnosis.evidence}
     assert any("a throughput test; the offered rate is not a load" in note for note in diagnosis.notes)
 
@@ -140,12 +140,12 @@ def test_a_per_token_figure_past_the_runs_streams_is_a_measurement_artifact(tmp_
     table = ("| Hardware configuration | Generation throughput (tok/s) | TTFT (ms) | ITL (ms) | Parallel requests |\n"
              "|---|---|---|---|---|\n| NVIDIA HGX B200 | 700 | 1,662 | 103 | 32 |\n")
     assert 700 * 0.103 / 32 == pytest.approx(2.25, abs=0.01)
-    diagnosis = diagnose_files([write(tmp_path, table)])
+    diagnosis = diagnosed(tmp_path, table)
     assert diagnosis.verdict == "measurement-artifact"
     assert any(item.rule == "summary-streams-past-cap" and "72 streams decoding at once" in item.text
                for item in diagnosis.evidence)
     # At 50 streams (72 ÷ 50 = 1.4×, within the limit of 2) the figure stands as the stream's step.
-    diagnosis = diagnose_files([write(tmp_path, table.replace("| 32 |", "| 50 |"), "fifty.txt")])
+    diagnosis = diagnosed(tmp_path, table.replace("| 32 |", "| 50 |"), "fifty.txt")
     assert "summary-streams-past-cap" not in {item.rule for item in diagnosis.evidence}
 
 
@@ -174,14 +174,14 @@ def test_a_latency_that_follows_the_prompt_is_prefill(tmp_path):
              "| + ~10k schema | 12,033 | 22,189 ms | 104× |\n| + ~18k schema | 21,633 | 36,581 ms | 172× |\n")
     slope = (36.581 - 0.212) / (21633 - 27)
     assert slope * 21633 / 36.581 == pytest.approx(0.995, abs=0.001)
-    diagnosis = diagnose_files([write(tmp_path, table)])
+    diagnosis = diagnosed(tmp_path, table)
     assert diagnosis.verdict == "prefill-bound"
     [finding] = [item for item in diagnosis.evidence if item.rule == "summary-latency-follows-prompt"]
     assert f"{slope * 1e3:.2f} ms a prompt token" in finding.text
     # First tokens alone rise with the prompt by definition: with no output, per-token time or request latency, the
     # same sweep of TTFTs says nothing of the request's share.
     ttft = table.replace("Total latency", "TTFT")
-    diagnosis = diagnose_files([write(tmp_path, ttft, "ttft.txt")])
+    diagnosis = diagnosed(tmp_path, ttft, "ttft.txt")
     assert "summary-latency-follows-prompt" not in {item.rule for item in diagnosis.evidence}
     # Replies of 2,000 tokens at 30 ms each beside the same first tokens: the prompt is at most 36.6 / (36.6 + 60) of
     # the longest request, under 80 %: the reply's decode, not the prompt, is most of the time.
@@ -189,7 +189,7 @@ def test_a_latency_that_follows_the_prompt_is_prefill(tmp_path):
     decode = "\n".join(line + " 2000 | 30 |" if line.startswith("| ") and "Configuration" not in line else line
                        for line in decode.splitlines()) + "\n"
     assert 36.581 / (36.581 + 1999 * 0.030) < 0.8
-    diagnosis = diagnose_files([write(tmp_path, decode, "decode.txt")])
+    diagnosis = diagnosed(tmp_path, decode, "decode.txt")
     assert "summary-latency-follows-prompt" not in {item.rule for item in diagnosis.evidence}
 
 
@@ -198,7 +198,7 @@ def test_tt_metals_dram_allocation_failure_is_out_of_memory(tmp_path):
     # rounded): memory ended the run.
     line = ("Out of Memory: Not enough space to allocate 146575360 B DRAM buffer across 12 banks, where each bank "
             "needs to store 12214976 B, but bank size is only 1046181792 B (assert.hpp:103)\n")
-    diagnosis = diagnose_files([write(tmp_path, "Running Qwen3-8B on N150 causes a DRAM error.\n" + line)])
+    diagnosis = diagnosed(tmp_path, "Running Qwen3-8B on N150 causes a DRAM error.\n" + line)
     assert diagnosis.verdict == "kv-capacity"
     assert any("146575360 B DRAM buffer" in item.text for item in diagnosis.evidence)
 
@@ -209,13 +209,13 @@ def test_a_clients_timed_out_request_to_an_llm_endpoint_is_read_not_refused(tmp_
     log = ("02:24:33 - Translating scene number 1 batch 2,3,4\n"
            "02:24:33 - Translating with local server at http://127.0.0.7:8080/v1/chat/completions\n"
            "02:29:34 - Request to server timed out: timed out\n02:29:34 - Retrying in 3.0 seconds...\n")
-    assert diagnose_files([write(tmp_path, log)]).verdict == "insufficient-data"
+    assert diagnosed(tmp_path, log).verdict == "insufficient-data"
     # Another program's log with a timeout and a web endpoint that is no LLM's stays refused.
     from inferledger.errors import LogFormatError
 
     other = "02:24:33 - GET http://127.0.0.1:8080/api/users\n02:29:34 - database connection timed out\n"
     with pytest.raises(LogFormatError):
-        diagnose_files([write(tmp_path, other, "other.txt")])
+        diagnosed(tmp_path, other, "other.txt")
 
 
 def test_a_header_broken_over_lines_reads_as_one(tmp_path):
@@ -240,7 +240,7 @@ def test_a_qps_column_heading_a_latency_sweep_is_the_offered_rate(tmp_path):
     assert sorted(summary.metrics["request_rate_per_second"] for summary in markdown_summaries(tmp_path, table)) \
         == [8, 16, 32]
     assert 10628.59 / 504.33 > 2 * 32 / 8
-    diagnosis = diagnose_files([write(tmp_path, table, "sweep.txt")])
+    diagnosis = diagnosed(tmp_path, table, "sweep.txt")
     assert diagnosis.verdict == "queueing"
     assert any(item.rule == "summary-ttft-grows-with-rate" for item in diagnosis.evidence)
     # Beside a measured throughput the same column is what the server kept (an achieved rate), no setting.
@@ -255,9 +255,9 @@ def test_a_kv_cache_sizing_note_without_timings_is_read_not_refused(tmp_path):
 
     note = ("| Cache type | n_ctx (auto-tuned) | Eval regression |\n|---|---|---|\n| F16 | 36,864 | baseline |\n"
             "| Q8_0 | 68,608 (1.86x) | none |\n\nQ8 KV cache nearly doubles usable context for the same VRAM.\n")
-    assert diagnose_files([write(tmp_path, note)]).verdict == "insufficient-data"
+    assert diagnosed(tmp_path, note).verdict == "insufficient-data"
     with pytest.raises(LogFormatError):
-        diagnose_files([write(tmp_path, "| Cache | Hit ratio |\n|---|---|\n| redis | 0.93 |\n", "web.txt")])
+        diagnosed(tmp_path, "| Cache | Hit ratio |\n|---|---|\n| redis | 0.93 |\n", "web.txt")
 
 
 def test_a_kv_usage_gauge_outside_zero_to_one_is_a_broken_measurement(tmp_path):
@@ -265,11 +265,11 @@ def test_a_kv_usage_gauge_outside_zero_to_one_is_a_broken_measurement(tmp_path):
     metrics = ("# HELP vllm:kv_cache_usage_perc KV-cache usage. 1 means 100 percent usage.\n"
                "# TYPE vllm:kv_cache_usage_perc gauge\n"
                'vllm:kv_cache_usage_perc{engine="3",model_name="DeepSeek-V4-Flash"} -0.3875395987328405\n')
-    diagnosis = diagnose_files([write(tmp_path, metrics)])
+    diagnosis = diagnosed(tmp_path, metrics)
     assert diagnosis.verdict == "measurement-artifact"
     assert any(item.rule == "state-usage-out-of-range" for item in diagnosis.evidence)
     # 0.65 is a cache two-thirds full: nothing wrong with the gauge
-    diagnosis = diagnose_files([write(tmp_path, metrics.replace("-0.3875395987328405", "0.65"), "fine.txt")])
+    diagnosis = diagnosed(tmp_path, metrics.replace("-0.3875395987328405", "0.65"), "fine.txt")
     assert "state-usage-out-of-range" not in {item.rule for item in diagnosis.evidence}
 
 
@@ -284,7 +284,7 @@ def test_a_served_runs_realistic_step_carries_the_prompts_prefilled_between_step
     summary = {"Successful requests": 7200, "Benchmark duration (s)": 142.12, "Total input tokens": 1582725,
                "Total generated tokens": 1442778, "Request throughput (req/s)": 50.66,
                "Output token throughput (tok/s)": 10151.98, "Mean TTFT (ms)": 111.60, "Mean TPOT (ms)": 31.33}
-    diagnosis = diagnose_files([write(tmp_path, _bench(summary))], model="meta-llama/Llama-3.1-8B", gpu="h100-sxm")
+    diagnosis = diagnosed(tmp_path, _bench(summary), model="meta-llama/Llama-3.1-8B", gpu="h100-sxm")
     roofline = diagnosis.roofline
     isl, osl, batch = roofline["isl"], roofline["osl"], roofline["batch"]
     assert (isl, osl) == (round(1582725 / 7200), round(1442778 / 7200))
@@ -305,7 +305,7 @@ def test_a_hybrid_models_state_cache_refusal_and_exhaustion_are_capacity(tmp_pat
     assert 1024 > 939
     refusal = ("ValueError: max_num_seqs (1024) exceeds available Mamba cache blocks (939).\n"
                "Each decode sequence requires one Mamba cache block, so CUDA graph capture cannot\n")
-    diagnosis = diagnose_files([write(tmp_path, refusal)])
+    diagnosis = diagnosed(tmp_path, refusal)
     assert diagnosis.verdict == "kv-capacity"
     assert diagnosis.events["kv_start_refusals"] == 1
     # SGLang running out of its hybrid model's state pool while admitting a prefill: memory ended the run.
@@ -313,6 +313,6 @@ def test_a_hybrid_models_state_cache_refusal_and_exhaustion_are_capacity(tmp_pat
              "mamba usage: 0.89\n[2026-09-21 06:38:26 TP0] Scheduler hit an exception: Traceback (most recent call "
              "last):\nAssertionError: Not enough space for mamba ping pong idx, try to increase "
              "--mamba-full-memory-ratio.\n")
-    diagnosis = diagnose_files([write(tmp_path, crash, "sglang.txt")])
+    diagnosis = diagnosed(tmp_path, crash, "sglang.txt")
     assert diagnosis.verdict == "kv-capacity"
     assert any("Not enough space for mamba ping pong idx" in item.text for item in diagnosis.evidence)

@@ -331,14 +331,9 @@ def _observed_decode(acc: Accumulator) -> tuple[float | None, str]:
 
 def _prompt_rate(acc: Accumulator) -> float | None:
     """Prompt tokens a second the first summary stating them fed its server (stated, or its total over its time)."""
-    for record, _file in acc.summaries:
-        metrics = record.metrics
-        rate = metrics.get("input_tokens_per_second")
-        if rate is None and metrics.get("total_input_tokens") and metrics.get("duration_seconds"):
-            rate = metrics["total_input_tokens"] / metrics["duration_seconds"]
-        if rate:
-            return rate
-    return None
+    from inferledger.diagnose.rules_summary import stated_input_rate
+
+    return next((rate for record, _file in acc.summaries if (rate := stated_input_rate(record.metrics))), None)
 
 
 def _offline_batch_step(acc: Accumulator, batch: int) -> tuple[float | None, str]:

@@ -80,6 +80,14 @@ def run_lengths(record) -> tuple:
     return run.mean_input, run.mean_output
 
 
+def stated_input_rate(metrics: dict) -> float | None:
+    """Prompt tokens a second a run fed its server as its summary states them: the rate, or its total over its time."""
+    rate = metrics.get("input_tokens_per_second")
+    if rate is None and metrics.get("total_input_tokens") and metrics.get("duration_seconds"):
+        rate = metrics["total_input_tokens"] / metrics["duration_seconds"]
+    return rate
+
+
 def first_token_load(record) -> tuple | None:
     """(TTFT s, the median where stated; mean input tokens; arrivals req/s; one stream at a time) of a summary whose
     first tokens can be set against the prompt's work: a measured TTFT (not worked out), a prompt length, and its
@@ -140,9 +148,7 @@ class _Run:
         if mean_input is None and metrics.get("input_tokens_per_second") and achieved:
             mean_input = metrics["input_tokens_per_second"] / achieved  # input tok/s ÷ req/s: a request's prompt
         self.mean_input = mean_input
-        input_rate = metrics.get("input_tokens_per_second")
-        if input_rate is None and metrics.get("total_input_tokens") and self.duration:
-            input_rate = metrics["total_input_tokens"] / self.duration
+        input_rate = stated_input_rate(metrics)
         if input_rate is None and mean_input and achieved:
             input_rate = mean_input * achieved  # clients that print only per-request means (evalscope)
         self.input_rate = input_rate
@@ -367,7 +373,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
     _same_work(acc, findings, first)
     quantised_not_faster(acc, findings)
     _same_load_waits(acc, findings)
-    _latency_follows_prompt(acc, findings)
+    _latency_follows_prompt(runs, findings)
     _same_prompt_slower(acc, findings)
     _static_prefill_shrinks(acc, findings)
     _models_one_bandwidth(acc, runs, findings, first, hardware)
@@ -515,15 +521,15 @@ def _same_work(acc: Accumulator, findings: list, first: int) -> None:
                 lines=[record.line_number], file=file))
 
 
-def _latency_follows_prompt(acc: Accumulator, findings: list) -> None:
+def _latency_follows_prompt(runs: list, findings: list) -> None:
     """summary-latency-follows-prompt: a file's runs of one sweep at three prompt lengths or more (the longest at
     least PROMPT_SWEEP_SPAN × the shortest), one request at a time or no load stated and their outputs alike, whose
     request latency (E2E, or TTFT + the tokens after the first; a first token alone is the prompt's by definition)
     rises with the prompt: the cost a prompt token adds (the slope from the shortest to the longest run) times the
     longest prompt is the rule's share of that run's latency or more."""
     sweeps: dict = {}
-    for record, file in acc.summaries:
-        metrics, run = record.metrics, _Run(record)
+    for run, record, file in runs:  # summary_findings' (run, record, file) of every summary
+        metrics = record.metrics
         latency = run.e2e
         if latency is None and run.ttft is not None and run.per_token and run.mean_output:
             latency = run.ttft + run.per_token * (run.mean_output - 1)  # the request rebuilt: first token, then the rest
