@@ -57,7 +57,8 @@ def test_llm_bench_averages_after_iterations_are_not_counted_twice(tmp_path):
 def test_a_day_per_token_is_a_timer_bug_not_a_cold_start():
     diagnosis = diagnose_files([ROUND / "openvino__llm-bench-average-2nd-token-bug-then-fixed.txt"])
     assert diagnosis.verdict == "measurement-artifact"
-    assert [item.rule for item in diagnosis.evidence] == ["requests-impossible-tpot"]
+    # the same broken run's first token, 0.36 ms for 16 prompts of 128 tokens, is under one forward pass as well
+    assert [item.rule for item in diagnosis.evidence] == ["requests-impossible-tpot", "requests-ttft-under-one-pass"]
     assert not any("cold start" in note for note in diagnosis.notes)
 
 

@@ -74,12 +74,13 @@ def test_a_prompt_heavy_closed_loop_gives_no_per_token_bound(tmp_path):
 
 
 def test_a_name_sized_floor_says_when_the_log_states_no_batch(tmp_path):
-    # A table of one stream's tok/s per technique, no concurrency stated: the floor of Meta-Llama-3-8B sized from its
-    # name (16 GB at 2,039 GB/s) is not set against a step whose batch is unknown, and the section says so (it
-    # printed "batch 3", the rule's stand-in for "several", before).
+    # A table of one stream's tok/s per technique, no concurrency stated: the floor of Mistral-7B sized from its
+    # name (14 GB at 2,039 GB/s; no config bundled) is not set against a step whose batch is unknown, and the section
+    # says so (it printed "batch 3", the rule's stand-in for "several", before).
     table = ("| Model | Technique | Tokens/Second |\n|---|---|---|\n"
-             "| Llama-3-8B | Base (bfloat16) | 95.64 |\n| Llama-3-8B | int8wo | 153.03 |\n")
-    diagnosis = diagnosed(tmp_path, table, model="meta-llama/Meta-Llama-3-8B", gpu="a100-sxm-80gb")
+             "| Mistral-7B | Base (bfloat16) | 95.64 |\n| Mistral-7B | int8wo | 153.03 |\n")
+    diagnosis = diagnosed(tmp_path, table, model="mistralai/Mistral-7B-v0.1", gpu="a100-sxm-80gb")
+    assert diagnosis.roofline["estimated_from_name"]
     lines = diagnosis.roofline["lines"]
     assert any(line.startswith("a batch the log does not state: ") for line in lines)
     assert not any(line.startswith("batch 3") for line in lines)

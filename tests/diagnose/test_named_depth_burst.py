@@ -214,7 +214,9 @@ def test_a_copied_banner_in_its_own_words_behind_go_log_stamps(tmp_path):
     ("Qwen/Qwen3-8B-AWQ", ("Qwen/Qwen3-8B", "int4")),
     ("Qwen/Qwen3-30B-A3B-Instruct-2507", ("Qwen/Qwen3-30B-A3B", None)),  # not its -FP8 sibling
     ("Qwen/Qwen3-30B-A3B-Instruct-2507-FP8", ("Qwen/Qwen3-30B-A3B-FP8", "fp8")),
-    ("meta-llama/Meta-Llama-3-8B", None),  # Llama 3 is not Llama 3.1
+    # Llama 3 is not Llama 3.1 by its name, but states the same sizes (named_model._SAME_SIZES)
+    ("meta-llama/Meta-Llama-3-8B", ("meta-llama/Llama-3.1-8B", None)),
+    ("Qwen/Qwen2-7B-Instruct", None),  # another release, not in that table: no name makes it Qwen2.5
     ("google/gemma-3-27b-it", None),
 ])
 def test_the_base_model_a_tuned_one_shares_its_architecture_with(name, twin):

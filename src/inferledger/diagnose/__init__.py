@@ -312,7 +312,7 @@ def _named_comparison(acc, model: str, gpu: str, precision: str | None, kv_preci
     the bundled config of the base it was tuned from (same architecture), else the floor of the weights its name
     states; (None, [], [], "") when neither. `weights`: the format the log states it ran (_runner_format), before
     the one the name states."""
-    from inferledger.diagnose.named_model import catalog_twin, from_name
+    from inferledger.diagnose.named_model import catalog_twin, from_name, twin_relation
     from inferledger.diagnose.roofline import compare, named_floor_findings
     from inferledger.hardware import find_accelerator
 
@@ -330,8 +330,8 @@ def _named_comparison(acc, model: str, gpu: str, precision: str | None, kv_preci
         except InferledgerError:
             pass
         else:
-            section.setdefault("lines", []).insert(0, f"{model}: not at hand; the config of {base}, the model it "
-                                                      "was tuned from (same layers, heads and sizes)")
+            section.setdefault("lines", []).insert(0, f"{model}: not at hand; the config of {base}, "
+                                                      f"{twin_relation(model, base)}")
             section["architecture_from"] = base
             return section, found, advice, f"the config of {base}, its base model (same architecture)"
     try:

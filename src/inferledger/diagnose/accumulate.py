@@ -39,6 +39,7 @@ SLOW_TPOT_SECONDS = threshold("requests-slow-tpot-no-hardware")
 SLOW_CPU_TPOT_SECONDS = threshold("requests-slow-tpot-cpu")
 MAX_FINISHES = 10_000  # requests whose finish and latency are kept (bounded memory on any log length)
 IMPOSSIBLE_TPOT_SECONDS = threshold("requests-impossible-tpot")
+TTFT_ONE_PASS_SECONDS = threshold("summary-ttft-under-one-pass")
 IMPOSSIBLE_FAST_TPOT_SECONDS = 1 / threshold("requests-impossible-generation-rate")
 TINY_PROMPT_TOKENS = threshold("requests-tiny-prompt")
 PROMPT_ONLY_TOKENS = threshold("requests-prompt-only")
@@ -343,7 +344,7 @@ class Accumulator:
         self.preemptions_total = Running()
         self._flags = {name: _Lines() for name in (  # `flags`: windows waiting in _unfolded folded in when read
             "waiting", "kv_full", "kv_full_waiting", "swapped", "prefill_heavy", "slow_small_batch", "starved",
-            "busy", "prompt_slower_than_decode", "ttft_zero", "ttft_ge_e2e", "prefill_zero", "cold_start",
+            "busy", "prompt_slower_than_decode", "ttft_zero", "ttft_under_one_pass", "ttft_ge_e2e", "prefill_zero", "cold_start",
             "tiny_prompt", "queue_dominant", "queue_long", "slow_tpot", "slow_tpot_cpu", "kv_full_no_queue", "prefill_share",
             "impossible_prompt_rate", "parts_mismatch", "parts_exceed_total", "troubled", "arrival", "stalled", "clean", "clean_but_queued", "slow_tpot_bound",
             "slow_prompt", "slow_prompt_short", "rate_contradicts_time", "prompt_artifact_minor", "prefill_gap",
@@ -988,6 +989,8 @@ class Accumulator:
         output = metrics.get("output_tokens")
         if ttft is not None and ttft <= 0:
             self._flags["ttft_zero"].add(line, file)
+        elif ttft is not None and ttft <= TTFT_ONE_PASS_SECONDS:
+            self._flags["ttft_under_one_pass"].add(line, file)
         if ttft is not None and e2e is not None and ttft >= e2e > 0 and (output or 2) > 1:
             self._flags["ttft_ge_e2e"].add(line, file)
         # One prompt token (llama.cpp's BOS with an empty prompt) is evaluated inside the first decode step, so its

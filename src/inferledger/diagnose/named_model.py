@@ -168,13 +168,21 @@ def _architecture_key(name: str) -> tuple[str, str | None]:
     return "-".join(kept), precision
 
 
+# Releases whose config.json states the same sizes as a later one the catalogue bundles: Meta-Llama-3-8B and
+# Llama-3.1-8B both hold 32 layers of hidden 4096, 32 query and 8 KV heads, an MLP of 14336 and a 128256-token
+# vocabulary; Meta-Llama-3-70B and Llama-3.1-70B 80 layers of 8192, 64 and 8 heads, 28672 and the same vocabulary.
+# 3.1 only widens the context (rope scaling, 131072 positions against 8192), which no weight, FLOP or KV byte counts.
+_SAME_SIZES = {"llama-3-8b": "llama-3.1-8b", "llama-3-70b": "llama-3.1-70b"}
+
+
 def catalog_twin(name: str) -> tuple[str, str | None] | None:
     """(the bundled catalog model sharing `name`'s architecture, the format its name states) when exactly one does:
-    "meta-llama/Llama-3.1-8B-Instruct" is "meta-llama/Llama-3.1-8B" tuned, with the same layers, heads and sizes.
-    None when there is none, or several."""
+    "meta-llama/Llama-3.1-8B-Instruct" is "meta-llama/Llama-3.1-8B" tuned, with the same layers, heads and sizes
+    (as is a release of the same sizes, _SAME_SIZES). None when there is none, or several."""
     from inferledger.model.config import catalog_names
 
     key, precision = _architecture_key(name)
+    key = _SAME_SIZES.get(key, key)
     if not key:
         return None
     twins = [known for known in catalog_names() if _architecture_key(known)[0] == key]
@@ -183,6 +191,13 @@ def catalog_twin(name: str) -> tuple[str, str | None] | None:
     if len(twins) != 1 or twins[0].lower() == name.strip().lower():
         return None
     return twins[0], precision
+
+
+def twin_relation(name: str, twin: str) -> str:
+    """How `twin` (catalog_twin's) stands to `name`, for the report."""
+    if _architecture_key(name)[0] == _architecture_key(twin)[0]:
+        return "the model it was tuned from (same layers, heads and sizes)"
+    return "a release of the same layers, heads and sizes (only its context window differs)"
 
 
 @dataclass(frozen=True)

@@ -302,6 +302,9 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         return {"lines": list(flags[flag].lines), "file": flags[flag].file}
 
     for flag, rule, text in (("ttft_zero", "requests-ttft-zero", "TTFT of 0 ms"),
+                             ("ttft_under_one_pass", "requests-ttft-under-one-pass", "a first token in under a "
+                                                                                      "millisecond, under one forward "
+                                                                                      "pass of any model"),
                              ("ttft_ge_e2e", "requests-ttft-ge-e2e", "first-token latency equal to the full latency"),
                              ("prefill_zero", "requests-prefill-zero", "prompt eval time 0.00 ms for a multi-token "
                                                                         "prompt")):
@@ -516,7 +519,7 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
     bits = []
     numbers = {}
     if ttft is not None:
-        bits.append(f"TTFT {ttft.mean * 1e3:.0f} ms")
+        bits.append(f"TTFT {ttft.mean * 1e3:.0f} ms" if ttft.mean >= 0.01 else f"TTFT {ttft.mean * 1e3:.3g} ms")
         numbers["ttft_seconds_mean"] = ttft.mean
     if tpot is not None:
         bits.append(f"{tpot_mean * 1e3:.1f} ms/token")

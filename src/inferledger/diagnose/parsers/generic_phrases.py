@@ -71,6 +71,16 @@ _RATE_LABEL = re.compile(r"\btps\b|tok(?:en)?s?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b
                          r"|\bspeed\b|\btok(?:en)?s seconds?$")  # llama-server's /slots `prompt_tokens_seconds`
 # A setting, not a measurement: "max_new_tokens = 256", "max length: 4096", "context limit".
 _SETTING = re.compile(r"\b(?:max|min)\b.*(?:tok|\blen)|\blimit\b|\bcap\b")
+# Nor is a clause naming a spread of runs before its figure (`TTFT Std Dev: 0.25 ms`, thunder's benchmark_inference:
+# how far the runs' first tokens scatter, not one's time); a spread after the figure (`mean: 7.13 tokens/s stdev:
+# 0.044`) leaves the figure the run's.
+_SPREAD = re.compile(r"\bstd\.? ?dev\b|\bstdev\b|\bvariance\b")
+
+
+def _spread(clause: str) -> bool:
+    match = _SPREAD.search(clause)
+    digit = re.search(r"\d", clause)
+    return match is not None and (digit is None or match.start() < digit.start())
 # A line on the text's own processing on the host (`tokenizer encode: 131 tokens, 2.82 ms total, 21.5 us/token`): its
 # times are no phase of serving (a tokenizer named in brackets, `TTFT (including tokenization)`, qualifies another).
 _TEXT_PROCESSING = re.compile(r"\b(?:de)?tokeni[sz](?:er|ation|ing)\b(?![^(]*\))")
@@ -178,7 +188,7 @@ def line_metrics(line: str, bare_rates: bool = True) -> dict:
         continued = keyed and phase is not None and _CONTINUED.match(clause)
         if keyed and not continued:
             phase = None
-        if _SETTING.search(clause):
+        if _SETTING.search(clause) or _spread(clause):
             continue
         counts, seconds, rate, per_token = _readings(clause)
         phase = (phase if continued else _clause_phase(clause)) or phase or ("decode" if rate is not None
@@ -288,25 +298,42 @@ RESTATED_RATE_TOLERANCE = 0.05  # a printed rate rounded to two or three figures
 _HEADING = re.compile(r"\s*#{1,6} ")
 
 
+# Requests (or generations, prompts) a second: a run's rate, stated beside its token rates (`Throughput: 8.60
+# requests/s, Input tokens/s: 1733.22, Output tokens/s: 1792.37`, `Generations / Sec: 2.16`).
+_REQUEST_RATE = re.compile(_NUMBER + r"\s*(?:requests?|reqs?|generations?|prompts?)\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b"
+                           r"|\b(?:requests?|reqs?|generations?|prompts?)\s*/\s*s(?:ec(?:ond)?)?\s*[:=]\s*" + _NUMBER
+                           + r"|\b(?:rps|qps)\s*[:=]\s*" + _NUMBER, re.IGNORECASE)
+
+
 def parse(lines) -> Iterator:
     metrics: dict = {}
     start = 0
+    run_rate = None  # the request rate the lines of the current block state: they are a run's, not a request's
     for line_number, line in _aligned(lines):
         if _HEADING.match(line):
             continue  # a markdown heading names a section or a thread (`# Time-to-first-token is 14-16s`), no run
         found = line_metrics(line)
+        rate = _REQUEST_RATE.search(line)
+        if rate is not None and any(rate.groups()):
+            rate_value = _number(next(group for group in rate.groups() if group))
+            if metrics and run_rate != rate_value:  # the lines before are another run's (or a request's)
+                yield _record(start, metrics, run_rate)
+                metrics = {}
+            if not metrics:
+                start = line_number
+            run_rate = rate_value
         if not found:
-            if looks_like_metric(line):
+            if looks_like_metric(line) and rate is None:
                 yield unread(line_number, line, NAME)
             continue
         if _starts_next(metrics, found):
-            yield _record(start, metrics)
-            metrics = {}
+            yield _record(start, metrics, run_rate)
+            metrics, run_rate = {}, None
         if not metrics:
             start = line_number
         metrics.update(found)
     if metrics:
-        yield _record(start, metrics)
+        yield _record(start, metrics, run_rate)
 
 
 def _starts_next(metrics: dict, found: dict) -> bool:
@@ -324,8 +351,18 @@ def _starts_next(metrics: dict, found: dict) -> bool:
     return False
 
 
-def _record(line_number: int, metrics: dict) -> Record:
-    """One request, its phases' missing numbers worked out from the others (a count over a time is a rate)."""
+def _record(line_number: int, metrics: dict, request_rate: float | None = None) -> Record:
+    """One request, its phases' missing numbers worked out from the others (a count over a time is a rate); or, where
+    its lines state a request rate, a run of many requests, whose token rates are the run's (all its streams
+    together), not one stream's speed."""
+    labels = {"tool": "unknown runner", "reader": "phrases: each clause's phase by its words, its numbers by their units"}
+    if request_rate is not None:
+        run = {"request_throughput_per_second": request_rate}
+        for mine, theirs in (("generation_tokens_per_second", "output_tokens_per_second"),
+                             ("prompt_tokens_per_second", "input_tokens_per_second")):
+            if metrics.get(mine):
+                run[theirs] = metrics[mine]
+        return Record("summary", "text.phrases", line_number, run, labels=labels)
     metrics = dict(metrics)
     for count, time, rate in (_MEANING["prompt"], _MEANING["decode"]):
         tokens, seconds, per_second = metrics.get(count), metrics.get(time), metrics.get(rate)
@@ -340,5 +377,4 @@ def _record(line_number: int, metrics: dict) -> Record:
             metrics[time] = tokens / per_second
     if "tpot_seconds" not in metrics and metrics.get("generation_tokens_per_second"):
         metrics["tpot_seconds"] = 1 / metrics["generation_tokens_per_second"]
-    labels = {"tool": "unknown runner", "reader": "phrases: each clause's phase by its words, its numbers by their units"}
     return Record("request", "text.phrases", line_number, metrics, labels=labels)

@@ -523,6 +523,31 @@ def _reply_timings(line_number: int, timings: dict, variant: str = "server-reply
                   labels={"engine": "llama.cpp", "variant": variant, "input_tokens_definition": _INPUT_NOTE})
 
 
+# llama-box (GPUStack's server on llama.cpp) closes each request with one `reconcile` line: `reconcile: rid 37… |
+# prefill_t = 11, prefill_cached_t = 0, prefill_tps = 5.72 tps, ttft = 1924.62ms, decode_t = 400, decode_tps = 22.57
+# tps, tpot = 44.31ms, …`. Its prefill rate is prefill_t ÷ ttft (11 ÷ 1.925 s = 5.72), so the first token's time is the
+# prompt's phase, as llama.cpp's prompt eval time; decode_t tokens at tpot each are the answer's.
+_RECONCILE = re.compile(r"\breconcile: rid \d+ \|(.*)$", re.MULTILINE)
+_RECONCILE_FIELD = re.compile(r"\b(prefill_t|prefill_cached_t|ttft|decode_t|tpot)\s*=\s*([\d.]+)")
+
+
+def _reconcile(line_number: int, line: str) -> Record | None:
+    """One llama-box request from its reconcile line (the prompt's tokens and phase, the answer's tokens and steps)."""
+    match = _RECONCILE.search(line)
+    fields = {name: float(value) for name, value in _RECONCILE_FIELD.findall(match.group(1))} if match else {}
+    if "decode_t" not in fields or "ttft" not in fields:
+        return None
+    metrics = {"input_tokens": fields.get("prefill_t", 0.0), "ttft_seconds": fields["ttft"] / 1000.0,
+               "prefill_seconds": fields["ttft"] / 1000.0, "output_tokens": fields["decode_t"]}
+    if fields.get("prefill_cached_t"):
+        metrics["cached_tokens"] = fields["prefill_cached_t"]
+    if fields.get("tpot") and fields["decode_t"]:
+        metrics["tpot_seconds"] = fields["tpot"] / 1000.0
+        metrics["decode_seconds"] = fields["decode_t"] * fields["tpot"] / 1000.0
+    return Record("request", "llamacpp.server", line_number, metrics,
+                  labels={**_SERVER_LABELS, "variant": "llama-box"})
+
+
 # A batch the KV cache has no room for, as the server builds have said it (2023-24 `update_slots`, 2024 `llama_decode`
 # ubatch slots, 2025-26 memory slots).
 _KV_NO_ROOM = re.compile(r"failed to find (?:free space in the KV cache|KV cache slot for ubatch|a memory slot for batch)")
@@ -534,6 +559,8 @@ def sniff(head: str) -> float:
         return 0.95
     if '"predicted_ms"' in head or '"predicted_per_second"' in head:
         return 0.9  # the server's reply with its `timings` object
+    if "reconcile: rid" in head and _RECONCILE.search(head) and "decode_t" in head:
+        return 0.9  # llama-box's request lines
     if "\nt_p_eval_us:" in head and "\nt_eval_us:" in head:
         return 0.9  # the CLI's YAML log
     if "predict time =" in head and "ms per token" in head and _GGML_PREDICT.search(head):
@@ -616,6 +643,9 @@ class _Reader:
             out.append(record)
 
     def feed(self, line_number: int, line: str) -> list:
+        if "reconcile: rid" in line:
+            record = _reconcile(line_number, line)
+            return [record] if record is not None else []
         if line.count("print_timings:") > 1:
             # Two timing lines a paste ran together (`… tokens per second) llama_print_timings: eval time = …`): each
             # read as the line it was.

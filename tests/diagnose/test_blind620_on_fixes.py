@@ -1,0 +1,119 @@
+"""Blind rounds 620 on: the general fixes of the twenty-ninth session. Expected figures are worked out here."""
+
+from __future__ import annotations
+
+import pytest
+from blind_helpers import diagnosed, parsed, rules, write
+
+
+def _reconcile(prompt: int, ttft_ms: float, tokens: int, tpot_ms: float) -> str:
+    return (f"[2025-05-15 16:53:57.237075] I srv                 reconcile: rid 3713558753769 | prefill_t = {prompt}, "
+            f"prefill_cached_t = 0, prefill_tps = {prompt / ttft_ms * 1e3:.2f} tps, ttft = {ttft_ms:.2f}ms, "
+            f"decode_t = {tokens}, decode_tps = {1e3 / tpot_ms:.2f} tps, tpot = {tpot_ms:.2f}ms, draft_t = 0, "
+            f"draft_apt = 0.00%, total_t = {prompt + tokens}, stop_r = stop\n")
+
+
+def test_llama_box_reconcile_line_is_a_request_with_both_phases(tmp_path):
+    # GPUStack's llama-box ends each request with one reconcile line: 11 prompt tokens whose first token took
+    # 1,924.62 ms (175 ms a prompt token), then 400 tokens at 44.31 ms each (17.72 s). A prompt token never costs
+    # more than a generated one, so 175 / 44.31 = 3.95x holds something other than prompt work.
+    from inferledger.diagnose.parsers import llamacpp
+
+    path = write(tmp_path, "I srv                     start: server is ready\n" + _reconcile(11, 1924.62, 400, 44.31))
+    (record,) = parsed(llamacpp, path)
+    assert record.kind == "request" and record.labels["variant"] == "llama-box"
+    assert record.metrics["input_tokens"] == 11 and record.metrics["output_tokens"] == 400
+    assert record.metrics["ttft_seconds"] == pytest.approx(1.92462)
+    assert record.metrics["decode_seconds"] == pytest.approx(400 * 0.04431)
+    assert 1.92462 / 11 / 0.04431 == pytest.approx(3.95, abs=0.01)
+    diagnosis = diagnosed(tmp_path, "I srv start: server is ready\n" + _reconcile(11, 1924.62, 400, 44.31))
+    assert "requests-prompt-slower-than-decode" in rules(diagnosis)
+    assert diagnosis.verdict == "measurement-artifact"
+    # A 2,000-token prompt in 400 ms (0.2 ms a token) before the same answer: an ordinary request
+    assert diagnosed(tmp_path, _reconcile(2000, 400.0, 400, 44.31), "fast.txt").verdict == "healthy"
+
+
+def test_meta_llama_3_is_judged_with_llama_3_1_s_config(tmp_path):
+    # Meta-Llama-3-8B and Llama-3.1-8B state the same sizes (32 layers of 4096, 32/8 heads, MLP 14336, 128256
+    # tokens): with no config at hand, the catalogue's 3.1 config gives the ledger's account, not the name's guess.
+    # One stream at 40 ms a token on an H100: a step reads the 8.03e9 bf16 weights but the embedding table (128256 x
+    # 4096, of which it reads one row each token): 7.505e9 x 2 B = 15.01 GB in 15.01 / 3350 = 4.48 ms (plus the
+    # cache), so the step is over 8x the floor.
+    from inferledger.diagnose.named_model import catalog_twin
+
+    assert catalog_twin("meta-llama/Meta-Llama-3-8B-Instruct") == ("meta-llama/Llama-3.1-8B", None)
+    assert catalog_twin("meta-llama/Meta-Llama-3-70B") == ("meta-llama/Llama-3.1-70B", None)
+    assert catalog_twin("meta-llama/Meta-Llama-3-8B-Instruct-AWQ") == ("meta-llama/Llama-3.1-8B", "int4")
+    text = ("llama_print_timings:        eval time =   10000.00 ms /   250 runs   (   40.00 ms per token,    25.00 "
+            "tokens per second)\n")
+    diagnosis = diagnosed(tmp_path, text, model="meta-llama/Meta-Llama-3-8B-Instruct", gpu="h100-sxm")
+    assert diagnosis.roofline["architecture_from"] == "meta-llama/Llama-3.1-8B"
+    assert "release of the same layers" in diagnosis.roofline["lines"][0]
+    weights_bytes = (8.03e9 - 128256 * 4096) * 2
+    assert diagnosis.roofline["ledger_decode_seconds_per_token"] == pytest.approx(weights_bytes / 3.35e12, rel=0.03)
+    assert diagnosis.verdict == "decode-bound"
+
+
+def test_a_request_rate_beside_token_rates_makes_them_a_run_s(tmp_path):
+    # vLLM's benchmark_throughput prints `Throughput: 8.60 requests/s, …, Output tokens/s: 1792.37`: 8.6 requests a
+    # second cannot be one stream, so 1,792 tokens a second is all the streams together, not one stream's 0.56 ms a
+    # token.
+    text = ("**FlashAttention-2**:\n"
+            "`Throughput: 8.60 requests/s, Input tokens/s: 1733.22, Output tokens/s: 1792.37`\n"
+            "**FlashInfer**:\n"
+            "`Throughput: 7.79 requests/s, Input tokens/s: 1568.72, Output tokens/s: 1622.26`\n")
+    diagnosis = diagnosed(tmp_path, text)
+    runs = [item for item in diagnosis.evidence if item.rule == "summary-throughput-only"]
+    assert len(runs) == 2 and "1792.4 output tok/s" in runs[0].text
+    assert not any("ms/token" in item.text for item in diagnosis.evidence)
+    assert diagnosis.verdict == "insufficient-data"
+    # The same figures with no request rate stay one runner's phrases (a request's generation rate).
+    single = diagnosed(tmp_path, "Input tokens/s: 1733.22, Output tokens/s: 52.37\n", "one.txt")
+    assert any("19.1 ms/token" in item.text for item in single.evidence)
+
+
+def test_livekit_metrics_are_requests_whose_rate_is_over_the_whole_call(tmp_path):
+    # LiveKit's LLM metrics: ttft and duration in seconds; tokens_per_second is completion tokens over the whole call
+    # (42 / 1.42 s = 29.6), no generation rate. The 0.x pipeline line states no duration: 11 tokens at 4.99 a
+    # second over the call is 11 / 4.99 = 2.20 s.
+    from inferledger.diagnose.parsers import livekit
+
+    text = ("INFO livekit.agents - type='llm_metrics' label='livekit.plugins.openai.llm.LLM' request_id='a1' "
+            "timestamp=1748428916.4 duration=1.42 ttft=0.38 cancelled=False completion_tokens=42 prompt_tokens=839 "
+            "prompt_cached_tokens=512 total_tokens=881 tokens_per_second=29.58\n"
+            "INFO livekit.agents - type='llm_metrics' label='x' request_id='a2' duration=0.4 ttft=0.30 "
+            "cancelled=True completion_tokens=3 prompt_tokens=900 tokens_per_second=7.5\n"
+            '{"message": "Pipeline LLM metrics: sequence_id=fea6e2011213, ttft=2.10, input_tokens=839, '
+            'output_tokens=11, tokens_per_second=4.99", "level": "INFO", "name": "livekit.agents"}\n')
+    first, second = parsed(livekit, write(tmp_path, text))  # the cancelled turn is not read
+    assert first.metrics == {"output_tokens": 42, "input_tokens": 839, "cached_tokens": 512, "ttft_seconds": 0.38,
+                             "e2e_seconds": 1.42}
+    assert second.metrics["e2e_seconds"] == pytest.approx(11 / 4.99) and second.metrics["ttft_seconds"] == 2.10
+    assert "generation_tokens_per_second" not in first.metrics | second.metrics
+
+
+def test_a_request_s_first_token_under_a_millisecond_is_no_forward_pass(tmp_path):
+    # Gemini Live through LiveKit: ttft 9.39e-05 s (94 us) for a 3,047-token turn; one forward pass of any model
+    # takes milliseconds, so the clock started after the first content came. The token details' nested counts
+    # (`audio_tokens=0`) are parts of the turn, not its counts.
+    line = ("type='realtime_model_metrics' label='livekit.plugins.google.beta.realtime.realtime_api.RealtimeModel' "
+            "request_id='gemini-turn-58971acd2589' timestamp=1748428916.454256 duration=13.88671088218689 "
+            "ttft=9.393692016601562e-05 cancelled=False input_tokens=3047 output_tokens=49 total_tokens=3096 "
+            "tokens_per_second=3.528553335322514 input_token_details=InputTokenDetails(audio_tokens=0, "
+            "text_tokens=3047, image_tokens=0, cached_tokens=0)\n")
+    diagnosis = diagnosed(tmp_path, line)
+    assert "requests-ttft-under-one-pass" in rules(diagnosis)
+    assert diagnosis.verdict == "measurement-artifact"
+    # The same turn with a 380 ms first token is an ordinary one.
+    assert "requests-ttft-under-one-pass" not in rules(diagnosed(tmp_path, line.replace("9.393692016601562e-05",
+                                                                                        "0.38"), "slow.txt"))
+
+
+def test_a_spread_of_runs_is_no_run_s_time(tmp_path):
+    # thunder's benchmark_inference prints `TTFT Std Dev: 0.25 ms` under its results: how far the runs scatter, no
+    # first token of 0.25 ms. A spread after a run's figure (`mean: 7.130 tokens/s stdev: 0.044`) keeps the figure.
+    from inferledger.diagnose.parsers.generic_phrases import line_metrics
+
+    assert line_metrics("  TTFT Std Dev: 0.25 ms") == {}
+    assert line_metrics("  Time to First Token (TTFT): 46.46 ms") == {"ttft_seconds": pytest.approx(0.04646)}
+    assert line_metrics("0.5.7 mean: 7.130 tokens/s stdev: 0.044 n: 3") == {"generation_tokens_per_second": 7.13}
