@@ -117,3 +117,45 @@ def test_a_spread_of_runs_is_no_run_s_time(tmp_path):
     assert line_metrics("  TTFT Std Dev: 0.25 ms") == {}
     assert line_metrics("  Time to First Token (TTFT): 46.46 ms") == {"ttft_seconds": pytest.approx(0.04646)}
     assert line_metrics("0.5.7 mean: 7.130 tokens/s stdev: 0.044 n: 3") == {"generation_tokens_per_second": 7.13}
+
+
+def test_a_setting_bullets_above_a_table_state_is_its_runs(tmp_path):
+    # A PR's bullets state the runs' shape and load above a metric-a-row table: 550 prompt and 150 output tokens at
+    # 10 requests a second; a paragraph telling what else was tried states no setting of the table.
+    from inferledger.diagnose.parsers.bench_markdown import _stated_setting
+
+    assert _stated_setting("- 550 input tokens | 150 output tokens") == {"mean_input_tokens": 550,
+                                                                          "mean_output_tokens": 150}
+    assert _stated_setting("- 10 QPS") == {"request_rate_per_second": 10}
+    assert _stated_setting("vllm bench serve --request-rate 4 --random-output-len 256") == {
+        "request_rate_per_second": 4, "mean_output_tokens": 256}
+    story = ("Pacing arrival (`--request-rate 1`) didn't change anything either, which is why the slot semaphore was "
+             "the gate and not the arrival timing of the twenty requests we sent through the client that day.")
+    assert len(story) > 160 and _stated_setting(story) == {}
+
+
+_PR_TABLE = ("- Llama-3-8B-Instruct\n- 1xH100\n- 550 input tokens | 150 output tokens\n- 10 QPS\n\n"
+             "| Metric | `main` | `zmq + protobuf` |\n| - | - | - |\n"
+             "| TPOT (mean) | 70.74 | 54.54 |\n| TTFT (mean) | 687.69 | 269.01 |\n")
+
+
+def test_an_offered_rate_a_server_keeps_up_with_gives_the_batch(tmp_path):
+    # 10 requests a second, each in flight 0.688 s + 149 x 70.74 ms = 11.23 s: 112 at once (Little's law), the
+    # first token 6 % of a request's time, so no queue is growing. An 8B model's step at batch 112 on an H100 is
+    # around 10-12 ms (the weights' 15 GB and ~112 x 625 tokens of cache at 128 kB each, 9 GB, over 3.35 TB/s is
+    # 7.2 ms at the floor), so 70.74 ms is several times what the card allows: decode-bound.
+    in_flight = 10 * (0.68769 + 149 * 0.07074)
+    assert in_flight == pytest.approx(112.3, abs=0.1)
+    diagnosis = diagnosed(tmp_path, _PR_TABLE, model="meta-llama/Meta-Llama-3-8B-Instruct", gpu="h100-sxm")
+    assert diagnosis.roofline["batch"] == round(in_flight)
+    assert diagnosis.roofline["isl"] == 550 and diagnosis.roofline["osl"] == 150
+    floor = (15.01e9 + 112 * (550 + 150 / 2) * 131072) / 3.35e12
+    assert diagnosis.roofline["ledger_decode_seconds_per_token"] == pytest.approx(floor, rel=0.1)
+    assert diagnosis.verdict == "decode-bound"
+    # The same figures with a first token that is most of each request's time: a queue may be growing, so the
+    # offered rate is no measure of the requests in flight.
+    queued = _PR_TABLE.replace("687.69", "30000.0").replace("269.01", "20000.0")
+    lines = diagnosed(tmp_path, queued, "queued.txt", model="meta-llama/Meta-Llama-3-8B-Instruct",
+                      gpu="h100-sxm").roofline["lines"]
+    assert any("states no concurrency" in line for line in lines)
+    assert not any("Little's law" in line for line in lines)

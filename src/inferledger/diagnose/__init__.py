@@ -330,10 +330,10 @@ def _named_comparison(acc, model: str, gpu: str, precision: str | None, kv_preci
         except InferledgerError:
             pass
         else:
-            section.setdefault("lines", []).insert(0, f"{model}: not at hand; the config of {base}, "
-                                                      f"{twin_relation(model, base)}")
+            relation = twin_relation(model, base)
+            section.setdefault("lines", []).insert(0, f"{model}: not at hand; the config of {base}, {relation}")
             section["architecture_from"] = base
-            return section, found, advice, f"the config of {base}, its base model (same architecture)"
+            return section, found, advice, f"the config of {base}, {relation}"
     try:
         named = from_name(model, engine=acc.labels.get("engine"), precision=precision)
     except InferledgerError:

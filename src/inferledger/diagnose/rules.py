@@ -939,6 +939,11 @@ _LIMITS = (
           "at most this many prompt tokens a generated one: a prompt token costs a few percent of a generated one's "
           "step, so 2,048 in / 512 out is still mostly generation, but a prefill-heavy run's concurrency ÷ output "
           "tok/s (16k-token shared prefixes and 128 out) is mostly its prompts' time, no bound to judge decode by"),
+    Limit("kept-up-ttft-share", 0.25, "of a request's time", "Little's law batch from an offered rate "
+          "(streams_by_littles_law)",
+          "a run whose first token takes at most a quarter of its requests' time is not piling requests up in a queue "
+          "(a growing queue's wait soon outweighs the answer), so it completes the rate it is offered and the requests "
+          "in flight are that rate × their time"),
     Limit("streams-seen", 2.0, "requests at once", "Little's law batch (streams_by_littles_law)",
           "above this a run held more than one request at once, so it is no batch of one"),
     Limit("sizes-apart", 1.5, "× weights per step", "summary-models-one-bandwidth",

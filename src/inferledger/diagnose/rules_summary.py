@@ -236,6 +236,7 @@ CLOSED_LOOP_PROMPT_SHARE = limit("closed-loop-prompt-share")
 CLIENT_ROUNDS_FIRST_TOKEN = limit("client-rounds-first-token")
 PROMPT_SWEEP_SPAN = limit("prompt-sweep-span")
 STREAMS_SEEN = limit("streams-seen")
+KEPT_UP_TTFT_SHARE = limit("kept-up-ttft-share")
 
 
 def _not_streamed(run: _Run, metrics: dict) -> tuple[str, dict]:
@@ -295,8 +296,17 @@ def streams_by_littles_law(metrics: dict) -> tuple[float | None, float | None, s
     rate = metrics.get("request_throughput_per_second")
     if rate and metrics.get("e2e_seconds_mean") and rate * metrics["e2e_seconds_mean"] > STREAMS_SEEN:
         return rate * metrics["e2e_seconds_mean"], None, "req/s × mean E2E: requests in flight (Little's law)"
-    if rate and metrics.get("ttft_seconds_mean") and rate * metrics["ttft_seconds_mean"] > STREAMS_SEEN:
-        return None, rate * metrics["ttft_seconds_mean"], "req/s × mean TTFT, Little's law"
+    # A rate offered, none measured: a server that keeps up (its first token a small part of the request, so no queue
+    # grows) completes what it is offered, and each request is in flight its first token plus a step an output token.
+    offered, ttft, output = metrics.get("request_rate_per_second"), metrics.get("ttft_seconds_mean"), \
+        metrics.get("mean_output_tokens")
+    if not rate and offered and ttft and tpot and output and output > 1:
+        e2e = ttft + (output - 1) * tpot
+        if ttft <= KEPT_UP_TTFT_SHARE * e2e and offered * e2e > STREAMS_SEEN:
+            return offered * e2e, None, "offered req/s × (TTFT + output tokens × TPOT): requests in flight (Little's " \
+                                        "law, the first token too short for a queue to be growing)"
+    if rate and ttft and rate * ttft > STREAMS_SEEN:
+        return None, rate * ttft, "req/s × mean TTFT, Little's law"
     total = metrics.get("total_tokens_per_second")
     if tpot and total and total * tpot > STREAMS_SEEN:
         return None, total * tpot, "at most total tok/s × TPOT streams, Little's law"

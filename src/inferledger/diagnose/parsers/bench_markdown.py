@@ -1243,16 +1243,14 @@ _CSV_HEADER = re.compile(r"^[A-Za-z][\w .()/%-]*(?:,[A-Za-z][\w .()/%-]*){3,}$")
 
 
 class _Table(list):
-    """A table's [(line_number, cells)], the model a line above it names (`model`: None when none does), the prompt
-    length one states (`prompt`, tokens: a run's setting written above its table, `4K-token prompt`) and the line of
-    text right above it (`title`)."""
+    """A table's [(line_number, cells)], the model a line above it names (`model`: None when none does), the runs'
+    setting lines above it state (`setting`: {metric: value}, _stated_setting: a `4K-token prompt`, `64 concurrent
+    requests`, `10 QPS`) and the line of text right above it (`title`)."""
 
-    def __init__(self, rows=(), model: str | None = None, prompt: float | None = None, title: str = "",
-                 concurrency: float | None = None):
+    def __init__(self, rows=(), model: str | None = None, setting: dict | None = None, title: str = ""):
         super().__init__(rows)
         self.model = model
-        self.prompt = prompt
-        self.concurrency = concurrency  # the requests in flight a line above it states (_stated_concurrency)
+        self.setting = dict(setting or {})
         self.title = title  # the last line of text above the table (a heading naming what its cells measure)
         self.above = None  # (line number, text) of a line no header split reads, for _grouped_header
         self.figures = False  # its rows are figures only (_grouped_header's tables)
@@ -1261,6 +1259,7 @@ class _Table(list):
 # A prompt's length as a line above a table states the runs' setting: `4K-token prompt`, `a 2,048 token prompt`,
 # `prompt of 8192 tokens`, a benchmark's `ISL=60381` or `--random-input-len 1024`, a shape `random 20k/1k` (in/out).
 _PROMPT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*([kK])?[- ]tokens? prompts?\b"
+                          r"|(?<![\w.])(\d[\d,]*)\s*([kK])?\s*input tokens\b"
                           r"|\bprompts? of (\d[\d,]*(?:\.\d+)?)\s*([kK])?\s*tokens\b"
                           r"|\bISL\s*[:=]\s*(\d[\d,]*)\s*([kK])?(?![\w.])"
                           r"|--(?:random-)?input-len(?:gth)?[ =](\d+)()\b"
@@ -1277,6 +1276,38 @@ def _stated_concurrency(line: str) -> float | None:
     """The requests in flight `line` (outside a table) states, or None."""
     match = _CONCURRENCY_LINE.search(line)
     return float(next(group for group in match.groups() if group)) if match else None
+
+
+# A run's output length and offered rate as a line above its table states them: `150 output tokens`, `OSL=128`,
+# `--random-output-len 256`; `10 QPS`, `at 4 req/s`, `--request-rate 8`.
+_OUTPUT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*)\s*([kK])?\s*output tokens\b|\bOSL\s*[:=]?\s*(\d[\d,]*)\s*([kK])?(?![\w.])"
+                          r"|--(?:random-)?output-len(?:gth)?[ =](\d+)()\b", re.IGNORECASE)
+_RATE_LINE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:QPS|RPS|req/s|requests? (?:per|a) second)\b"
+                        r"|--request-rate[ =](\d+(?:\.\d+)?)\b", re.IGNORECASE)
+
+
+SETTING_LINE_CHARS = 160  # a bullet, a caption or a command states a setting; a longer paragraph tells a story
+
+
+def _stated_setting(line: str) -> dict:
+    """The runs' setting `line` (outside a table) states: {metric: value} of the prompt and output lengths, the
+    requests in flight and the offered rate it names (the last two only on a line no longer than a bullet's: a
+    paragraph's `pacing arrival (--request-rate 1) changed nothing` is its story, not the table's setting)."""
+    found = {}
+    if (prompt := _stated_prompt(line)) is not None:
+        found["mean_input_tokens"] = prompt
+    if len(line) > SETTING_LINE_CHARS:
+        if (concurrency := _stated_concurrency(line)) is not None:
+            found["max_concurrency"] = concurrency
+        return found
+    if (output := _OUTPUT_LINE.search(line)) is not None:
+        at = next(index for index in range(1, len(output.groups()), 2) if output.group(index))
+        found["mean_output_tokens"] = _tokens(output.group(at), output.group(at + 1))
+    if (concurrency := _stated_concurrency(line)) is not None:
+        found["max_concurrency"] = concurrency
+    if (rate := _RATE_LINE.search(line)) is not None:
+        found["request_rate_per_second"] = float(next(group for group in rate.groups() if group))
+    return found
 
 
 def _stated_prompt(line: str) -> float | None:
@@ -1563,8 +1594,7 @@ def tables(lines) -> Iterator:
         yield from _plain_tables(lines)
         return
     model = None  # the model the last line naming one names (_named_model)
-    prompt = None  # the prompt length the last line stating one states (_stated_prompt)
-    concurrency = None  # the requests in flight the last line stating them states (_stated_concurrency)
+    setting: dict = {}  # the runs' setting the lines so far state, the last statement of each (_stated_setting)
     title = ""  # the last line of text, a table's title when the table follows it
     unit = None  # the unit a line states for every value below it (`All values are tokens per second.`)
     table: list = _Table()
@@ -1574,15 +1604,14 @@ def tables(lines) -> Iterator:
     for line_number, line in lines:
         stripped = line.strip()
         if not table and previous is not None and _BARE_RULE.match(stripped) and not _is_rule(previous[1]):
-            table, bare, previous = _Table([(previous[0], _bare_cells(previous[1]))], model, prompt, title,
-                                              concurrency), True, None
+            table, bare, previous = _Table([(previous[0], _bare_cells(previous[1]))], model, setting, title), True, None
             continue
         if len(table) == 1 and opened is not None and _BARE_RULE.match(stripped) \
                 and len(opened[1].split("|")) == len(_bare_cells(stripped)):
             # A bare table whose header opens with a bar for its empty label cell (`  | max_concurrency | E2E`
             # over `-- | -- | --`, a copied HTML table): the bar is that cell's end, and the rows follow bare.
             header = [cell.strip() for cell in opened[1].split("|")]
-            table, bare = _Table([(opened[0], header)], model, prompt, title, concurrency), True
+            table, bare = _Table([(opened[0], header)], model, setting, title), True
             continue
         if bare:
             if "|" in stripped:
@@ -1590,7 +1619,7 @@ def tables(lines) -> Iterator:
                 continue
             if len(table) > 1:
                 yield table
-            table, bare = _Table(model=model, prompt=prompt, title=title, concurrency=concurrency), False
+            table, bare = _Table(model=model, setting=setting, title=title), False
         previous = (line_number, stripped) if "|" in stripped and stripped[:1] not in "|│┃" else None
         if _is_rule(stripped) and stripped:
             if _SEPARATOR.match(stripped) and _starts_a_table(table):
@@ -1598,7 +1627,7 @@ def tables(lines) -> Iterator:
                 # table's header, not the first's last row.
                 header = table.pop()
                 yield table
-                table = _Table([header], model, prompt, concurrency=concurrency)
+                table = _Table([header], model, setting)
             continue
         if stripped[:1] in "|│┃" and len(_BARS.split(stripped)) > 2:
             table.append((line_number, _cells(stripped)))
@@ -1608,18 +1637,16 @@ def tables(lines) -> Iterator:
             yield table
         if "|" not in stripped and stripped[:2] != "# " and ("model" in stripped.lower() or stripped[:2] == "##"):
             model = _named_model(stripped) or model
-        if "|" not in stripped and ("prompt" in stripped or "ISL" in stripped or "input-len" in stripped
-                                    or "random" in stripped or "in/out" in stripped):
-            prompt = _stated_prompt(stripped) or prompt
-        if "|" not in stripped and "oncurren" in stripped:
-            concurrency = _stated_concurrency(stripped) or concurrency
+        # (a bullet may part its figures by one bar, `550 input tokens | 150 output tokens`; a row has more)
+        if stripped.count("|") <= 1 and stripped[:1] not in "|│┃" and any(char.isdigit() for char in stripped):
+            setting = {**setting, **_stated_setting(stripped)}
         stated_unit = _VALUES_UNIT.search(stripped) if "|" not in stripped and "alues are" in stripped else None
         if stated_unit is not None:
             unit = stated_unit.group(1)
         if stripped and "|" not in stripped:
             # a heading that names a phase alone (`##### Q4_K_M Decode`) under a stated unit: that unit's measure
             title = f"{stripped} ({unit})" if unit and _title_metric(stripped) is None else stripped
-        table = _Table(model=model, prompt=prompt, title=title, concurrency=concurrency)
+        table = _Table(model=model, setting=setting, title=title)
     if len(table) > 1:
         yield table
 
@@ -1677,7 +1704,7 @@ def _joined(found: Iterator) -> Iterator:
                 and [cells[0] for _, cells in table[1:]] == [cells[0] for _, cells in held[1:]] \
                 and not {_normal(name) for name in table[0][1][1:]} & {_normal(name) for name in held[0][1][1:]}:
             rows = [(line, cells + other[1:]) for (line, cells), (_, other) in zip(held, table, strict=True)]
-            held = _Table(rows, held.model, held.prompt, held.title, held.concurrency)
+            held = _Table(rows, held.model, held.setting, held.title)
             continue
         if held is not None:
             yield held
@@ -1695,10 +1722,8 @@ def parse(lines) -> Iterator:
                 # The table's own label, not the file's `model` (a file of several models' tables names none of them
                 # for the whole log): read by summary-models-one-bandwidth.
                 record.labels["section_model"] = model
-            if table.concurrency and record.kind == "summary" and "max_concurrency" not in record.metrics:
-                record.metrics["max_concurrency"] = table.concurrency  # the runs' stated setting
-                record.labels["concurrency_from"] = "a line above the table"
-            if table.prompt and record.kind == "summary" and "mean_input_tokens" not in record.metrics:
-                record.metrics["mean_input_tokens"] = table.prompt  # the runs' stated setting
-                record.labels["input_tokens_from"] = "a line above the table"
+            for metric, value in table.setting.items() if record.kind == "summary" else ():
+                if metric not in record.metrics:  # the runs' setting, stated above the table
+                    record.metrics[metric] = value
+                    record.labels[f"{metric}_from"] = "a line above the table"
             yield record
