@@ -159,3 +159,14 @@ def test_an_offered_rate_a_server_keeps_up_with_gives_the_batch(tmp_path):
                       gpu="h100-sxm").roofline["lines"]
     assert any("states no concurrency" in line for line in lines)
     assert not any("Little's law" in line for line in lines)
+
+
+def test_a_configured_model_s_section_says_when_the_log_states_no_batch(tmp_path):
+    # A benchmark summary with a TPOT and no concurrency, rate or throughput (nothing for Little's law): the
+    # ledger's account is one stream's (for its memory and prefill), but the batch is the log's unknown, not 1, in
+    # the section and its JSON (as the name-sized floor's).
+    text = "Mean TTFT (ms): 120.5\nMean TPOT (ms): 18.2\n"
+    roofline = diagnosed(tmp_path, text, model="meta-llama/Llama-3.1-8B", gpu="h100-sxm").roofline
+    assert roofline["batch"] is None
+    assert "a batch the log does not state" in roofline["lines"][0]
+    assert "batch 1" not in roofline["lines"][0]

@@ -562,7 +562,8 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     bandwidth = accelerator.memory_bandwidth_bytes_per_second
     dtype, peak = runs_at(accelerator, Formats.resolve(spec, precision, kv_precision).weights.compute_dtype)
     section = {"model": account.model, "accelerator": account.accelerator, "precision": account.weights,
-               "kv_precision": account.kv, "isl": isl, "osl": osl, "batch": batch, "assumptions": notes,
+               "kv_precision": account.kv, "isl": isl, "osl": osl, "batch": batch if batch_known else None,
+               "assumptions": notes,
                "ledger_decode_seconds_per_token": account.decode.seconds_per_token,
                "ledger_decode_bytes_per_step": account.decode.bytes_per_step,
                "ledger_prefill_seconds": account.prefill.seconds,
@@ -570,7 +571,8 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
                "parallel": layout.to_dict() if layout is not None else None}
     cards = f" × {layout.cards_per_replica} ({layout.label()})" if layout is not None else ""
     lines = [f"{account.model} on {account.accelerator}{cards} ({account.weights} weights, {account.kv} KV), "
-             f"ISL {isl}, OSL {osl}, batch {batch}" + (f" [{'; '.join(notes)}]" if notes else "")]
+             f"ISL {isl}, OSL {osl}, " + (f"batch {batch}" if batch_known else "a batch the log does not state (one "
+                                           "stream's account)") + (f" [{'; '.join(notes)}]" if notes else "")]
     findings: list[Finding] = []
     advice: list[str] = []
 
