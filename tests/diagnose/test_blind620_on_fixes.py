@@ -170,3 +170,20 @@ def test_a_configured_model_s_section_says_when_the_log_states_no_batch(tmp_path
     assert roofline["batch"] is None
     assert "a batch the log does not state" in roofline["lines"][0]
     assert "batch 1" not in roofline["lines"][0]
+
+
+def test_a_v0_worker_dying_while_sizing_the_kv_cache_is_a_start_up_capacity_failure(tmp_path):
+    # vLLM V0 sizes its KV cache by a profile run (determine_num_available_blocks) of the worst-case batch: 10
+    # images at 16,384 tokens each plus a video's 16,384 is 180,224 multimodal tokens, whose activations did not
+    # fit beside the weights, so the worker died before any cache was sized.
+    text = ("WARNING 08-04 16:54:49 [profiling.py:247] The sequence length used for profiling (max_num_batched_tokens "
+            "/ max_num_seqs = 8192) is too short to hold the multi-modal embeddings in the worst case (180224 tokens "
+            "in total, out of which {'image': 163840, 'video': 16384} are reserved for multi-modal embeddings).\n"
+            "(VllmWorkerProcess pid=42878) ERROR 08-04 16:54:59 [multiproc_worker_utils.py:238] Exception in worker "
+            "VllmWorkerProcess while processing method determine_num_available_blocks.\n")
+    diagnosis = diagnosed(tmp_path, text)
+    assert "state-preemption" in rules(diagnosis)
+    assert diagnosis.verdict == "kv-capacity"
+    # A worker failing in another method (loading the weights) is no cache sizing.
+    other = text.replace("determine_num_available_blocks", "load_model")
+    assert diagnosed(tmp_path, other, "load.txt").verdict != "kv-capacity"

@@ -25,7 +25,8 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
              "start-up refusal(s): the KV cache the configured context needs does not fit the memory left (vLLM: `KV "
              "cache is needed, which is larger than the available KV cache memory`; llama.cpp: `failed to allocate "
              "buffer for kv cache`; TensorRT-LLM: `maxTokensInPagedKvCache (N) must be large enough to process at "
-             "least 1 sequence`; a hybrid model's `max_num_seqs (N) exceeds available Mamba cache blocks (M)`)"),
+             "least 1 sequence`; a hybrid model's `max_num_seqs (N) exceeds available Mamba cache blocks (M)`; vLLM V0's "
+             "worker dying in `determine_num_available_blocks`, the profile run that measures that memory)"),
             ("busy_rejections", "state-busy-rejections",
              "request(s) refused as the server was busy (HTTP 503 / 429): its queue of pending requests was full, "
              "more arrived than it holds; cap the client's concurrency, raise the queue (ollama OLLAMA_MAX_QUEUE) or "

@@ -1286,6 +1286,7 @@ _RATE_LINE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:QPS|RPS|req/s|requests?
                         r"|--request-rate[ =](\d+(?:\.\d+)?)\b", re.IGNORECASE)
 
 
+_SETTING_WORDS = ("prompt", "isl", "osl", "input", "output", "random", "in/out", "oncurren", "qps", "rps", "req")
 SETTING_LINE_CHARS = 160  # a bullet, a caption or a command states a setting; a longer paragraph tells a story
 
 
@@ -1638,7 +1639,8 @@ def tables(lines) -> Iterator:
         if "|" not in stripped and stripped[:2] != "# " and ("model" in stripped.lower() or stripped[:2] == "##"):
             model = _named_model(stripped) or model
         # (a bullet may part its figures by one bar, `550 input tokens | 150 output tokens`; a row has more)
-        if stripped.count("|") <= 1 and stripped[:1] not in "|│┃" and any(char.isdigit() for char in stripped):
+        if stripped.count("|") <= 1 and stripped[:1] not in "|│┃" and any(char.isdigit() for char in stripped) \
+                and any(word in stripped.lower() for word in _SETTING_WORDS):
             setting = {**setting, **_stated_setting(stripped)}
         stated_unit = _VALUES_UNIT.search(stripped) if "|" not in stripped and "alues are" in stripped else None
         if stated_unit is not None:

@@ -92,7 +92,7 @@ _SNIFF_MARKERS = ("Avg prompt throughput", "Avg generation throughput", "is pree
                   "Available KV cache memory:", "is larger than the maximum number of tokens that can be stored in KV",
                   "is too long and exceeds limit of", "which is larger than the available KV cache memory",
                   "No available memory for the cache blocks", "the rest of the memory reserved for KV Cache",
-                  "exceeds available Mamba cache blocks",
+                  "exceeds available Mamba cache blocks", "while processing method determine_num_available_blocks",
                   "tokens/s, Running: ")
 
 
@@ -491,13 +491,16 @@ class LineParser:
                               _labels(line[:80], year_assumed, {"limit_tokens": match.group(2)})))
         elif ("No available memory for the cache blocks" in line
               or "is needed, which is larger than the available KV cache memory" in line
-              or "exceeds available Mamba cache blocks" in line):
+              or "exceeds available Mamba cache blocks" in line
+              or "while processing method determine_num_available_blocks" in line):
             # The engine refuses to start. V0: after the weights and the profiled activations no memory is left for
             # one cache block (gpu_memory_utilization too low for the model, or another process holding the card);
             # V1: one request of the configured max length needs more cache than the memory left. (Its words from
             # `is needed` on: a terminal's wrap may cut `KV cach` / `e is needed` off the line before.) A hybrid
             # model's `max_num_seqs (1024) exceeds available Mamba cache blocks (939)`: one state block a sequence,
-            # and the memory left holds fewer than the configured sequences.
+            # and the memory left holds fewer than the configured sequences. V0's worker raising in
+            # determine_num_available_blocks died in the profile run that measures the memory left for the cache
+            # (a worst-case batch's activations, a multimodal model's maximum images, not fitting beside the weights).
             timestamp, year_assumed = find_timestamp(line[:80])
             out.append(Record("event", "vllm.startup", line_number, {"kv_start_refusals": 1.0}, timestamp,
                               _labels(line[:80], year_assumed)))
@@ -585,7 +588,7 @@ MARKERS = (b"Avg prompt throughput:", b"KV cache usage:", b"SpecDecoding metrics
            b"Maximum concurrency", b"KV Cache is", b"Model loading took", b"Loading model weights took", b"Memory profiling",
            b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"LLM engine with config",
            b"Configuration: (", b"Input prompt (", b"KV cache is needed", b"No available memory for the cache",
-           b"Mamba cache blocks",
+           b"Mamba cache blocks", b"Exception in worker",
            *(words.encode() for words in _START_FAILED))
 # Markers start with an upper-case letter or a sign where they can: the scan's regex first tests a character set of
 # the markers' first bytes, and common lower-case letters would stop it at nearly every byte of a noise line.
