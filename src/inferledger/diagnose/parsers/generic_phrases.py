@@ -78,9 +78,12 @@ _SPREAD = re.compile(r"\bstd\.? ?dev\b|\bstdev\b|\bvariance\b")
 
 
 def _spread(clause: str) -> bool:
+    """Whether the clause names a spread of runs before its first figure."""
     match = _SPREAD.search(clause)
     digit = re.search(r"\d", clause)
     return match is not None and (digit is None or match.start() < digit.start())
+
+
 # A line on the text's own processing on the host (`tokenizer encode: 131 tokens, 2.82 ms total, 21.5 us/token`): its
 # times are no phase of serving (a tokenizer named in brackets, `TTFT (including tokenization)`, qualifies another).
 _TEXT_PROCESSING = re.compile(r"\b(?:de)?tokeni[sz](?:er|ation|ing)\b(?![^(]*\))")
