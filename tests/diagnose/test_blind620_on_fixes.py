@@ -187,3 +187,16 @@ def test_a_v0_worker_dying_while_sizing_the_kv_cache_is_a_start_up_capacity_fail
     # A worker failing in another method (loading the weights) is no cache sizing.
     other = text.replace("determine_num_available_blocks", "load_model")
     assert diagnosed(tmp_path, other, "load.txt").verdict != "kv-capacity"
+
+
+def test_decode_advice_does_not_ask_a_full_step_for_more_batch(tmp_path):
+    # At ~112 requests a step (10 req/s x 11.23 s) the weights are read once for 112 streams: batching more does not
+    # cut a token's time, so the advice looks at the step. At 0.3 req/s (0.3 x 11.23 = 3.4 in flight) a bigger
+    # batch is still the cheap fix.
+    options = {"model": "meta-llama/Meta-Llama-3-8B-Instruct", "gpu": "h100-sxm"}
+    full = diagnosed(tmp_path, _PR_TABLE, **options)
+    assert full.verdict == "decode-bound"
+    assert "the step already holds ~112 requests" in full.advice[0]
+    light = diagnosed(tmp_path, _PR_TABLE.replace("- 10 QPS", "- 0.3 QPS"), "light.txt", **options)
+    assert light.roofline["batch"] == round(0.3 * (0.68769 + 149 * 0.07074))
+    assert light.verdict == "decode-bound" and light.advice[0].startswith("batch more requests per step")

@@ -8,6 +8,7 @@ from inferledger.diagnose.rules import limit, threshold
 
 LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
 KV_ROOM_FRACTION = limit("kv-room")
+BATCHED_STEP = limit("batched-step")
 # Engines that run one request at a time (or a few slots without a shared scheduler): advice for a batching server
 # (chunked prefill, disaggregation) does not apply to them.
 SINGLE_STREAM_RUNNERS = {"llama.cpp", "ollama", "mlx", "mlx_lm", "mlx_lm.server", "mlc-llm", "koboldcpp",
@@ -142,6 +143,14 @@ def advice_for(verdict: str, section: dict | None, throughput_test: bool = False
         else:
             tips = ["batch more requests per step (decode reads the weights once per step for the whole batch)",
                     "lower weight precision (fp8/int4) or use speculative decoding to cut bytes per generated token"]
+            batch = (section or {}).get("batch")
+            if batch and batch >= BATCHED_STEP and (section or {}).get("observed_decode_seconds_per_token"):
+                # The run already shares each step among many streams: more would slow each one further. The step
+                # itself is slower than the card makes it at that batch.
+                tips[0] = (f"the step already holds ~{batch:,.0f} requests and is slower than the card makes a step "
+                           "of that batch: look at the step, not the batch (eager mode instead of CUDA graphs, the "
+                           "attention backend and its KV dtype, the scheduler's and API server's host time, the "
+                           "tensor-parallel links)")
         spec = acc.interval.get("spec_mean_acceptance_length") if acc is not None else None
         if spec is not None and spec.count:
             tips[1] = (f"speculative decoding is on (mean acceptance length {spec.mean:.2f}): a better-matched "

@@ -939,6 +939,10 @@ _LIMITS = (
           "at most this many prompt tokens a generated one: a prompt token costs a few percent of a generated one's "
           "step, so 2,048 in / 512 out is still mostly generation, but a prefill-heavy run's concurrency ÷ output "
           "tok/s (16k-token shared prefixes and 128 out) is mostly its prompts' time, no bound to judge decode by"),
+    Limit("batched-step", 16, "requests a step", "the decode-bound advice",
+          "a step this many streams share already reads the weights once for all of them (a sixteenth each or less): "
+          "batching more cuts little of a token's time and slows every stream, so a step slower than the card makes "
+          "at that batch points at the step's own cost"),
     Limit("kept-up-ttft-share", 0.25, "of a request's time", "Little's law batch from an offered rate "
           "(streams_by_littles_law)",
           "a run whose first token takes at most a quarter of its requests' time is not piling requests up in a queue "
