@@ -200,3 +200,16 @@ def test_decode_advice_does_not_ask_a_full_step_for_more_batch(tmp_path):
     light = diagnosed(tmp_path, _PR_TABLE.replace("- 10 QPS", "- 0.3 QPS"), "light.txt", **options)
     assert light.roofline["batch"] == round(0.3 * (0.68769 + 149 * 0.07074))
     assert light.verdict == "decode-bound" and light.advice[0].startswith("batch more requests per step")
+
+
+def test_vllm_prefix_cache_counters_give_the_snapshot_s_hit_rate(tmp_path):
+    # vLLM V1's /metrics counts the prefix cache in tokens: 1,131 looked up, 0 found (a hybrid model whose recurrent
+    # state has no cached entry); 4,200 of 5,600 would be 75 %. A pasted excerpt with the engine's version line beside
+    # the counters is read, not refused as damaged.
+    text = ("vLLM 0.26.0\nGPU: GB10 / sm_121a\n\nvllm:prefix_cache_queries_total  1131\n"
+            "vllm:prefix_cache_hits_total     0\n")
+    diagnosis = diagnosed(tmp_path, text)
+    assert diagnosis.verdict == "insufficient-data"
+    assert any("prefix cache 0 of 1,131 looked-up tokens hit (0%)" in item.text for item in diagnosis.evidence)
+    hit = diagnosed(tmp_path, text.replace("1131", "5600").replace("     0", "     4200"), "hit.txt")
+    assert any(f"({4200 / 5600:.0%})" in item.text for item in hit.evidence)

@@ -56,6 +56,9 @@ _GAUGES = {
     "request_success": "requests_total",
     "num_requests": "requests_total",
     "request_completed": "requests_total",
+    # vLLM V1's prefix cache, in tokens since start: looked up, and found cached (their ratio is the hit rate)
+    "prefix_cache_queries": "prefix_cache_query_tokens_total",
+    "prefix_cache_hits": "prefix_cache_hit_tokens_total",
 }
 _CAPACITY = {
     "max_total_num_tokens": "kv_cache_tokens",
@@ -233,6 +236,9 @@ def parse(lines) -> Iterator[Record | Skipped]:
     if model:
         base_labels["model"] = model
     interval = {metric: sum(groups.values()) for metric, groups in gauges.items()}
+    if interval.get("prefix_cache_query_tokens_total") and "prefix_cache_hit_fraction" not in interval:
+        interval["prefix_cache_hit_fraction"] = interval.get("prefix_cache_hit_tokens_total", 0.0) \
+            / interval["prefix_cache_query_tokens_total"]
     if interval:
         yield Record("interval", "prometheus.gauges", first_line, interval, None, dict(base_labels))
     phases = {}
