@@ -213,3 +213,21 @@ def test_vllm_prefix_cache_counters_give_the_snapshot_s_hit_rate(tmp_path):
     assert any("prefix cache 0 of 1,131 looked-up tokens hit (0%)" in item.text for item in diagnosis.evidence)
     hit = diagnosed(tmp_path, text.replace("1131", "5600").replace("     0", "     4200"), "hit.txt")
     assert any(f"({4200 / 5600:.0%})" in item.text for item in hit.evidence)
+
+
+def test_a_tpot_printed_as_tokens_a_second_is_one_stream_s_rate_and_a_peak_rate_no_run_s(tmp_path):
+    # A locust script's results: `Avg TPOT: 35.09 tokens/second` is one stream's rate (1 / 35.09 = 28.5 ms a token),
+    # not the run's output; `Max QPS (10s window): 1.90` is a window's peak, not a second run's rate. 1.41 req/s x
+    # 5.49 s = 7.7 requests in flight.
+    from inferledger.diagnose.parsers.generic_summary import line_metric
+
+    assert line_metric("Avg TPOT: 35.09 tokens/second") == ("output_tokens_per_second_per_user_mean", 35.09)
+    assert line_metric("Max QPS (10s window): 1.90 requests/second") is None
+    assert line_metric("QPS: 1.41 requests/second") == ("request_throughput_per_second", 1.41)
+    text = ("vLLM Load Test Results - 2025-02-27 02:29:28.955738\nModel: google/gemma-1.1-2b-it\n\n"
+            "Test Duration: 2.0 minutes\nTotal Requests: 168\nTotal Tokens Generated: 30140\n\n"
+            "QPS: 1.41 requests/second\nMax QPS (10s window): 1.90 requests/second\nAvg TTFT: 294.3ms\n"
+            "P95 TTFT: 534.4ms\nAvg TPOT: 35.09 tokens/second\nAvg Latency: 5489.2ms\nP95 Latency: 6435.9ms\n")
+    diagnosis = diagnosed(tmp_path, text)
+    assert diagnosis.verdict == "healthy"
+    assert any(f"per token at the per-stream rate {1e3 / 35.09:.2f} ms" in item.text for item in diagnosis.evidence)

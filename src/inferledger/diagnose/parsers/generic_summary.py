@@ -76,6 +76,7 @@ _REQUEST_RATE = re.compile(r"\b(?:(?:req(?:uest)?s?|infer(?:ences?)?)\s*/\s*(?:s
 _LABEL_UNIT = re.compile(r"\((ns|us|usec|µs|μs|ms|msec|s|sec|secs|seconds)\)|[ _](ns|us|usec|ms|msec|s|sec|secs|seconds)$")
 _OTHER_PERCENTILE = re.compile(r"\bp\d+(?:\.\d+)?\b")
 _STAT_WORD = re.compile(r"\b(mean|avg|average|median|p50|p90|p95|p99|min|minimum|max|maximum|std|stddev)\b")
+_PER_TOKEN_NAME = re.compile(r"\btpot\b|\bitl\b|inter[- ]token|time per (?:output )?token")
 _PROMPT_WORD = re.compile(r"input|prompt|prefill|processing|\bpp\b")  # a token rate's words that make it the prompt's
 
 
@@ -99,6 +100,9 @@ def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
     stat = STAT_NAMES[stat_word.group(1)] if stat_word else "mean"
     if _PER_REQUEST_TOKEN_RATE.search(both):
         return f"output_tokens_per_second_per_user_{stat}", value
+    if _PER_TOKEN_NAME.search(words) and _TOKEN_RATE.search(unit.lower()):
+        # a per-token time printed as its inverse (`Avg TPOT: 35.09 tokens/second`): one stream's rate
+        return f"output_tokens_per_second_per_user_{stat}", value
     # The unit the line states (after the value, or in the label's parentheses) decides between the two rates:
     # QServe's `Token QPS (token/s)` is tokens, whatever its name says.
     stated = " ".join(re.findall(r"\(([^)]*)\)", label.lower())) + " " + unit.lower()
@@ -106,6 +110,8 @@ def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
     # (`Throughput: 0.95 requests per second`: the unit read is its first word)
     if (_REQUEST_RATE.search(both) or ("throughput" in words and re.search(r"\breq(?:uest)?s?\b", both))) \
             and not tokens_stated:
+        if stat_word is not None and stat not in ("mean", "median") or "peak" in words:
+            return None  # a window's peak (`Max QPS (10s window): 1.90`): the summary keeps the run's rate
         return "request_throughput_per_second", value
     if _TOKEN_RATE.search(both) or ("throughput" in words and "token" in both):
         if stat_word is not None and stat not in ("mean", "median"):
