@@ -231,3 +231,16 @@ def test_a_tpot_printed_as_tokens_a_second_is_one_stream_s_rate_and_a_peak_rate_
     diagnosis = diagnosed(tmp_path, text)
     assert diagnosis.verdict == "healthy"
     assert any(f"per token at the per-stream rate {1e3 / 35.09:.2f} ms" in item.text for item in diagnosis.evidence)
+
+
+def test_a_list_of_a_run_s_statistics_is_read_by_its_middle_figure():
+    # `TTFT p50/p99: 120/340 ms` lists a run's distribution; read as phrases the unit fell to its last figure, so the
+    # p99 (340 ms) became the first token. Its first figure, the median, speaks for the run; a list of tails only
+    # (`p95/p99`) gives no middle and is not read, nor is a list whose figures the key=value split parted.
+    from inferledger.diagnose.parsers.generic_phrases import line_metrics
+
+    assert line_metrics("TTFT p50/p99: 120/340 ms") == {"ttft_seconds": pytest.approx(0.120)}
+    assert line_metrics("TTFT (mean/p50/p95)  : 0.055s / 0.054s / 0.068s") == {"ttft_seconds": 0.055}
+    assert line_metrics("TTFT p95/p99: 120/340 ms") == {}
+    assert line_metrics("TTFT median/p95/p99 = 4892.4/13206.4/15443.8 ms; TPOT median/p95 = 338.6/502.4 ms") == {}
+    assert line_metrics("first token after 1.2 s") == {"ttft_seconds": 1.2}

@@ -75,6 +75,27 @@ _SETTING = re.compile(r"\b(?:max|min)\b.*(?:tok|\blen)|\blimit\b|\bcap\b")
 # how far the runs' first tokens scatter, not one's time); a spread after the figure (`mean: 7.13 tokens/s stdev:
 # 0.044`) leaves the figure the run's.
 _SPREAD = re.compile(r"\bstd\.? ?dev\b|\bstdev\b|\bvariance\b")
+# A run's statistics listed together (`TTFT median/p95/p99 = 4892.4/13206.4/15443.8 ms`, `TTFT (mean/p50/p95) :
+# 0.055s / 0.054s / 0.068s`): the first figure speaks for the run where the first statistic is its middle (mean,
+# median); read as it stands, the phrase's unit would fall to the last figure, a tail percentile.
+_STAT = r"(?:median|mean|avg|average|min|max|p\d{1,2}(?:\.\d+)?)"
+_STAT_LIST = re.compile(rf"\b({_STAT})(?:\s*/\s*{_STAT})+\b")
+_FIGURE_LIST = re.compile(r"(\d[\d,]*(?:\.\d+)?)(\s*[a-zµμ/]+)?(?:\s*/\s*\d[\d,]*(?:\.\d+)?(\s*[a-zµμ/]+)?)+")
+
+
+def _first_of_list(clause: str) -> str | None:
+    """The clause with a listed run's statistics cut to the first figure (its unit kept), when the first statistic
+    is the middle one; None when it lists tails only (`p95/p99`); the clause as it is when it lists none."""
+    stats = _STAT_LIST.search(clause)
+    if stats is None:
+        return clause
+    if stats.group(1) not in ("median", "mean", "avg", "average", "p50"):
+        return None
+    figures = _FIGURE_LIST.search(clause, stats.end())
+    if figures is None:
+        return None
+    unit = figures.group(2) or figures.group(3) or ""
+    return clause[:stats.start()] + stats.group(1) + clause[stats.end():figures.start()] + figures.group(1) + unit
 
 
 def _spread(clause: str) -> bool:
@@ -192,6 +213,9 @@ def line_metrics(line: str, bare_rates: bool = True) -> dict:
         if keyed and not continued:
             phase = None
         if _SETTING.search(clause) or _spread(clause):
+            continue
+        clause = _first_of_list(clause)
+        if clause is None:
             continue
         counts, seconds, rate, per_token = _readings(clause)
         phase = (phase if continued else _clause_phase(clause)) or phase or ("decode" if rate is not None
