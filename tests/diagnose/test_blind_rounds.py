@@ -579,7 +579,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind631_logs": (6, 6, 10),
           "blind634_logs": (2, 3, 6),
           "blind632_logs": (4, 7, 10),
-          "blind637_logs": (9, 9, 10)}
+          "blind637_logs": (9, 9, 10),
+          "blind635_logs": (8, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
