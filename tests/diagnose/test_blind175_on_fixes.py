@@ -179,7 +179,10 @@ def test_a_metal_run_is_judged_by_an_apple_chips_memory_and_the_logs_file_size(t
     # a 160M model's 0.30 GiB takes 0.30 × 2**30 / (0.7 × 68.25e9) = 6.7 ms there: 50 ms a token is 7× too slow
     diagnosis = diagnose_files([write(tmp_path, _llama_cli(METAL, 50.0, 0.30))], model="EleutherAI/pythia-160m")
     item = next(item for item in diagnosis.evidence if item.rule == "requests-slower-than-size-allows")
-    assert item.numbers["slow_card_seconds_per_token"] == pytest.approx(0.30 * 2**30 / (0.7 * 68.25e9), rel=1e-3)
+    # (plus its 12 layers' launches, as the catalogue's GPT-2 nearest it in size: 12 × 46 µs, since the twenty-ninth
+    # session)
+    assert item.numbers["slow_card_seconds_per_token"] == pytest.approx(0.30 * 2**30 / (0.7 * 68.25e9) + 12 * 46e-6,
+                                                                         rel=1e-3)
     assert "the log's file size" in item.text
 
 

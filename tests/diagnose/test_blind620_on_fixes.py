@@ -244,3 +244,23 @@ def test_a_list_of_a_run_s_statistics_is_read_by_its_middle_figure():
     assert line_metrics("TTFT p95/p99: 120/340 ms") == {}
     assert line_metrics("TTFT median/p95/p99 = 4892.4/13206.4/15443.8 ms; TPOT median/p95 = 338.6/502.4 ms") == {}
     assert line_metrics("first token after 1.2 s") == {"ttft_seconds": 1.2}
+
+
+def test_a_small_model_s_slow_card_floor_counts_its_layers_launches(tmp_path):
+    # TinyLlama 1.1B as llama.cpp's usual Q4_K_M: 1.1e9 x 4.5 / 8 = 0.62 GB, read in 0.62 / (0.7 x 360) = 2.46 ms on
+    # the slow common card; its layers (16, as the catalogue's Llama-3.2-1B nearest it) add 16 x 46 us = 0.74 ms of
+    # launches: a 3.19 ms floor. 7.0 ms a token is 2.2x that (2.85x the weights alone, over the 2.5x line); 12 ms is
+    # 3.8x, slower than the size allows either way.
+    weights = 1.1e9 * 4.5 / 8 / (0.7 * 360e9)
+    floor = weights + 16 * 46e-6
+    assert 7.0e-3 / weights > 2.5 > 7.0e-3 / floor and 12e-3 / floor > 2.5
+
+    def timing(ms: float) -> str:
+        return (f"llama_print_timings:        eval time = {250 * ms:10.2f} ms /   250 runs   ({ms:8.2f} ms per token, "
+                f"{1e3 / ms:8.2f} tokens per second)\n")
+
+    model = "TinyLlama/TinyLlama-1.1B-Chat-v1.0"
+    assert "requests-slower-than-size-allows" not in rules(diagnosed(tmp_path, timing(7.0), model=model))
+    slow = diagnosed(tmp_path, timing(12.0), "slow.txt", model=model)
+    assert "requests-slower-than-size-allows" in rules(slow)
+    assert any("plus 16 layers' fixed launch cost" in item.text for item in slow.evidence)

@@ -124,11 +124,11 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind162_logs": (6, 7, 10),
           "blind165_logs": (5, 6, 8),
           "blind166_logs": (4, 7, 8),
-          "blind163_logs": (5, 7, 10),
+          "blind163_logs": (5, 8, 10),
           "blind164_logs": (3, 5, 10),
           "blind167_logs": (5, 6, 10),
           "blind168_logs": (7, 8, 10),
-          "blind169_logs": (6, 6, 8),
+          "blind169_logs": (6, 5, 8),
           "blind170_logs": (6, 8, 10),
           "blind171_logs": (1, 1, 2),
           "blind177_logs": (3, 3, 5),
@@ -580,7 +580,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind634_logs": (2, 3, 6),
           "blind632_logs": (4, 7, 10),
           "blind637_logs": (9, 9, 10),
-          "blind635_logs": (8, 8, 10)}
+          "blind635_logs": (8, 9, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -863,7 +863,8 @@ _LIMITS = (
           "a desktop's two DDR4 channels (2 × 25.6 GB/s peak, ~40 sustained), the slowest memory a CPU run still "
           "commonly streams weights from: a CPU decode slower than the weights take there is slow for any CPU"),
     Limit("layer-step-seconds", 46e-6, "s per layer a decode step",
-          "hardware-decode-far-below-floor, hardware-named-decode-far-below-floor (a model known by its size)",
+          "hardware-decode-far-below-floor, hardware-named-decode-far-below-floor (a model known by its size), the "
+          "slow-card floor of requests- and summary-slower-than-size-allows",
           "a batch-1 step launches a dozen small kernels a layer (norms, rope, attention, the matmuls, the "
           "activation) whose fixed cost does not shrink with the weights: llama 8B Q4_0 (4.33 GiB, 32 layers) at "
           "micro-batch 1 on an RTX 3090 runs 155 t/s (llama.cpp#15802), 6.45 ms a step of which the weights at "

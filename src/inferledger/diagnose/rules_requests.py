@@ -28,6 +28,7 @@ SLOW_COMMON_CPU_BYTES_PER_S = limit("slow-common-cpu")
 SLOW_COMMON_APPLE_BYTES_PER_S = limit("slow-common-apple")
 IN_TURN_GROWTH = limit("in-turn-growth")
 WHOLE_CALL_MIN_OUTPUT = limit("whole-call-min-output")
+LAYER_STEP_SECONDS = limit("layer-step-seconds")
 SLOW_CPU = f"CPU's {SLOW_COMMON_CPU_BYTES_PER_S / 1e9:.0f} GB/s at {LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth"
 
 
@@ -50,15 +51,28 @@ def slow_card_seconds(sized, shards: int = 1) -> float:
 def slow_floor(sized, acc: Accumulator, shards: int = 1) -> tuple[float, str]:
     """(seconds, where) of one decode step of the weights the name states on the slowest device of the log's kind: a
     desktop CPU's memory (a CPU run), the base M1's unified memory (a Metal run), else a slow common card, its log's
-    tensor-parallel cards sharing it."""
+    tensor-parallel cards sharing it. On an accelerator the step also pays its layers' fixed launch cost (limit
+    layer-step-seconds), which a small model's weights do not outweigh."""
     backend = acc.labels.get("backend")
     if backend == "cpu":
         return slow_cpu_seconds(sized), f"from a desktop {SLOW_CPU}"
+    fixed, layers = _layers_fixed_seconds(sized)
+    launches = f", plus {layers} layers' fixed launch cost ({fixed * 1e3:.1f} ms)" if layers else ""
     if backend == "apple":
-        return stream_seconds(sized, SLOW_COMMON_APPLE_BYTES_PER_S), (
+        return stream_seconds(sized, SLOW_COMMON_APPLE_BYTES_PER_S) + fixed, (
             f"from a base M1's {SLOW_COMMON_APPLE_BYTES_PER_S / 1e9:.0f} GB/s unified memory at "
-            f"{LARGE_MODEL_EFFICIENCY:.0%}")
-    return slow_card_seconds(sized, shards), f"on {slow_cards(shards)}"
+            f"{LARGE_MODEL_EFFICIENCY:.0%}{launches}")
+    return slow_card_seconds(sized, shards) + fixed, f"on {slow_cards(shards)}{launches}"
+
+
+def _layers_fixed_seconds(sized) -> tuple[float, int | None]:
+    """(seconds, layers) a batch-1 step of a model known by its name's size pays a layer whatever its weights (its
+    layers those of the catalogued model of its kind nearest in size); (0, None) for a configured model or none near."""
+    from inferledger.diagnose.named_model import catalog_layers
+
+    total = getattr(sized, "total_params", None)
+    layers = catalog_layers(total, sized.mixture_of_experts) if total else None
+    return (layers * LAYER_STEP_SECONDS, layers) if layers else (0.0, None)
 
 
 def tensor_parallel(acc: Accumulator) -> int:
