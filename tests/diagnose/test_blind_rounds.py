@@ -580,7 +580,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind634_logs": (2, 3, 6),
           "blind632_logs": (4, 7, 10),
           "blind637_logs": (9, 9, 10),
-          "blind635_logs": (8, 9, 10)}
+          "blind635_logs": (8, 9, 10),
+          "blind636_logs": (7, 7, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
