@@ -264,3 +264,20 @@ def test_a_small_model_s_slow_card_floor_counts_its_layers_launches(tmp_path):
     slow = diagnosed(tmp_path, timing(12.0), "slow.txt", model=model)
     assert "requests-slower-than-size-allows" in rules(slow)
     assert any("plus 16 layers' fixed launch cost" in item.text for item in slow.evidence)
+
+
+def test_a_served_first_token_pays_the_running_batch_s_steps(tmp_path):
+    # 10 req/s of 550-token prompts on an H100 whose running batch steps every 300 ms: a new prompt waits for the step
+    # under way and is prefilled inside the next, so 450 ms to its first token is 1.5 steps (450 ms) plus a 550-token
+    # prefill (~14 ms on the ledger): no slow prefill path, though it is 30x the prefill alone.
+    table = _PR_TABLE.replace("70.74", "300.0").replace("687.69", "450.0").replace("54.54", "280.0") \
+        .replace("269.01", "430.0")
+    diagnosis = diagnosed(tmp_path, table, model="meta-llama/Meta-Llama-3-8B-Instruct", gpu="h100-sxm")
+    assert "hardware-ttft-above-realistic" not in rules(diagnosis)
+    line = next(line for line in diagnosis.roofline["lines"] if line.startswith("first token:"))
+    assert "1.5 of the run's 300.0 ms steps" in line
+    # The same first tokens beside a 20 ms step are the prefill path's: 450 ms against ~14 + 30 ms.
+    fast = table.replace("300.0", "20.0").replace("280.0", "20.0")
+    assert "hardware-ttft-above-realistic" in rules(diagnosed(tmp_path, fast, "fast.txt",
+                                                             model="meta-llama/Meta-Llama-3-8B-Instruct",
+                                                             gpu="h100-sxm"))

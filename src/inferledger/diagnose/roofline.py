@@ -503,7 +503,7 @@ def _judge_first_token(acc: Accumulator, spec, accelerator, precision, kv_precis
     mean wait a queue of the run's own load adds: one stream at a time waits for no other prompt; Poisson arrivals at
     req/s λ wait ρ / 2(1 − ρ) prefills at utilisation ρ = λ × one prefill (M/D/1). Runs with neither, or too busy to
     say, are left alone."""
-    from inferledger.diagnose.rules_summary import first_token_load
+    from inferledger.diagnose.rules_summary import first_token_load, summary_value
 
     for record, file in acc.summaries:
         load = first_token_load(record)
@@ -515,10 +515,16 @@ def _judge_first_token(acc: Accumulator, spec, accelerator, precision, kv_precis
         if utilisation >= limit("prefill-utilisation"):
             continue
         expected = prefill * (1 + utilisation / (2 * (1 - utilisation)))
+        # A served run's new prompt waits for the running step to end and is prefilled inside a step of the running
+        # batch: its first token pays that batch's steps too (limit first-token-steps × the run's TPOT).
+        step = 0.0 if one_stream else (summary_value(record, "tpot_seconds_mean") or 0.0)
+        expected += limit("first-token-steps") * step
         lines.append(f"first token: TTFT {ttft * 1e3:,.0f} ms for {mean_input:,.0f}-token prompts vs "
                      f"{expected * 1e3:,.0f} ms the ledger's realistic prefill and "
                      + ("no queue (one stream at a time)" if one_stream else
-                        f"the queue at {rate:.2f} req/s ({utilisation:.0%} busy prefilling)") + " allow")
+                        f"the queue at {rate:.2f} req/s ({utilisation:.0%} busy prefilling)"
+                        + (f" and {limit('first-token-steps'):g} of the run's {step * 1e3:,.1f} ms steps" if step
+                           else "")) + " allow")
         if ttft > threshold("hardware-ttft-above-realistic") * expected and ttft - expected > limit("ttft-excess"):
             findings.append(fire(
                 "hardware-ttft-above-realistic",

@@ -940,6 +940,10 @@ _LIMITS = (
           "at most this many prompt tokens a generated one: a prompt token costs a few percent of a generated one's "
           "step, so 2,048 in / 512 out is still mostly generation, but a prefill-heavy run's concurrency ÷ output "
           "tok/s (16k-token shared prefixes and 128 out) is mostly its prompts' time, no bound to judge decode by"),
+    Limit("first-token-steps", 1.5, "× the run's TPOT", "hardware-ttft-above-realistic (a served run's first token)",
+          "a prompt that arrives while a batch runs waits for its step to end (half a step on average) and is prefilled "
+          "inside a step of that batch (a whole one at least): with 100 streams and a 70 ms step, 105 ms of any first "
+          "token are the decode's, whatever the prefill costs"),
     Limit("batched-step", 16, "requests a step", "the decode-bound advice",
           "a step this many streams share already reads the weights once for all of them (a sixteenth each or less): "
           "batching more cuts little of a token's time and slows every stream, so a step slower than the card makes "
