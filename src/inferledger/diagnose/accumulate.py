@@ -366,7 +366,7 @@ class Accumulator:
         # empty when every step's read is known.
         self.effective_bandwidth_high = Running()
         # llama-bench: line -> (tg tok/s, total parameters, a mixture?) of the rows effective_bandwidth read, so the
-        # roofline can charge the fastest row's step its layers' fixed cost (roofline.step_fixed_seconds)
+        # roofline can charge the fastest row's step its layers' fixed cost (named_model.step_fixed_seconds)
         self.bench_steps = {}
         # llama-bench pp rows on a GPU (BenchPrompt), for the prefill judgements (roofline._bench_prefill_findings,
         # windows-prompt-compute-sound)

@@ -143,8 +143,8 @@ def advice_for(verdict: str, section: dict | None, throughput_test: bool = False
         else:
             tips = ["batch more requests per step (decode reads the weights once per step for the whole batch)",
                     "lower weight precision (fp8/int4) or use speculative decoding to cut bytes per generated token"]
-            batch = (section or {}).get("batch")
-            if batch and batch >= BATCHED_STEP and (section or {}).get("observed_decode_seconds_per_token"):
+            batch, step = (section or {}).get("batch"), (section or {}).get("observed_decode_seconds_per_token")
+            if batch and batch >= BATCHED_STEP and step:
                 # The run already shares each step among many streams: more would slow each one further. The step
                 # itself is slower than the card makes it at that batch.
                 tips[0] = (f"the step already holds ~{batch:,.0f} requests and is slower than the card makes a step "

@@ -335,6 +335,13 @@ def catalog_layers(total_params: float, mixture: bool) -> int | None:
     return nearest[2] if nearest else None
 
 
+def step_fixed_seconds(total_params: float, mixture: bool) -> tuple[float, int | None]:
+    """(seconds, layers): the fixed cost of one batch-1 decode step of a model known by its size, its layers (those
+    of the catalogued model of its kind nearest in size) × limit layer-step-seconds; (0, None) when none is near."""
+    layers = catalog_layers(total_params, mixture)
+    return (layers * limit("layer-step-seconds"), layers) if layers else (0.0, None)
+
+
 # llama.cpp's names for recurrent and hybrid (state-space) architectures: their prompt's cost is a scan, not the
 # transformer's matmuls the ledger's catalogue holds.
 _RECURRENT_NAME = re.compile(r"mamba|granitehybrid|jamba|nemotron_?h\b|falcon-?h1|rwkv|lfm2|plamo2|hybrid",

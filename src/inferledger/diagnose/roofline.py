@@ -19,6 +19,7 @@ from inferledger.defaults import MAX_BATCHED_TOKENS as PREFILL_CHUNK_TOKENS  # a
 from inferledger.defaults import OSL_TOKENS as DEFAULT_OSL
 from inferledger.diagnose.accumulate import NAMED_BANDWIDTH_SOURCE, Accumulator
 from inferledger.diagnose.findings import Finding
+from inferledger.diagnose.named_model import step_fixed_seconds
 from inferledger.diagnose.rules import fire, limit, threshold
 
 # Thresholds and their reasons: rules.py (the hardware family).
@@ -29,20 +30,13 @@ NEAR_FRACTION = threshold("hardware-decode-near-floor")
 REALISTIC_FACTOR = threshold("hardware-decode-below-realistic")
 LOW_BANDWIDTH = threshold("hardware-low-effective-bandwidth")
 ONE_STREAM_SHARE = threshold("hardware-throughput-one-stream")
-LAYER_STEP_SECONDS = limit("layer-step-seconds")
 OFFLINE_MAX_SEQS = limit("offline-max-seqs")
 
 
-def step_fixed_seconds(total_params: float, mixture: bool) -> tuple[float, int | None]:
-    """(seconds, layers): the fixed cost of one batch-1 decode step of a model known by its size, its layers (those
-    of the catalogued model of its kind nearest in size) × limit layer-step-seconds; (0, None) when none is near."""
-    from inferledger.diagnose.named_model import catalog_layers
-
-    layers = catalog_layers(total_params, mixture)
-    return (layers * LAYER_STEP_SECONDS, layers) if layers else (0.0, None)
 NAMED_LOW_FRACTION = threshold("hardware-named-decode-far-below-floor")
 NAMED_NEAR_FRACTION = threshold("hardware-named-decode-near-floor")
 NAMED_MAX_BATCH = limit("named-max-batch")
+FIRST_TOKEN_STEPS = limit("first-token-steps")
 SPLIT_CARD_MIN_BYTES = limit("split-card-memory")
 WEIGHTS_MEMORY_SHARE = limit("weights-memory-share")
 
@@ -518,12 +512,12 @@ def _judge_first_token(acc: Accumulator, spec, accelerator, precision, kv_precis
         # A served run's new prompt waits for the running step to end and is prefilled inside a step of the running
         # batch: its first token pays that batch's steps too (limit first-token-steps × the run's TPOT).
         step = 0.0 if one_stream else (summary_value(record, "tpot_seconds_mean") or 0.0)
-        expected += limit("first-token-steps") * step
+        expected += FIRST_TOKEN_STEPS * step
         lines.append(f"first token: TTFT {ttft * 1e3:,.0f} ms for {mean_input:,.0f}-token prompts vs "
                      f"{expected * 1e3:,.0f} ms the ledger's realistic prefill and "
                      + ("no queue (one stream at a time)" if one_stream else
                         f"the queue at {rate:.2f} req/s ({utilisation:.0%} busy prefilling)"
-                        + (f" and {limit('first-token-steps'):g} of the run's {step * 1e3:,.1f} ms steps" if step
+                        + (f" and {FIRST_TOKEN_STEPS:g} of the run's {step * 1e3:,.1f} ms steps" if step
                            else "")) + " allow")
         if ttft > threshold("hardware-ttft-above-realistic") * expected and ttft - expected > limit("ttft-excess"):
             findings.append(fire(

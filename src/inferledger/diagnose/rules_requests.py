@@ -15,6 +15,7 @@ from inferledger.diagnose.accumulate import (
     TINY_PROMPT_TOKENS,
     Accumulator,
 )
+from inferledger.diagnose.named_model import step_fixed_seconds
 from inferledger.diagnose.rules import Hardware, fire, limit, threshold
 from inferledger.diagnose.rules_windows import DEPTH_MAX_TOKENS
 
@@ -28,7 +29,6 @@ SLOW_COMMON_CPU_BYTES_PER_S = limit("slow-common-cpu")
 SLOW_COMMON_APPLE_BYTES_PER_S = limit("slow-common-apple")
 IN_TURN_GROWTH = limit("in-turn-growth")
 WHOLE_CALL_MIN_OUTPUT = limit("whole-call-min-output")
-LAYER_STEP_SECONDS = limit("layer-step-seconds")
 SLOW_CPU = f"CPU's {SLOW_COMMON_CPU_BYTES_PER_S / 1e9:.0f} GB/s at {LARGE_MODEL_EFFICIENCY:.0%} of its bandwidth"
 
 
@@ -56,23 +56,15 @@ def slow_floor(sized, acc: Accumulator, shards: int = 1) -> tuple[float, str]:
     backend = acc.labels.get("backend")
     if backend == "cpu":
         return slow_cpu_seconds(sized), f"from a desktop {SLOW_CPU}"
-    fixed, layers = _layers_fixed_seconds(sized)
+    # (a configured model states no size here: its config's own account, no name's)
+    fixed, layers = step_fixed_seconds(sized.total_params, sized.mixture_of_experts) \
+        if getattr(sized, "total_params", None) else (0.0, None)
     launches = f", plus {layers} layers' fixed launch cost ({fixed * 1e3:.1f} ms)" if layers else ""
     if backend == "apple":
         return stream_seconds(sized, SLOW_COMMON_APPLE_BYTES_PER_S) + fixed, (
             f"from a base M1's {SLOW_COMMON_APPLE_BYTES_PER_S / 1e9:.0f} GB/s unified memory at "
             f"{LARGE_MODEL_EFFICIENCY:.0%}{launches}")
     return slow_card_seconds(sized, shards) + fixed, f"on {slow_cards(shards)}{launches}"
-
-
-def _layers_fixed_seconds(sized) -> tuple[float, int | None]:
-    """(seconds, layers) a batch-1 step of a model known by its name's size pays a layer whatever its weights (its
-    layers those of the catalogued model of its kind nearest in size); (0, None) for a configured model or none near."""
-    from inferledger.diagnose.named_model import catalog_layers
-
-    total = getattr(sized, "total_params", None)
-    layers = catalog_layers(total, sized.mixture_of_experts) if total else None
-    return (layers * LAYER_STEP_SECONDS, layers) if layers else (0.0, None)
 
 
 def tensor_parallel(acc: Accumulator) -> int:

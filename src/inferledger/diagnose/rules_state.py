@@ -205,8 +205,8 @@ def snapshot_findings(acc: Accumulator, findings: list) -> None:
             facts.append(f"{name} {acc.snapshot[name].high:,.0f}")
     queried, hits = acc.snapshot.get("prefix_cache_query_tokens_total"), acc.snapshot.get("prefix_cache_hit_tokens_total")
     if queried and queried.high > 0:  # vLLM's prefix cache since start: the tokens looked up and the share found
-        facts.append(f"prefix cache {hits.high if hits else 0:,.0f} of {queried.high:,.0f} looked-up tokens hit "
-                     f"({(hits.high if hits else 0) / queried.high:.0%})")
+        hit = hits.high if hits else 0.0
+        facts.append(f"prefix cache {hit:,.0f} of {queried.high:,.0f} looked-up tokens hit ({hit / queried.high:.0%})")
     if waiting and waiting.high > 0:
         if kv and kv.high >= KV_FULL_FRACTION:
             findings.append(fire("state-snapshot-kv-full", f"metrics snapshot: {waiting.high:.0f} waiting with KV "

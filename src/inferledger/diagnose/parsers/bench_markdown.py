@@ -1295,18 +1295,15 @@ def _stated_setting(line: str) -> dict:
     requests in flight and the offered rate it names (the last two only on a line no longer than a bullet's: a
     paragraph's `pacing arrival (--request-rate 1) changed nothing` is its story, not the table's setting)."""
     found = {}
+    short = len(line) <= SETTING_LINE_CHARS
     if (prompt := _stated_prompt(line)) is not None:
         found["mean_input_tokens"] = prompt
-    if len(line) > SETTING_LINE_CHARS:
-        if (concurrency := _stated_concurrency(line)) is not None:
-            found["max_concurrency"] = concurrency
-        return found
-    if (output := _OUTPUT_LINE.search(line)) is not None:
+    if short and (output := _OUTPUT_LINE.search(line)) is not None:
         at = next(index for index in range(1, len(output.groups()), 2) if output.group(index))
         found["mean_output_tokens"] = _tokens(output.group(at), output.group(at + 1))
     if (concurrency := _stated_concurrency(line)) is not None:
         found["max_concurrency"] = concurrency
-    if (rate := _RATE_LINE.search(line)) is not None:
+    if short and (rate := _RATE_LINE.search(line)) is not None:
         found["request_rate_per_second"] = float(next(group for group in rate.groups() if group))
     return found
 
