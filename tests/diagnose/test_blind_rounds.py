@@ -581,7 +581,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind632_logs": (4, 7, 10),
           "blind637_logs": (9, 9, 10),
           "blind635_logs": (8, 9, 10),
-          "blind636_logs": (7, 7, 10)}
+          "blind636_logs": (7, 7, 10),
+          "blind642_logs": (4, 4, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
