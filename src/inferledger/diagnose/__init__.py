@@ -26,6 +26,7 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         detect_formats,
         fewer_collections,
         iter_records,
+        leftover_records,
         unrecognised_lines,
     )
 
@@ -55,6 +56,7 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
 
         bar = Progress(log.size_bytes, label=os.path.basename(path)[:30])
     before, named, ooms, runs = acc.records, acc.names_only, acc.events.get("oom", 0.0), len(acc.summaries)
+    timed = acc.interval_count + acc.request_count
     failed = None
     try:
         with fewer_collections():
@@ -83,6 +85,12 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
             log, parsers = LogFile.open(path), fallback
             acc.add_all(iter_records(log, parsers, windows=True), shown or path)
             records = acc.records - before
+    elif records and failed is None and not log.skipped and acc.interval_count + acc.request_count == timed \
+            and len(acc.summaries) == runs:
+        # A known format's lines, none timing the serving (start-up, a capacity): the figures may be prose around
+        # them, which only the last-resort reader reads.
+        acc.add_all(leftover_records(log, parsers), shown or path)
+        records = acc.records - before
     if records:  # the launch command and the device the head names, for a file a reader (or the fallback) read
         from inferledger.diagnose.device import device_records
         from inferledger.diagnose.launch import launch_records

@@ -1341,13 +1341,38 @@ def iter_records(log: LogFile, parsers, progress=None, windows: bool = False) ->
 
 def read_records(path) -> list:
     """Every Record of one file, read by the formats its opening is detected as: what `diagnose` folds, listed (with
-    diagnose's fallback: a known format's marker but none of its lines read, the last-resort reader that sniffs it)."""
+    diagnose's fallbacks: a known format's marker but none of its lines read, the last-resort reader that sniffs it;
+    a known format's lines with no timing among them, that reader on the lines they left)."""
     log = LogFile.open(path)
-    records = list(iter_records(log, detect_formats(log)))
+    parsers = detect_formats(log)
+    records = list(iter_records(log, parsers))
     if not records and not log.skipped:
         from inferledger.diagnose.parsers import FALLBACKS, pick
 
         fallback = pick(log.head, FALLBACKS)[:1]
         if fallback:
             records = list(iter_records(LogFile.open(path), fallback))
+    elif not log.skipped and not any(record.kind in TIMED_KINDS for record in records):
+        records += leftover_records(log, parsers)
     return records
+
+
+TIMED_KINDS = ("interval", "request", "summary")  # records that time serving (not a capacity, an event, a name)
+
+
+def leftover_records(log: LogFile, parsers) -> list:
+    """The last-resort reader's records from the lines a known format's readers left, for a file they read with no
+    timing in it: a page whose engine start-up lines a reader knows and whose figures are prose (`TTFT median = 1.2
+    s` beside llama-server's start-up). Only lines no record of theirs starts on, so no line is read twice; [] when
+    no fallback reader sniffs the file's opening, or the file was read by one already."""
+    from inferledger.diagnose.parsers import FALLBACKS, pick
+    from inferledger.diagnose.records import Record
+
+    if set(parsers) & set(FALLBACKS):
+        return []
+    fallback = pick(log.head, FALLBACKS)[:1]
+    if not fallback:
+        return []
+    taken = {item.line_number for item in iter_records(LogFile.open(log.path), parsers)}
+    rest = ((number, line) for number, line in LogFile.open(log.path).lines() if number not in taken)
+    return [item for item in fallback[0].parse(rest) if type(item) is Record]

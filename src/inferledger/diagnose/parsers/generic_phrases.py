@@ -13,7 +13,8 @@ length). A table aligned by spaces (`Stage  Total Time (ms)  Tokens  Tokens per 
 names (RKLLM's stage table).
 
 Used, like generic_summary, only when no format is recognised (parsers.detect takes the one fallback that reads the
-most), so it never reads a line a format reader reads. Every record says it was read from phrases.
+most), or on the lines a known format's readers left when none of theirs timed anything (read.leftover_records), so it
+never reads a line a format reader reads. Every record says it was read from phrases.
 """
 
 from __future__ import annotations
@@ -108,6 +109,10 @@ def _spread(clause: str) -> bool:
 # A line on the text's own processing on the host (`tokenizer encode: 131 tokens, 2.82 ms total, 21.5 us/token`): its
 # times are no phase of serving (a tokenizer named in brackets, `TTFT (including tokenization)`, qualifies another).
 _TEXT_PROCESSING = re.compile(r"\b(?:de)?tokeni[sz](?:er|ation|ing)\b(?![^(]*\))")
+# Nor is a line on the engine's start-up (`Capture cuda graph end. Time elapsed: 7.01 s`, `Loading weights took 3.2
+# s`, `torch.compile takes 41 s`): its time is the server's, before any request.
+_START_UP = re.compile(r"\bcuda ?graphs?\b|\bcaptur(?:e|ed|ing)\b|\bload(?:ed|ing)?\s+(?:the\s+)?(?:model|weights|"
+                       r"checkpoint|shards?)\b|\b(?:torch\.)?compil(?:e|ed|ing|ation)\b")
 
 
 def _clauses(line: str) -> tuple[list, bool]:
@@ -203,7 +208,8 @@ def _readings(clause: str) -> tuple[list, float | None, float | None, float | No
 def line_metrics(line: str, bare_rates: bool = True) -> dict:
     """The request metrics one line states, by the phases its clauses name ({} when none); with `bare_rates`, a
     token rate no word places is the output's."""
-    if not any(char.isdigit() for char in line) or _TEXT_PROCESSING.search(line.lower()):
+    lowered = line.lower()
+    if not any(char.isdigit() for char in line) or _TEXT_PROCESSING.search(lowered) or _START_UP.search(lowered):
         return {}
     metrics: dict = {}
     phase = None

@@ -1,0 +1,52 @@
+"""Blind rounds 638 on: the general fixes of the thirtieth session. Expected figures are worked out here."""
+
+from __future__ import annotations
+
+from blind_helpers import diagnosed
+
+# llama-server's own lines, as a benchmark page quotes them: a start-up and two requests' draft statistics, which the
+# llama.cpp reader knows (a capacity and two events) and which time nothing.
+_LLAMA_SERVER_LINES = (
+    "0.05.476.607 I srv    load_model: initializing, n_slots = 4, n_ctx_slot = 8192, kv_unified = 'false'\n"
+    "0.05.574.974 I srv  llama_server: model loaded\n"
+    "0.11.952.363 I slot print_timing: id  3 | task 0 | draft acceptance = 0.84783 (   39 accepted /    46 generated), "
+    "mean len =  2.70\n"
+    "0.44.467.647 I slot print_timing: id  3 | task 29 | draft acceptance = 0.64516 (   40 accepted /    62 generated),"
+    " mean len =  2.29\n")
+
+
+def test_prose_figures_beside_a_known_formats_untimed_lines_are_read(tmp_path):
+    # The page's figures are prose: 256 tokens in 32.0 s is 8.0 tok/s, 1 / 8.0 = 125 ms a token for one stream,
+    # under the fixed 10 tok/s cutoff. The llama.cpp reader takes the server's lines (no timing among them), so only
+    # the last-resort reader, on the lines it left, sees the request.
+    text = ("Results:\n- Single stream: generated 256 tokens in 32.0 s (8.0 tokens/sec), first token after 0.9 s\n"
+            "Server log:\n" + _LLAMA_SERVER_LINES)
+    diagnosis = diagnosed(tmp_path, text)
+    assert diagnosis.verdict == "decode-bound"
+    assert any("125 ms per output token" in item.text for item in diagnosis.evidence)
+    assert diagnosis.files[0]["formats"] == ["llamacpp"]
+
+
+def test_lines_a_known_reader_took_are_not_read_again_as_prose(tmp_path):
+    # LMCache's store lines (`Stored 1024 tokens in 3.909 seconds`) are the cache's transfers, read by its reader as
+    # such; read again as phrases they would be requests generating 1024 tokens at 262 tok/s.
+    line = ("[2026-09-14 11:13:{:02d},396] LMCache INFO: Stored 1024 tokens in {} seconds "
+            "(engine_driven_transfer.py:787:lmcache.v1.multiprocess.modules.engine_driven_transfer)\n")
+    text = "".join(line.format(26 + index, seconds)
+                   for index, seconds in enumerate((3.909, 3.148, 1.931, 0.810, 0.148, 0.158, 0.144)))
+    diagnosis = diagnosed(tmp_path, text)
+    assert diagnosis.verdict == "insufficient-data"
+    assert not any("per output token" in item.text for item in diagnosis.evidence)
+
+
+def test_an_engines_start_up_time_is_no_request(tmp_path):
+    # SGLang's CUDA-graph capture took 7.01 s at start-up; the benchmark's counts below it (30,720 input and 1,500,000
+    # output tokens) have no time of their own. 7.01 s for 1.5M tokens would be a request at 4.7 µs a token, which
+    # is no request at all: nothing here times the serving.
+    text = ("[2025-06-09 22:16:48 TP0] Capture cuda graph end. Time elapsed: 7.01 s. mem usage=1.34 GB. avail "
+            "mem=52.97 GB.\n"
+            "[2025-06-09 22:16:48 TP0] max_total_num_tokens=1005629, chunked_prefill_size=8192, max_prefill_tokens="
+            "16384, max_running_requests=3929, context_len=131072\n\n#Input tokens: 30720\n#Output tokens: 1500000\n")
+    diagnosis = diagnosed(tmp_path, text)
+    assert diagnosis.verdict == "insufficient-data"
+    assert not any("per output token" in item.text for item in diagnosis.evidence)
