@@ -583,7 +583,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind635_logs": (8, 9, 10),
           "blind636_logs": (7, 7, 10),
           "blind642_logs": (4, 4, 5),
-          "blind640_logs": (4, 4, 6)}
+          "blind640_logs": (4, 4, 6),
+          "blind638_logs": (4, 4, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
