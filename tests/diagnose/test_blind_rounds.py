@@ -585,7 +585,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind642_logs": (4, 4, 5),
           "blind640_logs": (4, 4, 6),
           "blind638_logs": (4, 4, 6),
-          "blind639_logs": (6, 6, 10)}
+          "blind639_logs": (6, 6, 10),
+          "blind641_logs": (6, 6, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
