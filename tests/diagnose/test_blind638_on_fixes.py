@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from blind_helpers import diagnosed
+from blind_helpers import diagnosed, parsed, rules, write
 
 # llama-server's own lines, as a benchmark page quotes them: a start-up and two requests' draft statistics, which the
 # llama.cpp reader knows (a capacity and two events) and which time nothing.
@@ -50,3 +50,36 @@ def test_an_engines_start_up_time_is_no_request(tmp_path):
     diagnosis = diagnosed(tmp_path, text)
     assert diagnosis.verdict == "insufficient-data"
     assert not any("per output token" in item.text for item in diagnosis.evidence)
+
+
+_LLAMA_2_7B_Q4_K_M_TIMINGS = (
+    "llama_print_timings:        load time =     727.50 ms\n"
+    "llama_print_timings: prompt eval time =      68.52 ms /     9 tokens (    7.61 ms per token,   131.35 tokens per "
+    "second)\n"
+    "llama_print_timings:        eval time =     225.70 ms /    24 runs   (    9.40 ms per token,   106.34 tokens per "
+    "second)\n"
+    "llama_print_timings:       total time =     954.18 ms\n")
+
+
+def test_the_file_type_llama_cpp_prints_sets_the_weights_the_ledger_reads(tmp_path):
+    # llama-cpp-rs's README run: Llama-2-7B in Q4_K_M on an RTX 3090 at 9.40 ms a token. In bf16 a step reads
+    # 6.74e9 x 2 B = 13.5 GB, 14.4 ms at 936 GB/s, which 9.40 ms would beat; at Q4_K's 4.5 bits a weight it reads
+    # 6.74e9 x 4.5 / 8 = 3.79 GB, 4.05 ms: 9.40 ms is an ordinary step over that floor.
+    text = ("llm_load_print_meta: model ftype      = Q4_K - Medium\nllm_load_print_meta: model params     = 6.74 B\n"
+            + _LLAMA_2_7B_Q4_K_M_TIMINGS)
+    diagnosis = diagnosed(tmp_path, text, model="meta-llama/Llama-2-7b-hf", gpu="rtx-3090")
+    assert diagnosis.roofline["precision"] == "Q4_K"
+    assert "hardware-decode-faster-than-floor" not in rules(diagnosis)
+    floor_ms = 6.74e9 * 4.5 / 8 / 936e9 * 1e3
+    assert floor_ms < 9.40 < 6.74e9 * 2 / 936e9 * 1e3
+
+
+def test_a_file_type_the_loader_guessed_states_no_format(tmp_path):
+    # `file type = all F32 (guessed)`: ggml-ci's Pythia 1.4B file is 2.64 GiB, 2.64 x 2^30 x 8 / 1.41e9 = 16.1 bits a
+    # weight, so the guess is no format; the file type a loader states (`Q8_0`) is one.
+    from inferledger.diagnose.parsers import llamacpp
+
+    guessed = parsed(llamacpp, write(tmp_path, "0.00.103.471 I print_info: file type   = all F32 (guessed)\n"))
+    assert not any("weights_format" in record.labels for record in guessed)
+    stated = parsed(llamacpp, write(tmp_path, "0.00.103.471 I print_info: file type   = Q8_0\n", "stated.txt"))
+    assert [record.labels["weights_format"] for record in stated] == ["Q8_0"]

@@ -440,7 +440,9 @@ _COMMAND_MODEL = re.compile(r"(?:^|[\s/`$])(?:llama-[a-z-]+|main|server)(?:\.exe
 def _loaded_model(line_number: int, line: str) -> Record | None:
     """The file type or the command line's model file, as the run's labels (weights_format, model), or None."""
     match = _FILE_TYPE.search(line) if "type" in line else None
-    if match is not None:
+    if match is not None and not match.group(1).endswith("(guessed)"):
+        # (`all F32 (guessed)`: a file with no type of its own, whose bytes say otherwise (2.64 GiB for 1.4B weights is
+        # 16 bits a weight), is no stated format)
         return Record("capacity", "llamacpp.startup", line_number, {},
                       labels={"engine": "llama.cpp", "weights_format": match.group(1)})
     match = _COMMAND_MODEL.search(line) if "-m" in line else None
