@@ -588,7 +588,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind639_logs": (6, 6, 10),
           "blind641_logs": (6, 6, 8),
           "blind644_logs": (1, 1, 2),
-          "blind645_logs": (4, 4, 4)}
+          "blind645_logs": (4, 4, 4),
+          "blind646_logs": (0, 0, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
