@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from blind_helpers import diagnosed, parsed, rules, write
+import pytest
+from blind_helpers import diagnosed, markdown_summaries, parsed, rules, write
 
 # llama-server's own lines, as a benchmark page quotes them: a start-up and two requests' draft statistics, which the
 # llama.cpp reader knows (a capacity and two events) and which time nothing.
@@ -83,3 +84,28 @@ def test_a_file_type_the_loader_guessed_states_no_format(tmp_path):
     assert not any("weights_format" in record.labels for record in guessed)
     stated = parsed(llamacpp, write(tmp_path, "0.00.103.471 I print_info: file type   = Q8_0\n", "stated.txt"))
     assert [record.labels["weights_format"] for record in stated] == ["Q8_0"]
+
+
+def test_a_russian_tables_headers_are_read_as_their_english():
+    # check_parallels' report: `Количество параллельных запросов` (number of parallel requests), `Общее время (с)`
+    # (total time, seconds), `Среднее время на запрос (с)` (mean time per request, seconds); German, Spanish and
+    # French name the same measures.
+    from inferledger.diagnose.parsers.bench_markdown import _column
+
+    assert _column("Количество параллельных запросов") == ("max_concurrency", 1.0, "count")
+    assert _column("Среднее время на запрос (с)") == ("e2e_seconds_mean", 1.0, "time")
+    assert _column("Время до первого токена (мс)") == ("ttft_seconds_mean", 1e-3, "time")
+    assert _column("Latenz (ms)") == ("e2e_seconds_mean", 1e-3, "time")
+    assert _column("Tiempo hasta el primer token (ms)") == ("ttft_seconds_mean", 1e-3, "time")
+    assert _column("Latence (s)") == ("e2e_seconds_mean", 1.0, "time")
+
+
+def test_a_time_per_request_is_a_latency_and_a_total_beside_it_the_runs(tmp_path):
+    # 48 requests through 4 slots: the batch took 118.915 s, each request 2.4774 s on average (118.915 / 48 = 2.477).
+    # The total is the run's wall time; read as a request's it would grow with the batch and call it a queue.
+    table = ("| Parallel requests | Total time (s) | Mean time per request (s) | Tokens |\n|---:|---:|---:|---:|\n"
+             "| 4 | 10.575 | 2.64374 | 857 |\n| 48 | 118.915 | 2.4774 | 10167 |\n")
+    first, last = markdown_summaries(tmp_path, table)
+    assert last.metrics["e2e_seconds_mean"] == 2.4774 and last.metrics["duration_seconds"] == 118.915
+    assert last.metrics["duration_seconds"] / 48 == pytest.approx(last.metrics["e2e_seconds_mean"], rel=0.01)
+    assert first.metrics["max_concurrency"] == 4

@@ -587,7 +587,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind638_logs": (4, 4, 6),
           "blind639_logs": (6, 6, 10),
           "blind641_logs": (6, 6, 8),
-          "blind644_logs": (1, 1, 2),
+          "blind644_logs": (1, 2, 2),
           "blind645_logs": (4, 4, 4),
           "blind646_logs": (0, 0, 2)}
 

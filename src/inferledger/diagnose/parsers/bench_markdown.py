@@ -66,7 +66,7 @@ _COLUMNS = (
     # a load tester's `Average Response Time` (locust, JMeter, stress scripts): a request's whole time
     (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^(?:(?:mean|average|avg|median|p\d+) )?latency$"
      r"|^(?:(?:average|avg|mean|median) )?wall|^(?:(?:mean|average|avg|median|min|max|p\d+) )?response time$"
-     r"|^(?:total )?time$|^total latency$",
+     r"|^(?:total )?time$|^total latency$|^(?:(?:mean|average|avg|median) )?time per (?:request|query|call)$",
      "e2e_seconds", "time"),
     # a run's totals (vLLM's `Total input tokens` tabulated a metric a row) before the per-request lengths
     (r"^total (?:input|prompt) tokens$", "total_input_tokens", "count"),
@@ -194,6 +194,34 @@ _CJK_WORDS = (("首字延迟", "ttft"), ("首token延迟", "ttft"), ("首字时�
             ("동시 요청", "concurrency"), ("동시성", "concurrency"), ("응답 시간", "e2e latency"),
             ("총 처리 시간", "total time"), ("처리 시간", "total time"), ("추론 시간", "e2e latency"),
             ("지연 시간", "latency"), ("토큰", "tokens"))
+# Header words of tables written in Russian and the European languages most pasted (German, Spanish, Portuguese,
+# French), as the English the patterns know; matched whole, any case, the longest first. `(с)` / `(мс)` are Cyrillic
+# seconds and milliseconds.
+_OTHER_WORDS = {
+    # Russian
+    "токены в секунду": "tok/s", "токенов в секунду": "tok/s", "токенов/сек": "tok/s", "токены/сек": "tok/s",
+    "токенов/с": "tok/s", "ток/с": "tok/s", "количество параллельных запросов": "concurrency",
+    "параллельных запросов": "concurrency", "параллельные запросы": "concurrency",
+    "среднее время на запрос": "mean e2e latency", "общее время": "total time",
+    "время до первого токена": "ttft", "первого токена": "ttft", "первый токен": "ttft", "задержка": "latency",
+    "пропускная способность": "throughput", "сумма токенов": "total tokens", "всего токенов": "total tokens",
+    "входных токенов": "input tokens", "выходных токенов": "output tokens", "(с)": "(s)", "(мс)": "(ms)",
+    # German
+    "token pro sekunde": "tok/s", "tokens pro sekunde": "tok/s", "zeit bis zum ersten token": "ttft",
+    "erstes token": "ttft", "latenz": "latency", "durchsatz": "throughput", "antwortzeit": "e2e latency",
+    "gleichzeitige anfragen": "concurrency", "gesamtzeit": "total time",
+    # Spanish and Portuguese
+    "tokens por segundo": "tok/s", "tiempo hasta el primer token": "ttft", "primer token": "ttft",
+    "tempo até o primeiro token": "ttft", "primeiro token": "ttft", "latencia": "latency", "latência": "latency",
+    "tiempo de respuesta": "e2e latency", "tempo de resposta": "e2e latency", "tiempo total": "total time",
+    "tempo total": "total time", "solicitudes concurrentes": "concurrency", "concurrencia": "concurrency",
+    "concorrência": "concurrency", "vazão": "throughput",
+    # French
+    "jetons par seconde": "tok/s", "tokens par seconde": "tok/s", "jetons/s": "tok/s", "premier jeton": "ttft",
+    "premier token": "ttft", "latence": "latency", "débit": "throughput", "temps de réponse": "e2e latency",
+    "temps total": "total time", "requêtes simultanées": "concurrency",
+}
+_OTHER = re.compile("|".join(re.escape(word) for word in sorted(_OTHER_WORDS, key=len, reverse=True)), re.IGNORECASE)
 # A cell's figure as CJK pages write it: an "about" before it (약 6.7초, 約 20 秒, 约 5 秒) and the unit in the page's
 # own script after it (초 / 秒 seconds, 밀리초 / ミリ秒 / 毫秒 milliseconds), as `~6.7 s`.
 _CJK_CELL = re.compile(r"^(?:약|約|约|大约)?\s*(\d[\d,]*(?:\.\d+)?)(?:\s*[~〜～-]\s*(\d[\d,]*(?:\.\d+)?))?\s*"
@@ -238,12 +266,13 @@ _CONTEXT_NAME = re.compile(r"^(\d+(?:\.\d+)?)([kK]?) context$")  # a variant nam
 
 
 def _normal(header: str) -> str:
-    """The header as the patterns read it: Chinese, Japanese and Korean words in English, bold and sort arrows off,
-    `TPS` as tok/s, lower case."""
+    """The header as the patterns read it: Chinese, Japanese, Korean, Russian and European words in English, bold and
+    sort arrows off, `TPS` as tok/s, lower case."""
     if not header.isascii():
         for cjk, english in _CJK_WORDS:
             header = header.replace(cjk, f" {english} ")
         header = header.replace("（", "(").replace("）", ")")  # full-width brackets round a unit: `TTFT（ms）`
+    header = _OTHER.sub(lambda match: f" {_OTHER_WORDS[match.group(0).lower()]} ", header)
     header = _SORT_MARKS.sub(" ", header).replace("**", " ")  # bold markup: `**TTFT P99**` is TTFT P99
     header = _CELL_BREAK.sub(" ", header)  # a header broken over lines: `PP t/s<br>(master)` is `PP t/s (master)`
     lowered = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", header).lower().strip()  # a CSV's camelCase: `wallMs` is wall ms
@@ -569,6 +598,7 @@ def _header(cells: list, rows: list = ()) -> list | None:
     columns = _bare_rates(cells, [_column(cell) or _unit_from_cells(cell, index, rows)
                                   for index, cell in enumerate(cells)], rows)
     columns = _settled_units(cells, columns, rows)
+    columns = _run_total_time(cells, columns)
     named = [column for column in columns if column is not None]
     if columns and columns[0] is not None and columns[0][0] == "request_throughput_per_second" \
             and not any(column[2] == "rate" for column in named[1:]):
@@ -588,6 +618,17 @@ def _header(cells: list, rows: list = ()) -> list | None:
         alone = len(named) == 1 and named[0][0].startswith("e2e_") and len(cells) >= 2
         return columns if not pivoted and (alone or any(column[0] in _THROUGHPUTS for column in named)) else None
     return columns
+
+
+def _run_total_time(cells: list, columns: list) -> list:
+    """The columns with a `Total time` beside a request's own time (`Mean time per request (s)`) read as the run's
+    wall time: N requests' total is their batch's, not one request's latency."""
+    times = [index for index, column in enumerate(columns) if column is not None and column[0].startswith("e2e_")]
+    totals = [index for index in times if _normal(cells[index]).startswith("total time")]
+    if len(times) < 2 or len(totals) != 1:
+        return columns
+    at = totals[0]
+    return [*columns[:at], ("duration_seconds", columns[at][1], "count"), *columns[at + 1:]]
 
 
 # A row label naming the engine's own field beside its words (`decode throughput (`generation_tps`)`).
