@@ -589,7 +589,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind641_logs": (6, 6, 8),
           "blind644_logs": (1, 2, 2),
           "blind645_logs": (4, 4, 4),
-          "blind646_logs": (0, 0, 2)}
+          "blind646_logs": (0, 0, 2),
+          "blind643_logs": (9, 9, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
