@@ -590,7 +590,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind644_logs": (1, 2, 2),
           "blind645_logs": (4, 4, 4),
           "blind646_logs": (0, 0, 2),
-          "blind643_logs": (9, 9, 10)}
+          "blind643_logs": (9, 9, 10),
+          "blind649_logs": (3, 3, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
