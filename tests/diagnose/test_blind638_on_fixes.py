@@ -109,3 +109,28 @@ def test_a_time_per_request_is_a_latency_and_a_total_beside_it_the_runs(tmp_path
     assert last.metrics["e2e_seconds_mean"] == 2.4774 and last.metrics["duration_seconds"] == 118.915
     assert last.metrics["duration_seconds"] / 48 == pytest.approx(last.metrics["e2e_seconds_mean"], rel=0.01)
     assert first.metrics["max_concurrency"] == 4
+
+
+_DECODE_BY_CONTEXT = ("### Decoding Speed (TPS, or Tokens per Second, starting @ different context lengths)\n\n"
+                      "| Model | HW | 1k | 4k | 16k | 64k |\n|---|---|--:|--:|--:|--:|\n"
+                      "| LLaMA 3.2 3B | NPU | {} | {} | {} | {} |\n")
+
+
+def test_a_decode_slowing_along_a_line_with_context_is_judged_at_the_shortest(tmp_path):
+    # FastFlowLM's decode table: 26.3 tok/s at 1k (38.0 ms a step), 24.1 at 4k (41.5 ms), 18.0 at 16k (55.6 ms), 9.0
+    # at 64k (111.1 ms). The line from 1k to 64k rises (111.1 - 38.0) / 63 = 1.16 ms per 1k tokens, so it gives
+    # 38.0 + 3 x 1.16 = 41.5 ms at 4k and 38.0 + 15 x 1.16 = 55.4 ms at 16k: the steps are the KV cache's reads.
+    # At 1k the step is under the 100 ms (10 tok/s) cutoff, so the 64k run's 111 ms is no slow decode.
+    diagnosis = diagnosed(tmp_path, _DECODE_BY_CONTEXT.format(26.3, 24.1, 18.0, 9.0))
+    assert "summary-slow-tpot-no-hardware" not in rules(diagnosis)
+    assert any("111 ms per output token at 64,000 context tokens against 38 ms at 1,000" in note
+               for note in diagnosis.notes)
+    assert (111.1 - 38.0) / 63 * 3 + 38.0 == pytest.approx(41.5, abs=0.1)
+
+
+def test_a_decode_falling_off_the_line_is_still_slow(tmp_path):
+    # oMLX's collapse: 38 ms at 1k, 42 ms at 4k, 250 ms at 16k, 185 ms at 64k. The line from 1k to 64k gives
+    # 38 + 15 x (185 - 38) / 63 = 73 ms at 16k; 250 ms is 3.4x that, so the context does not explain it.
+    diagnosis = diagnosed(tmp_path, _DECODE_BY_CONTEXT.format(26.3, 23.8, 4.0, 5.4))
+    assert "summary-slow-tpot-no-hardware" in rules(diagnosis)
+    assert diagnosis.verdict == "decode-bound"

@@ -477,7 +477,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind526_logs": (3, 4, 4),
           "blind529_logs": (1, 1, 2),
           "blind527_logs": (1, 1, 5),
-          "blind528_logs": (5, 6, 10),
+          "blind528_logs": (5, 5, 10),
           "blind534_logs": (4, 4, 5),
           "blind533_logs": (4, 4, 7),
           "blind531_logs": (5, 7, 10),
@@ -591,7 +591,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind645_logs": (4, 4, 4),
           "blind646_logs": (0, 0, 2),
           "blind643_logs": (9, 9, 10),
-          "blind649_logs": (3, 3, 5)}
+          "blind649_logs": (3, 4, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

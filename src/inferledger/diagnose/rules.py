@@ -948,6 +948,14 @@ _LIMITS = (
           "a step this many streams share already reads the weights once for all of them (a sixteenth each or less): "
           "batching more cuts little of a token's time and slows every stream, so a step slower than the card makes "
           "at that batch points at the step's own cost"),
+    Limit("kv-sweep-points", 3, "contexts", "a context sweep's slow step judged at its shortest context "
+          "(rules_summary._fast_when_shallow)",
+          "two points always lie on a line; a third shows whether the step grows with the context as KV reads do"),
+    Limit("kv-line-tolerance", 0.35, "off the line", "a context sweep's slow step judged at its shortest context "
+          "(rules_summary._fast_when_shallow)",
+          "each step reads the weights and the KV cache of the tokens before it, so the step is a line in the "
+          "context; a step more than this share off the line from the shortest to the longest context (oMLX's 250 "
+          "ms at 16K against 185 ms at 32K) is a decode path's trouble, not the cache's size"),
     Limit("kept-up-ttft-share", 0.25, "of a request's time", "Little's law batch from an offered rate "
           "(streams_by_littles_law)",
           "a run whose first token takes at most a quarter of its requests' time is not piling requests up in a queue "
