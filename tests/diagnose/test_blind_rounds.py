@@ -593,7 +593,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind643_logs": (9, 9, 10),
           "blind649_logs": (3, 4, 5),
           "blind647_logs": (6, 6, 9),
-          "blind648_logs": (6, 6, 9)}
+          "blind648_logs": (6, 6, 9),
+          "blind650_logs": (2, 2, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
