@@ -594,7 +594,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind649_logs": (3, 4, 5),
           "blind647_logs": (6, 6, 9),
           "blind648_logs": (6, 6, 9),
-          "blind650_logs": (2, 2, 2)}
+          "blind650_logs": (2, 2, 2),
+          "blind651_logs": (4, 4, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
