@@ -134,3 +134,33 @@ def test_a_decode_falling_off_the_line_is_still_slow(tmp_path):
     diagnosis = diagnosed(tmp_path, _DECODE_BY_CONTEXT.format(26.3, 23.8, 4.0, 5.4))
     assert "summary-slow-tpot-no-hardware" in rules(diagnosis)
     assert diagnosis.verdict == "decode-bound"
+
+
+def test_a_config_line_of_key_value_pairs_states_the_tables_setting(tmp_path):
+    # The GB10 report's config line is 165 characters, longer than a bullet, but its pairs are a setting, not a story.
+    # At max_concurrency=10, 230 output tok/s x 183.54 ms a token = 42.2 streams decoding at once: 4.2x the 10 the
+    # client allowed, so the per-token figure is no one token's time (thinking tokens the client did not count).
+    from inferledger.diagnose.parsers.bench_markdown import _stated_setting
+
+    config = ("Config: model=openai/gpt-oss-20b, test_type=text_only, num_prompts=100, max_concurrency=10, "
+              "input_len=1000, output_len=300, range_ratio=0.3, thinking_disabled=false")
+    assert len(config) > 160
+    assert _stated_setting(config) == {"mean_input_tokens": 1000, "mean_output_tokens": 300, "max_concurrency": 10}
+    table = ("| Metric | Unit | NVIDIA_GB10 |\n| --- | --- | --- |\n| output_token_throughput | tok/s | 230.00 |\n"
+             "| request_throughput | req/s | 1.69 |\n| ttft_mean | ms | 282.53 |\n| tpot_mean | ms | 183.54 |\n")
+    diagnosis = diagnosed(tmp_path, f"{config}\n{table}")
+    assert "summary-streams-past-cap" in rules(diagnosis)
+    assert 230.0 * 0.18354 / 10 == pytest.approx(4.2, abs=0.05)
+
+
+def test_a_table_under_a_bench_one_batch_heading_is_a_static_batch(tmp_path):
+    # bench_one_batch_server at bs 64 with 1,024-token prompts: the batch's 65,536 prompt tokens at 110,137 tok/s
+    # take 65,536 / 110,137 = 0.595 s, the TTFT: every first token waits for the batch's prefill, in no queue.
+    text = ("### `bench_one_batch_server --input-len 1024 --output-len 8`\n\n"
+            "| bs | latency (s) | input tput (tok/s) | output tput post-TTFT (tok/s) | TTFT (s) | ITL (ms) |\n"
+            "|---:|---:|---:|---:|---:|---:|\n| 1 | 0.125 | 15,422 | 136.2 | 0.066 | 7.34 |\n"
+            "| 64 | 0.682 | 110,137 | 5,876.6 | 0.595 | 10.89 |\n")
+    diagnosis = diagnosed(tmp_path, text)
+    assert diagnosis.verdict == "healthy"
+    assert not rules(diagnosis) & {"summary-ttft-over-prompt-work", "summary-wait-dominates"}
+    assert 64 * 1024 / 110_137 == pytest.approx(0.595, abs=0.001)

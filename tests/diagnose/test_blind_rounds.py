@@ -592,7 +592,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind646_logs": (0, 0, 2),
           "blind643_logs": (9, 9, 10),
           "blind649_logs": (3, 4, 5),
-          "blind647_logs": (6, 6, 9),
+          "blind647_logs": (6, 7, 9),
           "blind648_logs": (6, 6, 9),
           "blind650_logs": (2, 2, 2),
           "blind651_logs": (4, 4, 6)}

@@ -1080,7 +1080,16 @@ def _records(table: list) -> list:
     for record in records if device else ():
         if record.kind == "summary":
             record.labels.setdefault("device", device)
+    if title[:2] != "# " and _ONE_BATCH_TITLE.search(title):
+        # SGLang's bench_one_batch(_server) under its heading: each row one batch prefilled together, whose first
+        # tokens wait for the whole batch's prompts, in no queue
+        for record in records:
+            if record.kind == "summary":
+                record.labels.setdefault("static_batch", "1")
     return records
+
+
+_ONE_BATCH_TITLE = re.compile(r"bench_one_batch|\bstatic batch|\bone batch at a time\b", re.IGNORECASE)
 
 
 def _setting_records(first_line: int, header: list, rows: list, table: list, setting: dict) -> list:
@@ -1303,14 +1312,15 @@ _PROMPT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*([kK])?[- ]tokens? 
                           r"|(?<![\w.])(\d[\d,]*)\s*([kK])?\s*input tokens\b"
                           r"|\bprompts? of (\d[\d,]*(?:\.\d+)?)\s*([kK])?\s*tokens\b"
                           r"|\bISL\s*[:=]\s*(\d[\d,]*)\s*([kK])?(?![\w.])"
-                          r"|--(?:random-)?input-len(?:gth)?[ =](\d+)()\b"
+                          r"|--(?:random-)?input-len(?:gth)?[ =](\d+)()\b|(?<![A-Za-z])(?:random_)?input_len(?:gth)?=(\d+)()\b"
                           r"|\b(?:random|ISL/OSL|in/out)\s*[:=]?\s*(\d+(?:\.\d+)?)\s*([kK])?\s*/\s*\d")
 
 
 # A run's concurrency a line above its table states: `1500 prompts at 80 concurrency`, `with 64 concurrent requests`,
 # `--max-concurrency 32`, `concurrency = 16`.
 _CONCURRENCY_LINE = re.compile(r"\b(?:at|with)\s+(\d+)\s+(?:concurrency|concurrent(?:\s+(?:requests|users|clients))?)\b"
-                               r"|--max-concurrency[ =](\d+)\b|\bconcurrency\s*[:=]\s*(\d+)\b", re.IGNORECASE)
+                               r"|--max-concurrency[ =](\d+)\b|(?<![A-Za-z])(?:max_)?concurrency\s*[:=]\s*(\d+)\b",
+                               re.IGNORECASE)
 
 
 def _stated_concurrency(line: str) -> float | None:
@@ -1322,13 +1332,16 @@ def _stated_concurrency(line: str) -> float | None:
 # A run's output length and offered rate as a line above its table states them: `150 output tokens`, `OSL=128`,
 # `--random-output-len 256`; `10 QPS`, `at 4 req/s`, `--request-rate 8`.
 _OUTPUT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*)\s*([kK])?\s*output tokens\b|\bOSL\s*[:=]?\s*(\d[\d,]*)\s*([kK])?(?![\w.])"
-                          r"|--(?:random-)?output-len(?:gth)?[ =](\d+)()\b", re.IGNORECASE)
+                          r"|--(?:random-)?output-len(?:gth)?[ =](\d+)()\b|(?<![A-Za-z])(?:random_)?output_len(?:gth)?=(\d+)()\b",
+                          re.IGNORECASE)
 _RATE_LINE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:QPS|RPS|req/s|requests? (?:per|a) second)\b"
                         r"|--request-rate[ =](\d+(?:\.\d+)?)\b", re.IGNORECASE)
 
 
 _SETTING_WORDS = ("prompt", "isl", "osl", "input", "output", "random", "in/out", "oncurren", "qps", "rps", "req")
 SETTING_LINE_CHARS = 160  # a bullet, a caption or a command states a setting; a longer paragraph tells a story
+SETTING_PAIRS = 3  # key=value pairs that make a line a run's configuration, whatever its length
+_KEY_VALUE = re.compile(r"(?<![\w=])[A-Za-z_][\w.-]*=[^\s,;=]+")
 
 
 def _stated_setting(line: str) -> dict:
@@ -1336,7 +1349,9 @@ def _stated_setting(line: str) -> dict:
     requests in flight and the offered rate it names (the last two only on a line no longer than a bullet's: a
     paragraph's `pacing arrival (--request-rate 1) changed nothing` is its story, not the table's setting)."""
     found = {}
-    short = len(line) <= SETTING_LINE_CHARS
+    # (a config line of key=value pairs, `Config: model=…, num_prompts=100, max_concurrency=10, output_len=300`, is
+    # a setting at any length)
+    short = len(line) <= SETTING_LINE_CHARS or len(_KEY_VALUE.findall(line)) >= SETTING_PAIRS
     if (prompt := _stated_prompt(line)) is not None:
         found["mean_input_tokens"] = prompt
     if short and (output := _OUTPUT_LINE.search(line)) is not None:
