@@ -164,3 +164,22 @@ def test_a_table_under_a_bench_one_batch_heading_is_a_static_batch(tmp_path):
     assert diagnosis.verdict == "healthy"
     assert not rules(diagnosis) & {"summary-ttft-over-prompt-work", "summary-wait-dominates"}
     assert 64 * 1024 / 110_137 == pytest.approx(0.595, abs=0.001)
+
+
+def _bench_row(rate: float) -> str:
+    return ("| model                          |       size |     params | backend    | ngl |            test |         "
+            "         t/s |\n| ------------------------------ | ---------: | ---------: | ---------- | --: | --------------: "
+            "| -------------------: |\n| qwen2 3B Q4_K - Medium         |   1.79 GiB |     3.09 B | CUDA       |  99 | "
+            f"          tg128 |         {rate:.2f} ± 0.01 |\n")
+
+
+def test_a_llama_bench_row_at_llama_cpps_usual_share_of_the_card_is_not_held_back(tmp_path):
+    # A Jetson Orin Nano Super (102 GB/s): 1.79 GiB x 23.85 t/s = 45.8 GB/s, 45 % of the card, 48 % with the layers'
+    # fixed cost: llama.cpp's usual 45-70 %, not a backend holding decode back. The same row at 15 t/s reaches
+    # 1.79 x 2^30 x 15 / 102e9 = 28 % (+~2 % fixed cost), under the 40 % cutoff: held back.
+    assert 1.79 * 2**30 * 23.85 / 102e9 == pytest.approx(0.45, abs=0.005)
+    usual = diagnosed(tmp_path, _bench_row(23.85), gpu="jetson-orin-nano-super")
+    assert "hardware-decode-far-below-floor" not in rules(usual)
+    slow = diagnosed(tmp_path, _bench_row(15.0), "slow.txt", gpu="jetson-orin-nano-super")
+    assert "hardware-decode-far-below-floor" in rules(slow)
+    assert 1.79 * 2**30 * 15.0 / 102e9 == pytest.approx(0.28, abs=0.005)

@@ -34,6 +34,7 @@ OFFLINE_MAX_SEQS = limit("offline-max-seqs")
 
 
 NAMED_LOW_FRACTION = threshold("hardware-named-decode-far-below-floor")
+BENCH_LOW_FRACTION = limit("bench-decode-far-below")
 NAMED_NEAR_FRACTION = threshold("hardware-named-decode-near-floor")
 NAMED_MAX_BATCH = limit("named-max-batch")
 FIRST_TOKEN_STEPS = limit("first-token-steps")
@@ -61,7 +62,7 @@ def _slowest_row_far_below(acc: Accumulator, accelerator, named: bool):
     bandwidth = accelerator.memory_bandwidth_bytes_per_second
     fixed, _layers, fixed_share = _row_fixed_cost(acc, line)
     fraction = reached / bandwidth + fixed_share
-    if fraction >= (NAMED_LOW_FRACTION if named else LOW_FRACTION):
+    if fraction >= (NAMED_LOW_FRACTION if named else BENCH_LOW_FRACTION):
         return None
     rule = "hardware-named-decode-far-below-floor" if named else "hardware-decode-far-below-floor"
     return fire(rule, f"{acc.bandwidth_source} = {reached / 1e9:.1f} GB/s on the slowest row ({rate:.1f} tok/s), "
@@ -197,7 +198,7 @@ def _bench_decode_findings(acc: Accumulator, gpu: str | None) -> list:
                          f"{fraction:.0%} of the speed the card allows")
             # A size read from the model's name is an estimate: the stricter cutoff of the named rules.
             named = acc.bandwidth_source == NAMED_BANDWIDTH_SOURCE
-            if most / bandwidth + fixed_share < (NAMED_LOW_FRACTION if named else LOW_FRACTION):
+            if most / bandwidth + fixed_share < (NAMED_LOW_FRACTION if named else BENCH_LOW_FRACTION):
                 return [fire("hardware-named-decode-far-below-floor" if named else "hardware-decode-far-below-floor",
                              text + ": the backend, not the memory, limits decode", numbers)]
             slowest = _slowest_row_far_below(acc, accelerator, named)
