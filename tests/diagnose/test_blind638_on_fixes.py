@@ -183,3 +183,32 @@ def test_a_llama_bench_row_at_llama_cpps_usual_share_of_the_card_is_not_held_bac
     slow = diagnosed(tmp_path, _bench_row(15.0), "slow.txt", gpu="jetson-orin-nano-super")
     assert "hardware-decode-far-below-floor" in rules(slow)
     assert 1.79 * 2**30 * 15.0 / 102e9 == pytest.approx(0.28, abs=0.005)
+
+
+def test_a_start_up_kv_refusal_quoted_in_a_report_is_read(tmp_path):
+    # A GB10 report quotes vLLM's refusal in a block quote the terminal wrapped at `can be`: at util 0.72 the KV pool
+    # holds 230,698 tokens, fewer than one request of the 262,144 configured.
+    report = ("Booting at 262k with util 0.72:\n\n> `ValueError: The model's max seq len (262144) is larger than the "
+              "maximum number of tokens that can be\n> stored in KV cache (230698). Try increasing "
+              "gpu_memory_utilization or decreasing max_model_len when initializing the engine.`\n")
+    diagnosis = diagnosed(tmp_path, report)
+    assert diagnosis.verdict == "kv-capacity"
+    assert 230_698 < 262_144
+    # SGLang's pool sized negative: 32.70 GB free after the weights, but a 0.40 static fraction of a 97 GB card
+    # keeps (1 - 0.40) x 97 = 58.2 GB for everything else, so the KV cache gets 32.70 - 58.2 < 0.
+    sglang = ("Load weight end. avail mem=32.70 GB, mem usage=60.64 GB.\n"
+              "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static.\n")
+    assert diagnosed(tmp_path, sglang, "sglang.txt").verdict == "kv-capacity"
+    assert 32.70 - (1 - 0.40) * 97 < 0
+
+
+def test_a_refusal_the_vllm_reader_read_keeps_its_figures(tmp_path):
+    # The vLLM reader reads the same refusal's figures (131,072 configured over a 37,440-token pool, under one full
+    # request): the capacity rule judges them, and no second refusal is counted from the same line.
+    line = ("ERROR 01-01 12:00:00 engine.py:366] ValueError: The model's max seq len (131072) is larger than the "
+            "maximum number of tokens that can be stored in KV cache (37440). Try increasing `gpu_memory_utilization` "
+            "or decreasing `max_model_len` when initializing the engine.\n")
+    diagnosis = diagnosed(tmp_path, "INFO 01-01 11:59:00 llm_engine.py:100] Initializing an LLM engine (v0.6.3)\n" + line)
+    assert diagnosis.verdict == "kv-capacity"
+    assert "state-few-full-requests" in rules(diagnosis)
+    assert 37_440 / 131_072 < 1

@@ -56,6 +56,7 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
 
         bar = Progress(log.size_bytes, label=os.path.basename(path)[:30])
     before, named, ooms, runs = acc.records, acc.names_only, acc.events.get("oom", 0.0), len(acc.summaries)
+    refusals = acc.events.get("kv_start_refusals", 0.0)
     timed = acc.interval_count + acc.request_count
     failed = None
     try:
@@ -101,9 +102,16 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         from inferledger.diagnose.weight_formats import stated_by_line
 
         acc.weight_formats[shown or path] = stated_by_line(log.head)
-    if acc.events.get("oom", 0.0) == ooms:
-        # An out-of-memory failure the reader does not know (vLLM V1's engine-core traceback), at the head or the end.
-        records += _add_failures(acc, log, shown or path)
+    counted = tuple(name for name, before in (("oom", ooms), ("kv_start_refusals", refusals))
+                    if acc.events.get(name, 0.0) != before)
+    figures = {name for name, entry in acc.capacity.items() if entry[2] == (shown or path)}
+    if {"max_model_len_tokens", "kv_cache_tokens"} <= figures:
+        # The reader read the refusal's figures (vLLM's max length over its KV pool): the capacity rules judge them.
+        counted += ("kv_start_refusals",)
+    if len(counted) < 2:
+        # An out-of-memory failure or a start-up refusal the reader does not know (vLLM V1's engine-core traceback,
+        # a report quoting the engine's error), at the head or the end.
+        records += _add_failures(acc, log, shown or path, counted)
     info = _file_info(path, [module.NAME for module in parsers], log, records)
     if failed is not None:
         info["reader_error"] = failed
@@ -118,11 +126,12 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
     return info
 
 
-def _add_failures(acc, log, shown: str) -> int:
-    """Fold the engine's out-of-memory failures the file holds (failures.py) into `acc`; how many."""
+def _add_failures(acc, log, shown: str, counted: tuple = ()) -> int:
+    """Fold the engine's out-of-memory failures and start-up KV refusals the file holds (failures.py) into `acc`,
+    less those of the kinds in `counted` (its reader counted them); how many."""
     from inferledger.diagnose.failures import log_failure_records
 
-    failures = log_failure_records(log)
+    failures = [record for record in log_failure_records(log) if not set(record.metrics) & set(counted)]
     for record in failures:
         acc.add(record, shown)
     return len(failures)

@@ -46,6 +46,16 @@ _FAILURE = re.compile(
     # TT-Metal's allocator on a Tenstorrent card: `Out of Memory: Not enough space to allocate 146575360 B DRAM buffer`
     r"|\bOut of Memory: Not enough space to allocate \d+ B (?:DRAM|L1)\b"
     r"|\bErrorOutOfDeviceMemory\b")                            # Vulkan's vk::Result (llama.cpp's Vulkan backend)
+# An engine refusing to start because the KV cache it needs does not fit beside the weights, however the paste
+# reaches us (a quote in a report, a terminal's wrap cutting the message at `can be`): vLLM's max-length check
+# (`max seq len (262144) is larger than the maximum number of tokens that can be stored in KV cache`), V0's `No
+# available memory for the cache blocks`, V1's `… is needed, which is larger than the available KV cache memory`,
+# SGLang's pool sized negative (`Not enough memory. Please try to increase --mem-fraction-static`).
+_KV_REFUSAL = re.compile(
+    r"is larger than the maximum number of tokens that can be\b"
+    r"|\bNo available memory for the cache blocks"
+    r"|is needed, which is larger than the available KV cache memory"
+    r"|\bNot enough memory\. Please try to increase --mem-fraction-static")
 # Read from the file's end too: a crash is the last thing a log prints.
 TAIL_BYTES = 64 * 1024
 
@@ -58,11 +68,16 @@ def _quoted(line: str) -> bool:
 
 def failure_records(lines, first_line: int = 1) -> list[Record]:
     """An `oom` event for each line of `lines` (numbered from `first_line`) that is an engine's out-of-memory
-    failure."""
+    failure, a `kv_start_refusals` one for each that is its refusal to start for want of KV cache memory."""
     found = []
     for number, line in enumerate(lines, first_line):
         if "emory" not in line and "alloc" not in line and "RESOURCE" not in line and "OutOfMemory" not in line \
-                and "MEMORY" not in line:
+                and "MEMORY" not in line and "can be" not in line:
+            continue
+        refusal = _KV_REFUSAL.search(line)
+        if refusal and not _quoted(line):
+            found.append(Record("event", "engine.failure", number, {"kv_start_refusals": 1.0},
+                                labels={"failure": line[refusal.start():].strip(" `>")[:160]}))
             continue
         match = _FAILURE.search(line)
         if match and not _quoted(line):
