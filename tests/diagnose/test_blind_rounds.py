@@ -601,7 +601,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind655_logs": (7, 9, 10),
           "blind654_logs": (7, 7, 10),
           "blind656_logs": (6, 6, 7),
-          "blind658_logs": (2, 2, 3)}
+          "blind658_logs": (2, 2, 3),
+          "blind657_logs": (4, 4, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
