@@ -212,3 +212,14 @@ def test_a_refusal_the_vllm_reader_read_keeps_its_figures(tmp_path):
     assert diagnosis.verdict == "kv-capacity"
     assert "state-few-full-requests" in rules(diagnosis)
     assert 37_440 / 131_072 < 1
+
+
+def test_llama_servers_context_error_as_the_client_sees_it_is_a_refused_request(tmp_path):
+    # llama-server started with -c 8192 --parallel 10 gives each slot 8192 / 10 = 819 tokens (1,024 as padded): a
+    # 1,140-token conversation does not fit its slot's KV cache and the client gets HTTP 400.
+    text = ('{\n  "error": {\n    "code": 400,\n    "message": "the request exceeds the available context size, try '
+            'increasing it",\n    "type": "exceed_context_size_error",\n    "n_prompt_tokens": 1140,\n'
+            '    "n_ctx": 1024\n  }\n}\n')
+    diagnosis = diagnosed(tmp_path, text)
+    assert diagnosis.verdict == "kv-capacity"
+    assert diagnosis.events["too_long_rejections"] == 1  # one response: its message counted, not its type too

@@ -55,8 +55,9 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         from inferledger.report.progress import Progress
 
         bar = Progress(log.size_bytes, label=os.path.basename(path)[:30])
-    before, named, ooms, runs = acc.records, acc.names_only, acc.events.get("oom", 0.0), len(acc.summaries)
-    refusals = acc.events.get("kv_start_refusals", 0.0)
+    before, named, runs = acc.records, acc.names_only, len(acc.summaries)
+    # the failures failures.py reads, as counted before this file: a reader that counts them leaves them to it
+    failed_before = {name: acc.events.get(name, 0.0) for name in ("oom", "kv_start_refusals", "too_long_rejections")}
     timed = acc.interval_count + acc.request_count
     failed = None
     try:
@@ -102,15 +103,14 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
         from inferledger.diagnose.weight_formats import stated_by_line
 
         acc.weight_formats[shown or path] = stated_by_line(log.head)
-    counted = tuple(name for name, before in (("oom", ooms), ("kv_start_refusals", refusals))
-                    if acc.events.get(name, 0.0) != before)
+    counted = tuple(name for name, before in failed_before.items() if acc.events.get(name, 0.0) != before)
     figures = {name for name, entry in acc.capacity.items() if entry[2] == (shown or path)}
     if {"max_model_len_tokens", "kv_cache_tokens"} <= figures:
         # The reader read the refusal's figures (vLLM's max length over its KV pool): the capacity rules judge them.
         counted += ("kv_start_refusals",)
-    if len(counted) < 2:
-        # An out-of-memory failure or a start-up refusal the reader does not know (vLLM V1's engine-core traceback,
-        # a report quoting the engine's error), at the head or the end.
+    if len(set(counted)) < len(failed_before):
+        # An out-of-memory failure, a start-up refusal or a refused request the reader does not know (vLLM V1's
+        # engine-core traceback, a report quoting the engine's error), at the head or the end.
         records += _add_failures(acc, log, shown or path, counted)
     info = _file_info(path, [module.NAME for module in parsers], log, records)
     if failed is not None:

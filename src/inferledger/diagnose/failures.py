@@ -56,6 +56,10 @@ _KV_REFUSAL = re.compile(
     r"|\bNo available memory for the cache blocks"
     r"|is needed, which is larger than the available KV cache memory"
     r"|\bNot enough memory\. Please try to increase --mem-fraction-static")
+# llama-server refusing a request its slot's context (its share of the KV cache, -c over --parallel) cannot hold, as
+# its JSON error reaches the client (`"type": "exceed_context_size_error"`, `the request exceeds the available context
+# size`): the server log's own line (`request (N tokens) exceeds …`) its reader counts.
+_TOO_LONG = re.compile(r"\bthe request exceeds the available context size\b")  # (the message, not also its type)
 # Read from the file's end too: a crash is the last thing a log prints.
 TAIL_BYTES = 64 * 1024
 
@@ -68,11 +72,17 @@ def _quoted(line: str) -> bool:
 
 def failure_records(lines, first_line: int = 1) -> list[Record]:
     """An `oom` event for each line of `lines` (numbered from `first_line`) that is an engine's out-of-memory
-    failure, a `kv_start_refusals` one for each that is its refusal to start for want of KV cache memory."""
+    failure, a `kv_start_refusals` one for each that is its refusal to start for want of KV cache memory, a
+    `too_long_rejections` one for each refusing a request its context cannot hold."""
     found = []
     for number, line in enumerate(lines, first_line):
         if "emory" not in line and "alloc" not in line and "RESOURCE" not in line and "OutOfMemory" not in line \
-                and "MEMORY" not in line and "can be" not in line:
+                and "MEMORY" not in line and "can be" not in line and "context size" not in line:
+            continue
+        too_long = _TOO_LONG.search(line)
+        if too_long and not _quoted(line):
+            found.append(Record("event", "engine.failure", number, {"too_long_rejections": 1.0},
+                                labels={"failure": line[too_long.start():].strip(" `\",")[:160]}))
             continue
         refusal = _KV_REFUSAL.search(line)
         if refusal and not _quoted(line):
