@@ -223,3 +223,20 @@ def test_llama_servers_context_error_as_the_client_sees_it_is_a_refused_request(
     diagnosis = diagnosed(tmp_path, text)
     assert diagnosis.verdict == "kv-capacity"
     assert diagnosis.events["too_long_rejections"] == 1  # one response: its message counted, not its type too
+
+
+_OLLAMA_VERBOSE = ("total duration:       15.996778309s\nload duration:        103.045508ms\n"
+                   "prompt eval count:    16 token(s)\nprompt eval duration: 3.669236307s\n"
+                   "prompt eval rate:     4.36 tokens/s\neval count:           42 token(s)\n"
+                   "eval duration:        12.223595634s\neval rate:            3.44 tokens/s\n")
+
+
+def test_ollamas_image_run_without_a_gpu_flag_is_a_cpu_run(tmp_path):
+    # Docker hands a container no GPU unless asked: `docker run … ollama/ollama` with no --gpus serves from the
+    # CPU, where 3.44 tok/s (291 ms a token) is under the CPU's 1 s cutoff, not slow as on a GPU's 100 ms one.
+    plain = "docker run -d --rm -v ollama:/root/.ollama -p 11434:11434 --name ollama02 ollama/ollama\n"
+    cpu = diagnosed(tmp_path, plain + _OLLAMA_VERBOSE)
+    assert "requests-slow-tpot-no-hardware" not in rules(cpu)
+    assert 12.223595634 / 42 == pytest.approx(0.291, abs=0.001)
+    given = plain.replace("docker run -d", "docker run -d --gpus=all")
+    assert "requests-slow-tpot-no-hardware" in rules(diagnosed(tmp_path, given + _OLLAMA_VERBOSE, "gpu.txt"))

@@ -4,8 +4,8 @@
   HBM3 (UUID: …)`, nvidia-smi's table, CUDA's `Device 0: NVIDIA GeForce RTX 4090, compute capability 8.9`, rocminfo's
   `Marketing Name: AMD Instinct MI300X`, llama.cpp's ROCm, Vulkan and Metal device lines, RKLLM's SoC): when every
   card named is one catalogue part, the log names its GPU, and the speeds are judged against it as if given with --gpu.
-- A CPU named (a Xeon, an EPYC, `cpu-only`, vLLM's CPU image) and no accelerator named anywhere in the head is a CPU
-  run. Its speed is then judged by a CPU's cutoff, not a GPU's: seven tokens a second is slow for a GPU and usual for
+- A CPU named (a Xeon, an EPYC, `cpu-only`, vLLM's CPU image, ollama's image run with no GPU handed to it) and no
+  accelerator named anywhere in the head is a CPU run. Its speed is then judged by a CPU's cutoff, not a GPU's: seven tokens a second is slow for a GPU and usual for
   a CPU reading the weights from DRAM.
 
 Read from the head of each file, as launch.py reads a launch command. A reader's own statement of the backend
@@ -27,6 +27,27 @@ _CPU = re.compile(r"\b(?:Xeon|EPYC|Threadripper|Ryzen(?! AI)|Core\s*(?:\(TM\)\s*
                   r"|cpu[- _]only|--device[ =]cpu|VLLM_TARGET_DEVICE=cpu|vllm[-/]cpu|cpu (?:image|backend|inference)"
                   r"|AVX-?(?:512|2)(?!\s*[=:])|ggml-cpu-[a-z]+)\b",
                   re.IGNORECASE)
+# ollama's image run by `docker run` with no GPU handed to it (no `--gpus`, `--device`, `--runtime`): Docker gives a
+# container no GPU unless asked, so ollama runs on the CPU (its `:rocm` image needs /dev/kfd passed, so it is no
+# exception). A command's continuation lines (`\` at the end) are its own.
+_DOCKER_RUN = re.compile(r"\bdocker run\b[^\n]*?\bollama/ollama(?::(?!rocm)[\w.-]+)?(?![\w/:-])")
+_GPU_FLAG = re.compile(r"--gpus\b|--device\b|--runtime\b|nvidia", re.IGNORECASE)
+_DOCKER_CPU = "a `docker run` of ollama/ollama with no --gpus (the container sees no GPU)"
+
+
+def _docker_cpu(lines: list) -> str | None:
+    """_DOCKER_CPU when every `docker run` of ollama's image in the lines hands it no GPU; else None."""
+    commands, command = [], ""
+    for line in lines:
+        if command or "docker run" in line:
+            command += " " + line.rstrip("\\ ")
+            if not line.rstrip().endswith("\\"):
+                commands.append(command)
+                command = ""
+    runs = [command for command in commands if _DOCKER_RUN.search(command)]
+    return _DOCKER_CPU if runs and not any(_GPU_FLAG.search(command) for command in runs) else None
+
+
 # llama.cpp's system_info before late 2024 said `BLAS = 1` for every GPU backend it was built with (cuBLAS, Metal's
 # Accelerate, Vulkan, SYCL) and for OpenBLAS: `BLAS = 0` is a build with none, a CPU-only one.
 _NO_GPU_BACKEND = re.compile(r"\| BLAS = 0 \|")
@@ -78,7 +99,7 @@ def device_records(head: str, source: str = "device") -> list[Record]:
     if card is not None:
         return [Record("capacity", source, 1, {}, labels={"gpu": card[0], "device_named": card[1]})]
     named = next((match.group() for line in lines for match in (_CPU.search(line),) if match), None) \
-        or next((_CPU_BUILD for line in lines if _NO_GPU_BACKEND.search(line)), None)
+        or next((_CPU_BUILD for line in lines if _NO_GPU_BACKEND.search(line)), None) or _docker_cpu(lines)
     if named is None or any(_ACCELERATOR.search(line) for line in lines):
         return []
     return [Record("capacity", source, 1, {}, labels={"backend": "cpu", "device_named": named})]
