@@ -240,3 +240,25 @@ def test_ollamas_image_run_without_a_gpu_flag_is_a_cpu_run(tmp_path):
     assert 12.223595634 / 42 == pytest.approx(0.291, abs=0.001)
     given = plain.replace("docker run -d", "docker run -d --gpus=all")
     assert "requests-slow-tpot-no-hardware" in rules(diagnosed(tmp_path, given + _OLLAMA_VERBOSE, "gpu.txt"))
+
+
+def _cpu_bench(threads: int, pp: float, tg: float) -> str:
+    return ("| model                          |       size |     params | backend    |    threads | test       |      "
+            "        t/s |\n| ------------------------------ | ---------: | ---------: | ---------- | ---------: | -------"
+            "--- | ---------------: |\n"
+            f"| llama 7B mostly Q4_K - Medium  |   3.80 GiB |     6.74 B | CPU        | {threads:10d} | pp 512     | "
+            f"{pp:10.2f} ± 0.05 |\n"
+            f"| llama 7B mostly Q4_K - Medium  |   3.80 GiB |     6.74 B | CPU        | {threads:10d} | tg 128     | "
+            f"{tg:10.2f} ± 0.03 |\n")
+
+
+def test_the_same_test_on_another_machine_is_no_slower_build(tmp_path):
+    # pp512 at 8 threads: 28.49 tok/s on a Ryzen 6800H, 13.38 on an i7-8700 named between the tables. 28.49 / 13.38
+    # = 2.1x is two machines, not one build slower than another.
+    two_machines = ("* CPU: AMD 6800H\n\n" + _cpu_bench(8, 28.49, 10.85) + "\nCPU: Intel(R) Core(TM) i7-8700 CPU @ "
+                    "3.20GHz\n\n" + _cpu_bench(8, 13.38, 7.39))
+    assert "windows-bench-same-test-slower" not in rules(diagnosed(tmp_path, two_machines))
+    # the same two tables with no machine named between them: one machine's two runs, the second 2.1x slower
+    one_machine = _cpu_bench(8, 28.49, 10.85) + "\n\n" + _cpu_bench(8, 13.38, 7.39)
+    assert "windows-bench-same-test-slower" in rules(diagnosed(tmp_path, one_machine, "one.txt"))
+    assert 28.49 / 13.38 == pytest.approx(2.13, abs=0.01)

@@ -597,7 +597,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind650_logs": (2, 2, 2),
           "blind651_logs": (4, 4, 6),
           "blind652_logs": (8, 9, 10),
-          "blind653_logs": (7, 9, 10),
+          "blind653_logs": (7, 10, 10),
           "blind655_logs": (7, 9, 10),
           "blind654_logs": (7, 7, 10),
           "blind656_logs": (6, 6, 7),

@@ -376,8 +376,9 @@ class Accumulator:
         self.bench_settings = {}  # model -> the settings of its rows _note_slowest kept
         self.depth_generation = {}  # llama-bench -d: context tokens -> Running of tg tok/s at that depth
         self.depth_prompt = {}  # and of pp tok/s
-        # llama-bench: (file, model, test, settings) -> [(rate, line)], the same test of one model under the same
-        # settings, run by each build a file shows (bench-same-test-slower); at most BENCH_TESTS_MAX keys
+        # llama-bench: (file, model, test, settings, machine) -> [(rate, line)], the same test of one model under the
+        # same settings on one machine, run by each build a file shows (bench-same-test-slower); at most BENCH_TESTS_MAX
+        # keys
         self.bench_tests = {}
         self.rank = {}  # source -> the rank kept (one rank's view per source)
         self.sources = {}  # source -> record count
@@ -798,7 +799,7 @@ class Accumulator:
             return
         if "settings" in labels and record.source == "llamacpp.bench":
             rate = metrics.get("generation_tokens_per_second") or metrics.get("prompt_tokens_per_second")
-            key = (file, labels.get("model"), labels["test"], labels["settings"])
+            key = (file, labels.get("model"), labels["test"], labels["settings"], labels.get("machine"))
             if rate and (key in self.bench_tests or len(self.bench_tests) < BENCH_TESTS_MAX):
                 self.bench_tests.setdefault(key, []).append((rate, record.line_number))
         depth = metrics.get("context_depth_tokens")

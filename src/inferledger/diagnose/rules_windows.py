@@ -376,7 +376,7 @@ def _same_test_slower(acc: Accumulator, findings: list) -> None:
     the slower of a pair is the rule's threshold times slower than the faster or more, the widest such gap of the
     log is the finding (a tg test's: decode-bound; a pp test's: prefill-bound)."""
     gaps = []
-    for (file, model, test, _settings), runs in acc.bench_tests.items():
+    for (file, model, test, _settings, _machine), runs in acc.bench_tests.items():
         (slow, slow_line), (fast, fast_line) = min(runs), max(runs)
         if slow > 0 and fast / slow >= threshold("windows-bench-same-test-slower"):
             gaps.append((fast / slow, file, model, test, slow, slow_line, fast, fast_line))

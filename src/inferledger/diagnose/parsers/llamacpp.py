@@ -594,6 +594,9 @@ def sniff(head: str) -> float:
     return 0.0
 
 
+_MACHINE_LINE = re.compile(r"^[\s*>-]*(?:CPU|GPU|Machine|Hardware|Host)\s*:\s*(\S.*)$", re.IGNORECASE)
+
+
 class _Reader:
     """parse()'s state between lines: feed() takes one line and returns what it completes, in order."""
 
@@ -613,6 +616,9 @@ class _Reader:
         # first such line: buffers on the CPU alone are a CPU run, whatever -ngl asked (finish).
         self.buffer_devices: set = set()
         self.buffer_line: int | None = None
+        # The machine the text between tables names (`CPU: Intel(R) Core(TM) i7-8700`, `* GPU: …`): a table after
+        # another machine's line is that machine's run, no build of the one before (bench-same-test-slower).
+        self.machine: str | None = None
 
     def idle(self) -> bool:
         """No request open, none named by a header, no table: a request's timing lines start one afresh."""
@@ -728,6 +734,8 @@ class _Reader:
         if "model size params" in line and _FLAT_BENCH_HEADER.match(line):
             self.table_kind, self.table_columns = "flat", line.split()
             return out
+        if not self.table_kind and ":" in line[:16] and (machine := _MACHINE_LINE.match(line)) is not None:
+            self.machine = machine.group(1).strip()
         if self.table_kind:
             if line.lstrip().startswith("+") and GRID_RULE.match(line.strip()):
                 return out  # a grid table's rule (mistralrs-bench prints its table so): the table goes on
@@ -743,6 +751,8 @@ class _Reader:
                 row = (bench_row if self.table_kind == "bench" else _batched_row)(line_number, self.table_columns,
                                                                                    cells)
                 if row is not None:
+                    if self.machine is not None and type(row) is Record:
+                        row.labels["machine"] = self.machine
                     out.append(row)
                 return out
             self.table_kind = ""
