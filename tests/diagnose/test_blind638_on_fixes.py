@@ -262,3 +262,29 @@ def test_the_same_test_on_another_machine_is_no_slower_build(tmp_path):
     one_machine = _cpu_bench(8, 28.49, 10.85) + "\n\n" + _cpu_bench(8, 13.38, 7.39)
     assert "windows-bench-same-test-slower" in rules(diagnosed(tmp_path, one_machine, "one.txt"))
     assert 28.49 / 13.38 == pytest.approx(2.13, abs=0.01)
+
+
+def test_rates_spelled_per_second_and_a_phases_bare_length_are_read(tmp_path):
+    # mlx-lm's benchmark table: `Prompt (2048) tok/sec | Generation (128) tok/sec`; 134.52 tok/s is 1 / 134.52 =
+    # 7.43 ms a token for one stream, 1622.27 tok/s the 2,048-token prompt's reading.
+    from inferledger.diagnose.parsers.bench_markdown import _column
+
+    assert _column("Prompt (2048) tok/sec") == ("input_tokens_per_second", 1.0, "rate")
+    assert _column("Generation (128) tok/sec") == ("output_tokens_per_second_per_user_mean", 1.0, "rate")
+    assert _column("output_tokens_per_s") == ("output_tokens_per_second", 1.0, "rate")
+    (row,) = markdown_summaries(tmp_path, "Precision | Prompt (2048) tok/sec | Generation (128) tok/sec\n"
+                                          "--------- | ------------------- | ------------------------\n"
+                                          "q4 | 1622.27 | 134.52\n")
+    assert row.metrics["output_tokens_per_second_per_user_mean"] == 134.52
+    assert 1 / 134.52 * 1e3 == pytest.approx(7.43, abs=0.01)
+
+
+def test_a_bare_rate_beside_the_prompt_and_output_lengths_is_the_generations(tmp_path):
+    # optimum's run_llama.py table: batch 1, a 1,000-token prompt, 200 new tokens at 27.329 tok/s, so one stream
+    # writes a token every 1 / 27.329 = 36.6 ms.
+    rows = markdown_summaries(tmp_path, "|changes|batch_size|prompt_length|new_tokens|dtype|tok_per_s|max_mem_mb|\n"
+                                        "|---|---|---|---|---|---|---|\n|None|1|1000|200|fp16|23.150|14776.09|\n"
+                                        "|SDPA|1|1000|200|fp16|27.329|14249.72|\n")
+    assert [row.metrics["mean_output_tokens"] for row in rows] == [200, 200]
+    assert rows[1].metrics["output_tokens_per_second"] == 27.329
+    assert 1 / 27.329 * 1e3 == pytest.approx(36.6, abs=0.05)

@@ -79,7 +79,7 @@ _COLUMNS = (
     # a sweep's context (an agent's turns, `Accumulated tokens`): the prompt each row prefills
     # (inference-benchmarker's `Decoded tokens per req (avg)`)
     (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens(?! ?/| per sec)|^(?:generated tokens|tokens generated)$"
-     r"|^decoded tokens per req|^output$",
+     r"|^decoded tokens per req|^output$|^(?:max )?new tokens$",
      "mean_output_tokens", "count"),
     # a static batch runs all its requests at once; SGLang's cookbook tables head the concurrency `c`
     # (Lambda's model pages: `Parallel requests`)
@@ -277,6 +277,11 @@ def _normal(header: str) -> str:
     header = _CELL_BREAK.sub(" ", header)  # a header broken over lines: `PP t/s<br>(master)` is `PP t/s (master)`
     lowered = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", header).lower().strip()  # a CSV's camelCase: `wallMs` is wall ms
     lowered = lowered.replace("_", " ")  # a script's snake_case: `per_request_output_tps`
+    # a rate per second spelled out (`tok/sec`, `tokens per second`, a script's `tok_per_s`) as `tok/s`; not after a
+    # figure (`5.31 tokens per second` is a row's cell taken for a header, no column's name)
+    lowered = re.sub(r"(?<![\d.]\s)\b(tok(?:en)?s?|t) ?(?:/ ?|per )(?:sec(?:ond)?|s)\b", r"\1/s", lowered)
+    # a phase's length in brackets with no word (`Prompt (2048) tok/sec`, mlx-lm's benchmark tables): its tokens
+    lowered = re.sub(r"^(prompt|prefill|generation|gen|decode|decoding) \((\d+)\)", r"\1 (\2 tokens)", lowered)
     # a snake_case unit's slash lost to the underscore (`output_tok_s`, `req_s`) or its brackets (`duration_s`)
     lowered = re.sub(r"\b(tok|tokens?|req|requests?) s\b", r"\1/s", lowered.strip("` "))
     lowered = re.sub(r"(?<=[a-z]) (s|ms)$", r" (\1)", lowered)
@@ -487,9 +492,11 @@ def _bare_rates(cells: list, columns: list, rows: list = ()) -> list:
     # `Input Length | … | Speed(tokens/s)`: a `tok/s` beside it alone may be the prompt's reading, as a prefill
     # sweep's)
     speed = any(is_rate and re.search(r"\bspeed\b", _normal(cell)) for is_rate, cell in zip(bare, cells, strict=True))
+    # (beside the output's length too, `prompt_length | new_tokens | tok_per_s`, the rate is the generation's)
+    generated = any(column is not None and column[0] == "mean_output_tokens" for column in columns)
     if not any(bare) or any(_NOT_ONE_STREAM.search(_normal(cell)) and not _plain_test(cell, index, rows)
                             and not _words_only(index, rows) and not _times_only(index, rows)
-                            and not (speed and column is not None and column[0] == "mean_input_tokens")
+                            and not ((speed or generated) and column is not None and column[0] == "mean_input_tokens")
                             for index, (cell, is_batch, column) in enumerate(zip(cells, batch, columns, strict=True))
                             if not is_batch and not (column is not None and column[2] == "time")):
         return columns
