@@ -288,3 +288,18 @@ def test_a_bare_rate_beside_the_prompt_and_output_lengths_is_the_generations(tmp
     assert [row.metrics["mean_output_tokens"] for row in rows] == [200, 200]
     assert rows[1].metrics["output_tokens_per_second"] == 27.329
     assert 1 / 27.329 * 1e3 == pytest.approx(36.6, abs=0.05)
+
+
+def test_a_middle_and_a_tail_in_phrases_are_a_runs_statistics(tmp_path):
+    # An autoscaler's summary of three load jobs: `TTFT: 24.91 ms (avg), 75.80 ms (max)`. An average and a maximum
+    # are over many requests, at a batch the lines do not state; read as one request, its 13.12 ms step would be 1.9x
+    # an H100's realistic single-stream step for Llama-3.1-8B and called slow.
+    from inferledger.diagnose.parsers import generic_phrases
+
+    text = "## Performance Metrics\n\n- TTFT: 24.91 ms (avg), 75.80 ms (max)\n- ITL: 13.12 ms (avg), 47.26 ms (max)\n"
+    (record,) = parsed(generic_phrases, write(tmp_path, text))
+    assert record.kind == "summary"
+    assert record.metrics == {"ttft_seconds_mean": 0.02491, "tpot_seconds_mean": 0.01312}
+    diagnosis = diagnosed(tmp_path, text, "run.txt", model="meta-llama/Llama-3.1-8B", gpu="h100-sxm")
+    assert "hardware-decode-below-realistic" not in rules(diagnosis)
+    assert diagnosis.roofline["batch"] is None

@@ -600,7 +600,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind653_logs": (7, 10, 10),
           "blind655_logs": (7, 9, 10),
           "blind654_logs": (7, 7, 10),
-          "blind656_logs": (6, 6, 7),
+          "blind656_logs": (6, 7, 7),
           "blind658_logs": (2, 2, 3),
           "blind657_logs": (4, 5, 6),
           "blind659_logs": (4, 4, 7)}

@@ -342,6 +342,7 @@ def parse(lines) -> Iterator:
     metrics: dict = {}
     start = 0
     run_rate = None  # the request rate the lines of the current block state: they are a run's, not a request's
+    many = False  # a line of the block states a middle and a tail over requests: the block is a run's statistics
     for line_number, line in _aligned(lines):
         if _HEADING.match(line):
             continue  # a markdown heading names a section or a thread (`# Time-to-first-token is 14-16s`), no run
@@ -350,8 +351,8 @@ def parse(lines) -> Iterator:
         if rate is not None and any(rate.groups()):
             rate_value = _number(next(group for group in rate.groups() if group))
             if metrics and run_rate != rate_value:  # the lines before are another run's (or a request's)
-                yield _record(start, metrics, run_rate)
-                metrics = {}
+                yield _record(start, metrics, run_rate, many)
+                metrics, many = {}, False
             if not metrics:
                 start = line_number
             run_rate = rate_value
@@ -360,13 +361,23 @@ def parse(lines) -> Iterator:
                 yield unread(line_number, line, NAME)
             continue
         if _starts_next(metrics, found):
-            yield _record(start, metrics, run_rate)
-            metrics, run_rate = {}, None
+            yield _record(start, metrics, run_rate, many)
+            metrics, run_rate, many = {}, None, False
         if not metrics:
             start = line_number
         metrics.update(found)
+        many = many or _MIDDLE_AND_TAIL.search(line) is not None
     if metrics:
-        yield _record(start, metrics, run_rate)
+        yield _record(start, metrics, run_rate, many)
+
+
+# A figure given as a middle beside a tail (`TTFT: 24.91 ms (avg), 75.80 ms (max)`, `mean … p99 …`): statistics over
+# many requests, a run's, whose batch the line does not say (one request has no average).
+_MIDDLE_AND_TAIL = re.compile(r"\b(?:avg|average|mean|median|p50)\b.*\b(?:max|p9\d(?:\.\d+)?)\b", re.IGNORECASE)
+# A request's figures as the run's means (_record of statistics over many requests).
+_RUN_MEANS = {"ttft_seconds": "ttft_seconds_mean", "tpot_seconds": "tpot_seconds_mean",
+              "e2e_seconds": "e2e_seconds_mean", "input_tokens": "mean_input_tokens",
+              "output_tokens": "mean_output_tokens", "generation_tokens_per_second": "output_tokens_per_second_per_user_mean"}
 
 
 def _starts_next(metrics: dict, found: dict) -> bool:
@@ -384,11 +395,16 @@ def _starts_next(metrics: dict, found: dict) -> bool:
     return False
 
 
-def _record(line_number: int, metrics: dict, request_rate: float | None = None) -> Record:
+def _record(line_number: int, metrics: dict, request_rate: float | None = None, many: bool = False) -> Record:
     """One request, its phases' missing numbers worked out from the others (a count over a time is a rate); or, where
     its lines state a request rate, a run of many requests, whose token rates are the run's (all its streams
-    together), not one stream's speed."""
+    together), not one stream's speed; or, where they state a middle and a tail (`many`), a run's means, its batch
+    unknown."""
     labels = {"tool": "unknown runner", "reader": "phrases: each clause's phase by its words, its numbers by their units"}
+    if many and request_rate is None:
+        means = {theirs: metrics[mine] for mine, theirs in _RUN_MEANS.items() if metrics.get(mine)}
+        if means:
+            return Record("summary", "text.phrases", line_number, means, labels=labels)
     if request_rate is not None:
         run = {"request_throughput_per_second": request_rate}
         for mine, theirs in (("generation_tokens_per_second", "output_tokens_per_second"),
