@@ -303,3 +303,20 @@ def test_a_middle_and_a_tail_in_phrases_are_a_runs_statistics(tmp_path):
     diagnosis = diagnosed(tmp_path, text, "run.txt", model="meta-llama/Llama-3.1-8B", gpu="h100-sxm")
     assert "hardware-decode-below-realistic" not in rules(diagnosis)
     assert diagnosis.roofline["batch"] is None
+
+
+def test_a_prompt_longer_than_the_step_budget_waits_a_step_a_chunk(tmp_path):
+    # vLLM's `Chunked prefill is enabled with max_num_batched_tokens=512`: a 550-token prompt is ceil(550 / 512) = 2
+    # chunks, so its first token pays 1.5 + (2 - 1) = 2.5 of the run's 70.74 ms steps (177 ms), not 1.5 (106 ms).
+    from inferledger.diagnose.parsers import vllm
+
+    line = "INFO 03-11 06:17:52 [config.py:1666] Chunked prefill is enabled with max_num_batched_tokens=512.\n"
+    (record,) = parsed(vllm, write(tmp_path, line, "start.log"))
+    assert record.metrics == {"chunked_prefill_tokens": 512}
+    table = ("- Llama-3-8B-Instruct\n- 1xH100\n- 550 input tokens | 150 output tokens\n- 10 QPS\n\n"
+             "| Metric | `main` |\n| - | - |\n| TPOT (mean) | 70.74 |\n| TTFT (mean) | 687.69 |\n")
+    loaded = "INFO 03-11 06:17:40 [gpu_model_runner.py:1329] Model loading took 14.99 GiB and 4.11 seconds\n"
+    diagnosis = diagnosed(tmp_path, loaded + line + table, model="meta-llama/Meta-Llama-3-8B-Instruct", gpu="h100-sxm")
+    first = next(text for text in diagnosis.roofline["lines"] if text.startswith("first token:"))
+    assert "2.5 of the run's 70.7 ms steps (2 chunks of 512 tokens)" in first
+    assert (1.5 + 2 - 1) * 70.74 == pytest.approx(176.9, abs=0.1)

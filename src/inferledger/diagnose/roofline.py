@@ -13,6 +13,8 @@ running requests); otherwise ISL 1024 / OSL 256 is assumed and said so.
 
 from __future__ import annotations
 
+import math
+
 from inferledger.defaults import ISL_TOKENS as DEFAULT_ISL
 from inferledger.defaults import KV_BLOCK_TOKENS
 from inferledger.defaults import MAX_BATCHED_TOKENS as PREFILL_CHUNK_TOKENS  # a step's chunked-prefill budget
@@ -511,14 +513,19 @@ def _judge_first_token(acc: Accumulator, spec, accelerator, precision, kv_precis
             continue
         expected = prefill * (1 + utilisation / (2 * (1 - utilisation)))
         # A served run's new prompt waits for the running step to end and is prefilled inside a step of the running
-        # batch: its first token pays that batch's steps too (limit first-token-steps × the run's TPOT).
+        # batch: its first token pays that batch's steps too (limit first-token-steps × the run's TPOT); a prompt
+        # longer than the step's token budget the log states (chunked prefill) spans a step for each further chunk.
         step = 0.0 if one_stream else (summary_value(record, "tpot_seconds_mean") or 0.0)
-        expected += FIRST_TOKEN_STEPS * step
+        budget = acc.capacity.get("chunked_prefill_tokens")
+        chunks = math.ceil(mean_input / budget[0]) if budget and budget[0] > 0 else 1
+        steps = FIRST_TOKEN_STEPS + chunks - 1
+        expected += steps * step
         lines.append(f"first token: TTFT {ttft * 1e3:,.0f} ms for {mean_input:,.0f}-token prompts vs "
                      f"{expected * 1e3:,.0f} ms the ledger's realistic prefill and "
                      + ("no queue (one stream at a time)" if one_stream else
                         f"the queue at {rate:.2f} req/s ({utilisation:.0%} busy prefilling)"
-                        + (f" and {FIRST_TOKEN_STEPS:g} of the run's {step * 1e3:,.1f} ms steps" if step
+                        + (f" and {steps:g} of the run's {step * 1e3:,.1f} ms steps"
+                           + (f" ({chunks} chunks of {budget[0]:,.0f} tokens)" if chunks > 1 else "") if step
                            else "")) + " allow")
         if ttft > threshold("hardware-ttft-above-realistic") * expected and ttft - expected > limit("ttft-excess"):
             findings.append(fire(

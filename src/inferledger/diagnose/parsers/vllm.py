@@ -73,6 +73,8 @@ _SEQ_ERROR = re.compile(r"max seq len \((\d+)\) is larger than the maximum numbe
                         r"in KV cache \((\d+)\)")
 _BLOCK_SIZE = re.compile(r"[Ss]etting attention block size to (\d+) tokens")
 _TP = re.compile(r"tensor_parallel_size=(\d+)")
+# `Chunked prefill is enabled with max_num_batched_tokens=2048.`: the tokens a step takes, a long prompt's chunk
+_CHUNK = re.compile(r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
 # vLLM on Gaudi (vllm-fork's hpu_model_runner) builds a graph the first time it meets a batch shape it did not warm
 # up: `Configuration: (decode, 1, 128) was not warmed-up!`, and the step that met it paid the compilation.
 _UNWARMED = re.compile(r"Configuration: \((prompt|decode), (\d+), (\d+)\) was not warmed-up")
@@ -350,6 +352,9 @@ def _capacity(line: str, line_number: int) -> Iterator[Record]:
     match = _BLOCK_SIZE.search(line)
     if match:
         metrics["block_size_tokens"] = float(match.group(1))
+    match = _CHUNK.search(line)
+    if match:
+        metrics["chunked_prefill_tokens"] = float(match.group(1))
     match = _TP.search(line)
     if match:
         metrics["tensor_parallel_size"] = float(match.group(1))
@@ -522,7 +527,7 @@ class LineParser:
             out.extend(_engine_config(line, line_number))
         elif ("took" in line or "blocks" in line or "KV cache" in line or "KV Cache is" in line or "concurrency" in line
               or "kv_cache_size=" in line or "max seq len" in line or "block size" in line
-              or "tensor_parallel_size=" in line):
+              or "tensor_parallel_size=" in line or "max_num_batched_tokens=" in line):
             out.extend(_capacity(line, line_number))
             if not out and looks_like_metric(line) and any(marker in line for marker in _MARKER_TEXT):
                 out.append(unread(line_number, line, "vllm"))  # one of ours, with numbers no reader took
@@ -588,7 +593,7 @@ MARKERS = (b"Avg prompt throughput:", b"KV cache usage:", b"SpecDecoding metrics
            b"Maximum concurrency", b"KV Cache is", b"Model loading took", b"Loading model weights took", b"Memory profiling",
            b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"LLM engine with config",
            b"Configuration: (", b"Input prompt (", b"KV cache is needed", b"No available memory for the cache",
-           b"Mamba cache blocks", b"Exception in worker",
+           b"Mamba cache blocks", b"Exception in worker", b"Chunked prefill is enabled with",
            *(words.encode() for words in _START_FAILED))
 # Markers start with an upper-case letter or a sign where they can: the scan's regex first tests a character set of
 # the markers' first bytes, and common lower-case letters would stop it at nearly every byte of a noise line.
