@@ -127,8 +127,8 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
 
 
 def _add_failures(acc, log, shown: str, counted: tuple = ()) -> int:
-    """Fold the engine's out-of-memory failures and start-up KV refusals the file holds (failures.py) into `acc`,
-    less those of the kinds in `counted` (its reader counted them); how many."""
+    """Fold the engine's out-of-memory failures, start-up KV refusals and refused requests the file holds
+    (failures.py) into `acc`, less those of the kinds in `counted` (its reader counted them); how many."""
     from inferledger.diagnose.failures import log_failure_records
 
     failures = [record for record in log_failure_records(log) if not set(record.metrics) & set(counted)]

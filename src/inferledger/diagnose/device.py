@@ -5,8 +5,8 @@
   `Marketing Name: AMD Instinct MI300X`, llama.cpp's ROCm, Vulkan and Metal device lines, RKLLM's SoC): when every
   card named is one catalogue part, the log names its GPU, and the speeds are judged against it as if given with --gpu.
 - A CPU named (a Xeon, an EPYC, `cpu-only`, vLLM's CPU image, ollama's image run with no GPU handed to it) and no
-  accelerator named anywhere in the head is a CPU run. Its speed is then judged by a CPU's cutoff, not a GPU's: seven tokens a second is slow for a GPU and usual for
-  a CPU reading the weights from DRAM.
+  accelerator named anywhere in the head is a CPU run. Its speed is then judged by a CPU's cutoff, not a GPU's: seven
+  tokens a second is slow for a GPU and usual for a CPU reading the weights from DRAM.
 
 Read from the head of each file, as launch.py reads a launch command. A reader's own statement of the backend
 (llama-bench's `backend` column, a CPU-only llama.cpp load) comes first: this is only the fallback.

@@ -951,8 +951,9 @@ _LIMITS = (
     Limit("bench-decode-far-below", 0.4, "of floor speed", "hardware-decode-far-below-floor on llama-bench rows "
           "(roofline._bench_decode_findings, _slowest_row_far_below)",
           "llama.cpp's quantised decode at batch 1 reaches 45-70 % of a card's bandwidth, not the 75-92 % of the "
-          "engines the rule's own cutoff is set by (tg128 of a 7B Q4_0, 3.56 GiB, at ~160 t/s on an RTX 4090 is "
-          "~61 %; a Jetson Orin Nano's 3B Q4_K_M and a Radeon 8060S's 35B-A3B at 48-49 %, rounds 653): below 40 % "
+          "engines the rule's own cutoff is set by (llama.cpp's CUDA scoreboard: tg128 of a 7B Q4_0, 3.56 GiB, at "
+          "~160 t/s on an RTX 4090 is ~61 %; a Jetson Orin Nano's 3B Q4_K_M and a Radeon 8060S's 35B-A3B at 48-49 %, "
+          "round 653): below 40 % "
           "a row's backend holds it back, between 40 and 50 % is llama.cpp's usual"),
     Limit("kv-sweep-points", 3, "contexts", "a context sweep's slow step judged at its shortest context "
           "(rules_summary._fast_when_shallow)",
