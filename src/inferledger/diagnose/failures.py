@@ -51,11 +51,12 @@ _FAILURE = re.compile(
 # (`max seq len (262144) is larger than the maximum number of tokens that can be stored in KV cache`), V0's `No
 # available memory for the cache blocks`, V1's `… is needed, which is larger than the available KV cache memory`,
 # SGLang's pool sized negative (`Not enough memory. Please try to increase --mem-fraction-static`).
-_KV_REFUSAL = re.compile(
-    r"is larger than the maximum number of tokens that can be\b"
-    r"|\bNo available memory for the cache blocks"
-    r"|is needed, which is larger than the available KV cache memory"
-    r"|\bNot enough memory\. Please try to increase --mem-fraction-static")
+# (vLLM's two memory checks are its reader's too: parsers/vllm.py counts them with these words)
+VLLM_NO_CACHE_MEMORY = ("No available memory for the cache blocks",
+                        "is needed, which is larger than the available KV cache memory")
+_KV_REFUSAL = re.compile("|".join([r"is larger than the maximum number of tokens that can be\b",
+                                   *map(re.escape, VLLM_NO_CACHE_MEMORY),
+                                   r"\bNot enough memory\. Please try to increase --mem-fraction-static"]))
 # llama-server refusing a request its slot's context (its share of the KV cache, -c over --parallel) cannot hold, as
 # its JSON error reaches the client (`"type": "exceed_context_size_error"`, `the request exceeds the available context
 # size`): the server log's own line (`request (N tokens) exceeds …`) its reader counts.

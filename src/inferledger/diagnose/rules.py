@@ -953,13 +953,12 @@ _LIMITS = (
           "llama.cpp's quantised decode at batch 1 reaches 45-70 % of a card's bandwidth, not the 75-92 % of the "
           "engines the rule's own cutoff is set by (llama.cpp's CUDA scoreboard: tg128 of a 7B Q4_0, 3.56 GiB, at "
           "~160 t/s on an RTX 4090 is ~61 %; a Jetson Orin Nano's 3B Q4_K_M and a Radeon 8060S's 35B-A3B at 48-49 %, "
-          "round 653): below 40 % "
-          "a row's backend holds it back, between 40 and 50 % is llama.cpp's usual"),
+          "round 653): below 40 % a row's backend holds it back, between 40 and 50 % is llama.cpp's usual"),
     Limit("kv-sweep-points", 3, "contexts", "a context sweep's slow step judged at its shortest context "
-          "(rules_summary._fast_when_shallow)",
+          "(rules_summary._kv_sweeps)",
           "two points always lie on a line; a third shows whether the step grows with the context as KV reads do"),
     Limit("kv-line-tolerance", 0.35, "off the line", "a context sweep's slow step judged at its shortest context "
-          "(rules_summary._fast_when_shallow)",
+          "(rules_summary._kv_sweeps)",
           "each step reads the weights and the KV cache of the tokens before it, so the step is a line in the "
           "context; a step more than this share off the line from the shortest to the longest context (oMLX's 250 "
           "ms at 16K against 185 ms at 32K) is a decode path's trouble, not the cache's size"),

@@ -318,11 +318,10 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
                      sized=None) -> None:
     """The rules for benchmark summaries. `sized`: the model's weights per step (named_model) when no card is known."""
     first = len(findings)
-    runs = []  # (run, record, file) of every summary, for the rules across a file's runs
-    sweeps = _context_sweeps(acc)
-    for record, file in acc.summaries:
-        run = _Run(record, acc.labels.get("server"))
-        runs.append((run, record, file))
+    # (run, record, file) of every summary, for the rules across a file's runs
+    runs = [(_Run(record, acc.labels.get("server")), record, file) for record, file in acc.summaries]
+    shallowest = _kv_sweeps(runs)
+    for run, record, file in runs:
         where = {"lines": [record.line_number], "file": file}
         before = len(findings)
         _artefacts(run, record, where, findings, notes)
@@ -356,7 +355,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
                    f"; {'give --model' if hardware.card else 'give --gpu'} to judge it against the card"),
                 {"tpot_seconds_mean": run.step, "large_model_seconds_per_token": floor[0],
                  "weights_bytes_per_step": floor[1].weights_bytes_per_step}, **where))
-        elif slow and (shallow := _fast_when_shallow(record, file, sweeps, threshold(rule))) is not None:
+        elif slow and (shallow := _fast_when_shallow(record, file, shallowest, threshold(rule))) is not None:
             # The same model at a shorter context kept to the cutoff: this run's slower step is the KV cache it
             # reads a token at its depth, attention's cost, not a slow decode path.
             notes.append(f"{run.name}: {run.step * 1e3:.0f} ms per output token at {run.mean_input:,.0f} context "
@@ -418,36 +417,38 @@ def _depth_group(record, file: str) -> tuple:
             metrics.get("max_concurrency"))
 
 
-def _context_sweeps(acc: Accumulator) -> dict:
-    """_depth_group -> its runs' (context tokens, decode step), shortest context first, for the groups run at
-    KV_SWEEP_POINTS contexts or more (a decode-speed table by context length, ISL variants of one model)."""
+def _kv_sweeps(runs: list) -> dict:
+    """_depth_group -> (context tokens, decode step) of the shortest-context run, for the groups run at
+    KV_SWEEP_POINTS contexts or more (a decode-speed table by context length, ISL variants of one model) whose steps
+    grow with context along a line: each step reads the KV cache of the tokens before it, so a step is its weights'
+    time plus a time per context token. A sweep off that line (a step at 16K slower than at 32K, a fall past what the
+    shorter contexts' slope gives) is a decode path's trouble, not the KV cache's size, and is left out."""
     found: dict = {}
-    for record, file in acc.summaries:
-        depth, step = record.metrics.get("mean_input_tokens"), _Run(record).step
-        if depth is not None and step is not None:
-            found.setdefault(_depth_group(record, file), {})[depth] = step
-    return {group: sorted(steps.items()) for group, steps in found.items() if len(steps) >= KV_SWEEP_POINTS}
+    for run, record, file in runs:
+        depth = record.metrics.get("mean_input_tokens")
+        if depth is not None and run.step is not None:
+            found.setdefault(_depth_group(record, file), {})[depth] = run.step
+    shallowest = {}
+    for group, steps in found.items():
+        points = sorted(steps.items())
+        if len(points) < KV_SWEEP_POINTS:
+            continue
+        (shallow_depth, shallow_step), (deep_depth, deep_step) = points[0], points[-1]
+        slope = (deep_step - shallow_step) / (deep_depth - shallow_depth)
+        if slope >= 0 and all(abs(step / (shallow_step + slope * (at - shallow_depth)) - 1) <= KV_LINE_TOLERANCE
+                              for at, step in points[1:-1]):
+            shallowest[group] = points[0]
+    return shallowest
 
 
-def _fast_when_shallow(record, file: str, sweeps: dict, cutoff: float) -> tuple | None:
-    """(context, step) of the same model's shortest-context run when its step is under the cutoff and the sweep's
-    steps grow with context along a line (each step reads the KV cache of the tokens before it, so a step is its
-    weights' time plus a time per context token): this run is slower by its context. None otherwise, and for a
-    sweep off that line (a step at 16K slower than at 32K, a fall past what the shorter contexts' slope gives): a
-    decode path's trouble, not the KV cache's size."""
-    points = sweeps.get(_depth_group(record, file))
+def _fast_when_shallow(record, file: str, shallowest: dict, cutoff: float) -> tuple | None:
+    """(context, step) of the same model's shortest-context run on a KV sweep's line (_kv_sweeps) when this run ran
+    at a longer context and that step is under the cutoff: this run is slower by its context. None otherwise."""
+    shallow = shallowest.get(_depth_group(record, file))
     depth = record.metrics.get("mean_input_tokens")
-    if points is None or depth is None or depth <= points[0][0] or points[0][1] >= cutoff:
+    if shallow is None or depth is None or depth <= shallow[0] or shallow[1] >= cutoff:
         return None
-    (shallow_depth, shallow_step), (deep_depth, deep_step) = points[0], points[-1]
-    slope = (deep_step - shallow_step) / (deep_depth - shallow_depth)
-    if slope < 0:
-        return None
-    for at, step in points[1:-1]:
-        on_line = shallow_step + slope * (at - shallow_depth)
-        if abs(step / on_line - 1) > KV_LINE_TOLERANCE:
-            return None
-    return points[0]
+    return shallow
 
 
 KV_SWEEP_POINTS = limit("kv-sweep-points")

@@ -265,9 +265,11 @@ _CONTEXT_SUFFIX = re.compile(r"\s*@\s*(\d+(?:\.\d+)?)\s*([kK]?)\s*$")
 _CONTEXT_NAME = re.compile(r"^(\d+(?:\.\d+)?)([kK]?) context$")  # a variant named by its context (_context_name)
 
 
+@lru_cache(maxsize=4096)
 def _normal(header: str) -> str:
     """The header as the patterns read it: Chinese, Japanese, Korean, Russian and European words in English, bold and
-    sort arrows off, `TPS` as tok/s, lower case."""
+    sort arrows off, `TPS` as tok/s, lower case. Cached: the table rules read a cell's header several times each, and
+    each reading runs a dozen substitutions."""
     if not header.isascii():
         for cjk, english in _CJK_WORDS:
             header = header.replace(cjk, f" {english} ")

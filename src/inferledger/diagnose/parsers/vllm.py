@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from itertools import repeat
 from operator import is_, mul
 
+from inferledger.diagnose.failures import VLLM_NO_CACHE_MEMORY
 from inferledger.diagnose.parsers._common import (
     BINARY_MEMORY,
     _fast_parts,
@@ -494,8 +495,7 @@ class LineParser:
             timestamp, year_assumed = find_timestamp(line[:80])
             out.append(Record("event", "vllm.scheduler", line_number, {"prompts_over_limit": 1.0}, timestamp,
                               _labels(line[:80], year_assumed, {"limit_tokens": match.group(2)})))
-        elif ("No available memory for the cache blocks" in line
-              or "is needed, which is larger than the available KV cache memory" in line
+        elif (any(words in line for words in VLLM_NO_CACHE_MEMORY)
               or "exceeds available Mamba cache blocks" in line
               or "while processing method determine_num_available_blocks" in line):
             # The engine refuses to start. V0: after the weights and the profiled activations no memory is left for
