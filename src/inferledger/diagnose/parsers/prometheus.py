@@ -259,7 +259,7 @@ def parse(lines) -> Iterator[Record | Skipped]:
         yield Record("capacity", "prometheus.capacity", first_line, capacity, None, dict(base_labels))
     summary = {}
     cut: dict = {}  # metric -> (observations at or below the last bound shown, that bound) of a histogram cut short
-    for metric in set(sums) | set(counts) | set(buckets) | set(quantiles):
+    for metric in sorted(set(sums) | set(counts) | set(buckets) | set(quantiles)):  # (an order whatever the hash seed)
         count = counts.get(metric)
         if count and metric in sums:
             summary[f"{metric}_mean"] = sums[metric] / count
