@@ -603,7 +603,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind656_logs": (6, 7, 7),
           "blind658_logs": (2, 2, 3),
           "blind657_logs": (4, 5, 6),
-          "blind659_logs": (4, 4, 7)}
+          "blind659_logs": (4, 4, 7),
+          "blind660_logs": (4, 4, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
