@@ -604,7 +604,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind658_logs": (2, 2, 3),
           "blind657_logs": (4, 5, 6),
           "blind659_logs": (4, 4, 7),
-          "blind660_logs": (4, 4, 7)}
+          "blind660_logs": (4, 4, 7),
+          "blind661_logs": (2, 2, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
