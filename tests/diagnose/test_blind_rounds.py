@@ -605,7 +605,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind657_logs": (4, 5, 6),
           "blind659_logs": (4, 4, 7),
           "blind660_logs": (4, 4, 7),
-          "blind661_logs": (2, 2, 5)}
+          "blind661_logs": (2, 2, 5),
+          "blind665_logs": (3, 3, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
