@@ -607,7 +607,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind660_logs": (4, 4, 7),
           "blind661_logs": (2, 2, 5),
           "blind665_logs": (3, 3, 3),
-          "blind666_logs": (6, 6, 10)}
+          "blind666_logs": (6, 6, 10),
+          "blind667_logs": (2, 2, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
