@@ -609,7 +609,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind665_logs": (3, 3, 3),
           "blind666_logs": (6, 6, 10),
           "blind667_logs": (2, 2, 5),
-          "blind662_logs": (6, 6, 10)}
+          "blind662_logs": (6, 6, 10),
+          "blind663_logs": (9, 9, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
