@@ -84,24 +84,31 @@ def log_hardware_findings(acc: Accumulator, gpu: str | None = None) -> list:
 def _bench_prefill_findings(acc: Accumulator, gpu: str | None) -> list:
     """llama-bench's pp<N> rows on a named GPU against the ledger's realistic prefill of the micro-batch the runner
     reads the prompt in (N tokens, at most n_ubatch: a pass of the weights each): the row that reached most of it, so
-    a table of settings compared is judged by its best."""
+    a table of settings compared is judged by its best. A table of several models (params columns OTHER_MODEL_RATIO
+    apart) is judged by the model whose best row reached least: one model's slow prompt path is not made fast by
+    another model's row."""
     accelerator = catalogued_card(gpu) if acc.bench_prompts else None
     if accelerator is None:
         return []
-    best, rates = None, {}
+    best_by_model, rates = {}, {}
     for rate, tokens, ubatch, parameters, weights_bytes, line, mixture_total in acc.bench_prompts:
         chunk = min(tokens, ubatch)
         key = (chunk, parameters, weights_bytes, mixture_total)  # a table's rows repeat a model and test
         if key not in rates:
             rates[key] = _bench_prompt_rate(chunk, parameters, weights_bytes, accelerator, mixture_total)
         realistic = rates[key]
+        size = mixture_total or parameters
+        model = next((known for known in best_by_model if max(known, size) < OTHER_MODEL_RATIO * min(known, size)),
+                     size)
+        best = best_by_model.get(model)
         if realistic and (best is None or rate / realistic > best[0]):
-            best = (rate / realistic, rate, realistic, tokens, chunk, line)
-    if best is None:
+            best_by_model[model] = (rate / realistic, rate, realistic, tokens, chunk, line)
+    if not best_by_model:
         return []
-    share, rate, realistic, tokens, chunk, line = best
+    share, rate, realistic, tokens, chunk, line = min(best_by_model.values())
     read = f"{chunk:,}-token micro-batches" if chunk < tokens else f"{tokens:,} token(s)"
-    text = (f"llama-bench: prompt processing {rate:,.0f} tok/s (pp{tokens}, the best row) is {share:.0%} of the "
+    best = "the best row" + (" of its model" if len(best_by_model) > 1 else "")
+    text = (f"llama-bench: prompt processing {rate:,.0f} tok/s (pp{tokens}, {best}) is {share:.0%} of the "
             f"{realistic:,.0f} tok/s the ledger's realistic prefill of {read} allows on {accelerator.name}")
     return _prefill_rate_findings(rate, realistic, text, "hardware-bench-prefill-below-realistic", "the backend, "
                                   "the build or an offload", lines=[line])
@@ -305,8 +312,34 @@ def _littles_law(acc: Accumulator) -> tuple[float | None, float | None, str]:
     return None, None, ""
 
 
-def _observed_decode(acc: Accumulator) -> tuple[float | None, str]:
-    """Observed seconds per decode step (one token per running stream) and where it came from."""
+# Two llama-bench rows' params columns this far apart are two models (a table's 7B, 32B and 235B rows), not one
+# model's files (one model's params column is one figure whatever the quantisation).
+OTHER_MODEL_RATIO = limit("bench-other-model-params")
+
+
+def own_bench_rows(acc: Accumulator, total_params: float) -> tuple[list, list] | None:
+    """(generation rates, prompt rates) of the llama-bench rows of the model judged (its params column within
+    OTHER_MODEL_RATIO of the ledger's total) where the rows are of several models: the rest are other models' speeds,
+    no observation of this one. None where the rows are of one model or state no size."""
+    steps = list(acc.bench_steps.values())
+    prompts = [(prompt.rate, prompt.mixture_total or prompt.parameters) for prompt in acc.bench_prompts]
+    sizes = sorted({params for _rate, params, _mixture in steps} | {params for _rate, params in prompts})
+    if len(sizes) < 2 or sizes[-1] < OTHER_MODEL_RATIO * sizes[0] or total_params <= 0:
+        return None
+
+    def own(params: float) -> bool:
+        return max(params, total_params) < OTHER_MODEL_RATIO * min(params, total_params)
+
+    return [rate for rate, params, _mixture in steps if own(params)], [rate for rate, params in prompts if own(params)]
+
+
+def _observed_decode(acc: Accumulator, own: tuple | None = None) -> tuple[float | None, str]:
+    """Observed seconds per decode step (one token per running stream) and where it came from; `own`
+    (own_bench_rows) keeps a table of several models to the rows of the one judged."""
+    if own is not None:
+        rates = own[0]
+        return (len(rates) / sum(rates), f"mean generation rate of the {len(rates)} llama-bench row(s) of this "
+                "model's size (the table's other rows are other models)") if rates else (None, "")
     tpot = acc.requests.get("tpot_seconds")
     if tpot is not None and tpot.count and not acc.labels.get("tpot_includes_prefill"):
         return tpot.mean, "mean TPOT of the requests"
@@ -371,8 +404,11 @@ def window_prompt_share(acc: Accumulator, flops_per_token: float, peak_flops_per
     return rate.high * flops_per_token / peak_flops_per_second
 
 
-def _observed_prefill(acc: Accumulator) -> tuple[float | None, str]:
-    """Observed prompt tokens per second while prefilling, and where it came from."""
+def _observed_prefill(acc: Accumulator, own: tuple | None = None) -> tuple[float | None, str]:
+    """Observed prompt tokens per second while prefilling, and where it came from (`own`: as _observed_decode's)."""
+    if own is not None:
+        return (max(own[1]), "highest prompt rate of the llama-bench rows of this model's size") if own[1] \
+            else (None, "")
     rate = acc.requests.get("prompt_tokens_per_second")
     tokens = acc.requests.get("input_tokens")
     if rate is not None and rate.count and (tokens is None or tokens.mean > 20):
@@ -584,7 +620,13 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     findings: list[Finding] = []
     advice: list[str] = []
 
-    step, step_source = _observed_decode(acc)
+    from inferledger.ledger.params import count_parameters
+
+    own = own_bench_rows(acc, count_parameters(spec).total)
+    if own is not None and not any(own):
+        lines.append(f"the log's llama-bench rows are of other models than {account.model} (their params columns): "
+                     "its speed is not observed")
+    step, step_source = _observed_decode(acc, own)
     if step and precision is None and acc.effective_bandwidth.count:
         # The log's rows state their own weights (a size column, a quantisation in the model cell) and nothing
         # states a format for the checkpoint: those rows judge decode (log_hardware_findings), not its native bytes.
@@ -667,7 +709,7 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
 
     flops_per_token = account.prefill.flops / max(1, isl * batch)
     section["window_prompt_peak_fraction"] = window_prompt_share(acc, flops_per_token, peak)
-    rate, rate_source = _observed_prefill(acc)
+    rate, rate_source = _observed_prefill(acc, own)
     if rate:
         achieved_flops = rate * flops_per_token
         fraction = achieved_flops / peak if peak else None

@@ -954,6 +954,11 @@ _LIMITS = (
           "engines the rule's own cutoff is set by (llama.cpp's CUDA scoreboard: tg128 of a 7B Q4_0, 3.56 GiB, at "
           "~160 t/s on an RTX 4090 is ~61 %; a Jetson Orin Nano's 3B Q4_K_M and a Radeon 8060S's 35B-A3B at 48-49 %, "
           "round 653): below 40 % a row's backend holds it back, between 40 and 50 % is llama.cpp's usual"),
+    Limit("bench-other-model-params", 1.15, "× params", "the roofline's observed speed in a llama-bench table of "
+          "several models (roofline.own_bench_rows)",
+          "llama-bench's params column counts a model's weights whatever their quantisation (a Q4_0 and an F16 file of "
+          "one 7B both say 6.74 B), and a fine-tune or a vision head moves it a few percent; the sizes people compare "
+          "(7B, 8B, 14B, 32B) are ≥ 1.14× apart"),
     Limit("kv-sweep-points", 3, "contexts", "a context sweep's slow step judged at its shortest context "
           "(rules_summary._kv_sweeps)",
           "two points always lie on a line; a third shows whether the step grows with the context as KV reads do"),

@@ -1,0 +1,44 @@
+"""Blind rounds 660 on: the general fixes of the thirty-first session. Expected figures are worked out here."""
+
+from __future__ import annotations
+
+import pytest
+from blind_helpers import diagnosed, rules
+
+# One llama-bench table of three models on a Ryzen AI Max+ 395's Vulkan back end: the 235B mixture's prompt runs at
+# 16.39 t/s while a 7B's runs at 822 t/s (the round 666 blog's rows).
+_THREE_MODELS = """| model                           |      size |   params | backend | ngl |  test |          t/s |
+| ------------------------------- | --------: | -------: | ------- | --: | ----: | -----------: |
+| qwen3moe 235B.A22B Q3_K - Small | 94.47 GiB | 235.09 B | Vulkan  |  93 | pp512 | 16.39 ± 0.03 |
+| qwen3moe 235B.A22B Q3_K - Small | 94.47 GiB | 235.09 B | Vulkan  |  93 | tg128 | 14.18 ± 0.28 |
+| qwen3 32B Q4_K - Medium         | 18.40 GiB |  32.76 B | Vulkan  |  99 | pp512 | 140.48 ± 2.20 |
+| qwen3 32B Q4_K - Medium         | 18.40 GiB |  32.76 B | Vulkan  |  99 | tg128 |  10.42 ± 0.00 |
+| llama 7B Q4_0                   |  3.56 GiB |   6.74 B | Vulkan  |  99 | pp512 | 822.14 ± 29.33 |
+| llama 7B Q4_0                   |  3.56 GiB |   6.74 B | Vulkan  |  99 | tg128 |  49.35 ± 0.07 |
+"""
+
+
+def test_a_bench_table_of_several_models_is_observed_on_the_models_own_rows(tmp_path):
+    # --model is the 235B: its one tg128 row is its decode, 1 / 14.18 t/s = 70.5 ms a token (the three rows' mean
+    # rate, (14.18 + 10.42 + 49.35) / 3 = 24.65 t/s, would be 40.6 ms, the 7B's 822 t/s its prompt rate).
+    diagnosis = diagnosed(tmp_path, _THREE_MODELS, model="Qwen/Qwen3-235B-A22B", gpu="strix-halo")
+    assert diagnosis.roofline["observed_decode_seconds_per_token"] == pytest.approx(1 / 14.18)
+    assert diagnosis.roofline["observed_prompt_tokens_per_second"] == pytest.approx(16.39)
+
+
+def test_a_model_no_row_is_of_is_not_observed_in_the_table(tmp_path):
+    # Qwen3-8B (8.2B parameters) is none of the three (235.09, 32.76, 6.74 B): no row times it.
+    diagnosis = diagnosed(tmp_path, _THREE_MODELS, model="Qwen/Qwen3-8B", gpu="strix-halo")
+    assert "observed_decode_seconds_per_token" not in diagnosis.roofline
+    assert "observed_prompt_tokens_per_second" not in diagnosis.roofline
+    assert any("rows are of other models" in line for line in diagnosis.roofline["lines"])
+
+
+def test_each_models_prompt_rows_are_judged_by_that_models_best(tmp_path):
+    # A pp512 of the 235B-A22B computes with its 22B active parameters, 2 × 22e9 × 512 = 22.5 TFLOP: at 16.39 t/s
+    # that is 0.72 TFLOP/s, a few percent of any GPU's compute and far under a realistic prefill, however the 7B's
+    # 822 t/s (6.74B × 2 × 822 = 11 TFLOP/s) fares. Judged by the table's best row alone the 235B's went unjudged.
+    diagnosis = diagnosed(tmp_path, _THREE_MODELS, model="Qwen/Qwen3-235B-A22B", gpu="strix-halo")
+    assert "hardware-bench-prefill-below-realistic" in rules(diagnosis)
+    assert diagnosis.verdict == "prefill-bound"
+    assert any("16 tok/s (pp512, the best row of its model)" in item.text for item in diagnosis.evidence)
