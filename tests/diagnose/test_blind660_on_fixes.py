@@ -42,3 +42,27 @@ def test_each_models_prompt_rows_are_judged_by_that_models_best(tmp_path):
     assert "hardware-bench-prefill-below-realistic" in rules(diagnosis)
     assert diagnosis.verdict == "prefill-bound"
     assert any("16 tok/s (pp512, the best row of its model)" in item.text for item in diagnosis.evidence)
+
+
+def test_a_boards_arm_cores_named_in_a_heading_make_a_cpu_run(tmp_path):
+    # TinyLlama 1.1B at Q5_K_M (~0.75 GB) on a Raspberry Pi 5's four Cortex-A76 cores: 15.64 tok/s reads
+    # 0.75 GB × 15.64 = 11.7 GB/s, what its one 32-bit LPDDR4X-4267 channel (17 GB/s peak) streams. Judged as a GPU
+    # run, 64 ms a token is slow for any card; judged as a CPU's, it is as fast as the board's memory allows.
+    text = ("### Performance Benchmarks — ARM Cortex-A76 @ 2.4GHz\n\n"
+            "| Model | Avg tok/s | Avg TTFT (ms) |\n|---|---|---|\n"
+            "| general-Q5 | 15.64 | 641 |\n| general-Q3 | 20.35 | 502 |\n")
+    diagnosis = diagnosed(tmp_path, text, model="TinyLlama/TinyLlama-1.1B-Chat-v1.0")
+    assert diagnosis.verdict == "healthy"
+    assert any("Cortex-A76" in note for note in diagnosis.notes)
+
+
+@pytest.mark.parametrize("server", ["AWS Graviton4 r8g.12xlarge", "Neoverse V2, 72 cores"])
+def test_an_arm_servers_cores_are_no_desktop_cpu(tmp_path, server):
+    # An Arm server streams from 8-12 DDR5 channels (Graviton4: 12 × DDR5-5600, ~537 GB/s a socket): a 70B at
+    # ~4.5 bits (~40 GB) decoding at 276 ms a token reads ~145 GB/s, a quarter of it; a desktop CPU's cutoff (1 s a
+    # token) would call that fine.
+    text = (f"Machine: {server}\n"
+            "llama_print_timings:        eval time =   88100.00 ms /   319 runs   (  276.18 ms per token,     3.62 "
+            "tokens per second)\n")
+    diagnosis = diagnosed(tmp_path, text)
+    assert not any("names a CPU" in note for note in diagnosis.notes)

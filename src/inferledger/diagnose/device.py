@@ -23,6 +23,9 @@ from inferledger.diagnose.records import Record
 # run; llama.cpp's system_info flags (`AVX512 = 1 |`), printed by every build, GPU ones too, are not. ollama and
 # llama.cpp load a CPU backend by its feature level (`ggml-cpu-icelake.dll`): with no GPU backend beside it, a CPU run.
 _CPU = re.compile(r"\b(?:Xeon|EPYC|Threadripper|Ryzen(?! AI)|Core\s*(?:\(TM\)\s*)?i[3579]-?\d*|Core Ultra"
+                  # a board's Arm cores (a Raspberry Pi's Cortex-A76 on one LPDDR4X channel); an Arm server's
+                  # (Graviton, Neoverse: 8-12 DDR5 channels) streams like a GPU, not like a desktop CPU
+                  r"|Cortex-A\d{2,3}|Raspberry Pi"
                   r"|i[3579]-\d{4,5}[a-z]{0,3}"  # an Intel desktop part by its number alone (`my i5-12400F`)
                   r"|cpu[- _]only|--device[ =]cpu|VLLM_TARGET_DEVICE=cpu|vllm[-/]cpu|cpu (?:image|backend|inference)"
                   r"|AVX-?(?:512|2)(?!\s*[=:])|ggml-cpu-[a-z]+)\b",
