@@ -66,3 +66,29 @@ def test_an_arm_servers_cores_are_no_desktop_cpu(tmp_path, server):
             "tokens per second)\n")
     diagnosis = diagnosed(tmp_path, text)
     assert not any("names a CPU" in note for note in diagnosis.notes)
+
+
+_LONG_PROMPT_Q8_7B = (
+    "main: build = 1007 (1f0bccb)\n"
+    "llama.cpp: loading model from ./llongorca-7b-16k.ggmlv3.q8_0.bin\n"
+    "llama_model_load_internal: n_ctx      = 11000\n"
+    "llama_model_load_internal: ftype      = 7 (mostly Q8_0)\n"
+    "llama_model_load_internal: using CUDA for GPU acceleration\n"
+    "llama_model_load_internal: offloaded 35/35 layers to GPU\n"
+    "llama_new_context_with_model: kv self size  = 5500.00 MB\n"
+    "llama_print_timings: prompt eval time =  6052.65 ms / 10134 tokens (    0.60 ms per token,  1674.31 tokens per "
+    "second)\n"
+    "llama_print_timings:        eval time =  4101.42 ms /   157 runs   (   26.12 ms per token,    38.28 tokens per "
+    "second)\n")
+
+
+def test_a_long_contexts_kv_cache_joins_the_weights_a_named_models_step_reads(tmp_path):
+    # A 7B at Q8_0 (8.5 bits) is 7e9 × 8.5 / 8 = 7.44 GB a step. llama.cpp sizes its cache at 5500 MB (MiB) for
+    # n_ctx 11,000, 524 kB a token; a step of this request reads the prompt's 10,134 tokens and on average half
+    # the 157 written: 5500 × 2**20 × 10,212.5 / 11,000 = 5.35 GB. At the RTX 4090's 1,008 GB/s the step's
+    # reads take (7.44 + 5.35) / 1008 = 12.7 ms, half of the 26.12 ms observed; the weights alone (7.4 ms) made it
+    # look three times too slow.
+    diagnosis = diagnosed(tmp_path, _LONG_PROMPT_Q8_7B, model="Open-Orca/LlongOrca-7B-16k", gpu="rtx-4090")
+    assert diagnosis.verdict != "decode-bound"
+    assert any("5.4 GB of the context's KV cache" in line for line in diagnosis.roofline["lines"])
+    assert diagnosis.capacity["kv_cache_bytes"] == pytest.approx(5500 * 2**20)

@@ -855,6 +855,19 @@ def _named_cards(acc: Accumulator, named, accelerator) -> tuple[int, str]:
     return cards, f"; {total / 1e9:.0f} GB of weights need {cards} cards, the fewest that hold them, tensor-split"
 
 
+def _stated_kv_read(acc: Accumulator) -> float:
+    """Bytes of KV cache one stream's decode step reads where llama.cpp states its cache (`kv self size` over its
+    n_ctx: the bytes a token's keys and values take) and the requests state their lengths: each step reads the cache
+    of the prompt and of the answer so far, half the answer on average. 0 where either is not stated."""
+    kv, context = acc.capacity.get("kv_cache_bytes"), acc.capacity.get("context_tokens")
+    prompt, output = acc.requests.get("input_tokens"), acc.requests.get("output_tokens")
+    if kv is None or context is None or not context[0] or not str(kv[3]).startswith("llamacpp") \
+            or prompt is None or not prompt.count:
+        return 0.0
+    tokens = prompt.mean + (output.mean / 2 if output is not None and output.count else 0.0)
+    return kv[0] / context[0] * min(tokens, context[0])
+
+
 def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, list]:
     """(roofline section, findings) for a model known only by its name (named_model.NamedModel): the decode floor of
     one stream is the weights the name states ÷ the card's bandwidth. Judged only at a batch of one or two, where the
@@ -864,7 +877,8 @@ def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, li
     cards, spread = _named_cards(acc, named, accelerator)
     bandwidth = accelerator.memory_bandwidth_bytes_per_second * cards  # a tensor split's cards read their shares at once
     fixed, layers = step_fixed_seconds(named.total_params, named.mixture_of_experts)
-    floor = named.weights_bytes_per_step / bandwidth + fixed
+    kv_read = _stated_kv_read(acc)
+    floor = (named.weights_bytes_per_step + kv_read) / bandwidth + fixed
     _isl, _osl, stated_batch, notes = _shape(acc)
     batch = stated_batch or NAMED_MAX_BATCH + 1  # several at once, how many not stated: not judged against one stream's floor
     on = f"{cards} × {accelerator.name}" if cards > 1 else f"the {accelerator.name}"
@@ -899,9 +913,10 @@ def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, li
     fraction = floor / step
     section.update(observed_decode_seconds_per_token=step, decode_source=source, decode_roofline_fraction=fraction)
     cost = f" + {layers} layers' fixed cost {fixed * 1e3:.2f} ms" if fixed else ""
+    cache = f" + {kv_read / 1e9:.1f} GB of the context's KV cache the log sizes" if kv_read else ""
     text = (f"decode {step * 1e3:.2f} ms/token ({source}) reaches {fraction:.0%} of the speed the weights allow "
-            f"({floor * 1e3:.2f} ms: {named.weights_bytes_per_step / 1e9:.1f} GB at {bandwidth / 1e9:,.0f} GB/s"
-            f"{cost}, {named.name} sized from its name)")
+            f"({floor * 1e3:.2f} ms: {named.weights_bytes_per_step / 1e9:.1f} GB{cache} at {bandwidth / 1e9:,.0f} "
+            f"GB/s{cost}, {named.name} sized from its name)")
     numbers = {"decode_roofline_fraction": fraction, "observed_decode_seconds_per_token": step,
                "named_decode_floor_seconds_per_token": floor}
     section["lines"].append(text)

@@ -50,7 +50,10 @@ _RELEASE_TOKENS = re.compile(r"n_tokens\s*=\s*(\d+)")
 _OFFLOADED = re.compile(r"offloaded (\d+)/(\d+) layers to GPU")
 _N_CTX = re.compile(r"\bn_ctx\s*=\s*(\d+)")
 _N_SLOTS = re.compile(r"\bn_slots\s*=\s*(\d+)")
-_KV_SIZE = re.compile(r"(?:KV self size|KV buffer size|llama_kv_cache(?:_unified)?: size)\s*=\s*([\d.]+)\s*(MiB|GiB)")
+# (2023 builds print `llama_new_context_with_model: kv self size  = 5500.00 MB`: MB of 2**20 bytes, as llama.cpp
+# divided by 1024 twice)
+_KV_SIZE = re.compile(r"(?:KV self size|kv self size|KV buffer size|llama_kv_cache(?:_unified)?: size)\s*=\s*"
+                      r"([\d.]+)\s*(MiB|GiB|MB)")
 # `llm_load_print_meta: model size = 4.58 GiB (4.89 BPW)`; 2025 builds `print_info: file size = 2.64 GiB (16.01 BPW)`
 _MODEL_SIZE = re.compile(r"(?:model|file) size\s*=\s*([\d.]+)\s*(MiB|GiB)")
 # `llm_load_tensors:   CPU_Mapped model buffer size =  2699.45 MiB`, `llama_kv_cache_init: CUDA0 KV buffer size = …`
@@ -64,7 +67,7 @@ _BENCH_HEADER = re.compile(r"(?:^|\|)[ \t]*model(?:_filename)?[ \t]*\|(?:.*\|)?[
 # other runners print (GPULlama3.java's --bench) and people compose from several llama-bench runs.
 _MATRIX_HEADER = re.compile(r"^[ \t]*\|?[ \t]*model[ \t]*\|(?:.*\|)?[ \t]*(?:pp|tg)\d+\b", re.IGNORECASE | re.MULTILINE)
 _MATRIX_TEST = re.compile(r"((?:pp|tg)\d+(?:\+tg\d+)?(?:\s*@\s*d\d+)?)(?:\s*\(?\[?t/s\]?\)?)?$")
-_BINARY = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+_BINARY = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "MB": 2**20}
 # A llama-bench row with no header above it: `| deepseek2 671B Q8_0 | 307.20 GiB | 672.05 B | CUDA | … | tg128 |
 # 17.24 ± 0.01 |`.
 # llama-bench's table as a page copied as text, its bars gone and its cells one space apart: the header's columns are
@@ -846,7 +849,7 @@ class _Reader:
             self.buffer_line = self.buffer_line or line_number
         # (`model size       = 2.64 GiB`: llm_load_print_meta pads its names)
         if ("offloaded" in line or "n_ctx" in line or "n_slots" in line or "size =" in line or "file size" in line
-                or "model size " in line
+                or "model size " in line or "self size" in line
                 or "Metal" in line
                 or "n_kv_max" in line or "CUDA devices" in line or "Device " in line):
             record = _capacity(line_number, line)
