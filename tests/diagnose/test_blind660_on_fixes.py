@@ -92,3 +92,15 @@ def test_a_long_contexts_kv_cache_joins_the_weights_a_named_models_step_reads(tm
     assert diagnosis.verdict != "decode-bound"
     assert any("5.4 GB of the context's KV cache" in line for line in diagnosis.roofline["lines"])
     assert diagnosis.capacity["kv_cache_bytes"] == pytest.approx(5500 * 2**20)
+
+
+def test_weights_that_fill_most_of_one_card_ran_on_it(tmp_path):
+    # gpt-oss-20b's MXFP4 file is ~13 GB (ollama's gpt-oss:20b, 14 GB; 21B parameters, the experts at 4.25 bits and
+    # the rest in bf16) and an RX 7800 XT has 16 GiB = 17.2 GB: the log is of a run on that one card. Only a
+    # server's reserve (0.9 of the memory, a GB of workspace and one of runtime) would not hold them; the comparison
+    # judged the run on two cards, whose step reads half the weights each.
+    text = ("| Test | Prompt Tokens | Response Tokens | Tokens/Sec |\n|---|---|---|---|\n"
+            "| Simple | 73 | 109 | 82.7 |\n| Complex | 87 | 1416 | 81.2 |\n")
+    diagnosis = diagnosed(tmp_path, text, model="openai/gpt-oss-20b", gpu="rx-7800-xt")
+    assert diagnosis.roofline["parallel"] is None
+    assert not any("do not fit one" in note for note in diagnosis.roofline["assumptions"])

@@ -470,7 +470,9 @@ def _layout(acc: Accumulator, spec, accelerator, precision, kv_precision, parall
         isl, osl, batch = shape
         alone = request_account(spec, accelerator, isl=isl, osl=osl, batch=batch, precision=precision,
                                 kv_precision=kv_precision, realistic=False)
-        if alone.memory.weights_fit:
+        # A log is of a run that started: weights that fill the card's memory all but its last tenth ran on it (an
+        # ollama or llama.cpp runner keeps little beside them), though a server's reserve would not have them.
+        if alone.memory.weights_fit or alone.memory.weight_bytes <= accelerator.memory_bytes * WEIGHTS_MEMORY_SHARE:
             return None, (topology_for(accelerator, **options) if options else None), None
         # llama.cpp (and ollama over it) splits a model by its layers across cards by default: one token passes
         # them in turn, a pipeline, not a tensor split whose cards read their shares at once.
