@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from blind_helpers import diagnosed, rules
+from blind_helpers import diagnosed, markdown_summaries, rules
 
 # One llama-bench table of three models on a Ryzen AI Max+ 395's Vulkan back end: the 235B mixture's prompt runs at
 # 16.39 t/s while a 7B's runs at 822 t/s (the round 666 blog's rows).
@@ -104,3 +104,18 @@ def test_weights_that_fill_most_of_one_card_ran_on_it(tmp_path):
     diagnosis = diagnosed(tmp_path, text, model="openai/gpt-oss-20b", gpu="rx-7800-xt")
     assert diagnosis.roofline["parallel"] is None
     assert not any("do not fit one" in note for note in diagnosis.roofline["assumptions"])
+
+
+def test_a_metric_a_row_tables_run_totals_are_read(tmp_path):
+    # vLLM's throughput benchmark tabulated a metric a row: 16 requests (all of them), 247.64 s in all, 0.06 req/s,
+    # 4,096 completion tokens; the average latency is one request's, the total time the run's.
+    text = ("| Metric | Value |\n|--------|-------|\n| Total requests | 16 |\n| Successful requests | 16 (100%) |\n"
+            "| Total time | 247.64 seconds |\n| **Requests per second** | **0.06 req/s** |\n"
+            "| **Output tokens per second** | **16.54 tok/s** |\n| Average latency | 131.68 seconds |\n"
+            "| P99 latency | 247.62 seconds |\n| Total completion tokens | 4,096 |\n")
+    [summary] = markdown_summaries(tmp_path, text)
+    assert summary.metrics["completed_requests"] == 16
+    assert summary.metrics["duration_seconds"] == pytest.approx(247.64)
+    assert summary.metrics["e2e_seconds_mean"] == pytest.approx(131.68)
+    assert summary.metrics["request_throughput_per_second"] == pytest.approx(0.06)
+    assert summary.metrics["total_output_tokens"] == 4096

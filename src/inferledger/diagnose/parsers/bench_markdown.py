@@ -70,7 +70,7 @@ _COLUMNS = (
      "e2e_seconds", "time"),
     # a run's totals (vLLM's `Total input tokens` tabulated a metric a row) before the per-request lengths
     (r"^total (?:input|prompt) tokens$", "total_input_tokens", "count"),
-    (r"^total (?:generated|output) tokens$", "total_output_tokens", "count"),
+    (r"^total (?:generated|output|completion) tokens$", "total_output_tokens", "count"),
     (r"^(?:(?:benchmark|total|test) )*duration$", "duration_seconds", "duration"),
     # (`Input tokens/sec` is a rate, below)
     (r"\bisl\b|input (?:seq(?:uence)? )?len|input tokens(?! ?/| per sec)|prompt len|^(?:actual )?prompt tokens$|^ctx$"
@@ -85,13 +85,14 @@ _COLUMNS = (
     # (Lambda's model pages: `Parallel requests`)
     (r"concurrency|^conc\.?$|^c$|^batch(?: size)?$|^bs$|^(?:concurrent|parallel)(?: requests| users)?$",
      "max_concurrency", "count"),
-    (r"^n req|num(?:ber of)? req|^requests$|^# ?req|^successful requests$", "completed_requests", "count"),
+    (r"^n req|num(?:ber of)? req|^(?:total )?requests$|^# ?req|^successful requests$", "completed_requests", "count"),
     (r"^(?:# ?|num )?preempt(?:s|ed|ions?)?$", "preemptions", "count"),  # requests the engine preempted in the run
     # the rate a sweep offered (`Target QPS`) before the rate it kept (`Actual QPS`)
     (r"^(?:target|offered|set|expected|configured) (?:qps|rps|req(?:uest)?s?/s|request rate)$"
      r"|^request rate(?: (?:target|offered|set|configured))?(?: \(?(?:rps|qps|req/s)\)?)?$",
      "request_rate_per_second", "rate"),
-    (r"req(?:uest)?s? t(?:hrough)?put|req(?:uest)?s?/s(?:ec)?\b|\brps\b|\bqps\b", "request_throughput_per_second", "rate"),
+    (r"req(?:uest)?s? t(?:hrough)?put|req(?:uest)?s?/s(?:ec)?\b|\brps\b|\bqps\b|^requests per second$",
+     "request_throughput_per_second", "rate"),
     # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
     # A runner's sweep (llama-bench's tg, ds4-bench's `gen steady t/s`) is one stream a row, as is its prefill rate.
     (r"tput user|per (?:user|request)|per-(?:user|request)\b|^per-?req tok(?:en)?s?/s$|^per[ -]stream(?: tok(?:en)?s?/s)?$"
@@ -807,6 +808,8 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
 # A cell ending in a time's unit right after its figure (`2.47s`, `0.68–2.46s`, `120 ms`), not a rate's (`12 t/s`).
 _TIME_CELL = re.compile(r"\d\s*(?:ms|s|sec|secs|seconds)\W*$", re.IGNORECASE)
 _METRIC_HEADER = ("metric", "metrics")
+# A count's share of its whole after it (`16 (100%)` successful requests)
+_SHARE_AFTER = re.compile(r"\s*\(\s*\d+(?:\.\d+)?\s*%\s*\)\s*$")
 
 
 def _runs_grouped(header: list, rows: list, at: int) -> list:
@@ -864,11 +867,16 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
     unit = _settled_row_unit(rows, 0)
     inferred = False
     labelled: dict = {}  # (one run) metric -> the row label that gave it
-    for _, cells in rows:
-        found = _row_label(cells[0], cells[1:], unit) if cells else None
+    found_rows = [(cells, _row_label(cells[0], cells[1:], unit) if cells else None) for _, cells in rows]
+    # A `Total time` row beside a request's own latency (`Average latency`) is the run's wall time (_run_total_time)
+    request_time = any(found and found[0].startswith("e2e_") and not _normal(cells[0]).startswith("total time")
+                       for cells, found in found_rows)
+    for cells, found in found_rows:
         if found is None:
             continue
         metric, factor, kind = found[:3]
+        if request_time and metric.startswith("e2e_") and _normal(cells[0]).startswith("total time"):
+            metric, kind = "duration_seconds", "duration"
         if one_run and metric in labelled:
             if labelled[metric] == cells[0].strip():
                 return []  # a metric a row per run (`TTFT | on | …`, `TTFT | off | …`): runs no column names apart
@@ -880,6 +888,7 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
                 continue
             # a `Change` column's `-51.2%`, a signed `+8.68` or `-34.79`: differences between runs, no run's figure
             signed = cell.strip()[:1] in "+-−" and cell.strip()[1:2].isdigit()
+            cell = _SHARE_AFTER.sub("", cell) if kind == "count" else cell  # `16 (100%)`: 16 requests, all of them
             number = to_number(cell) if "%" not in cell and not signed else None
             stat = stats[index] if index < len(stats) else None
             if number is None or (one_run and stat is None):
