@@ -119,3 +119,40 @@ def test_a_metric_a_row_tables_run_totals_are_read(tmp_path):
     assert summary.metrics["e2e_seconds_mean"] == pytest.approx(131.68)
     assert summary.metrics["request_throughput_per_second"] == pytest.approx(0.06)
     assert summary.metrics["total_output_tokens"] == 4096
+
+
+_RUN_TABLE = ("| Metric | Value |\n|--------|-------|\n| Total requests | {n} |\n| Total time | {total} seconds |\n"
+              "| Output tokens per second | {rate} tok/s |\n| Average latency | {latency} seconds |\n"
+              "| Total completion tokens | {tokens} |\n")
+
+
+def test_a_bullets_bold_labels_state_the_tables_setting(tmp_path):
+    # `- **Max concurrency:** 2 concurrent requests` above the table: its run held 2 requests at once, each of the
+    # 128-token prompts and answers the bullets name.
+    text = ("- **Input length:** 128 tokens\n- **Output length:** 128 tokens\n- **Max concurrency:** 2 concurrent "
+            "requests\n\n" + _RUN_TABLE.format(n=8, total=31.21, rate=32.81, latency=7.79, tokens=1024))
+    [summary] = markdown_summaries(tmp_path, text)
+    assert summary.metrics["max_concurrency"] == 2
+    assert summary.metrics["mean_input_tokens"] == 128
+
+
+def test_a_runs_own_totals_outweigh_a_length_a_line_above_states(tmp_path):
+    # The bullets are another benchmark's (128 tokens); the run's table says 4,096 completion tokens of 16 requests,
+    # 256 each, which the line above must not replace.
+    text = ("- the latency test: 128 output tokens a request\n\n"
+            + _RUN_TABLE.format(n=16, total=247.64, rate=16.54, latency=131.68, tokens=4096))
+    [summary] = markdown_summaries(tmp_path, text)
+    assert "mean_output_tokens" not in summary.metrics
+    assert summary.metrics["total_output_tokens"] / summary.metrics["completed_requests"] == 256
+
+
+def test_a_sweep_whose_latency_grows_with_the_requests_at_once_is_a_queue(tmp_path):
+    # 16 requests at once take 131.68 s on average against 7.79 s for 2 at once: 16.9× the latency for 8× the
+    # requests, at 16.54 output tok/s against 32.81 (the server did not batch the 16, it served them in turn).
+    text = ("- **Max concurrency:** 16 concurrent requests\n\n"
+            + _RUN_TABLE.format(n=16, total=247.64, rate=16.54, latency=131.68, tokens=4096)
+            + "\n- **Max concurrency:** 2 concurrent requests\n\n"
+            + _RUN_TABLE.format(n=8, total=31.21, rate=32.81, latency=7.79, tokens=1024))
+    diagnosis = diagnosed(tmp_path, text)
+    assert diagnosis.verdict == "queueing"
+    assert "summary-e2e-grows-with-concurrency" in rules(diagnosis)

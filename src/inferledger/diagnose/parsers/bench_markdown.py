@@ -1331,7 +1331,8 @@ _PROMPT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*([kK])?[- ]tokens? 
                           r"|\bprompts? of (\d[\d,]*(?:\.\d+)?)\s*([kK])?\s*tokens\b"
                           r"|\bISL\s*[:=]\s*(\d[\d,]*)\s*([kK])?(?![\w.])"
                           r"|--(?:random-)?input-len(?:gth)?[ =](\d+)()\b|(?<![A-Za-z])(?:random_)?input_len(?:gth)?=(\d+)()\b"
-                          r"|\b(?:random|ISL/OSL|in/out)\s*[:=]?\s*(\d+(?:\.\d+)?)\s*([kK])?\s*/\s*\d")
+                          r"|\b(?:random|ISL/OSL|in/out)\s*[:=]?\s*(\d+(?:\.\d+)?)\s*([kK])?\s*/\s*\d"
+                          r"|\b(?i:input len(?:gth)?)\s*[:=]\s*(\d[\d,]*)\s*([kK])?\s*tokens\b")
 
 
 # A run's concurrency a line above its table states: `1500 prompts at 80 concurrency`, `with 64 concurrent requests`,
@@ -1350,8 +1351,8 @@ def _stated_concurrency(line: str) -> float | None:
 # A run's output length and offered rate as a line above its table states them: `150 output tokens`, `OSL=128`,
 # `--random-output-len 256`; `10 QPS`, `at 4 req/s`, `--request-rate 8`.
 _OUTPUT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*)\s*([kK])?\s*output tokens\b|\bOSL\s*[:=]?\s*(\d[\d,]*)\s*([kK])?(?![\w.])"
-                          r"|--(?:random-)?output-len(?:gth)?[ =](\d+)()\b|(?<![A-Za-z])(?:random_)?output_len(?:gth)?=(\d+)()\b",
-                          re.IGNORECASE)
+                          r"|--(?:random-)?output-len(?:gth)?[ =](\d+)()\b|(?<![A-Za-z])(?:random_)?output_len(?:gth)?=(\d+)()\b"
+                          r"|\boutput len(?:gth)?\s*[:=]\s*(\d[\d,]*)\s*([kK])?\s*tokens\b", re.IGNORECASE)
 _RATE_LINE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:QPS|RPS|req/s|requests? (?:per|a) second)\b"
                         r"|--request-rate[ =](\d+(?:\.\d+)?)\b", re.IGNORECASE)
 
@@ -1367,6 +1368,7 @@ def _stated_setting(line: str) -> dict:
     requests in flight and the offered rate it names (the last two only on a line no longer than a bullet's: a
     paragraph's `pacing arrival (--request-rate 1) changed nothing` is its story, not the table's setting)."""
     found = {}
+    line = line.replace("**", "").replace("__", "")  # a bullet's bold label (`- **Max concurrency:** 16 concurrent`)
     # (a config line of key=value pairs, `Config: model=…, num_prompts=100, max_concurrency=10, output_len=300`, is
     # a setting at any length)
     short = len(line) <= SETTING_LINE_CHARS or len(_KEY_VALUE.findall(line)) >= SETTING_PAIRS
@@ -1796,7 +1798,13 @@ def parse(lines) -> Iterator:
                 # for the whole log): read by summary-models-one-bandwidth.
                 record.labels["section_model"] = model
             for metric, value in table.setting.items() if record.kind == "summary" else ():
-                if metric not in record.metrics:  # the runs' setting, stated above the table
+                # the runs' setting, stated above the table, where the run does not state it: a length its own
+                # totals over its requests give (4,096 completion tokens of 16 requests) is no line's to set
+                total = _TOTALS.get(metric)
+                if metric not in record.metrics and not (total in record.metrics and "completed_requests" in record.metrics):
                     record.metrics[metric] = value
                     record.labels[f"{metric}_from"] = "a line above the table"
             yield record
+
+
+_TOTALS = {"mean_input_tokens": "total_input_tokens", "mean_output_tokens": "total_output_tokens"}
