@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from blind_helpers import diagnosed, markdown_summaries, rules
+from blind_helpers import diagnosed, markdown_summaries, parsed, rules, write
+
+from inferledger.diagnose.parsers import llamacpp
 
 # One llama-bench table of three models on a Ryzen AI Max+ 395's Vulkan back end: the 235B mixture's prompt runs at
 # 16.39 t/s while a 7B's runs at 822 t/s (the round 666 blog's rows).
@@ -156,3 +158,10 @@ def test_a_sweep_whose_latency_grows_with_the_requests_at_once_is_a_queue(tmp_pa
     diagnosis = diagnosed(tmp_path, text)
     assert diagnosis.verdict == "queueing"
     assert "summary-e2e-grows-with-concurrency" in rules(diagnosis)
+
+
+def test_a_bench_row_set_in_bold_names_its_model_without_the_markup(tmp_path):
+    text = ("| Model | pp512 (t/s) | tg128 (t/s) |\n|---|---|---|\n"
+            "| **gemma-4-E2B** QAT Q4_0 | **717.57 ± 18.08** | **20.86 ± 0.02** |\n")
+    rows = [record for record in parsed(llamacpp, write(tmp_path, text)) if record.labels.get("model")]
+    assert {record.labels["model"] for record in rows} == {"gemma-4-E2B QAT Q4_0"}

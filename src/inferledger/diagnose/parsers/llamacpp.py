@@ -191,6 +191,8 @@ _MEASURED_COLUMNS = ("model", "size", "modelsize", "params", "test")
 def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped | None:
     """One llama-bench row: `model | size | params | backend | ngl | … | test | t/s` (t/s = mean ± stddev)."""
     row = dict(zip(columns, cells, strict=False))
+    if "*" in row.get("model", ""):
+        row["model"] = row["model"].replace("**", "").strip()  # a row set in bold (`**gemma-4-E2B** QAT Q4_0`)
     test = row.get("test", "")
     rate = re.match(r"\s*([\d.]+)(?:\s*±\s*([\d.]+))?", row.get("t/s", "").replace("*", ""))  # **26.75**: markup
     if not test or rate is None:
