@@ -622,7 +622,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind674_logs": (4, 4, 7),
           "blind677_logs": (1, 1, 1),
           "blind678_logs": (2, 2, 3),
-          "blind679_logs": (1, 1, 3)}
+          "blind679_logs": (1, 1, 3),
+          "blind680_logs": (1, 1, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
