@@ -165,3 +165,11 @@ def test_a_bench_row_set_in_bold_names_its_model_without_the_markup(tmp_path):
             "| **gemma-4-E2B** QAT Q4_0 | **717.57 ± 18.08** | **20.86 ± 0.02** |\n")
     rows = [record for record in parsed(llamacpp, write(tmp_path, text)) if record.labels.get("model")]
     assert {record.labels["model"] for record in rows} == {"gemma-4-E2B QAT Q4_0"}
+
+
+def test_a_heading_naming_its_sections_concurrency_sets_its_tables_runs(tmp_path):
+    table = ("| Engine | vLLM |\n| --- | --- |\n| Time to first token (ms) | {ttft} |\n"
+             "| Inter Token Latency (ms/token) | {itl} |\n")
+    text = ("### Concurrency User 1\n" + table.format(ttft=137.3, itl=30.65)
+            + "### Concurrency User 64\n" + table.format(ttft=1080.4, itl=61.73))
+    assert [summary.metrics["max_concurrency"] for summary in markdown_summaries(tmp_path, text)] == [1, 64]

@@ -1338,7 +1338,9 @@ _PROMPT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*([kK])?[- ]tokens? 
 # A run's concurrency a line above its table states: `1500 prompts at 80 concurrency`, `with 64 concurrent requests`,
 # `--max-concurrency 32`, `concurrency = 16`.
 _CONCURRENCY_LINE = re.compile(r"\b(?:at|with)\s+(\d+)\s+(?:concurrency|concurrent(?:\s+(?:requests|users|clients))?)\b"
-                               r"|--max-concurrency[ =](\d+)\b|(?<![A-Za-z])(?:max_)?concurrency\s*[:=]\s*(\d+)\b",
+                               r"|--max-concurrency[ =](\d+)\b|(?<![A-Za-z])(?:max_)?concurrency\s*[:=]\s*(\d+)\b"
+                               # a heading naming its section's level (`### Concurrency User 16`)
+                               r"|^#{1,6}\s*concurrency(?:\s+(?:users?|level|requests?))?\s*[:=]?\s*(\d+)\s*$",
                                re.IGNORECASE)
 
 
