@@ -173,3 +173,15 @@ def test_a_heading_naming_its_sections_concurrency_sets_its_tables_runs(tmp_path
     text = ("### Concurrency User 1\n" + table.format(ttft=137.3, itl=30.65)
             + "### Concurrency User 64\n" + table.format(ttft=1080.4, itl=61.73))
     assert [summary.metrics["max_concurrency"] for summary in markdown_summaries(tmp_path, text)] == [1, 64]
+
+
+def test_a_prompt_size_sweep_in_thousands_is_read_as_prompt_tokens(tmp_path):
+    # TTFT by prompt size, a setup a column, the metric in the title: the `1K` row is a 1,000-token prompt read in
+    # 9.05 s (110 tok/s), the `10K` row 10,000 tokens in 323.88 s; a cell that timed out is no figure.
+    text = ("### Average TTFT (seconds)\n| Prompt Size | Phi-3.5-mini llama.cpp | Qwen2.5-1.5B Foundry |\n|---|---|---|\n"
+            "| **1K** | 9.05 | 1.79 |\n| **10K** | 323.88 | 22.82 |\n| **15K** | TIMEOUT | 48.79 |\n")
+    read = {(summary.labels["benchmark"], summary.metrics["mean_input_tokens"]): summary.metrics["ttft_seconds_mean"]
+            for summary in markdown_summaries(tmp_path, text)}
+    assert read == {("Phi-3.5-mini llama.cpp", 1000): 9.05, ("Qwen2.5-1.5B Foundry", 1000): 1.79,
+                    ("Phi-3.5-mini llama.cpp", 10000): 323.88, ("Qwen2.5-1.5B Foundry", 10000): 22.82,
+                    ("Qwen2.5-1.5B Foundry", 15000): 48.79}

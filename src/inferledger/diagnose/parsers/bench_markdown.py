@@ -1201,7 +1201,7 @@ def _pivot(header: list, rows: list, title: str) -> list | None:
     the title above it): a summary a cell, the column its run's name, its row's load beside the title's metric. None
     for any other table: its first column must be a load, no other header cell a metric, the title a metric."""
     load = _column(header[0]) if header else None
-    if load is None and header and _normal(header[0]) in ("length", "prompt", "prompt length"):
+    if load is None and header and _normal(header[0]) in ("length", "prompt", "prompt length", "prompt size"):
         load = ("mean_input_tokens", 1.0, "count")  # a prompt sweep's rows under a phase's title (`Prefill`)
     if load is None or load[0] not in ("max_concurrency", "request_rate_per_second", "mean_input_tokens") \
             or len(header) < 2 \
@@ -1218,6 +1218,8 @@ def _pivot(header: list, rows: list, title: str) -> list | None:
         level = to_number(cells[0]) if cells else None
         if level is None:
             continue
+        if load[0] == "mean_input_tokens" and (context := _CONTEXT_COLUMN.match(cells[0])) and context.group(2):
+            level = float(context.group(1)) * 1000  # a prompt of `**1K**` tokens
         for name, cell in zip(header[1:], cells[1:], strict=False):
             number = to_number(cell)
             if number is not None and not _RATIO.search(name) and not _RATIO_CELL.search(cell):
