@@ -98,8 +98,7 @@ def _bench_prefill_findings(acc: Accumulator, gpu: str | None) -> list:
             rates[key] = _bench_prompt_rate(chunk, parameters, weights_bytes, accelerator, mixture_total)
         realistic = rates[key]
         size = mixture_total or parameters
-        model = next((known for known in best_by_model if max(known, size) < OTHER_MODEL_RATIO * min(known, size)),
-                     size)
+        model = next((known for known in best_by_model if _one_model(known, size)), size)
         best = best_by_model.get(model)
         if realistic and (best is None or rate / realistic > best[0]):
             best_by_model[model] = (rate / realistic, rate, realistic, tokens, chunk, line)
@@ -317,6 +316,11 @@ def _littles_law(acc: Accumulator) -> tuple[float | None, float | None, str]:
 OTHER_MODEL_RATIO = limit("bench-other-model-params")
 
 
+def _one_model(params: float, other: float) -> bool:
+    """Whether two llama-bench rows' params columns are one model's (within OTHER_MODEL_RATIO)."""
+    return max(params, other) < OTHER_MODEL_RATIO * min(params, other)
+
+
 def own_bench_rows(acc: Accumulator, total_params: float) -> tuple[list, list] | None:
     """(generation rates, prompt rates) of the llama-bench rows of the model judged (its params column within
     OTHER_MODEL_RATIO of the ledger's total) where the rows are of several models: the rest are other models' speeds,
@@ -324,13 +328,10 @@ def own_bench_rows(acc: Accumulator, total_params: float) -> tuple[list, list] |
     steps = list(acc.bench_steps.values())
     prompts = [(prompt.rate, prompt.mixture_total or prompt.parameters) for prompt in acc.bench_prompts]
     sizes = sorted({params for _rate, params, _mixture in steps} | {params for _rate, params in prompts})
-    if len(sizes) < 2 or sizes[-1] < OTHER_MODEL_RATIO * sizes[0] or total_params <= 0:
+    if len(sizes) < 2 or _one_model(sizes[0], sizes[-1]) or total_params <= 0:
         return None
-
-    def own(params: float) -> bool:
-        return max(params, total_params) < OTHER_MODEL_RATIO * min(params, total_params)
-
-    return [rate for rate, params, _mixture in steps if own(params)], [rate for rate, params in prompts if own(params)]
+    return ([rate for rate, params, _mixture in steps if _one_model(params, total_params)],
+            [rate for rate, params in prompts if _one_model(params, total_params)])
 
 
 def _observed_decode(acc: Accumulator, own: tuple | None = None) -> tuple[float | None, str]:

@@ -1792,6 +1792,10 @@ def _joined(found: Iterator) -> Iterator:
         yield held
 
 
+# A run's mean length and the total over its requests that gives it
+_TOTALS = {"mean_input_tokens": "total_input_tokens", "mean_output_tokens": "total_output_tokens"}
+
+
 def parse(lines) -> Iterator:
     for table in _joined(tables(lines)):
         records = _records(table)
@@ -1809,6 +1813,3 @@ def parse(lines) -> Iterator:
                     record.metrics[metric] = value
                     record.labels[f"{metric}_from"] = "a line above the table"
             yield record
-
-
-_TOTALS = {"mean_input_tokens": "total_input_tokens", "mean_output_tokens": "total_output_tokens"}
