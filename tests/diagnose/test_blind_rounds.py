@@ -625,7 +625,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind679_logs": (1, 1, 3),
           "blind680_logs": (1, 1, 1),
           "blind684_logs": (2, 2, 2),
-          "blind687_logs": (1, 1, 2)}
+          "blind687_logs": (1, 1, 2),
+          "blind682_logs": (1, 1, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
