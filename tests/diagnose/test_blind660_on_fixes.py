@@ -185,3 +185,15 @@ def test_a_prompt_size_sweep_in_thousands_is_read_as_prompt_tokens(tmp_path):
     assert read == {("Phi-3.5-mini llama.cpp", 1000): 9.05, ("Qwen2.5-1.5B Foundry", 1000): 1.79,
                     ("Phi-3.5-mini llama.cpp", 10000): 323.88, ("Qwen2.5-1.5B Foundry", 10000): 22.82,
                     ("Qwen2.5-1.5B Foundry", 15000): 48.79}
+
+
+def test_a_mixtures_bench_decode_is_judged_by_the_mixtures_cutoff(tmp_path):
+    # Qwen3-30B-A3B at Q4_K_M: 17.28 GiB for 30.53 B parameters, of which a token reads ~3.3 B (its active experts
+    # and the dense part), ~2 GB. At 75 t/s on an RTX 4090 (1,008 GB/s) that is ~150 GB/s, 15 % of the card, and 48
+    # layers' fixed cost (~2.2 ms a step) adds 75 × 2.2 ms = ~16 % of the step: ~31 % of the speed the card allows,
+    # under a dense row's 40 % cutoff but above a quarter, llama.cpp's usual for a mixture's gathered experts.
+    text = ("| model | size | params | backend | ngl | test | t/s |\n| --- | ---: | ---: | --- | --: | ---: | ---: |\n"
+            "| qwen3moe 30B.A3B Q4_K - Medium | 17.28 GiB | 30.53 B | CUDA | 99 | tg128 | 75.00 ± 0.20 |\n")
+    diagnosis = diagnosed(tmp_path, text, gpu="rtx-4090")
+    assert "hardware-decode-far-below-floor" not in rules(diagnosis)
+    assert any("between the cutoffs" in item.text for item in diagnosis.evidence)

@@ -37,6 +37,7 @@ OFFLINE_MAX_SEQS = limit("offline-max-seqs")
 
 NAMED_LOW_FRACTION = threshold("hardware-named-decode-far-below-floor")
 BENCH_LOW_FRACTION = limit("bench-decode-far-below")
+BENCH_MIXTURE_LOW_FRACTION = limit("bench-mixture-decode-far-below")
 NAMED_NEAR_FRACTION = threshold("hardware-named-decode-near-floor")
 NAMED_MAX_BATCH = limit("named-max-batch")
 FIRST_TOKEN_STEPS = limit("first-token-steps")
@@ -206,7 +207,10 @@ def _bench_decode_findings(acc: Accumulator, gpu: str | None) -> list:
                          f"{fraction:.0%} of the speed the card allows")
             # A size read from the model's name is an estimate: the stricter cutoff of the named rules.
             named = acc.bandwidth_source == NAMED_BANDWIDTH_SOURCE
-            if most / bandwidth + fixed_share < (NAMED_LOW_FRACTION if named else BENCH_LOW_FRACTION):
+            # (a mixture's row, its experts gathered a token at a time, by the mixture's own cutoff)
+            mixture = acc.bench_steps.get(reached.high_line, (0.0, 0.0, False))[2]
+            low = NAMED_LOW_FRACTION if named else BENCH_MIXTURE_LOW_FRACTION if mixture else BENCH_LOW_FRACTION
+            if most / bandwidth + fixed_share < low:
                 return [fire("hardware-named-decode-far-below-floor" if named else "hardware-decode-far-below-floor",
                              text + ": the backend, not the memory, limits decode", numbers)]
             slowest = _slowest_row_far_below(acc, accelerator, named)

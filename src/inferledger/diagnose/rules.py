@@ -954,6 +954,13 @@ _LIMITS = (
           "engines the rule's own cutoff is set by (llama.cpp's CUDA scoreboard: tg128 of a 7B Q4_0, 3.56 GiB, at "
           "~160 t/s on an RTX 4090 is ~61 %; a Jetson Orin Nano's 3B Q4_K_M and a Radeon 8060S's 35B-A3B at 48-49 %, "
           "round 653): below 40 % a row's backend holds it back, between 40 and 50 % is llama.cpp's usual"),
+    Limit("bench-mixture-decode-far-below", 0.25, "of floor speed", "hardware-decode-far-below-floor on a "
+          "mixture of experts' fastest llama-bench row (roofline._bench_decode_findings)",
+          "llama.cpp multiplies a mixture's routed experts a token at a time (mul_mat_id: gathered rows, the router, "
+          "more small kernels a layer), so its decode reaches a smaller share of the card than a dense model's: "
+          "Qwen3-235B-A22B on an M1 Ultra 27-32 %, DeepSeek-V3 over eight MI300X 16-21 % (AMD's reference run), 30B-A3B "
+          "models on Radeon 8060S and Strix Halo iGPUs 48-56 % (rounds 653, 666, 682): below a quarter a row's backend "
+          "holds it back, above it is llama.cpp's usual for a mixture"),
     Limit("bench-other-model-params", 1.15, "× params", "the roofline's observed speed in a llama-bench table of "
           "several models (roofline.own_bench_rows)",
           "llama-bench's params column counts a model's weights whatever their quantisation (a Q4_0 and an F16 file of "
