@@ -630,7 +630,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind686_logs": (2, 2, 3),
           "blind681_logs": (0, 0, 1),
           "blind683_logs": (3, 3, 3),
-          "blind685_logs": (1, 1, 2)}
+          "blind685_logs": (1, 1, 2),
+          "blind688_logs": (4, 4, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
