@@ -325,14 +325,19 @@ def _one_model(params: float, other: float) -> bool:
     return max(params, other) < OTHER_MODEL_RATIO * min(params, other)
 
 
-def own_bench_rows(acc: Accumulator, total_params: float) -> tuple[list, list] | None:
+def own_bench_rows(acc: Accumulator, spec) -> tuple[list, list] | None:
     """(generation rates, prompt rates) of the llama-bench rows of the model judged (its params column within
-    OTHER_MODEL_RATIO of the ledger's total) where the rows are of several models: the rest are other models' speeds,
-    no observation of this one. None where the rows are of one model or state no size."""
+    OTHER_MODEL_RATIO of the ledger's total for `spec`) where the rows are of several models: the rest are other
+    models' speeds, no observation of this one. None where the rows are of one model or state no size."""
     steps = list(acc.bench_steps.values())
     prompts = [(prompt.rate, prompt.mixture_total or prompt.parameters) for prompt in acc.bench_prompts]
     sizes = sorted({params for _rate, params, _mixture in steps} | {params for _rate, params in prompts})
-    if len(sizes) < 2 or _one_model(sizes[0], sizes[-1]) or total_params <= 0:
+    if len(sizes) < 2 or _one_model(sizes[0], sizes[-1]):
+        return None
+    from inferledger.ledger.params import count_parameters
+
+    total_params = count_parameters(spec).total  # counted only for a table of several models
+    if total_params <= 0:
         return None
     return ([rate for rate, params, _mixture in steps if _one_model(params, total_params)],
             [rate for rate, params in prompts if _one_model(params, total_params)])
@@ -627,9 +632,7 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     findings: list[Finding] = []
     advice: list[str] = []
 
-    from inferledger.ledger.params import count_parameters
-
-    own = own_bench_rows(acc, count_parameters(spec).total)
+    own = own_bench_rows(acc, spec)
     if own is not None and not any(own):
         lines.append(f"the log's llama-bench rows are of other models than {account.model} (their params columns): "
                      "its speed is not observed")

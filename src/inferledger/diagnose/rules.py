@@ -1026,9 +1026,10 @@ _LIMITS = (
           "in a request's life each other stream starts about one prompt, about a TTFT of prefill each: a per-token "
           "time over this multiple of (concurrency - 1) × TTFT ÷ the output tokens is more than they can add, the "
           "decode's own (MetaX-MACA/vLLM-metax#223: 2 in flight, 23.9 s TTFT over 1,023 tokens, 293 ms a token)"),
-    Limit("weights-memory-share", 0.9, "of a card's memory", "the named floor's card count (roofline._named_cards)",
-          "a model sized from its name is judged on the fewest cards whose memory holds its weights at this share "
-          "each: the rest is the cache and the runtime"),
+    Limit("weights-memory-share", 0.9, "of a card's memory", "the named floor's card count (roofline._named_cards) "
+          "and the comparison's one card (roofline._layout)",
+          "a model is judged on the fewest cards whose memory holds its weights at this share each: the rest is the "
+          "cache and the runtime"),
     Limit("split-card-memory", 40e9, "bytes", "the named floor's card count (roofline._named_cards)",
           "from this much memory (datacenter parts) a model too big for one card runs split over several; below it "
           "a model whose bf16 format is only guessed may as well be a quantised file on one card"),

@@ -630,11 +630,16 @@ def _header(cells: list, rows: list = ()) -> list | None:
     return columns
 
 
+def _total_time(label: str) -> bool:
+    """A `Total time` label: beside a request's own time it is the run's wall time (_run_total_time)."""
+    return _normal(label).startswith("total time")
+
+
 def _run_total_time(cells: list, columns: list) -> list:
     """The columns with a `Total time` beside a request's own time (`Mean time per request (s)`) read as the run's
     wall time: N requests' total is their batch's, not one request's latency."""
     times = [index for index, column in enumerate(columns) if column is not None and column[0].startswith("e2e_")]
-    totals = [index for index in times if _normal(cells[index]).startswith("total time")]
+    totals = [index for index in times if _total_time(cells[index])]
     if len(times) < 2 or len(totals) != 1:
         return columns
     at = totals[0]
@@ -869,13 +874,12 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
     labelled: dict = {}  # (one run) metric -> the row label that gave it
     found_rows = [(cells, _row_label(cells[0], cells[1:], unit) if cells else None) for _, cells in rows]
     # A `Total time` row beside a request's own latency (`Average latency`) is the run's wall time (_run_total_time)
-    request_time = any(found and found[0].startswith("e2e_") and not _normal(cells[0]).startswith("total time")
-                       for cells, found in found_rows)
+    request_time = any(found and found[0].startswith("e2e_") and not _total_time(cells[0]) for cells, found in found_rows)
     for cells, found in found_rows:
         if found is None:
             continue
         metric, factor, kind = found[:3]
-        if request_time and metric.startswith("e2e_") and _normal(cells[0]).startswith("total time"):
+        if request_time and metric.startswith("e2e_") and _total_time(cells[0]):
             metric, kind = "duration_seconds", "duration"
         if one_run and metric in labelled:
             if labelled[metric] == cells[0].strip():
