@@ -631,7 +631,12 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind681_logs": (0, 0, 1),
           "blind683_logs": (3, 3, 3),
           "blind685_logs": (1, 1, 2),
-          "blind688_logs": (4, 4, 5)}
+          "blind688_logs": (4, 4, 5),
+          "blind689_logs": (1, 1, 2),
+          "blind690_logs": (4, 4, 5),
+          "blind691_logs": (4, 4, 5),
+          "blind693_logs": (1, 1, 1),
+          "blind695_logs": (3, 3, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
