@@ -636,7 +636,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind690_logs": (4, 4, 5),
           "blind691_logs": (4, 4, 5),
           "blind693_logs": (1, 1, 1),
-          "blind695_logs": (3, 3, 3)}
+          "blind695_logs": (3, 3, 3),
+          "blind694_logs": (8, 8, 10),
+          "blind696_logs": (5, 5, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
