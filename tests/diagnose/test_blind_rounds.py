@@ -622,13 +622,13 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind674_logs": (4, 4, 7),
           "blind677_logs": (1, 1, 1),
           "blind678_logs": (2, 2, 3),
-          "blind679_logs": (1, 2, 3),
+          "blind679_logs": (1, 3, 3),
           "blind680_logs": (1, 1, 1),
           "blind684_logs": (2, 2, 2),
           "blind687_logs": (1, 1, 2),
           "blind682_logs": (1, 1, 3),
           "blind686_logs": (2, 2, 3),
-          "blind681_logs": (0, 0, 1),
+          "blind681_logs": (0, 1, 1),
           "blind683_logs": (3, 3, 3),
           "blind685_logs": (1, 1, 2),
           "blind688_logs": (4, 4, 5),
@@ -638,7 +638,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind693_logs": (1, 1, 1),
           "blind695_logs": (3, 3, 3),
           "blind694_logs": (8, 8, 10),
-          "blind696_logs": (5, 5, 6)}
+          "blind696_logs": (5, 6, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -45,7 +45,10 @@ _FAILURE = re.compile(
     r"|\bEXC_RESOURCE \(RESOURCE_TYPE_MEMORY\b"
     # TT-Metal's allocator on a Tenstorrent card: `Out of Memory: Not enough space to allocate 146575360 B DRAM buffer`
     r"|\bOut of Memory: Not enough space to allocate \d+ B (?:DRAM|L1)\b"
-    r"|\bErrorOutOfDeviceMemory\b")                            # Vulkan's vk::Result (llama.cpp's Vulkan backend)
+    r"|\bErrorOutOfDeviceMemory\b"                             # Vulkan's vk::Result (llama.cpp's Vulkan backend)
+    # a runtime's own allocator naming what it could not place, then the cause (ds4's `ROCm model arena alloc failed
+    # for tensor-span:128 (1792.00 MiB chunk): out of memory`)
+    r"|\balloc(?:ation)? failed\b.{0,100}?\(\s*[\d.]+\s*[KMGT]i?B\b[^)]*\):\s*out of memory")
 # An engine refusing to start because the KV cache it needs does not fit beside the weights, however the paste
 # reaches us (a quote in a report, a terminal's wrap cutting the message at `can be`): vLLM's max-length check
 # (`max seq len (262144) is larger than the maximum number of tokens that can be stored in KV cache`), V0's `No

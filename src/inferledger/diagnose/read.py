@@ -137,6 +137,10 @@ _LEVEL_TAG = re.compile(r"[IWEDV] [A-Za-z][\w.-]*: ")
 
 
 _DIFF_ADDED = re.compile(r"\+")
+# A changed line's mark (not a table's `+---+` border nor a `--` rule), and the share of a paste's lines that carry one
+# when it is a diff.
+_DIFF_MARK = re.compile(r"[+-](?![-+=])")
+DIFF_LINES_SHARE = 0.8
 # A diff copied from a rendered view whose rows are cells: `| 17 | +| Framework | Tok/s |  |`, the line's number, the
 # change mark, the line (its closing bar the row's own).
 _DIFF_ROW = re.compile(r"\| (\d+) \| [+ -]?")
@@ -167,6 +171,11 @@ def _paste_prefix(lines: list) -> re.Pattern | None:
         return re.compile(re.escape(tags.pop()))
     if all(line[:1] == "+" and line[1:2] != "+" for line in body):
         return _DIFF_ADDED  # a patch's added lines, pasted from a pull request's diff
+    marks = [_DIFF_MARK.match(line) for line in body]
+    if sum(map(bool, marks)) >= DIFF_LINES_SHARE * len(body) and {"+", "-"} <= {mark.group() for mark in marks if mark}:
+        # A patch's added and removed lines (a document's table replaced in a pull request), perhaps beside its file's
+        # name: both are measurements, the new and the old, read with their marks off.
+        return _DIFF_MARK
     rows = [_DIFF_ROW.match(line) for line in body]
     if all(rows) and [int(row.group(1)) for row in rows] == sorted({int(row.group(1)) for row in rows}):
         return _DIFF_ROW  # a diff view's rows, numbered line after line

@@ -548,7 +548,7 @@ def _judge_first_token(acc: Accumulator, spec, accelerator, precision, kv_precis
     mean wait a queue of the run's own load adds: one stream at a time waits for no other prompt; Poisson arrivals at
     req/s λ wait ρ / 2(1 − ρ) prefills at utilisation ρ = λ × one prefill (M/D/1). Runs with neither, or too busy to
     say, are left alone."""
-    from inferledger.diagnose.rules_summary import first_token_load, summary_value
+    from inferledger.diagnose.rules_summary import first_token_load, run_per_token
 
     for record, file in acc.summaries:
         load = first_token_load(record)
@@ -563,7 +563,8 @@ def _judge_first_token(acc: Accumulator, spec, accelerator, precision, kv_precis
         # A served run's new prompt waits for the running step to end and is prefilled inside a step of the running
         # batch: its first token pays that batch's steps too (limit first-token-steps × the run's TPOT); a prompt
         # longer than the step's token budget the log states (chunked prefill) spans a step for each further chunk.
-        step = 0.0 if one_stream else (summary_value(record, "tpot_seconds_mean") or 0.0)
+        # The step is the run's TPOT, else what its latencies give ((E2E − TTFT) over the tokens after the first).
+        step = 0.0 if one_stream else (run_per_token(record) or 0.0)
         budget = acc.capacity.get("chunked_prefill_tokens")
         chunks = math.ceil(mean_input / budget[0]) if budget and budget[0] > 0 else 1
         steps = FIRST_TOKEN_STEPS + chunks - 1

@@ -197,14 +197,17 @@ _TABLE = (
           "at the highest level ≥ half the concurrency ratio × the one at the lowest, and ≥ 1 s", 4.0, "×",
           "a first token that grows in step with the requests in flight waits for the requests ahead of it (slots "
           "full, or prompts prefilled one after another on saturated compute: sglang#8750's CPU backend, 0.31 s "
-          "alone and 2.6 s at 16); which of the two the runs alone do not say", 0.6),
+          "alone and 2.6 s at 16); which of the two the runs alone do not say; surer (to the second confidence) as "
+          "the growth nears the full ratio or the completed requests a second stay flat: the extra requests added "
+          "no work done, only waiting", 0.6, 0.7),
     _rule("summary-e2e-grows-with-concurrency", "summary", "queueing",
           "runs with no TTFT at concurrency levels 4× apart or more, no offered rate: the median request latency at "
           "the highest level ≥ this share of the concurrency ratio × the one at the lowest, and ≥ 1 s (any latency "
           "where the completed requests a second stay flat: limit flat-throughput)", 0.75, "of the ratio",
           "a server that batches decodes its requests together, so their latency grows far slower than their number "
           "(a step costs little more for a few more streams); one that grows almost in step serves them one after "
-          "another, each waiting for those ahead (ollama with one parallel slot)", 0.6),
+          "another, each waiting for those ahead (ollama with one parallel slot); surer as for the TTFT's rule",
+          0.6, 0.7),
     _rule("summary-ttft-share", "summary", "prefill-bound", "mean TTFT ≥ this share of mean E2E and ≥ 1 s",
           0.25, "of E2E", "the first token takes a quarter of the request: prompt work is a major part of the "
           "latency (queue evidence ruled out first)", 0.5, 0.65),

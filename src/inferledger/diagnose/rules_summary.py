@@ -88,6 +88,12 @@ def stated_input_rate(metrics: dict) -> float | None:
     return rate
 
 
+def run_per_token(record) -> float | None:
+    """A run's time per output token as _Run works it out: its TPOT, else its ITL, else (E2E − TTFT) spread over the
+    tokens after the first (or the inverse of a stream's rate); None where none of them is known."""
+    return _Run(record).per_token
+
+
 def first_token_load(record) -> tuple | None:
     """(TTFT s, the median where stated; mean input tokens; arrivals req/s; one stream at a time) of a summary whose
     first tokens can be set against the prompt's work: a measured TTFT (not worked out), a prompt length, and its
@@ -494,7 +500,8 @@ def _flat(low_rates: list, high_rates: list) -> bool:
 
 def _sweep_levels(acc: Accumulator) -> dict:
     """A file's runs at stated concurrency levels with no offered rate (a sweep table, a load tester's runs):
-    (file, variant, metric) -> concurrency -> [(time, line, completed requests a second)]; the metric the median TTFT
+    (file, variant, metric) -> concurrency -> [(time, line, completed requests a second, record)]; the metric the
+    median TTFT
     where the runs state it, else the request latency (E2E); a variant a table's column group."""
     levels: dict = {}
     for record, file in acc.summaries:
@@ -505,8 +512,20 @@ def _sweep_levels(acc: Accumulator) -> dict:
             # (a static batch's first tokens wait for the batch's prefill, not in a queue: it grows with the batch)
             series = levels.setdefault((file, _variant(record), metric), {})
             series.setdefault(concurrency, []).append((value, record.line_number,
-                                                       record.metrics.get("request_throughput_per_second")))
+                                                       record.metrics.get("request_throughput_per_second"), record))
     return levels
+
+
+def _prompt_heavy(record) -> bool:
+    """A run mostly of prompt: more prompt tokens an output token than limit closed-loop-prompt-share, or, its lengths
+    unknown, a first token hundreds of its steps long with few requests in flight (the thresholds of
+    summary-ttft-over-tpot and its few-in-flight variant): the prompt's own work."""
+    prompt, output = run_lengths(record)
+    if prompt and output:
+        return prompt / output > CLOSED_LOOP_PROMPT_SHARE
+    run = _Run(record)
+    return bool(run.concurrency and run.concurrency <= threshold("summary-ttft-over-tpot-few-in-flight")
+                and run.ttft and run.per_token and run.ttft >= threshold("summary-ttft-over-tpot") * run.per_token)
 
 
 def _variant(record) -> str | None:
@@ -526,8 +545,8 @@ def _ttft_with_concurrency(acc: Accumulator, findings: list) -> None:
     for (file, variant, metric), by_level in _sweep_levels(acc).items():
         rule = "summary-ttft-grows-with-concurrency" if metric == "TTFT" else "summary-e2e-grows-with-concurrency"
         share = 0.5 if metric == "TTFT" else threshold(rule)  # of the concurrency ratio the time must grow by
-        times = {level: median(t for t, _, _ in runs) for level, runs in by_level.items()}
-        served = {level: [rate for _, _, rate in runs] for level, runs in by_level.items()}
+        times = {level: median(t for t, *_ in runs) for level, runs in by_level.items()}
+        served = {level: [rate for _, _, rate, _ in runs] for level, runs in by_level.items()}
 
         # The sweep's ends, or else any two levels far enough apart: a server batches up to its cap with a flat TTFT
         # and queues beyond it (sglang on MI300X: 2 s at 256, 104 s at 1,024), which the ends of a sweep from 1
@@ -543,17 +562,24 @@ def _ttft_with_concurrency(acc: Accumulator, findings: list) -> None:
         low, high = ends if ends in pairs else max(
             pairs, key=lambda pair: times[pair[1]] / times[pair[0]] / (pair[1] / pair[0]))
         low_time, high_time = times[low], times[high]
-        lines = sorted({line for level in (low, high) for _, line, _ in by_level[level]})
+        lines = sorted({line for level in (low, high) for _, line, *_ in by_level[level]})
         waits = ("each first token waits for the requests ahead of it" if metric == "TTFT" else
                  "a request takes as long as the ones ahead of it together: they are served one after another, "
                  "not batched")
+        # How sure: from the least growth the rule takes (share of the ratio) to growth in step with the requests in
+        # flight; a flat throughput between the levels is a saturated server whatever the growth. Not for runs
+        # mostly of prompt (limit closed-loop-prompt-share): what their requests wait for is the prompts' prefill.
+        growth = high_time / low_time / (high / low)
+        prompt_heavy = any(_prompt_heavy(record) for level in (low, high) for *_, record in by_level[level])
+        sure = 0.0 if prompt_heavy else 1.0 if _flat(served[low], served[high]) else \
+            min(1.0, max(0.0, (growth - share) / (1 - share)))
         findings.append(fire(
             rule, f"{variant + ': ' if variant else ''}median {metric} {low_time * 1e3:.0f} ms at concurrency "
             f"{low:.0f}, {high_time * 1e3:.0f} ms at {high:.0f}: {high_time / low_time:.1f}× for {high / low:.0f}× "
             f"the requests in flight: {waits}", {f"{metric.lower()}_seconds_low": low_time,
                                                  f"{metric.lower()}_seconds_high": high_time,
                                                  "concurrency_low": low, "concurrency_high": high},
-            lines=lines, file=file))
+            share=sure, lines=lines, file=file))
 
 
 def _same_work(acc: Accumulator, findings: list, first: int) -> None:
@@ -1484,7 +1510,7 @@ def _scales(file: str, variant, metric: str, times: dict, served: dict, by_level
     grown, ratio = median(rates_high) / median(rates_low), high / low
     if grown < SWEEP_SCALES * ratio or times[high] > SWEEP_FLAT_LATENCY * times[low]:
         return
-    lines = sorted({line for level in (low, high) for _, line, _ in by_level[level]})
+    lines = sorted({line for level in (low, high) for _, line, *_ in by_level[level]})
     findings.append(fire(
         "summary-sweep-scales", f"{variant + ': ' if variant else ''}{ratio:.0f}× the requests in flight (concurrency "
         f"{low:.0f} → {high:.0f}) complete {grown:.1f}× the requests a second at {times[high] / times[low]:.2f}× the "

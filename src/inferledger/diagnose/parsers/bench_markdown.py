@@ -50,7 +50,8 @@ _COLUMNS = (
     # koboldcpp's benchmark (`ProcessingTime`, `ProcessingSpeed`, `GenerationSpeed`) names the prompt's phase
     # `processing`; an HTTP client's time to the first byte of a streamed reply is its first token's (awscurl, the
     # hosted-API benchmarks' `TTFB`), and so is a streamed reply's first chunk (a speech model's first audio packet)
-    (r"\bttft\b|time to first token|\bftl\b|first token latency|^prefill$|^prompt (?:processing|eval)$|^1st token"
+    # (llmperf tables written by hand: `First Time To Token (ms)`, the words of TTFT out of order)
+    (r"\bttft\b|time to first token|first time to token|\bftl\b|first token latency|^prefill$|^prompt (?:processing|eval)$|^1st token"
      r"|^processing time$|\bttfb\b|time to first byte|first (?:audio )?(?:chunk|packet) latency"
      r"|time to first (?:audio|chunk)",
      "ttft_seconds", "time"),
@@ -108,7 +109,7 @@ _COLUMNS = (
     (rf"^(?:t/s )?pp ?\d+$|^{_RUN_WORD} pp$|^pp {_RUN_WORD}$", "input_tokens_per_second", "rate"),
     (rf"^(?:t/s )?tg ?\d+$|^{_RUN_WORD} tg$|^tg {_RUN_WORD}$", _STREAM_RATE, "rate"),
     # (`Prompt processing (3200 tokens, t/s)`: the phase, its length, the unit)
-    (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|prompt t(?:hrough)?put"
+    (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|(?:prompt|prefill) t(?:hrough)?put"
      r"|^(?:prefill|pp\d*|prompt|prompt processing)(?: \d+ tokens,?)? (?:tps|(?:t|tok(?:en)?s?)/s)$"
      r"|^input tok(?:en)?s?/s(?:ec)?$", "input_tokens_per_second", "rate"),
     (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|(?:output|\bout) (?:tok(?:en)?s?|t)/s|tput decode|gen(?:eration)? t(?:hrough)?put",

@@ -1,0 +1,143 @@
+"""Blind rounds 689 on: the general fixes of the thirty-second session. Expected figures are worked out here."""
+
+from __future__ import annotations
+
+import pytest
+from blind_helpers import diagnosed, markdown_summaries, rules
+
+# The rules table gives summary-ttft-grows-with-concurrency 0.60 at its least growth (half the concurrency ratio)
+# and 0.70 at growth in step with the requests in flight.
+_LEAST, _SUREST = 0.60, 0.70
+
+# sglang.bench_serving at 1 req/s against DeepSeek-V3 at TP 8 on H200, the excerpt cut before its TPOT rows (round
+# 681's blog post): 300 requests, 60,411 tokens generated, mean E2E 7,586.12 ms, mean TTFT 402.01 ms.
+_SGLANG_NO_TPOT = """python3 -m sglang.launch_server --model deepseek-ai/DeepSeek-V3 --tp 8 --port 30000
+============ Serving Benchmark Result ============
+Backend:                                 sglang
+Traffic request rate:                    1.0
+Max reqeuest concurrency:                not set
+Successful requests:                     300
+Benchmark duration (s):                  317.08
+Total input tokens:                      95293
+Total generated tokens:                  60411
+Request throughput (req/s):              0.95
+Input token throughput (tok/s):          300.53
+Output token throughput (tok/s):         190.52
+Total token throughput (tok/s):          491.05
+Concurrency:                             7.18
+----------------End-to-End Latency----------------
+Mean E2E Latency (ms):                   7586.12
+Median E2E Latency (ms):                 4788.43
+---------------Time to First Token----------------
+Mean TTFT (ms):                          402.01
+Median TTFT (ms):                        297.76
+"""
+
+
+def test_a_served_first_token_pays_the_steps_its_latencies_give_when_the_tpot_row_is_cut(tmp_path):
+    # No TPOT row: each request's tokens after the first took (7586.12 - 402.01) ms over 60,411 / 300 - 1 = 200.37
+    # tokens, 35.85 ms a step. A prompt arriving mid-run waits for a step and is prefilled inside one (1.5 steps,
+    # 53.8 ms); a 318-token prompt's own prefill on eight H200s is tens of ms, so the median 297.76 ms first token is
+    # within the 250 ms of slack the rule allows (without the steps it exceeds it).
+    diagnosis = diagnosed(tmp_path, _SGLANG_NO_TPOT, "bench.txt", model="deepseek-ai/DeepSeek-V3", gpu="h200-sxm")
+    assert "hardware-ttft-above-realistic" not in rules(diagnosis)
+    assert any("1.5 of the run's 35.9 ms steps" in line for line in diagnosis.roofline["lines"])
+    assert diagnosis.verdict != "prefill-bound"
+
+
+def test_first_time_to_token_is_the_first_tokens_time(tmp_path):
+    # An llmperf table written by hand heads its TTFT `First Time To Token (ms)`.
+    table = """| Engine                         | vLLM        |
+| ------------------------------ | ----------- |
+| First Time To Token (ms)       | 137.2919661 |
+| Inter Token Latency (ms/token) | 30.65149844 |
+"""
+    (summary,) = markdown_summaries(tmp_path, table)
+    assert summary.metrics["ttft_seconds_mean"] == 0.1372919661
+
+
+def _sweep(ttft_low_ms: float, ttft_high_ms: float) -> str:
+    # One engine at 16 and 64 requests in flight, its per-token time near what one A10G allows for an 8B in bf16
+    # (16 GB at 600 GB/s: 27 ms a step) at both levels (round 679's NIM column).
+    return f"""### Concurrency User 16
+
+| Engine                         | NVIDIA NIM  |
+| ------------------------------ | ----------- |
+| Time To First Token (ms)       | {ttft_low_ms}  |
+| Inter Token Latency (ms/token) | 38.68509632 |
+
+### Concurrency User 64
+
+| Engine                         | NVIDIA NIM  |
+| ------------------------------ | ----------- |
+| Time To First Token (ms)       | {ttft_high_ms}  |
+| Inter Token Latency (ms/token) | 52.95298819 |
+"""
+
+
+def test_a_first_token_growing_in_step_with_the_requests_in_flight_outranks_healthy_steps(tmp_path):
+    # 336 ms -> 1,815 ms is 5.4x for 4x the requests in flight: past the full ratio, the surest the rule gets, over
+    # the healthy reading of steps near the card's floor.
+    diagnosis = diagnosed(tmp_path, _sweep(336.220663, 1814.533666), model="meta-llama/Llama-3.1-8B", gpu="a10g")
+    assert diagnosis.verdict == "queueing"
+    assert "summary-ttft-grows-with-concurrency" in rules(diagnosis)
+    assert diagnosis.confidence == pytest.approx(_SUREST)
+
+
+def test_a_first_token_growing_by_about_half_the_ratio_is_barely_surer(tmp_path):
+    # 500 ms -> 1,100 ms is 2.2x for 4x, 0.55 of the ratio: a tenth of the way from the rule's least growth (half
+    # the ratio) to the full ratio, so a tenth of the way from its least confidence to its most.
+    diagnosis = diagnosed(tmp_path, _sweep(500.0, 1100.0), model="meta-llama/Llama-3.1-8B", gpu="a10g")
+    assert "summary-ttft-grows-with-concurrency" in rules(diagnosis)
+    (queue,) = [item for item in diagnosis.alternatives if item["verdict"] == "queueing"]
+    assert queue["confidence"] == pytest.approx(_LEAST + 0.1 * (_SUREST - _LEAST), abs=0.005)
+
+
+def test_prompts_of_hundreds_of_steps_make_the_queue_no_surer_than_their_prefill(tmp_path):
+    # The same growth where a first token at the low level is 8 s against a 21 ms step, 375 steps with few requests
+    # in flight: what the requests wait for is the others' prefill, not a slot, so the queue is no surer than the
+    # prompt's own reading (a guard: the growth alone, 6x for 4x, would make it the surest).
+    table = """| conc | TTFT p50 | ITL p50 |
+|---|---|---|
+| 4 | 8054 | 21.46 |
+| 16 | 48000 | 35.47 |
+"""
+    diagnosis = diagnosed(tmp_path, table, "sweep.txt")
+    assert "summary-ttft-grows-with-concurrency" in rules(diagnosis)
+    readings = {diagnosis.verdict: diagnosis.confidence} | {item["verdict"]: item["confidence"]
+                                                            for item in diagnosis.alternatives}
+    assert readings["queueing"] <= readings["prefill-bound"]
+
+
+def test_a_pasted_diff_of_a_table_reads_its_old_and_new_rows(tmp_path):
+    # A pull request's change to a results table, its file's name above: the removed row (120 ms, 9.5 ms) and the
+    # added one (95 ms, 8.1 ms) are both measurements, each at its own line.
+    text = """doc/en/bench.md
+-| GPU | TTFT (ms) | TPOT (ms) |
+-|---|---|---|
+-| H100 | 120 | 9.5 |
++| GPU | TTFT (ms) | TPOT (ms) |
++|---|---|---|
++| H100 | 95 | 8.1 |
+"""
+    diagnosis = diagnosed(tmp_path, text, "pr.txt")
+    read = sorted((item.numbers["ttft_seconds_mean"], item.lines[0]) for item in diagnosis.evidence
+                  if "ttft_seconds_mean" in item.numbers)
+    assert read == [(0.095, 7), (0.12, 4)]
+
+
+def test_prefill_throughput_is_the_prompts_rate():
+    from inferledger.diagnose.parsers.bench_markdown import _column
+
+    assert _column("Prefill Throughput") == ("input_tokens_per_second", 1.0, "rate")
+
+
+def test_a_runtimes_allocation_failing_for_want_of_memory_is_an_out_of_memory_failure():
+    from inferledger.diagnose.failures import failure_records
+
+    line = ("ROCm preparing model tensor mappings: 80.45 GiBds4: ROCm model arena alloc failed for tensor-span:128 "
+            "(1792.00 MiB chunk): out of memory")
+    (record,) = failure_records([line])
+    assert record.metrics == {"oom": 1.0}
+    # prose about an allocation is not one
+    assert failure_records(["the alloc failed and I think we ran out of memory"]) == []
