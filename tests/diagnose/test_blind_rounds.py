@@ -638,7 +638,11 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind693_logs": (1, 1, 1),
           "blind695_logs": (3, 3, 3),
           "blind694_logs": (8, 8, 10),
-          "blind696_logs": (5, 6, 6)}
+          "blind696_logs": (5, 6, 6),
+          "blind697_logs": (3, 3, 4),
+          "blind699_logs": (6, 6, 7),
+          "blind700_logs": (2, 2, 3),
+          "blind704_logs": (4, 4, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
