@@ -642,7 +642,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind697_logs": (3, 3, 4),
           "blind699_logs": (6, 6, 7),
           "blind700_logs": (2, 2, 3),
-          "blind704_logs": (4, 4, 6)}
+          "blind704_logs": (4, 4, 6),
+          "blind701_logs": (2, 2, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
