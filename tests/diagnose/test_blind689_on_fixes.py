@@ -141,3 +141,24 @@ def test_a_runtimes_allocation_failing_for_want_of_memory_is_an_out_of_memory_fa
     assert record.metrics == {"oom": 1.0}
     # prose about an allocation is not one
     assert failure_records(["the alloc failed and I think we ran out of memory"]) == []
+
+
+def _torch_oom(tried: str, free: str) -> str:
+    return (f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate {tried}. GPU 7 has a total capacity of "
+            f"79.11 GiB of which {free} is free. Including non-PyTorch memory, this process has 0 bytes memory in use.\n")
+
+
+def test_an_out_of_memory_error_with_the_card_mostly_free_is_not_a_capacity_limit(tmp_path):
+    # 66.43 GiB free is 3,401x the 20 MiB it tried to place (ms-swift#9613 under vLLM's cumem allocator): the
+    # allocator failed, nothing ran out.
+    diagnosis = diagnosed(tmp_path, _torch_oom("20.00 MiB", "66.43 GiB"), "oom.txt")
+    assert diagnosis.verdict != "kv-capacity"
+    assert diagnosis.events == {"oom_with_room": 1.0}
+    assert any("many times the requested memory free (line 1)" in note for note in diagnosis.notes)
+
+
+def test_an_out_of_memory_error_with_less_free_than_it_asked_is_one(tmp_path):
+    # 1.20 GiB free against 2.00 GiB asked: the card is full.
+    diagnosis = diagnosed(tmp_path, _torch_oom("2.00 GiB", "1.20 GiB"), "oom.txt")
+    assert diagnosis.verdict == "kv-capacity"
+    assert diagnosis.events == {"oom": 1.0}

@@ -632,7 +632,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind683_logs": (3, 3, 3),
           "blind685_logs": (1, 1, 2),
           "blind688_logs": (4, 4, 5),
-          "blind689_logs": (1, 1, 2),
+          "blind689_logs": (1, 2, 2),
           "blind690_logs": (4, 4, 5),
           "blind691_logs": (4, 4, 5),
           "blind693_logs": (1, 1, 1),

@@ -64,6 +64,10 @@ _KV_REFUSAL = re.compile("|".join([r"is larger than the maximum number of tokens
 # its JSON error reaches the client (`"type": "exceed_context_size_error"`, `the request exceeds the available context
 # size`): the server log's own line (`request (N tokens) exceeds …`) its reader counts.
 _TOO_LONG = re.compile(r"\bthe request exceeds the available context size\b")  # (the message, not also its type)
+# PyTorch's out-of-memory message states what it tried to place and what the card had free (`Tried to allocate 20.00
+# MiB. GPU 7 has a total capacity of 79.11 GiB of which 66.43 GiB is free`): room many times the request is an
+# allocator that failed (a memory pool, sleep mode's cumem allocator, a per-process cap), not a lack of memory.
+_TRIED_WITH_FREE = re.compile(r"Tried to allocate ([\d.]+) ?([KMGT]i?B)\b.{0,200}?of which ([\d.]+) ?([KMGT]i?B) is free")
 # Read from the file's end too: a crash is the last thing a log prints.
 TAIL_BYTES = 64 * 1024
 
@@ -72,6 +76,21 @@ def _quoted(line: str) -> bool:
     """A line that shows the failure without being it: a traceback's source line or frame, a pasted file's header."""
     text = line.lstrip()
     return text.startswith(("raise ", 'File "', "# ")) or line.startswith("#")
+
+
+def _oom_kind(line: str) -> str:
+    """`oom`, or `oom_with_room` where the message says the card had limit oom-room × what it tried to allocate free
+    (and at least limit oom-room-min-free)."""
+    from inferledger.diagnose.parsers._common import BINARY_MEMORY
+    from inferledger.diagnose.rules import limit
+
+    tried = _TRIED_WITH_FREE.search(line)
+    if tried is None:
+        return "oom"
+    wanted = float(tried.group(1)) * BINARY_MEMORY[tried.group(2)]
+    free = float(tried.group(3)) * BINARY_MEMORY[tried.group(4)]
+    room = free >= limit("oom-room") * wanted and free >= limit("oom-room-min-free") * 2**30
+    return "oom_with_room" if room else "oom"
 
 
 def failure_records(lines, first_line: int = 1) -> list[Record]:
@@ -97,7 +116,7 @@ def failure_records(lines, first_line: int = 1) -> list[Record]:
         if match and not _quoted(line):
             # The failure from the exception's name on (`torch.OutOfMemoryError: …`), not the log's prefix.
             start = line.rfind(" ", 0, match.start()) + 1
-            found.append(Record("event", "engine.failure", number, {"oom": 1.0},
+            found.append(Record("event", "engine.failure", number, {_oom_kind(line): 1.0},
                                 labels={"failure": line[start:].strip()[:160]}))
     return found
 

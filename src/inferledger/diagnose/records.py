@@ -131,6 +131,7 @@ EVENT_METRICS = {
     "preemptions": "requests preempted (count)",
     "retractions": "requests retracted (SGLang)",
     "oom": "1 for an out-of-memory event",
+    "oom_with_room": "1 for an out-of-memory error whose message states free memory many times the allocation",
     "busy_rejections": "1 for a request refused as the server was busy (HTTP 503 / 429 in an access log)",
     "errors": "error count",
     "kv_start_refusals": "1 for an engine refusing to start as the KV cache it needs does not fit",

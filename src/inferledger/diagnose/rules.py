@@ -1020,6 +1020,12 @@ _LIMITS = (
     Limit("sweep-flat-latency", 1.5, "× the latency at the lowest level", "summary-sweep-scales",
           "a latency grown by less than this between the sweep's ends is level: a request does not wait for those "
           "ahead of it (half the e2e-grows share of a 4× sweep would be 1.5×)"),
+    Limit("oom-room", 10.0, "× the allocation", "out-of-memory events (failures.py)",
+          "a PyTorch out-of-memory error whose card had this many times the memory it tried to allocate free did not "
+          "run out of memory: its allocator failed (ms-swift#9613: 20 MiB refused with 66.43 GiB free under vLLM's "
+          "cumem allocator); a note, not a KV-capacity verdict"),
+    Limit("oom-room-min-free", 1.0, "GiB free", "out-of-memory events (failures.py)",
+          "and at least this much free: a few MiB free beside a 100 KiB request is a full card"),
     Limit("flat-throughput", 1.25, "× completed requests a second", "summary-e2e-grows-with-concurrency",
           "between two concurrency levels a throughput grown by at most this much is flat: the extra requests in "
           "flight added nothing, so the latency's growth is waiting (perf_analyzer's Python-backend Transformers "

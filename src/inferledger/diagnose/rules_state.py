@@ -61,6 +61,10 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
                                   "of shortened prompts, and the answers saw less than was sent; give each slot the "
                                   "context its prompts need (llama.cpp a larger -c or fewer -np slots sharing it, ollama "
                                   "num_ctx)"),
+            ("oom_with_room", "out-of-memory error(s) whose own message says the card had many times the "
+                              "requested memory free (line {line}): an allocator that failed (a memory pool, vLLM's "
+                              "sleep-mode cumem allocator, a per-process cap, another process's reservation), not "
+                              "weights or KV cache that did not fit; not judged as a capacity limit"),
             ("prompts_over_limit", "prompt(s) refused as longer than the engine's limit (vLLM's `is too long and "
                                    "exceeds limit of`, line {line}): they finished with no output; the limit is the "
                                    "model length or, with chunked prefill off, max-num-batched-tokens: raise it, or "
