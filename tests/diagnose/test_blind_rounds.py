@@ -643,7 +643,10 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind699_logs": (6, 6, 7),
           "blind700_logs": (2, 2, 3),
           "blind704_logs": (4, 4, 6),
-          "blind701_logs": (2, 2, 2)}
+          "blind701_logs": (2, 2, 2),
+          "blind698_logs": (4, 4, 8),
+          "blind702_logs": (5, 5, 10),
+          "blind703_logs": (6, 6, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
