@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from blind_helpers import diagnosed, markdown_summaries, rules
+from blind_helpers import diagnosed, markdown_summaries, parsed, rules, write
 
 # The rules table gives summary-ttft-grows-with-concurrency 0.60 at its least growth (half the concurrency ratio)
 # and 0.70 at growth in step with the requests in flight.
@@ -162,3 +162,55 @@ def test_an_out_of_memory_error_with_less_free_than_it_asked_is_one(tmp_path):
     diagnosis = diagnosed(tmp_path, _torch_oom("2.00 GiB", "1.20 GiB"), "oom.txt")
     assert diagnosis.verdict == "kv-capacity"
     assert diagnosis.events == {"oom": 1.0}
+
+
+def _one_batch_run(prefill_s: float, step_s: float) -> str:
+    return (f"Prefill. latency: {prefill_s:.5f} s, throughput: {128 / prefill_s:9.2f} token/s\n"
+            f"Decode.  latency: {step_s:.5f} s, throughput: {1 / step_s:9.2f} token/s\n"
+            f"Decode.  median latency: {step_s:.5f} s, median throughput: {1 / step_s:9.2f} token/s\n"
+            f"Total. latency: {prefill_s + 255 * step_s:6.3f} s, throughput: {384 / (prefill_s + 255 * step_s):9.2f} "
+            "token/s\n")
+
+
+def test_the_run_before_benchmark_is_bench_one_batchs_warm_up_even_without_its_warmup_line(tmp_path):
+    # The paste starts after `Warmup ...`: its first run (a 1.82 s prefill, cold) is the warm-up, the run after
+    # `Benchmark ...` (0.169 s) the measurement (sglang#3232's DeepSeek-V3 excerpt).
+    from inferledger.diagnose.parsers import sglang_one_batch
+
+    text = _one_batch_run(1.82421, 0.02711) + "Benchmark ...\n" + _one_batch_run(0.16921, 0.02719)
+    (record,) = [item for item in parsed(sglang_one_batch, write(tmp_path, text)) if item.kind == "summary"]
+    assert record.metrics["ttft_seconds_mean"] == 0.16921
+
+
+def test_runs_each_after_its_own_benchmark_line_are_all_measured(tmp_path):
+    # Several commands' output pasted from `Benchmark ...` on (sglang#2219): no warm-up among them.
+    from inferledger.diagnose.parsers import sglang_one_batch
+
+    text = "".join("Benchmark ...\n" + _one_batch_run(prefill, step)
+                   for prefill, step in ((0.03508, 0.01924), (0.03655, 0.01836), (0.09426, 0.07523)))
+    records = [item for item in parsed(sglang_one_batch, write(tmp_path, text)) if item.kind == "summary"]
+    assert [record.metrics["ttft_seconds_mean"] for record in records] == [0.03508, 0.03655, 0.09426]
+
+
+def test_a_phase_named_with_its_llama_bench_test_reads_as_the_test(tmp_path):
+    # llama.cpp RPC-over-RDMA table (round 698): `Token generation (tg256)` 30.19 and 32.16 t/s over TCP and RDMA: steps of 1/30.19 =
+    # 33.12 ms and 1/32.16 = 31.09 ms.
+    text = """| Metric                     | TCP    | RDMA   | Improvement |
+| -------------------------- | ------ | ------ | ----------- |
+| Prompt processing (pp2048) | 651.48 | 678.42 | **+4.1%**   |
+| Token generation (tg256)   | 30.19  | 32.16  | **+6.5%**   |
+"""
+    summaries = markdown_summaries(tmp_path, text)
+    assert sorted(record.metrics["input_tokens_per_second"] for record in summaries) == [651.48, 678.42]
+    assert sorted(record.metrics["output_tokens_per_second_per_user_mean"] for record in summaries) == [30.19, 32.16]
+
+
+def test_a_setups_multiplier_before_a_metric_names_a_variant_of_it(tmp_path):
+    # exo's one-link and four-link columns: `1× decode tok/s` 22.24 and `4× decode tok/s` 21.92 at 516 tokens.
+    text = """| Actual prompt tokens | 1× decode tok/s | 4× decode tok/s |
+|---:|---:|---:|
+| 516 | 22.24 | 21.92 |
+"""
+    summaries = markdown_summaries(tmp_path, text)
+    assert sorted(record.metrics["output_tokens_per_second_per_user_mean"] for record in summaries) == [21.92, 22.24]
+    assert {record.metrics["mean_input_tokens"] for record in summaries} == {516}

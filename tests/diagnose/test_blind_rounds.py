@@ -458,7 +458,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind509_logs": (7, 7, 10),
           "blind508_logs": (2, 2, 3),
           "blind505_logs": (7, 7, 10),
-          "blind510_logs": (6, 6, 10),
+          "blind510_logs": (6, 7, 10),
           "blind512_logs": (1, 1, 1),
           "blind513_logs": (4, 5, 7),
           "blind511_logs": (2, 6, 10),
@@ -644,8 +644,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind700_logs": (2, 2, 3),
           "blind704_logs": (4, 4, 6),
           "blind701_logs": (2, 2, 2),
-          "blind698_logs": (4, 4, 8),
-          "blind702_logs": (5, 5, 10),
+          "blind698_logs": (4, 6, 8),
+          "blind702_logs": (5, 6, 10),
           "blind703_logs": (6, 6, 8)}
 
 

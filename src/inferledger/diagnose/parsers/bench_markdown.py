@@ -284,6 +284,13 @@ def _normal(header: str) -> str:
     # a rate per second spelled out (`tok/sec`, `tokens per second`, a script's `tok_per_s`) as `tok/s`; not after a
     # figure (`5.31 tokens per second` is a row's cell taken for a header, no column's name)
     lowered = re.sub(r"(?<![\d.]\s)\b(tok(?:en)?s?|t) ?(?:/ ?|per )(?:sec(?:ond)?|s)\b", r"\1/s", lowered)
+    # a setup's multiplier before the metric (`1× prefill tok/s` beside `4× prefill tok/s`: one link or four, a card
+    # or eight): the metric, each such column a variant of the table's runs
+    lowered = re.sub(r"^\d+\s*[x×]\s+(?=[a-z])", "", lowered)
+    # a phase named with its llama-bench test in brackets (`Prompt processing (pp2048)`, `Token generation (tg256)`):
+    # the test, whose rates are t/s
+    lowered = re.sub(r"^(?:prompt processing|prompt eval(?:uation)?|prefill|token generation|text generation"
+                     r"|generation|decode|decoding)\s*\(\s*((?:pp|tg)\s?\d+)\s*\)$", r"\1", lowered)
     # a phase's length in brackets with no word (`Prompt (2048) tok/sec`, mlx-lm's benchmark tables): its tokens
     lowered = re.sub(r"^(prompt|prefill|generation|gen|decode|decoding) \((\d+)\)", r"\1 (\2 tokens)", lowered)
     # a snake_case unit's slash lost to the underscore (`output_tok_s`, `req_s`) or its brackets (`duration_s`)

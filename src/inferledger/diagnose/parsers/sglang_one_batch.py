@@ -101,13 +101,18 @@ class _Block:
 def parse(lines) -> Iterator:
     block: _Block | None = None
     first_run = None  # True while the block being read is the file's first run
+    benchmark_seen = False
     for line_number, line in lines:
         stripped = line.strip()
         if stripped.startswith(("Warmup ...", "Benchmark ...")):
-            if block is not None and not (block.warmup and stripped.startswith("Benchmark")):
+            # The run before the first `Benchmark ...` is the warm-up, its `Warmup ...` line printed or cut from the
+            # paste; a run after one is measured (a paste of several commands' output has one before each run).
+            warmup = block is not None and (block.warmup or not benchmark_seen)
+            if block is not None and not (warmup and stripped.startswith("Benchmark")):
                 record = block.record()
                 if record is not None:
                     yield record
+            benchmark_seen = benchmark_seen or stripped.startswith("Benchmark")
             block = _Block(line_number, warmup=stripped.startswith("Warmup"))
             continue
         if "latency:" not in line:
