@@ -501,8 +501,7 @@ def _flat(low_rates: list, high_rates: list) -> bool:
 def _sweep_levels(acc: Accumulator) -> dict:
     """A file's runs at stated concurrency levels with no offered rate (a sweep table, a load tester's runs):
     (file, variant, metric) -> concurrency -> [(time, line, completed requests a second, record)]; the metric the
-    median TTFT
-    where the runs state it, else the request latency (E2E); a variant a table's column group."""
+    median TTFT where the runs state it, else the request latency (E2E); a variant a table's column group."""
     levels: dict = {}
     for record, file in acc.summaries:
         concurrency = record.metrics.get("max_concurrency")
