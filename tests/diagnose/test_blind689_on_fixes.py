@@ -214,3 +214,31 @@ def test_a_setups_multiplier_before_a_metric_names_a_variant_of_it(tmp_path):
     summaries = markdown_summaries(tmp_path, text)
     assert sorted(record.metrics["output_tokens_per_second_per_user_mean"] for record in summaries) == [21.92, 22.24]
     assert {record.metrics["mean_input_tokens"] for record in summaries} == {516}
+
+
+def _trtllm_overview(requests_per_s: float, latency_ms: float, per_user: float) -> str:
+    return f"""===========================================================
+= PERFORMANCE OVERVIEW
+===========================================================
+Request Throughput (req/sec):                     {requests_per_s}
+Total Output Throughput (tokens/sec):             1163.5598
+Total Latency (ms):                               28161.8536
+Average request latency (ms):                     {latency_ms}
+Per User Output Throughput [w/ ctx] (tps/user):   {per_user}
+"""
+
+
+def test_a_trtllm_bench_run_without_tpot_is_judged_by_its_streams_rate(tmp_path):
+    # TensorRT-LLM#8120's AutoDeploy Mixtral-8x7B on one H200: 9.0903 req/s × 27.33 s = 248 requests in flight, one
+    # batch; each stream gets 4.6843 tok/s, a step of 1 / 4.6843 = 213.5 ms.
+    text = _trtllm_overview(9.0903, 27333.1795, 4.6843)
+    diagnosis = diagnosed(tmp_path, text, "bench.txt", model="mistralai/Mixtral-8x7B-v0.1", gpu="h200-sxm")
+    assert diagnosis.roofline["observed_decode_seconds_per_token"] == pytest.approx(1 / 4.6843)
+
+
+def test_a_streams_rate_with_more_in_flight_than_a_batch_holds_is_no_step(tmp_path):
+    # 248.5 req/s × 53.5 s = 13,295 requests in flight, past the largest default batch (2,048): a stream's rate
+    # counts its wait for a slot too (blind round 4's 30,000 requests at once).
+    text = _trtllm_overview(248.5, 53500.0, 0.535)
+    diagnosis = diagnosed(tmp_path, text, "bench.txt", model="meta-llama/Llama-3.1-8B", gpu="h100-sxm")
+    assert "observed_decode_seconds_per_token" not in diagnosis.roofline

@@ -645,7 +645,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind704_logs": (4, 4, 6),
           "blind701_logs": (2, 2, 2),
           "blind698_logs": (4, 6, 8),
-          "blind702_logs": (5, 6, 10),
+          "blind702_logs": (5, 7, 10),
           "blind703_logs": (6, 6, 8)}
 
 

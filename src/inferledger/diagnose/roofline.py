@@ -359,6 +359,9 @@ def _observed_decode(acc: Accumulator, own: tuple | None = None) -> tuple[float 
         value = record.metrics.get("tpot_seconds_mean") or record.metrics.get("tpot_seconds_median")
         if value and not prefill_interleaved(record, value):
             return value, f"mean TPOT of {record.labels.get('tool', record.source)}"
+    per_user = _per_user_step(acc)
+    if per_user:
+        return per_user
     if acc.per_stream.count and acc.per_stream.mean:
         return 1 / acc.per_stream.mean, "generation tok/s ÷ running requests in the stats windows"
     generation = acc.requests.get("generation_tokens_per_second")
@@ -367,6 +370,23 @@ def _observed_decode(acc: Accumulator, own: tuple | None = None) -> tuple[float 
     if tpot is not None and tpot.count:
         return tpot.mean, "time_per_token (includes prefill)"
     return None, ""
+
+
+def _per_user_step(acc: Accumulator) -> tuple[float, str] | None:
+    """A file of one run with no TPOT whose stream's output rate (trtllm-bench's `Per User Output Throughput`) and
+    batch (req/s × mean latency, Little's law) are both known: the rate's inverse is its step, if every request
+    in flight fits one engine batch (limit max-default-batch); past it the rate also counts the wait for a slot."""
+    from inferledger.diagnose.rules_summary import MAX_DEFAULT_BATCH, prefill_interleaved
+
+    if len(acc.summaries) != 1:
+        return None
+    record = acc.summaries[0][0]
+    metrics = record.metrics
+    rate, served, latency = (metrics.get("output_tokens_per_second_per_user_mean"),
+                             metrics.get("request_throughput_per_second"), metrics.get("e2e_seconds_mean"))
+    if not (rate and served and latency) or served * latency > MAX_DEFAULT_BATCH or prefill_interleaved(record, 1 / rate):
+        return None
+    return 1 / rate, f"one stream's output rate of {record.labels.get('tool', record.source)}"
 
 
 def _prompt_rate(acc: Accumulator) -> float | None:
