@@ -646,7 +646,11 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind701_logs": (2, 2, 2),
           "blind698_logs": (4, 6, 8),
           "blind702_logs": (5, 7, 10),
-          "blind703_logs": (6, 6, 8)}
+          "blind703_logs": (6, 6, 8),
+          "blind707_logs": (0, 0, 5),
+          "blind708_logs": (2, 2, 3),
+          "blind709_logs": (3, 3, 4),
+          "blind712_logs": (0, 0, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
