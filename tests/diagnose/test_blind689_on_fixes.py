@@ -242,3 +242,26 @@ def test_a_streams_rate_with_more_in_flight_than_a_batch_holds_is_no_step(tmp_pa
     text = _trtllm_overview(248.5, 53500.0, 0.535)
     diagnosis = diagnosed(tmp_path, text, "bench.txt", model="meta-llama/Llama-3.1-8B", gpu="h100-sxm")
     assert "observed_decode_seconds_per_token" not in diagnosis.roofline
+
+
+_OFFLINE_START = """INFO 04-09 02:05:53 [gpu_model_runner.py:1273] Model loading took 61.0374 GiB and 33.525153 seconds
+INFO 04-09 02:06:28 [kv_cache_utils.py:578] GPU KV cache size: 16,064 tokens
+INFO 04-09 02:06:28 [kv_cache_utils.py:581] Maximum concurrency for 10,000 tokens per request: 1.61x
+"""
+
+
+def test_an_offline_batch_the_kv_cache_holds_whole_is_no_capacity_limit(tmp_path):
+    # 16,064 tokens hold 1.61 requests of 10,000 tokens; the batch is one prompt (the bar's 0/1), which fits.
+    text = _OFFLINE_START + ("Processed prompts:   0%|          | 0/1 [00:00<?, ?it/s, est. speed input: 0.00 toks/s, "
+                             "output: 0.00 toks/s]\n")
+    diagnosis = diagnosed(tmp_path, text, "offline.txt")
+    assert "state-few-full-requests" not in rules(diagnosis)
+    assert diagnosis.verdict != "kv-capacity"
+
+
+def test_an_offline_batch_larger_than_the_kv_cache_holds_still_warns(tmp_path):
+    # 16 prompts against room for 1.61 at full length: some wait for KV (a guard for the rule's exception).
+    text = _OFFLINE_START + ("Processed prompts:   0%|          | 0/16 [00:00<?, ?it/s, est. speed input: 0.00 toks/s, "
+                             "output: 0.00 toks/s]\n")
+    diagnosis = diagnosed(tmp_path, text, "offline.txt")
+    assert "state-few-full-requests" in rules(diagnosis)

@@ -648,7 +648,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind702_logs": (5, 7, 10),
           "blind703_logs": (6, 6, 8),
           "blind707_logs": (0, 0, 5),
-          "blind708_logs": (2, 2, 3),
+          "blind708_logs": (2, 3, 3),
           "blind709_logs": (3, 3, 4),
           "blind712_logs": (0, 0, 2)}
 

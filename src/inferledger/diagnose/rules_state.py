@@ -183,12 +183,22 @@ def capacity_findings(acc: Accumulator, findings: list) -> None:
             f"{kv_bytes / weights:.1%} of the weights' {weights / 2**30:.2f} GiB: room for a few thousand tokens at "
             "most, so requests wait for KV or fail; give the cache more memory (a higher memory fraction, more or "
             "larger cards, quantised weights)", {"kv_cache_bytes": kv_bytes, "weights_bytes": weights}, **where))
-    if concurrency is not None and concurrency < threshold("state-few-full-requests"):
+    if concurrency is not None and concurrency < threshold("state-few-full-requests") \
+            and not _batch_fits(acc, concurrency):
         findings.append(fire("state-few-full-requests", "startup capacity: " + ", ".join(facts) + ": long-context "
                              "traffic will queue on KV capacity", numbers, **where))
     findings.append(fire("state-capacity-only", "capacity facts only: " + (", ".join(facts) or
                                                                           ", ".join(sorted(capacity))), numbers,
                          **where))
+
+
+def _batch_fits(acc: Accumulator, full_requests: float) -> bool:
+    """Every run of the file an offline batch (its whole workload submitted at once) of no more prompts than the KV
+    cache holds at full length: the pool holds them all, so nothing of this workload queues on it."""
+    batches = [record.metrics.get("requests_sent", record.metrics.get("completed_requests"))
+               for record, _file in acc.summaries]
+    return bool(batches) and all(record.labels.get("offline_batch") for record, _file in acc.summaries) \
+        and all(sent is not None and sent <= full_requests for sent in batches)
 
 
 def snapshot_findings(acc: Accumulator, findings: list) -> None:

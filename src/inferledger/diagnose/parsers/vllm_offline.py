@@ -146,6 +146,8 @@ def _record(line_number: int, metrics: dict, total: int | None, arguments: dict 
     labels = {"engine": "vllm", "tool": "vllm-offline", "offline_batch": True,
               "throughput_definition": "offline batch: every prompt submitted at once, rates are totals over the "
                                        "elapsed time"}
+    if total is not None:
+        metrics["requests_sent"] = float(total)  # the bar's total: every prompt of the batch
     if total is not None and metrics["completed_requests"] < total:
         labels["cut"] = f"the bar stopped at {metrics['completed_requests']:.0f} of {total:.0f} prompts"
     return Record("summary", "bench.vllm-offline", line_number, metrics, labels=labels)
