@@ -650,7 +650,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind707_logs": (0, 0, 5),
           "blind708_logs": (2, 3, 3),
           "blind709_logs": (3, 3, 4),
-          "blind712_logs": (0, 0, 2)}
+          "blind712_logs": (0, 0, 2),
+          "blind710_logs": (2, 2, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
