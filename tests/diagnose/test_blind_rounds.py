@@ -651,7 +651,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind708_logs": (2, 3, 3),
           "blind709_logs": (3, 3, 4),
           "blind712_logs": (0, 0, 2),
-          "blind710_logs": (2, 2, 2)}
+          "blind710_logs": (2, 2, 2),
+          "blind711_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
