@@ -265,3 +265,16 @@ def test_an_offline_batch_larger_than_the_kv_cache_holds_still_warns(tmp_path):
                              "output: 0.00 toks/s]\n")
     diagnosis = diagnosed(tmp_path, text, "offline.txt")
     assert "state-few-full-requests" in rules(diagnosis)
+
+
+def test_a_run_named_by_its_setting_lends_its_words_no_statistic(tmp_path):
+    # vLLM-Omni's `max_num_seqs=8` column: `max` is the setting's word, not the rows' statistic; the rows name theirs
+    # (median first audio packet 2.51 s, median end-to-end 3.50 s).
+    text = """| Metric | `max_num_seqs=8` | `max_num_seqs=32` |
+|---|---:|---:|
+| Median time to first audio packet | 2.51 s | 1.07 s |
+| Median end-to-end latency | 3.50 s | 3.77 s |
+"""
+    first, second = markdown_summaries(tmp_path, text)
+    assert first.metrics == {"ttft_seconds_median": 2.51, "e2e_seconds_median": 3.50}
+    assert second.metrics == {"ttft_seconds_median": 1.07, "e2e_seconds_median": 3.77}

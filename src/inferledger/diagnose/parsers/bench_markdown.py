@@ -707,6 +707,8 @@ def _label(label: str, cells: list):
 def _stat(header: str) -> str | None:
     if "slo" in header.lower():
         return None  # MindIE's `SLO_P90`: the percentile its service-level objective reads, beside the plain P90
+    if "=" in header:
+        return None  # a run named by its setting (`max_num_seqs=8`): its words are the setting's, no statistic
     return next((canonical_stat(word) for word in re.split(r"[\s_-]+", header.lower()) if canonical_stat(word)),
                 None)
 
