@@ -652,7 +652,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind709_logs": (3, 3, 4),
           "blind712_logs": (0, 0, 2),
           "blind710_logs": (2, 2, 2),
-          "blind711_logs": (5, 5, 10)}
+          "blind711_logs": (5, 5, 10),
+          "blind705_logs": (5, 5, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
