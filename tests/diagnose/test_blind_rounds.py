@@ -653,7 +653,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind712_logs": (0, 0, 2),
           "blind710_logs": (2, 2, 2),
           "blind711_logs": (5, 5, 10),
-          "blind705_logs": (5, 5, 5)}
+          "blind705_logs": (5, 5, 5),
+          "blind706_logs": (4, 4, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
