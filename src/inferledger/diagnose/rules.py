@@ -688,7 +688,8 @@ _TABLE = (
           "sends them to system memory (ollama#12305: 20 GiB of KV beside 13 GiB of weights, no layer on a 6 GB "
           "card); a shorter context or a quantised cache brings them back", 0.65),
     _rule("state-few-full-requests", "state", "kv-capacity", "KV cache holds fewer than this many full-length "
-          "requests", 2.0, "requests", "long-context traffic will queue on KV capacity", 0.55),
+          "requests (not where every run is an offline batch of no more prompts than it holds)", 2.0, "requests",
+          "long-context traffic will queue on KV capacity; a batch the pool holds whole does not", 0.55),
     _rule("state-kv-memory-small", "state", "kv-capacity", "memory left for the KV cache below this share of the "
           "weights' memory, its size in tokens not printed", 0.01, "of the weights", "a token's KV bytes are 1/26,000 (Llama-2-7B, "
           "full heads: 512 KiB against 13.5 GB) to 1/430,000 (Llama-3-70B, grouped: 320 KiB against 141 GB) of the "
