@@ -278,3 +278,16 @@ def test_a_run_named_by_its_setting_lends_its_words_no_statistic(tmp_path):
     first, second = markdown_summaries(tmp_path, text)
     assert first.metrics == {"ttft_seconds_median": 2.51, "e2e_seconds_median": 3.50}
     assert second.metrics == {"ttft_seconds_median": 1.07, "e2e_seconds_median": 3.77}
+
+
+@pytest.mark.parametrize("line", [
+    "ValueError: Free memory on device cuda:7 (174.24/178.35 GiB) on startup is less than desired GPU memory "
+    "utilization (0.98, 174.78 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.",
+    "> `Free memory on cuda:0 (38.74/121.63 GiB) < desired utilization (0.35, 42.57 GiB)`",
+])
+def test_vllm_refusing_a_memory_budget_others_hold_is_a_start_up_refusal(tmp_path, line):
+    # 174.24 GiB free is short of 0.98 x 178.35 = 174.78 GiB; 38.74 short of 0.35 x 121.63 = 42.57: the engine does
+    # not start, its weights and KV cache having no room.
+    diagnosis = diagnosed(tmp_path, line + "\n", "boot.txt")
+    assert diagnosis.events == {"kv_start_refusals": 1.0}
+    assert diagnosis.verdict == "kv-capacity"

@@ -59,6 +59,11 @@ VLLM_NO_CACHE_MEMORY = ("No available memory for the cache blocks",
                         "is needed, which is larger than the available KV cache memory")
 _KV_REFUSAL = re.compile("|".join([r"is larger than the maximum number of tokens that can be\b",
                                    *map(re.escape, VLLM_NO_CACHE_MEMORY),
+                                   # vLLM V1 refusing a memory budget other processes hold (`Free memory on device
+                                   # cuda:7 (174.24/178.35 GiB) on startup is less than desired GPU memory
+                                   # utilization`), as logged or as a note retells it (`… < desired utilization`)
+                                   r"\bFree memory on (?:device )?\S*\s*\([\d.]+/[\d.]+ GiB\)(?: on startup)? "
+                                   r"(?:is less than|<)",
                                    r"\bNot enough memory\. Please try to increase --mem-fraction-static"]))
 # llama-server refusing a request its slot's context (its share of the KV cache, -c over --parallel) cannot hold, as
 # its JSON error reaches the client (`"type": "exceed_context_size_error"`, `the request exceeds the available context

@@ -25,7 +25,9 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
              "start-up refusal(s): the KV cache the configured context needs does not fit the memory left (vLLM: `KV "
              "cache is needed, which is larger than the available KV cache memory`; llama.cpp: `failed to allocate "
              "buffer for kv cache`; TensorRT-LLM: `maxTokensInPagedKvCache (N) must be large enough to process at "
-             "least 1 sequence`; a hybrid model's `max_num_seqs (N) exceeds available Mamba cache blocks (M)`; vLLM V0's "
+             "least 1 sequence`; a hybrid model's `max_num_seqs (N) exceeds available Mamba cache blocks (M)`; vLLM's "
+             "`Free memory on device … is less than desired GPU memory utilization`, other processes holding the "
+             "memory its weights and cache were to take; vLLM V0's "
              "worker dying in `determine_num_available_blocks`, the profile run that measures that memory)"),
             ("busy_rejections", "state-busy-rejections",
              "request(s) refused as the server was busy (HTTP 503 / 429): its queue of pending requests was full, "
