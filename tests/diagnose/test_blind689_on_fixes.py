@@ -291,3 +291,22 @@ def test_vllm_refusing_a_memory_budget_others_hold_is_a_start_up_refusal(tmp_pat
     diagnosis = diagnosed(tmp_path, line + "\n", "boot.txt")
     assert diagnosis.events == {"kv_start_refusals": 1.0}
     assert diagnosis.verdict == "kv-capacity"
+
+
+def test_a_clients_read_timeout_is_noted_not_refused_as_no_log(tmp_path):
+    # Dify's error: requests waited its 300 s read timeout for ollama. One event, a note, and no speed to judge.
+    line = ("Run failed: [models] Connection Error, HTTPConnectionPool(host='host_ip', port=11434): Read timed out. "
+            "(read timeout=300)\n")
+    diagnosis = diagnosed(tmp_path, line, "dify.txt")
+    assert diagnosis.events == {"client_read_timeouts": 1.0}
+    assert diagnosis.verdict == "insufficient-data"
+    assert any("stopped waiting for at its read timeout" in note for note in diagnosis.notes)
+
+
+def test_a_clients_connect_timeout_is_no_serving_speed(tmp_path):
+    line = ("HTTPConnectionPool(host='191.168.56.11', port=8000): Max retries exceeded with url: /v1/chat/completions "
+            "(Caused by ConnectTimeoutError(<urllib3.connection.HTTPConnection object at 0x7fa080081940>, "
+            "'Connection to 192.168.56.11 timed out. (connect timeout=10)'))\n")
+    diagnosis = diagnosed(tmp_path, line, "dify.txt")
+    assert diagnosis.events == {"client_connect_timeouts": 1.0}
+    assert any("never reached the server" in note for note in diagnosis.notes)

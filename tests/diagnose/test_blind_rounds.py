@@ -657,7 +657,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind706_logs": (4, 4, 10),
           "blind713_logs": (1, 1, 1),
           "blind714_logs": (1, 1, 1),
-          "blind715_logs": (3, 3, 5),
+          "blind715_logs": (3, 5, 5),
           "blind716_logs": (0, 0, 1),
           "blind717_logs": (1, 1, 1)}
 

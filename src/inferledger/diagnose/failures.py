@@ -73,6 +73,9 @@ _TOO_LONG = re.compile(r"\bthe request exceeds the available context size\b")  #
 # MiB. GPU 7 has a total capacity of 79.11 GiB of which 66.43 GiB is free`): room many times the request is an
 # allocator that failed (a memory pool, sleep mode's cumem allocator, a per-process cap), not a lack of memory.
 _TRIED_WITH_FREE = re.compile(r"Tried to allocate ([\d.]+) ?([KMGT]i?B)\b.{0,200}?of which ([\d.]+) ?([KMGT]i?B) is free")
+# A Python client (requests / urllib3) giving up on the server: `Read timed out. (read timeout=300)` waited that long
+# for the reply, `Connection to 10.0.0.5 timed out. (connect timeout=10)` never reached it.
+_CLIENT_TIMEOUT = re.compile(r"\b(?:Read|Connection to \S+) timed out\. \((read|connect) timeout=[\d.]+\)")
 # Read from the file's end too: a crash is the last thing a log prints.
 TAIL_BYTES = 64 * 1024
 
@@ -101,11 +104,18 @@ def _oom_kind(line: str) -> str:
 def failure_records(lines, first_line: int = 1) -> list[Record]:
     """An `oom` event for each line of `lines` (numbered from `first_line`) that is an engine's out-of-memory
     failure, a `kv_start_refusals` one for each that is its refusal to start for want of KV cache memory, a
-    `too_long_rejections` one for each refusing a request its context cannot hold."""
+    `too_long_rejections` one for each refusing a request its context cannot hold, a `client_read_timeouts` or
+    `client_connect_timeouts` one for each a Python client's timeout ended."""
     found = []
     for number, line in enumerate(lines, first_line):
         if "emory" not in line and "alloc" not in line and "RESOURCE" not in line and "OutOfMemory" not in line \
-                and "MEMORY" not in line and "can be" not in line and "context size" not in line:
+                and "MEMORY" not in line and "can be" not in line and "context size" not in line \
+                and "timed out" not in line:
+            continue
+        timeout = _CLIENT_TIMEOUT.search(line)
+        if timeout and not _quoted(line):
+            found.append(Record("event", "client.failure", number, {f"client_{timeout.group(1)}_timeouts": 1.0},
+                                labels={"failure": line[timeout.start():].strip(" `'\")")[:160]}))
             continue
         too_long = _TOO_LONG.search(line)
         if too_long and not _quoted(line):

@@ -131,6 +131,8 @@ EVENT_METRICS = {
     "preemptions": "requests preempted (count)",
     "retractions": "requests retracted (SGLang)",
     "oom": "1 for an out-of-memory event",
+    "client_read_timeouts": "1 for a client that stopped waiting for a reply (requests' `Read timed out`)",
+    "client_connect_timeouts": "1 for a client that could not reach the server (`Connection to … timed out`)",
     "oom_with_room": "1 for an out-of-memory error whose message states free memory many times the allocation",
     "busy_rejections": "1 for a request refused as the server was busy (HTTP 503 / 429 in an access log)",
     "errors": "error count",

@@ -63,6 +63,14 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
                                   "of shortened prompts, and the answers saw less than was sent; give each slot the "
                                   "context its prompts need (llama.cpp a larger -c or fewer -np slots sharing it, ollama "
                                   "num_ctx)"),
+            ("client_read_timeouts", "request(s) the client stopped waiting for at its read timeout (a Python "
+                                     "client's `Read timed out. (read timeout=N)`, line {line}): the server took "
+                                     "longer than the client waits, for a reason the line does not give (a long "
+                                     "generation, a queue, a stalled engine): time the server itself, or cap "
+                                     "max_tokens and raise the client's timeout"),
+            ("client_connect_timeouts", "request(s) that never reached the server (`Connection to … timed out. "
+                                        "(connect timeout=N)`, line {line}): an address, port or network fault, no "
+                                        "serving speed"),
             ("oom_with_room", "out-of-memory error(s) whose own message says the card had many times the "
                               "requested memory free (line {line}): an allocator that failed (a memory pool, vLLM's "
                               "sleep-mode cumem allocator, a per-process cap, another process's reservation), not "
