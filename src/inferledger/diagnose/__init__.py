@@ -129,11 +129,10 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
 def _add_failures(acc, log, shown: str, counted: tuple = ()) -> int:
     """Fold the engine's out-of-memory failures, start-up KV refusals and refused requests the file holds
     (failures.py) into `acc`, less those of the kinds in `counted` (its reader counted them); how many."""
-    from inferledger.diagnose.failures import log_failure_records
+    from inferledger.diagnose.failures import COUNTED_AS, log_failure_records
 
-    # (an OOM with room, failures._oom_kind, is an OOM line its reader may have counted as one)
     failures = [record for record in log_failure_records(log)
-                if not {"oom" if name == "oom_with_room" else name for name in record.metrics} & set(counted)]
+                if not {COUNTED_AS.get(name, name) for name in record.metrics} & set(counted)]
     for record in failures:
         acc.add(record, shown)
     return len(failures)

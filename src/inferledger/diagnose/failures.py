@@ -76,6 +76,9 @@ _TRIED_WITH_FREE = re.compile(r"Tried to allocate ([\d.]+) ?([KMGT]i?B)\b.{0,200
 # A Python client (requests / urllib3) giving up on the server: `Read timed out. (read timeout=300)` waited that long
 # for the reply, `Connection to 10.0.0.5 timed out. (connect timeout=10)` never reached it.
 _CLIENT_TIMEOUT = re.compile(r"\b(?:Read|Connection to \S+) timed out\. \((read|connect) timeout=[\d.]+\)")
+# The event a reader counts for a failure this module names more finely: an OOM with room (_oom_kind) is an OOM line
+# its reader may have counted as one.
+COUNTED_AS = {"oom_with_room": "oom"}
 # Read from the file's end too: a crash is the last thing a log prints.
 TAIL_BYTES = 64 * 1024
 

@@ -519,10 +519,9 @@ def _prompt_heavy(record) -> bool:
     """A run mostly of prompt: more prompt tokens an output token than limit closed-loop-prompt-share, or, its lengths
     unknown, a first token hundreds of its steps long with few requests in flight (the thresholds of
     summary-ttft-over-tpot and its few-in-flight variant): the prompt's own work."""
-    prompt, output = run_lengths(record)
-    if prompt and output:
-        return prompt / output > CLOSED_LOOP_PROMPT_SHARE
     run = _Run(record)
+    if run.mean_input and run.mean_output:
+        return run.mean_input / run.mean_output > CLOSED_LOOP_PROMPT_SHARE
     return bool(run.concurrency and run.concurrency <= threshold("summary-ttft-over-tpot-few-in-flight")
                 and run.ttft and run.per_token and run.ttft >= threshold("summary-ttft-over-tpot") * run.per_token)
 

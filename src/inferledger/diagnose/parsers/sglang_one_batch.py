@@ -107,8 +107,7 @@ def parse(lines) -> Iterator:
         if stripped.startswith(("Warmup ...", "Benchmark ...")):
             # The run before the first `Benchmark ...` is the warm-up, its `Warmup ...` line printed or cut from the
             # paste; a run after one is measured (a paste of several commands' output has one before each run).
-            warmup = block is not None and (block.warmup or not benchmark_seen)
-            if block is not None and not (warmup and stripped.startswith("Benchmark")):
+            if block is not None and not ((block.warmup or not benchmark_seen) and stripped.startswith("Benchmark")):
                 record = block.record()
                 if record is not None:
                     yield record
