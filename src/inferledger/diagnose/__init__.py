@@ -108,10 +108,10 @@ def _read_into(acc, path: str, progress: bool, shown: str | None = None) -> dict
     if {"max_model_len_tokens", "kv_cache_tokens"} <= figures:
         # The reader read the refusal's figures (vLLM's max length over its KV pool): the capacity rules judge them.
         counted += ("kv_start_refusals",)
-    if len(set(counted)) < len(failed_before):
-        # An out-of-memory failure, a start-up refusal or a refused request the reader does not know (vLLM V1's
-        # engine-core traceback, a report quoting the engine's error), at the head or the end.
-        records += _add_failures(acc, log, shown or path, counted)
+    # An out-of-memory failure, a start-up refusal or a refused request the reader does not know (vLLM V1's
+    # engine-core traceback, a report quoting the engine's error), at the head or the end; and, whatever the reader
+    # counted, a client's own timeouts (no reader counts those).
+    records += _add_failures(acc, log, shown or path, counted)
     info = _file_info(path, [module.NAME for module in parsers], log, records)
     if failed is not None:
         info["reader_error"] = failed
