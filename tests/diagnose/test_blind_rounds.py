@@ -659,7 +659,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind714_logs": (1, 1, 1),
           "blind715_logs": (3, 5, 5),
           "blind716_logs": (0, 0, 1),
-          "blind717_logs": (1, 1, 1)}
+          "blind717_logs": (1, 1, 1),
+          "blind723_logs": (1, 1, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
