@@ -25,3 +25,40 @@ def test_a_client_timeout_is_read_where_the_reader_counted_every_engine_failure(
     # one refused prompt (120,000 tokens over the pool's 100,000) and one OOM, each counted once by the reader
     assert diagnosis.events == {"too_long_rejections": 1.0, "oom": 1.0, "client_read_timeouts": 1.0}
     assert any("stopped waiting for at its read timeout" in note for note in diagnosis.notes)
+
+
+# vLLM's checkpoint-loading bar, the whole paste (round 725: a 96-shard checkpoint, the log cut mid-load).
+_VLLM_LOADING_BAR = """\
+Loading safetensors checkpoint shards:  61% Completed | 59/96 [04:27<02:55,  4.76s/it]
+Loading safetensors checkpoint shards:  62% Completed | 60/96 [04:32<02:55,  4.86s/it]
+Loading safetensors checkpoint shards:  77% Completed | 74/96 [05:39<01:45,  4.77s/it]
+"""
+
+
+def test_a_checkpoint_loading_bar_alone_is_read_as_start_up_not_refused(tmp_path):
+    diagnosis = diagnosed(tmp_path, _VLLM_LOADING_BAR, "vllm_start.log")
+    assert diagnosis.verdict == "insufficient-data"
+    (evidence,) = diagnosis.evidence
+    # the latest line: 74 of 96 shards after 5 min 39 s = 339 s, 339 / 74 = 4.58 s a shard
+    assert "checkpoint 74 of 96 shards loaded in 339 s (4.6 s a shard)" in evidence.text
+    assert "the log ends before the load does" in evidence.text
+    assert evidence.lines == [1]  # where the bar starts
+
+
+def test_transformers_bar_and_an_hour_long_load(tmp_path):
+    finished = "Loading checkpoint shards: 100%|██████████| 4/4 [00:05<00:00,  1.31s/it]\n"
+    diagnosis = diagnosed(tmp_path, finished, "notebook.txt")
+    (evidence,) = diagnosis.evidence
+    assert "checkpoint 4 of 4 shards loaded in 5 s (1.2 s a shard)" in evidence.text  # 5 / 4 = 1.25
+    assert "ends before" not in evidence.text
+    hour = "Loading pt checkpoint shards:  50% Completed | 81/163 [1:02:03<1:02:00, 45.9s/it]\n"
+    (evidence,) = diagnosed(tmp_path, hour, "bin_checkpoint.log").evidence
+    # 1 h 2 min 3 s = 3,723 s; 3,723 / 81 = 45.96
+    assert "checkpoint 81 of 163 shards loaded in 3,723 s (46.0 s a shard)" in evidence.text
+
+
+def test_a_bar_under_a_second_states_no_rate(tmp_path):
+    bar = ("Loading safetensors checkpoint shards:   0% Completed | 0/4 [00:00<?, ?it/s]\n"
+           "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:00<00:00,  2.85it/s]\n")
+    (evidence,) = diagnosed(tmp_path, bar, "sglang_start.log").evidence
+    assert "checkpoint 2 of 4 shards loaded in under 1 s; the log ends before the load does" in evidence.text

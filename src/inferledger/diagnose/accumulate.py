@@ -12,7 +12,7 @@ from operator import add, contains, eq, is_not
 from typing import NamedTuple
 
 from inferledger.diagnose.named_model import names_mixture, names_recurrent
-from inferledger.diagnose.records import Requests, Windows
+from inferledger.diagnose.records import PROGRESS_CAPACITY, Requests, Windows
 from inferledger.diagnose.rules import limit, threshold
 
 TIMELINE_BUCKETS = 48
@@ -613,7 +613,7 @@ class Accumulator:
                 self.summaries.append((_finite(record), file))
         elif kind == "capacity":
             for name, value in _finite(record).metrics.items():
-                if name not in self.capacity:
+                if name not in self.capacity or (name in PROGRESS_CAPACITY and value > self.capacity[name][0]):
                     self.capacity[name] = (value, record.line_number, file, record.source)
         elif kind == "event":
             self._event(record, file)

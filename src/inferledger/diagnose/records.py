@@ -126,7 +126,12 @@ CAPACITY_METRICS = {
     "gpu_share_fraction": "share of a loaded model held on the GPU (ollama ps PROCESSOR 42%/58% CPU/GPU -> 0.58)",
     "required_memory_bytes": "memory the runner needs for full offload (ollama memory.required.full)",
     "graph_memory_bytes": "compute-graph scratch memory (ollama memory.graph.full)",
+    "checkpoint_shards": "checkpoint files the engine loads at start-up (its loading bar's total)",
+    "checkpoint_shards_loaded": "of those, loaded by the bar's latest line",
+    "checkpoint_load_seconds": "time the loading bar had run by its latest line",
 }
+# A progress bar's figures: its latest line holds the most (the other capacity facts keep their first line).
+PROGRESS_CAPACITY = ("checkpoint_shards_loaded", "checkpoint_load_seconds")
 EVENT_METRICS = {
     "preemptions": "requests preempted (count)",
     "retractions": "requests retracted (SGLang)",

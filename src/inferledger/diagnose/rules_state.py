@@ -152,6 +152,13 @@ def capacity_findings(acc: Accumulator, findings: list) -> None:
         facts.append(f"{concurrency:.2f} full-length requests fit")
     if capacity.get("weights_bytes"):
         facts.append(f"weights {capacity['weights_bytes'] / 2**30:.2f} GiB")
+    shards = capacity.get("checkpoint_shards")
+    if shards:  # the loading bar's latest line: how far and how fast the weights were being read
+        loaded, seconds = capacity["checkpoint_shards_loaded"], capacity["checkpoint_load_seconds"]
+        # the bar counts whole seconds: one under a second says only that
+        facts.append(f"checkpoint {loaded:.0f} of {shards:.0f} shards loaded in "
+                     + (f"{seconds:,.0f} s ({seconds / loaded:.1f} s a shard)" if seconds and loaded else "under 1 s")
+                     + ("; the log ends before the load does" if loaded < shards else ""))
     line_of = acc.capacity.get("kv_cache_tokens") or next(iter(acc.capacity.values()))
     where = {"lines": [line_of[1]], "file": line_of[2]}
     numbers = {"kv_cache_tokens": tokens, "max_concurrency_at_length": concurrency}
