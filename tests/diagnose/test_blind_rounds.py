@@ -664,7 +664,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind725_logs": (7, 7, 10),
           "blind719_logs": (5, 5, 5),
           "blind720_logs": (5, 5, 7),
-          "blind722_logs": (4, 4, 9)}
+          "blind722_logs": (4, 4, 9),
+          "blind724_logs": (4, 4, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
