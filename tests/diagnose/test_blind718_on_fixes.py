@@ -62,3 +62,14 @@ def test_a_bar_under_a_second_states_no_rate(tmp_path):
            "Loading safetensors checkpoint shards:  50% Completed | 2/4 [00:00<00:00,  2.85it/s]\n")
     (evidence,) = diagnosed(tmp_path, bar, "sglang_start.log").evidence
     assert "checkpoint 2 of 4 shards loaded in under 1 s; the log ends before the load does" in evidence.text
+
+
+def test_vllm_start_up_times_are_stated(tmp_path):
+    log = ("INFO 03-01 07:56:47 [weight_utils.py:273] Time spent downloading weights for meta-llama/Llama-3.2-1B: "
+           "14.584169 seconds\n"
+           "INFO 03-01 07:56:47 [weight_utils.py:307] No model.safetensors.index.json found in remote.\n"
+           "INFO 03-01 07:56:52 [loader.py:423] Loading weights took 5.38 seconds\n")
+    diagnosis = diagnosed(tmp_path, log, "vllm_start.log")
+    assert diagnosis.verdict == "insufficient-data"
+    (evidence,) = diagnosis.evidence
+    assert "weights downloaded in 14.6 s, weights loaded in 5.4 s" in evidence.text

@@ -661,7 +661,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind716_logs": (0, 0, 1),
           "blind717_logs": (1, 1, 1),
           "blind723_logs": (1, 1, 2),
-          "blind725_logs": (7, 7, 10),
+          "blind725_logs": (7, 10, 10),
           "blind719_logs": (5, 5, 5),
           "blind720_logs": (5, 5, 7),
           "blind722_logs": (4, 4, 9),

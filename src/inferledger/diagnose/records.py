@@ -126,6 +126,10 @@ CAPACITY_METRICS = {
     "gpu_share_fraction": "share of a loaded model held on the GPU (ollama ps PROCESSOR 42%/58% CPU/GPU -> 0.58)",
     "required_memory_bytes": "memory the runner needs for full offload (ollama memory.required.full)",
     "graph_memory_bytes": "compute-graph scratch memory (ollama memory.graph.full)",
+    "weights_download_seconds": "time the engine spent downloading the weights at start-up (vLLM)",
+    "weights_load_seconds": "time the engine took to load the weights (vLLM)",
+    "engine_start_seconds": "time the engine took from its weights to ready (vLLM V1 init engine: profile, KV cache, "
+                            "warm-up)",
     "checkpoint_shards": "checkpoint files the engine loads at start-up (its loading bar's total)",
     "checkpoint_shards_loaded": "of those, loaded by the bar's latest line",
     "checkpoint_load_seconds": "time the loading bar had run by its latest line",

@@ -152,6 +152,11 @@ def capacity_findings(acc: Accumulator, findings: list) -> None:
         facts.append(f"{concurrency:.2f} full-length requests fit")
     if capacity.get("weights_bytes"):
         facts.append(f"weights {capacity['weights_bytes'] / 2**30:.2f} GiB")
+    times = [f"{words} in {capacity[name]:,.1f} s" for name, words in (
+        ("weights_download_seconds", "weights downloaded"), ("weights_load_seconds", "weights loaded"),
+        ("engine_start_seconds", "engine ready")) if capacity.get(name) is not None]
+    if times:  # the start-up's own clock: what a slow start spent its time on
+        facts.append(", ".join(times))
     shards = capacity.get("checkpoint_shards")
     if shards:  # the loading bar's latest line: how far and how fast the weights were being read
         loaded, seconds = capacity["checkpoint_shards_loaded"], capacity["checkpoint_load_seconds"]

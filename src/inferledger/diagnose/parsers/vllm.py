@@ -62,6 +62,9 @@ _PREEMPT = re.compile(r"preempted by PreemptionMode\.(\w+).*?(?:total_num_cumula
 # Cache is 0.13GiB.`
 _WEIGHTS = re.compile(r"(?:Loading model weights took|Model loading took|model weights take) ([\d.]+) ?(MB|GB|GiB|MiB)"
                       r"(?: memory)?(?: and ([\d.]+) seconds)?")
+# The start-up's other times: the weights' download from the hub, and their load where no size is printed with it.
+_LOAD_SECONDS = re.compile(r"Loading weights took ([\d.]+) seconds")
+_DOWNLOAD = re.compile(r"Time spent downloading weights for \S+: ([\d.]+) seconds")
 # `# GPU blocks` (CUDA), or the device's name where a platform prints its own (`# cuda blocks`, `# npu blocks`).
 _BLOCKS = re.compile(r"# (?:GPU|cuda|npu|xpu|hpu|tpu|neuron) blocks: ([\d,]*\d)(?:, # CPU blocks: ([\d,]*\d))?")
 _NUM_BLOCKS = re.compile(r"num_gpu_blocks is: ([\d,]*\d)")
@@ -96,7 +99,7 @@ _SNIFF_MARKERS = ("Avg prompt throughput", "Avg generation throughput", "is pree
                   "is too long and exceeds limit of", "which is larger than the available KV cache memory",
                   "No available memory for the cache blocks", "the rest of the memory reserved for KV Cache",
                   "exceeds available Mamba cache blocks", "while processing method determine_num_available_blocks",
-                  "tokens/s, Running: ")
+                  "tokens/s, Running: ", "Loading weights took", "Time spent downloading weights for")
 
 
 def sniff(head: str) -> float:
@@ -332,6 +335,11 @@ def _capacity(line: str, line_number: int) -> Iterator[Record]:
         metrics["weights_bytes"] = float(match.group(1)) * BINARY_MEMORY[match.group(2)]
         if match.group(3):
             metrics["weights_load_seconds"] = float(match.group(3))
+    elif match := _LOAD_SECONDS.search(line):
+        metrics["weights_load_seconds"] = float(match.group(1))
+    match = _DOWNLOAD.search(line)
+    if match:
+        metrics["weights_download_seconds"] = float(match.group(1))
     match = _BLOCKS.search(line)
     if match:
         metrics["gpu_blocks"] = number(match.group(1))
@@ -525,7 +533,7 @@ class LineParser:
             out.append(_prefix_cache_record(line, line_number))
         elif "with config:" in line and "model=" in line:
             out.extend(_engine_config(line, line_number))
-        elif ("took" in line or "blocks" in line or "KV cache" in line or "KV Cache is" in line or "concurrency" in line
+        elif ("took" in line or "downloading weights" in line or "blocks" in line or "KV cache" in line or "KV Cache is" in line or "concurrency" in line
               or "kv_cache_size=" in line or "max seq len" in line or "block size" in line
               or "tensor_parallel_size=" in line or "max_num_batched_tokens=" in line):
             out.extend(_capacity(line, line_number))
@@ -591,6 +599,7 @@ def wants_next(line: str) -> bool:
 MARKERS = (b"Avg prompt throughput:", b"KV cache usage:", b"SpecDecoding metrics", b"No available shared memory broadcast block", b"Speculative metrics", b"PreemptionMode",
            b"# GPU blocks", b"# cuda blocks", b"# npu blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
            b"Maximum concurrency", b"KV Cache is", b"Model loading took", b"Loading model weights took", b"Memory profiling",
+           b"Loading weights took", b"Time spent downloading weights",
            b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"LLM engine with config",
            b"Configuration: (", b"Input prompt (", b"KV cache is needed", b"No available memory for the cache",
            b"Mamba cache blocks", b"Exception in worker", b"Chunked prefill is enabled with",
