@@ -665,7 +665,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind719_logs": (5, 5, 5),
           "blind720_logs": (5, 5, 7),
           "blind722_logs": (4, 4, 9),
-          "blind724_logs": (4, 4, 4)}
+          "blind724_logs": (4, 4, 4),
+          "blind726_logs": (4, 4, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
