@@ -666,7 +666,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind720_logs": (5, 5, 7),
           "blind722_logs": (4, 4, 9),
           "blind724_logs": (4, 4, 4),
-          "blind726_logs": (4, 4, 5)}
+          "blind726_logs": (4, 4, 5),
+          "blind727_logs": (1, 1, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
