@@ -668,7 +668,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind724_logs": (4, 4, 4),
           "blind726_logs": (4, 4, 5),
           "blind727_logs": (1, 1, 1),
-          "blind728_logs": (3, 3, 4)}
+          "blind728_logs": (3, 3, 4),
+          "blind729_logs": (1, 1, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
