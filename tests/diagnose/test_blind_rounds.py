@@ -669,7 +669,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind726_logs": (4, 4, 5),
           "blind727_logs": (1, 1, 1),
           "blind728_logs": (3, 3, 4),
-          "blind729_logs": (1, 1, 3)}
+          "blind729_logs": (1, 1, 3),
+          "blind730_logs": (7, 7, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
