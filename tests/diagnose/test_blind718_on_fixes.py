@@ -73,3 +73,34 @@ def test_vllm_start_up_times_are_stated(tmp_path):
     assert diagnosis.verdict == "insufficient-data"
     (evidence,) = diagnosis.evidence
     assert "weights downloaded in 14.6 s, weights loaded in 5.4 s" in evidence.text
+
+
+# A benchmark app's result blob (the CoreAI community bench, round 730) as Apple's JSON writer prints it (` : `), its
+# runs timing the phases (`prefill_s`, `decode_s`) with no `ttft_s`, cut inside the second run.
+_APP_RUNS_NO_TTFT = """{
+  "kind" : "coreai-community-bench",
+  "protocol" : {
+    "max_tokens" : 256,
+    "prompt_tokens" : 128
+  },
+  "results" : {
+    "load_s" : 3.4,
+    "runs" : [
+      {
+        "decode_s" : 3.608239084,
+        "decode_tok_s" : 70.67159189388127,
+        "gen_tokens" : 256,
+        "kind" : "cold",
+        "prefill_s" : 4.115459292,
+        "prefill_tok_s" : 31.102239365802482
+      },
+      {
+        "decode_s" : 3.710868625,
+"""
+
+
+def test_an_app_bench_blob_timing_its_phases_is_read(tmp_path):
+    diagnosis = diagnosed(tmp_path, _APP_RUNS_NO_TTFT, "bench.json")
+    # the cold run only (the cut one left out): 4.12 s reading 128 prompt tokens against 3.61 s writing 256
+    assert diagnosis.verdict == "prefill-bound"
+    assert any("1 of 1 requests" in evidence.text and "4.12 s" in evidence.text for evidence in diagnosis.evidence)

@@ -494,6 +494,7 @@ _SNIFF_MARKERS = (
     ("AIPerf | LLM Metrics", 0.95),
     ('"results_ttft_s_mean"', 0.95),
     ('"ttft_s"', 0.9),
+    ('"decode_tok_s"', 0.9),  # a benchmark app's runs (bench_json._app_runs), some without ttft_s
     ('"mean_ttft_ms"', 0.95),
     ('"mean_e2e_latency_ms"', 0.95),
     ('"median_ttft"', 0.9),  # SGLang's early-2024 --output-file (bench_json._SGLANG_2024_MS)

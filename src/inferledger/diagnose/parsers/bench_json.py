@@ -409,8 +409,9 @@ def _llmperf_requests(line_number: int, items: list, labels: dict) -> Iterator:
 
 # A benchmark app's report: a `runs` list (at the top or under `results`) of one generation each, its fields named
 # by phase and unit (the CoreAI community bench: `prefill_tok_s`, `decode_tok_s`, `ttft_s`, `prompt_tokens`,
-# `gen_tokens`, `kind` cold or warm).
-_RUN_FIELDS = {"ttft_s": "ttft_seconds", "prefill_tok_s": "prompt_tokens_per_second",
+# `gen_tokens`, `kind` cold or warm; `prefill_s` / `decode_s` where a release prints the phases' times instead of TTFT).
+_RUN_FIELDS = {"ttft_s": "ttft_seconds", "prefill_s": "prefill_seconds", "decode_s": "decode_seconds",
+               "prefill_tok_s": "prompt_tokens_per_second",
                "decode_tok_s": "generation_tokens_per_second", "prompt_tokens": "input_tokens",
                "gen_tokens": "output_tokens", "output_tokens": "output_tokens"}
 
