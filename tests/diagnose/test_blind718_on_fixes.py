@@ -104,3 +104,15 @@ def test_an_app_bench_blob_timing_its_phases_is_read(tmp_path):
     # the cold run only (the cut one left out): 4.12 s reading 128 prompt tokens against 3.61 s writing 256
     assert diagnosis.verdict == "prefill-bound"
     assert any("1 of 1 requests" in evidence.text and "4.12 s" in evidence.text for evidence in diagnosis.evidence)
+
+
+def test_a_rate_cell_behind_a_word_reads_as_its_rate(tmp_path):
+    # round 732's layout: models as columns, machines as rows, every cell `Total: N t/s`
+    table = ("|CPU/GPU       |llama3.1:8b|llama2:7b|\n"
+             "|--------------|------|-----|\n"
+             "|GPU AMD RX570|Total: 18.80 t/s|Total: 27.46 t/s|\n")
+    diagnosis = diagnosed(tmp_path, table, "bench.md")
+    texts = [evidence.text for evidence in diagnosis.evidence]
+    # 1,000 / 18.80 = 53.19 ms and 1,000 / 27.46 = 36.42 ms a token
+    assert any("'llama3.1:8b'" in text and "53.19 ms" in text for text in texts)
+    assert any("'llama2:7b'" in text and "36.42 ms" in text for text in texts)

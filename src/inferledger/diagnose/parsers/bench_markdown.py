@@ -159,6 +159,8 @@ def _cells(line: str) -> list:
         cells = [cell.strip("` ") if cell[:1] == "`" and cell[-1:] == "`" else cell for cell in cells]
     if not stripped.isascii():
         cells = list(map(_cjk_cell, cells))
+    if ":" in stripped:
+        cells = [_unlabelled(cell) for cell in cells]
     if cells and cells[0] == "":
         cells = cells[1:]
     if cells and cells[-1] == "":
@@ -166,6 +168,19 @@ def _cells(line: str) -> list:
     elif cells and stripped[:1] in "|│┃":
         return _CutRow(cells[:-1])  # opened with a bar but not closed: the excerpt cut the row
     return cells
+
+
+# A cell whose figure carries a word that names no metric before it (`Total: 18.80 t/s`, a results page's repeated
+# prefix): its own unit says what it is, as a bare `18.80 t/s` would.
+_LABELLED_FIGURE = re.compile(r"^([A-Za-z][A-Za-z ]{0,20}):\s*(\d.*)$")
+
+
+def _unlabelled(cell: str) -> str:
+    match = _LABELLED_FIGURE.match(cell)
+    if match is None or _cell_kind(match.group(2)) not in ("rate", "time") \
+            or _label(match.group(1), [match.group(2)]) is not None:
+        return cell  # no figure of its own unit, or a metric's name (`TTFT: 120 ms`, read as the pair it is)
+    return match.group(2)
 
 
 def _is_rule(line: str) -> bool:
