@@ -116,3 +116,17 @@ def test_a_rate_cell_behind_a_word_reads_as_its_rate(tmp_path):
     # 1,000 / 18.80 = 53.19 ms and 1,000 / 27.46 = 36.42 ms a token
     assert any("'llama3.1:8b'" in text and "53.19 ms" in text for text in texts)
     assert any("'llama2:7b'" in text and "36.42 ms" in text for text in texts)
+
+
+def test_llama_cpp_python_refusing_a_prompt_over_its_context_is_kv_capacity(tmp_path):
+    for line in ("ValueError: Requested tokens (2913) exceed context window of 1024\n",
+                 'Error: "Prompt exceeds n_ctx: 2913 > 1024"\n'):
+        diagnosis = diagnosed(tmp_path, line, "comfyui.log")
+        assert diagnosis.events == {"too_long_rejections": 1.0}
+        assert diagnosis.verdict == "kv-capacity"
+
+
+def test_a_hosted_models_window_is_not_read_as_a_cache_the_user_sized(tmp_path):  # guard
+    line = ("openai.BadRequestError: Error code: 400 - This model's maximum context length is 8192 tokens. However, "
+            "your messages resulted in 9000 tokens.\n")
+    assert "too_long_rejections" not in diagnosed(tmp_path, line, "app.log").events

@@ -68,7 +68,12 @@ _KV_REFUSAL = re.compile("|".join([r"is larger than the maximum number of tokens
 # llama-server refusing a request its slot's context (its share of the KV cache, -c over --parallel) cannot hold, as
 # its JSON error reaches the client (`"type": "exceed_context_size_error"`, `the request exceeds the available context
 # size`): the server log's own line (`request (N tokens) exceeds …`) its reader counts.
-_TOO_LONG = re.compile(r"\bthe request exceeds the available context size\b")  # (the message, not also its type)
+# A request refused as longer than the context the runtime was started with, whose KV cache that context sizes:
+# llama-server's message (not also its type), llama-cpp-python's `Requested tokens (2913) exceed context window of 1024`
+# and its chat handlers' `Prompt exceeds n_ctx: 2913 > 1024`. (A hosted model's own window, `maximum context length is
+# N tokens`, is the model's limit, not a cache the user sized: not read.)
+_TOO_LONG = re.compile(r"\bthe request exceeds the available context size\b"
+                       r"|\bRequested tokens \(\d+\) exceed context window of \d+|\bPrompt exceeds n_ctx: \d+ > \d+")
 # PyTorch's out-of-memory message states what it tried to place and what the card had free (`Tried to allocate 20.00
 # MiB. GPU 7 has a total capacity of 79.11 GiB of which 66.43 GiB is free`): room many times the request is an
 # allocator that failed (a memory pool, sleep mode's cumem allocator, a per-process cap), not a lack of memory.
@@ -104,6 +109,11 @@ def _oom_kind(line: str) -> str:
     return "oom_with_room" if room else "oom"
 
 
+# Words one of the failures above holds (a cheap test before the regexes).
+_SIGNS = ("emory", "alloc", "RESOURCE", "OutOfMemory", "MEMORY", "can be", "context size", "context window", "n_ctx",
+          "timed out")
+
+
 def failure_records(lines, first_line: int = 1) -> list[Record]:
     """An `oom` event for each line of `lines` (numbered from `first_line`) that is an engine's out-of-memory
     failure, a `kv_start_refusals` one for each that is its refusal to start for want of KV cache memory, a
@@ -111,9 +121,7 @@ def failure_records(lines, first_line: int = 1) -> list[Record]:
     `client_connect_timeouts` one for each a Python client's timeout ended."""
     found = []
     for number, line in enumerate(lines, first_line):
-        if "emory" not in line and "alloc" not in line and "RESOURCE" not in line and "OutOfMemory" not in line \
-                and "MEMORY" not in line and "can be" not in line and "context size" not in line \
-                and "timed out" not in line:
+        if not any(words in line for words in _SIGNS):
             continue
         timeout = _CLIENT_TIMEOUT.search(line)
         if timeout and not _quoted(line):

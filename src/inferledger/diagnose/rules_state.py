@@ -19,8 +19,8 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
              "cache` / `failed to find a memory slot`): the context is full"),
             ("too_long_rejections", preemption,
              "request(s) refused as longer than the engine can hold (SGLang: `exceeds the maximum allowed length`, the "
-             "tokens its KV pool holds; llama.cpp: `exceeds the available context size`): KV capacity caps the "
-             "prompt"),
+             "tokens its KV pool holds; llama.cpp: `exceeds the available context size`; llama-cpp-python: `exceed "
+             "context window of N`): KV capacity caps the prompt"),
             ("kv_start_refusals", preemption,
              "start-up refusal(s): the KV cache the configured context needs does not fit the memory left (vLLM: `KV "
              "cache is needed, which is larger than the available KV cache memory`; llama.cpp: `failed to allocate "
