@@ -672,7 +672,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind729_logs": (1, 1, 3),
           "blind730_logs": (7, 8, 9),
           "blind732_logs": (1, 1, 2),
-          "blind733_logs": (5, 5, 8)}
+          "blind733_logs": (5, 5, 8),
+          "blind734_logs": (1, 1, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
