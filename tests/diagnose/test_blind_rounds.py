@@ -673,7 +673,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind730_logs": (7, 8, 9),
           "blind732_logs": (1, 1, 2),
           "blind733_logs": (5, 5, 8),
-          "blind734_logs": (1, 1, 4)}
+          "blind734_logs": (1, 1, 4),
+          "blind735_logs": (3, 3, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
