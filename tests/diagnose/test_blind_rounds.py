@@ -674,7 +674,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind732_logs": (1, 1, 2),
           "blind733_logs": (5, 5, 8),
           "blind734_logs": (1, 1, 4),
-          "blind735_logs": (3, 3, 5)}
+          "blind735_logs": (3, 3, 5),
+          "blind736_logs": (4, 4, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
