@@ -130,3 +130,33 @@ def test_a_hosted_models_window_is_not_read_as_a_cache_the_user_sized(tmp_path):
     line = ("openai.BadRequestError: Error code: 400 - This model's maximum context length is 8192 tokens. However, "
             "your messages resulted in 9000 tokens.\n")
     assert "too_long_rejections" not in diagnosed(tmp_path, line, "app.log").events
+
+
+def test_completion_tokens_and_wall_time_alone_are_judged_only_when_fast(tmp_path):
+    slow = ("| Prompt | Completion tokens | Wall time |\n| --- | --- | --- |\n"
+            "| `What is 2+2?` | 11 | 78s |\n")
+    diagnosis = diagnosed(tmp_path, slow, "table.md")
+    assert diagnosis.verdict == "insufficient-data"  # was healthy: 78 s over 11 tokens is 7.09 s a token
+    assert any("78 s over 11 output tokens, 7.09 s a token" in evidence.text for evidence in diagnosis.evidence)
+    fast = ("| Prompt | Completion tokens | Wall time |\n| --- | --- | --- |\n"
+            "| `Write a story` | 400 | 8s |\n")
+    assert diagnosed(tmp_path, fast, "table.md").verdict == "healthy"  # guard: 20 ms a token, prompt included
+
+
+def test_a_total_tokens_column_leaves_the_rate_one_streams(tmp_path):
+    # round 736's RKLLM table: each row one request, its token counts beside its rate
+    table = ("| Test | Tokens/sec | Total Tokens | Completion Tokens | Response Time |\n"
+             "|---|---|---|---|---|\n| Math | 7.23 | 56 | 23 | ~3s |\n| Code Generation | 8.21 | 189 | 156 | ~19s |\n")
+    texts = [evidence.text for evidence in diagnosed(tmp_path, table, "readme.md").evidence]
+    # 1 / 7.23 = 138 ms and 1 / 8.21 = 122 ms a token
+    assert any("138 ms per output token" in text for text in texts)
+    assert any("122 ms per output token" in text for text in texts)
+
+
+def test_mlx_lm_benchmark_2025_shape_line(tmp_path):
+    log = ("Timing with prompt_tokens=2048, generation_tokens=2048, batch_size=1.\n"
+           "Trial 1:  prompt_tps=204.832, generation_tps=21.086, peak_memory=5.114\n"
+           "Trial 2:  prompt_tps=137.867, generation_tps=18.929, peak_memory=5.114\n")
+    diagnosis = diagnosed(tmp_path, log, "bench.txt")
+    # 1 / 21.086 = 47.4 ms and 1 / 18.929 = 52.8 ms a token: a mean of 50.1 ms
+    assert any("2 request(s)" in evidence.text and "50.1 ms/token" in evidence.text for evidence in diagnosis.evidence)

@@ -126,7 +126,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind166_logs": (4, 7, 8),
           "blind163_logs": (5, 8, 10),
           "blind164_logs": (3, 5, 10),
-          "blind167_logs": (5, 6, 10),
+          "blind167_logs": (5, 7, 10),
           "blind168_logs": (7, 8, 10),
           "blind169_logs": (6, 5, 8),
           "blind170_logs": (6, 8, 10),
@@ -379,7 +379,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind425_logs": (8, 8, 10),
           "blind429_logs": (2, 3, 6),
           "blind430_logs": (3, 3, 5),
-          "blind432_logs": (5, 7, 10),
+          "blind432_logs": (5, 8, 10),
           "blind431_logs": (6, 7, 9),
           "blind434_logs": (8, 8, 10),
           "blind436_logs": (7, 7, 10),
@@ -476,7 +476,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind524_logs": (4, 4, 10),
           "blind526_logs": (3, 4, 4),
           "blind529_logs": (1, 1, 2),
-          "blind527_logs": (1, 1, 5),
+          "blind527_logs": (1, 2, 5),
           "blind528_logs": (5, 5, 10),
           "blind534_logs": (4, 4, 5),
           "blind533_logs": (4, 4, 7),
@@ -607,7 +607,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind660_logs": (4, 4, 7),
           "blind661_logs": (2, 2, 5),
           "blind665_logs": (3, 3, 3),
-          "blind666_logs": (6, 9, 10),
+          "blind666_logs": (6, 10, 10),
           "blind667_logs": (2, 3, 5),
           "blind662_logs": (6, 6, 10),
           "blind663_logs": (9, 9, 10),
@@ -671,11 +671,11 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind728_logs": (3, 3, 4),
           "blind729_logs": (1, 1, 3),
           "blind730_logs": (7, 8, 9),
-          "blind732_logs": (1, 1, 2),
-          "blind733_logs": (5, 5, 8),
-          "blind734_logs": (1, 1, 4),
+          "blind732_logs": (1, 2, 2),
+          "blind733_logs": (5, 6, 8),
+          "blind734_logs": (1, 2, 4),
           "blind735_logs": (3, 3, 5),
-          "blind736_logs": (4, 4, 7)}
+          "blind736_logs": (4, 5, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

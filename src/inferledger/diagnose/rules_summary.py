@@ -146,8 +146,8 @@ class _Run:
         self.mean_output = mean_output
         # A prefill benchmark (a token or two out a request): its request latency is its first token's.
         self.prompt_only = mean_output is not None and mean_output <= PROMPT_ONLY_OUTPUT_TOKENS
-        if self.ttft is None and self.e2e is not None and self.prompt_only:
-            self.ttft = self.e2e
+        if self.ttft is None and self.e2e is not None and self.prompt_only and mean_output > 0:
+            self.ttft = self.e2e  # (a request that wrote no token has no first token: its time is no TTFT)
         mean_input = metrics.get("mean_input_tokens")
         if mean_input is None and completed and metrics.get("total_input_tokens"):
             mean_input = metrics["total_input_tokens"] / completed
@@ -1604,6 +1604,15 @@ def _health(run: _Run, record, where: dict, findings: list) -> None:
         # A request latency with no token rate or length: 67 s is fast for 10,000 tokens and slow for 10.
         findings.append(fire("summary-throughput-only", f"{run.name}: " + ", ".join(bits) + "; no TTFT, per-token "
                              "time or token rate, so the latency alone says nothing about speed", numbers, **where))
+    elif bits and run.ttft is None and run.per_token is None and run.output_rate is None and not bounded \
+            and run.e2e and run.e2e / run.mean_output >= threshold("summary-slow-tpot-no-hardware"):
+        # With the length, a request slow for its tokens (no TTFT beside it) may be slow in its prompt or its decode:
+        # which is not told, so it is no healthy run either.
+        findings.append(fire("summary-throughput-only", f"{run.name}: E2E {run.e2e:,.3g} s over {run.mean_output:,.0f} "
+                             f"output tokens, {run.e2e / run.mean_output:.3g} s a token with the prompt's time in it: "
+                             f"past a slow decode step's {threshold('summary-slow-tpot-no-hardware'):g} s, and with no "
+                             "TTFT the prompt's share and the decode's cannot be told apart",
+                             dict(numbers, mean_output_tokens=run.mean_output), **where))
     elif bits and run.ttft is not None and run.per_token is None and run.output_rate is None \
             and run.mean_input is None and run.ttft >= threshold("requests-ttft-unexplained"):
         # A late first token alone, no prompt length beside it: a long prompt and a wait look the same.

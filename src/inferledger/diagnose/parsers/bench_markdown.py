@@ -80,7 +80,7 @@ _COLUMNS = (
     # a sweep's context (an agent's turns, `Accumulated tokens`): the prompt each row prefills
     # (inference-benchmarker's `Decoded tokens per req (avg)`)
     (r"\bosl\b|output (?:seq(?:uence)? )?len|output tokens(?! ?/| per sec)|^(?:generated tokens|tokens generated)$"
-     r"|^decoded tokens per req|^output$|^(?:max )?new tokens$",
+     r"|^decoded tokens per req|^output$|^(?:max )?new tokens$|^(?:response|completion) tokens$",
      "mean_output_tokens", "count"),
     # a static batch runs all its requests at once; SGLang's cookbook tables head the concurrency `c`
     # (Lambda's model pages: `Parallel requests`)
@@ -477,6 +477,16 @@ def _times_only(index: int, rows: list) -> bool:
     return bool(cells) and all(_cell_seconds(cell) is not None for cell in cells)
 
 
+_WHOLE_NUMBER = re.compile(r"^\s*[*~]*\d[\d,]*[*]*\s*$")
+
+
+def _token_counts(header: str, index: int, rows: list) -> bool:
+    """A column of each row's tokens (`Total Tokens` over `56`, `189`): a request's prompt and reply counted, no
+    rate of the run's."""
+    filled = _column_cells(index, rows)
+    return _normal(header) == "total tokens" and bool(filled) and all(map(_WHOLE_NUMBER.match, filled))
+
+
 def _rates_only(index: int, rows: list) -> bool:
     """Every filled cell of the column a rate with its unit (`~126.9 tok/s`): a variant's rates under its name."""
     filled = _column_cells(index, rows)
@@ -522,6 +532,7 @@ def _bare_rates(cells: list, columns: list, rows: list = ()) -> list:
     generated = any(column is not None and column[0] == "mean_output_tokens" for column in columns)
     if not any(bare) or any(_NOT_ONE_STREAM.search(_normal(cell)) and not _plain_test(cell, index, rows)
                             and not _words_only(index, rows) and not _times_only(index, rows)
+                            and not _token_counts(cell, index, rows)
                             and not ((speed or generated) and column is not None and column[0] == "mean_input_tokens")
                             for index, (cell, is_batch, column) in enumerate(zip(cells, batch, columns, strict=True))
                             if not is_batch and not (column is not None and column[2] == "time")):

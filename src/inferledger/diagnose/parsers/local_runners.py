@@ -126,12 +126,14 @@ _TORCH_TOTAL = re.compile(r"Time for inference(?: \d+)?:\s*([\d.]+) sec total\s*
 _TORCH_FIRST = re.compile(r"^\s*Time to first token:\s*([\d.]+) sec")
 _TORCH_NEXT = re.compile(r"^\s*Next token throughput:\s*[\d.]+ tokens/sec,\s*([\d.]+) s/token")
 # mlx_lm.benchmark: `Timing with prompt_tokens=2048 and generation_tokens=128.` then one line per trial.
-_MLX_BENCH_SHAPE = re.compile(r"prompt_tokens=(\d+) and generation_tokens=(\d+)")
+# (`Timing with prompt_tokens=512 and generation_tokens=128`; 2025 on `prompt_tokens=2048, generation_tokens=2048,
+# batch_size=1`)
+_MLX_BENCH_SHAPE = re.compile(r"prompt_tokens=(\d+)(?: and|,) generation_tokens=(\d+)")
 _MLX_BENCH_TRIAL = re.compile(r"^\s*Trial \d+:\s*prompt_tps=([\d.]+),\s*generation_tps=([\d.]+)")
 # Its Averages line repeats the trials above it; an excerpt may keep only it (`Pre: Averages: prompt_tps=…`).
 _MLX_BENCH_AVERAGES = re.compile(r"\bAverages:\s*prompt_tps=([\d.]+),\s*generation_tps=([\d.]+)")
 # The command names the lengths when the `Timing with` line is not in the excerpt: `-p 2048 -g 128`.
-_MLX_BENCH_COMMAND = re.compile(r"mlx_lm[._]benchmark\b.*?(?:-p|--prompt-tokens)[ =](\d+).*?"
+_MLX_BENCH_COMMAND = re.compile(r"mlx_lm[._ ]benchmark\b.*?(?:-p|--prompt-tokens)[ =](\d+).*?"
                                 r"(?:-g|--generation-tokens)[ =](\d+)")
 # mlx_lm generate --verbose.
 # Each phase on its line, or both on one (`… --> Prompt: 140.416 tokens-per-sec / Generation: 24.049 tokens-per-sec`,
