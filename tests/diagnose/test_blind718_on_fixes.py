@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from blind_helpers import diagnosed
 
 # An SGLang server log whose reader counts all three failures failures.py also reads (the KV pool's figures, a
@@ -160,3 +161,12 @@ def test_mlx_lm_benchmark_2025_shape_line(tmp_path):
     diagnosis = diagnosed(tmp_path, log, "bench.txt")
     # 1 / 21.086 = 47.4 ms and 1 / 18.929 = 52.8 ms a token: a mean of 50.1 ms
     assert any("2 request(s)" in evidence.text and "50.1 ms/token" in evidence.text for evidence in diagnosis.evidence)
+
+
+def test_a_ternary_models_name_states_its_bits():
+    from inferledger.diagnose.named_model import from_name
+
+    # TQ1_0's 54 bytes a 256 weights = 1.6875 bits: 27e9 × 1.6875 / 8 = 5.695 GB a decode step
+    assert from_name("prism-ml/Ternary-Bonsai-27B-gguf").weights_bytes_per_step == pytest.approx(5.695e9, rel=1e-3)
+    assert from_name("microsoft/bitnet-b1.58-2B-4T").bits_per_weight == 1.6875
+    assert from_name("microsoft/bitnet-b1.58-2B-4T-bf16").bits_per_weight == 16.0  # guard: a stated format wins

@@ -49,6 +49,9 @@ FORMATS = (
     ("iq1_s", 1.5625), ("iq1_m", 1.75), ("iq2_xxs", 2.0625), ("iq2_xs", 2.3125), ("iq2_s", 2.5625), ("iq2_m", 2.7),
     ("iq3_xxs", 3.0625), ("iq3_xs", 3.3), ("iq3_s", 3.4375), ("iq3_m", 3.66), ("iq4_xs", 4.25), ("iq4_nl", 4.5),
     ("tq1_0", 1.6875), ("tq2_0", 2.0625),
+    # a ternary model named as such (`Ternary-Bonsai-27B`, BitNet b1.58) in a packing the name does not say: the
+    # tightest one llama.cpp has (TQ1_0), the least its decode can read
+    ("ternary", 1.6875), ("b1.58", 1.6875),
     # a bare quant level (`_q6`, `-Q4`): the K-quant of that width, the usual one
     ("q2", 2.625), ("q3", 3.4375), ("q4", 4.5), ("q5", 5.5), ("q6", 6.5625), ("q8", 8.5),
 )
