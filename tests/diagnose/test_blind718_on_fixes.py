@@ -170,3 +170,15 @@ def test_a_ternary_models_name_states_its_bits():
     assert from_name("prism-ml/Ternary-Bonsai-27B-gguf").weights_bytes_per_step == pytest.approx(5.695e9, rel=1e-3)
     assert from_name("microsoft/bitnet-b1.58-2B-4T").bits_per_weight == 1.6875
     assert from_name("microsoft/bitnet-b1.58-2B-4T-bf16").bits_per_weight == 16.0  # guard: a stated format wins
+
+
+def test_a_named_rows_step_counts_its_layers_fixed_cost(tmp_path):
+    # round 734: four ternary models on an M3 Pro (150 GB/s). The 1.7B row at 164.6 tok/s reads 1.7e9 × 1.6875 / 8
+    # = 0.359 GB a step: 59 GB/s, 39 % of the card, under the far-below cutoff by the bytes alone; a 28-layer step's
+    # fixed cost (tens of microseconds a layer) is most of its 6.1 ms, as it is for a sized row.
+    table = ("llama.cpp Metal (build 62061f910), -ngl 99 -fa 1\n\n| Model | PP512 (t/s) | TG128 (t/s) |\n|-------|------------:|------------:|\n"
+             "| Ternary-Bonsai-27B | 78.6 | 12.6 |\n| Ternary-Bonsai-8B | 287.8 | 51.3 |\n"
+             "| Ternary-Bonsai-4B | 532.4 | 83.4 |\n| Ternary-Bonsai-1.7B | 1348.8 | 164.6 |\n")
+    diagnosis = diagnosed(tmp_path, table, "bench.md", model="prism-ml/Ternary-Bonsai-27B-gguf", gpu="m3-pro")
+    assert not any("slowest row" in evidence.text for evidence in diagnosis.evidence)
+    assert diagnosis.verdict == "healthy"

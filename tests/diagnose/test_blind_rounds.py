@@ -673,7 +673,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind730_logs": (7, 8, 9),
           "blind732_logs": (1, 2, 2),
           "blind733_logs": (5, 6, 8),
-          "blind734_logs": (1, 2, 4),
+          "blind734_logs": (1, 3, 4),
           "blind735_logs": (3, 3, 5),
           "blind736_logs": (4, 5, 7)}
 

@@ -841,6 +841,11 @@ class Accumulator:
             self.effective_bandwidth.add(metrics["named_weights_bytes"] * rate, record.line_number)
             self._note_slowest(metrics["named_weights_bytes"] * rate, record, rate)
             self.bandwidth_source = NAMED_BANDWIDTH_SOURCE
+            if "named_parameters" in metrics and len(self.bench_steps) < MAX_BENCH_STEPS:
+                # the size its name states: the layers' fixed cost of its step counts as a sized row's does (a
+                # mixture the name splits states the active share it prefills)
+                self.bench_steps[record.line_number] = (rate, metrics["named_parameters"],
+                                                        "prompt_parameters" in metrics)
         if rate is not None and "decode_weights_bytes_high" in metrics:  # a mixture's read, a range
             self.effective_bandwidth_high.add(metrics["decode_weights_bytes_high"] * rate, record.line_number)
             if "weights_bytes" in metrics:
