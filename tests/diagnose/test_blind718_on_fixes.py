@@ -182,3 +182,28 @@ def test_a_named_rows_step_counts_its_layers_fixed_cost(tmp_path):
     diagnosis = diagnosed(tmp_path, table, "bench.md", model="prism-ml/Ternary-Bonsai-27B-gguf", gpu="m3-pro")
     assert not any("slowest row" in evidence.text for evidence in diagnosis.evidence)
     assert diagnosis.verdict == "healthy"
+
+
+def test_the_gguf_a_runner_loads_states_the_weights_format(tmp_path):
+    # round 730's ane-infer run: no engine the readers know, its loading line naming the file
+    log = ("Loading model from /Users/me/models/Qwen3.5-2B-Q8_0.gguf\n  Layers: 24\n\n"
+           "  TTFT: 496.3ms\n  Generated: 256 tokens\n  Decode: 25.3 tok/s\n")
+    diagnosis = diagnosed(tmp_path, log, "ane.txt", model="Qwen/Qwen3.5-2B", gpu="m4")
+    lines = diagnosis.roofline["lines"]
+    # Q8_0: 34 bytes a 32 weights = 8.5 bits; 2e9 × 8.5 / 8 = 2.125 GB a step (not bf16's 4.0 GB)
+    assert any("8.5 bits per weight (the log's Q8_0) = 2.1 GB per decode step" in line for line in lines)
+
+
+def test_experts_kept_on_the_cpu_are_not_judged_against_the_card(tmp_path):
+    # round 277's llama-batched-bench of Kimi-K2 with `-ot exps=CPU` on one RTX PRO 6000 and two EPYCs
+    log = ("./build/bin/llama-batched-bench \\\n"
+           "    --model /data/Kimi-K2-Instruct-UD-Q4_K_XL-00001-of-00013.gguf \\\n"
+           "    --ctx-size 131072 --n-gpu-layers 62 -ot exps=CPU -npp 4096 -ntg 1024 -npl 1\n\n"
+           "main: n_kv_max = 131072, n_batch = 4096, n_ubatch = 4096, flash_attn = 1, is_pp_shared = 0, "
+           "n_gpu_layers = 62, n_threads = 32, n_threads_batch = 32\n\n"
+           "|    PP |     TG |    B |   N_KV |   T_PP s | S_PP t/s |   T_TG s | S_TG t/s |      T s |    S t/s |\n"
+           "|-------|--------|------|--------|----------|----------|----------|----------|----------|----------|\n"
+           "|  4096 |   1024 |    1 |   5120 |   38.594 |   106.13 |   46.432 |    22.05 |   85.026 |    60.22 |\n")
+    diagnosis = diagnosed(tmp_path, log, "bench.txt", model="moonshotai/Kimi-K2-Instruct", gpu="rtx-pro-6000-server")
+    assert not any(evidence.rule.startswith("hardware-decode") for evidence in diagnosis.evidence)
+    assert any("keeps the experts in system memory (`-ot exps=CPU`)" in note for note in diagnosis.notes)

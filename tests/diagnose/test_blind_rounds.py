@@ -618,7 +618,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind671_logs": (1, 1, 1),
           "blind676_logs": (1, 1, 1),
           "blind675_logs": (3, 3, 5),
-          "blind673_logs": (5, 5, 7),
+          "blind673_logs": (5, 4, 7),
           "blind674_logs": (4, 4, 7),
           "blind677_logs": (1, 1, 1),
           "blind678_logs": (2, 2, 3),

@@ -226,7 +226,7 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
             roofline, found, advice = compare(acc, model=use_model, gpu=use_gpu, precision=weights,
                                               kv_precision=kv_precision, parallel=parallel,
                                               topology_options=topology_options)
-            roofline_findings += found
+            roofline_findings += _card_bound_only(acc, found, notes)
             if named:
                 roofline.setdefault("lines", []).insert(0, "named by the log: " + ", ".join(
                     f"{key} {value}" for key, value in named.items()))
@@ -238,7 +238,7 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
             roofline, found, advice, instead = _named_comparison(acc, use_model, use_gpu, precision, kv_precision,
                                                                  parallel, topology_options, weights)
             if roofline is not None:
-                roofline_findings += found
+                roofline_findings += _card_bound_only(acc, found, notes)
                 notes.append(f"{error}; judged with {instead}")
                 warnings.append(f"{error}; judged with {instead}")
             else:
@@ -283,6 +283,19 @@ def _diagnose(acc, files, model, gpu, precision, kv_precision, parallel=None, to
     return diagnosis
 
 
+def _card_bound_only(acc, found: list, notes: list) -> list:
+    """The comparison's findings, less its judgements of decode against the card where the log's command keeps the
+    experts in system memory (launch._experts_on_cpu): the card bounds none of that step, so it is said, not judged."""
+    flag = acc.labels.get("experts_on_cpu")
+    if not flag:
+        return found
+    kept = [finding for finding in found if not finding.rule.startswith(("hardware-decode", "hardware-named-decode"))]
+    if len(kept) < len(found):
+        notes.append(f"the command keeps the experts in system memory (`{flag}`): a decode step reads them at the "
+                     "host's memory bandwidth, so its speed is not judged against the card's")
+    return kept
+
+
 def _card_bandwidth(gpu: str | None) -> dict:
     """The card's name and memory bandwidth (Hardware's fields), empty when none is given or the catalogue lacks it."""
     from inferledger.diagnose.roofline import catalogued_card
@@ -297,11 +310,13 @@ def _runner_format(acc):
     """The GGML format a llama.cpp or ollama run's own lines state (llama.cpp's file type line, else the format tag of
     the model file or ollama tag it names) as a Precision for the ledger, or None: a GGUF run is judged on the bytes
     it stores, not on the checkpoint's bf16."""
-    if acc.labels.get("engine") not in ("llama.cpp", "ollama"):
-        return None
     from inferledger.diagnose.named_model import stated_format
     from inferledger.precision import ggml_format
 
+    if acc.labels.get("engine") not in ("llama.cpp", "ollama"):
+        # another runner of a GGUF file its head names (launch._loaded_gguf): the file's format
+        stated = stated_format(acc.labels["weights_format"]) if acc.labels.get("weights_format") else None
+        return ggml_format(stated[0].upper(), stated[1]) if stated is not None else None
     for text in (acc.labels.get("weights_format"), acc.labels.get("model")):
         stated = stated_format(text) if text else None
         if stated is not None:

@@ -119,4 +119,41 @@ def launch_records(head: str, source: str = "launch") -> list[Record]:
         if "max model len" in text and (match := _USING_LENGTH.search(text)):
             records.append(Record("capacity", source, line_number, {"max_model_len_tokens": float(match.group(1))}))
             break
-    return records
+    return records + _loaded_gguf(head, source) + _experts_on_cpu(head, source)
+
+
+# The GGUF file a runner loaded, as it or its command names it (`Loading model from …/Qwen3.5-2B-Q8_0.gguf`, `-m
+# model.gguf`, `model_path="…gguf"`): its format tag is what ran, whatever the runner (llama-cpp-python, LM Studio,
+# koboldcpp, a Rust or Swift app). Not a file a download or a list names.
+_LOADED_GGUF = re.compile(r"(?:\b[Ll]oading model from|\bmodel_path\s*=|(?:^|\s)(?:-m|--model)[ =])\s*['\"]?"
+                          r"\S*?([\w.+-]+\.gguf)\b")
+
+
+def _loaded_gguf(head: str, source: str) -> list[Record]:
+    """A record of the weights' format the loaded GGUF's name states, when every such file in `head` states one."""
+    from inferledger.diagnose.named_model import stated_format
+
+    if ".gguf" not in head:
+        return []
+    found = [(line_number, stated) for line_number, text in enumerate(head.split("\n"), 1) if ".gguf" in text
+             for match in _LOADED_GGUF.finditer(text) if (stated := stated_format(match.group(1))) is not None]
+    if not found or len({stated[0] for _line, stated in found}) != 1:
+        return []  # none, or files of several formats (a comparison): each run's own lines say which
+    return [Record("capacity", source, found[0][0], {}, None, {"weights_format": found[0][1][0]})]
+
+
+# A llama.cpp-family command keeping a mixture's experts in system memory (`-ot exps=CPU`, `--override-tensor
+# "…ffn_.*_exps.*=CPU"`, `--cpu-moe`, `--n-cpu-moe 30`): each decode step reads most of its weights at the host's
+# bandwidth, not the card's, so the card's roofline bounds none of it.
+_EXPERTS_ON_CPU = re.compile(r"(?:(?<!\S)-ot|--override-tensor)[ =]+['\"]?[^\s'\"]*exps[^\s'\"]*=CPU\b|--cpu-moe\b"
+                             r"|(?:--n-cpu-moe|-ncmoe)[ =]+[1-9]")
+
+
+def _experts_on_cpu(head: str, source: str) -> list[Record]:
+    if "CPU" not in head and "cpu-moe" not in head and "ncmoe" not in head:
+        return []
+    for line_number, text in enumerate(head.split("\n"), 1):
+        match = _EXPERTS_ON_CPU.search(text)
+        if match is not None and not text.lstrip().startswith("#"):
+            return [Record("capacity", source, line_number, {}, None, {"experts_on_cpu": match.group().strip()})]
+    return []
