@@ -207,3 +207,9 @@ def test_experts_kept_on_the_cpu_are_not_judged_against_the_card(tmp_path):
     diagnosis = diagnosed(tmp_path, log, "bench.txt", model="moonshotai/Kimi-K2-Instruct", gpu="rtx-pro-6000-server")
     assert not any(evidence.rule.startswith("hardware-decode") for evidence in diagnosis.evidence)
     assert any("keeps the experts in system memory (`-ot exps=CPU`)" in note for note in diagnosis.notes)
+
+
+def test_a_hyphenated_mean_rate_header_is_read(tmp_path):
+    table = ("| model | ttft (ms) | avg-token/s |\n|---|---|---|\n| qwen2.5-0.5B-prefill-20e | 359.8 | 10.32 |\n")
+    texts = [evidence.text for evidence in diagnosed(tmp_path, table, "results.md").evidence]
+    assert any("per-stream rate 96.90 ms" in text for text in texts)  # 1,000 / 10.32

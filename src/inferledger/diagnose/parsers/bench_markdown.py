@@ -452,7 +452,7 @@ _BARE_RATE = re.compile(r"^(?:[\w.:=+±~\- ]+ )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec(?:
 _VARIANT_NOTE = re.compile(r"\s*\([^()]*\)\s*$")
 # The same beside named metrics: the unit alone or after a mean's word (`Avg TPS`, `Mean tok/s`).
 # (`Speed (token/s)` beside `Latency (s) | Tokens`: a request's tokens over its time, SGLang's bench tables)
-_MEAN_RATE = re.compile(r"^(?:(?:avg|average|mean|median|p50) )?(?:speed )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec(?:ond)?)?$")
+_MEAN_RATE = re.compile(r"^(?:(?:avg|average|mean|median|p50)[ -])?(?:speed )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec(?:ond)?)?$")
 # A static batch's column (not a client's concurrency, whose tok/s may be each request's).
 _STATIC_BATCH = re.compile(r"batch(?: size)?|bs")
 # Columns beside which a bare rate may not be one stream's generation: a batch, or a phase named (llama.cpp's benches).
