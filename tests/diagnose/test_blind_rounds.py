@@ -675,7 +675,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind733_logs": (5, 6, 8),
           "blind734_logs": (1, 3, 4),
           "blind735_logs": (3, 3, 5),
-          "blind736_logs": (4, 5, 7)}
+          "blind736_logs": (4, 5, 7),
+          "blind738_logs": (1, 1, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
