@@ -678,7 +678,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind736_logs": (4, 5, 7),
           "blind738_logs": (1, 1, 1),
           "blind740_logs": (3, 3, 4),
-          "blind739_logs": (5, 5, 10)}
+          "blind739_logs": (5, 5, 10),
+          "blind737_logs": (4, 4, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
