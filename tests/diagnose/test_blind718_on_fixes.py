@@ -213,3 +213,15 @@ def test_a_hyphenated_mean_rate_header_is_read(tmp_path):
     table = ("| model | ttft (ms) | avg-token/s |\n|---|---|---|\n| qwen2.5-0.5B-prefill-20e | 359.8 | 10.32 |\n")
     texts = [evidence.text for evidence in diagnosed(tmp_path, table, "results.md").evidence]
     assert any("per-stream rate 96.90 ms" in text for text in texts)  # 1,000 / 10.32
+
+
+def test_two_runs_statistics_and_their_ratio_column(tmp_path):
+    # round 737: HTTP against WebSocket, each with p50 and p95, and the WS/HTTP ratios beside them
+    table = ("| Metric | HTTP p50 | HTTP p95 | WS p50 | WS p95 | WS/HTTP p50 | WS/HTTP p95 |\n"
+             "|---|--:|--:|--:|--:|--:|--:|\n"
+             "| TTFT (ms) | 12.30 | 25.15 | 10.95 | 11.33 | 0.891 | 0.451 |\n")
+    diagnosis = diagnosed(tmp_path, table, "gateway.md")
+    texts = [evidence.text for evidence in diagnosis.evidence]
+    assert any("'HTTP'" in text and "TTFT 12.3 ms" in text for text in texts)
+    assert any("'WS'" in text and "TTFT 10.9 ms" in text for text in texts)
+    assert diagnosis.verdict != "measurement-artifact"  # the ratio 0.891 is no TTFT of 0.891 ms

@@ -893,6 +893,12 @@ def _unit_folded(cells: list, at: int) -> list:
     return [label, *cells[1:at], *cells[at + 1:]]
 
 
+def _ratio_of_runs(owner: str, runs: set) -> bool:
+    """A column of one run's figures over another's (`WS/HTTP p50`, both runs other columns name)."""
+    parts = [part.strip() for part in owner.split("/")]
+    return len(parts) == 2 and all(part in runs for part in parts)
+
+
 def _runs_by_column(header: list, rows: list, first_line: int) -> list:
     """Records for the metric-per-row layout: the value columns are runs, or one run's statistics when they name
     two or more different statistics (Average / Min / P99). A `Unit` column states each row's unit."""
@@ -903,7 +909,13 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
         rows = [(line, _unit_folded(cells, unit_at)) for line, cells in rows]
     stats = [_stat(name) for name in header[1:]]
     one_run = len({stat for stat in stats if stat}) >= 2
-    compared = [bool(COMPARISON.search(name)) for name in header[1:]]  # `Δ (llm-d - k8s)`, `Change`: no run
+    # the runs the statistics belong to (`HTTP p50 | HTTP p95 | WS p50 | WS p95`: two runs, not one's stats twice)
+    owners = [" ".join(word for word in re.split(r"[\s_-]+", name.strip()) if not canonical_stat(word))
+              for name in header[1:]]
+    named_runs = {owner for owner, stat in zip(owners, stats, strict=True) if stat and owner}
+    by_owner = one_run and len(named_runs) >= 2
+    compared = [bool(COMPARISON.search(name)) or _ratio_of_runs(owner, named_runs)  # `Δ (llm-d - k8s)`, `Change`,
+                for name, owner in zip(header[1:], owners, strict=True)]         # `WS/HTTP p50`: no run
     runs: dict = {}
     unit = _settled_row_unit(rows, 0)
     inferred = False
@@ -938,14 +950,17 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
                 name = metric.rsplit("_", 1)[0] + "_" + stat if stat else metric
             elif one_run and stat not in ("mean", None):
                 continue  # a count's percentile column is not the run's count
-            runs.setdefault(0 if one_run else index, {})[name] = number * factor
+            runs.setdefault((owners[index] if by_owner else 0) if one_run else index, {})[name] = number * factor
     # A run needs a latency, or a benchmark run's own account (requests done with its duration or token totals):
     # a table of other numbers is no run.
     unit_label = {"latency_unit_assumed": "ms" if unit == 1e-3 else "s"} if inferred else {}
-    return [Record("summary", "bench.markdown", first_line, metrics,
-                   labels={"tool": "table" if one_run else f"table column {header[key + 1]!r}" if key + 1 < len(header)
-                           else f"table column {key + 1}", **unit_label})
-            for key, metrics in sorted(runs.items())
+    def tool(key) -> str:
+        if one_run:
+            return f"table column {key!r}" if by_owner else "table"
+        return f"table column {header[key + 1]!r}" if key + 1 < len(header) else f"table column {key + 1}"
+
+    return [Record("summary", "bench.markdown", first_line, metrics, labels={"tool": tool(key), **unit_label})
+            for key, metrics in (runs.items() if by_owner else sorted(runs.items()))
             if any(name.startswith(("ttft_", "tpot_", "itl_", "e2e_")) for name in metrics)
             or "output_tokens_per_second" in metrics or _STREAM_RATE in metrics
             or ("completed_requests" in metrics and metrics.keys() & {"duration_seconds", "total_input_tokens",
