@@ -679,7 +679,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind738_logs": (1, 1, 1),
           "blind740_logs": (3, 3, 4),
           "blind739_logs": (5, 5, 10),
-          "blind737_logs": (4, 5, 9)}
+          "blind737_logs": (4, 5, 9),
+          "blind741_logs": (0, 0, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
