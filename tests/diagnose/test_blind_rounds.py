@@ -681,7 +681,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind739_logs": (5, 5, 10),
           "blind737_logs": (4, 5, 9),
           "blind741_logs": (0, 0, 1),
-          "blind742_logs": (2, 2, 2)}
+          "blind742_logs": (2, 2, 2),
+          "blind743_logs": (2, 2, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
