@@ -683,7 +683,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind741_logs": (0, 0, 1),
           "blind742_logs": (2, 2, 2),
           "blind743_logs": (2, 2, 2),
-          "blind744_logs": (4, 4, 6)}
+          "blind744_logs": (4, 4, 6),
+          "blind745_logs": (4, 4, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
