@@ -225,3 +225,11 @@ def test_two_runs_statistics_and_their_ratio_column(tmp_path):
     assert any("'HTTP'" in text and "TTFT 12.3 ms" in text for text in texts)
     assert any("'WS'" in text and "TTFT 10.9 ms" in text for text in texts)
     assert diagnosis.verdict != "measurement-artifact"  # the ratio 0.891 is no TTFT of 0.891 ms
+
+
+def test_a_generation_rate_named_with_its_mean_and_unit(tmp_path):
+    # round 745's table: `Average Generation Rate tokens/s` beside `Average Response Time s`
+    table = ("|Model| Size | Accuracy|Average Response Time s|Average Generation Rate tokens/s|\n|--|--|--|--|--|\n"
+             "| qwen3:8b | 5.2 GB | 65.00% | 35.19 | 34.17 |\n")
+    texts = [evidence.text for evidence in diagnosed(tmp_path, table, "readme.md").evidence]
+    assert any("per-stream rate 29.27 ms" in text for text in texts)  # 1,000 / 34.17

@@ -97,7 +97,10 @@ _COLUMNS = (
     # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
     # A runner's sweep (llama-bench's tg, ds4-bench's `gen steady t/s`) is one stream a row, as is its prefill rate.
     (r"tput user|per (?:user|request)|per-(?:user|request)\b|^per-?req tok(?:en)?s?/s$|^per[ -]stream(?: tok(?:en)?s?/s)?$"
-     r"|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)?(?: \d+ tokens,?)? (?:t|tok(?:en)?s?)/s$",
+     r"|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)?(?: \d+ tokens,?)? (?:t|tok(?:en)?s?)/s$"
+     # (a phase's rate or speed by name, its mean's word and its unit around it: `Average Generation Rate tokens/s`)
+     r"|^(?:(?:avg|average|mean|median) )?(?:gen(?:eration)?|decod(?:e|ing)) (?:rate|speed)"
+     r"(?: \(?(?:t|tok(?:en)?s?)/s(?:ec)?\)?)?$",
      _STREAM_RATE, "rate"),
     (r"total tok(?:en)?s? t(?:hrough)?put|\btotal tok/s$", "total_tokens_per_second", "rate"),
     # a batch's generation summed over its streams (`Agg tok/s` beside `Per-req tok/s`)
