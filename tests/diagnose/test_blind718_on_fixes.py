@@ -5,6 +5,11 @@ from __future__ import annotations
 import pytest
 from blind_helpers import diagnosed
 
+
+def _said(diagnosis, *words) -> bool:
+    """Whether one piece of the diagnosis' evidence says every one of `words`."""
+    return any(all(word in evidence.text for word in words) for evidence in diagnosis.evidence)
+
 # An SGLang server log whose reader counts all three failures failures.py also reads (the KV pool's figures, a
 # refused prompt, the scheduler's OOM), then the client's own timeout pasted below it.
 _SGLANG_FAILURES_THEN_CLIENT_TIMEOUT = """\
@@ -104,7 +109,7 @@ def test_an_app_bench_blob_timing_its_phases_is_read(tmp_path):
     diagnosis = diagnosed(tmp_path, _APP_RUNS_NO_TTFT, "bench.json")
     # the cold run only (the cut one left out): 4.12 s reading 128 prompt tokens against 3.61 s writing 256
     assert diagnosis.verdict == "prefill-bound"
-    assert any("1 of 1 requests" in evidence.text and "4.12 s" in evidence.text for evidence in diagnosis.evidence)
+    assert _said(diagnosis, "1 of 1 requests", "4.12 s")
 
 
 def test_a_rate_cell_behind_a_word_reads_as_its_rate(tmp_path):
@@ -113,10 +118,9 @@ def test_a_rate_cell_behind_a_word_reads_as_its_rate(tmp_path):
              "|--------------|------|-----|\n"
              "|GPU AMD RX570|Total: 18.80 t/s|Total: 27.46 t/s|\n")
     diagnosis = diagnosed(tmp_path, table, "bench.md")
-    texts = [evidence.text for evidence in diagnosis.evidence]
     # 1,000 / 18.80 = 53.19 ms and 1,000 / 27.46 = 36.42 ms a token
-    assert any("'llama3.1:8b'" in text and "53.19 ms" in text for text in texts)
-    assert any("'llama2:7b'" in text and "36.42 ms" in text for text in texts)
+    assert _said(diagnosis, "'llama3.1:8b'", "53.19 ms")
+    assert _said(diagnosis, "'llama2:7b'", "36.42 ms")
 
 
 def test_llama_cpp_python_refusing_a_prompt_over_its_context_is_kv_capacity(tmp_path):
@@ -138,7 +142,7 @@ def test_completion_tokens_and_wall_time_alone_are_judged_only_when_fast(tmp_pat
             "| `What is 2+2?` | 11 | 78s |\n")
     diagnosis = diagnosed(tmp_path, slow, "table.md")
     assert diagnosis.verdict == "insufficient-data"  # was healthy: 78 s over 11 tokens is 7.09 s a token
-    assert any("78 s over 11 output tokens, 7.09 s a token" in evidence.text for evidence in diagnosis.evidence)
+    assert _said(diagnosis, "78 s over 11 output tokens, 7.09 s a token")
     fast = ("| Prompt | Completion tokens | Wall time |\n| --- | --- | --- |\n"
             "| `Write a story` | 400 | 8s |\n")
     assert diagnosed(tmp_path, fast, "table.md").verdict == "healthy"  # guard: 20 ms a token, prompt included
@@ -148,10 +152,10 @@ def test_a_total_tokens_column_leaves_the_rate_one_streams(tmp_path):
     # round 736's RKLLM table: each row one request, its token counts beside its rate
     table = ("| Test | Tokens/sec | Total Tokens | Completion Tokens | Response Time |\n"
              "|---|---|---|---|---|\n| Math | 7.23 | 56 | 23 | ~3s |\n| Code Generation | 8.21 | 189 | 156 | ~19s |\n")
-    texts = [evidence.text for evidence in diagnosed(tmp_path, table, "readme.md").evidence]
+    diagnosis = diagnosed(tmp_path, table, "readme.md")
     # 1 / 7.23 = 138 ms and 1 / 8.21 = 122 ms a token
-    assert any("138 ms per output token" in text for text in texts)
-    assert any("122 ms per output token" in text for text in texts)
+    assert _said(diagnosis, "138 ms per output token")
+    assert _said(diagnosis, "122 ms per output token")
 
 
 def test_mlx_lm_benchmark_2025_shape_line(tmp_path):
@@ -160,7 +164,7 @@ def test_mlx_lm_benchmark_2025_shape_line(tmp_path):
            "Trial 2:  prompt_tps=137.867, generation_tps=18.929, peak_memory=5.114\n")
     diagnosis = diagnosed(tmp_path, log, "bench.txt")
     # 1 / 21.086 = 47.4 ms and 1 / 18.929 = 52.8 ms a token: a mean of 50.1 ms
-    assert any("2 request(s)" in evidence.text and "50.1 ms/token" in evidence.text for evidence in diagnosis.evidence)
+    assert _said(diagnosis, "2 request(s)", "50.1 ms/token")
 
 
 def test_a_ternary_models_name_states_its_bits():
@@ -180,7 +184,7 @@ def test_a_named_rows_step_counts_its_layers_fixed_cost(tmp_path):
              "| Ternary-Bonsai-27B | 78.6 | 12.6 |\n| Ternary-Bonsai-8B | 287.8 | 51.3 |\n"
              "| Ternary-Bonsai-4B | 532.4 | 83.4 |\n| Ternary-Bonsai-1.7B | 1348.8 | 164.6 |\n")
     diagnosis = diagnosed(tmp_path, table, "bench.md", model="prism-ml/Ternary-Bonsai-27B-gguf", gpu="m3-pro")
-    assert not any("slowest row" in evidence.text for evidence in diagnosis.evidence)
+    assert not _said(diagnosis, "slowest row")
     assert diagnosis.verdict == "healthy"
 
 
@@ -211,8 +215,7 @@ def test_experts_kept_on_the_cpu_are_not_judged_against_the_card(tmp_path):
 
 def test_a_hyphenated_mean_rate_header_is_read(tmp_path):
     table = ("| model | ttft (ms) | avg-token/s |\n|---|---|---|\n| qwen2.5-0.5B-prefill-20e | 359.8 | 10.32 |\n")
-    texts = [evidence.text for evidence in diagnosed(tmp_path, table, "results.md").evidence]
-    assert any("per-stream rate 96.90 ms" in text for text in texts)  # 1,000 / 10.32
+    assert _said(diagnosed(tmp_path, table, "results.md"), "per-stream rate 96.90 ms")  # 1,000 / 10.32
 
 
 def test_two_runs_statistics_and_their_ratio_column(tmp_path):
@@ -221,9 +224,8 @@ def test_two_runs_statistics_and_their_ratio_column(tmp_path):
              "|---|--:|--:|--:|--:|--:|--:|\n"
              "| TTFT (ms) | 12.30 | 25.15 | 10.95 | 11.33 | 0.891 | 0.451 |\n")
     diagnosis = diagnosed(tmp_path, table, "gateway.md")
-    texts = [evidence.text for evidence in diagnosis.evidence]
-    assert any("'HTTP'" in text and "TTFT 12.3 ms" in text for text in texts)
-    assert any("'WS'" in text and "TTFT 10.9 ms" in text for text in texts)
+    assert _said(diagnosis, "'HTTP'", "TTFT 12.3 ms")
+    assert _said(diagnosis, "'WS'", "TTFT 10.9 ms")
     assert diagnosis.verdict != "measurement-artifact"  # the ratio 0.891 is no TTFT of 0.891 ms
 
 
@@ -231,5 +233,4 @@ def test_a_generation_rate_named_with_its_mean_and_unit(tmp_path):
     # round 745's table: `Average Generation Rate tokens/s` beside `Average Response Time s`
     table = ("|Model| Size | Accuracy|Average Response Time s|Average Generation Rate tokens/s|\n|--|--|--|--|--|\n"
              "| qwen3:8b | 5.2 GB | 65.00% | 35.19 | 34.17 |\n")
-    texts = [evidence.text for evidence in diagnosed(tmp_path, table, "readme.md").evidence]
-    assert any("per-stream rate 29.27 ms" in text for text in texts)  # 1,000 / 34.17
+    assert _said(diagnosed(tmp_path, table, "readme.md"), "per-stream rate 29.27 ms")  # 1,000 / 34.17
