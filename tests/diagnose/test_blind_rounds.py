@@ -686,7 +686,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind744_logs": (4, 4, 6),
           "blind745_logs": (4, 5, 7),
           "blind749_logs": (9, 9, 10),
-          "blind747_logs": (9, 9, 10)}
+          "blind747_logs": (9, 9, 10),
+          "blind746_logs": (2, 2, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
