@@ -234,3 +234,16 @@ def test_a_generation_rate_named_with_its_mean_and_unit(tmp_path):
     table = ("|Model| Size | Accuracy|Average Response Time s|Average Generation Rate tokens/s|\n|--|--|--|--|--|\n"
              "| qwen3:8b | 5.2 GB | 65.00% | 35.19 | 34.17 |\n")
     assert _said(diagnosed(tmp_path, table, "readme.md"), "per-stream rate 29.27 ms")  # 1,000 / 34.17
+
+
+def test_a_slow_rate_over_a_few_tokens_in_all_times_no_step(tmp_path):
+    # round 747: one prompt on a cold engine, vLLM's default 16 tokens (7.31 tok/s × 2.19 s = 16.0)
+    bar = ("Processed prompts: 100%|█████| 1/1 [00:02<00:00,  2.19s/it, est. speed input: 1.83 toks/s, "
+           "output: 7.31 toks/s]\n")
+    diagnosis = diagnosed(tmp_path, bar, "offline.txt")
+    assert diagnosis.verdict == "insufficient-data"
+    assert _said(diagnosis, "over 16 output tokens in all")
+    # guard: 35 prompts (5.04 tok/s × 111 s = 560 tokens) still time their steps
+    many = ("Processed prompts: 100%|█████| 35/35 [01:51<00:00,  3.17s/it, est. speed input: 3.31 toks/s, "
+            "output: 5.04 toks/s]\n")
+    assert diagnosed(tmp_path, many, "offline35.txt").verdict == "decode-bound"

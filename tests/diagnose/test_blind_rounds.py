@@ -192,7 +192,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind234_logs": (1, 2, 3),
           "blind235_logs": (1, 1, 2),
           "blind236_logs": (3, 7, 10),
-          "blind238_logs": (5, 7, 10),
+          "blind238_logs": (5, 8, 10),
           "blind237_logs": (4, 6, 10),
           "blind239_logs": (5, 7, 10),
           "blind244_logs": (6, 6, 10),
@@ -599,7 +599,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind652_logs": (8, 9, 10),
           "blind653_logs": (7, 10, 10),
           "blind655_logs": (7, 9, 10),
-          "blind654_logs": (7, 7, 10),
+          "blind654_logs": (7, 8, 10),
           "blind656_logs": (6, 7, 7),
           "blind658_logs": (2, 2, 3),
           "blind657_logs": (4, 5, 6),
@@ -686,7 +686,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind744_logs": (4, 4, 6),
           "blind745_logs": (4, 5, 7),
           "blind749_logs": (9, 9, 10),
-          "blind747_logs": (9, 9, 10),
+          "blind747_logs": (9, 10, 10),
           "blind746_logs": (2, 2, 3)}
 
 

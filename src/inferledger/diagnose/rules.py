@@ -917,6 +917,9 @@ _LIMITS = (
     Limit("prompt-only-output", 2.0, "output tokens a request", "the summary rules' per-token readings",
           "a run generating at most this many tokens a request measures prompts only (sglang#6411: 4,096 in, 1 out, "
           "2 counted): its per-token figures are not judged"),
+    Limit("step-bound-min-tokens", 64.0, "output tokens in all", "the summary rules' per-token readings",
+          "an all-at-once run's output rate bounds its streams' step only where it wrote this many tokens in all: a "
+          "cold engine's one short call (vLLM's default 16 tokens, 2.19 s) is its start-up and prefill, not decode"),
     Limit("burst-arrival-share", 0.05, "of the run's time", "summary-burst-prefill",
           "every request arrived within this share of the run: a burst, whose queue the test built"),
     Limit("burst-admitted-steps", 20, "decode steps", "summary-all-at-once, the queue readings",

@@ -71,6 +71,7 @@ def prefill_interleaved(record, per_token: float | None) -> bool:
 
 
 PROMPT_ONLY_OUTPUT_TOKENS = limit("prompt-only-output")
+STEP_BOUND_MIN_TOKENS = limit("step-bound-min-tokens")
 FASTEST_STREAM_STEP = limit("fastest-stream-step")
 
 
@@ -144,6 +145,11 @@ class _Run:
         if mean_output is None and self.output_rate and achieved:
             mean_output = self.output_rate / achieved  # output tok/s ÷ completed req/s: the tokens of a request
         self.mean_output = mean_output
+        # A run of a few tokens in all (a cold engine's one short call): its output rate times its start-up and
+        # prompt, not its decode steps.
+        total_output = metrics.get("total_output_tokens") or (mean_output * completed if mean_output and completed
+                                                               else None)
+        self.few_tokens = total_output if total_output is not None and total_output < STEP_BOUND_MIN_TOKENS else 0.0
         # A prefill benchmark (a token or two out a request): its request latency is its first token's.
         self.prompt_only = mean_output is not None and mean_output <= PROMPT_ONLY_OUTPUT_TOKENS
         if self.ttft is None and self.e2e is not None and self.prompt_only and mean_output > 0:
@@ -346,7 +352,14 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         # (a valid MLPerf Server or Interactive result met its per-token bound at its load: judged by the benchmark)
         judged = record.labels.get("mlperf_valid") and record.labels.get("mlperf_scenario") in MLPERF_BOUNDED
         slow = run.step is not None and run.step >= threshold(rule) and not hardware.judged and not judged
-        if slow and run.batch >= threshold("summary-tpot-batch-unjudged"):
+        if slow and run.step_bound and run.few_tokens:
+            # A slow rate over a few tokens in all (a cold engine's one short call): its start-up and prompt, which
+            # bound no decode step. (A fast one still shows the steps are fast.)
+            findings.append(fire(
+                "summary-throughput-only", f"{run.name}: {1 / run.step:.3g} output tok/s over {run.few_tokens:,.0f} "
+                "output tokens in all: too few for the rate to time a decode step (a cold call's start-up and "
+                "prompt are most of it)", {"output_tokens_per_second": 1 / run.step}, **where))
+        elif slow and run.batch >= threshold("summary-tpot-batch-unjudged"):
             findings.append(fire(
                 "summary-tpot-batch-unjudged", f"{run.name}: {run.step * 1e3:.0f} ms per output token with "
                 f"{run.batch_text}: a large batch's step, which the one-stream cutoff does not judge; {hardware.ask}",
@@ -1625,6 +1638,8 @@ def _health(run: _Run, record, where: dict, findings: list) -> None:
         findings.append(fire("summary-scrape-few-requests", f"{run.name}: " + ", ".join(bits) + f" over {counted:.0f} "
                              "request(s) since the server started: too few to call the serving healthy or not",
                              dict(numbers, requests_counted=counted), **where))
+    elif bits and run.step_bound and run.few_tokens and run.step >= threshold("summary-slow-tpot-no-hardware"):
+        pass  # a slow rate over a few tokens in all: said to time no step (summary-throughput-only), no healthy run
     elif bits:
         findings.append(fire("summary-healthy", f"{run.name}: " + ", ".join(bits), numbers, **where))
     elif run.completed or run.duration:
