@@ -687,7 +687,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind745_logs": (4, 5, 7),
           "blind749_logs": (9, 9, 10),
           "blind747_logs": (9, 10, 10),
-          "blind746_logs": (2, 2, 3)}
+          "blind746_logs": (2, 2, 3),
+          "blind748_logs": (8, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
