@@ -247,3 +247,20 @@ def test_a_slow_rate_over_a_few_tokens_in_all_times_no_step(tmp_path):
     many = ("Processed prompts: 100%|█████| 35/35 [01:51<00:00,  3.17s/it, est. speed input: 3.31 toks/s, "
             "output: 5.04 toks/s]\n")
     assert diagnosed(tmp_path, many, "offline35.txt").verdict == "decode-bound"
+
+
+_BENCH_HEADER = ("| model                          |       size |     params | backend    | ngl | fa |            test |"
+                 "                  t/s |\n| --- | ---: | ---: | --- | --: | -: | ---: | ---: |\n")
+
+
+def test_a_mixture_no_config_splits_is_not_called_faster_than_the_card(tmp_path):
+    # round 748: DeepSeek-V2-Lite (deepseek2 16B, 2.4B active) at 210 tok/s on an RTX 5090: 9.65 GiB × 210 = 2.18 TB/s
+    # is over the card's 1.79 TB/s only because a step reads the active share, which no bundled config gives
+    rows = ("| deepseek2 16B Q4_K - Medium    |   9.65 GiB |    15.71 B | Vulkan     |  99 |  1 |    tg128 @ d512 |"
+            "        210.15 ± 0.88 |\n")
+    diagnosis = diagnosed(tmp_path, _BENCH_HEADER + rows, "bench.md", gpu="rtx-5090")
+    assert diagnosis.verdict != "measurement-artifact"
+    # guard: a dense 8B at 500 tok/s (4.33 GiB × 500 = 2.3 TB/s) on a 360 GB/s RTX 3060 is faster than it can read
+    dense = ("| llama 8B Q4_0                  |   4.33 GiB |     8.03 B | CUDA       |  99 |  1 |           tg128 |"
+             "        500.00 ± 0.88 |\n")
+    assert diagnosed(tmp_path, _BENCH_HEADER + dense, "dense.md", gpu="rtx-3060").verdict == "measurement-artifact"

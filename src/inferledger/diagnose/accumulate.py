@@ -371,6 +371,7 @@ class Accumulator:
         # llama-bench pp rows on a GPU (BenchPrompt), for the prefill judgements (roofline._bench_prefill_findings,
         # windows-prompt-compute-sound)
         self.bench_prompts = []
+        self.bench_unsplit_lines = set()  # llama-bench rows of a mixture no catalogued config splits
         self.bench_slowest = None  # (bandwidth reached, line, tok/s) of the slowest GPU row (_note_slowest)
         self.bench_cpu_rows = 0  # llama-bench generation rows that ran on the CPU (effective_bandwidth's among them)
         self.bench_settings = {}  # model -> the settings of its rows _note_slowest kept
@@ -830,6 +831,8 @@ class Accumulator:
         if rate is not None and record.labels.get("device") == "cpu" \
                 and ("weights_bytes" in metrics or "named_weights_bytes" in metrics):
             self.bench_cpu_rows += 1
+        if rate is not None and record.labels.get("mixture_unsplit") and len(self.bench_unsplit_lines) < MAX_BENCH_STEPS:
+            self.bench_unsplit_lines.add(record.line_number)  # its file × rate is the most a step can have read
         if rate is not None and "weights_bytes" in metrics:
             self.effective_bandwidth.add(metrics.get("decode_weights_bytes", metrics["weights_bytes"]) * rate,
                                          record.line_number)

@@ -193,6 +193,8 @@ def _bench_decode_findings(acc: Accumulator, gpu: str | None) -> list:
             share = f"{fraction:.0%}" + (f"-{most / bandwidth:.0%}" if upto else "")
             text = (f"{acc.bandwidth_source} = {reached.high / 1e9:.1f}{upto} GB/s at best{where}, {share} of the "
                     f"{accelerator.name}'s {bandwidth / 1e9:,.0f} GB/s")
+            if fraction > IMPOSSIBLE_FRACTION and reached.high_line in acc.bench_unsplit_lines:
+                return []  # a mixture whose active share no config gives: its file × rate is no step's read
             if fraction > IMPOSSIBLE_FRACTION:
                 return [fire("hardware-decode-faster-than-floor", text + ": faster than the card can read the "
                              "weights (wrong GPU, or part of the model on another device)", numbers)]

@@ -218,6 +218,7 @@ def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped 
     if params:
         metrics["parameters"] = float(params.group(1)) * {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}[params.group(2)]
     size = re.match(r"([\d.]+)\s*(KiB|MiB|GiB|TiB)", row.get("size") or row.get("modelsize", ""))  # MNN: modelSize
+    unsplit = False
     if size:
         metrics["weights_bytes"] = float(size.group(1)) * _BINARY[size.group(2)]
         # A mixture of experts names its active size ("30B.A3B"): a decode step reads that share of the weights.
@@ -232,6 +233,8 @@ def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped 
                 metrics["decode_weights_bytes"] = mixture.low_bytes
                 metrics["decode_weights_bytes_high"] = mixture.high_bytes
                 metrics["prompt_parameters"] = mixture.active_params
+            elif _names_mixture(row.get("model", "")):
+                unsplit = True  # `deepseek2 16B`: a mixture no catalogued config splits reads an unknown share a step
     if size is None and row.get("model"):
         # No size column (compare-llama-bench's tables drop it): llama-bench's model cell names the size and format
         # (`llama 1B Q8_0`, `qwen3moe 30B.A3B Q4_K - Medium`), an estimate of what a step reads.
@@ -254,6 +257,8 @@ def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped 
                 metrics["decode_weights_bytes_high"] = mixture.high_bytes
                 metrics["prompt_parameters"] = mixture.active_params
     labels = {"engine": "llama.cpp", "tool": "llama-bench", "test": test}
+    if unsplit:
+        labels["mixture_unsplit"] = True
     for key in ("model", "backend", "ngl", "threads", "n_batch", "n_ubatch", "fa", "n_cpu_moe", "ot"):
         if row.get(key):
             labels[key] = row[key]
@@ -270,6 +275,12 @@ def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped 
             or row.get("dev", "").strip().lower() == "none" or (row.get("cpu_info") and not row.get("gpu_info")):
         labels["device"] = "cpu"
     return Record("interval", "llamacpp.bench", line_number, metrics, labels=labels)
+
+
+def _names_mixture(model: str) -> bool:
+    from inferledger.diagnose.named_model import names_mixture
+
+    return names_mixture(model)
 
 
 def _mixture(model: str, total_params: float | None, file_bytes: float):
