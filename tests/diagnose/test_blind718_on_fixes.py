@@ -264,3 +264,18 @@ def test_a_mixture_no_config_splits_is_not_called_faster_than_the_card(tmp_path)
     dense = ("| llama 8B Q4_0                  |   4.33 GiB |     8.03 B | CUDA       |  99 |  1 |           tg128 |"
              "        500.00 ± 0.88 |\n")
     assert diagnosed(tmp_path, _BENCH_HEADER + dense, "dense.md", gpu="rtx-3060").verdict == "measurement-artifact"
+
+
+def test_a_batch_generating_less_than_one_sequence_is_decode_bound(tmp_path):
+    # rounds 239 and 748: llama-batched-bench where two sequences generate less in all than one
+    head = ("|    PP |     TG |    B |   N_KV |   T_PP s | S_PP t/s |   T_TG s | S_TG t/s |      T s |    S t/s |\n"
+            "|-------|--------|------|--------|----------|----------|----------|----------|----------|----------|\n")
+    rows = ("|   512 |    128 |    1 |    640 |    0.184 |  2777.25 |    1.551 |    82.55 |    1.735 |   368.90 |\n"
+            "|   512 |    128 |    2 |    768 |    0.176 |  2902.45 |    8.671 |    29.52 |    8.847 |    86.80 |\n"
+            "|   512 |    128 |    8 |   1536 |    0.177 |  2886.69 |   10.270 |    99.71 |   10.447 |   147.03 |\n")
+    diagnosis = diagnosed(tmp_path, head + rows, "batched.md")
+    assert diagnosis.verdict == "decode-bound"
+    assert _said(diagnosis, "2 sequences generate 29.5 tok/s in all against 82.5 for one (36%)")  # 29.52 / 82.55
+    # guard: eight sequences at 99.71 tok/s in all, 121 % of one's 82.55, raise the total: no finding
+    scaling = rows.splitlines(keepends=True)[0] + rows.splitlines(keepends=True)[2]
+    assert not _said(diagnosed(tmp_path, head + scaling, "scaling.md"), "the batched decode path is slower")

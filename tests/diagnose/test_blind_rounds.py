@@ -194,7 +194,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind236_logs": (3, 7, 10),
           "blind238_logs": (5, 8, 10),
           "blind237_logs": (4, 6, 10),
-          "blind239_logs": (5, 7, 10),
+          "blind239_logs": (5, 8, 10),
           "blind244_logs": (6, 6, 10),
           "blind243_logs": (1, 2, 10),
           "blind242_logs": (3, 4, 10),
@@ -688,7 +688,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind749_logs": (9, 9, 10),
           "blind747_logs": (9, 10, 10),
           "blind746_logs": (2, 2, 3),
-          "blind748_logs": (8, 8, 10)}
+          "blind748_logs": (8, 9, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

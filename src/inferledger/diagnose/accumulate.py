@@ -371,6 +371,7 @@ class Accumulator:
         # llama-bench pp rows on a GPU (BenchPrompt), for the prefill judgements (roofline._bench_prefill_findings,
         # windows-prompt-compute-sound)
         self.bench_prompts = []
+        self.batched_generation = {}  # (file, pp, tg) -> {batch: (total generation tok/s, line)} (llama-batched-bench)
         self.bench_unsplit_lines = set()  # llama-bench rows of a mixture no catalogued config splits
         self.bench_slowest = None  # (bandwidth reached, line, tok/s) of the slowest GPU row (_note_slowest)
         self.bench_cpu_rows = 0  # llama-bench generation rows that ran on the CPU (effective_bandwidth's among them)
@@ -688,7 +689,8 @@ class Accumulator:
                 continue
             source = record.source
             seen = sources.get(source)
-            if seen is not None and record.kind == "interval" and file == self._unfolded_file:
+            if seen is not None and record.kind == "interval" and file == self._unfolded_file \
+                    and source != "llamacpp.batched-bench":  # (its rows by batch: _interval keeps them apart)
                 labels = record.labels
                 metrics = record.metrics
                 if "snapshot" not in labels and "weights_bytes" not in metrics \
@@ -811,6 +813,12 @@ class Accumulator:
                     by_depth.setdefault(depth, Running()).add(metrics[name], record.line_number)
         if "prompt_tokens_per_second" in metrics and record.source == "llamacpp.bench":
             self._note_bench_prompt(record)
+        if record.source == "llamacpp.batched-bench" and "b" in labels and "generation_tokens_per_second" in metrics:
+            # llama-batched-bench's generation by its batch, per shape: a batch's total against one sequence's
+            shape = (file, labels.get("pp"), labels.get("tg"))
+            if shape in self.batched_generation or len(self.batched_generation) < BENCH_TESTS_MAX:
+                self.batched_generation.setdefault(shape, {}).setdefault(
+                    int(labels["b"]), (metrics["generation_tokens_per_second"], record.line_number))
         if "running_requests" not in metrics and "generation_tokens_per_second" not in metrics:
             # Spec-decoding lines and the like: statistics only, not a stats window. The windows waiting are folded
             # first only when they hold one of its metrics (every Running sees its values in order), or when both

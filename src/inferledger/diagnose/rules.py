@@ -438,6 +438,12 @@ _TABLE = (
           "input throughput is the last batch's tokens over the time since the Prefill line before)", 0.65),
     _rule("windows-idle", "windows", "insufficient-data", "Running 0 and Waiting 0 in every window", None, "",
           "an idle server says nothing about its speed", 0.6),
+    _rule("windows-batch-below-one-stream", "windows", "decode-bound",
+          "llama-batched-bench: a batch's total generation rate below this share of one sequence's, same shape",
+          0.8, "of B=1's tok/s",
+          "a decode step reads the weights once for the whole batch, so more sequences at once raise the total: a "
+          "batch whose total falls below one sequence's runs a slower kernel path for it (small-N matmuls), not the "
+          "memory's pace; surer the further below", 0.8, 0.9),
     _rule("windows-prompt-rate-only", "windows", "insufficient-data",
           "prompt-processing rates only (llama-bench pp rows), no generation rate", None, "",
           "a prompt is read many tokens per pass, bound by compute; generation reads every weight per token, so a "

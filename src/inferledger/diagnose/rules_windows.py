@@ -92,6 +92,7 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware: Har
     if not windows:
         _prompt_rate_only(acc, findings)
         return
+    _batch_below_one_stream(acc, findings)
     flags = acc.flags
     kv = acc.interval_value("kv_cache_usage_fraction")
     waiting = acc.interval_value("waiting_requests")
@@ -415,3 +416,22 @@ def _slowdown_beyond_context(acc: Accumulator, findings: list) -> None:
         "the device, another load, or a test run once: rerun with -r 3 and watch device memory)",
         {f"{phase}_tokens_per_second_shallow": fast, f"{phase}_tokens_per_second_deep": slow,
          "context_depth_tokens_shallow": shallow, "context_depth_tokens_deep": deep, "slowdown_over_depth_ratio": excess}))
+
+
+def _batch_below_one_stream(acc: Accumulator, findings: list) -> None:
+    """windows-batch-below-one-stream: a llama-batched-bench shape whose batch of several sequences generates fewer
+    tokens a second in all than one sequence does (the lowest such batch is shown)."""
+    cut = threshold("windows-batch-below-one-stream")
+    for (file, _pp, _tg), by_batch in acc.batched_generation.items():
+        single = by_batch.get(1)
+        below = [(batch, rate, line) for batch, (rate, line) in sorted(by_batch.items())
+                 if single and batch > 1 and rate < cut * single[0]]
+        if below:
+            batch, rate, line = below[0]
+            findings.append(fire(
+                "windows-batch-below-one-stream", f"llama-batched-bench: {batch} sequences generate {rate:,.1f} tok/s "
+                f"in all against {single[0]:,.1f} for one ({rate / single[0]:.0%}): the batched decode path is slower "
+                "than the single-sequence one", {"batch": float(batch), "generation_tokens_per_second": rate,
+                                                 "single_generation_tokens_per_second": single[0]},
+                1 - rate / (cut * single[0]), lines=[single[1], line], file=file))
+            return
