@@ -688,7 +688,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind749_logs": (9, 9, 10),
           "blind747_logs": (9, 10, 10),
           "blind746_logs": (2, 2, 3),
-          "blind748_logs": (8, 9, 10)}
+          "blind748_logs": (8, 9, 10),
+          "blind750_logs": (3, 3, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
