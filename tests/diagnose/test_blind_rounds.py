@@ -689,7 +689,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind747_logs": (9, 10, 10),
           "blind746_logs": (2, 2, 3),
           "blind748_logs": (8, 9, 10),
-          "blind750_logs": (3, 3, 3)}
+          "blind750_logs": (3, 3, 3),
+          "blind751_logs": (2, 2, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
