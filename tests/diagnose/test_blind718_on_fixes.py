@@ -279,3 +279,11 @@ def test_a_batch_generating_less_than_one_sequence_is_decode_bound(tmp_path):
     # guard: eight sequences at 99.71 tok/s in all, 121 % of one's 82.55, raise the total: no finding
     scaling = rows.splitlines(keepends=True)[0] + rows.splitlines(keepends=True)[2]
     assert not _said(diagnosed(tmp_path, head + scaling, "scaling.md"), "the batched decode path is slower")
+
+
+def test_sglangs_host_kv_pool_over_the_free_host_memory_is_a_start_up_refusal(tmp_path):
+    line = ("ValueError: Not enough host memory available. Requesting 7.05 GB but only have 2.04 GB free. Please "
+            "reduce the size of the hierarchical cache.\n")
+    diagnosis = diagnosed(tmp_path, line, "sglang.log")
+    assert diagnosis.events == {"kv_start_refusals": 1.0}
+    assert diagnosis.verdict == "kv-capacity"

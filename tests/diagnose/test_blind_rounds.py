@@ -690,7 +690,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind746_logs": (2, 2, 3),
           "blind748_logs": (8, 9, 10),
           "blind750_logs": (3, 3, 3),
-          "blind751_logs": (2, 2, 6),
+          "blind751_logs": (2, 4, 6),
           "blind752_logs": (1, 1, 1),
           "blind753_logs": (7, 7, 10)}
 

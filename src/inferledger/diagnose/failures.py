@@ -64,7 +64,9 @@ _KV_REFUSAL = re.compile("|".join([r"is larger than the maximum number of tokens
                                    # utilization`), as logged or as a note retells it (`… < desired utilization`)
                                    r"\bFree memory on (?:device )?\S*\s*\([\d.]+/[\d.]+ GiB\)(?: on startup)? "
                                    r"(?:is less than|<)",
-                                   r"\bNot enough memory\. Please try to increase --mem-fraction-static"]))
+                                   r"\bNot enough memory\. Please try to increase --mem-fraction-static",
+                                   # SGLang's hierarchical cache: its host KV pool larger than the host memory free
+                                   r"\bNot enough host memory available\. Requesting [\d.]+ ?GB but only have"]))
 # llama-server refusing a request its slot's context (its share of the KV cache, -c over --parallel) cannot hold, as
 # its JSON error reaches the client (`"type": "exceed_context_size_error"`, `the request exceeds the available context
 # size`): the server log's own line (`request (N tokens) exceeds …`) its reader counts.

@@ -27,7 +27,8 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
              "buffer for kv cache`; TensorRT-LLM: `maxTokensInPagedKvCache (N) must be large enough to process at "
              "least 1 sequence`; a hybrid model's `max_num_seqs (N) exceeds available Mamba cache blocks (M)`; vLLM's "
              "`Free memory on device … is less than desired GPU memory utilization`, other processes holding the "
-             "memory its weights and cache were to take; vLLM V0's "
+             "memory its weights and cache were to take; SGLang's hierarchical cache: `Not enough host memory "
+             "available`, its host KV pool larger than the memory free; vLLM V0's "
              "worker dying in `determine_num_available_blocks`, the profile run that measures that memory)"),
             ("busy_rejections", "state-busy-rejections",
              "request(s) refused as the server was busy (HTTP 503 / 429): its queue of pending requests was full, "
