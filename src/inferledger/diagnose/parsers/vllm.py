@@ -62,9 +62,8 @@ _PREEMPT = re.compile(r"preempted by PreemptionMode\.(\w+).*?(?:total_num_cumula
 # Cache is 0.13GiB.`
 _WEIGHTS = re.compile(r"(?:Loading model weights took|Model loading took|model weights take) ([\d.]+) ?(MB|GB|GiB|MiB)"
                       r"(?: memory)?(?: and ([\d.]+) seconds)?")
-# The start-up's other times: the weights' download from the hub, and their load where no size is printed with it.
+# The start-up's load time where no size is printed with it (the download before it: launch.py, from the head).
 _LOAD_SECONDS = re.compile(r"Loading weights took ([\d.]+) seconds")
-_DOWNLOAD = re.compile(r"Time spent downloading weights for \S+: ([\d.]+) seconds")
 # `# GPU blocks` (CUDA), or the device's name where a platform prints its own (`# cuda blocks`, `# npu blocks`).
 _BLOCKS = re.compile(r"# (?:GPU|cuda|npu|xpu|hpu|tpu|neuron) blocks: ([\d,]*\d)(?:, # CPU blocks: ([\d,]*\d))?")
 _NUM_BLOCKS = re.compile(r"num_gpu_blocks is: ([\d,]*\d)")
@@ -337,9 +336,6 @@ def _capacity(line: str, line_number: int) -> Iterator[Record]:
             metrics["weights_load_seconds"] = float(match.group(3))
     elif match := _LOAD_SECONDS.search(line):
         metrics["weights_load_seconds"] = float(match.group(1))
-    match = _DOWNLOAD.search(line)
-    if match:
-        metrics["weights_download_seconds"] = float(match.group(1))
     match = _BLOCKS.search(line)
     if match:
         metrics["gpu_blocks"] = number(match.group(1))
@@ -533,7 +529,7 @@ class LineParser:
             out.append(_prefix_cache_record(line, line_number))
         elif "with config:" in line and "model=" in line:
             out.extend(_engine_config(line, line_number))
-        elif ("took" in line or "downloading weights" in line or "blocks" in line or "KV cache" in line or "KV Cache is" in line or "concurrency" in line
+        elif ("took" in line or "blocks" in line or "KV cache" in line or "KV Cache is" in line or "concurrency" in line
               or "kv_cache_size=" in line or "max seq len" in line or "block size" in line
               or "tensor_parallel_size=" in line or "max_num_batched_tokens=" in line):
             out.extend(_capacity(line, line_number))
@@ -599,7 +595,7 @@ def wants_next(line: str) -> bool:
 MARKERS = (b"Avg prompt throughput:", b"KV cache usage:", b"SpecDecoding metrics", b"No available shared memory broadcast block", b"Speculative metrics", b"PreemptionMode",
            b"# GPU blocks", b"# cuda blocks", b"# npu blocks", b"_gpu_blocks", b"KV cache size", b"KV cache memory", b"KV cache (",
            b"Maximum concurrency", b"KV Cache is", b"Model loading took", b"Loading model weights took", b"Memory profiling",
-           b"Loading weights took", b"Time spent downloading weights",
+           b"Loading weights took",
            b"Setting attention block size", b"Prefix cache hit rate: GPU", b"LLM engine (v", b"LLM engine with config",
            b"Configuration: (", b"Input prompt (", b"KV cache is needed", b"No available memory for the cache",
            b"Mamba cache blocks", b"Exception in worker", b"Chunked prefill is enabled with",
