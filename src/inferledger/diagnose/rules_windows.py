@@ -419,8 +419,8 @@ def _slowdown_beyond_context(acc: Accumulator, findings: list) -> None:
 
 
 def _batch_below_one_stream(acc: Accumulator, findings: list) -> None:
-    """windows-batch-below-one-stream: a llama-batched-bench shape whose batch of several sequences generates fewer
-    tokens a second in all than one sequence does (the lowest such batch is shown)."""
+    """windows-batch-below-one-stream: a llama-batched-bench shape whose batch of several sequences generates less in
+    all than the rule's share of one sequence's tokens a second (the smallest such batch is shown)."""
     cut = threshold("windows-batch-below-one-stream")
     for (file, _pp, _tg), by_batch in acc.batched_generation.items():
         single = by_batch.get(1)

@@ -957,6 +957,7 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
     # A run needs a latency, or a benchmark run's own account (requests done with its duration or token totals):
     # a table of other numbers is no run.
     unit_label = {"latency_unit_assumed": "ms" if unit == 1e-3 else "s"} if inferred else {}
+
     def tool(key) -> str:
         if one_run:
             return f"table column {key!r}" if by_owner else "table"
