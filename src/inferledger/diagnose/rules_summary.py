@@ -352,7 +352,9 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         # (a valid MLPerf Server or Interactive result met its per-token bound at its load: judged by the benchmark)
         judged = record.labels.get("mlperf_valid") and record.labels.get("mlperf_scenario") in MLPERF_BOUNDED
         slow = run.step is not None and run.step >= threshold(rule) and not hardware.judged and not judged
-        if slow and run.step_bound and run.few_tokens:
+        # a slow rate bounding the step over a few tokens in all: no decode measure, and no healthy run either
+        cold_call = run.step_bound and run.few_tokens and run.step >= threshold("summary-slow-tpot-no-hardware")
+        if slow and cold_call:
             # A slow rate over a few tokens in all (a cold engine's one short call): its start-up and prompt, which
             # bound no decode step. (A fast one still shows the steps are fast.)
             findings.append(fire(
@@ -403,7 +405,8 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
             continue  # a throughput test's latencies say nothing about latency health (unless no queue built)
         if run.one_token or any(finding.verdict in _BOTTLENECKS
                                 or (finding.verdict == "measurement-artifact" and finding.score >= 0.8)
-                                or finding.rule == "summary-tpot-batch-unjudged" for finding in findings[before:]):
+                                or finding.rule == "summary-tpot-batch-unjudged" for finding in findings[before:]) \
+                or cold_call:
             continue  # healthy only when no bottleneck (or a broken measurement) was read, and the speed was judged
         _health(run, record, where, findings)
     _same_work(acc, findings, first)
@@ -1638,8 +1641,6 @@ def _health(run: _Run, record, where: dict, findings: list) -> None:
         findings.append(fire("summary-scrape-few-requests", f"{run.name}: " + ", ".join(bits) + f" over {counted:.0f} "
                              "request(s) since the server started: too few to call the serving healthy or not",
                              dict(numbers, requests_counted=counted), **where))
-    elif bits and run.step_bound and run.few_tokens and run.step >= threshold("summary-slow-tpot-no-hardware"):
-        pass  # a slow rate over a few tokens in all: said to time no step (summary-throughput-only), no healthy run
     elif bits:
         findings.append(fire("summary-healthy", f"{run.name}: " + ", ".join(bits), numbers, **where))
     elif run.completed or run.duration:

@@ -233,8 +233,10 @@ def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped 
                 metrics["decode_weights_bytes"] = mixture.low_bytes
                 metrics["decode_weights_bytes_high"] = mixture.high_bytes
                 metrics["prompt_parameters"] = mixture.active_params
-            elif _names_mixture(row.get("model", "")):
-                unsplit = True  # `deepseek2 16B`: a mixture no catalogued config splits reads an unknown share a step
+            else:  # `deepseek2 16B`: a mixture no catalogued config splits reads an unknown share a step
+                from inferledger.diagnose.named_model import names_mixture
+
+                unsplit = names_mixture(row.get("model", ""))
     if size is None and row.get("model"):
         # No size column (compare-llama-bench's tables drop it): llama-bench's model cell names the size and format
         # (`llama 1B Q8_0`, `qwen3moe 30B.A3B Q4_K - Medium`), an estimate of what a step reads.
@@ -275,12 +277,6 @@ def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped 
             or row.get("dev", "").strip().lower() == "none" or (row.get("cpu_info") and not row.get("gpu_info")):
         labels["device"] = "cpu"
     return Record("interval", "llamacpp.bench", line_number, metrics, labels=labels)
-
-
-def _names_mixture(model: str) -> bool:
-    from inferledger.diagnose.named_model import names_mixture
-
-    return names_mixture(model)
 
 
 def _mixture(model: str, total_params: float | None, file_bytes: float):
