@@ -694,7 +694,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind752_logs": (1, 1, 1),
           "blind753_logs": (7, 7, 10),
           "blind754_logs": (0, 0, 1),
-          "blind757_logs": (2, 2, 3)}
+          "blind757_logs": (2, 2, 3),
+          "blind758_logs": (0, 0, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
