@@ -695,7 +695,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind753_logs": (7, 7, 10),
           "blind754_logs": (0, 0, 1),
           "blind757_logs": (2, 2, 3),
-          "blind758_logs": (0, 0, 3)}
+          "blind758_logs": (0, 0, 3),
+          "blind759_logs": (5, 5, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
