@@ -697,7 +697,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind757_logs": (2, 2, 3),
           "blind758_logs": (0, 0, 3),
           "blind759_logs": (5, 5, 7),
-          "blind761_logs": (6, 6, 10)}
+          "blind761_logs": (6, 6, 10),
+          "blind755_logs": (5, 5, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
