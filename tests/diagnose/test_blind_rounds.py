@@ -703,7 +703,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind762_logs": (6, 6, 10),
           "blind766_logs": (2, 2, 3),
           "blind767_logs": (1, 1, 1),
-          "blind765_logs": (1, 1, 4)}
+          "blind765_logs": (1, 1, 4),
+          "blind768_logs": (3, 3, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
