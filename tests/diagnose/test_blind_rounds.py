@@ -704,7 +704,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind766_logs": (2, 2, 3),
           "blind767_logs": (1, 1, 1),
           "blind765_logs": (1, 1, 4),
-          "blind768_logs": (3, 3, 4)}
+          "blind768_logs": (3, 3, 4),
+          "blind763_logs": (1, 1, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
