@@ -705,7 +705,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind767_logs": (1, 1, 1),
           "blind765_logs": (1, 1, 4),
           "blind768_logs": (3, 3, 4),
-          "blind763_logs": (1, 1, 6)}
+          "blind763_logs": (1, 1, 6),
+          "blind764_logs": (3, 3, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
