@@ -707,7 +707,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind768_logs": (3, 3, 4),
           "blind763_logs": (1, 1, 6),
           "blind764_logs": (3, 3, 5),
-          "blind771_logs": (4, 4, 4)}
+          "blind771_logs": (4, 4, 4),
+          "blind770_logs": (4, 4, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
