@@ -926,6 +926,10 @@ _LIMITS = (
     Limit("step-bound-min-tokens", 64.0, "output tokens in all", "the summary rules' per-token readings",
           "an all-at-once run's output rate bounds its streams' step only where it wrote this many tokens in all: a "
           "cold engine's one short call (vLLM's default 16 tokens, 2.19 s) is its start-up and prefill, not decode"),
+    Limit("healthy-min-tokens", 16.0, "output tokens in all", "the summary rules' healthy reading",
+          "an all-at-once run's fast rate over fewer tokens than vLLM's default 16-token call (a smoke test, "
+          "vllm-ascend#555: one prompt, 8 tokens) times a call's start-up and prompt too: too little to call it "
+          "healthy"),
     Limit("burst-arrival-share", 0.05, "of the run's time", "summary-burst-prefill",
           "every request arrived within this share of the run: a burst, whose queue the test built"),
     Limit("burst-admitted-steps", 20, "decode steps", "summary-all-at-once, the queue readings",

@@ -72,6 +72,7 @@ def prefill_interleaved(record, per_token: float | None) -> bool:
 
 PROMPT_ONLY_OUTPUT_TOKENS = limit("prompt-only-output")
 STEP_BOUND_MIN_TOKENS = limit("step-bound-min-tokens")
+HEALTHY_MIN_TOKENS = limit("healthy-min-tokens")
 FASTEST_STREAM_STEP = limit("fastest-stream-step")
 
 
@@ -408,6 +409,11 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
                                 or finding.rule == "summary-tpot-batch-unjudged" for finding in findings[before:]) \
                 or cold_call:
             continue  # healthy only when no bottleneck (or a broken measurement) was read, and the speed was judged
+        if run.step_bound and run.few_tokens and run.few_tokens < HEALTHY_MIN_TOKENS:
+            # A fast rate over fewer tokens than a default call's bounds the step, but times a smoke test's call,
+            # not a serving run: too little to call it healthy.
+            notes.append(f"{run.name}: {run.few_tokens:,.0f} output tokens in all: too few to call the run healthy")
+            continue
         _health(run, record, where, findings)
     _same_work(acc, findings, first)
     quantised_not_faster(acc, findings)

@@ -96,7 +96,9 @@ _COLUMNS = (
      "request_throughput_per_second", "rate"),
     # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
     # A runner's sweep (llama-bench's tg, ds4-bench's `gen steady t/s`) is one stream a row, as is its prefill rate.
-    (r"tput user|per (?:user|request)|per-(?:user|request)\b|^per-?req tok(?:en)?s?/s$|^per[ -]stream(?: tok(?:en)?s?/s)?$"
+    # (not a total's or a count's `per request`: `Total per request`, `Avg. OP tokens per request` count tokens)
+    (r"tput user|^(?!.*\b(?:total|tokens?)\b(?!\s*/)).*\bper[ -](?:user|request)\b"
+     r"|^per-?req tok(?:en)?s?/s$|^per[ -]stream(?: tok(?:en)?s?/s)?$"
      r"|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)?(?: \d+ tokens,?)? (?:t|tok(?:en)?s?)/s$"
      # (a phase's rate or speed by name, its mean's word and its unit around it: `Average Generation Rate tokens/s`)
      r"|^(?:(?:avg|average|mean|median) )?(?:gen(?:eration)?|decod(?:e|ing)) (?:rate|speed)"
@@ -346,6 +348,9 @@ def _context_name(header: str) -> str:
     return f"{match.group(1)}{match.group(2)} context"
 
 
+_RATE_MEAN = re.compile(r"(?<=/s) (?:mean|avg|average)$")
+
+
 @lru_cache(maxsize=4096)
 def _column(header: str):
     """(metric name with its stat, seconds per unit or None, kind) for one header cell, or None. Cached: a log's head
@@ -371,6 +376,10 @@ def _column(header: str):
     if re.search(r"/ ?gpu\b|per gpu\b", lowered):
         return None  # a rate divided by the cards (`Out tok/s/GPU`): the run's own rate is its undivided column
     found = next(((metric, kind) for pattern, metric, kind in _COLUMN_PATTERNS if pattern.search(lowered)), None)
+    if found is None and (unmeant := _RATE_MEAN.sub("", lowered)) != lowered:
+        # a rate's mean named after it (`decode TPS mean`): the rate, whose figure is a mean anyway
+        found = next(((metric, kind) for pattern, metric, kind in _COLUMN_PATTERNS
+                      if kind == "rate" and pattern.search(unmeant)), None)
     if found is None:
         return None
     metric, kind = found
@@ -408,19 +417,21 @@ def _cell_seconds(cell: str) -> float | None:
     return seconds + (float(minutes) * _MINUTE_S if minutes else 0.0)
 
 
-# A rate cell: `9.51 t/s`, and as people mark them up in a table, `~9.9–10.0 t/s` or `**8.75 t/s**` (a range reads as
+# A rate cell: `9.51 t/s` (`33.1 tok/sec`), and as people mark them up in a table, `~9.9–10.0 t/s` or `**8.75 t/s**` (a range reads as
 # its first figure).
-_RATE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?\s*(?:tok(?:en)?s?|t)\s*/\s*s"
-                        r"(?:\s*\(\s*[+−-]?\d[\d.,]*\s*[A-Za-z/%]+\s*\))?[\s*]*$",
+_RATE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?\s*(?:tok(?:en)?s?|t)\s*/\s*s(?:ec)?"
+                        r"(?:\s*\(\s*[+−-]?\d[\d.,]*\s*[A-Za-z/%]+\s*\))?(?:\s+(?:depending|varying) on [a-z ]+)?[\s*]*$",
                         re.IGNORECASE)  # `4.88 Tokens/s` too, and a figure after it (`61 tok/s (923 GB/s)`)
 _CHANGE_NOTE = re.compile(r"\s*\([^()]*%[^()]*\)[\s*]*$")  # a figure's change after it: `**98** (−28%)`
 _RATE_OR_NUMBER = re.compile(r"^[\s*~≈]*\d|^\s*$")  # a rate column's cell that starts with its figure
 # A cell that is a figure (or a range) and nothing else but its rate unit: `15`, `6–8`, `~1000`, `**34 tok/s**`.
 _FIGURE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?"
-                          r"(?:\s*(?:tok(?:en)?s?|t)\s*/\s*s)?[\s*]*$", re.IGNORECASE)
+                          r"(?:\s*(?:tok(?:en)?s?|t)\s*/\s*s(?:ec)?)?[\s*]*$", re.IGNORECASE)
 
 # A rate column whose header names only the phase ("prefill", "decode"): each row a run of one stream.
-_PHASE_RATES = ((re.compile(r"^(?:prefill|prompt|pp|input|processing)\b"), "input_tokens_per_second"),
+# (not a workload's shape, `2K input / 128 output`, whose rate may be either phase's)
+_PHASE_RATES = ((re.compile(r"^(?:prefill|prompt|pp|input|processing)\b(?!.*\b(?:output|out|gen|decode)\b)"),
+                 "input_tokens_per_second"),
                 # a `Speed` column of `4.88 Tokens/s` cells: a runner's generation speed, a run a row
                 # or only the column's outcome (`Result`, `Performance`) over cells that are all rates
                 (re.compile(r"^(?:token )?(?:decode|decoding|gen|generation|tg|output|speed|results?|performance)\b"),
@@ -793,6 +804,7 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
     # a CPU column (`CPU model`), or a thread count's: only a CPU run is tuned by its threads
     on_cpu = any(_names_cpu_run(_normal(title)) or _normal(title) in ("threads", "n threads") for title in header)
     model_columns = [index for index, title in enumerate(header) if _normal(title) in ("model", "model name")]
+    speed_table = any(_speed(column) for column in columns)
     for line_number, cells in rows:
         if len(cells) != len(columns) and not (isinstance(cells, _CutRow) and len(cells) < len(columns)):
             continue  # a merged row, or one with a cell too many: its cells cannot be matched to the header
@@ -823,7 +835,10 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
                 if number is not None:
                     metrics[column[0]] = number * column[1]
                     # a throughput read from a cell that is that figure alone (not the first of `1.07 / 0.98`)
-                    plain_rate = plain_rate or (column[0] in _THROUGHPUTS and bool(_BARE_FIGURE.match(cell)))
+                    # (or with its unit alone, `~34 t/s`, in a table of no stream's speed: beside one, a row
+                    # without its speed is a cut row)
+                    plain_rate = plain_rate or (column[0] in _THROUGHPUTS and bool(
+                        _BARE_FIGURE.match(cell) or (_RATE_CELL.match(cell) and not speed_table)))
             batch_rate = metrics.pop(_BATCH_RATE, None)
             if batch_rate is not None and metrics.get("max_concurrency"):
                 metrics["output_tokens_per_second"] = batch_rate

@@ -84,8 +84,28 @@ def sniff(head: str) -> float:
     return 0.0
 
 
-def parse(lines) -> Iterator[Record | Skipped]:
+# A span field alone on its line (`total_time="10.779314795s"`): a request's span pasted a field a line, gathered
+# into one line as the router printed it (_folded).
+_LONE_FIELD = re.compile(r'\s*"?(?:' + "|".join(_FIELDS) + r')"?\s*[=:]\s*"?[\d.]+(?:ns|µs|us|ms|s)"?,?\s*\}?\s*$')
+
+
+def _folded(lines) -> Iterator[tuple[int, str]]:
+    """The lines, each run of lone span fields (_LONE_FIELD) joined into one line at its first."""
+    run: list = []
     for line_number, line in lines:
+        if "_t" in line and _LONE_FIELD.match(line):
+            run.append((line_number, line.strip()))
+            continue
+        if run:
+            yield run[0][0], " ".join(text for _number, text in run)
+            run = []
+        yield line_number, line
+    if run:
+        yield run[0][0], " ".join(text for _number, text in run)
+
+
+def parse(lines) -> Iterator[Record | Skipped]:
+    for line_number, line in _folded(lines):
         if "_time" not in line or ("queue_time" not in line and "inference_time" not in line):
             if "emory" in line or "max batch total" in line:  # memory, Memory, OutOfMemoryError
                 record = _launcher(line_number, line)
@@ -125,7 +145,8 @@ def parse(lines) -> Iterator[Record | Skipped]:
         yield Record("request", "tgi.request", line_number, metrics, None, labels)
 
 
-# No state from one line to the next: a big log is read by two processes, cut after any line (read.py).
+# No state from one line to the next but a span pasted a field a line: a big log is read by two processes, cut
+# after any line but those (read.py).
 def new_reader() -> LineByLine:
     return LineByLine()
 
@@ -134,8 +155,8 @@ def read_blocks(_reader: LineByLine, blocks) -> Iterator:
     return lines_of_blocks(parse, blocks)
 
 
-def split_after(_line: str) -> bool:
-    return True
+def split_after(line: str) -> bool:
+    return not ("_t" in line and _LONE_FIELD.match(line))  # (a span a field a line is read whole)
 
 
 def _spans(line: str) -> list:

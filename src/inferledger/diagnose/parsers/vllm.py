@@ -55,6 +55,11 @@ _SPEC_FIELDS = {
     "drafted throughput": ("spec_drafted_tokens_per_second", 1.0),
     "accepted": ("spec_accepted_tokens", 1.0),
     "drafted": ("spec_drafted_tokens", 1.0),
+    # V0's `Speculative metrics` (`System efficiency: 0.059, Number of speculative tokens: 16, …, Number of draft
+    # tokens tokens: 42272`): read into the tokens a step (_spec_record)
+    "system efficiency": ("spec_system_efficiency", 1.0),
+    "number of speculative tokens": ("spec_tokens_a_step", 1.0),
+    "number of draft tokens tokens": ("spec_drafted_tokens", 1.0),
 }
 
 _PREEMPT = re.compile(r"preempted by PreemptionMode\.(\w+).*?(?:total_num_cumulative_preemption=(\d+))?$")
@@ -321,6 +326,11 @@ def _spec_record(line: str, line_number: int) -> Record | None:
         elif label in _SPEC_FIELDS:
             name, scale = _SPEC_FIELDS[label]
             metrics[name] = float(value) * scale
+    efficiency, drafts = metrics.pop("spec_system_efficiency", None), metrics.pop("spec_tokens_a_step", None)
+    if efficiency is not None and drafts and "spec_mean_acceptance_length" not in metrics:
+        # V0's `System efficiency` is the tokens a step emits over the k + 1 it could: × (k + 1), the tokens a step
+        # (the mean acceptance length V1 prints)
+        metrics["spec_mean_acceptance_length"] = efficiency * (drafts + 1)
     if not metrics:
         return None
     timestamp, year_assumed = find_timestamp(prefix)

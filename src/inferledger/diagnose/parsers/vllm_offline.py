@@ -33,7 +33,8 @@ from inferledger.diagnose.records import Record
 
 NAME = "vllm-offline"
 
-_BAR = re.compile(r"Processed prompts:\s*(\d+)%.*?\|\s*(\d+)/(\d+)\s*\[([\d:]+)<[^,\]]*(?:,\s*([\d.]+)(it/s|s/it))?"
+# (a notebook's bar may print no bar: `Processed prompts: 100% 1321/1321 [09:09<00:00,  2.40it/s]`)
+_BAR = re.compile(r"Processed prompts:\s*(\d+)%(?:.*?\|)?\s*(\d+)/(\d+)\s*\[([\d:]+)<[^,\]]*(?:,\s*([\d.]+)(it/s|s/it))?"
                   r"(?:,\s*est\. speed input:\s*([\d.]+) toks/s,\s*output:\s*([\d.]+) toks/s"
                   r"|,\s*Generation Speed:\s*([\d.]+) toks/s)?")
 
@@ -112,6 +113,12 @@ def _clock_seconds(text: str) -> float:
     for part in text.split(":"):
         seconds = seconds * 60 + float(part)
     return seconds
+
+
+# A finished bar printed again by tqdm's close keeps its time, to its clock's second or, for a short run whose time is
+# its count over its rate, to a tenth: another time is another run.
+RERUN_CLOCK_SECONDS = 1.0
+RERUN_CLOCK_SHARE = 0.1
 
 
 def _bar(match: re.Match) -> tuple[dict, int]:
@@ -274,8 +281,13 @@ def parse(lines) -> Iterator:
             continue
         metrics, total = _bar(match)
         if last is not None and (last[3] or total != last[2]
-                                 or metrics["completed_requests"] < last[1]["completed_requests"]):
-            yield _record(*last[:3], arguments)  # a new run: the bar restarted, or the run before printed its summary
+                                 or metrics["completed_requests"] < last[1]["completed_requests"]
+                                 or (last[1]["completed_requests"] == total
+                                     and abs(metrics["duration_seconds"] - last[1]["duration_seconds"])
+                                     > max(RERUN_CLOCK_SECONDS, RERUN_CLOCK_SHARE * last[1]["duration_seconds"]))):
+            # a new run: the bar restarted, the run before printed its summary, or a finished bar printed again with
+            # another time (one prompt's runs one after another, each bar 1/1; the same batch run twice)
+            yield _record(*last[:3], arguments)
         last = (line_number, metrics, total, False)
     if last is not None:
         yield _record(*last[:3], arguments)
