@@ -710,7 +710,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind771_logs": (4, 4, 4),
           "blind770_logs": (4, 4, 6),
           "blind769_logs": (7, 7, 8),
-          "blind772_logs": (3, 3, 3)}
+          "blind772_logs": (3, 3, 3),
+          "blind773_logs": (3, 3, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
