@@ -169,3 +169,27 @@ def test_a_count_per_request_is_no_streams_rate(tmp_path):
     # guard: a bare `Per request` over rates stays one stream's rate
     assert [record.metrics.get("output_tokens_per_second_per_user_mean")
             for record in markdown_summaries(tmp_path, rates)] == [32.0, 7.0]
+
+
+def test_builds_compared_test_by_test_without_a_model_column(tmp_path):
+    from inferledger.diagnose.parsers import llamacpp
+
+    table = ("   | type_k | type_v | fa | rtr |          test |    t/s (main)    |    t/s (pr)      | Speedup |\n"
+             "| -----: | -----: | -: | --: | ------------: | ---------------: | ---------------: | ------: |\n"
+             "|   bf16 |   bf16 |  1 |   1 |         pp128 |    275.27 ± 1.63 |    278.40 ± 1.60 | 1.011   |\n"
+             "|   bf16 |   bf16 |  1 |   1 |         pp512 |    274.71 ± 0.51 |    276.83 ± 0.36 | 1.008   |\n")
+    path = write(tmp_path, table, "ik_bench.md")
+    rows = parsed(llamacpp, path)
+    # two tests under two builds: four llama-bench rows, each build's prompt rate (was: no reader took the table)
+    assert sorted((row.labels["build"], row.metrics["prompt_tokens_per_second"]) for row in rows) == [
+        ("(main)", 274.71), ("(main)", 275.27), ("(pr)", 276.83), ("(pr)", 278.40)]
+    assert diagnosed(tmp_path, table, "ik_bench.md").verdict == "insufficient-data"  # prompt rates alone
+
+
+def test_a_ttft_sweep_by_prompt_length_times_prompt_processing(tmp_path):
+    table = ("| Prompt tokens | Baseline TTFT | SpecPrefill TTFT (20% keep) | Speedup |\n|:---:|:---:|:---:|:---:|\n"
+             "| ~8K | 46.0s | 16.3s | **2.83x** |\n| ~16K | 92.0s | 31.3s | **2.94x** |\n")
+    diagnosis = diagnosed(tmp_path, table, "specprefill.md")
+    # nothing after the first token is timed: the prompt is the work, 8,000 / 46.0 s = 174 prompt tok/s (was healthy)
+    assert diagnosis.verdict == "prefill-bound"
+    assert _said(diagnosis, "8,000-token prompts and no token after the first timed: TTFT 46,000 ms (174 prompt tok/s)")

@@ -1362,6 +1362,13 @@ def _wait_dominates(run: _Run, where: dict, findings: list) -> None:
             "most of each request's time", {"wait_seconds": wait, "request_seconds": latency}, **where))
 
 
+def _prompt_only(run: _Run, ttft: float, shape: str, note: str, where: dict, findings: list) -> None:
+    findings.append(fire(
+        "summary-prompt-only", f"{run.name}: {run.mean_input:,.0f}-token prompts and {shape}: TTFT {ttft * 1e3:,.0f} "
+        f"ms ({run.mean_input / ttft:,.0f} prompt tok/s) is the whole request, prompt processing{note}",
+        {"ttft_seconds_mean": ttft, "mean_input_tokens": run.mean_input}, **where))
+
+
 def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> None:
     ttft, e2e = run.ttft, run.e2e
     if ttft is None and run.prompt_only and run.mean_input and run.mean_input >= threshold("summary-prompt-only") \
@@ -1382,11 +1389,7 @@ def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> No
         return
     note = "" if not queued else " (queue evidence above: part of it is waiting)"
     if run.prompt_only and run.mean_input and run.mean_input >= threshold("summary-prompt-only") and ttft > 0:
-        findings.append(fire(
-            "summary-prompt-only", f"{run.name}: {run.mean_input:,.0f}-token prompts and {run.mean_output:g} output "
-            f"token(s) a request: TTFT {ttft * 1e3:,.0f} ms ({run.mean_input / ttft:,.0f} prompt tok/s) is the whole "
-            f"request, prompt processing{note}", {"ttft_seconds_mean": ttft, "mean_input_tokens": run.mean_input},
-            **where))
+        _prompt_only(run, ttft, f"{run.mean_output:g} output token(s) a request", note, where, findings)
         return
     share = _ttft_share(run, record, e2e, note, where)
     if share is not None:
@@ -1414,6 +1417,11 @@ def _prefill(run: _Run, record, where: dict, findings: list, queued: bool) -> No
             "summary-prompt-crawls", f"{run.name}: {run.mean_input:,.0f} prompt tokens in a {ttft:,.1f} s TTFT, "
             f"{run.mean_input / ttft:.2g} tok/s: the prompt's processing crawls, and nothing else is timed{note}",
             {"ttft_seconds_mean": ttft, "prompt_tokens_per_second": run.mean_input / ttft}, **where))
+        return
+    if e2e is None and run.per_token is None and run.mean_output is None and not run.output_rate \
+            and run.mean_input and run.mean_input >= threshold("summary-prompt-only") and ttft > 0:
+        # a TTFT by prompt length and nothing after the first token (a TTFT sweep's table): the prompt is all it times
+        _prompt_only(run, ttft, "no token after the first timed", note, where, findings)
         return
     if e2e is None and run.tpot and run.mean_output and run.mean_output > 1:
         # A summary cut before its E2E rows, no other prompt evidence: its mean request rebuilt from TTFT and TPOT.

@@ -313,6 +313,16 @@ def _compare_rows(line_number: int, columns: list, cells: list) -> Iterator:
                 yield row
 
 
+def _compare_header(line: str) -> bool:
+    """A table's header naming a test column and two builds' rates or more as compare-llama-bench.py names them
+    (`t/s master`, `t/s (pr)`); a rate named after its runner (`jllm t/s`) may be another runner's table."""
+    if not line.lstrip().startswith("|") or "t/s " not in line:
+        return False
+    cells = [cell.lower() for cell in _table_cells(line)]
+    return "test" in cells and sum(1 for cell in cells
+                                   if cell.startswith("t/s ") and _compared_build(cell) is not None) >= 2
+
+
 def _compared_build(column: str) -> str | None:
     """The build or backend a compared rate column names (`t/s master`, or after it: `vulkan t/s`, `0.8.17 t/s`, as
     llamafile's bench and hand-made comparisons write it), None for any other column."""
@@ -589,6 +599,8 @@ def sniff(head: str) -> float:
         return 0.9
     if ("pp" in head or "tg" in head) and _MATRIX_HEADER.search(head):
         return 0.9
+    if "t/s" in head and "test" in head.lower() and any(map(_compare_header, head.splitlines())):
+        return 0.9  # builds compared test by test with no model column (`| type_k | … | test | t/s (main) | t/s (pr) |`)
     if "prompt eval time" in head and " ms" in head:
         return 0.8
     if "llm_load_tensors" in head or "load_tensors:" in head or "llama_model_loader" in head \
