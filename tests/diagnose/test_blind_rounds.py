@@ -715,7 +715,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind774_logs": (8, 8, 10),
           "blind775_logs": (3, 3, 10),
           "blind776_logs": (3, 3, 4),
-          "blind777_logs": (3, 3, 4)}
+          "blind777_logs": (3, 3, 4),
+          "blind779_logs": (0, 0, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
