@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from blind_helpers import diagnosed, markdown_summaries, parsed, write
+from blind_helpers import FIXTURES, diagnosed, markdown_summaries, parsed, write
 
 
 def _said(diagnosis, *words) -> bool:
@@ -193,3 +193,32 @@ def test_a_ttft_sweep_by_prompt_length_times_prompt_processing(tmp_path):
     # nothing after the first token is timed: the prompt is the work, 8,000 / 46.0 s = 174 prompt tok/s (was healthy)
     assert diagnosis.verdict == "prefill-bound"
     assert _said(diagnosis, "8,000-token prompts and no token after the first timed: TTFT 46,000 ms (174 prompt tok/s)")
+
+
+def test_an_overloaded_reply_is_a_busy_rejection(tmp_path):
+    retry = ('  ⎿  API Error (529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}) · '
+             "Retrying in {} seconds… (attempt {}/10)\n")
+    text = "".join(retry.replace("{}", str(wait), 1).replace("{}", str(attempt), 1)
+                   for attempt, wait in enumerate((1, 1, 2, 5, 10), 1))
+    diagnosis = diagnosed(tmp_path, text, "claude_code.txt")
+    # five refusals of an overloaded server (was: no reader knew the layout)
+    assert diagnosis.verdict == "queueing"
+    assert diagnosis.events == {"busy_rejections": 5.0}
+    tgi = '{"error":"Model is overloaded","error_type":"overloaded"}\n'
+    assert diagnosed(tmp_path, tgi * 2, "tgi_client.txt").events == {"busy_rejections": 2.0}
+    # guard: a pasted file's header quoting the words is no refusal
+    from inferledger.diagnose.failures import failure_records
+
+    assert failure_records(["# the server is overloaded, retry later"]) == []
+
+
+def test_chunk_prefilled_progress_lines_are_a_prompt_being_read():
+    from inferledger.diagnose import diagnose_files
+
+    # candle-vllm's scheduler reading one 178,460-token prompt 8,192 tokens a chunk (round 779, candle-vllm#300): the
+    # kept lines run from 8,192 read at 02:30:04.602320 to 65,536 at 02:31:23.709090, 57,344 tokens in 79.10677 s =
+    # 724.9 tok/s, so the whole prompt takes 178,460 / 724.9 = 246.2 s (was: one request of input tokens alone)
+    diagnosis = diagnose_files([FIXTURES / "blind779_logs" /
+                                "candlevllm__swe-178k-token-request-chunked-prefill-8192-per-11s-var-len-attention.txt"])
+    assert diagnosis.verdict == "prefill-bound"
+    assert _said(diagnosis, "178,460 tokens at 725 tok/s, 246.2 s each")

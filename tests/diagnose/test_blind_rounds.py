@@ -713,10 +713,10 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind772_logs": (3, 3, 3),
           "blind773_logs": (3, 3, 3),
           "blind774_logs": (8, 8, 10),
-          "blind775_logs": (3, 3, 10),
+          "blind775_logs": (3, 5, 10),
           "blind776_logs": (3, 3, 4),
           "blind777_logs": (3, 3, 4),
-          "blind779_logs": (0, 0, 3)}
+          "blind779_logs": (0, 2, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

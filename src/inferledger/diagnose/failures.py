@@ -83,6 +83,12 @@ _TRIED_WITH_FREE = re.compile(r"Tried to allocate ([\d.]+) ?([KMGT]i?B)\b.{0,200
 # A Python client (requests / urllib3) giving up on the server: `Read timed out. (read timeout=300)` waited that long
 # for the reply, `Connection to 10.0.0.5 timed out. (connect timeout=10)` never reached it.
 _CLIENT_TIMEOUT = re.compile(r"\b(?:Read|Connection to \S+) timed out\. \((read|connect) timeout=[\d.]+\)")
+# A server refusing a request because it is overloaded, as the reply says it: Anthropic's `529 {"type":"error","error":
+# {"type":"overloaded_error",…}}`, TGI's `{"error":"Model is overloaded","error_type":"overloaded"}` (its queue full),
+# OpenAI's `The server is overloaded or not ready yet` / `That model is currently overloaded with other requests`. More
+# arrived than it serves: a busy rejection, as an access log's 503 / 429 is.
+_OVERLOADED = re.compile(r"\boverloaded_error\b|\"error_type\":\s*\"overloaded\"|\bModel is overloaded\b"
+                         r"|\b(?:server|engine|model) is (?:currently )?overloaded\b")
 # The event a reader counts for a failure this module names more finely: an OOM with room (_oom_kind) is an OOM line
 # its reader may have counted as one.
 COUNTED_AS = {"oom_with_room": "oom"}
@@ -113,14 +119,15 @@ def _oom_kind(line: str) -> str:
 
 # Words one of the failures above holds (a cheap test before the regexes).
 _SIGNS = ("emory", "alloc", "RESOURCE", "OutOfMemory", "MEMORY", "can be", "context size", "context window", "n_ctx",
-          "timed out")
+          "timed out", "verloaded")
 
 
 def failure_records(lines, first_line: int = 1) -> list[Record]:
     """An `oom` event for each line of `lines` (numbered from `first_line`) that is an engine's out-of-memory
     failure, a `kv_start_refusals` one for each that is its refusal to start for want of KV cache memory, a
-    `too_long_rejections` one for each refusing a request its context cannot hold, a `client_read_timeouts` or
-    `client_connect_timeouts` one for each a Python client's timeout ended."""
+    `too_long_rejections` one for each refusing a request its context cannot hold, a `busy_rejections` one for each
+    overloaded server's refusal, a `client_read_timeouts` or `client_connect_timeouts` one for each a Python client's
+    timeout ended."""
     found = []
     for number, line in enumerate(lines, first_line):
         if not any(words in line for words in _SIGNS):
@@ -129,6 +136,11 @@ def failure_records(lines, first_line: int = 1) -> list[Record]:
         if timeout and not _quoted(line):
             found.append(Record("event", "client.failure", number, {f"client_{timeout.group(1)}_timeouts": 1.0},
                                 labels={"failure": line[timeout.start():].strip(" `'\")")[:160]}))
+            continue
+        overloaded = _OVERLOADED.search(line) if "verloaded" in line else None
+        if overloaded and not _quoted(line):
+            found.append(Record("event", "client.failure", number, {"busy_rejections": 1.0},
+                                labels={"failure": line[overloaded.start():].strip(" `'\")}")[:160]}))
             continue
         too_long = _TOO_LONG.search(line)
         if too_long and not _quoted(line):

@@ -143,7 +143,8 @@ EVENT_METRICS = {
     "client_read_timeouts": "1 for a client that stopped waiting for a reply (requests' `Read timed out`)",
     "client_connect_timeouts": "1 for a client that could not reach the server (`Connection to … timed out`)",
     "oom_with_room": "1 for an out-of-memory error whose message states free memory many times the allocation",
-    "busy_rejections": "1 for a request refused as the server was busy (HTTP 503 / 429 in an access log)",
+    "busy_rejections": "1 for a request refused as the server was busy (HTTP 503 / 429 in an access log, or a reply "
+                       "saying it is overloaded)",
     "errors": "error count",
     "kv_start_refusals": "1 for an engine refusing to start as the KV cache it needs does not fit",
     "engine_start_failures": "1 for an engine dying while it starts (vLLM `EngineCore failed to start`)",

@@ -656,7 +656,9 @@ _TABLE = (
           "confidence",
           0.8, 0.9),
     _rule("state-busy-rejections", "state", "queueing",
-          "requests the server answered `503 Service Unavailable` or `429 Too Many Requests` (an access log's status)",
+          "requests the server answered `503 Service Unavailable` or `429 Too Many Requests` (an access log's status), "
+          "or refused with a reply saying it is overloaded (Anthropic's 529 `overloaded_error`, TGI's `Model is "
+          "overloaded`)",
           1.0, "refusals", "a server refuses at the door when its queue of pending requests is full (ollama's "
           "OLLAMA_MAX_QUEUE, a gateway's limit): more arrived than it holds, the queue's verdict with its overflow "
           "shown", 0.7, 0.85),

@@ -31,9 +31,10 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
              "available`, its host KV pool larger than the memory free; vLLM V0's "
              "worker dying in `determine_num_available_blocks`, the profile run that measures that memory)"),
             ("busy_rejections", "state-busy-rejections",
-             "request(s) refused as the server was busy (HTTP 503 / 429): its queue of pending requests was full, "
-             "more arrived than it holds; cap the client's concurrency, raise the queue (ollama OLLAMA_MAX_QUEUE) or "
-             "add replicas")):
+             "request(s) refused as the server was busy (HTTP 503 / 429, or a reply saying it is overloaded: "
+             "Anthropic's 529 `overloaded_error`, TGI's `Model is overloaded`): its queue of pending requests was "
+             "full, more arrived than it holds; cap the client's concurrency, raise the queue (ollama "
+             "OLLAMA_MAX_QUEUE) or add replicas, or for a hosted API retry with backoff or another region")):
         total = acc.events.get(name)
         if total:
             lines = acc.event_lines[name]

@@ -1,6 +1,7 @@
 """The last resort for a prompt read in chunks with its progress logged: timestamped lines that count the prompt's
 tokens read so far against its length (`Prompt processing progress processed=2048 total=24809`, ollama's MLX runner;
-`Processed 2048/8831 tokens (264.70 tok/s)`, mlx-openai-server). Consecutive lines of one length are one prompt; the
+`Processed 2048/8831 tokens (264.70 tok/s)`, mlx-openai-server; `Seq 3 chunk prefilled 8192/178460 tokens`,
+candle-vllm's scheduler). Consecutive lines of one length are one prompt; the
 tokens read between its first and last line over the time between them is its prefill rate, and a prompt the excerpt
 leaves unfinished gives how long it has taken and how much of it is read, as LM Studio's progress lines do (the
 requests-prompt-in-progress rule projects its whole prefill from them). A prompt read to its end gives its prefill
@@ -18,15 +19,17 @@ from inferledger.diagnose.records import Record
 
 NAME = "generic-progress"
 
-# `processed=2048 total=24809`, `Processed 2048/8831 tokens`, `processed 2048 of 8831`: (read so far, prompt length).
-_PROGRESS = re.compile(r"\bprocess(?:ed|ing)\b\D{0,30}?(\d[\d,]*)\s*(?:/\s*|\s+of\s+|\s+total=)(\d[\d,]*)",
+# `processed=2048 total=24809`, `Processed 2048/8831 tokens`, `processed 2048 of 8831`, `chunk prefilled 8192/178460
+# tokens`: (read so far, prompt length).
+_PROGRESS = re.compile(r"\b(?:process(?:ed|ing)|prefilled)\b\D{0,30}?(\d[\d,]*)\s*(?:/\s*|\s+of\s+|\s+total=)(\d[\d,]*)",
                        re.IGNORECASE)
 MIN_LINES = 2
+SURE_LINES = 4
 
 
 def _progress(line: str) -> tuple[float, int, int] | None:
     """(stamp, tokens read, prompt length) of a timestamped progress line, or None."""
-    if "rocess" not in line:
+    if "rocess" not in line and "prefilled" not in line:
         return None
     match = _PROGRESS.search(line)
     if match is None:
@@ -39,13 +42,16 @@ def _progress(line: str) -> tuple[float, int, int] | None:
 
 
 def sniff(head: str) -> float:
-    found = 0
+    """0.5 from MIN_LINES progress lines; 0.7 from SURE_LINES of one prompt (its length on each), a prompt's reading
+    logged chunk by chunk, which outranks the phrases reader's reading of the same lines as bare counts."""
+    lengths: dict = {}
     for line in head.split("\n"):
-        if _progress(line) is not None:
-            found += 1
-            if found >= MIN_LINES:
-                return 0.5
-    return 0.0
+        progress = _progress(line)
+        if progress is not None:
+            lengths[progress[2]] = lengths.get(progress[2], 0) + 1
+    if lengths and max(lengths.values()) >= SURE_LINES:
+        return 0.7
+    return 0.5 if sum(lengths.values()) >= MIN_LINES else 0.0
 
 
 def _prompt(line_number: int, points: list) -> Record | None:
