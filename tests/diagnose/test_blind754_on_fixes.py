@@ -222,3 +222,18 @@ def test_chunk_prefilled_progress_lines_are_a_prompt_being_read():
                                 "candlevllm__swe-178k-token-request-chunked-prefill-8192-per-11s-var-len-attention.txt"])
     assert diagnosis.verdict == "prefill-bound"
     assert _said(diagnosis, "178,460 tokens at 725 tok/s, 246.2 s each")
+
+
+def test_a_table_aligned_by_runs_of_spaces_with_two_word_names(tmp_path):
+    # a benchmark script's padded columns (round 774, vllm-project/vllm#40108): `p90 TTFT` is one name
+    table = """\
+--- short_decode  (ISL=128, OSL=512, N=200, C=32) ---
+  Config                    Req/s   OutTok/s       TTFT       TPOT        ITL   p90 TTFT   p90 TPOT   p99 TTFT
+  ---------------------- -------- ---------- ---------- ---------- ---------- ---------- ---------- ----------
+  bf16                        2.0       1035        148       27.4       27.4        280       28.0        283
+  turboquant_k8v4             1.7        889        197       31.8       31.8        285       32.2        288
+"""
+    diagnosis = diagnosed(tmp_path, table, "turboquant.txt")
+    # bare latencies in ms (a time a token of 27.4 is ms, bench_markdown.UNITLESS_MS_MIN): was not read
+    assert _said(diagnosis, "TTFT 148.0 ms, TPOT 27.40 ms, 1035.0 output tok/s, 2 req/s")
+    assert _said(diagnosis, "TTFT 197.0 ms, TPOT 31.80 ms, 889.0 output tok/s, 1.7 req/s")

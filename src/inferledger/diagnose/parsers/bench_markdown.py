@@ -1539,8 +1539,24 @@ def _space_header(line: str) -> list | None:
                      if _column(cells[at]) is not None), None)
     if measures is None or (measures > 1 and len(cells) - measures < 2) \
             or not all(map(_space_measure, cells[measures:])):
-        return None
+        return _aligned_header(line)
     return [" ".join(cells[:measures]), *cells[measures:]]
+
+
+def _aligned_header(line: str) -> list | None:
+    """The cells of a header aligned by runs of spaces (a script's padded columns: `Config  Req/s  OutTok/s  TTFT  p90
+    TTFT`), whose names may hold one space each: a label, then two names or more each naming a measure; else None."""
+    cells = _ALIGNED_GAP.split(line.strip())
+    # (a latency named with no unit, `TTFT`, its unit settled by the table's figures as a bar table's is)
+    if len(cells) < 3 or _column(cells[0]) is not None \
+            or not all(_space_measure(cell) or _column(f"{cell} (s)") is not None for cell in cells[1:]):
+        return None
+    return cells
+
+
+_ALIGNED_GAP = re.compile(r"\s{2,}")
+# A rule of dashes under an aligned header (`------  --------  ----------`), kept out of the table's rows.
+_ALIGNED_RULE = re.compile(r"\s*-{3,}(?:\s+-{3,})+\s*")
 
 
 def _space_row(line: str, width: int) -> list | None:
@@ -1594,6 +1610,8 @@ def _space_step(table: _Table, line_number: int, line: str) -> tuple[_Table, _Ta
     if row is not None:
         table.append((line_number, row))
         return table, None
+    if len(table) == 1 and not table.figures and _ALIGNED_RULE.fullmatch(line):
+        return table, None  # the header's rule of dashes: its rows follow
     closed = table if len(table) > 1 else None
     model = table.model
     header = _space_header(line) if len(line) < _SPACE_HEADER_CHARS else None
