@@ -716,7 +716,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind775_logs": (3, 5, 10),
           "blind776_logs": (3, 3, 4),
           "blind777_logs": (3, 3, 4),
-          "blind779_logs": (0, 2, 3)}
+          "blind779_logs": (0, 2, 3),
+          "blind780_logs": (2, 2, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
