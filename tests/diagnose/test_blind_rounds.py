@@ -717,7 +717,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind776_logs": (3, 3, 4),
           "blind777_logs": (3, 3, 4),
           "blind779_logs": (0, 2, 3),
-          "blind780_logs": (2, 2, 2)}
+          "blind780_logs": (2, 2, 2),
+          "blind781_logs": (0, 0, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
