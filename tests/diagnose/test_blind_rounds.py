@@ -722,7 +722,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind782_logs": (5, 5, 5),
           "blind783_logs": (6, 6, 10),
           "blind784_logs": (5, 5, 10),
-          "blind787_logs": (8, 8, 10)}
+          "blind787_logs": (8, 8, 10),
+          "blind785_logs": (9, 9, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
