@@ -237,3 +237,25 @@ def test_a_table_aligned_by_runs_of_spaces_with_two_word_names(tmp_path):
     # bare latencies in ms (a time a token of 27.4 is ms, bench_markdown.UNITLESS_MS_MIN): was not read
     assert _said(diagnosis, "TTFT 148.0 ms, TPOT 27.40 ms, 1035.0 output tok/s, 2 req/s")
     assert _said(diagnosis, "TTFT 197.0 ms, TPOT 31.80 ms, 889.0 output tok/s, 1.7 req/s")
+
+
+_SERVE_ONE_SEQ = "vllm serve Qwen/Qwen3-235B-A22B-Instruct-2507 --tensor-parallel-size 4 --max-num-seqs 1{dp}\n\n"
+_BENCH_CUT = """\
+============ Serving Benchmark Result ============
+Successful requests:                     100
+Maximum request concurrency:             4
+Benchmark duration (s):                  820.75
+Total input tokens:                      12796
+Total generated tokens:                  12093
+"""
+
+
+def test_a_client_over_twice_the_running_cap_queues_with_no_latency_shown(tmp_path):
+    # round 784 (vllm-project/vllm#23340): 4 in flight against --max-num-seqs 1, the summary cut before its latencies;
+    # 3 of the 4 always wait (was: the rate alone, insufficient-data)
+    diagnosis = diagnosed(tmp_path, _SERVE_ONE_SEQ.format(dp="") + _BENCH_CUT, "bench.txt")
+    assert diagnosis.verdict == "queueing"
+    assert _said(diagnosis, "4 requests in flight against a running cap of 1", "3 wait for a slot")
+    # four data-parallel copies hold one each: 4 run at once, none waits
+    spread = diagnosed(tmp_path, _SERVE_ONE_SEQ.format(dp=" --data-parallel-size 4") + _BENCH_CUT, "dp.txt")
+    assert spread.verdict != "queueing"

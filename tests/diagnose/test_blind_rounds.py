@@ -721,7 +721,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind781_logs": (0, 0, 1),
           "blind782_logs": (5, 5, 5),
           "blind783_logs": (6, 6, 10),
-          "blind784_logs": (5, 5, 10),
+          "blind784_logs": (5, 6, 10),
           "blind787_logs": (8, 8, 10),
           "blind785_logs": (9, 9, 10)}
 

@@ -281,17 +281,25 @@ def _not_streamed(run: _Run, metrics: dict) -> tuple[str, dict]:
 def _over_cap(run: _Run, acc: Accumulator, where: dict, findings: list) -> bool:
     """summary-concurrency-over-cap: a client holding more requests in flight than the engine's running cap (the
     launch command's --max-num-seqs and kin, or the engine's own start-up line) has the rest wait for a slot; read
-    when the first tokens show it (TTFT past BURST_ADMITTED_STEPS decode steps)."""
+    when the first tokens show it (TTFT past BURST_ADMITTED_STEPS decode steps) or, a summary cut before its
+    latencies, when the client holds twice the cap or more (half its requests or more wait whatever their steps)."""
     cap = acc.capacity.get("max_running_requests")
-    if cap is None or not run.concurrency or run.concurrency <= cap[0] or run.ttft is None or not run.per_token \
-            or run.ttft < BURST_ADMITTED_STEPS * run.per_token:
+    if cap is None or not run.concurrency or run.concurrency <= cap[0]:
+        return False
+    untimed = run.ttft is None and not run.per_token and run.e2e is None
+    if not (untimed and run.concurrency >= 2 * cap[0]) and (run.ttft is None or not run.per_token
+                                                             or run.ttft < BURST_ADMITTED_STEPS * run.per_token):
         return False
     waiting = run.concurrency - cap[0]
+    shown = ("no latency in the excerpt" if untimed else
+             f"TTFT {run.ttft * 1e3:,.0f} ms is {run.ttft / run.per_token:.0f} decode steps of "
+             f"{run.per_token * 1e3:.1f} ms")
+    numbers = {"max_concurrency": run.concurrency, "max_running_requests": cap[0]}
+    if not untimed:
+        numbers["ttft_seconds_mean"] = run.ttft
     findings.append(fire(
         "summary-concurrency-over-cap", f"{run.name}: {run.concurrency:.0f} requests in flight against a running cap "
-        f"of {cap[0]:.0f} (line {cap[1]}): {waiting:.0f} wait for a slot; TTFT {run.ttft * 1e3:,.0f} ms is "
-        f"{run.ttft / run.per_token:.0f} decode steps of {run.per_token * 1e3:.1f} ms",
-        {"max_concurrency": run.concurrency, "max_running_requests": cap[0], "ttft_seconds_mean": run.ttft},
+        f"of {cap[0]:.0f} (line {cap[1]}): {waiting:.0f} wait for a slot; {shown}", numbers,
         share=waiting / run.concurrency, **where))
     return True
 
