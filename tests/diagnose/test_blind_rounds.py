@@ -724,7 +724,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind784_logs": (5, 6, 10),
           "blind787_logs": (8, 8, 10),
           "blind785_logs": (9, 9, 10),
-          "blind788_logs": (2, 2, 3)}
+          "blind788_logs": (2, 2, 3),
+          "blind789_logs": (1, 1, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
