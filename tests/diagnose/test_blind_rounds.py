@@ -725,7 +725,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind787_logs": (8, 8, 10),
           "blind785_logs": (9, 9, 10),
           "blind788_logs": (2, 2, 3),
-          "blind789_logs": (1, 1, 1)}
+          "blind789_logs": (1, 1, 1),
+          "blind790_logs": (1, 1, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
