@@ -726,7 +726,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind785_logs": (9, 9, 10),
           "blind788_logs": (2, 2, 3),
           "blind789_logs": (1, 1, 1),
-          "blind790_logs": (1, 1, 2)}
+          "blind790_logs": (1, 1, 2),
+          "blind791_logs": (1, 1, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
