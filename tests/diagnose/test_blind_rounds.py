@@ -728,7 +728,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind789_logs": (1, 1, 1),
           "blind790_logs": (1, 1, 2),
           "blind791_logs": (1, 1, 2),
-          "blind793_logs": (1, 1, 1)}
+          "blind793_logs": (1, 1, 1),
+          "blind794_logs": (1, 1, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
