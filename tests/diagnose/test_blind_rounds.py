@@ -729,7 +729,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind790_logs": (1, 1, 2),
           "blind791_logs": (1, 1, 2),
           "blind793_logs": (1, 1, 1),
-          "blind794_logs": (1, 1, 1)}
+          "blind794_logs": (1, 1, 1),
+          "blind795_logs": (2, 2, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
