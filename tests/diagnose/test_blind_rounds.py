@@ -730,7 +730,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind791_logs": (1, 1, 2),
           "blind793_logs": (1, 1, 1),
           "blind794_logs": (1, 1, 1),
-          "blind795_logs": (2, 2, 3)}
+          "blind795_logs": (2, 2, 3),
+          "blind792_logs": (5, 5, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
