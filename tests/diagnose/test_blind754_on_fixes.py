@@ -259,3 +259,22 @@ def test_a_client_over_twice_the_running_cap_queues_with_no_latency_shown(tmp_pa
     # four data-parallel copies hold one each: 4 run at once, none waits
     spread = diagnosed(tmp_path, _SERVE_ONE_SEQ.format(dp=" --data-parallel-size 4") + _BENCH_CUT, "dp.txt")
     assert spread.verdict != "queueing"
+
+
+@pytest.mark.parametrize("line", [
+    "can't allocate 2303168640 Bytes of memory on device",  # llama.cpp SYCL on an Arc Pro B70 (llama.cpp#28953)
+    "[GPU] Exceeded max size of memory object allocation: requested 32095728896 bytes, but max alloc size supported "
+    "by device is 25055051776 bytes.",  # OpenVINO GenAI on an Arc Pro B60 (round 795)
+])
+def test_intel_runtimes_allocation_failures_are_out_of_memory(line):
+    from inferledger.diagnose.failures import failure_records
+
+    (record,) = failure_records([line])
+    assert record.metrics == {"oom": 1.0}
+
+
+def test_tenstorrents_tokens_a_second_a_user_is_a_streams_rate(tmp_path):
+    table = "| Change | tok/s/u |\n|--------|---------|\n| Baseline | 40.2 |\n| LM-head fidelity → LoFi | **51.5** |\n"
+    rates = [record.metrics.get("output_tokens_per_second_per_user_mean")
+             for record in markdown_summaries(tmp_path, table)]
+    assert rates == [40.2, 51.5]  # round 791 (tenstorrent/tt-metal#50662); was not read

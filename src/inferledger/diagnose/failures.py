@@ -1,15 +1,16 @@
 """The engine's own out-of-memory failure, wherever a paste holds one.
 
-Users paste the traceback that ended a run as often as its numbers: `torch.OutOfMemoryError: CUDA out of memory. Tried
-to allocate 4.00 GiB`, llama.cpp's `cudaMalloc failed: out of memory`, SGLang's `Failed to allocate token prealloc
-indices` and `alloc_req_slots runs out of memory`, XLA's `RESOURCE_EXHAUSTED`, oMLX's `process memory limit exceeded`,
-xLLM's `no enough memory to schedule a single sequence`, the kernel's `Out of memory: Killed process`, iOS's
-`EXC_RESOURCE (RESOURCE_TYPE_MEMORY`, TT-Metal's `Out of Memory: Not enough space to allocate … B DRAM buffer`. Each
-says memory, not compute, ended the run: the weights, the KV cache the context and batch need, and the activations did
-not fit. The engines' own readers count their OOM lines where their format is known (SGLang, TGI, ollama); this reads
-the rest: a paste that is only the failure (no reader knows it) and a log whose failure its reader does not read (vLLM
-V1's engine-core traceback). A crash is printed last, so beside
-the head the file's tail is read too: a big log's failure costs one tail read, not a marker in every line's scan.
+Users paste the traceback that ended a run as often as its numbers: `torch.OutOfMemoryError: CUDA out of memory.
+Tried to allocate 4.00 GiB`, llama.cpp's `cudaMalloc failed: out of memory`, SGLang's `Failed to allocate token
+prealloc indices` and `alloc_req_slots runs out of memory`, XLA's `RESOURCE_EXHAUSTED`, oMLX's `process memory limit
+exceeded`, xLLM's `no enough memory to schedule a single sequence`, the kernel's `Out of memory: Killed process`,
+iOS's `EXC_RESOURCE (RESOURCE_TYPE_MEMORY`, TT-Metal's `Out of Memory: Not enough space to allocate … B DRAM buffer`,
+llama.cpp SYCL's `can't allocate N Bytes of memory on device`, OpenVINO's `Exceeded max size of memory object
+allocation`. Each says memory, not compute, ended the run: the weights, the KV cache the context and batch need, and
+the activations did not fit. The engines' own readers count their OOM lines where their format is known (SGLang, TGI,
+ollama); this reads the rest: a paste that is only the failure (no reader knows it) and a log whose failure its
+reader does not read (vLLM V1's engine-core traceback). A crash is printed last, so beside the head the file's tail
+is read too: a big log's failure costs one tail read, not a marker in every line's scan.
 
 Only the shape an engine or runtime prints counts, never prose (`I ran out of memory`), a quoted `raise` line, a
 traceback's `File "…"` frame, or a pasted file's own `# ` header.
@@ -46,6 +47,8 @@ _FAILURE = re.compile(
     # TT-Metal's allocator on a Tenstorrent card: `Out of Memory: Not enough space to allocate 146575360 B DRAM buffer`
     r"|\bOut of Memory: Not enough space to allocate \d+ B (?:DRAM|L1)\b"
     r"|\bErrorOutOfDeviceMemory\b"                             # Vulkan's vk::Result (llama.cpp's Vulkan backend)
+    r"|\bcan't allocate \d+ Bytes of memory on device"          # llama.cpp's SYCL backend (Intel GPUs)
+    r"|\bExceeded max size of memory object allocation"        # OpenVINO's GPU plugin: one buffer past the limit
     # a runtime's own allocator naming what it could not place, then the cause (ds4's `ROCm model arena alloc failed
     # for tensor-span:128 (1792.00 MiB chunk): out of memory`)
     r"|\balloc(?:ation)? failed\b.{0,100}?\(\s*[\d.]+\s*[KMGT]i?B\b[^)]*\):\s*out of memory")

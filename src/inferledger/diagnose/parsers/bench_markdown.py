@@ -99,7 +99,7 @@ _COLUMNS = (
     # (not a total's or a count's `per request`: `Total per request`, `Avg. OP tokens per request` count tokens)
     (r"tput user|^(?!.*\b(?:total|tokens?)\b(?!\s*/)).*\bper[ -](?:user|request)\b"
      r"|^per-?req tok(?:en)?s?/s$|^per[ -]stream(?: tok(?:en)?s?/s)?$"
-     r"|/user|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)?(?: \d+ tokens,?)? (?:t|tok(?:en)?s?)/s$"
+     r"|/user|/s/u$|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)?(?: \d+ tokens,?)? (?:t|tok(?:en)?s?)/s$"
      # (a phase's rate or speed by name, its mean's word and its unit around it: `Average Generation Rate tokens/s`)
      r"|^(?:(?:avg|average|mean|median) )?(?:gen(?:eration)?|decod(?:e|ing)) (?:rate|speed)"
      r"(?: \(?(?:t|tok(?:en)?s?)/s(?:ec)?\)?)?$",
