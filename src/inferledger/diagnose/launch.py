@@ -99,7 +99,7 @@ def launch_records(head: str, source: str = "launch") -> list[Record]:
         dp = re.search(r"(?:--dp|--dp-size|dp_size)[ =]+(\d+)", normal)
         if dp and int(dp.group(1)) > 1 and ("--enable-dp-attention" in normal or "enable_dp_attention=True" in normal):
             metrics["attention_data_parallel_size"] = float(dp.group(1))
-        replicas = re.search(r"(?:--data-parallel-size|--dp-size|--dp)[ =]+(\d+)", normal)
+        replicas = re.search(r"(?:^|\s)(?:--data-parallel-size|--dp-size|--dp|-dp)[ =]+(\d+)", normal)
         if replicas and int(replicas.group(1)) > 1 and "max_running_requests" in metrics \
                 and "attention_data_parallel_size" not in metrics:
             # a running cap is each engine copy's: data parallelism's copies hold that many each

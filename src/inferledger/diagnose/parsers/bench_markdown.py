@@ -99,7 +99,8 @@ _COLUMNS = (
     # (not a total's or a count's `per request`: `Total per request`, `Avg. OP tokens per request` count tokens)
     (r"tput user|^(?!.*\b(?:total|tokens?)\b(?!\s*/)).*\bper[ -](?:user|request)\b"
      r"|^per-?req tok(?:en)?s?/s$|^per[ -]stream(?: tok(?:en)?s?/s)?$"
-     r"|/user|/s/u$|^decode tps$|^eval rate|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)?(?: \d+ tokens,?)? (?:t|tok(?:en)?s?)/s$"
+     r"|/user|/s/u$|^decode tps$|^eval rate"
+     r"|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)?(?: \d+ tokens,?)? (?:t|tok(?:en)?s?)/s$"
      # (a phase's rate or speed by name, its mean's word and its unit around it: `Average Generation Rate tokens/s`)
      r"|^(?:(?:avg|average|mean|median) )?(?:gen(?:eration)?|decod(?:e|ing)) (?:rate|speed)"
      r"(?: \(?(?:t|tok(?:en)?s?)/s(?:ec)?\)?)?$",
@@ -417,10 +418,11 @@ def _cell_seconds(cell: str) -> float | None:
     return seconds + (float(minutes) * _MINUTE_S if minutes else 0.0)
 
 
-# A rate cell: `9.51 t/s` (`33.1 tok/sec`), and as people mark them up in a table, `~9.9–10.0 t/s` or `**8.75 t/s**` (a range reads as
-# its first figure).
-_RATE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?\s*(?:tok(?:en)?s?|t)\s*/\s*s(?:ec)?"
-                        r"(?:\s*\(\s*[+−-]?\d[\d.,]*\s*[A-Za-z/%]+\s*\))?(?:\s+(?:depending|varying) on [a-z ]+)?[\s*]*$",
+# A rate cell: `9.51 t/s` (`33.1 tok/sec`), and as people mark them up in a table, `~9.9–10.0 t/s` or `**8.75 t/s**`
+# (a range reads as its first figure; a note of what it varies with may follow, `659-1094 t/s depending on context`).
+_RATE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?"
+                        r"\s*(?:tok(?:en)?s?|t)\s*/\s*s(?:ec)?(?:\s*\(\s*[+−-]?\d[\d.,]*\s*[A-Za-z/%]+\s*\))?"
+                        r"(?:\s+(?:depending|varying) on [a-z ]+)?[\s*]*$",
                         re.IGNORECASE)  # `4.88 Tokens/s` too, and a figure after it (`61 tok/s (923 GB/s)`)
 _CHANGE_NOTE = re.compile(r"\s*\([^()]*%[^()]*\)[\s*]*$")  # a figure's change after it: `**98** (−28%)`
 _RATE_OR_NUMBER = re.compile(r"^[\s*~≈]*\d|^\s*$")  # a rate column's cell that starts with its figure

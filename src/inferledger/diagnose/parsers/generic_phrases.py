@@ -56,8 +56,8 @@ _TIME_UNIT = r"(ms|msec|milliseconds|s|sec|secs|seconds|us|µs|μs)"
 # A rate per watt or per joule (`0.470 tok/s/W`, a power test's efficiency) is no rate of tokens.
 _PER_ENERGY = r"(?!\s*/\s*(?i:w|watts?|kw|j)\b)"
 # (a phase's llama-bench name between the figure and its unit, `2,936 pp t/s`, `11.6 tg t/s`: the clause's phase)
-_RATE = re.compile(_NUMBER + r"\s*(?:(?:pp|tg)\s+)?(?:tok(?:en)?s?|t)\s*/\s*(?:s|sec|second)\b" + _PER_ENERGY + "|" + _NUMBER +
-                   r"\s*(?:tok(?:en)?s? per sec(?:ond)?|tps)\b" + _PER_ENERGY)
+_RATE = re.compile(_NUMBER + r"\s*(?:(?:pp|tg)\s+)?(?:tok(?:en)?s?|t)\s*/\s*(?:s|sec|second)\b" + _PER_ENERGY + "|"
+                   + _NUMBER + r"\s*(?:tok(?:en)?s? per sec(?:ond)?|tps)\b" + _PER_ENERGY)
 _PER_TOKEN = re.compile(_NUMBER + r"\s*" + _TIME_UNIT + r"\s*(?:/|per)\s*tok(?:en)?\b")
 _TOKENS_IN = re.compile(_NUMBER + r"\s*(?:[a-z]+\s+)?tok(?:en)?s?\s+(?:in|took|over)\s+" + _NUMBER + r"\s*" +
                         _TIME_UNIT + r"\b")
@@ -66,7 +66,7 @@ _TIME = re.compile(_NUMBER + r"\s*" + _TIME_UNIT + r"\b(?!\s*(?:/|per\b))")
 # `label: value [unit]` or `key=value[unit]`; the label's own unit ("(ms)", "_ms") or token words give a bare value's.
 _PAIR = re.compile(r"((?:[A-Za-z]|\d(?:st|nd|rd|th|\+))[\w .()/+-]*?)\s*[:=]\s*" + _NUMBER +  # "1st token …: 617.64"
                    r"\s*((?:ms|msec|milliseconds|s|sec|secs|seconds|us|µs|μs|tok(?:en)?s?(?:\s*/\s*s)?|t/s|tps)\b"
-                   r"(?!\s*(?:/\s*s)?\s*[:=]))?")  # (`rate=0.764 tok/s=242.1`: a unit before `=` is the next pair's name)
+                   r"(?!\s*(?:/\s*s)?\s*[:=]))?")  # (`rate=0.764 tok/s=242.1`: `tok/s` names the next pair)
 _LABEL_UNIT = re.compile(r"(?:\(|[ _])" + _TIME_UNIT + r"(/tok(?:en)?)?\)?$")  # "(ms)", "_s", "(ms/token)"
 _COUNT_LABEL = re.compile(r"\btok(?:en)?s\b|\blen(?:gth)?\b|\bisl\b|\bosl\b|token count|num tokens?")  # not "next_token: 30932"
 # A bare `throughput=5.38` may count requests or images a second: only a token word makes it tokens.

@@ -1,12 +1,11 @@
 """The last resort for a prompt read in chunks with its progress logged: timestamped lines that count the prompt's
 tokens read so far against its length (`Prompt processing progress processed=2048 total=24809`, ollama's MLX runner;
 `Processed 2048/8831 tokens (264.70 tok/s)`, mlx-openai-server; `Seq 3 chunk prefilled 8192/178460 tokens`,
-candle-vllm's scheduler). Consecutive lines of one length are one prompt; the
-tokens read between its first and last line over the time between them is its prefill rate, and a prompt the excerpt
-leaves unfinished gives how long it has taken and how much of it is read, as LM Studio's progress lines do (the
-requests-prompt-in-progress rule projects its whole prefill from them). A prompt read to its end gives its prefill
-time at that rate. Used, like the other generic readers, only when no format is recognised or a recognised one read
-nothing.
+candle-vllm's scheduler). Consecutive lines of one length are one prompt; the tokens read between its first and last
+line over the time between them is its prefill rate, and a prompt the excerpt leaves unfinished gives how long it has
+taken and how much of it is read, as LM Studio's progress lines do (the requests-prompt-in-progress rule projects its
+whole prefill from them). A prompt read to its end gives its prefill time at that rate. Used, like the other generic
+readers, only when no format is recognised or a recognised one read nothing.
 """
 
 from __future__ import annotations
@@ -21,8 +20,8 @@ NAME = "generic-progress"
 
 # `processed=2048 total=24809`, `Processed 2048/8831 tokens`, `processed 2048 of 8831`, `chunk prefilled 8192/178460
 # tokens`: (read so far, prompt length).
-_PROGRESS = re.compile(r"\b(?:process(?:ed|ing)|prefilled)\b\D{0,30}?(\d[\d,]*)\s*(?:/\s*|\s+of\s+|\s+total=)(\d[\d,]*)",
-                       re.IGNORECASE)
+_PROGRESS = re.compile(r"\b(?:process(?:ed|ing)|prefilled)\b\D{0,30}?(\d[\d,]*)\s*(?:/\s*|\s+of\s+|\s+total=)"
+                       r"(\d[\d,]*)", re.IGNORECASE)
 MIN_LINES = 2
 SURE_LINES = 4
 

@@ -600,7 +600,7 @@ def sniff(head: str) -> float:
     if ("pp" in head or "tg" in head) and _MATRIX_HEADER.search(head):
         return 0.9
     if "t/s" in head and "test" in head.lower() and any(map(_compare_header, head.splitlines())):
-        return 0.9  # builds compared test by test with no model column (`| type_k | … | test | t/s (main) | t/s (pr) |`)
+        return 0.9  # builds compared test by test, no model column (`| type_k | … | test | t/s (main) | t/s (pr) |`)
     if "prompt eval time" in head and " ms" in head:
         return 0.8
     if "llm_load_tensors" in head or "load_tensors:" in head or "llama_model_loader" in head \

@@ -34,7 +34,8 @@ from inferledger.diagnose.records import Record
 NAME = "vllm-offline"
 
 # (a notebook's bar may print no bar: `Processed prompts: 100% 1321/1321 [09:09<00:00,  2.40it/s]`)
-_BAR = re.compile(r"Processed prompts:\s*(\d+)%(?:.*?\|)?\s*(\d+)/(\d+)\s*\[([\d:]+)<[^,\]]*(?:,\s*([\d.]+)(it/s|s/it))?"
+_BAR = re.compile(r"Processed prompts:\s*(\d+)%(?:.*?\|)?\s*(\d+)/(\d+)\s*\[([\d:]+)<[^,\]]*"
+                  r"(?:,\s*([\d.]+)(it/s|s/it))?"
                   r"(?:,\s*est\. speed input:\s*([\d.]+) toks/s,\s*output:\s*([\d.]+) toks/s"
                   r"|,\s*Generation Speed:\s*([\d.]+) toks/s)?")
 
