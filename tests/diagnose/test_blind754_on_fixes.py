@@ -278,3 +278,14 @@ def test_tenstorrents_tokens_a_second_a_user_is_a_streams_rate(tmp_path):
     rates = [record.metrics.get("output_tokens_per_second_per_user_mean")
              for record in markdown_summaries(tmp_path, table)]
     assert rates == [40.2, 51.5]  # round 791 (tenstorrent/tt-metal#50662); was not read
+
+
+@pytest.mark.parametrize(("header", "metric", "seconds"), [
+    ("Latency mean (s)", "e2e_seconds_mean", 1.0), ("Latency p99 (ms)", "e2e_seconds_p99", 1e-3),
+    ("latency_p50_ms", "e2e_seconds_median", 1e-3),
+])
+def test_a_latency_with_its_statistic_after_it(header, metric, seconds):
+    from inferledger.diagnose.parsers.bench_markdown import _column
+
+    # round 787's `Latency mean (s)` (was: not a column, the table read as a request rate alone)
+    assert _column(header) == (metric, seconds, "time")

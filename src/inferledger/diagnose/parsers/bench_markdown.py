@@ -65,7 +65,9 @@ _COLUMNS = (
     (r"\bitl\b|inter[- ]token|\btbt\b|time between tokens|incremental token|token[- ]to[- ]token",
      "itl_seconds", "time"),
     # a load tester's `Average Response Time` (locust, JMeter, stress scripts): a request's whole time
+    # (the statistic before or after: `Mean latency`, `Latency p99`, `latency_p50_ms`)
     (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^(?:(?:mean|average|avg|median|p\d+) )?latency$"
+     r"|^latency (?:mean|average|avg|median|p\d+(?:\.\d+)?|max|min)$"
      r"|^(?:(?:average|avg|mean|median) )?wall|^(?:(?:mean|average|avg|median|min|max|p\d+) )?response time$"
      r"|^(?:total )?time$|^total latency$|^(?:(?:mean|average|avg|median) )?time per (?:request|query|call)$",
      "e2e_seconds", "time"),
