@@ -24,6 +24,8 @@ _DEGREES = {
     "tensor_parallel_size": ("--tensor-parallel-size", "-tp", "--tp", "--tp-size", "--num-shard", "tp_size"),
     "pipeline_parallel_size": ("--pipeline-parallel-size", "-pp", "--pp", "--pp-size", "pp_size"),
 }
+# The data-parallel degree: vLLM's --data-parallel-size / -dp, SGLang's --dp / --dp-size (dp_size in its arguments).
+_DATA_PARALLEL = re.compile(r"(?<![\w-])(?:--data-parallel-size|--dp-size|--dp|-dp|dp_size)[ =]+(\d+)")
 _MODEL_FLAGS = ("--model", "--model-path", "--model-id", "model_path")
 # The longest request the engine must hold: vLLM's --max-model-len, SGLang's --context-length, TGI's
 # --max-total-tokens; and vLLM's start-up line for the length it settled on (`Using max model len 262144`).
@@ -95,15 +97,14 @@ def launch_records(head: str, source: str = "launch") -> list[Record]:
         if server is not None:
             labels["server"] = server
         normal = " ".join(_normal(word) for word in text.split())
-        # SGLang's --dp with --enable-dp-attention splits attention inside the tp cards, not the model's copies.
-        dp = re.search(r"(?:--dp|--dp-size|dp_size)[ =]+(\d+)", normal)
-        if dp and int(dp.group(1)) > 1 and ("--enable-dp-attention" in normal or "enable_dp_attention=True" in normal):
-            metrics["attention_data_parallel_size"] = float(dp.group(1))
-        replicas = re.search(r"(?:^|\s)(?:--data-parallel-size|--dp-size|--dp|-dp)[ =]+(\d+)", normal)
-        if replicas and int(replicas.group(1)) > 1 and "max_running_requests" in metrics \
-                and "attention_data_parallel_size" not in metrics:
+        dp = _DATA_PARALLEL.search(normal)
+        copies = int(dp.group(1)) if dp else 1
+        if copies > 1 and ("--enable-dp-attention" in normal or "enable_dp_attention=True" in normal):
+            # SGLang's --dp with --enable-dp-attention splits attention inside the tp cards, not the model's copies.
+            metrics["attention_data_parallel_size"] = float(copies)
+        elif copies > 1 and "max_running_requests" in metrics:
             # a running cap is each engine copy's: data parallelism's copies hold that many each
-            metrics["max_running_requests"] *= int(replicas.group(1))
+            metrics["max_running_requests"] *= copies
         if any(flag in normal for flag in _CACHE_OFF):
             labels["prefix_caching"] = "off"
         elif any(flag in normal for flag in _CACHE_ON):

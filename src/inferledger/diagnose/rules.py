@@ -934,6 +934,9 @@ _LIMITS = (
           "healthy"),
     Limit("burst-arrival-share", 0.05, "of the run's time", "summary-burst-prefill",
           "every request arrived within this share of the run: a burst, whose queue the test built"),
+    Limit("over-cap-untimed", 2.0, "× the running cap", "summary-concurrency-over-cap",
+          "a client holding this many times the engine's running cap has half its requests or more waiting for a "
+          "slot whatever their steps: a queue even where the summary was cut before its latencies"),
     Limit("burst-admitted-steps", 20, "decode steps", "summary-all-at-once, the queue readings",
           "a burst's mean TTFT within this many decode steps: all admitted at once, no queue built"),
     Limit("burst-in-batch-ttft", 1.0, "s", "summary-all-at-once",

@@ -73,6 +73,7 @@ def prefill_interleaved(record, per_token: float | None) -> bool:
 PROMPT_ONLY_OUTPUT_TOKENS = limit("prompt-only-output")
 STEP_BOUND_MIN_TOKENS = limit("step-bound-min-tokens")
 HEALTHY_MIN_TOKENS = limit("healthy-min-tokens")
+OVER_CAP_UNTIMED = limit("over-cap-untimed")
 FASTEST_STREAM_STEP = limit("fastest-stream-step")
 
 
@@ -282,13 +283,14 @@ def _over_cap(run: _Run, acc: Accumulator, where: dict, findings: list) -> bool:
     """summary-concurrency-over-cap: a client holding more requests in flight than the engine's running cap (the
     launch command's --max-num-seqs and kin, or the engine's own start-up line) has the rest wait for a slot; read
     when the first tokens show it (TTFT past BURST_ADMITTED_STEPS decode steps) or, a summary cut before its
-    latencies, when the client holds twice the cap or more (half its requests or more wait whatever their steps)."""
+    latencies, when the client holds OVER_CAP_UNTIMED times the cap or more (half its requests wait, whatever their
+    steps)."""
     cap = acc.capacity.get("max_running_requests")
     if cap is None or not run.concurrency or run.concurrency <= cap[0]:
         return False
     untimed = run.ttft is None and not run.per_token and run.e2e is None
-    if not (untimed and run.concurrency >= 2 * cap[0]) and (run.ttft is None or not run.per_token
-                                                             or run.ttft < BURST_ADMITTED_STEPS * run.per_token):
+    waits_in_ttft = run.ttft is not None and run.per_token and run.ttft >= BURST_ADMITTED_STEPS * run.per_token
+    if not (waits_in_ttft or (untimed and run.concurrency >= OVER_CAP_UNTIMED * cap[0])):
         return False
     waiting = run.concurrency - cap[0]
     shown = ("no latency in the excerpt" if untimed else

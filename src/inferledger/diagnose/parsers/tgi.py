@@ -89,11 +89,15 @@ def sniff(head: str) -> float:
 _LONE_FIELD = re.compile(r'\s*"?(?:' + "|".join(_FIELDS) + r')"?\s*[=:]\s*"?[\d.]+(?:ns|µs|us|ms|s)"?,?\s*\}?\s*$')
 
 
+def _lone_field(line: str) -> bool:
+    return "_t" in line and _LONE_FIELD.match(line) is not None
+
+
 def _folded(lines) -> Iterator[tuple[int, str]]:
     """The lines, each run of lone span fields (_LONE_FIELD) joined into one line at its first."""
     run: list = []
     for line_number, line in lines:
-        if "_t" in line and _LONE_FIELD.match(line):
+        if _lone_field(line):
             run.append((line_number, line.strip()))
             continue
         if run:
@@ -156,7 +160,7 @@ def read_blocks(_reader: LineByLine, blocks) -> Iterator:
 
 
 def split_after(line: str) -> bool:
-    return not ("_t" in line and _LONE_FIELD.match(line))  # (a span a field a line is read whole)
+    return not _lone_field(line)  # (a span a field a line is read whole)
 
 
 def _spans(line: str) -> list:
