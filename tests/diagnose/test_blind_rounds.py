@@ -731,7 +731,10 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind793_logs": (1, 1, 1),
           "blind794_logs": (1, 1, 1),
           "blind795_logs": (2, 3, 3),
-          "blind792_logs": (5, 5, 7)}
+          "blind792_logs": (5, 5, 7),
+          "blind796_logs": (1, 1, 2),
+          "blind797_logs": (2, 2, 2),
+          "blind798_logs": (2, 2, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
