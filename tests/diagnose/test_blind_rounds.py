@@ -734,7 +734,11 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind792_logs": (5, 5, 7),
           "blind796_logs": (1, 1, 2),
           "blind797_logs": (2, 2, 2),
-          "blind798_logs": (2, 2, 2)}
+          "blind798_logs": (2, 2, 2),
+          "blind799_logs": (4, 4, 8),
+          "blind800_logs": (8, 8, 9),
+          "blind801_logs": (6, 6, 8),
+          "blind803_logs": (4, 4, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
