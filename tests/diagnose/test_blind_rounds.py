@@ -738,7 +738,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind799_logs": (4, 4, 8),
           "blind800_logs": (8, 8, 9),
           "blind801_logs": (6, 6, 8),
-          "blind803_logs": (4, 4, 10)}
+          "blind803_logs": (4, 4, 10),
+          "blind802_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
