@@ -739,7 +739,10 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind800_logs": (8, 8, 9),
           "blind801_logs": (6, 6, 8),
           "blind803_logs": (4, 4, 10),
-          "blind802_logs": (6, 6, 10)}
+          "blind802_logs": (6, 6, 10),
+          "blind806_logs": (0, 0, 2),
+          "blind807_logs": (1, 1, 1),
+          "blind809_logs": (3, 3, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
