@@ -36,7 +36,16 @@ def _prefix_cache_state(acc: Accumulator | None) -> str | None:
 
 
 # Rules whose finding names its own cause: their advice replaces the verdict's general advice.
+# A cache sized for a context too long for the card sends layers to system memory: the context is the fix, not more
+# of it (the single-stream runners' kv-capacity advice, a window that fills, would say the opposite).
+_CONTEXT_TAKES_THE_LAYERS = [
+    "ask for the context the work needs, not the largest: a smaller num_ctx (ollama's option, OLLAMA_CONTEXT_LENGTH, a "
+    "client's context-length setting) or -c (llama.cpp), fewer parallel slots (OLLAMA_NUM_PARALLEL, -np), or a "
+    "quantised KV cache (OLLAMA_KV_CACHE_TYPE=q8_0, -ctk/-ctv q8_0, with flash attention), until every layer fits"]
+
 RULE_ADVICE = {
+    "state-kv-pushes-layers-off": _CONTEXT_TAKES_THE_LAYERS,
+    "state-reload-pushes-layers-off": _CONTEXT_TAKES_THE_LAYERS,
     "summary-concurrency-over-cap": [
         "raise the engine's running cap (vLLM --max-num-seqs, SGLang --max-running-requests, LMDeploy and trtllm-serve "
         "--max-batch-size) to the client's concurrency where the KV cache holds that many requests (`inferledger fit` "

@@ -70,6 +70,10 @@ _KV_REFUSAL = re.compile("|".join([r"is larger than the maximum number of tokens
                                    r"\bNot enough memory\. Please try to increase --mem-fraction-static",
                                    # SGLang's hierarchical cache: its host KV pool larger than the host memory free
                                    r"\bNot enough host memory available\. Requesting [\d.]+ ?GB but only have"]))
+# An engine that starts with a shorter context than it was given, cut to the tokens its KV cache holds: LMDeploy
+# TurboMind's `` `session_len` truncated to 42880 due to limited KV cache memory `` (engine.cc, after `max cached
+# tokens: N`). The memory left beside the weights, not the model, sets the longest request.
+_CONTEXT_CUT = re.compile(r"\bsession_len`? truncated to \d+ due to limited KV cache memory")
 # llama-server refusing a request its slot's context (its share of the KV cache, -c over --parallel) cannot hold, as
 # its JSON error reaches the client (`"type": "exceed_context_size_error"`, `the request exceeds the available context
 # size`): the server log's own line (`request (N tokens) exceeds …`) its reader counts.
@@ -129,7 +133,8 @@ def failure_records(lines, first_line: int = 1) -> list[Record]:
     """An `oom` event for each line of `lines` (numbered from `first_line`) that is an engine's out-of-memory
     failure, a `kv_start_refusals` one for each that is its refusal to start for want of KV cache memory, a
     `too_long_rejections` one for each refusing a request its context cannot hold, a `busy_rejections` one for each
-    overloaded server's refusal, a `client_read_timeouts` or `client_connect_timeouts` one for each a Python client's
+    overloaded server's refusal, a `kv_context_cuts` one for each engine cutting its context to its KV cache at
+    start, a `client_read_timeouts` or `client_connect_timeouts` one for each a Python client's
     timeout ended."""
     found = []
     for number, line in enumerate(lines, first_line):
@@ -149,6 +154,11 @@ def failure_records(lines, first_line: int = 1) -> list[Record]:
         if too_long and not _quoted(line):
             found.append(Record("event", "engine.failure", number, {"too_long_rejections": 1.0},
                                 labels={"failure": line[too_long.start():].strip(" `\",")[:160]}))
+            continue
+        cut = _CONTEXT_CUT.search(line)
+        if cut and not _quoted(line):
+            found.append(Record("event", "engine.failure", number, {"kv_context_cuts": 1.0},
+                                labels={"failure": line[cut.start():].strip(" `")[:160]}))
             continue
         refusal = _KV_REFUSAL.search(line)
         if refusal and not _quoted(line):

@@ -41,7 +41,10 @@ _SPACES = str.maketrans({"\xa0": " ", "\u202f": " ", "\u2007": " "})
 #   compose:              vllm-1  | <line>
 #   kubectl --prefix:     [pod/name/container] <line>
 #   journald:             May 12 08:01:39 host vllm[123]: <line>
-_DOCKER = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) ")
+#   (not an engine's own stamp in Rust tracing's layout: the level right-aligned in five, then its target, as in
+#   `2025-09-15T02:30:04.602320Z  INFO candle_vllm::scheduler: …`; that stamp is the line's time, kept for readers)
+_DOCKER = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) "
+                     r"(?!(?: INFO| WARN|ERROR|DEBUG|TRACE) \w+(?:::\w+)*[:{])")
 _COMPOSE = re.compile(r"[\w.-]+-\d+\s+\| ")
 _KUBECTL = re.compile(r"\[pod/[^\]]+\] ")
 _JOURNALD = re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ [\w.@-]+(?:\[\d+\])?: ")

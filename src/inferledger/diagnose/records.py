@@ -124,6 +124,10 @@ CAPACITY_METRICS = {
     "model_layers": "layers in the model (ollama layers.model, llama.cpp offload line)",
     "offloaded_layers": "layers placed on the GPU; fewer than model_layers = partial offload",
     "gpu_share_fraction": "share of a loaded model held on the GPU (ollama ps PROCESSOR 42%/58% CPU/GPU -> 0.58)",
+    "reloaded_bytes": "a model's size in `ollama ps` after a reload grew it (the same ID shown smaller before)",
+    "reloaded_from_bytes": "the same model's size in the earlier `ollama ps` row",
+    "reloaded_gpu_share_fraction": "share on the GPU of the grown reload",
+    "reloaded_from_gpu_share_fraction": "share on the GPU in the earlier `ollama ps` row",
     "required_memory_bytes": "memory the runner needs for full offload (ollama memory.required.full)",
     "graph_memory_bytes": "compute-graph scratch memory (ollama memory.graph.full)",
     "weights_download_seconds": "time the engine spent downloading the weights at start-up (vLLM)",
@@ -147,6 +151,7 @@ EVENT_METRICS = {
                        "saying it is overloaded)",
     "errors": "error count",
     "kv_start_refusals": "1 for an engine refusing to start as the KV cache it needs does not fit",
+    "kv_context_cuts": "1 for an engine starting with its context cut to the tokens its KV cache holds",
     "engine_start_failures": "1 for an engine dying while it starts (vLLM `EngineCore failed to start`)",
 }
 

@@ -695,6 +695,12 @@ _TABLE = (
           "layers: a cache as large as the model takes the card's room for layers, so the context, not the model, "
           "sends them to system memory (ollama#12305: 20 GiB of KV beside 13 GiB of weights, no layer on a 6 GB "
           "card); a shorter context or a quantised cache brings them back", 0.65),
+    _rule("state-reload-pushes-layers-off", "state", "kv-capacity",
+          "`ollama ps` shows one model (one ID) twice: later larger and with less of it on the GPU, under "
+          "state-partial-offload's share", None, "",
+          "the ID is the weights, so what grew is what ollama sizes per load: the KV cache for the context a client "
+          "asked for (num_ctx) times the parallel slots; the cache took the card's room and sent layers to system "
+          "memory (ollama#7081: 9.6 GB all on the GPU from the CLI, 19 GB at 57% from an editor's API calls)", 0.65),
     _rule("state-few-full-requests", "state", "kv-capacity", "KV cache holds fewer than this many full-length "
           "requests (not where every run is an offline batch of no more prompts than it holds)", 2.0, "requests",
           "long-context traffic will queue on KV capacity; a batch the pool holds whole does not", 0.55),

@@ -30,6 +30,10 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
              "memory its weights and cache were to take; SGLang's hierarchical cache: `Not enough host memory "
              "available`, its host KV pool larger than the memory free; vLLM V0's "
              "worker dying in `determine_num_available_blocks`, the profile run that measures that memory)"),
+            ("kv_context_cuts", preemption,
+             "start-up cut(s) of the configured context to the tokens the KV cache holds (LMDeploy TurboMind: "
+             "`session_len truncated to N due to limited KV cache memory`): the memory left beside the weights sets "
+             "the longest request; a longer one is refused"),
             ("busy_rejections", "state-busy-rejections",
              "request(s) refused as the server was busy (HTTP 503 / 429, or a reply saying it is overloaded: "
              "Anthropic's 529 `overloaded_error`, TGI's `Model is overloaded`): its queue of pending requests was "
@@ -195,6 +199,17 @@ def capacity_findings(acc: Accumulator, findings: list) -> None:
                 f"{kv_bytes / weights:.1f}× the weights ({weights / 2**30:.1f} GiB): the context takes the card's room "
                 "for layers; a shorter context (num_ctx, -c) or a quantised cache (q8_0) brings them back",
                 {"kv_cache_bytes": kv_bytes, "weights_bytes": weights}, **where))
+    reloaded = capacity.get("reloaded_bytes")
+    if reloaded and capacity["reloaded_gpu_share_fraction"] < threshold("state-partial-offload"):
+        before = capacity["reloaded_from_bytes"]
+        line_of = acc.capacity["reloaded_bytes"]
+        findings.append(fire(
+            "state-reload-pushes-layers-off", f"the same model (one ID) held {before / 1e9:.1f} GB with "
+            f"{capacity['reloaded_from_gpu_share_fraction']:.0%} on the GPU, then {reloaded / 1e9:.1f} GB with "
+            f"{capacity['reloaded_gpu_share_fraction']:.0%}: the {(reloaded - before) / 1e9:.1f} GB it grew is the KV "
+            "cache of a reload for a longer context (num_ctx) or more parallel slots, and it sent layers to system "
+            "memory; a shorter num_ctx (or a q8_0 cache) brings them back",
+            {"reloaded_bytes": reloaded, "reloaded_from_bytes": before}, lines=[line_of[1]], file=line_of[2]))
     # llama.cpp and ollama size the cache for the context they were asked for (n_ctx, num_ctx), not from the memory
     # the weights leave: a small one there is a short context, no shortage.
     sized_by_context = kv_bytes is not None and acc.capacity["kv_cache_bytes"][3].startswith(("llamacpp", "ollama"))

@@ -337,17 +337,26 @@ def sniff(head: str) -> float:
     return 0.0
 
 
-# `ollama ps`: NAME ID SIZE PROCESSOR UNTIL, the processor column "100% GPU", "100% CPU" or "42%/58% CPU/GPU".
-_PS_ROW = re.compile(r"^(\S+)\s+[0-9a-f]{12}\s+([\d.]+ [KMGT]?B)\s+(?:(\d+)%/(\d+)% CPU/GPU|(\d+)% (GPU|CPU))\b")
+# `ollama ps`: NAME ID SIZE PROCESSOR UNTIL, the processor column "100% GPU", "100% CPU" or "42%/58% CPU/GPU"; also
+# pasted as a Markdown table (`| codestral:22b | 0e1127d332ef | 19 GB | 43%/57% CPU/GPU | Stopping... |`).
+_PS_ROW = re.compile(r"^(\S+)\s+([0-9a-f]{12})\s+([\d.]+ [KMGT]?B)\s+(?:(\d+)%/(\d+)% CPU/GPU|(\d+)% (GPU|CPU))\b")
 
 
-def _ps_row(line_number: int, match: re.Match) -> Record:
-    if match.group(3) is not None:
-        gpu = float(match.group(4)) / 100
+def _ps_row(line_number: int, match: re.Match, seen: dict) -> Record:
+    """A loaded model's share on the GPU; and, where an earlier row showed the same model (its ID: the same weights)
+    smaller and more on the GPU, the reload that grew it: ollama reloads a model when a client asks for another context
+    (num_ctx) or more parallel slots, and only the KV cache grows with those, so the growth is cache."""
+    if match.group(4) is not None:
+        gpu = float(match.group(5)) / 100
     else:
-        gpu = float(match.group(5)) / 100 if match.group(6) == "GPU" else 1 - float(match.group(5)) / 100
-    return Record("capacity", "ollama.ps", line_number, {"gpu_share_fraction": gpu},
-                  labels={"engine": "ollama", "model": match.group(1)})
+        gpu = float(match.group(6)) / 100 if match.group(7) == "GPU" else 1 - float(match.group(6)) / 100
+    size = _size_bytes(match.group(3))
+    metrics = {"gpu_share_fraction": gpu}
+    before = seen.setdefault(match.group(2), (size, gpu))
+    if size is not None and before[0] is not None and size > before[0] and gpu < before[1]:
+        metrics.update(reloaded_bytes=size, reloaded_from_bytes=before[0], reloaded_gpu_share_fraction=gpu,
+                       reloaded_from_gpu_share_fraction=before[1])
+    return Record("capacity", "ollama.ps", line_number, metrics, labels={"engine": "ollama", "model": match.group(1)})
 
 
 def _joined(lines) -> Iterator:
@@ -383,6 +392,7 @@ def parse(lines) -> Iterator:
     # results) leave each block one of them, not the last named.
     named_since: list = []
     block_since = False
+    loaded: dict = {}  # `ollama ps` rows by the model's ID: (size, share on the GPU) when first seen
 
     def flush():
         nonlocal verbose, block_since
@@ -500,9 +510,9 @@ def parse(lines) -> Iterator:
                 yield unread(line_number, line, "ollama")
             continue
         if "% GPU" in line or "CPU/GPU" in line or "% CPU" in line:
-            match = _PS_ROW.match(line)
+            match = _PS_ROW.match(line.replace("|", " ").lstrip() if line[:1] == "|" else line)
             if match is not None:
-                yield _ps_row(line_number, match)
+                yield _ps_row(line_number, match, loaded)
                 continue
         if "[GIN]" in line:
             record = _gin(line_number, line)
