@@ -742,7 +742,12 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind802_logs": (6, 8, 10),
           "blind806_logs": (0, 0, 2),
           "blind807_logs": (1, 1, 1),
-          "blind809_logs": (3, 3, 3)}
+          "blind809_logs": (3, 3, 3),
+          "blind804_logs": (2, 2, 4),
+          "blind805_logs": (5, 5, 10),
+          "blind808_logs": (7, 7, 10),
+          "blind810_logs": (0, 0, 1),
+          "blind811_logs": (9, 9, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
