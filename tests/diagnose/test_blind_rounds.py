@@ -747,7 +747,14 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind805_logs": (5, 5, 10),
           "blind808_logs": (7, 7, 10),
           "blind810_logs": (0, 0, 1),
-          "blind811_logs": (9, 9, 9)}
+          "blind811_logs": (9, 9, 9),
+          "blind812_logs": (5, 5, 10),
+          "blind813_logs": (10, 10, 10),
+          "blind814_logs": (7, 7, 10),
+          "blind815_logs": (5, 5, 10),
+          "blind816_logs": (9, 9, 10),
+          "blind817_logs": (1, 1, 1),
+          "blind819_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
