@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from blind_helpers import FIXTURES, diagnosed
+from blind_helpers import FIXTURES, diagnosed, parsed, write
 
 
 def _said(diagnosis, *words) -> bool:
@@ -93,3 +93,70 @@ def test_a_context_cut_to_the_kv_cache_at_start_is_kv_capacity(tmp_path):
     diagnosis = diagnosed(tmp_path, log, "turbomind.log")
     assert diagnosis.verdict == "kv-capacity"  # was insufficient-data: an unknown layout with no numbers read
     assert any(evidence.lines == [3] for evidence in diagnosis.evidence if evidence.verdict == "kv-capacity")
+
+
+# compare-llama-bench rows cut from the top of their table (round 804: llama.cpp#8495; round 808: llama.cpp#10581):
+# the model first, then the device and the micro-batch size; or the model, its size, the backend and the threads.
+_COMPARE_MODEL_FIRST = """\
+| llama 8B IQ2_XXS - 2.0625 bpw   | RTX 3090   |                 512 | pp2048 |    4078.77 |  4161.70 |    1.02 |
+| llama 8B IQ2_XXS - 2.0625 bpw   | RTX 3090   |                1024 | pp2048 |    4046.51 |  4278.76 |    1.06 |
+"""
+_COMPARE_SMALL_BATCHES = """\
+| qwen2 14B Q6_K   |  11.29 GiB | Metal,BLAS |  1 |           pp1 |         42.24 ± 0.17 |         42.06 ± 0.15 |    1.00 |
+| qwen2 14B Q6_K   |  11.29 GiB | Metal,BLAS |  1 |           pp5 |         38.59 ± 0.04 |         86.23 ± 0.11 |    2.23 |
+"""
+
+
+def test_compare_rows_without_their_header_in_other_layouts_are_read(tmp_path):
+    from inferledger.diagnose.parsers import llamacpp
+
+    rows = parsed(llamacpp, write(tmp_path, _COMPARE_MODEL_FIRST))
+    # two rows, each under two builds: 4,078.77 / 4,161.70 and 4,046.51 / 4,278.76 prompt tok/s (was unread)
+    assert [row.metrics["prompt_tokens_per_second"] for row in rows] == [4078.77, 4161.70, 4046.51, 4278.76]
+    assert {row.labels["gpu"] for row in rows} == {"RTX 3090"}
+    assert {row.labels["n_ubatch"] for row in rows} == {"512", "1024"}
+    small = parsed(llamacpp, write(tmp_path, _COMPARE_SMALL_BATCHES))
+    assert len(small) == 4
+    assert all("gpu" not in row.labels for row in small)  # `Metal,BLAS` is the backend, not a device
+
+
+def test_a_one_token_prompt_is_a_decode_step(tmp_path):
+    from inferledger.diagnose.parsers import llamacpp
+
+    pp1 = parsed(llamacpp, write(tmp_path, _COMPARE_SMALL_BATCHES))[0]
+    # llama-bench -p 1: one token a forward step at an empty context, 42.24 tok/s of one stream's generation
+    assert pp1.metrics["generation_tokens_per_second"] == 42.24
+    assert "prompt_tokens_per_second" not in pp1.metrics
+
+
+def test_a_build_slower_at_a_few_tokens_a_step_is_slower_at_decoding(tmp_path):
+    diagnosis = diagnosed(tmp_path, _COMPARE_SMALL_BATCHES, "compare.md")
+    # pp5: 86.23 / 38.59 = 2.2× between the builds, five tokens a step: the kernels of batched decoding (was read
+    # as prompt processing, prefill-bound)
+    assert diagnosis.verdict == "decode-bound"
+    assert _said(diagnosis, "pp5", "38.59 tok/s", "86.23 tok/s", "2.2× slower", "generation")
+    # guard: the same gap at pp512 is prompt processing's
+    large = _COMPARE_SMALL_BATCHES.replace("pp5 ", "pp512 ").replace("pp1 ", "tg128")
+    assert diagnosed(tmp_path, large, "large.md").verdict == "prefill-bound"
+
+
+def test_a_compare_table_without_outer_bars_and_rates_named_t_s_after_the_build_is_read(tmp_path):
+    from inferledger.diagnose.parsers import llamacpp
+
+    # KleidiAI's Graviton 3 table (round 814): GitHub's bar-less Markdown, each build's column `… (t/s)`
+    table = ("Threads  | Test   | w/o SVE (t/s)     | w/ SVE (t/s)      | Uplift (%)\n"
+             "---------|--------|------------------|-------------------|------------\n"
+             "1        | pp512  | 75.09 ± 0.02     | 84.51 ± 0.05      | +12.55%\n"
+             "1        | tg128  | 18.69 ± 0.01     | 20.49 ± 0.00      | +9.63%\n")
+    rows = parsed(llamacpp, write(tmp_path, table))
+    assert [(row.labels["build"], next(iter(row.metrics.values()))) for row in rows] == [
+        ("w/o sve", 75.09), ("w/ sve", 84.51), ("w/o sve", 18.69), ("w/ sve", 20.49)]
+
+
+def test_the_shell_prompt_before_a_scrape_is_no_damaged_sample(tmp_path):
+    # Higress's gateway stats (round 815): the command's prompt line, then samples of metrics no reader knows
+    scrape = ('istio-proxy@higress-gateway-744b4fc98d-qh477:/$ curl -sS http://127.0.0.1:15020/stats/prometheus\n'
+              '# TYPE route_upstream_model_consumer_metric_input_token counter\n'
+              'route_upstream_model_consumer_metric_input_token{ai_route="r",ai_model="llama3.2:1b"} 116\n')
+    # was refused as prometheus output whose every line is damaged (the prompt read as a sample without a value)
+    assert diagnosed(tmp_path, scrape, "stats.txt").verdict == "insufficient-data"

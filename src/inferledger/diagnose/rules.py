@@ -821,9 +821,11 @@ _LIMITS = (
     Limit("kv-room", 0.5, "of the KV pool", "the queueing advice (advice.py)",
           "requests that wait while the KV pool never passed half full are held back by a batch cap (max-num-seqs, "
           "max-running-requests), not by memory: raising the cap comes before adding replicas"),
-    Limit("small-batch", 8, "running requests", "windows-slow-streams",
+    Limit("small-batch", 8, "running requests", "windows-slow-streams, windows-bench-same-test-slower",
           "at or below this many running requests a decode step reads the weights once for a handful of streams: "
-          "bandwidth-bound and fast, so a slow stream here is the engine's or the card's"),
+          "bandwidth-bound and fast, so a slow stream here is the engine's or the card's; a llama-bench prompt of "
+          "this many tokens or fewer (pp1-pp8) is such a step too, the kernels of speculative verification and "
+          "parallel decoding, so a build slower at it is slower at generation"),
     Limit("starved-stream", 5.0, "tok/s per running request", "windows-slow-streams",
           "even a batch of hundreds writes more than this per stream on a data-centre card; below it at any batch "
           "the streams are starved"),

@@ -4,6 +4,8 @@ persists outranks one outlier window. Thresholds and confidences: rules.py."""
 
 from __future__ import annotations
 
+import re
+
 from inferledger.diagnose.accumulate import KV_FULL_FRACTION, SLOW_CPU_TPOT_SECONDS, SMALL_BATCH, Accumulator
 from inferledger.diagnose.rules import Hardware, fire, limit, threshold
 
@@ -384,14 +386,18 @@ def _same_test_slower(acc: Accumulator, findings: list) -> None:
     if not gaps:
         return
     ratio, file, model, test, slow, slow_line, fast, fast_line = max(gaps, key=lambda gap: gap[0])
+    prompt = re.match(r"\s*pp(\d+)\s*$", test)
+    small = prompt is not None and int(prompt.group(1)) <= SMALL_BATCH  # pp1-pp8: a decode step's work
     phase = "generation" if test.lstrip().startswith("tg") else "prompt processing"
+    if small:
+        phase = "generation (a few tokens a step, as in decoding several streams)"
     findings.append(fire(
         "windows-bench-same-test-slower", f"llama-bench {test}{f' of {model}' if model else ''}: {slow:,.2f} tok/s "
         f"(line {slow_line}) against {fast:,.2f} tok/s (line {fast_line}) under the same settings, {ratio:.1f}× "
         f"slower: that build's {phase} leaves the machine's speed unused",
         {"tokens_per_second_slow": slow, "tokens_per_second_fast": fast, "slowdown": ratio},
         lines=sorted((slow_line, fast_line)), file=file,
-        verdict="decode-bound" if phase == "generation" else "prefill-bound"))
+        verdict="decode-bound" if phase.startswith("generation") else "prefill-bound"))
 
 
 def _slowdown_beyond_context(acc: Accumulator, findings: list) -> None:

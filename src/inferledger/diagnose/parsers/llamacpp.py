@@ -83,10 +83,15 @@ _HEADLESS_BENCH = re.compile(r"^\|[^|]+\|\s*[\d.]+ [KMGT]iB\s*\|\s*[\d.]+ [KMBT]
 # columns (peak t/s, time to first response, …), not read.
 _HEADLESS_BENCHY = re.compile(r"^\|[^|]+\|\s*(?:pp|tg)\d+(?:\s*@\s*d\d+)?\s*\|\s*[\d.]+\s*±\s*[\d.]+\s*\|")
 # compare-llama-bench's rows with no header above them (a PR's table cut at its top): `| M2 Ultra | llama 3B F16 |
-# tg128 | 72.29 | 73.29 | 1.01 |`, the device, the model cell naming its size and format, a micro-batch size at times
-# (after a bits-a-weight cell at others), the test, the rate under each of the two builds and their ratio.
-_HEADLESS_COMPARE = re.compile(r"^\|[^|]+\|[^|]*\d[BM]\b[^|]*\|(?:\s*[\d.]+\s*\|){0,2}\s*(?:pp|tg)\d+(?:\s*@\s*d\d+)?\s*\|"
-                               r"\s*[\d.]+\s*\|\s*[\d.]+\s*\|\s*[\d.]+\s*\|$")
+# tg128 | 72.29 | 73.29 | 1.01 |`, `| llama 8B IQ2_XXS - 2.0625 bpw | RX 6800 | 256 | pp2048 | 526.43 | 579.28 | 1.10 |`,
+# `| qwen2 14B Q5_K | 9.78 GiB | Metal,BLAS | 1 | pp5 | 36.78 ± 0.06 | 86.95 ± 0.09 | 2.36 |`: the cells before the
+# test name the model (its size and format), at times its file size and params, the backend or the device, and
+# settings (a micro-batch size last); after it, the rate under each of the two builds and their ratio.
+_COMPARE_TEST = re.compile(r"(?:pp|tg)\d+(?:\+tg\d+)?(?:\s*@\s*d\d+)?")
+_COMPARE_RATE = re.compile(r"[\d.]+(?:\s*±\s*[\d.]+)?")
+_NAMED_SIZE = re.compile(r"\d[BM]\b")  # `llama 8B IQ2_XXS`, `qwen2 14B Q5_K`
+_PLAIN_NUMBER = re.compile(r"[\d.]+")
+_BACKENDS = {"cuda", "metal", "blas", "vulkan", "rocm", "hip", "sycl", "cpu", "opencl", "cann", "musa", "rpc", "blis"}
 
 # Which timing field fills which request metric; times are ms (llama.cpp's unit) and become seconds.
 _FIELD = {"prompt eval": ("prefill_seconds", "input_tokens", "prompt_tokens_per_second"),
@@ -200,6 +205,10 @@ def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped 
     shape = test.split("@")[0].strip()
     if "+" in shape:
         metric = "total_tokens_per_second"  # pp<N>+tg<M>: one rate over both phases
+    elif shape == "pp1":
+        # A one-token prompt is one forward step for one token at an empty context: a decode step's work (llama-bench
+        # -p 1 -n 0, compare-llama-bench's pp1 rows of small-batch kernels), its rate one stream's generation.
+        metric = "generation_tokens_per_second"
     elif shape.startswith("pp"):
         metric = "prompt_tokens_per_second"
     elif shape.startswith("tg"):
@@ -313,14 +322,46 @@ def _compare_rows(line_number: int, columns: list, cells: list) -> Iterator:
                 yield row
 
 
+def _headless_compare(cells: list) -> list | None:
+    """The columns of a compare-llama-bench row pasted without its header (see _COMPARE_TEST), or None for any other
+    row: one test cell, then two rates and a ratio, and before it a cell naming a model's size."""
+    tests = [index for index, cell in enumerate(cells) if _COMPARE_TEST.fullmatch(cell)]
+    if len(tests) != 1 or len(cells) - tests[0] != 4:
+        return None
+    test = tests[0]
+    after = cells[test + 1:]
+    if not (_COMPARE_RATE.fullmatch(after[0]) and _COMPARE_RATE.fullmatch(after[1]) and _PLAIN_NUMBER.fullmatch(after[2])):
+        return None
+    columns = []
+    for cell in cells[:test]:
+        if re.fullmatch(r"[\d.]+ [KMGT]iB", cell):
+            columns.append("size")
+        elif re.fullmatch(r"[\d.]+ [KMBT]", cell):
+            columns.append("params")
+        elif "model" not in columns and _NAMED_SIZE.search(cell):
+            columns.append("model")
+        elif cell and set(re.split(r"[,+ ]+", cell.lower())) <= _BACKENDS:
+            columns.append("backend")
+        elif _PLAIN_NUMBER.fullmatch(cell):
+            columns.append("")
+        else:
+            columns.append("device")
+    if "model" not in columns:
+        return None
+    if columns[-1] == "" and len(cells) > 6:
+        columns[-1] = "n_ubatch"  # a setting swept just before the test: compare-llama-bench's micro-batch size
+    return [*columns, "test", "t/s before", "t/s after", "speedup"]
+
+
 def _compare_header(line: str) -> bool:
     """A table's header naming a test column and two builds' rates or more as compare-llama-bench.py names them
-    (`t/s master`, `t/s (pr)`); a rate named after its runner (`jllm t/s`) may be another runner's table."""
-    if not line.lstrip().startswith("|") or "t/s " not in line:
+    (`t/s master`, `t/s (pr)`) or a hand-made table after it (`w/o SVE (t/s)`, its outer bars dropped as GitHub
+    allows); a rate named after its runner (`jllm t/s`) may be another runner's table."""
+    if "|" not in line or ("t/s " not in line and "(t/s)" not in line):
         return False
     cells = [cell.lower() for cell in _table_cells(line)]
-    return "test" in cells and sum(1 for cell in cells
-                                   if cell.startswith("t/s ") and _compared_build(cell) is not None) >= 2
+    return "test" in cells and sum(1 for cell in cells if (cell.startswith("t/s ") or cell.endswith("(t/s)"))
+                                   and _compared_build(cell) is not None) >= 2
 
 
 def _compared_build(column: str) -> str | None:
@@ -331,6 +372,8 @@ def _compared_build(column: str) -> str | None:
         return None if COMPARISON.match(column[4:]) else column[4:].strip()
     if column.endswith(" t/s") and column[:-4].strip():
         return column[:-4].strip()
+    if column.endswith("(t/s)") and column[:-5].strip():  # `w/ SVE (t/s)`
+        return column[:-5].strip()
     return None
 
 
@@ -594,8 +637,9 @@ def sniff(head: str) -> float:
     if " ± " in head and any(_HEADLESS_BENCH.match(line.strip()) or _HEADLESS_BENCHY.match(line.strip())
                              for line in head.splitlines()):
         return 0.9
-    if "|" in head and ("pp" in head or "tg" in head) \
-            and sum(1 for line in head.splitlines() if _HEADLESS_COMPARE.match(line.strip())) >= 2:
+    if "|" in head and ("pp" in head or "tg" in head) and sum(
+            1 for line in head.splitlines() if line.lstrip().startswith("|") and line.rstrip().endswith("|")
+            and _headless_compare(_table_cells(line))) >= 2:
         return 0.9
     if ("pp" in head or "tg" in head) and _MATRIX_HEADER.search(head):
         return 0.9
@@ -828,7 +872,8 @@ class _Reader:
                     self._flush(out)
                 return out
         tabs = "|" not in line and line.count("\t") >= 2  # a table pasted with its columns a tab apart
-        if line.lstrip().startswith("|") or (line.lstrip()[:5].lower() == "model" and "|" in line) or tabs:
+        if line.lstrip().startswith("|") or (line.lstrip()[:5].lower() == "model" and "|" in line) or tabs \
+                or ("(t/s)" in line and _compare_header(line)):
             cells = _table_cells(line, tabs)
             lowered = ["model" if cell.lower() == "model_filename" else cell.lower() for cell in cells]
             self.table_tabs = tabs
@@ -849,11 +894,11 @@ class _Reader:
                 if type(row) is Record:
                     row.labels["truncated"] = "rows without their header"
                 out.append(row)
-            elif not tabs and _HEADLESS_COMPARE.match(line.strip()):
-                middle = [""] * (len(cells) - 7) + ["n_ubatch"] if len(cells) > 6 else []  # bits a weight, ubatch
-                columns = ["device", "model", *middle, "test", "t/s before", "t/s after", "speedup"]
+            elif not tabs and line.rstrip().endswith("|") and (columns := _headless_compare(cells)) is not None:
                 for row in _compare_rows(line_number, columns, cells):
-                    row.labels.update(truncated="compare-llama-bench rows without their header", gpu=cells[0])
+                    row.labels["truncated"] = "compare-llama-bench rows without their header"
+                    if "device" in columns:
+                        row.labels["gpu"] = cells[columns.index("device")]
                     out.append(row)
             elif not tabs and _HEADLESS_BENCHY.match(line.strip()):
                 row = bench_row(line_number, ["model", "test", "t/s"], cells)

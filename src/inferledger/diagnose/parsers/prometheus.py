@@ -176,7 +176,9 @@ def parse(lines) -> Iterator[Record | Skipped]:
             continue
         match = _SAMPLE.match(line)
         if match is None:
-            if ":" in line.split(" ", 1)[0] or line.startswith(_PREFIXES):
+            first = line.split(" ", 1)[0]
+            # (not the shell's prompt before the scrape's command: `istio-proxy@gateway-744b:/$ curl …/stats/…`)
+            if (":" in first and "@" not in first and not first.endswith(("$", "#"))) or line.startswith(_PREFIXES):
                 yield Skipped(line_number, "Prometheus sample line without a readable value", "prometheus")
             continue
         name, label_text, value_text = match.groups()
