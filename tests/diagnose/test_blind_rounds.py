@@ -754,7 +754,12 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind815_logs": (5, 6, 10),
           "blind816_logs": (9, 9, 10),
           "blind817_logs": (1, 1, 1),
-          "blind819_logs": (6, 6, 10)}
+          "blind819_logs": (6, 6, 10),
+          "blind820_logs": (2, 2, 2),
+          "blind822_logs": (0, 0, 1),
+          "blind823_logs": (1, 1, 1),
+          "blind824_logs": (6, 6, 6),
+          "blind827_logs": (0, 0, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
