@@ -760,7 +760,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind823_logs": (1, 1, 1),
           "blind824_logs": (6, 6, 6),
           "blind827_logs": (0, 0, 1),
-          "blind825_logs": (2, 2, 2)}
+          "blind825_logs": (2, 2, 2),
+          "blind821_logs": (5, 5, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
