@@ -160,3 +160,61 @@ def test_the_shell_prompt_before_a_scrape_is_no_damaged_sample(tmp_path):
               'route_upstream_model_consumer_metric_input_token{ai_route="r",ai_model="llama3.2:1b"} 116\n')
     # was refused as prometheus output whose every line is damaged (the prompt read as a sample without a value)
     assert diagnosed(tmp_path, scrape, "stats.txt").verdict == "insufficient-data"
+
+
+# sglang.bench_one_batch of late 2024 (round 819: sglang#2712): no `Warmup ...` marker, `Benchmark ...` before each
+# batch size's measured run, so the run after a measured one, with no marker, is the next batch size's warm-up.
+_ONE_BATCH_PER_SIZE_WARMUPS = """\
+Prefill. latency: 2.03397 s, throughput:     62.93 token/s
+Decode.  latency: 2.15392 s, throughput:      0.46 token/s
+Decode.  latency: 0.02824 s, throughput:     35.41 token/s
+Decode.  median latency: 0.02776 s, median throughput:     36.02 token/s
+Total. latency:  4.355 s, throughput:     31.23 token/s
+Benchmark ...
+Prefill. latency: 0.14870 s, throughput:    860.77 token/s
+Decode.  latency: 0.02796 s, throughput:     35.76 token/s
+Decode.  median latency: 0.02796 s, median throughput:     35.76 token/s
+Total. latency:  7.268 s, throughput:     52.84 token/s
+
+Prefill. latency: 5.71712 s, throughput:    179.11 token/s
+Decode.  latency: 2.32011 s, throughput:      3.45 token/s
+"""
+
+
+def test_a_run_after_a_measured_one_without_its_marker_is_the_next_warm_up(tmp_path):
+    from inferledger.diagnose.parsers import sglang_one_batch
+
+    (run,) = parsed(sglang_one_batch, write(tmp_path, _ONE_BATCH_PER_SIZE_WARMUPS))
+    # the measured run only: prefill 0.14870 s, median step 0.02796 s (the trailing 2.32 s step compiled kernels)
+    assert run.metrics["ttft_seconds_mean"] == 0.1487
+    assert run.metrics["tpot_seconds_median"] == 0.02796
+    assert diagnosed(tmp_path, _ONE_BATCH_PER_SIZE_WARMUPS, "one_batch.txt").verdict == "healthy"  # was decode-bound
+
+
+def test_runs_after_one_benchmark_marker_are_all_measured(tmp_path):
+    from inferledger.diagnose.parsers import sglang_one_batch
+
+    # later releases print `Warmup ...` and `Benchmark ...` once, then every configuration's run (blind485)
+    log = ("Warmup ...\n" + _ONE_BATCH_PER_SIZE_WARMUPS.split("Benchmark ...\n")[0] + "Benchmark ...\n"
+           "Prefill. latency: 3.73642 s, throughput:   1096.24 token/s\nTotal. latency:  3.736 s, throughput:   1097.31 token/s\n"
+           "Prefill. latency: 3.58247 s, throughput:   1143.34 token/s\n"
+           "Decode.  median latency: 0.01889 s, median throughput:    211.78 token/s\n"
+           "Total. latency: 22.969 s, throughput:    356.65 token/s\n"
+           "Prefill. latency: 7.19562 s, throughput:   1138.47 token/s\nTotal. latency:  7.196 s, throughput:   1139.58 token/s\n"
+           "Prefill. latency: 7.16274 s, throughput:   1143.70 token/s\n"
+           "Decode.  median latency: 0.02310 s, median throughput:    346.26 token/s\n")
+    runs = parsed(sglang_one_batch, write(tmp_path, log))
+    # four configurations, four runs (the third was taken for a first run's warm-up and dropped)
+    assert [run.metrics["ttft_seconds_mean"] for run in runs] == [3.73642, 3.58247, 7.19562, 7.16274]
+
+
+def test_a_stream_chunk_logged_by_a_browser_console_is_read_with_its_source_tail(tmp_path):
+    # Open WebUI's page logging ollama's stream (round 822: open-webui#1588): Firefox's `[file.js:7:40]` after each
+    chunk = ('{"model":"pino:latest","created_at":"2024-04-17T16:15:48.632559068Z","message":{"role":"assistant",'
+             '"content":""},"done":true,"total_duration":28659780080,"load_duration":28186422382,'
+             '"prompt_eval_count":43,"prompt_eval_duration":36463000,"eval_count":61,"eval_duration":436111000}'
+             ' [3.da31ebab.js:7:40](https://example.org/_app/immutable/nodes/3.da31ebab.js)\n')
+    diagnosis = diagnosed(tmp_path, chunk, "console.txt")
+    # load 28.186 s of the 28.660 s total = 98%: a cold start (was: no numbers read)
+    assert diagnosis.verdict == "measurement-artifact"
+    assert _said(diagnosis, "model load 28186.4 ms is 98% of the request time")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 MAX_JSON_CHARS = 256 * 1024 * 1024  # a bigger document is not a benchmark report; drop it rather than grow
 
@@ -99,6 +100,11 @@ def _python_literal(text: str):
     return value if isinstance(value, (dict, list)) else None
 
 
+# The source location a browser's console prints after each logged value, as copied (Firefox: `[3.da31ebab.js:7:40]`,
+# a paste into Markdown adding its link; Chrome: `index.js:7`): ollama's stream logged by a web UI's page.
+_CONSOLE_SOURCE = re.compile(r"\s+\[?[\w.-]+\.m?js:\d+(?::\d+)?\]?(?:\([^)\s]*\))?$")
+
+
 class JsonCollector:
     """Finds JSON documents in a line stream: one-line objects (JSONL) and pretty-printed blocks that start
     with '{' or '[' and end with the matching bracket at the same indent. A document cut short (EOF, or a log line
@@ -142,6 +148,8 @@ class JsonCollector:
         stripped = line.strip()
         if not stripped or stripped[0] not in "{[":
             return out
+        if ".js:" in stripped:  # a browser console's own tail after the logged object, not part of it
+            stripped = _CONSOLE_SOURCE.sub("", stripped)
         # '[' opens a document only as a bare '[' or before an object/array/string: '[GIN] …', '[2025-01-01 …]'
         # and '[pid 12]' are log prefixes, not JSON.
         if stripped[0] == "[" and len(stripped) > 1 and stripped[1:].lstrip()[:1] not in ("{", "[", '"'):

@@ -102,6 +102,8 @@ def parse(lines) -> Iterator:
     block: _Block | None = None
     first_run = None  # True while the block being read is the file's first run
     benchmark_seen = False
+    measured = False  # a measured run's record was given
+    warmup_seen = False
     for line_number, line in lines:
         stripped = line.strip()
         if stripped.startswith(("Warmup ...", "Benchmark ...")):
@@ -110,9 +112,12 @@ def parse(lines) -> Iterator:
             if block is not None and not ((block.warmup or not benchmark_seen) and stripped.startswith("Benchmark")):
                 record = block.record()
                 if record is not None:
+                    measured = measured or not block.warmup
                     yield record
             benchmark_seen = benchmark_seen or stripped.startswith("Benchmark")
+            warmup_seen = warmup_seen or stripped.startswith("Warmup")
             block = _Block(line_number, warmup=stripped.startswith("Warmup"))
+            first_run = False  # a run its marker names is no unnamed first run
             continue
         if "latency:" not in line:
             continue
@@ -136,11 +141,15 @@ def parse(lines) -> Iterator:
             # bench_latency's next run with no "Benchmark ..." line between: the first run was its warm-up
             record = block.record()
             if record is not None and not (block.warmup or first_run):
+                measured = True
                 yield record
             block = None
         if block is None:
             first_run = first_run is None
-            block = _Block(line_number, warmup=False)
+            # Releases that print no `Warmup ...` print `Benchmark ...` before each batch size's measured run: there,
+            # a run that opens without it is the next batch size's warm-up (its first step compiling kernels). Later
+            # ones print each marker once, warm-up then every measured run.
+            block = _Block(line_number, warmup=benchmark_seen and not warmup_seen)
         if name == "Decode" and median:
             if block.median_seen:  # a second run's summary line with no Prefill line between: its own run
                 record = block.record()
@@ -150,7 +159,7 @@ def parse(lines) -> Iterator:
             block.median_seen = True
             block.phases = [phase for phase in block.phases if phase[0] != "Decode"]  # the median stands for them
         block.phases.append((name, float(latency), unit, float(rate)))
-    if block is not None:
+    if block is not None and not (block.warmup and measured):  # a warm-up alone is all there is to read
         record = block.record()
         if record is not None:
             yield record
