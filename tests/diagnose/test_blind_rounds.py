@@ -761,7 +761,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind824_logs": (6, 6, 6),
           "blind827_logs": (0, 0, 1),
           "blind825_logs": (2, 2, 2),
-          "blind821_logs": (5, 5, 5)}
+          "blind821_logs": (5, 5, 5),
+          "blind826_logs": (3, 3, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
