@@ -766,7 +766,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind832_logs": (7, 7, 10),
           "blind833_logs": (0, 0, 1),
           "blind834_logs": (3, 3, 3),
-          "blind835_logs": (2, 2, 4)}
+          "blind835_logs": (2, 2, 4),
+          "blind830_logs": (6, 6, 7),
+          "blind831_logs": (6, 6, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
