@@ -768,7 +768,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind834_logs": (3, 3, 3),
           "blind835_logs": (2, 2, 4),
           "blind830_logs": (6, 6, 7),
-          "blind831_logs": (6, 6, 6)}
+          "blind831_logs": (6, 6, 6),
+          "blind828_logs": (9, 9, 10),
+          "blind829_logs": (2, 2, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
