@@ -218,3 +218,21 @@ def test_a_stream_chunk_logged_by_a_browser_console_is_read_with_its_source_tail
     # load 28.186 s of the 28.660 s total = 98%: a cold start (was: no numbers read)
     assert diagnosis.verdict == "measurement-artifact"
     assert _said(diagnosis, "model load 28186.4 ms is 98% of the request time")
+
+
+def test_a_test_split_over_task_and_tokens_columns_is_llama_benchs(tmp_path):
+    from inferledger.diagnose.parsers import llamacpp
+
+    # ggml-sycl's F16 build against its F32 build on an Arc Pro B70 (round 832: llama.cpp PR table)
+    table = ("| Model | Task | Tokens | F32 (tok/s) | F16 (tok/s) | Speedup |\n| --- | --- | ---: | ---: | ---: | ---: |\n"
+             "| DeepSeek-R1-Qwen-32B-Q4 | pp | 512 | 255.34 ±0.00 | 702.80 ±0.00 | 2.75x |\n"
+             "| DeepSeek-R1-Qwen-32B-Q4 | tg | 128 | 20.99 ±0.00 | 20.97 ±0.00 | 1.00x |\n")
+    rows = parsed(llamacpp, write(tmp_path, table))
+    # pp512 is prompt processing under each build, tg128 generation (the markdown reader took every cell for decode)
+    assert [(row.labels["build"], row.metrics.get("prompt_tokens_per_second"),
+             row.metrics.get("generation_tokens_per_second")) for row in rows] == [
+        ("f32", 255.34, None), ("f16", 702.8, None), ("f32", None, 20.99), ("f16", None, 20.97)]
+    diagnosis = diagnosed(tmp_path, table, "sycl.md")
+    # was decode-bound: `4.5-bit weights decode at 255.3 tok/s, 0.36× the 16-bit run`, a build read as a format
+    assert not _said(diagnosis, "4.5-bit weights decode")
+    assert diagnosis.verdict != "decode-bound"

@@ -763,7 +763,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind825_logs": (2, 2, 2),
           "blind821_logs": (5, 5, 5),
           "blind826_logs": (3, 3, 4),
-          "blind832_logs": (7, 7, 10),
+          "blind832_logs": (7, 8, 10),
           "blind833_logs": (0, 0, 1),
           "blind834_logs": (3, 3, 3),
           "blind835_logs": (2, 2, 4),

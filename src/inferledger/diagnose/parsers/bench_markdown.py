@@ -473,9 +473,10 @@ _VARIANT_NOTE = re.compile(r"\s*\([^()]*\)\s*$")
 _MEAN_RATE = re.compile(r"^(?:(?:avg|average|mean|median|p50)[ -])?(?:speed )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec(?:ond)?)?$")
 # A static batch's column (not a client's concurrency, whose tok/s may be each request's).
 _STATIC_BATCH = re.compile(r"batch(?: size)?|bs")
-# Columns beside which a bare rate may not be one stream's generation: a batch, or a phase named (llama.cpp's benches).
+# Columns beside which a bare rate may not be one stream's generation: a batch, or a phase named (llama.cpp's benches; a
+# hand-made one's `Task` column over `pp` and `tg`).
 _NOT_ONE_STREAM = re.compile(r"concurren|batch|^bs$|^c$|request|\brps\b|\bqps\b|users?$|parallel|^test$"
-                             r"|\b(?:pp|tg|n kv|prompt|prefill|input|total)\b")
+                             r"|^task$|\b(?:pp|tg|n kv|prompt|prefill|input|total)\b")
 
 
 def _column_cells(index: int, rows: list) -> list:
@@ -487,6 +488,12 @@ def _words_only(index: int, rows: list) -> bool:
     """Every row's cell in the column is words, no figure in any: a label of the row's case."""
     cells = _column_cells(index, rows)
     return bool(cells) and not any(re.search(r"\d", cell) for cell in cells)
+
+
+def _phase_cells(index: int, rows: list) -> bool:
+    """Every row's cell in the column names llama-bench's phase (`pp`, `tg`): each row's rate is that phase's."""
+    cells = _column_cells(index, rows)
+    return bool(cells) and all(cell.strip().lower() in ("pp", "tg") for cell in cells)
 
 
 def _times_only(index: int, rows: list) -> bool:
@@ -549,7 +556,8 @@ def _bare_rates(cells: list, columns: list, rows: list = ()) -> list:
     # (beside the output's length too, `prompt_length | new_tokens | tok_per_s`, the rate is the generation's)
     generated = any(column is not None and column[0] == "mean_output_tokens" for column in columns)
     if not any(bare) or any(_NOT_ONE_STREAM.search(_normal(cell)) and not _plain_test(cell, index, rows)
-                            and not _words_only(index, rows) and not _times_only(index, rows)
+                            and (not _words_only(index, rows) or _phase_cells(index, rows))
+                            and not _times_only(index, rows)
                             and not _token_counts(cell, index, rows)
                             and not ((speed or generated) and column is not None and column[0] == "mean_input_tokens")
                             for index, (cell, is_batch, column) in enumerate(zip(cells, batch, columns, strict=True))

@@ -199,6 +199,8 @@ def bench_row(line_number: int, columns: list, cells: list) -> Record | Skipped 
     if "*" in row.get("model", ""):
         row["model"] = row["model"].replace("**", "").strip()  # a row set in bold (`**gemma-4-E2B** QAT Q4_0`)
     test = row.get("test", "")
+    if not test and row.get("task", "").lower() in ("pp", "tg") and row.get("tokens", "").isdigit():
+        test = row["task"].lower() + row["tokens"]  # `pp | 512`: the test split over two columns
     rate = re.match(r"\s*([\d.]+)(?:\s*±\s*([\d.]+))?", row.get("t/s", "").replace("*", ""))  # **26.75**: markup
     if not test or rate is None:
         return Skipped(line_number, "llama-bench row without a 'test' and a 't/s' value", "llamacpp")
@@ -357,11 +359,17 @@ def _compare_header(line: str) -> bool:
     """A table's header naming a test column and two builds' rates or more as compare-llama-bench.py names them
     (`t/s master`, `t/s (pr)`) or a hand-made table after it (`w/o SVE (t/s)`, its outer bars dropped as GitHub
     allows); a rate named after its runner (`jllm t/s`) may be another runner's table."""
-    if "|" not in line or ("t/s " not in line and "(t/s)" not in line):
+    if "|" not in line or ("t/s " not in line and "/s)" not in line):
         return False
     cells = [cell.lower() for cell in _table_cells(line)]
-    return "test" in cells and sum(1 for cell in cells if (cell.startswith("t/s ") or cell.endswith("(t/s)"))
-                                   and _compared_build(cell) is not None) >= 2
+    return _names_test(cells) and sum(1 for cell in cells if (cell.startswith("t/s ") or _BUILD_RATE.search(cell))
+                                      and _compared_build(cell) is not None) >= 2
+
+
+def _names_test(columns: list) -> bool:
+    """A header naming llama-bench's test: `test`, or split in two as hand-made tables do (`Task | Tokens` over
+    `pp | 512`)."""
+    return "test" in columns or ("task" in columns and "tokens" in columns)
 
 
 def _compared_build(column: str) -> str | None:
@@ -372,9 +380,13 @@ def _compared_build(column: str) -> str | None:
         return None if COMPARISON.match(column[4:]) else column[4:].strip()
     if column.endswith(" t/s") and column[:-4].strip():
         return column[:-4].strip()
-    if column.endswith("(t/s)") and column[:-5].strip():  # `w/ SVE (t/s)`
-        return column[:-5].strip()
+    unit = _BUILD_RATE.search(column)  # `w/ SVE (t/s)`, `F16 (tok/s)`
+    if unit and column[:unit.start()].strip():
+        return column[:unit.start()].strip()
     return None
+
+
+_BUILD_RATE = re.compile(r"\s*\((?:t|tok)/s\)$")
 
 
 def _batched_row(line_number: int, columns: list, cells: list) -> Record | Skipped:
@@ -643,7 +655,8 @@ def sniff(head: str) -> float:
         return 0.9
     if ("pp" in head or "tg" in head) and _MATRIX_HEADER.search(head):
         return 0.9
-    if "t/s" in head and "test" in head.lower() and any(map(_compare_header, head.splitlines())):
+    if ("t/s" in head or "tok/s)" in head) and ("test" in head.lower() or "task" in head.lower()) \
+            and any(map(_compare_header, head.splitlines())):
         return 0.9  # builds compared test by test, no model column (`| type_k | … | test | t/s (main) | t/s (pr) |`)
     if "prompt eval time" in head and " ms" in head:
         return 0.8
@@ -873,7 +886,7 @@ class _Reader:
                 return out
         tabs = "|" not in line and line.count("\t") >= 2  # a table pasted with its columns a tab apart
         if line.lstrip().startswith("|") or (line.lstrip()[:5].lower() == "model" and "|" in line) or tabs \
-                or ("(t/s)" in line and _compare_header(line)):
+                or ("/s)" in line and _compare_header(line)):
             cells = _table_cells(line, tabs)
             lowered = ["model" if cell.lower() == "model_filename" else cell.lower() for cell in cells]
             self.table_tabs = tabs
@@ -882,7 +895,7 @@ class _Reader:
                 self.table_kind, self.table_columns = "bench", lowered
             elif "s_tg t/s" in lowered or "s_pp t/s" in lowered:
                 self.table_kind, self.table_columns = "batched", lowered
-            elif "test" in lowered and sum(1 for cell in lowered if _compared_build(cell) is not None) >= 2:
+            elif _names_test(lowered) and sum(1 for cell in lowered if _compared_build(cell) is not None) >= 2:
                 self.table_kind, self.table_columns = "compare", lowered
             elif lowered[0] == "model" and any(_MATRIX_TEST.match(cell) for cell in lowered):
                 self.table_kind, self.table_columns = "matrix", lowered
