@@ -770,7 +770,11 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind830_logs": (6, 6, 7),
           "blind831_logs": (6, 6, 6),
           "blind828_logs": (9, 9, 10),
-          "blind829_logs": (2, 2, 5)}
+          "blind829_logs": (2, 2, 5),
+          "blind839_logs": (1, 1, 2),
+          "blind840_logs": (0, 0, 1),
+          "blind841_logs": (2, 2, 2),
+          "blind843_logs": (0, 0, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
