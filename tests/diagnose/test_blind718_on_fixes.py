@@ -131,12 +131,6 @@ def test_llama_cpp_python_refusing_a_prompt_over_its_context_is_kv_capacity(tmp_
         assert diagnosis.verdict == "kv-capacity"
 
 
-def test_a_hosted_models_window_is_not_read_as_a_cache_the_user_sized(tmp_path):  # guard
-    line = ("openai.BadRequestError: Error code: 400 - This model's maximum context length is 8192 tokens. However, "
-            "your messages resulted in 9000 tokens.\n")
-    assert "too_long_rejections" not in diagnosed(tmp_path, line, "app.log").events
-
-
 def test_completion_tokens_and_wall_time_alone_are_judged_only_when_fast(tmp_path):
     slow = ("| Prompt | Completion tokens | Wall time |\n| --- | --- | --- |\n"
             "| `What is 2+2?` | 11 | 78s |\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from blind_helpers import FIXTURES, diagnosed, parsed, write
 
 
@@ -236,3 +237,33 @@ def test_a_test_split_over_task_and_tokens_columns_is_llama_benchs(tmp_path):
     # was decode-bound: `4.5-bit weights decode at 255.3 tok/s, 0.36× the 16-bit run`, a build read as a format
     assert not _said(diagnosis, "4.5-bit weights decode")
     assert diagnosis.verdict != "decode-bound"
+
+
+# The server's refusal of a request longer than the model's context, as RAG and agent apps print it.
+_WINDOW_REFUSALS = [
+    # vLLM's OpenAI server (round 811: a Ray Serve RAG service)
+    "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': \"This model's maximum context length "
+    "is 4096 tokens. However, you requested 6379 tokens (6029 in the messages, 350 in the completion).\"}",
+    # vLLM V1's engine (round 831: lmms-eval)
+    "ValueError: The decoder prompt (length 163270) is longer than the maximum model length of 128000.",
+    # TGI's validation (round 821: a UI-TARS endpoint)
+    "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 65537. Given: 79993 `inputs` tokens and "
+    "1024 `max_new_tokens`",
+    # OpenAI's code (blind690: Azure chat with your data)
+    "openai.BadRequestError: Error code: 400 - {'error': {'code': 'context_length_exceeded', 'message': 'too long'}}",
+]
+
+
+@pytest.mark.parametrize("refusal", _WINDOW_REFUSALS)
+def test_a_request_refused_as_longer_than_the_models_context_is_kv_capacity(tmp_path, refusal):
+    diagnosis = diagnosed(tmp_path, refusal + "\n", "app.log")
+    # was insufficient-data: the model's own window was not read (every blind reading of such a refusal accepts
+    # kv-capacity)
+    assert diagnosis.verdict == "kv-capacity"
+    assert _said(diagnosis, "1 request(s) refused as longer than the engine can hold")
+
+
+def test_a_context_window_named_in_prose_is_no_refusal(tmp_path):
+    # guard: a model card's statement of its window refuses nothing
+    card = "The model's maximum context length is 32768 tokens; decode runs at 41.2 tok/s on one RTX 4090.\n"
+    assert not _said(diagnosed(tmp_path, card, "card.md"), "refused as longer")

@@ -20,7 +20,9 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
             ("too_long_rejections", preemption,
              "request(s) refused as longer than the engine can hold (SGLang: `exceeds the maximum allowed length`, the "
              "tokens its KV pool holds; llama.cpp: `exceeds the available context size`; llama-cpp-python: `exceed "
-             "context window of N`): KV capacity caps the prompt"),
+             "context window of N`; vLLM, TGI and hosted APIs: the model's `maximum context length`): the context the "
+             "cache holds caps prompt and reply; a shorter prompt (fewer retrieved chunks, a trimmed history), a "
+             "smaller max_tokens, or a longer context where memory allows"),
             ("kv_start_refusals", preemption,
              "start-up refusal(s): the KV cache the configured context needs does not fit the memory left (vLLM: `KV "
              "cache is needed, which is larger than the available KV cache memory`; llama.cpp: `failed to allocate "
