@@ -34,7 +34,8 @@ def test_a_rust_tracing_stamp_is_the_lines_own_time(tmp_path):
 
 
 def test_docker_stamps_before_an_engine_line_are_still_cleaned_off(tmp_path):
-    # guard (the first pair; the second failed before): docker --timestamps before vLLM's own `ERROR 05-12 …` / `INFO 05-12 …` lines is the deployment's prefix
+    # guard (the first pair; the second failed before): docker --timestamps before vLLM's own `ERROR 05-12 …`
+    # lines is the deployment's prefix
     from inferledger.diagnose.read import clean_line
 
     vllm_line = "ERROR 05-12 08:01:39 [engine.py:160] RuntimeError: CUDA error: out of memory"
@@ -197,11 +198,13 @@ def test_runs_after_one_benchmark_marker_are_all_measured(tmp_path):
 
     # later releases print `Warmup ...` and `Benchmark ...` once, then every configuration's run (blind485)
     log = ("Warmup ...\n" + _ONE_BATCH_PER_SIZE_WARMUPS.split("Benchmark ...\n")[0] + "Benchmark ...\n"
-           "Prefill. latency: 3.73642 s, throughput:   1096.24 token/s\nTotal. latency:  3.736 s, throughput:   1097.31 token/s\n"
+           "Prefill. latency: 3.73642 s, throughput:   1096.24 token/s\n"
+           "Total. latency:  3.736 s, throughput:   1097.31 token/s\n"
            "Prefill. latency: 3.58247 s, throughput:   1143.34 token/s\n"
            "Decode.  median latency: 0.01889 s, median throughput:    211.78 token/s\n"
            "Total. latency: 22.969 s, throughput:    356.65 token/s\n"
-           "Prefill. latency: 7.19562 s, throughput:   1138.47 token/s\nTotal. latency:  7.196 s, throughput:   1139.58 token/s\n"
+           "Prefill. latency: 7.19562 s, throughput:   1138.47 token/s\n"
+           "Total. latency:  7.196 s, throughput:   1139.58 token/s\n"
            "Prefill. latency: 7.16274 s, throughput:   1143.70 token/s\n"
            "Decode.  median latency: 0.02310 s, median throughput:    346.26 token/s\n")
     runs = parsed(sglang_one_batch, write(tmp_path, log))
@@ -225,7 +228,8 @@ def test_a_test_split_over_task_and_tokens_columns_is_llama_benchs(tmp_path):
     from inferledger.diagnose.parsers import llamacpp
 
     # ggml-sycl's F16 build against its F32 build on an Arc Pro B70 (round 832: llama.cpp PR table)
-    table = ("| Model | Task | Tokens | F32 (tok/s) | F16 (tok/s) | Speedup |\n| --- | --- | ---: | ---: | ---: | ---: |\n"
+    table = ("| Model | Task | Tokens | F32 (tok/s) | F16 (tok/s) | Speedup |\n"
+             "| --- | --- | ---: | ---: | ---: | ---: |\n"
              "| DeepSeek-R1-Qwen-32B-Q4 | pp | 512 | 255.34 ±0.00 | 702.80 ±0.00 | 2.75x |\n"
              "| DeepSeek-R1-Qwen-32B-Q4 | tg | 128 | 20.99 ±0.00 | 20.97 ±0.00 | 1.00x |\n")
     rows = parsed(llamacpp, write(tmp_path, table))

@@ -79,19 +79,20 @@ _CONTEXT_CUT = re.compile(r"\bsession_len`? truncated to \d+ due to limited KV c
 # size`): the server log's own line (`request (N tokens) exceeds …`) its reader counts.
 # A request refused as longer than the context the runtime was started with, whose KV cache that context sizes:
 # llama-server's message (not also its type), llama-cpp-python's `Requested tokens (2913) exceed context window of 1024`
-# and its chat handlers' `Prompt exceeds n_ctx: 2913 > 1024`; and as longer than the model's window as the server or
-# API states it: vLLM's `This model's maximum context length is 4096 tokens. However, you requested 6379 tokens` and
-# V1's `The decoder prompt (length 163270) is longer than the maximum model length of 128000`, TGI's `inputs` tokens +
-# `max_new_tokens` must be <= 65537`, OpenAI's `context_length_exceeded`, Anthropic's `prompt is too long: N tokens > M
-# maximum`. A hosted model's window is its provider's KV allocation per request; readers of such refusals name the
-# context's capacity (27 blind fixtures, every one accepting kv-capacity).
+# and its chat handlers' `Prompt exceeds n_ctx: 2913 > 1024`; and as longer than the model's window as the server
+# or API states it: vLLM's `This model's maximum context length is 4096 tokens. However, you requested 6379 tokens`
+# and V1's `The decoder prompt (length 163270) is longer than the maximum model length of 128000`, TGI's `inputs`
+# tokens + `max_new_tokens` must be <= 65537`, OpenAI's `context_length_exceeded`, Anthropic's `prompt is too long:
+# N tokens > M maximum`. A hosted model's window is its provider's KV allocation per request; readers of such
+# refusals name the context's capacity (27 blind fixtures, every one accepting kv-capacity).
 _TOO_LONG = re.compile(r"\bthe request exceeds the available context size\b"
                        r"|\bRequested tokens \(\d+\) exceed context window of \d+|\bPrompt exceeds n_ctx: \d+ > \d+"
-                       # (the refusal's sentence goes on to what was asked: a model card stating its window refuses none)
+                       # (the sentence goes on to what was asked: a model card stating its window refuses none)
                        r"|\bmaximum context length is \d[\d,]* tokens(?:\. However|,? and your request)"
                        r"|\bcontext_length_exceeded\b"
                        r"|\bis longer than the maximum model length of \d"
-                       r"|`?inputs`? must have less than \d+ tokens|`?inputs`? tokens \+ `?max_new_tokens`? must be <= \d+"
+                       r"|`?inputs`? must have less than \d+ tokens"
+                       r"|`?inputs`? tokens \+ `?max_new_tokens`? must be <= \d+"
                        r"|\bprompt is too long: \d+ tokens > \d+")
 # PyTorch's out-of-memory message states what it tried to place and what the card had free (`Tried to allocate 20.00
 # MiB. GPU 7 has a total capacity of 79.11 GiB of which 66.43 GiB is free`): room many times the request is an

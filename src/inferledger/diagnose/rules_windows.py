@@ -388,16 +388,16 @@ def _same_test_slower(acc: Accumulator, findings: list) -> None:
     ratio, file, model, test, slow, slow_line, fast, fast_line = max(gaps, key=lambda gap: gap[0])
     prompt = re.match(r"\s*pp(\d+)\s*$", test)
     small = prompt is not None and int(prompt.group(1)) <= SMALL_BATCH  # pp1-pp8: a decode step's work
-    phase = "generation" if test.lstrip().startswith("tg") else "prompt processing"
-    if small:
-        phase = "generation (a few tokens a step, as in decoding several streams)"
+    decode = small or test.lstrip().startswith("tg")
+    phase = ("generation (a few tokens a step, as in decoding several streams)" if small
+             else "generation" if decode else "prompt processing")
     findings.append(fire(
         "windows-bench-same-test-slower", f"llama-bench {test}{f' of {model}' if model else ''}: {slow:,.2f} tok/s "
         f"(line {slow_line}) against {fast:,.2f} tok/s (line {fast_line}) under the same settings, {ratio:.1f}× "
         f"slower: that build's {phase} leaves the machine's speed unused",
         {"tokens_per_second_slow": slow, "tokens_per_second_fast": fast, "slowdown": ratio},
         lines=sorted((slow_line, fast_line)), file=file,
-        verdict="decode-bound" if phase.startswith("generation") else "prefill-bound"))
+        verdict="decode-bound" if decode else "prefill-bound"))
 
 
 def _slowdown_beyond_context(acc: Accumulator, findings: list) -> None:

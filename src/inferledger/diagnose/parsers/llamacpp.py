@@ -83,14 +83,15 @@ _HEADLESS_BENCH = re.compile(r"^\|[^|]+\|\s*[\d.]+ [KMGT]iB\s*\|\s*[\d.]+ [KMBT]
 # columns (peak t/s, time to first response, …), not read.
 _HEADLESS_BENCHY = re.compile(r"^\|[^|]+\|\s*(?:pp|tg)\d+(?:\s*@\s*d\d+)?\s*\|\s*[\d.]+\s*±\s*[\d.]+\s*\|")
 # compare-llama-bench's rows with no header above them (a PR's table cut at its top): `| M2 Ultra | llama 3B F16 |
-# tg128 | 72.29 | 73.29 | 1.01 |`, `| llama 8B IQ2_XXS - 2.0625 bpw | RX 6800 | 256 | pp2048 | 526.43 | 579.28 | 1.10 |`,
-# `| qwen2 14B Q5_K | 9.78 GiB | Metal,BLAS | 1 | pp5 | 36.78 ± 0.06 | 86.95 ± 0.09 | 2.36 |`: the cells before the
-# test name the model (its size and format), at times its file size and params, the backend or the device, and
-# settings (a micro-batch size last); after it, the rate under each of the two builds and their ratio.
+# tg128 | 72.29 | 73.29 | 1.01 |`, `| llama 8B IQ2_XXS - 2.0625 bpw | RX 6800 | 256 | pp2048 | 526.43 | 579.28 |
+# 1.10 |`, `| qwen2 14B Q5_K | 9.78 GiB | Metal,BLAS | 1 | pp5 | 36.78 ± 0.06 | 86.95 ± 0.09 | 2.36 |`: the cells
+# before the test name the model (its size and format), at times its file size and params, the backend or the device,
+# and settings (a micro-batch size last); after it, the rate under each of the two builds and their ratio.
 _COMPARE_TEST = re.compile(r"(?:pp|tg)\d+(?:\+tg\d+)?(?:\s*@\s*d\d+)?")
 _COMPARE_RATE = re.compile(r"[\d.]+(?:\s*±\s*[\d.]+)?")
 _NAMED_SIZE = re.compile(r"\d[BM]\b")  # `llama 8B IQ2_XXS`, `qwen2 14B Q5_K`
 _PLAIN_NUMBER = re.compile(r"[\d.]+")
+_BUILD_RATE = re.compile(r"\s*\((?:t|tok)/s\)$")  # a build's rate named after it: `w/ SVE (t/s)`, `F16 (tok/s)`
 _BACKENDS = {"cuda", "metal", "blas", "vulkan", "rocm", "hip", "sycl", "cpu", "opencl", "cann", "musa", "rpc", "blis"}
 
 # Which timing field fills which request metric; times are ms (llama.cpp's unit) and become seconds.
@@ -332,7 +333,8 @@ def _headless_compare(cells: list) -> list | None:
         return None
     test = tests[0]
     after = cells[test + 1:]
-    if not (_COMPARE_RATE.fullmatch(after[0]) and _COMPARE_RATE.fullmatch(after[1]) and _PLAIN_NUMBER.fullmatch(after[2])):
+    if not (_COMPARE_RATE.fullmatch(after[0]) and _COMPARE_RATE.fullmatch(after[1])
+            and _PLAIN_NUMBER.fullmatch(after[2])):
         return None
     columns = []
     for cell in cells[:test]:
@@ -380,13 +382,10 @@ def _compared_build(column: str) -> str | None:
         return None if COMPARISON.match(column[4:]) else column[4:].strip()
     if column.endswith(" t/s") and column[:-4].strip():
         return column[:-4].strip()
-    unit = _BUILD_RATE.search(column)  # `w/ SVE (t/s)`, `F16 (tok/s)`
+    unit = _BUILD_RATE.search(column)
     if unit and column[:unit.start()].strip():
         return column[:unit.start()].strip()
     return None
-
-
-_BUILD_RATE = re.compile(r"\s*\((?:t|tok)/s\)$")
 
 
 def _batched_row(line_number: int, columns: list, cells: list) -> Record | Skipped:
