@@ -271,3 +271,20 @@ def test_a_context_window_named_in_prose_is_no_refusal(tmp_path):
     # guard: a model card's statement of its window refuses nothing
     card = "The model's maximum context length is 32768 tokens; decode runs at 41.2 tok/s on one RTX 4090.\n"
     assert not _said(diagnosed(tmp_path, card, "card.md"), "refused as longer")
+
+
+def test_ai_on_gke_benchmark_reports_are_read(tmp_path):
+    from inferledger.diagnose.parsers import bench_clients
+
+    # ai-on-gke's benchmark_serving.py JSON (blind296: ai-on-gke#866), its latencies in ms, per-token latency in s
+    report = ('{"summary_stats": {"stats": [{"request_rate": 10, "per_token_latency": {"mean": 0.0738}, '
+              '"request_latency": {"mean": 15297.4, "p99": 19976.9}, "tpot": {"mean": 83.1}, '
+              '"input_length": {"mean": 18}}]}}\n')
+    (run,) = parsed(bench_clients, write(tmp_path, report))
+    # 15,297.4 ms = 15.2974 s, 83.1 ms = 0.0831 s; was refused as `JSON document cut before any benchmark value`
+    assert run.metrics["e2e_seconds_mean"] == pytest.approx(15.2974)
+    assert run.metrics["e2e_seconds_p99"] == pytest.approx(19.9769)
+    assert run.metrics["tpot_seconds_mean"] == pytest.approx(0.0831)
+    assert run.metrics["e2e_per_output_token_seconds_mean"] == pytest.approx(0.0738)
+    assert run.metrics["request_rate_per_second"] == 10
+    assert run.metrics["mean_input_tokens"] == 18

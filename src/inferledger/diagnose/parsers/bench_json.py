@@ -116,6 +116,8 @@ def _json_items(line_number: int, value, truncated: int) -> Iterator:
         yield from awscurl_summary(line_number, value, base_labels)
     elif isinstance(value.get("load_summary"), dict) or isinstance(value.get("successes"), dict):
         yield from _inference_perf(line_number, value, base_labels)
+    elif isinstance(value.get("summary_stats"), dict) and isinstance(value["summary_stats"].get("stats"), list):
+        yield from _gke_summary(line_number, value["summary_stats"]["stats"], base_labels)
     elif "request_throughput" in value or any(_MS_KEY.match(key) for key in value):
         yield from _serving_json(line_number, value, base_labels)
     elif "dataset_name" in value and any(_SGLANG_2024_MS.match(key) for key in value):
@@ -275,6 +277,37 @@ def _inference_perf(line_number: int, value: dict, labels: dict) -> Iterator:
             metrics[metric] = number
     if metrics:
         yield Record("summary", "bench.inference-perf", line_number, metrics, labels=labels)
+
+
+# ai-on-gke's benchmark_serving.py report (`summary_stats.stats`, one entry a request rate): its latencies in ms, its
+# per_token_latency a request's time over its output tokens in seconds, its lengths in tokens.
+_GKE_STATS = {"request_latency": ("e2e_seconds", 1e-3), "ttft": ("ttft_seconds", 1e-3),
+              "tpot": ("tpot_seconds", 1e-3), "per_token_latency": ("e2e_per_output_token_seconds", 1.0),
+              "input_length": ("input_tokens", 1.0), "output_length": ("output_tokens", 1.0)}
+
+
+def _gke_summary(line_number: int, stats: list, labels: dict) -> Iterator:
+    labels = dict(labels, tool="ai-on-gke benchmark_serving")
+    for entry in stats:
+        if not isinstance(entry, dict):
+            continue
+        metrics = {}
+        rate = _float(entry.get("request_rate"))
+        if rate is not None:
+            metrics["request_rate_per_second"] = rate
+        for key, (metric, scale) in _GKE_STATS.items():
+            values = entry.get(key) if isinstance(entry.get(key), dict) else {}
+            for stat_name, stat_value in values.items():
+                stat, number = canonical_stat(stat_name), _float(stat_value)
+                if stat is None or number is None:
+                    continue
+                if metric.endswith("_tokens"):  # a length's mean is the run's mean tokens a request
+                    if stat == "mean":
+                        metrics[f"mean_{metric}"] = number
+                else:
+                    metrics[f"{metric}_{stat}"] = number * scale
+        if any(name.startswith(("e2e", "ttft", "tpot")) for name in metrics):
+            yield Record("summary", "bench.ai-on-gke", line_number, metrics, labels=labels)
 
 
 # awscurl (DJL Serving's load tester, `-c clients -N requests -P -t`): times in ms, tps = requests/s; its token
@@ -438,6 +471,6 @@ def _app_runs(line_number: int, value: dict, truncated: int) -> Iterator:
 def wanted_json(text: str) -> bool:
     # (`"tg`: a result file keyed by llama-bench's tests, `"tg128": 44.84`)
     return ('"avg_ts"' in text or '"tg' in text or "_ms" in text or "request_throughput" in text or "ttft_s" in text
-            or "results_" in text or '"load_summary"' in text
+            or "results_" in text or '"load_summary"' in text or '"summary_stats"' in text
             or '"unit"' in text or "totalTimeMills" in text or '"median_ttft"' in text or '"decode_tok_s"' in text)
 
