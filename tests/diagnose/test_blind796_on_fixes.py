@@ -288,3 +288,16 @@ def test_ai_on_gke_benchmark_reports_are_read(tmp_path):
     assert run.metrics["e2e_per_output_token_seconds_mean"] == pytest.approx(0.0738)
     assert run.metrics["request_rate_per_second"] == 10
     assert run.metrics["mean_input_tokens"] == 18
+
+
+def test_a_prompt_read_again_from_its_start_is_prefill_bound(tmp_path):
+    # llama-server with a sliding-window model (round 801: a Gemma 3 chat resending its history)
+    log = ("slot update_slots: id  0 | task 2014 | new prompt, n_ctx_slot = 40192, n_keep = 0, n_prompt_tokens = 10423\n"
+           "slot update_slots: id  0 | task 2014 | forcing full prompt re-processing due to lack of cache data (likely "
+           "due to SWA, see https://github.com/ggml-org/llama.cpp/pull/13194#issuecomment-2868343055)\n")
+    diagnosis = diagnosed(tmp_path, log, "server.log")
+    assert diagnosis.verdict == "prefill-bound"  # was insufficient-data: a start-up-like slot line, nothing timed
+    assert _said(diagnosis, "1 prompt(s) read again from the start")
+    # guard: prose saying a model forces it (a blog's sentence) is no server line
+    prose = "Qwen 3.5's recurrent architecture still forces full prompt re-processing on every turn.\n"
+    assert diagnosed(tmp_path, prose + log.splitlines()[0] + "\n", "blog.md").verdict != "prefill-bound"

@@ -395,7 +395,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind447_logs": (5, 5, 10),
           "blind442_logs": (3, 3, 3),
           "blind444_logs": (5, 6, 10),
-          "blind441_logs": (5, 6, 10),
+          "blind441_logs": (5, 7, 10),
           "blind448_logs": (7, 7, 9),
           "blind450_logs": (1, 3, 3),
           "blind456_logs": (2, 4, 9),

@@ -94,6 +94,11 @@ _TOO_LONG = re.compile(r"\bthe request exceeds the available context size\b"
                        r"|`?inputs`? must have less than \d+ tokens"
                        r"|`?inputs`? tokens \+ `?max_new_tokens`? must be <= \d+"
                        r"|\bprompt is too long: \d+ tokens > \d+")
+# llama-server reading a prompt again from its start because its cache holds no usable prefix (a sliding-window or
+# hybrid/recurrent model keeps no past positions to resume from, or every context checkpoint lies past the common
+# prefix): `forcing full prompt re-processing due to lack of cache data`. A turn that repeats its history pays its
+# whole prefill again.
+_FULL_REPROCESS = re.compile(r"\bforcing full prompt re-processing\b")
 # PyTorch's out-of-memory message states what it tried to place and what the card had free (`Tried to allocate 20.00
 # MiB. GPU 7 has a total capacity of 79.11 GiB of which 66.43 GiB is free`): room many times the request is an
 # allocator that failed (a memory pool, sleep mode's cumem allocator, a per-process cap), not a lack of memory.
@@ -137,7 +142,8 @@ def _oom_kind(line: str) -> str:
 
 # Words one of the failures above holds (a cheap test before the regexes).
 _SIGNS = ("emory", "alloc", "RESOURCE", "OutOfMemory", "MEMORY", "can be", "context size", "context window", "n_ctx",
-          "timed out", "verloaded", "context length", "context_length", "model length", "tokens", "too long")
+          "timed out", "verloaded", "context length", "context_length", "model length", "tokens", "too long",
+          "re-processing")
 
 
 def failure_records(lines, first_line: int = 1) -> list[Record]:
@@ -145,8 +151,8 @@ def failure_records(lines, first_line: int = 1) -> list[Record]:
     failure, a `kv_start_refusals` one for each that is its refusal to start for want of KV cache memory, a
     `too_long_rejections` one for each refusing a request its context cannot hold, a `busy_rejections` one for each
     overloaded server's refusal, a `kv_context_cuts` one for each engine cutting its context to its KV cache at
-    start, a `client_read_timeouts` or `client_connect_timeouts` one for each a Python client's
-    timeout ended."""
+    start, a `prompt_reprocessings` one for each prompt llama-server reads again from its start, a
+    `client_read_timeouts` or `client_connect_timeouts` one for each a Python client's timeout ended."""
     found = []
     for number, line in enumerate(lines, first_line):
         if not any(words in line for words in _SIGNS):
@@ -165,6 +171,10 @@ def failure_records(lines, first_line: int = 1) -> list[Record]:
         if too_long and not _quoted(line):
             found.append(Record("event", "engine.failure", number, {"too_long_rejections": 1.0},
                                 labels={"failure": line[too_long.start():].strip(" `\",")[:160]}))
+            continue
+        reprocess = _FULL_REPROCESS.search(line) if "re-processing" in line else None
+        if reprocess and not _quoted(line):
+            found.append(Record("event", "engine.cache", number, {"prompt_reprocessings": 1.0}))
             continue
         cut = _CONTEXT_CUT.search(line)
         if cut and not _quoted(line):

@@ -152,6 +152,7 @@ EVENT_METRICS = {
     "errors": "error count",
     "kv_start_refusals": "1 for an engine refusing to start as the KV cache it needs does not fit",
     "kv_context_cuts": "1 for an engine starting with its context cut to the tokens its KV cache holds",
+    "prompt_reprocessings": "1 for a prompt llama-server reads again from its start (no usable prefix cached)",
     "engine_start_failures": "1 for an engine dying while it starts (vLLM `EngineCore failed to start`)",
 }
 

@@ -655,6 +655,12 @@ _TABLE = (
           "the engine evicted requests, or could not place a batch, because the KV cache ran out; more events, more "
           "confidence",
           0.8, 0.9),
+    _rule("state-prompt-reprocessed", "state", "prefill-bound",
+          "llama-server forcing full prompt re-processing (its cache held no usable prefix: a sliding-window or "
+          "hybrid/recurrent model, or context checkpoints past the common prefix)", 1.0, "prompts",
+          "a chat or agent turn resends its history; with no prefix to resume from the server prefills all of it "
+          "again, so the first token waits on the whole conversation's prompt work, not on the new message "
+          "(every blind reading of such a log accepts prefill-bound)", 0.6, 0.75),
     _rule("state-busy-rejections", "state", "queueing",
           "requests the server answered `503 Service Unavailable` or `429 Too Many Requests` (an access log's status), "
           "or refused with a reply saying it is overloaded (Anthropic's 529 `overloaded_error`, TGI's `Model is "

@@ -36,6 +36,11 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
              "start-up cut(s) of the configured context to the tokens the KV cache holds (LMDeploy TurboMind: "
              "`session_len truncated to N due to limited KV cache memory`): the memory left beside the weights sets "
              "the longest request; a longer one is refused"),
+            ("prompt_reprocessings", "state-prompt-reprocessed",
+             "prompt(s) read again from the start (llama-server: `forcing full prompt re-processing due to lack of "
+             "cache data`): the cache kept no prefix to resume from, so each turn prefills its whole history; "
+             "`--swa-full` (a sliding-window model's full cache), more context checkpoints (`--ctx-checkpoints`), "
+             "or a client that keeps the history's start unchanged lets the cache be reused"),
             ("busy_rejections", "state-busy-rejections",
              "request(s) refused as the server was busy (HTTP 503 / 429, or a reply saying it is overloaded: "
              "Anthropic's 529 `overloaded_error`, TGI's `Model is overloaded`): its queue of pending requests was "
