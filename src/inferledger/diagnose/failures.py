@@ -146,6 +146,25 @@ _SIGNS = ("emory", "alloc", "RESOURCE", "OutOfMemory", "MEMORY", "can be", "cont
           "re-processing")
 
 
+# The events read alike, in this order (a line's first match is its event): (pattern, a word the line holds first or
+# None, source, event, the characters stripped off the quoted message's ends or None to quote none).
+_EVENTS = ((_OVERLOADED, "verloaded", "client.failure", "busy_rejections", " `'\")}"),
+           (_TOO_LONG, None, "engine.failure", "too_long_rejections", " `\","),
+           (_FULL_REPROCESS, "re-processing", "engine.cache", "prompt_reprocessings", None),
+           (_CONTEXT_CUT, None, "engine.failure", "kv_context_cuts", " `"),
+           (_KV_REFUSAL, None, "engine.failure", "kv_start_refusals", " `>"))
+
+
+def _event(number: int, line: str) -> Record | None:
+    """The event of _EVENTS a line is (not a quoted source line), with the message quoted from its start."""
+    for pattern, word, source, name, strip in _EVENTS:
+        match = pattern.search(line) if word is None or word in line else None
+        if match and not _quoted(line):
+            labels = {} if strip is None else {"failure": line[match.start():].strip(strip)[:160]}
+            return Record("event", source, number, {name: 1.0}, labels=labels)
+    return None
+
+
 def failure_records(lines, first_line: int = 1) -> list[Record]:
     """An `oom` event for each line of `lines` (numbered from `first_line`) that is an engine's out-of-memory
     failure, a `kv_start_refusals` one for each that is its refusal to start for want of KV cache memory, a
@@ -162,29 +181,9 @@ def failure_records(lines, first_line: int = 1) -> list[Record]:
             found.append(Record("event", "client.failure", number, {f"client_{timeout.group(1)}_timeouts": 1.0},
                                 labels={"failure": line[timeout.start():].strip(" `'\")")[:160]}))
             continue
-        overloaded = _OVERLOADED.search(line) if "verloaded" in line else None
-        if overloaded and not _quoted(line):
-            found.append(Record("event", "client.failure", number, {"busy_rejections": 1.0},
-                                labels={"failure": line[overloaded.start():].strip(" `'\")}")[:160]}))
-            continue
-        too_long = _TOO_LONG.search(line)
-        if too_long and not _quoted(line):
-            found.append(Record("event", "engine.failure", number, {"too_long_rejections": 1.0},
-                                labels={"failure": line[too_long.start():].strip(" `\",")[:160]}))
-            continue
-        reprocess = _FULL_REPROCESS.search(line) if "re-processing" in line else None
-        if reprocess and not _quoted(line):
-            found.append(Record("event", "engine.cache", number, {"prompt_reprocessings": 1.0}))
-            continue
-        cut = _CONTEXT_CUT.search(line)
-        if cut and not _quoted(line):
-            found.append(Record("event", "engine.failure", number, {"kv_context_cuts": 1.0},
-                                labels={"failure": line[cut.start():].strip(" `")[:160]}))
-            continue
-        refusal = _KV_REFUSAL.search(line)
-        if refusal and not _quoted(line):
-            found.append(Record("event", "engine.failure", number, {"kv_start_refusals": 1.0},
-                                labels={"failure": line[refusal.start():].strip(" `>")[:160]}))
+        event = _event(number, line)
+        if event is not None:
+            found.append(event)
             continue
         match = _FAILURE.search(line)
         if match and not _quoted(line):
