@@ -261,29 +261,22 @@ def _inference_perf(line_number: int, value: dict, labels: dict) -> Iterator:
         metrics["failed_requests"] = number
     latency = successes.get("latency") if isinstance(successes.get("latency"), dict) else {}
     for key, metric in _INFERENCE_PERF_LATENCY.items():
-        stats = latency.get(key)
-        for stat_name, stat_value in stats.items() if isinstance(stats, dict) else ():
-            stat, number = canonical_stat(stat_name), _float(stat_value)
-            if stat is not None and number is not None:
-                metrics[f"{metric}_{stat}"] = number
+        _add_stats(metrics, metric, latency.get(key))
     throughput = successes.get("throughput") if isinstance(successes.get("throughput"), dict) else {}
     for key, metric in _INFERENCE_PERF_RATES.items():
         number = _float(throughput.get(key))
         if number is not None:
             metrics[metric] = number
-    for key, metric in _INFERENCE_PERF_LENGTHS.items():
-        number = _float(successes.get(key, {}).get("mean")) if isinstance(successes.get(key), dict) else None
-        if number is not None:
-            metrics[metric] = number
+    _add_means(metrics, successes, _INFERENCE_PERF_LENGTHS)
     if metrics:
         yield Record("summary", "bench.inference-perf", line_number, metrics, labels=labels)
 
 
 # ai-on-gke's benchmark_serving.py report (`summary_stats.stats`, one entry a request rate): its latencies in ms, its
 # per_token_latency a request's time over its output tokens in seconds, its lengths in tokens.
-_GKE_STATS = {"request_latency": ("e2e_seconds", 1e-3), "ttft": ("ttft_seconds", 1e-3),
-              "tpot": ("tpot_seconds", 1e-3), "per_token_latency": ("e2e_per_output_token_seconds", 1.0),
-              "input_length": ("input_tokens", 1.0), "output_length": ("output_tokens", 1.0)}
+_GKE_LATENCIES = {"request_latency": ("e2e_seconds", 1e-3), "ttft": ("ttft_seconds", 1e-3),
+                  "tpot": ("tpot_seconds", 1e-3), "per_token_latency": ("e2e_per_output_token_seconds", 1.0)}
+_GKE_LENGTHS = {"input_length": "mean_input_tokens", "output_length": "mean_output_tokens"}
 
 
 def _gke_summary(line_number: int, stats: list, labels: dict) -> Iterator:
@@ -295,19 +288,27 @@ def _gke_summary(line_number: int, stats: list, labels: dict) -> Iterator:
         rate = _float(entry.get("request_rate"))
         if rate is not None:
             metrics["request_rate_per_second"] = rate
-        for key, (metric, scale) in _GKE_STATS.items():
-            values = entry.get(key) if isinstance(entry.get(key), dict) else {}
-            for stat_name, stat_value in values.items():
-                stat, number = canonical_stat(stat_name), _float(stat_value)
-                if stat is None or number is None:
-                    continue
-                if metric.endswith("_tokens"):  # a length's mean is the run's mean tokens a request
-                    if stat == "mean":
-                        metrics[f"mean_{metric}"] = number
-                else:
-                    metrics[f"{metric}_{stat}"] = number * scale
+        for key, (metric, scale) in _GKE_LATENCIES.items():
+            _add_stats(metrics, metric, entry.get(key), scale)
+        _add_means(metrics, entry, _GKE_LENGTHS)
         if any(name.startswith(("e2e", "ttft", "tpot")) for name in metrics):
             yield Record("summary", "bench.ai-on-gke", line_number, metrics, labels=labels)
+
+
+def _add_stats(metrics: dict, metric: str, stats, scale: float = 1.0) -> None:
+    """metrics[f"{metric}_{stat}"] for each statistic a report's dict of them names (`{"mean": …, "p99": …}`)."""
+    for stat_name, stat_value in stats.items() if isinstance(stats, dict) else ():
+        stat, number = canonical_stat(stat_name), _float(stat_value)
+        if stat is not None and number is not None:
+            metrics[f"{metric}_{stat}"] = number * scale
+
+
+def _add_means(metrics: dict, source: dict, names: dict) -> None:
+    """metrics[metric] = the mean of each `source[key]` dict of statistics (a length's, in tokens)."""
+    for key, metric in names.items():
+        number = _float(source[key].get("mean")) if isinstance(source.get(key), dict) else None
+        if number is not None:
+            metrics[metric] = number
 
 
 # awscurl (DJL Serving's load tester, `-c clients -N requests -P -t`): times in ms, tps = requests/s; its token
@@ -354,11 +355,7 @@ def _export_summary(line_number: int, value: dict, labels: dict) -> Iterator:
         metric = _EXPORT_METRICS.get(key)
         if metric is None:
             continue
-        for stat_name, stat_value in item.items():
-            stat = canonical_stat(stat_name)
-            number = _float(stat_value)
-            if stat is not None and number is not None:
-                metrics[f"{metric}_{stat}"] = number * factor
+        _add_stats(metrics, metric, item, factor)
     # The command it ran: one `--concurrency N` is the run's cap (a sweep's list names no single run's).
     concurrency = _CLI_CONCURRENCY.search(value.get("cli_command") or "") \
         if isinstance(value.get("cli_command"), str) else None

@@ -91,6 +91,8 @@ _COMPARE_TEST = re.compile(r"(?:pp|tg)\d+(?:\+tg\d+)?(?:\s*@\s*d\d+)?")
 _COMPARE_RATE = re.compile(r"[\d.]+(?:\s*±\s*[\d.]+)?")
 _NAMED_SIZE = re.compile(r"\d[BM]\b")  # `llama 8B IQ2_XXS`, `qwen2 14B Q5_K`
 _PLAIN_NUMBER = re.compile(r"[\d.]+")
+_SIZE_CELL = re.compile(r"[\d.]+ [KMGT]iB")  # llama-bench's size column, `9.78 GiB`
+_PARAMS_CELL = re.compile(r"[\d.]+ [KMBT]")  # and its params column, `14.77 B`
 _BUILD_RATE = re.compile(r"\s*\((?:t|tok)/s\)$")  # a build's rate named after it: `w/ SVE (t/s)`, `F16 (tok/s)`
 _BACKENDS = {"cuda", "metal", "blas", "vulkan", "rocm", "hip", "sycl", "cpu", "opencl", "cann", "musa", "rpc", "blis"}
 
@@ -338,9 +340,9 @@ def _headless_compare(cells: list) -> list | None:
         return None
     columns = []
     for cell in cells[:test]:
-        if re.fullmatch(r"[\d.]+ [KMGT]iB", cell):
+        if _SIZE_CELL.fullmatch(cell):
             columns.append("size")
-        elif re.fullmatch(r"[\d.]+ [KMBT]", cell):
+        elif _PARAMS_CELL.fullmatch(cell):
             columns.append("params")
         elif "model" not in columns and _NAMED_SIZE.search(cell):
             columns.append("model")
