@@ -774,7 +774,13 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind839_logs": (1, 1, 2),
           "blind840_logs": (0, 0, 1),
           "blind841_logs": (2, 2, 2),
-          "blind843_logs": (0, 0, 1)}
+          "blind843_logs": (0, 0, 1),
+          "blind844_logs": (3, 3, 4),
+          "blind845_logs": (2, 2, 4),
+          "blind846_logs": (3, 3, 3),
+          "blind848_logs": (3, 3, 3),
+          "blind849_logs": (2, 2, 6),
+          "blind850_logs": (6, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
