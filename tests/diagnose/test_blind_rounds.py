@@ -781,7 +781,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind848_logs": (3, 3, 3),
           "blind849_logs": (2, 2, 6),
           "blind850_logs": (6, 6, 10),
-          "blind847_logs": (5, 5, 7)}
+          "blind847_logs": (5, 5, 7),
+          "blind851_logs": (8, 8, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
