@@ -135,8 +135,8 @@ _TABLE = (
           "could not send, not a queue", 0.7),
     _rule("summary-drain-beyond-arrivals", "summary", "queueing",
           "no request latency; achieved < 0.8 × offered req/s and the run took ≥ this × its arrival window "
-          "(completed ÷ offered rate), no client concurrency cap below the request count (the client's own waves "
-          "drain so)", 10.0, "×",
+          "(completed ÷ offered rate), or past it by drain-over-crawl × a request's output at the starved-stream "
+          "rate; no client concurrency cap below the request count (the client's own waves drain so)", 10.0, "×",
           "a short run's drain and an overload look alike only while the drain is about one request's latency; "
           "requests that all arrived in 20 s but finished over hours either waited for each other or crawled "
           "together: either way the server is far below the offered load", 0.65),
@@ -832,7 +832,12 @@ _LIMITS = (
           "bandwidth-bound and fast, so a slow stream here is the engine's or the card's; a llama-bench prompt of "
           "this many tokens or fewer (pp1-pp8) is such a step too, the kernels of speculative verification and "
           "parallel decoding, so a build slower at it is slower at generation"),
-    Limit("starved-stream", 5.0, "tok/s per running request", "windows-slow-streams",
+    Limit("drain-over-crawl", 3.0, "× a request's tokens at the starved-stream rate", "summary-drain-beyond-arrivals",
+          "with no latency in the excerpt, a run that went on after its last arrival for this many times what one "
+          "request's output takes at the starved-stream rate held requests waiting: each served from its arrival, "
+          "even at that crawl, would have finished well before (1,920 requests at 32 req/s, 82 tokens each, took "
+          "154 s past the 60 s of arrivals, where ~16 s would do)"),
+    Limit("starved-stream", 5.0, "tok/s per running request", "windows-slow-streams, summary-drain-beyond-arrivals",
           "even a batch of hundreds writes more than this per stream on a data-centre card; below it at any batch "
           "the streams are starved"),
     Limit("prefill-share-min-prompt", 64, "prompt tokens", "requests-prefill-share",

@@ -8,7 +8,11 @@ import math
 import re
 from statistics import median
 
-from inferledger.diagnose.accumulate import SLOW_STREAM_TOKENS_PER_SECOND, Accumulator
+from inferledger.diagnose.accumulate import (
+    SLOW_STREAM_TOKENS_PER_SECOND,
+    STARVED_TOKENS_PER_SECOND,
+    Accumulator,
+)
 from inferledger.diagnose.records import STATS
 from inferledger.diagnose.rules import RULES, Hardware, fire, limit, threshold
 from inferledger.diagnose.weight_formats import quantised_not_faster
@@ -17,6 +21,7 @@ ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 PREFILL_TOKENS_PER_STEP = limit("prefill-tokens-per-step")
 LATENCY_PER_TOKEN_MIN_IN_FLIGHT = limit("latency-per-token-min-in-flight")
 MAX_DEFAULT_BATCH = limit("max-default-batch")
+DRAIN_OVER_CRAWL = limit("drain-over-crawl")
 _BOTTLENECKS = ("queueing", "kv-capacity", "prefill-bound", "decode-bound")
 
 
@@ -1190,15 +1195,20 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                          "tok/s each: a throughput test; the offered rate is not a load the server had to keep up with")
             return False
         drain = run.duration / (completed / offered) if run.duration else None
-        if achieved < kept * offered and latency is None and drain and drain >= threshold("summary-drain-beyond-arrivals") \
-                and not capped:
+        # A request served from its arrival, even at a starved stream's pace, ends within its output's crawl time.
+        crawl = run.mean_output / STARVED_TOKENS_PER_SECOND if run.mean_output else None
+        past_crawl = bool(drain and crawl and run.duration - completed / offered >= DRAIN_OVER_CRAWL * crawl)
+        if achieved < kept * offered and latency is None and drain and not capped \
+                and (drain >= threshold("summary-drain-beyond-arrivals") or past_crawl):
             found = True
+            crawled = f"; {run.mean_output:,.0f} tokens a request take {crawl:.3g} s even at " \
+                      f"{STARVED_TOKENS_PER_SECOND:g} tok/s" if past_crawl else ""
             findings.append(fire(
                 "summary-drain-beyond-arrivals",
                 f"{name}: {completed:.0f} requests offered at {offered:.3g} req/s all arrived within "
-                f"{completed / offered:.3g} s, but the run took {run.duration:.4g} s ({drain:.0f}× that) at "
-                f"{achieved:.3g} req/s: requests waited behind each other (or crawled together); the excerpt has "
-                "no latency to tell which",
+                f"{completed / offered:.3g} s, but the run took {run.duration:.4g} s ({drain:.3g}× that) at "
+                f"{achieved:.3g} req/s{crawled}: requests waited behind each other (or crawled together); the "
+                "excerpt has no latency to tell which",
                 {"request_throughput_per_second": achieved, "request_rate_per_second": offered,
                  "duration_seconds": run.duration, "drain_factor": drain}, **where))
         elif achieved < kept * offered and latency is None:

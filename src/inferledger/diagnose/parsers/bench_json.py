@@ -15,6 +15,7 @@ from inferledger.diagnose.parsers.bench_common import (
     canonical_stat,
     to_number,
 )
+from inferledger.diagnose.parsers.json_stream import DAMAGED_ELEMENTS
 from inferledger.diagnose.records import Record, Skipped
 
 _MS_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|e2e_latency)_ms$")
@@ -81,7 +82,10 @@ def json_records(line_number: int, value, truncated: int) -> Iterator:
     for item in _json_items(line_number, value, truncated):
         produced = True
         yield item
-    if truncated and not produced:
+    if truncated == DAMAGED_ELEMENTS:
+        yield Skipped(line_number, "JSON array element damaged inside (a broken line?): dropped, the others read",
+                      "bench")
+    elif truncated and not produced:
         yield Skipped(line_number, "JSON document cut before any complete benchmark value", "bench")
 
 
@@ -90,7 +94,7 @@ def _json_items(line_number: int, value, truncated: int) -> Iterator:
         yield Skipped(line_number, "JSON document that could not be read (damaged or cut before any value)",
                       "bench")
         return
-    base_labels = {"truncated": "true"} if truncated else {}
+    base_labels = {"truncated": "true"} if truncated > 0 else {}
     if isinstance(value, list):
         if truncated > 1 and value:
             value = value[:-1]  # the element the cut went through: its missing fields would mislead
@@ -454,7 +458,7 @@ def _app_runs(line_number: int, value: dict, truncated: int) -> Iterator:
     if not isinstance(runs, list):
         return
     runs = [run for run in runs if isinstance(run, dict) and sum(key in _RUN_FIELDS for key in run) >= 2]
-    if truncated and len(runs) > 1 and len(runs[-1]) < len(runs[0]):
+    if truncated > 0 and len(runs) > 1 and len(runs[-1]) < len(runs[0]):
         runs = runs[:-1]
     for run in runs:
         metrics = {metric: number for key, metric in _RUN_FIELDS.items()

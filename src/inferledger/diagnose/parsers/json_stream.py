@@ -37,7 +37,8 @@ def repair_truncated_json(lines: list) -> tuple:
 
     The last line is dropped unless it ends at a value boundary (',' or a bracket): a cut line's last number may
     itself be cut ('154.82' -> '1'). depth is how many containers were open at the cut (1 = only the document
-    itself, 2 = inside one of its elements); value is None when nothing could be read.
+    itself, 2 = inside one of its elements, DAMAGED_ELEMENTS = an array's damaged elements dropped); value is None
+    when nothing could be read.
     """
     keep = max(len(lines) - 20, 1)
     state = _scan("\n".join(lines[:keep]) + "\n", ([], False, False))
@@ -83,7 +84,49 @@ def _repair_by_characters(text: str) -> tuple:
             return json.loads(text[:end] + closers), len(still_open)
         except ValueError:
             continue
-    return None, 1
+    return _whole_elements(text)
+
+
+# The depth repair_truncated_json gives when it dropped damaged elements of an array and kept the rest.
+DAMAGED_ELEMENTS = -1
+
+
+def _whole_elements(text: str) -> tuple:
+    """(the elements of a top-level array that read on their own, DAMAGED_ELEMENTS) when an element is damaged
+    inside (a paste that broke a line in a value, `"cpu_strict": f` / `alse,`): the damaged ones are dropped, the
+    others kept; (None, 1) when the text is no array or no element reads."""
+    if not text.lstrip().startswith("["):
+        return None, 1
+    pieces, depth, start, in_string, escaped = [], 0, 0, False, False
+    for position, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth == 1:
+                start = position + 1
+        elif char in "]}":
+            depth -= 1
+        if depth == 1 and not in_string and char == ",":
+            pieces.append(text[start:position])
+            start = position + 1
+        elif depth == 0 and char in "]}":
+            pieces.append(text[start:position])
+            break
+    elements = []
+    for piece in pieces:
+        try:
+            elements.append(json.loads(piece))
+        except ValueError:
+            continue
+    return (elements, DAMAGED_ELEMENTS) if elements else (None, 1)
 
 
 def _python_literal(text: str):
@@ -131,7 +174,10 @@ class JsonCollector:
                 try:
                     out.append((self.start, json.loads("\n".join(self.buffer)), 0))
                 except ValueError:
-                    value, depth = repair_truncated_json(self.buffer)
+                    # Closed where it opened, so not cut: damaged inside. An array keeps its elements that read.
+                    value, depth = _whole_elements("\n".join(self.buffer))
+                    if value is None:
+                        value, depth = repair_truncated_json(self.buffer)
                     out.append((self.start, value, depth))
                 self._reset()
                 return out

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from inferledger.diagnose.parsers._common import minute_epoch
-from inferledger.diagnose.parsers.json_stream import JsonCollector
+from inferledger.diagnose.parsers.json_stream import DAMAGED_ELEMENTS, JsonCollector
 from inferledger.diagnose.records import Record, Skipped, looks_like_metric, unread
 
 NAME = "ollama"
@@ -149,12 +149,14 @@ def _api_fragment(line_number: int, text: str) -> Record | None:
     return next(_api_record(line_number, item, True), None)
 
 
-def _api_record(line_number: int, value, truncated: bool, text: str = "") -> Iterator:
+def _api_record(line_number: int, value, truncated: int, text: str = "") -> Iterator:
     if value is None:
         record = _api_fragment(line_number, text)
         yield record if record is not None else Skipped(line_number, "ollama API JSON that could not be read",
                                                         "ollama")
         return
+    if truncated == DAMAGED_ELEMENTS:
+        yield Skipped(line_number, "ollama API JSON array element damaged inside: dropped, the others read", "ollama")
     items = value if isinstance(value, list) else [value]
     for item in items:
         if not isinstance(item, dict) or "eval_count" not in item and "total_duration" not in item:

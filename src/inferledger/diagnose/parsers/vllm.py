@@ -453,7 +453,8 @@ class LineParser:
     that wants_next), so a multi-GB log costs one C-speed scan, not a Python loop per line."""
 
     def __init__(self):
-        self.pending = None  # (line_number, text) of a stats line that looked cut: try it joined with the next
+        # (line_number, text, last line number, pieces) of a stats line that looked cut: try it joined with the next
+        self.pending = None
 
     def feed(self, line_number: int, line: str) -> list:
         start = line.find(_STATS)
@@ -465,17 +466,27 @@ class LineParser:
                 line_number, "vLLM stats line without the GPU KV cache usage field (cut or wrapped?)", "vllm.stats")]
         out = []
         if self.pending is not None:
-            first_number, first_text = self.pending
+            first_number, first_text, last_number, pieces = self.pending
             self.pending = None
-            # Terminal hard-wraps split words (`throug\nhput`, `r\neqs`): join without a separator.
-            if line_number == first_number + 1 and _STATS not in line and "%" in line:
-                joined = list(_stats(first_text + line, first_number))
-                if joined and all(type(item) is Record for item in joined):
-                    return joined
+            if line_number == last_number + 1 and _STATS not in line:
+                # Terminal hard-wraps split words (`throug\nhput`, `r\neqs`): join without a separator.
+                if pieces == 1 and "%" in line:
+                    joined = list(_stats(first_text + line, first_number))
+                    if joined and all(type(item) is Record for item in joined):
+                        return joined
+                # A page or mail wrapped at words, over several lines, perhaps with blank lines between.
+                if pieces < _MOST_PIECES and (not line.strip() or _PIECE.match(line)):
+                    text = _joined(first_text, line)
+                    if not line.strip() or wants_next(text) or text.endswith(","):
+                        self.pending = (first_number, text, line_number, pieces + 1)
+                        return out
+                    joined = list(_stats(text, first_number))
+                    if joined and all(type(item) is Record for item in joined):
+                        return joined
             out.append(_cut_line(first_number, first_text))
         if start >= 0:
             if not (line[-1:] == "%" and "KV cache usage" in line) and wants_next(line):
-                self.pending = (line_number, line)
+                self.pending = (line_number, line, line_number, 1)
                 return out
             if line.count(_STATS) == 1:  # the usual case: no glued records, no generator
                 start = line.find(_STATS)
@@ -493,7 +504,8 @@ class LineParser:
                        Skipped(line_number, "vLLM spec-decoding line without numbers", "vllm.spec"))
         elif "was not warmed-up" in line and (record := unwarmed_event(line_number, line)) is not None:
             out.append(record)
-        elif "PreemptionMode" in line and "preempted" in line:
+        elif "PreemptionMode" in line and ("preempted" in line or line.lstrip().startswith("PreemptionMode.")):
+            # (the warning wrapped before its `PreemptionMode.RECOMPUTE mode because there is not enough KV cache`)
             match = _PREEMPT.search(line)
             timestamp, year_assumed = find_timestamp(line[:80])
             metrics = {"preemptions": 1.0}
@@ -549,7 +561,7 @@ class LineParser:
 
     def finish(self) -> list:
         if self.pending is not None:
-            number, text = self.pending
+            number, text, _last, _pieces = self.pending
             self.pending = None
             return [_cut_line(number, text)]
         return []
@@ -585,10 +597,36 @@ def _cut_line(line_number: int, text: str) -> Record | Skipped:
     return Skipped(line_number, "vLLM stats line cut before the GPU KV cache usage field", "vllm.stats")
 
 
+_MOST_PIECES = 12  # a stats line wrapped at words on a page: ten fields, a blank line or two between
+# A piece of a stats line wrapped at words (`tokens/s, Avg generation throughput: 151.9 tokens/s,`, `usage: 99.4%,
+# CPU KV cache usage: 0.0%.`): it starts with a field's words or unit.
+_PIECE = re.compile(r"\s*(?:tokens/s|reqs|usage:|Avg generation throughput|Running:|Swapped:|Pending:|Waiting:"
+                    r"|GPU KV cache|CPU KV cache|Prefix cache hit rate|MM cache hit rate)")
+# Words of the stats line a terminal's hard wrap may split (`throug` + `hput`): joined without a space.
+_STATS_WORDS = frozenset(word for label in (*_STATS_FIELDS, "tokens/s", "reqs") for word in label.split()) | {"tokens"}
+
+
+def _joined(text: str, line: str) -> str:
+    """A wrapped stats line's text with its next piece: a space where the wrap fell between words (after `,` or a
+    number, or before a capital), none where it split one of the line's words."""
+    piece = line.strip()
+    if not piece:
+        return text
+    head = text.rstrip()
+    tail = head[len(head.rstrip("abcdefghijklmnopqrstuvwxyz")):]
+    lead = piece[:len(piece) - len(piece.lstrip("abcdefghijklmnopqrstuvwxyz"))]
+    if tail and lead and (tail + lead).lower() in _STATS_WORDS:
+        return head + piece
+    return head + " " + piece
+
+
 def wants_next(line: str) -> bool:
-    """A stats line that stops before its last field was probably wrapped: the reader also sends the next line."""
+    """A stats line that stops before its last field was probably wrapped: the reader also sends the next line (and
+    after a piece of such a line, or a blank line, the one after it)."""
     if _STATS not in line:
-        return False
+        if not line.strip():
+            return True
+        return _PIECE.match(line) is not None and not line.rstrip().endswith(("%", "%."))
     if line[-1:] == "%" and "KV cache usage" in line:
         return False
     # "KV cache usage" after the last stats start, and the line ends with `%` before any `.`/` ` (V0 ends `%.`).
