@@ -782,7 +782,10 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind849_logs": (2, 2, 6),
           "blind850_logs": (6, 6, 10),
           "blind847_logs": (5, 5, 7),
-          "blind851_logs": (8, 8, 9)}
+          "blind851_logs": (8, 8, 9),
+          "blind852_logs": (1, 1, 2),
+          "blind853_logs": (1, 1, 1),
+          "blind855_logs": (2, 2, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
