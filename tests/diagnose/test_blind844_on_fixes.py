@@ -156,3 +156,83 @@ def test_long_outputs_may_drain_that_long_without_a_queue(tmp_path):
     # divided by 3, so the drain may be one batch's slow streams; the rule stays silent
     diagnosis = diagnosed(tmp_path, _sglang_cut(1920 * 1000))
     assert not _fired(diagnosis, "summary-drain-beyond-arrivals")
+
+
+# optimum-benchmark's benchmark_report.md (blind189: Llama-3.1-8B with GPTQ 2-bit on an A100-SXM4-80GB, batch 1),
+# the prefill, decode and per-token sections; the load section and the memory tables left out.
+_OPTIMUM_REPORT_MD = """\
+# prefill:
+
+## latency:
+
+| metric | value        | unit   |
+| :----- | -----------: |------: |
+| count  |      10 |      - |
+| mean   |     0.183376 | s |
+| p50    |      0.183086 | s |
+## throughput:
+
+| metric     |     value   |   unit |
+| :--------- | --------:   | -----: |
+| throughput | 5.45 | samples/s |
+# decode:
+
+## latency:
+
+| metric | value        | unit   |
+| :----- | -----------: |------: |
+| mean   |     2.153275 | s |
+## throughput:
+
+| metric     |     value   |   unit |
+| :--------- | --------:   | -----: |
+| throughput | 29.26 | tokens/s |
+# per_token:
+
+## latency:
+
+| metric | value        | unit   |
+| :----- | -----------: |------: |
+| count  |      3510 |      - |
+| mean   |     0.036023 | s |
+| p50    |      0.034018 | s |
+| p99    |      0.183511 | s |
+"""
+
+
+def test_an_optimum_benchmark_report_is_read_by_its_sections(tmp_path):
+    from inferledger.diagnose.parsers import optimum_benchmark
+
+    [summary] = parsed(optimum_benchmark, write(tmp_path, _OPTIMUM_REPORT_MD, "benchmark_report.md"))
+    assert summary.metrics["ttft_seconds_mean"] == 0.183376  # the prefill's mean: the batch's first token
+    # the per-token median, not its mean: the first per-token sample is the prefill's step (p99 0.1835 s)
+    assert summary.metrics["tpot_seconds_median"] == 0.034018
+    assert summary.metrics["output_tokens_per_second"] == 29.26
+    assert summary.metrics["max_concurrency"] == 1.0  # 29.26 tok/s × 0.034018 s = 0.995 tokens a step: batch 1
+    # was not read ("no reader knows the layout"). With the model and card: 8B in bf16 is ~16 GB a step, at 29.4 tok/s
+    # ~470 GB/s, under a quarter of the A100's 2,039 GB/s
+    diagnosis = diagnosed(tmp_path, _OPTIMUM_REPORT_MD, "benchmark_report.md", model="meta-llama/Llama-3.1-8B",
+                          gpu="a100-sxm-80gb")
+    assert diagnosis.verdict == "decode-bound"
+    assert _said(diagnosis, "34.02 ms/token (median TPOT of optimum-benchmark)")
+
+
+def test_an_optimum_benchmark_json_report_gives_the_same_reading(tmp_path):
+    from inferledger.diagnose.parsers import bench_clients
+
+    report = ('{"prefill": {"latency": {"unit": "s", "count": 10, "mean": 0.0376, "p50": 0.0375, "values": [0.0408]},'
+              ' "throughput": {"unit": "samples/s", "value": 26.57}},'
+              ' "decode": {"latency": {"unit": "s", "mean": 5.10}, "throughput": {"unit": "tokens/s", "value": 100.0}},'
+              ' "per_token": {"latency": {"unit": "s", "mean": 0.0201, "p50": 0.0199}}}\n')
+    [summary] = parsed(bench_clients, write(tmp_path, report, "benchmark_report.json"))
+    assert summary.metrics["ttft_seconds_mean"] == 0.0376
+    assert summary.metrics["tpot_seconds_median"] == 0.0199  # `p50` in the JSON
+    assert summary.metrics["max_concurrency"] == 2.0  # 100 tok/s × 0.0199 s = 1.99 tokens a step: a batch of 2
+
+
+def test_optimum_tables_without_their_sections_are_not_guessed(tmp_path):
+    # guard (passed before): the same tables with the `# decode:` lines cut away do not say which phase each measured
+    from inferledger.diagnose.parsers import optimum_benchmark
+
+    tables = "\n".join(line for line in _OPTIMUM_REPORT_MD.splitlines() if not line.startswith("#"))
+    assert parsed(optimum_benchmark, write(tmp_path, tables, "tables.md")) == []

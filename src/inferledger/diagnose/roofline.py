@@ -358,9 +358,10 @@ def _observed_decode(acc: Accumulator, own: tuple | None = None) -> tuple[float 
     from inferledger.diagnose.rules_summary import prefill_interleaved
 
     for record, _file in acc.summaries:
-        value = record.metrics.get("tpot_seconds_mean") or record.metrics.get("tpot_seconds_median")
+        statistic = "mean" if record.metrics.get("tpot_seconds_mean") else "median"
+        value = record.metrics.get(f"tpot_seconds_{statistic}")
         if value and not prefill_interleaved(record, value):
-            return value, f"mean TPOT of {record.labels.get('tool', record.source)}"
+            return value, f"{statistic} TPOT of {record.labels.get('tool', record.source)}"
     per_user = _per_user_step(acc)
     if per_user:
         return per_user
@@ -689,7 +690,7 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
                             "observed_decode_seconds_per_token": step,
                             "ledger_decode_seconds_per_token": account.decode.seconds_per_token}
         realistic = account.realistic.decode_seconds_per_token if account.realistic else None
-        prompt_rate = _prompt_rate(acc) if realistic and step_source.startswith("mean TPOT of") else None
+        prompt_rate = _prompt_rate(acc) if realistic and step_source.startswith(("mean TPOT of", "median TPOT of")) else None
         if prompt_rate:
             # A served run's steps also prefill the prompts arriving meanwhile (chunked prefill mixes them in): at r
             # prompt tok/s and p s a prompt token, a step of d s of decode takes d + r·step·p, so step = d / (1 − r·p).

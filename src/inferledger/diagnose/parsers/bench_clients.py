@@ -489,6 +489,7 @@ _SNIFF_MARKERS = (
     ('"avg_ts"', 0.9),  # llama-bench -o json / jsonl (bench_json._llama_bench)
     ('"tg128"', 0.6),  # llama-bench's tests as a result file's keys (bench_json._bench_tests)
     ('"Performance_Result"', 0.9),  # MLPerf Inference's published summary records
+    ('"per_token"', 0.6),  # optimum-benchmark's report (bench_json._optimum_report)
     ("GenAI-Perf", 0.95),
     ("Metric,avg,min,max,p99", 0.9),  # genai-perf's CSV export
     ("AIPerf | LLM Metrics", 0.95),

@@ -8,6 +8,7 @@ import math
 import re
 from collections.abc import Iterator
 
+from inferledger.diagnose.parsers import optimum_benchmark
 from inferledger.diagnose.parsers.bench_common import (
     LATENCY_METRIC,
     NUMBER,
@@ -122,12 +123,26 @@ def _json_items(line_number: int, value, truncated: int) -> Iterator:
         yield from _inference_perf(line_number, value, base_labels)
     elif isinstance(value.get("summary_stats"), dict) and isinstance(value["summary_stats"].get("stats"), list):
         yield from _gke_summary(line_number, value["summary_stats"]["stats"], base_labels)
+    elif _optimum_report(value) is not None:
+        record = optimum_benchmark.report_record(line_number, _optimum_report(value))
+        if record is not None:
+            yield record
     elif "request_throughput" in value or any(_MS_KEY.match(key) for key in value):
         yield from _serving_json(line_number, value, base_labels)
     elif "dataset_name" in value and any(_SGLANG_2024_MS.match(key) for key in value):
         yield from _serving_json(line_number, value, base_labels, early_sglang=True)
     else:
         yield from _app_runs(line_number, value, truncated)
+
+
+def _optimum_report(value: dict) -> dict | None:
+    """optimum-benchmark's report (benchmark_report.json, or the `report` of its benchmark.json): phases holding a
+    latency dict; None for any other document."""
+    report = value.get("report") if isinstance(value.get("report"), dict) else value
+    phases = [report.get(phase) for phase in ("prefill", "decode", "per_token")]
+    if sum(isinstance(phase, dict) and isinstance(phase.get("latency"), dict) for phase in phases) >= 2:
+        return report
+    return None
 
 
 def _llama_bench(line_number: int, items: list) -> Iterator:
