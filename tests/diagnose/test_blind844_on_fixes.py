@@ -236,3 +236,46 @@ def test_optimum_tables_without_their_sections_are_not_guessed(tmp_path):
 
     tables = "\n".join(line for line in _OPTIMUM_REPORT_MD.splitlines() if not line.startswith("#"))
     assert parsed(optimum_benchmark, write(tmp_path, tables, "tables.md")) == []
+
+
+# A pull request's comment quoting the diff that adds a results table (blind353: llm-d, Qwen3-32B on two static
+# replicas at 20 RPS): every line marked `+`, the empty one too, beside the thread's unmarked replies.
+_DIFF_TABLE = """\
++**Workload:** 4000 prompt tokens, 1000 output tokens, 20 RPS, 600s duration
++
++| Metric | Run 1 | Run 2 |
++|--------|-------|-------|
++| P99 TTFT (ms) | 534,272 | 546,613 |
++| P99 ITL (ms/token) | 55.96 | 58.10 |
+**reviewer**:
+Why is the average KV cache different for static replicas?
+"""
+
+
+def test_a_table_quoted_from_a_diff_is_read_without_its_marks(tmp_path):
+    from inferledger.diagnose.read import clean_line
+
+    assert clean_line("+| P99 ITL (ms/token) | 55.96 | 58.10 |") == "| P99 ITL (ms/token) | 55.96 | 58.10 |"
+    assert clean_line("+") == ""  # the diff's empty line: no title for the table under it
+    assert clean_line("+-----+------+") == "+-----+------+"  # guard: a grid table's border keeps its `+`
+    diagnosis = diagnosed(tmp_path, _DIFF_TABLE)
+    # 534,272 ms / 55.96 ms = 9,547 per-token steps of wait before the first token: queueing (was no reader)
+    assert diagnosis.verdict == "queueing"
+    assert _said(diagnosis, "table column 'Run 1': p99 TTFT 534 s is 9547×")
+
+
+# OpenVINO's VLM blog (blind333): the first token's "throughput" is the prompt's phase, the second token's the decode.
+_FIRST_SECOND_TOKEN = """\
+| Device | First Token Throughput (t/s) (Before/After) | Second Token Throughput (t/s) (Before/After) |
+|--------|---------------------------------------------|----------------------------------------------|
+| CPU    | 2.69 / 3.94                                 | 83.25 / 146.1                                |
+| iGPU   | 5.01 / 5.26                                 | 51.62 / 49.56                                |
+"""
+
+
+def test_a_first_token_throughput_is_no_generation_rate(tmp_path):
+    diagnosis = diagnosed(tmp_path, _FIRST_SECOND_TOKEN)
+    # was decode-bound: 1 / 5.01 t/s = 200 ms "per output token", the first token's column read as the decode's
+    assert not _said(diagnosis, "200 ms") and not _said(diagnosis, "First Token Throughput")
+    assert _said(diagnosis, "12.01 ms")  # 1 / 83.25 t/s: the second token's column is the decode's
+    assert diagnosis.verdict == "healthy"

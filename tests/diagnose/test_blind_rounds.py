@@ -305,7 +305,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind347_logs": (7, 8, 8),
           "blind351_logs": (6, 9, 10),
           "blind354_logs": (4, 4, 10),
-          "blind353_logs": (8, 8, 10),
+          "blind353_logs": (8, 9, 10),
           "blind355_logs": (3, 3, 4),
           "blind356_logs": (6, 6, 6),
           "blind357_logs": (7, 7, 10),

@@ -122,6 +122,10 @@ def _outer_prefix_end(line: str) -> int:
         match = _JOURNALD.match(line)
     elif first == "(" and line.startswith(_SKYPILOT_STARTS):
         match = _SKYPILOT.match(line)
+    elif first in "+-" and (line[1:2] == "|" or not line[1:].strip()):
+        # a table's row as a diff shows it, added or removed (`+| Qwen3-8B | 42.1 |`), among other text; or the diff's
+        # empty line (a lone `+`), no title for the table under it
+        return 1
     elif " | " in line[:40]:
         match = _COMPOSE.match(line)
     elif line[8:9] == " " and first in "IWEDC" and ".py:" in line[:80]:
@@ -192,10 +196,10 @@ def _unwrapped(line: str, prefix: re.Pattern | None) -> str:
 
 READ_BLOCK_BYTES = 4 * 1024 * 1024
 # A line start that clean_line might strip: a date (Docker/RFC 3339 and journald's ISO stamps, Go's log stamp), ">"
-# (a quote), "[pod/" (kubectl), mpirun's "[1,0]<std", SkyPilot's "(task," and kin, a month name (journald), pytest's
+# (a quote), a diff's mark before a table's row (`+|`) or alone, "[pod/" (kubectl), mpirun's "[1,0]<std", SkyPilot's "(task," and kin, a month name (journald), pytest's
 # level and logger, RKLLM's tag. One regex over the block (it searches for "\n" first), not one substring search per
 # prefix; an engine's own clock (llama-server's `16.42.988.854`) is no date.
-_PREFIX_START = (r"(?:\d{4}[-/]\d\d[-/]\d\d[T ]|>|`|│|\[pod/|\[\d+,\d+\]<std|\((?:task|head|worker)|(?:"
+_PREFIX_START = (r"(?:\d{4}[-/]\d\d[-/]\d\d[T ]|>|`|│|[+-](?:\||[ \t]*\r?\n)|\[pod/|\[\d+,\d+\]<std|\((?:task|head|worker)|(?:"
                  + "|".join(sorted(_MONTHS)) + ") |" + _PYTEST_LOG.pattern + "|" + _RKLLM_TAG.pattern + ")")
 _PREFIXED_LINE = re.compile(r"\n" + _PREFIX_START)
 _PREFIXED_FIRST = re.compile(_PREFIX_START)
@@ -207,7 +211,8 @@ def _may_need_cleaning(line: str) -> bool:
         or " | " in line[:40] or line[:3] in _MONTHS or line[:5] == "[pod/" or "\xa0" in line \
         or line.startswith(_SKYPILOT_STARTS) or (line[:1] == "[" and "]<std" in line[:16]) \
         or (line[8:9] == " " and line[:1] in "IWEDC" and ".py:" in line[:80]) or line[1:8] == " rkllm:" \
-        or "\u202f" in line or "\u2007" in line
+        or "\u202f" in line or "\u2007" in line \
+        or (line[:1] in "+-" and (line[1:2] == "|" or not line[1:].strip()))
 
 
 # A compose prefix's tail (`-1  | ` of `vllm-1  | `): searched for from its literal "-", not from each newline (a

@@ -471,6 +471,8 @@ _VARIANT_NOTE = re.compile(r"\s*\([^()]*\)\s*$")
 # The same beside named metrics: the unit alone or after a mean's word (`Avg TPS`, `Mean tok/s`).
 # (`Speed (token/s)` beside `Latency (s) | Tokens`: a request's tokens over its time, SGLang's bench tables)
 _MEAN_RATE = re.compile(r"^(?:(?:avg|average|mean|median|p50)[ -])?(?:speed )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec(?:ond)?)?$")
+# A rate column's words naming the prompt's phase: its rate is no generation's.
+_PROMPT_PHASE = re.compile(r"\b(?:first[ -]token|1st token|prompt|prefill|input|ttft)\b")
 # A static batch's column (not a client's concurrency, whose tok/s may be each request's).
 _STATIC_BATCH = re.compile(r"batch(?: size)?|bs")
 # Columns beside which a bare rate may not be one stream's generation: a batch, or a phase named (llama.cpp's benches; a
@@ -542,9 +544,12 @@ def _bare_rates(cells: list, columns: list, rows: list = ()) -> list:
     # `Avg TPS | Avg TTFT (ms)`); a variant's name (`Throughput tok/s`) may be the run's, not a stream's
     # (beside a batch column, a rate by its unit is the batch's, whatever else the table names)
     pattern = _MEAN_RATE if named and not any(batch) else _BARE_RATE
-    bare = [column is None and (any(pattern.match(" ".join(re.sub(r"[()\[\]]", " ", text).split()))
-                                    for text in (_normal(cell), _VARIANT_NOTE.sub("", _normal(cell))))
-                                or (not named and _rates_only(index, rows)))
+    # (a variant's name that is the prompt's phase, `First Token Throughput (t/s)` beside `Second Token Throughput
+    # (t/s)`, OpenVINO's, names no generation rate)
+    bare = [column is None and not _PROMPT_PHASE.search(_normal(cell))
+            and (any(pattern.match(" ".join(re.sub(r"[()\[\]]", " ", text).split()))
+                     for text in (_normal(cell), _VARIANT_NOTE.sub("", _normal(cell))))
+                 or (not named and _rates_only(index, rows)))
             for index, (cell, column) in enumerate(zip(cells, columns, strict=True))]
     # (a time's column says nothing of the rates: `Total time` is a request's, no total rate)
     # (a column of words names each row's case, whatever its header: a `Prompt` column of `Exam Summary`, `Rail Chat`;
