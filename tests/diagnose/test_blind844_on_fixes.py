@@ -279,3 +279,29 @@ def test_a_first_token_throughput_is_no_generation_rate(tmp_path):
     assert not _said(diagnosis, "200 ms") and not _said(diagnosis, "First Token Throughput")
     assert _said(diagnosis, "12.01 ms")  # 1 / 83.25 t/s: the second token's column is the decode's
     assert diagnosis.verdict == "healthy"
+
+
+# A build comparison by back end (llama.cpp issue, an RX 6700 XT, pp 512 and tg 128): each back end's rates under
+# `pp ROCm` / `tg ROCm`, the ratio beside them.
+_BACKENDS = """\
+|quant|pp ROCm|pp Vulkan|speedup|tg ROCm|tg Vulkan|speedup|
+|---|---|---|---|---|---|---|
+|Q4_0|1023.16 ± 6.75|309.84 ± 7.49|0.30283|59.07 ± 0.74|23.22 ± 0.49|0.39309|
+|Q4_1|975.41 ± 0.90|305.72 ± 8.25|0.31343|55.43 ± 0.05|23.57 ± 0.30|0.42522|
+"""
+
+
+def test_a_variant_is_named_by_the_words_its_columns_share(tmp_path):
+    diagnosis = diagnosed(tmp_path, _BACKENDS)
+    # 1 / 59.07 tok/s = 16.93 ms: ROCm's generation, once called `pp ROCm` (its first column) as if a prompt's
+    assert _said(diagnosis, "column 'ROCm'", "16.93 ms")
+    assert _said(diagnosis, "column 'Vulkan'", "43.07 ms")  # 1 / 23.22
+    assert not _said(diagnosis, "pp ROCm")
+
+
+def test_a_prompt_rate_in_another_script_is_no_generation_rate(tmp_path):
+    # (IPEX-LLM's ollama on an A770: `Prompt速率(t/s)` beside `Eval速率(t/s)`, no word boundary after `Prompt`)
+    text = "| 模型 | Prompt速率(t/s) | Eval速率(t/s) |\n|---|---|---|\n| deepseek-r1:14b | 232.24 | 10.34 |\n"
+    diagnosis = diagnosed(tmp_path, text)
+    assert not _said(diagnosis, "4.31 ms")  # 1 / 232.24: the prompt's rate, once read as a stream's generation
+    assert _said(diagnosis, "96.71 ms")  # 1 / 10.34: the generation's

@@ -472,7 +472,8 @@ _VARIANT_NOTE = re.compile(r"\s*\([^()]*\)\s*$")
 # (`Speed (token/s)` beside `Latency (s) | Tokens`: a request's tokens over its time, SGLang's bench tables)
 _MEAN_RATE = re.compile(r"^(?:(?:avg|average|mean|median|p50)[ -])?(?:speed )?(?:tok(?:en)?s?|t) ?/ ?s(?:ec(?:ond)?)?$")
 # A rate column's words naming the prompt's phase: its rate is no generation's.
-_PROMPT_PHASE = re.compile(r"\b(?:first[ -]token|1st token|prompt|prefill|input|ttft)\b")
+# (`Prompt速率(t/s)`: the word may run into another script's, with no word boundary between)
+_PROMPT_PHASE = re.compile(r"(?<![a-z])(?:first[ -]token|1st token|prompt|prefill|input|ttft)(?![a-z])")
 # A static batch's column (not a client's concurrency, whose tok/s may be each request's).
 _STATIC_BATCH = re.compile(r"batch(?: size)?|bs")
 # Columns beside which a bare rate may not be one stream's generation: a batch, or a phase named (llama.cpp's benches; a
@@ -799,8 +800,21 @@ def _variants(header: list, columns: list) -> list:
     variants = []
     for which in range(count):
         own = [indexes[which] for indexes in repeated if which < len(indexes)]
-        variants.append((header[own[0]], sorted(shared + own)))
+        variants.append((_variant_name([header[index] for index in own]), sorted(shared + own)))
     return variants
+
+
+def _variant_name(titles: list) -> str:
+    """A variant by the words its columns' headers share (`ROCm` of `pp ROCm` and `tg ROCm`: its first column's name
+    would call its generation rate a prompt's), or by its first column's header when they share none."""
+    words = [word for word in titles[0].split() if not _UNIT_OR_STAT.match(word)
+             and all(word.lower() in title.lower().split() for title in titles[1:])]
+    return " ".join(words) if len(titles) > 1 and words else titles[0]
+
+
+# A header's word that names no variant: a unit (`(ms)`, `tok/s`) or a statistic (`Mean`, `p50`).
+_UNIT_OR_STAT = re.compile(r"^\(.*\)$|^(?:ms|s|us|sec|tok(?:en)?s?(?:/s)?|t/s|tps)$|^(?:mean|avg|average|median|p\d+)$",
+                           re.IGNORECASE)
 
 
 # A token count's cell in thousands (`4k`, `128K`, `~1.5k` under `Context`), as people write contexts.
