@@ -95,37 +95,18 @@ def _whole_elements(text: str) -> tuple:
     """(the elements of a top-level array that read on their own, DAMAGED_ELEMENTS) when an element is damaged
     inside (a paste that broke a line in a value, `"cpu_strict": f` / `alse,`): the damaged ones are dropped, the
     others kept; (None, 1) when the text is no array or no element reads."""
-    if not text.lstrip().startswith("["):
+    opening = text.find("[")
+    if opening < 0 or text[:opening].strip():
         return None, 1
-    pieces, depth, start, in_string, escaped = [], 0, 0, False, False
-    for position, char in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if depth == 1:
-                start = position + 1
-        elif char in "]}":
-            depth -= 1
-        if depth == 1 and not in_string and char == ",":
-            pieces.append(text[start:position])
-            start = position + 1
-        elif depth == 0 and char in "]}":
-            pieces.append(text[start:position])
-            break
-    elements = []
-    for piece in pieces:
+    ends: list = []  # where each element of the array (an object or an array in it) closes
+    _scan(text, ([], False, False), lambda end, still_open: ends.append(end) if still_open == ("[",) else None)
+    elements, start = [], opening + 1
+    for end in ends:
         try:
-            elements.append(json.loads(piece))
+            elements.append(json.loads(text[start:end].strip().lstrip(",")))
         except ValueError:
-            continue
+            pass
+        start = end
     return (elements, DAMAGED_ELEMENTS) if elements else (None, 1)
 
 
