@@ -196,10 +196,12 @@ def _unwrapped(line: str, prefix: re.Pattern | None) -> str:
 
 READ_BLOCK_BYTES = 4 * 1024 * 1024
 # A line start that clean_line might strip: a date (Docker/RFC 3339 and journald's ISO stamps, Go's log stamp), ">"
-# (a quote), a diff's mark before a table's row (`+|`) or alone, "[pod/" (kubectl), mpirun's "[1,0]<std", SkyPilot's "(task," and kin, a month name (journald), pytest's
-# level and logger, RKLLM's tag. One regex over the block (it searches for "\n" first), not one substring search per
-# prefix; an engine's own clock (llama-server's `16.42.988.854`) is no date.
-_PREFIX_START = (r"(?:\d{4}[-/]\d\d[-/]\d\d[T ]|>|`|│|[+-](?:\||[ \t]*\r?\n)|\[pod/|\[\d+,\d+\]<std|\((?:task|head|worker)|(?:"
+# (a quote), a diff's mark before a table's row (`+|`) or alone, "[pod/" (kubectl), mpirun's "[1,0]<std", SkyPilot's
+# "(task," and kin, a month name (journald), pytest's level and logger, RKLLM's tag. One regex over the block (it
+# searches for "\n" first), not one substring search per prefix; an engine's own clock (llama-server's
+# `16.42.988.854`) is no date.
+_PREFIX_START = (r"(?:\d{4}[-/]\d\d[-/]\d\d[T ]|>|`|│|[+-](?:\||[ \t]*\r?\n)|\[pod/|\[\d+,\d+\]<std"
+                 r"|\((?:task|head|worker)|(?:"
                  + "|".join(sorted(_MONTHS)) + ") |" + _PYTEST_LOG.pattern + "|" + _RKLLM_TAG.pattern + ")")
 _PREFIXED_LINE = re.compile(r"\n" + _PREFIX_START)
 _PREFIXED_FIRST = re.compile(_PREFIX_START)

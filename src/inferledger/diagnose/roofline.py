@@ -690,7 +690,8 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
                             "observed_decode_seconds_per_token": step,
                             "ledger_decode_seconds_per_token": account.decode.seconds_per_token}
         realistic = account.realistic.decode_seconds_per_token if account.realistic else None
-        prompt_rate = _prompt_rate(acc) if realistic and step_source.startswith(("mean TPOT of", "median TPOT of")) else None
+        tpot_step = step_source.startswith(("mean TPOT of", "median TPOT of"))
+        prompt_rate = _prompt_rate(acc) if realistic and tpot_step else None
         if prompt_rate:
             # A served run's steps also prefill the prompts arriving meanwhile (chunked prefill mixes them in): at r
             # prompt tok/s and p s a prompt token, a step of d s of decode takes d + r·step·p, so step = d / (1 − r·p).
