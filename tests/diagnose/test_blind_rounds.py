@@ -785,7 +785,10 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind851_logs": (8, 8, 9),
           "blind852_logs": (1, 1, 2),
           "blind853_logs": (1, 1, 1),
-          "blind855_logs": (2, 2, 4)}
+          "blind855_logs": (2, 2, 4),
+          "blind857_logs": (1, 1, 1),
+          "blind860_logs": (1, 1, 2),
+          "blind861_logs": (1, 1, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
