@@ -1170,7 +1170,8 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             # The observed latency holds whatever wait a queue added; a server keeping up serves a request in its
             # decode and its prompt's own work, so the drain test compares with that (not with the wait it tests).
             service = latency - run.ttft + run.prompt_work
-        expected = completed / offered + (service or 0.0)
+        arrivals = completed / offered  # the seconds over which the requests arrived
+        expected = arrivals + (service or 0.0)
         capped = run.concurrency is not None and run.concurrency < completed  # the client holds the rest back
         rounds = math.ceil(completed / run.concurrency) if capped else 1
         # The client lets `concurrency` requests run at once, each first token came in about its prompt's own work
@@ -1190,14 +1191,14 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                 and output_rate / concurrency >= SLOW_STREAM_TOKENS_PER_SECOND:
             # A burst (every request arrived in the run's first twentieth) whose streams each still generate at a
             # normal rate: a throughput test, not a server that cannot keep up; the rate rules do not apply.
-            notes.append(f"{name}: {completed:.0f} requests arrived within {completed / offered:.3g} s of a "
+            notes.append(f"{name}: {completed:.0f} requests arrived within {arrivals:.3g} s of a "
                          f"{run.duration:.3g} s run, ~{concurrency:.0f} in flight at {output_rate / concurrency:.1f} "
                          "tok/s each: a throughput test; the offered rate is not a load the server had to keep up with")
             return False
-        drain = run.duration / (completed / offered) if run.duration else None
+        drain = run.duration / arrivals if run.duration else None
         # A request served from its arrival, even at a starved stream's pace, ends within its output's crawl time.
         crawl = run.mean_output / STARVED_TOKENS_PER_SECOND if run.mean_output else None
-        past_crawl = bool(drain and crawl and run.duration - completed / offered >= DRAIN_OVER_CRAWL * crawl)
+        past_crawl = bool(drain and crawl and run.duration - arrivals >= DRAIN_OVER_CRAWL * crawl)
         if achieved < kept * offered and latency is None and drain and not capped \
                 and (drain >= threshold("summary-drain-beyond-arrivals") or past_crawl):
             found = True
@@ -1206,7 +1207,7 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             findings.append(fire(
                 "summary-drain-beyond-arrivals",
                 f"{name}: {completed:.0f} requests offered at {offered:.3g} req/s all arrived within "
-                f"{completed / offered:.3g} s, but the run took {run.duration:.4g} s ({drain:.3g}× that) at "
+                f"{arrivals:.3g} s, but the run took {run.duration:.4g} s ({drain:.3g}× that) at "
                 f"{achieved:.3g} req/s{crawled}: requests waited behind each other (or crawled together); the "
                 "excerpt has no latency to tell which",
                 {"request_throughput_per_second": achieved, "request_rate_per_second": offered,
@@ -1246,7 +1247,7 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                          f"{run.duration or 0:.4g} s; the rest waited at the client, behind the slow streams")
         elif achieved < kept * offered:
             notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered, but the run is short: "
-                         f"{completed:.0f} requests arrive in {completed / offered:.3g} s and then drain "
+                         f"{completed:.0f} requests arrive in {arrivals:.3g} s and then drain "
                          f"(expected ~{expected:.3g} s, took {run.duration or 0:.3g} s); not overload")
     if run.all_at_once and run.uncapped and (run.concurrency is None or run.concurrency > 1):
         text = (f"{name}: every request sent at t=0 (rate {'inf' if math.isinf(offered) else f'{offered:.2g}'}): "

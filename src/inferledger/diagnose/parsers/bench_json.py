@@ -123,8 +123,8 @@ def _json_items(line_number: int, value, truncated: int) -> Iterator:
         yield from _inference_perf(line_number, value, base_labels)
     elif isinstance(value.get("summary_stats"), dict) and isinstance(value["summary_stats"].get("stats"), list):
         yield from _gke_summary(line_number, value["summary_stats"]["stats"], base_labels)
-    elif _optimum_report(value) is not None:
-        record = optimum_benchmark.report_record(line_number, _optimum_report(value))
+    elif (report := _optimum_report(value)) is not None:
+        record = optimum_benchmark.report_record(line_number, report)
         if record is not None:
             yield record
     elif "request_throughput" in value or any(_MS_KEY.match(key) for key in value):

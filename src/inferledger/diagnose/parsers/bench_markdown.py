@@ -807,14 +807,19 @@ def _variants(header: list, columns: list) -> list:
 def _variant_name(titles: list) -> str:
     """A variant by the words its columns' headers share (`ROCm` of `pp ROCm` and `tg ROCm`: its first column's name
     would call its generation rate a prompt's), or by its first column's header when they share none."""
-    words = [word for word in titles[0].split() if not _UNIT_OR_STAT.match(word)
+    words = [word for word in titles[0].split() if not _unit_or_stat(word.lower())
              and all(word.lower() in title.lower().split() for title in titles[1:])]
     return " ".join(words) if len(titles) > 1 and words else titles[0]
 
 
-# A header's word that names no variant: a unit (`(ms)`, `tok/s`) or a statistic (`Mean`, `p50`).
-_UNIT_OR_STAT = re.compile(r"^\(.*\)$|^(?:ms|s|us|sec|tok(?:en)?s?(?:/s)?|t/s|tps)$|^(?:mean|avg|average|median|p\d+)$",
-                           re.IGNORECASE)
+_TOKEN_UNIT = re.compile(r"tok(?:en)?s?(?:/s)?|t/s|tps")
+
+
+def _unit_or_stat(word: str) -> bool:
+    """A header's word that names no variant: a unit in brackets (`(ms)`), a time's or a rate's (`s`, `tok/s`), or a
+    statistic (`Mean`, `p50`)."""
+    return (word[:1] == "(" and word[-1:] == ")") or word in TIME_UNITS or canonical_stat(word) is not None \
+        or _TOKEN_UNIT.fullmatch(word) is not None
 
 
 # A token count's cell in thousands (`4k`, `128K`, `~1.5k` under `Context`), as people write contexts.

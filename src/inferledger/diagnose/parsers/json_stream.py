@@ -32,8 +32,9 @@ def _scan(text: str, state: tuple, on_close=None) -> tuple:
     return stack, in_string, escaped
 
 
-def repair_truncated_json(lines: list) -> tuple:
-    """(value, depth) for a truncated JSON document: drop cut lines from the end and close the brackets.
+def repair_truncated_json(lines: list, whole_elements: bool = True) -> tuple:
+    """(value, depth) for a truncated JSON document: drop cut lines from the end and close the brackets; failing that,
+    an array's elements that read on their own (_whole_elements; not again for a caller that tried them first).
 
     The last line is dropped unless it ends at a value boundary (',' or a bracket): a cut line's last number may
     itself be cut ('154.82' -> '1'). depth is how many containers were open at the cut (1 = only the document
@@ -61,7 +62,9 @@ def repair_truncated_json(lines: list) -> tuple:
             return json.loads(text + closers), len(stack)
         except ValueError:
             continue
-    return _repair_by_characters("\n".join(lines))
+    text = "\n".join(lines)
+    value, depth = _repair_by_characters(text)
+    return _whole_elements(text) if value is None and whole_elements else (value, depth)
 
 
 _CUT_CANDIDATES = 64  # closing brackets tried from the end: enough to step back over one cut record
@@ -84,7 +87,7 @@ def _repair_by_characters(text: str) -> tuple:
             return json.loads(text[:end] + closers), len(still_open)
         except ValueError:
             continue
-    return _whole_elements(text)
+    return None, 1
 
 
 # The depth repair_truncated_json gives when it dropped damaged elements of an array and kept the rest.
@@ -158,7 +161,7 @@ class JsonCollector:
                     # Closed where it opened, so not cut: damaged inside. An array keeps its elements that read.
                     value, depth = _whole_elements("\n".join(self.buffer))
                     if value is None:
-                        value, depth = repair_truncated_json(self.buffer)
+                        value, depth = repair_truncated_json(self.buffer, whole_elements=False)
                     out.append((self.start, value, depth))
                 self._reset()
                 return out
