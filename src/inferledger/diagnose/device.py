@@ -75,7 +75,12 @@ _CARD = re.compile(r"\bGPU \d+: (?P<name>(?:NVIDIA|AMD|Tesla)\b[^\n(]*?)\s*\(UUI
                    r"|\bggml_vulkan: \d+ = (?P<vk>[^(|\n]+?)\s*\("
                    r"|\bggml_metal_init: GPU name:\s+(?P<metal>Apple M\d[\w ]*?)\s*$"
                    # RKLLM's runtime line names its NPU's SoC: `rknpu driver version: 0.9.8, platform: RK3588`
-                   r"|\brknpu driver version: [\d.]+, platform: (?P<rk>RK\d{4}\w*)", re.MULTILINE)
+                   r"|\brknpu driver version: [\d.]+, platform: (?P<rk>RK\d{4}\w*)"
+                   # llama.cpp's SYCL device table, `| 0| [level_zero:gpu:0]|   Intel Arc A770 Graphics|  12.55|`, and
+                   # its memory breakdown at exit, `|   - CUDA0 (NVIDIA GeForce RTX 4090) | 24080 = …`
+                   r"|^\|\s*\d+\|\s*\[(?:level_zero|opencl|ext_oneapi_\w+):gpu:\d+\]\|\s*(?P<sycl>[^|]+?)\s*\|"
+                   r"|memory_breakdown_print: \|\s+- (?:CUDA|ROCm|SYCL|Vulkan|MTL)\d+ \((?P<breakdown>.+?)\)\s*\|",
+                   re.MULTILINE)
 
 
 def named_card(lines: list) -> tuple[str, str] | None:

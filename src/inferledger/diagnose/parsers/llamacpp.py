@@ -36,6 +36,7 @@ _TIMING = re.compile(
 # second": llama.cpp prints with %.2f, never with a thousands separator, so a comma between digits there is a decimal.
 _DECIMAL_COMMA_MS = re.compile(r"\d,\d\d ms")
 _DECIMAL_COMMA = re.compile(r"(\d),(\d\d)\b")
+_DECIMAL_COMMA_SIZE = re.compile(r"\d,\d\d (?:MiB|GiB)")  # start-up's sizes under such a locale, `14,19 GiB`
 # A pasted line is often cut after "ms per token, 0.38": the ms per token is whole, the rate may not be, so the rate is
 # read only when "tokens per second" follows it.
 _PHASES = re.compile(r'"?(t_prompt_processing|t_token_generation|n_prompt_tokens_processed|n_decoded)"?[=:]\s*([\d.]+)')
@@ -511,6 +512,9 @@ def _prompt_progress(line_number: int, line: str) -> Record | None:
 # models/llama-2-7b.Q4_0.gguf`, `llama-server --model …`): the format the weights are stored in, which the GPU
 # servers' bf16 default would misjudge.
 _FILE_TYPE = re.compile(r"(?:model ftype|file type)\s*=\s*(\S.*?)\s*$")
+# The loader's metadata: `print_info: model type = 7B` (`30B.A3B` a mixture), `print_info: general.name = MathTutor
+# 7B` (2023 builds: `llm_load_print_meta: general.name = LLaMA v2`)
+_METADATA = re.compile(r"(?:print_info|llm_load_print_meta):\s+(model type|general\.name)\s*=\s*(\S.*?)\s*$")
 _COMMAND_MODEL = re.compile(r"(?:^|[\s/`$])(?:llama-[a-z-]+|main|server)(?:\.exe)?\s(?:.*\s)?(?:-m|--model)[\s=]+"
                             r"['\"]?([^'\"`\n]*?\.gguf\b|[^\s'\"`]+)")  # a .gguf path may hold spaces
 
@@ -543,6 +547,8 @@ def _capacity(line_number: int, line: str) -> Record | None:
                       labels={"engine": "llama.cpp", "backend": "Metal"})
     metrics = {}
     labels = {"engine": "llama.cpp"}
+    if "," in line and _DECIMAL_COMMA_SIZE.search(line):
+        line = _DECIMAL_COMMA.sub(r"\1.\2", line)
     match = _OFFLOADED.search(line) if "offloaded" in line else None
     if match:
         metrics["offloaded_layers"] = float(match.group(1))
@@ -701,6 +707,7 @@ class _Reader:
         # The machine the text between tables names (`CPU: Intel(R) Core(TM) i7-8700`, `* GPU: …`): a table after
         # another machine's line is that machine's run, no build of the one before (bench-same-test-slower).
         self.machine: str | None = None
+        self.model_type: str | None = None  # the loader's `model type = 7B`, for a general.name with no size
 
     def idle(self) -> bool:
         """No request open, none named by a header, no table: a request's timing lines start one afresh."""
@@ -920,6 +927,11 @@ class _Reader:
                     row.labels.update(truncated="rows without their header", tool="llama-benchy")
                 out.append(row)
             return out
+        if "model type" in line or "general.name" in line:
+            record = self._metadata_model(line_number, line)
+            if record is not None:
+                out.append(record)
+            return out
         if ("ftype" in line or "file type" in line or " -m" in line or "--model" in line) \
                 and (record := _loaded_model(line_number, line)) is not None:
             out.append(record)
@@ -940,6 +952,24 @@ class _Reader:
                 char.isdigit() for char in line):
             out.append(unread(line_number, line, "llamacpp"))
         return out
+
+    def _metadata_model(self, line_number: int, line: str) -> Record | None:
+        """The model the loader's metadata names (`print_info: general.name = Qwen2.5 7B Instruct`), with the size
+        its `model type = 7B` line states when the name states none (`LLaMA v2`): the model a run loads where no
+        command line names its file. A name that, with its type, states no size is no model to judge."""
+        from inferledger.diagnose.named_model import from_name
+
+        match = _METADATA.search(line)
+        if match is None:
+            return None
+        key, value = match.groups()
+        if key == "model type":
+            self.model_type = value if from_name(value) is not None else None  # (`?B`: a size llama.cpp lacks)
+            return None
+        name = value if from_name(value) is not None or self.model_type is None else f"{value} {self.model_type}"
+        if from_name(name) is None:
+            return None
+        return Record("capacity", "llamacpp.startup", line_number, {}, labels={"engine": "llama.cpp", "model": name})
 
     def _timing_line(self, line_number: int, line: str, match, out: list) -> None:
         """A timing line (_TIMING's match): its field into the open request, or into a new one."""
