@@ -373,7 +373,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind422_logs": (6, 7, 10),
           "blind424_logs": (5, 8, 10),
           "blind423_logs": (6, 8, 10),
-          "blind426_logs": (5, 7, 10),
+          "blind426_logs": (5, 8, 10),
           "blind427_logs": (5, 8, 10),
           "blind428_logs": (6, 6, 10),
           "blind425_logs": (8, 8, 10),
