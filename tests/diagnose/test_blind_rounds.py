@@ -788,7 +788,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind855_logs": (2, 2, 4),
           "blind857_logs": (1, 1, 1),
           "blind860_logs": (1, 1, 2),
-          "blind861_logs": (1, 1, 1)}
+          "blind861_logs": (1, 1, 1),
+          "blind867_logs": (0, 0, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
