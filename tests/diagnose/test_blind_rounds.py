@@ -792,7 +792,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind867_logs": (0, 0, 1),
           "blind863_logs": (2, 2, 10),
           "blind866_logs": (2, 2, 4),
-          "blind865_logs": (1, 1, 1)}
+          "blind865_logs": (1, 1, 1),
+          "blind864_logs": (6, 6, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
