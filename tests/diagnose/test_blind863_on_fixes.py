@@ -78,3 +78,50 @@ def test_a_metadata_name_without_a_size_takes_the_model_type(tmp_path):
     unknown = text.replace("= 13B", "= ?B")
     assert not [record for record in parsed(llamacpp, write(tmp_path, unknown, "unknown.log"))
                 if "model" in record.labels]
+
+
+# A metric-per-row table whose cells carry the poster's markup (blind866: tt-metal's nightly table, the QB2 column in
+# bold, the TTFT cells marked with a warning sign).
+_MARKED_CELLS = """\
+| Metric | **QB2 (P150×4, BH)** | T3K (1×8, WH) |
+|---|---:|---:|
+| TPOT / ITL (per token) | **68.9 ms** | 74.4 ms |
+| output throughput (aggregate) | 11.21 tok/s | 10.66 tok/s |
+| mean TTFT | ~140 s ⚠️ | ~149 s ⚠️ |
+"""
+
+
+def test_a_metric_rows_unit_is_read_through_bold_and_marks(tmp_path):
+    from inferledger.diagnose.parsers import bench_markdown
+
+    runs = [record for record in parsed(bench_markdown, write(tmp_path, _MARKED_CELLS)) if record.kind == "summary"]
+    assert [record.labels["tool"] for record in runs] == ["table column 'QB2 (P150×4, BH)'", "table column 'T3K (1×8, WH)'"]
+    # was no TPOT and no TTFT: `**68.9 ms**` ends in `ms**` and `~140 s ⚠️` in the sign, neither read as a unit
+    assert runs[0].metrics["tpot_seconds_mean"] == 68.9e-3
+    assert runs[0].metrics["ttft_seconds_mean"] == 140.0
+    assert runs[1].metrics["ttft_seconds_mean"] == 149.0
+    diagnosis = diagnosed(tmp_path, _MARKED_CELLS, "marked.md")
+    # 140 s / 68.9 ms = 2,032 steps before the first token, with no input rate to say the prompt is that long
+    assert diagnosis.verdict == "queueing"
+    assert _said(diagnosis, "140 s", "2032×")
+
+
+# An offline batch report's summary (blind338): the run's total time beside the count of its requests.
+_BATCH_REPORT = """\
+| Metric | Value |
+|--------|-------|
+| **Total Requests** | 5,000 |
+| **Model Load Time** | 26.1 seconds |
+| **Total Time** | 2,209.1 seconds (36.8 minutes) |
+"""
+
+
+def test_a_total_time_beside_a_request_count_is_the_runs_duration(tmp_path):
+    from inferledger.diagnose.parsers import bench_markdown
+
+    runs = [record for record in parsed(bench_markdown, write(tmp_path, _BATCH_REPORT)) if record.kind == "summary"]
+    assert len(runs) == 1
+    # 5,000 requests' total is the batch's wall time, not one request's latency
+    assert runs[0].metrics["duration_seconds"] == 2209.1
+    assert "e2e_seconds_mean" not in runs[0].metrics
+    assert runs[0].metrics["completed_requests"] == 5000

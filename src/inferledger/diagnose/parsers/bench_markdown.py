@@ -722,10 +722,21 @@ _ENGINE_FIELDS = {"FirstTokenTime": ("ttft_seconds_mean", "time"), "DecodeTime":
                   "GeneratedTokens": ("mean_output_tokens", "count")}
 
 
+# The word right after a cell's figure: the unit of `**68.9 ms**` (bold) and of `~140 s ⚠️` (a mark after it)
+_UNIT_AFTER_FIGURE = re.compile(r"\d\s*([^\W\d_]+)")
+
+
 def _cells_unit(cells: list) -> float | None:
-    """Seconds per unit of the time unit a metric row's first figure with a unit after it carries (`64.7 ms`)."""
-    return next((TIME_UNITS.get(cell.split()[-1].lower()) for cell in cells
-                 if to_number(cell) is not None and len(cell.split()) > 1), None)
+    """Seconds per unit of the time unit a metric row's first figure with a unit after it carries (`64.7 ms`): its
+    cell's last word, or the word right after its figure where the poster's markup follows (bold, a warning sign)."""
+    for cell in cells:
+        if to_number(cell) is None or len(cell.split()) < 2:
+            continue
+        unit = TIME_UNITS.get(cell.split()[-1].lower())
+        if unit is None and (after := _UNIT_AFTER_FIGURE.search(cell)) is not None:
+            unit = TIME_UNITS.get(after.group(1).lower())
+        return unit
+    return None
 
 
 def _label(label: str, cells: list):
@@ -975,8 +986,11 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
     inferred = False
     labelled: dict = {}  # (one run) metric -> the row label that gave it
     found_rows = [(cells, _row_label(cells[0], cells[1:], unit) if cells else None) for _, cells in rows]
-    # A `Total time` row beside a request's own latency (`Average latency`) is the run's wall time (_run_total_time)
-    request_time = any(found and found[0].startswith("e2e_") and not _total_time(cells[0]) for cells, found in found_rows)
+    # A `Total time` row beside a request's own latency (`Average latency`), or beside a count of requests above one
+    # (`Total Requests | 5,000`), is the run's wall time (_run_total_time), not one request's
+    request_time = any(found and (found[0].startswith("e2e_") and not _total_time(cells[0])
+                                  or found[0] == "completed_requests" and (to_number(cells[1]) or 0) > 1
+                                  if len(cells) > 1 else False) for cells, found in found_rows)
     for cells, found in found_rows:
         if found is None:
             continue
@@ -1012,7 +1026,8 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
     def tool(key) -> str:
         if one_run:
             return f"table column {key!r}" if by_owner else "table"
-        return f"table column {header[key + 1]!r}" if key + 1 < len(header) else f"table column {key + 1}"
+        return f"table column {header[key + 1].replace('**', '').strip()!r}" if key + 1 < len(header) \
+            else f"table column {key + 1}"  # (a bold header is the poster's emphasis, not its name)
 
     return [Record("summary", "bench.markdown", first_line, metrics, labels={"tool": tool(key), **unit_label})
             for key, metrics in (runs.items() if by_owner else sorted(runs.items()))
