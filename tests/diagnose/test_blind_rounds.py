@@ -793,7 +793,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind863_logs": (2, 2, 10),
           "blind866_logs": (2, 3, 4),
           "blind865_logs": (1, 1, 1),
-          "blind864_logs": (6, 6, 6)}
+          "blind864_logs": (6, 6, 6),
+          "blind868_logs": (1, 1, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
