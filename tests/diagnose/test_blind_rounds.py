@@ -794,7 +794,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind866_logs": (2, 3, 4),
           "blind865_logs": (1, 1, 1),
           "blind864_logs": (6, 6, 6),
-          "blind868_logs": (1, 1, 1)}
+          "blind868_logs": (1, 1, 1),
+          "blind869_logs": (2, 2, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
