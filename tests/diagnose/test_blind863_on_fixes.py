@@ -125,3 +125,35 @@ def test_a_total_time_beside_a_request_count_is_the_runs_duration(tmp_path):
     assert runs[0].metrics["duration_seconds"] == 2209.1
     assert "e2e_seconds_mean" not in runs[0].metrics
     assert runs[0].metrics["completed_requests"] == 5000
+
+
+# Figures quoted with their spread before the unit: openvino.genai's benchmark (blind170) and llama-bench's rows in a
+# poster's own table (blind575).
+_SPREAD_LINES = """\
+Load time: 3110.00 ms
+Generate time: 1786.82 ± 66.43 ms
+TTFT: 288.04 ± 43.60 ms
+"""
+
+
+def test_a_figures_spread_before_its_unit_leaves_the_unit_to_the_figure(tmp_path):
+    diagnosis = diagnosed(tmp_path, _SPREAD_LINES)
+    # was 43.6 ms: the unit after the spread was read as the spread's
+    assert diagnosis.metrics["request"]["ttft_seconds"]["mean"] == 288.04e-3
+
+
+_BENCH_ROWS_QUOTED = """\
+Baseline numbers on the hardware anyway. Dual P40, Qwen3-32B-Q4_K_M, `-ngl 99`:
+
+| test | result |
+|---|---|
+| pp512, `llama-bench -r 3` | 198.28 ± 3.24 t/s |
+| tg128, `llama-bench -r 3` | 11.46 ± 0.01 t/s |
+"""
+
+
+def test_llama_bench_rates_quoted_with_their_spread_are_the_rates(tmp_path):
+    diagnosis = diagnosed(tmp_path, _BENCH_ROWS_QUOTED)
+    # 11.46 t/s is 1 / 11.46 = 87.3 ms a token; read as the spread, 0.01 t/s was 100 s a token
+    assert abs(diagnosis.metrics["request"]["tpot_seconds"]["mean"] - 1 / 11.46) < 1e-9
+    assert diagnosis.metrics["request"]["prompt_tokens_per_second"]["mean"] == 198.28

@@ -117,10 +117,17 @@ _START_UP = re.compile(r"\bcuda ?graphs?\b|\bcaptur(?:e|ed|ing)\b|\bload(?:ed|in
                        r"checkpoint|shards?)\b|\b(?:torch\.)?compil(?:e|ed|ing|ation)\b")
 
 
+# A figure with its spread before its unit (llama-bench's `11.46 ± 0.01 t/s` quoted in a table): the unit is the
+# figure's; read as it stands it would fall to the spread.
+_SPREAD_BEFORE_UNIT = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:±|\+/-|\+-)\s*\d[\d,]*(?:\.\d+)?(?=\s*[a-zµμ/])")
+
+
 def _clauses(line: str) -> tuple[list, bool]:
     """The line's clauses, lowercased, a `label: value` or `key=value` clause with its unit spelled after the value;
     and whether they are key=value pairs (each names its own phase: none is taken from the pair before it)."""
     text = line.lower()
+    if "±" in text or "+/-" in text or "+-" in text:
+        text = _SPREAD_BEFORE_UNIT.sub(r"\1", text)
     pairs = list(_PAIR.finditer(text))
     keyed = len(pairs) >= 2 and text.count("=") >= 2
     # A sentence ends a clause too (`costs ~2 s. The marginal cost per token …`): its phase words are its own.
