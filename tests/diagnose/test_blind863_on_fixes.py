@@ -157,3 +157,23 @@ def test_llama_bench_rates_quoted_with_their_spread_are_the_rates(tmp_path):
     # 11.46 t/s is 1 / 11.46 = 87.3 ms a token; read as the spread, 0.01 t/s was 100 s a token
     assert abs(diagnosis.metrics["request"]["tpot_seconds"]["mean"] - 1 / 11.46) < 1e-9
     assert diagnosis.metrics["request"]["prompt_tokens_per_second"]["mean"] == 198.28
+
+
+# An issue's bullet list of ollama's figures, each hedged (blind163: v0.24 on five GTX 1070 Ti).
+_HEDGED = """\
+* input_tokens: 50
+* output_tokens: 978
+* prompt_token/s: around 303.8
+* response_token/s: around 34.26
+* total_duration: around 30 seconds
+"""
+
+
+def test_a_value_hedged_after_its_label_is_read(tmp_path):
+    diagnosis = diagnosed(tmp_path, _HEDGED)
+    request = diagnosis.metrics["request"]
+    # was no rate at all (`around` stood between the label and the figure): 1 / 34.26 s a token, 303.8 prompt tok/s
+    assert abs(request["tpot_seconds"]["mean"] - 1 / 34.26) < 1e-9
+    assert request["prompt_tokens_per_second"]["mean"] == 303.8
+    approx = diagnosed(tmp_path, _HEDGED.replace("around 34.26", "~34.26"), "tilde.txt")
+    assert abs(approx.metrics["request"]["tpot_seconds"]["mean"] - 1 / 34.26) < 1e-9

@@ -124,7 +124,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind162_logs": (6, 7, 10),
           "blind165_logs": (5, 6, 8),
           "blind166_logs": (4, 7, 8),
-          "blind163_logs": (5, 8, 10),
+          "blind163_logs": (5, 9, 10),
           "blind164_logs": (3, 5, 10),
           "blind167_logs": (5, 7, 10),
           "blind168_logs": (7, 8, 10),

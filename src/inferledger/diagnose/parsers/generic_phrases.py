@@ -120,6 +120,8 @@ _START_UP = re.compile(r"\bcuda ?graphs?\b|\bcaptur(?:e|ed|ing)\b|\bload(?:ed|in
 # A figure with its spread before its unit (llama-bench's `11.46 ± 0.01 t/s` quoted in a table): the unit is the
 # figure's; read as it stands it would fall to the spread.
 _SPREAD_BEFORE_UNIT = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:±|\+/-|\+-)\s*\d[\d,]*(?:\.\d+)?(?=\s*[a-zµμ/])")
+# A value hedged after its label (`response_token/s: around 34.26`, `TTFT = ~0.3 s`): the figure is the value.
+_HEDGED_VALUE = re.compile(r"([:=]\s*)(?:around|about|approx(?:imately|\.)?|roughly|nearly|~|≈)\s*(?=\d)")
 
 
 def _clauses(line: str) -> tuple[list, bool]:
@@ -128,6 +130,8 @@ def _clauses(line: str) -> tuple[list, bool]:
     text = line.lower()
     if "±" in text or "+/-" in text or "+-" in text:
         text = _SPREAD_BEFORE_UNIT.sub(r"\1", text)
+    if ":" in text or "=" in text:
+        text = _HEDGED_VALUE.sub(r"\1", text)
     pairs = list(_PAIR.finditer(text))
     keyed = len(pairs) >= 2 and text.count("=") >= 2
     # A sentence ends a clause too (`costs ~2 s. The marginal cost per token …`): its phase words are its own.
