@@ -474,7 +474,10 @@ def test_a_load_inside_the_total_is_still_a_cold_start(tmp_path):
     text = ('{"model":"llama3","done":true,"total_duration":5000000000,"load_duration":3000000000,'
             '"prompt_eval_count":20,"prompt_eval_duration":500000000,"eval_count":70,"eval_duration":1400000000}\n')
     diagnosis = diagnose_files([_write(tmp_path, text)])
-    assert "requests-cold-start" in _rules(diagnosis)
+    # (thirty-seventh session: the prompt and the answer are timed apart from the load, so the cold start is said
+    # in the notes and their times are judged: 1.4 s / 70 tokens = 20 ms a token)
+    assert "requests-cold-start" not in _rules(diagnosis) and diagnosis.verdict == "healthy"
+    assert any("model load 3,000 ms is 60% of the request time: a cold start" in note for note in diagnosis.notes)
 
 
 def test_mid_batch_streams_under_the_cutoff_are_unjudged_without_the_card():

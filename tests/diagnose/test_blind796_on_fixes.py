@@ -219,9 +219,10 @@ def test_a_stream_chunk_logged_by_a_browser_console_is_read_with_its_source_tail
              '"prompt_eval_count":43,"prompt_eval_duration":36463000,"eval_count":61,"eval_duration":436111000}'
              ' [3.da31ebab.js:7:40](https://example.org/_app/immutable/nodes/3.da31ebab.js)\n')
     diagnosis = diagnosed(tmp_path, chunk, "console.txt")
-    # load 28.186 s of the 28.660 s total = 98%: a cold start (was: no numbers read)
-    assert diagnosis.verdict == "measurement-artifact"
-    assert _said(diagnosis, "model load 28186.4 ms is 98% of the request time")
+    # load 28.186 s of the 28.660 s total = 98%: a cold start (was: no numbers read); the answer's 61 tokens in
+    # 436.1 ms (7.15 ms a token) are timed apart from it and judged (thirty-seventh session: the cold start a note)
+    assert diagnosis.verdict == "healthy"
+    assert any("model load 28,186 ms is 98% of the request time: a cold start" in note for note in diagnosis.notes)
 
 
 def test_a_test_split_over_task_and_tokens_columns_is_llama_benchs(tmp_path):

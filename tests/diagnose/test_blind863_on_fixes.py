@@ -177,3 +177,25 @@ def test_a_value_hedged_after_its_label_is_read(tmp_path):
     assert request["prompt_tokens_per_second"]["mean"] == 303.8
     approx = diagnosed(tmp_path, _HEDGED.replace("around 34.26", "~34.26"), "tilde.txt")
     assert abs(approx.metrics["request"]["tpot_seconds"]["mean"] - 1 / 34.26) < 1e-9
+
+
+# ollama's final response for a cold first call (blind46, ollama's API doc): 10.7 s in all, 6.34 s of it the model's
+# load, 26 prompt tokens in 130 ms and 259 tokens in 4.23 s.
+_COLD_CALL = ('{"model":"llama3.2","done":true,"total_duration":10706818083,"load_duration":6338219291,'
+              '"prompt_eval_count":26,"prompt_eval_duration":130079000,"eval_count":259,"eval_duration":4232710000}\n')
+
+
+def test_a_cold_start_timed_apart_from_the_answer_leaves_the_answer_judged(tmp_path):
+    diagnosis = diagnosed(tmp_path, _COLD_CALL)
+    # 4.2327 s / 259 tokens = 16.3 ms a token, judged; the load (6,338 / 10,707 = 59 %) said, no verdict of its own
+    assert diagnosis.verdict == "healthy"  # was measurement-artifact: the load outranked the answer's timing
+    assert not _fired(diagnosis, "requests-cold-start")
+    assert _said(diagnosis, "16.3 ms/token")
+    assert any("model load 6,338 ms is 59% of the request time: a cold start" in note for note in diagnosis.notes)
+
+
+def test_a_cold_start_with_no_answer_timed_is_still_the_reading(tmp_path):  # guard: the rule where nothing else is
+    text = _COLD_CALL.replace(',"eval_count":259,"eval_duration":4232710000', "")
+    diagnosis = diagnosed(tmp_path, text, "no-eval.txt")
+    assert diagnosis.verdict == "measurement-artifact"
+    assert _fired(diagnosis, "requests-cold-start")

@@ -515,9 +515,11 @@ _TABLE = (
           "per-token cutoff says nothing; which phase is at fault needs the machine, so the cutoff's decode-bound "
           "is held back", 0.6),
     _rule("requests-cold-start", "requests", "measurement-artifact",
-          "load time ≥ this share of the request, and no longer than the request (else it was outside it)",
+          "load time ≥ this share of the request, and no longer than the request (else it was outside it), with no "
+          "per-token time of the answer stated apart from it (else the cold start is a note)",
           0.5, "of E2E", "the request measured a model load, not serving; a load longer than the total time was "
-          "timed before it (PowerInfer#150: 13.8 s of load beside a 12.7 s total)", 0.8),
+          "timed before it (PowerInfer#150: 13.8 s of load beside a 12.7 s total); an answer timed apart from the "
+          "load (ollama's eval_duration, llama.cpp's eval time) is measured clean of it and is what is judged", 0.8),
     _rule("requests-one-token", "requests", "measurement-artifact",
           "a per-token time or generation rate stated for a request that writes at most this many tokens", 1.0,
           "tokens", "one token is the prompt's first: its eval time (llama.cpp's 0.00 ms and inf tokens per second, "
