@@ -48,7 +48,9 @@ EXPECTED = {
     "llmperf__individual-responses-json-excerpt.txt": (FORMAT_ONLY, set()),
     "mlxlm__generate-32k-prompt-pre-post.txt": ({"prefill-bound"}, set()),
     "ollama__2024-scheduler-offload-memory-startup.txt": (CAPACITY, set()),
-    "ollama__api-usage-json-doc-example.txt": ({"measurement-artifact"}, set()),
+    # load 101 ms of a 175 ms call, the answer's 18 tokens timed apart from it (52.5 ms, 2.9 ms a token): the answer is
+    # judged and the load said (thirty-seventh session), or the call read as mostly load
+    "ollama__api-usage-json-doc-example.txt": ({"healthy", "measurement-artifact"}, set()),
     "ollama__verbose-mistral-2024-baseline.txt": (HEALTHY, set()),
     "openvino__benchmark-vanilla-genai-readme-tinyllama.txt": (HEALTHY, set()),
     "sglang__2025-decode-batch-drain.txt": (HEALTHY, set()),
