@@ -349,21 +349,19 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         load = acc.request_value("load_seconds")
         notes.append(f"one of {count} requests (line {flags['cold_start'].lines[0]}) loaded the model first "
                      f"({load.high * 1e3:,.0f} ms): a cold start, left out; the warm requests are how it serves")
-    elif flags["cold_start"].count and (tpot := acc.request_value("tpot_seconds")) is not None and tpot.count:
-        # The load stated apart from the prompt's and the answer's times (ollama's load_duration, llama.cpp's load
-        # time): those are measured clean of it, and they are what is judged; the cold start is said.
-        load = acc.request_value("load_seconds")
-        e2e = acc.request_value("e2e_seconds")
-        notes.append(f"model load {load.high * 1e3:,.0f} ms is {load.high / e2e.high:.0%} of the request time: a "
-                     "cold start, timed apart from the prompt and the answer, whose times are judged")
     elif flags["cold_start"].count:
-        load = acc.request_value("load_seconds")
-        e2e = acc.request_value("e2e_seconds")
-        findings.append(fire(
-            "requests-cold-start", f"model load {load.high * 1e3:.1f} ms is {load.high / e2e.high:.0%} of the "
-            "request time: this measures a cold start, not serving", {"load_seconds": load.high,
-                                                                       "e2e_seconds": e2e.high},
-            **where("cold_start")))
+        load, e2e, tpot = (acc.request_value(name) for name in ("load_seconds", "e2e_seconds", "tpot_seconds"))
+        if tpot is not None and tpot.count:
+            # The load stated apart from the prompt's and the answer's times (ollama's load_duration, llama.cpp's
+            # load time): those are measured clean of it, and they are what is judged; the cold start is said.
+            notes.append(f"model load {load.high * 1e3:,.0f} ms is {load.high / e2e.high:.0%} of the request time: "
+                         "a cold start, timed apart from the prompt and the answer, whose times are judged")
+        else:
+            findings.append(fire(
+                "requests-cold-start", f"model load {load.high * 1e3:.1f} ms is {load.high / e2e.high:.0%} of the "
+                "request time: this measures a cold start, not serving", {"load_seconds": load.high,
+                                                                           "e2e_seconds": e2e.high},
+                **where("cold_start")))
     if flags["impossible_prompt_rate"].count:
         rate = acc.request_value("prompt_tokens_per_second")
         findings.append(fire(

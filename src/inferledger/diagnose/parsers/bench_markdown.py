@@ -988,9 +988,10 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
     found_rows = [(cells, _row_label(cells[0], cells[1:], unit) if cells else None) for _, cells in rows]
     # A `Total time` row beside a request's own latency (`Average latency`), or beside a count of requests above one
     # (`Total Requests | 5,000`), is the run's wall time (_run_total_time), not one request's
-    request_time = any(found and (found[0].startswith("e2e_") and not _total_time(cells[0])
-                                  or found[0] == "completed_requests" and (to_number(cells[1]) or 0) > 1
-                                  if len(cells) > 1 else False) for cells, found in found_rows)
+    latency_row = any(found and found[0].startswith("e2e_") and not _total_time(cells[0]) for cells, found in found_rows)
+    many_requests = any(found and found[0] == "completed_requests" and len(cells) > 1 and (to_number(cells[1]) or 0) > 1
+                        for cells, found in found_rows)
+    request_time = latency_row or many_requests
     for cells, found in found_rows:
         if found is None:
             continue
