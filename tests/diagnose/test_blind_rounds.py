@@ -797,7 +797,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind868_logs": (1, 1, 1),
           "blind869_logs": (2, 2, 10),
           "blind870_logs": (2, 2, 3),
-          "blind871_logs": (1, 1, 2)}
+          "blind871_logs": (1, 1, 2),
+          "blind874_logs": (2, 2, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
