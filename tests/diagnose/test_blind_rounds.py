@@ -798,7 +798,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind869_logs": (2, 2, 10),
           "blind870_logs": (2, 2, 3),
           "blind871_logs": (1, 1, 2),
-          "blind874_logs": (2, 2, 6)}
+          "blind874_logs": (2, 2, 6),
+          "blind872_logs": (0, 0, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
