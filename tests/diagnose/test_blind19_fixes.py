@@ -18,7 +18,7 @@ def test_a_generate_loop_line_and_its_bandwidth():
     assert record.metrics == {"e2e_seconds": 37.66, "output_tokens": 43.0,
                               "weight_read_bytes_per_second": pytest.approx(0.56e9)}
     diagnosis = diagnose_files([ROUND / "fishspeech__semantic-43-tokens-37.7s-0.56-gb-s.txt"])
-    # 0.56 GB/s of weight reads: under the 10 GB/s any memory system delivers.
+    # 0.56 GB/s of weight reads: under the 4 GB/s any memory system delivers.
     assert diagnosis.verdict == "decode-bound"
     assert diagnosis.evidence[0].rule == "hardware-low-effective-bandwidth"
     assert diagnosis.evidence[0].numbers["effective_bandwidth_bytes_per_second_max"] == pytest.approx(0.56e9)
