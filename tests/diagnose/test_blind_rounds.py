@@ -800,7 +800,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind871_logs": (1, 1, 2),
           "blind874_logs": (2, 2, 6),
           "blind872_logs": (0, 0, 2),
-          "blind875_logs": (0, 1, 1)}
+          "blind875_logs": (0, 1, 1),
+          "blind873_logs": (6, 6, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
