@@ -23,6 +23,17 @@ STAT_NAMES = {"mean": "mean", "avg": "mean", "average": "mean", "median": "media
                "maximum": "max", "p100": "max", "std": "std", "stddev": "std"}
 
 
+def json_number(value) -> float | None:
+    """A JSON number (not a bool), or a number in a string (llmperf writes min/max token counts as strings)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        return to_number(value) if NUMBER.fullmatch(value.strip()) else None
+    return None
+
+
 def to_number(text: str) -> float | None:
     """The first number in a cell ('1,764.61', '--->  1,764.61', '15.0 RPS.'), or None ('N/A', 'not set')."""
     match = NUMBER.search(text)

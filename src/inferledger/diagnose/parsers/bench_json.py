@@ -11,10 +11,9 @@ from collections.abc import Iterator
 from inferledger.diagnose.parsers import optimum_benchmark
 from inferledger.diagnose.parsers.bench_common import (
     LATENCY_METRIC,
-    NUMBER,
     TIME_UNITS,
     canonical_stat,
-    to_number,
+    json_number,
 )
 from inferledger.diagnose.parsers.json_stream import DAMAGED_ELEMENTS
 from inferledger.diagnose.records import Record, Skipped
@@ -65,17 +64,6 @@ LLMPERF_METRICS = {"ttft_s": "ttft_seconds", "inter_token_latency_s": "e2e_per_o
 # llmperf's per-request throughput cannot be recomputed from its other fields.
 LLMPERF_LABEL = {"tool": "llmperf", "throughput_definition": "request_output_throughput_token_per_s is "
                                                               "tool-defined (not recomputable)"}
-
-
-def _float(value) -> float | None:
-    """A JSON number, or a number in a string (llmperf writes min/max token counts as strings)."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        return to_number(value) if NUMBER.fullmatch(value.strip()) else None
-    return None
 
 
 def json_records(line_number: int, value, truncated: int) -> Iterator:
@@ -152,13 +140,13 @@ def _llama_bench(line_number: int, items: list) -> Iterator:
     from inferledger.diagnose.parsers.llamacpp import bench_row
 
     for item in items:
-        rate = _float(item.get("avg_ts")) if isinstance(item, dict) else None
+        rate = json_number(item.get("avg_ts")) if isinstance(item, dict) else None
         if rate is None:
             continue
-        prompt, generated, depth = (int(_float(item.get(key)) or 0) for key in ("n_prompt", "n_gen", "n_depth"))
+        prompt, generated, depth = (int(json_number(item.get(key)) or 0) for key in ("n_prompt", "n_gen", "n_depth"))
         test = "+".join(part for part in (f"pp{prompt}" if prompt else "", f"tg{generated}" if generated else "")
                         if part) + (f" @ d{depth}" if depth else "")
-        size, params = _float(item.get("model_size")), _float(item.get("model_n_params"))
+        size, params = json_number(item.get("model_size")), json_number(item.get("model_n_params"))
         cells = {"model": str(item.get("model_type") or item.get("model_filename") or ""),
                  "size": f"{size / 2**30:.9f} GiB" if size else "",
                  "params": f"{params / 1e9:.9f} B" if params else "",
@@ -166,7 +154,7 @@ def _llama_bench(line_number: int, items: list) -> Iterator:
                  "ngl": "" if item.get("n_gpu_layers") is None else str(item["n_gpu_layers"]),
                  "threads": str(item.get("n_threads") or ""), "n_batch": str(item.get("n_batch") or ""),
                  "n_ubatch": str(item.get("n_ubatch") or ""), "test": test,
-                 "t/s": f"{rate} ± {_float(item.get('stddev_ts')) or 0.0}"}
+                 "t/s": f"{rate} ± {json_number(item.get('stddev_ts')) or 0.0}"}
         if test:
             yield bench_row(line_number, list(cells), list(cells.values()))
 
@@ -186,7 +174,7 @@ def _bench_tests(line_number: int, runs: dict) -> Iterator:
             continue
         model = " ".join(str(run[key]) for key in ("modelLabel", "quant") if run.get(key)) or str(name)
         for test, value in run.items():
-            rate = _float(value) if _BENCH_TEST.match(test) else None
+            rate = json_number(value) if _BENCH_TEST.match(test) else None
             if rate is not None:
                 yield bench_row(line_number, ["model", "backend", "test", "t/s"],
                                 [model, str(run.get("backend") or ""), test, str(rate)])
@@ -206,14 +194,14 @@ def _serving_json(line_number: int, value: dict, labels: dict, early_sglang: boo
     for key, item in value.items():
         match = ms_key.match(key)
         if match is not None:
-            number, stat = _float(item), canonical_stat(match.group(1))
+            number, stat = json_number(item), canonical_stat(match.group(1))
             if number is not None and stat is not None:
                 metrics[f"{LATENCY_METRIC[match.group(2).replace('_', ' ')]}_{stat}"] = number / 1000.0
             continue
         metric = scalars.get(key)
         if metric is None:
             continue
-        number = _float(item)
+        number = json_number(item)
         if number is None:
             continue
         if not math.isfinite(number):
@@ -223,7 +211,7 @@ def _serving_json(line_number: int, value: dict, labels: dict, early_sglang: boo
         metrics[metric] = number
     if isinstance(value.get("request_rate"), str) and value["request_rate"].lower().startswith("inf"):
         labels["request_rate"] = "inf"
-    rate = _float(value.get("spec_decode_acceptance_rate"))
+    rate = json_number(value.get("spec_decode_acceptance_rate"))
     if rate is not None:
         metrics["spec_acceptance_fraction"] = rate / 100.0  # vLLM reports it in % (console "Acceptance rate (%)")
     source = "bench.sglang" if sglang else "bench.vllm"
@@ -240,7 +228,7 @@ def _serving_json(line_number: int, value: dict, labels: dict, early_sglang: boo
                 continue  # a failed request has ttft 0 by construction
             request = {}
             for metric, column in columns.items():
-                number = _float(column[index]) if isinstance(column, list) and index < len(column) else None
+                number = json_number(column[index]) if isinstance(column, list) and index < len(column) else None
                 if number is not None:
                     request[metric] = number
             if request:
@@ -267,15 +255,15 @@ def _inference_perf(line_number: int, value: dict, labels: dict) -> Iterator:
     load = value.get("load_summary") if isinstance(value.get("load_summary"), dict) else {}
     for key, metric in (("requested_rate", "request_rate_per_second"), ("count", "requests_sent"),
                         ("send_duration", "duration_seconds")):
-        number = _float(load.get(key))
+        number = json_number(load.get(key))
         if number is not None:
             metrics[metric] = number
     successes = value.get("successes") if isinstance(value.get("successes"), dict) else {}
-    number = _float(successes.get("count"))
+    number = json_number(successes.get("count"))
     if number is not None:
         metrics["completed_requests"] = number
     failures = value.get("failures")
-    number = _float(failures.get("count")) if isinstance(failures, dict) else None
+    number = json_number(failures.get("count")) if isinstance(failures, dict) else None
     if number:
         metrics["failed_requests"] = number
     latency = successes.get("latency") if isinstance(successes.get("latency"), dict) else {}
@@ -283,7 +271,7 @@ def _inference_perf(line_number: int, value: dict, labels: dict) -> Iterator:
         _add_stats(metrics, metric, latency.get(key))
     throughput = successes.get("throughput") if isinstance(successes.get("throughput"), dict) else {}
     for key, metric in _INFERENCE_PERF_RATES.items():
-        number = _float(throughput.get(key))
+        number = json_number(throughput.get(key))
         if number is not None:
             metrics[metric] = number
     _add_means(metrics, successes, _INFERENCE_PERF_LENGTHS)
@@ -304,7 +292,7 @@ def _gke_summary(line_number: int, stats: list, labels: dict) -> Iterator:
         if not isinstance(entry, dict):
             continue
         metrics = {}
-        rate = _float(entry.get("request_rate"))
+        rate = json_number(entry.get("request_rate"))
         if rate is not None:
             metrics["request_rate_per_second"] = rate
         for key, (metric, scale) in _GKE_LATENCIES.items():
@@ -317,7 +305,7 @@ def _gke_summary(line_number: int, stats: list, labels: dict) -> Iterator:
 def _add_stats(metrics: dict, metric: str, stats, scale: float = 1.0) -> None:
     """metrics[f"{metric}_{stat}"] for each statistic a report's dict of them names (`{"mean": …, "p99": …}`)."""
     for stat_name, stat_value in stats.items() if isinstance(stats, dict) else ():
-        stat, number = canonical_stat(stat_name), _float(stat_value)
+        stat, number = canonical_stat(stat_name), json_number(stat_value)
         if stat is not None and number is not None:
             metrics[f"{metric}_{stat}"] = number * scale
 
@@ -325,7 +313,7 @@ def _add_stats(metrics: dict, metric: str, stats, scale: float = 1.0) -> None:
 def _add_means(metrics: dict, source: dict, names: dict) -> None:
     """metrics[metric] = the mean of each `source[key]` dict of statistics (a length's, in tokens)."""
     for key, metric in names.items():
-        number = _float(source[key].get("mean")) if isinstance(source.get(key), dict) else None
+        number = json_number(source[key].get("mean")) if isinstance(source.get(key), dict) else None
         if number is not None:
             metrics[metric] = number
 
@@ -347,10 +335,10 @@ def awscurl_summary(line_number: int, value: dict, labels: dict) -> Iterator:
         labels["model"] = value["tokenizer"]
     metrics = {}
     for key, (metric, factor) in _AWSCURL.items():
-        number = _float(value.get(key))
+        number = json_number(value.get(key))
         if number is not None:
             metrics[metric] = number * factor
-    total = _float(value.get("totalRequests"))
+    total = json_number(value.get("totalRequests"))
     if total is not None:
         metrics["completed_requests"] = total - metrics.get("failed_requests", 0.0)
     if metrics:
@@ -367,7 +355,7 @@ def _export_summary(line_number: int, value: dict, labels: dict) -> Iterator:
         unit = str(item.get("unit", "")).strip().lower()
         factor = TIME_UNITS.get(unit, 1.0)
         if key in _EXPORT_SCALARS:
-            number = _float(item.get("avg"))
+            number = json_number(item.get("avg"))
             if number is not None:
                 metrics[_EXPORT_SCALARS[key]] = number * factor
             continue
@@ -396,7 +384,7 @@ def _mlperf(line_number: int, item: dict) -> Record | None:
     """One MLPerf result: its throughput, its scenario and whether it passed (compliant, no errors, not inferred).
     A Server or Interactive result passes only with its latency bounds met at p99 (TTFT and TPOT for LLMs): the
     rules' own judgement of its latencies, which the record carries as `mlperf_valid`."""
-    result = _float(item.get("Performance_Result"))
+    result = json_number(item.get("Performance_Result"))
     metric = _MLPERF_UNITS.get(str(item.get("Performance_Units", "")).strip().lower())
     if result is None or metric is None:
         return None
@@ -414,7 +402,7 @@ def _llmperf_summary(line_number: int, value: dict, labels: dict) -> Iterator:
         labels["model"] = value["model"]
     metrics = {}
     for key, item in value.items():
-        number = _float(item)
+        number = json_number(item)
         if number is None or not key.startswith("results_"):
             continue
         rest = key[len("results_"):]
@@ -431,7 +419,7 @@ def _llmperf_summary(line_number: int, value: dict, labels: dict) -> Iterator:
                "num_concurrent_requests": ("max_concurrency", 1.0),
                "mean_input_tokens": ("mean_input_tokens", 1.0), "mean_output_tokens": ("mean_output_tokens", 1.0)}
     for key, (metric, factor) in scalars.items():
-        number = _float(value.get(key))
+        number = json_number(value.get(key))
         if number is not None:
             metrics[metric] = number * factor
     if metrics:
@@ -449,7 +437,7 @@ def _llmperf_requests(line_number: int, items: list, labels: dict) -> Iterator:
             continue
         metrics = {}
         for key, metric in LLMPERF_METRICS.items():
-            number = _float(item.get(key))
+            number = json_number(item.get(key))
             if number is not None:
                 metrics[metric] = number  # seconds and token counts as llmperf writes them
         if metrics:
@@ -477,7 +465,7 @@ def _app_runs(line_number: int, value: dict, truncated: int) -> Iterator:
         runs = runs[:-1]
     for run in runs:
         metrics = {metric: number for key, metric in _RUN_FIELDS.items()
-                   if (number := _float(run.get(key))) is not None}
+                   if (number := json_number(run.get(key))) is not None}
         labels = {"tool": "app-bench"}
         if isinstance(run.get("kind"), str):
             labels["run"] = run["kind"]

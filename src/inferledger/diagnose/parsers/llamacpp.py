@@ -34,9 +34,8 @@ _TIMING = re.compile(
     r"(?:\s*\(\s*(\d+(?:\.\d+)?)\s*ms per token(?:,\s*([\d.]+|inf|nan)\s*tokens per second\)?)?)?")
 # Under a locale with decimal commas (de_DE, ro_RO, ...) the same line reads "602,64 ms" and "10343,02 tokens per
 # second": llama.cpp prints with %.2f, never with a thousands separator, so a comma between digits there is a decimal.
-_DECIMAL_COMMA_MS = re.compile(r"\d,\d\d ms")
+_DECIMAL_COMMA_FIGURE = re.compile(r"\d,\d\d (?:ms|MiB|GiB)")  # (and the start-up's sizes, `14,19 GiB`)
 _DECIMAL_COMMA = re.compile(r"(\d),(\d\d)\b")
-_DECIMAL_COMMA_SIZE = re.compile(r"\d,\d\d (?:MiB|GiB)")  # start-up's sizes under such a locale, `14,19 GiB`
 # A pasted line is often cut after "ms per token, 0.38": the ms per token is whole, the rate may not be, so the rate is
 # read only when "tokens per second" follows it.
 _PHASES = re.compile(r'"?(t_prompt_processing|t_token_generation|n_prompt_tokens_processed|n_decoded)"?[=:]\s*([\d.]+)')
@@ -75,10 +74,14 @@ _BINARY = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40, "MB": 2**20}
 # one word each (`model size params backend ngl test t/s`), and a row is read from both ends: the model's name up to
 # its size and params, the test and its rate (`pp512 2104.92 ± 23.25`) at the end, one word a column between.
 _FLAT_BENCH_HEADER = re.compile(r"^\s*model size params backend(?: \S+)* test t/s\s*$", re.MULTILINE)
-_FLAT_BENCH_ROW = re.compile(r"^\s*(?P<model>.+?) (?P<size>[\d.]+ [KMGT]iB) (?P<params>[\d.]+ [KMBT]) (?P<rest>.+?) "
+# llama-bench's cells: its size (`9.78 GiB`), its params (`14.77 B`), a rate with its spread (`36.78 ± 0.06`)
+_SIZE = r"[\d.]+ [KMGT]iB"
+_PARAMS = r"[\d.]+ [KMBT]"
+_RATE = r"[\d.]+(?:\s*±\s*[\d.]+)?"
+_FLAT_BENCH_ROW = re.compile(rf"^\s*(?P<model>.+?) (?P<size>{_SIZE}) (?P<params>{_PARAMS}) (?P<rest>.+?) "
                              r"(?P<test>(?:pp|tg)\d+(?:\+tg\d+)?(?: @ d\d+)?) (?P<rate>[\d.]+(?: ± [\d.]+)?)\s*$")
-_HEADLESS_BENCH = re.compile(r"^\|[^|]+\|\s*[\d.]+ [KMGT]iB\s*\|\s*[\d.]+ [KMBT]\s*\|[^|]+\|(?:[^|]*\|)*?"
-                             r"\s*(?:pp|tg)\d+[^|]*\|\s*[\d.]+(?:\s*±\s*[\d.]+)?\s*\|$")
+_HEADLESS_BENCH = re.compile(rf"^\|[^|]+\|\s*{_SIZE}\s*\|\s*{_PARAMS}\s*\|[^|]+\|(?:[^|]*\|)*?"
+                             rf"\s*(?:pp|tg)\d+[^|]*\|\s*{_RATE}\s*\|$")
 # llama-benchy's rows (llama-bench's tests against an OpenAI-style endpoint) with no header above them: `| model |
 # pp2048 @ d192512 | 1522.61 ± 0.00 | | 116000.03 ± 0.00 | …`, the test second and its rate third, then its own
 # columns (peak t/s, time to first response, …), not read.
@@ -89,11 +92,11 @@ _HEADLESS_BENCHY = re.compile(r"^\|[^|]+\|\s*(?:pp|tg)\d+(?:\s*@\s*d\d+)?\s*\|\s
 # before the test name the model (its size and format), at times its file size and params, the backend or the device,
 # and settings (a micro-batch size last); after it, the rate under each of the two builds and their ratio.
 _COMPARE_TEST = re.compile(r"(?:pp|tg)\d+(?:\+tg\d+)?(?:\s*@\s*d\d+)?")
-_COMPARE_RATE = re.compile(r"[\d.]+(?:\s*±\s*[\d.]+)?")
+_COMPARE_RATE = re.compile(_RATE)
 _NAMED_SIZE = re.compile(r"\d[BM]\b")  # `llama 8B IQ2_XXS`, `qwen2 14B Q5_K`
 _PLAIN_NUMBER = re.compile(r"[\d.]+")
-_SIZE_CELL = re.compile(r"[\d.]+ [KMGT]iB")  # llama-bench's size column, `9.78 GiB`
-_PARAMS_CELL = re.compile(r"[\d.]+ [KMBT]")  # and its params column, `14.77 B`
+_SIZE_CELL = re.compile(_SIZE)
+_PARAMS_CELL = re.compile(_PARAMS)
 _BUILD_RATE = re.compile(r"\s*\((?:t|tok)/s\)$")  # a build's rate named after it: `w/ SVE (t/s)`, `F16 (tok/s)`
 _BACKENDS = {"cuda", "metal", "blas", "vulkan", "rocm", "hip", "sycl", "cpu", "opencl", "cann", "musa", "rpc", "blis"}
 
@@ -547,7 +550,7 @@ def _capacity(line_number: int, line: str) -> Record | None:
                       labels={"engine": "llama.cpp", "backend": "Metal"})
     metrics = {}
     labels = {"engine": "llama.cpp"}
-    if "," in line and _DECIMAL_COMMA_SIZE.search(line):
+    if "," in line and _DECIMAL_COMMA_FIGURE.search(line):
         line = _DECIMAL_COMMA.sub(r"\1.\2", line)
     match = _OFFLOADED.search(line) if "offloaded" in line else None
     if match:
@@ -847,7 +850,7 @@ class _Reader:
             self.table_kind = ""
         if "time" in line and " ms" in line and "=" in line:
             match = _timing(line)
-            if match is None and "," in line and _DECIMAL_COMMA_MS.search(line):
+            if match is None and "," in line and _DECIMAL_COMMA_FIGURE.search(line):
                 line = _DECIMAL_COMMA.sub(r"\1.\2", line)
                 match = _timing(line)
             if match is not None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from inferledger.diagnose.parsers.bench_common import TIME_UNITS, canonical_stat, to_number
+from inferledger.diagnose.parsers.bench_common import TIME_UNITS, canonical_stat, json_number, to_number
 from inferledger.diagnose.records import Record
 
 NAME = "optimum-benchmark"
@@ -73,9 +73,9 @@ def _seconds(phase, stat: str) -> float | None:
         return None
     scale = TIME_UNITS.get(str(latency.get("unit", "s")))
     for key, value in latency.items():  # `p50` in the JSON, `median` as the Markdown reader stores it
-        if canonical_stat(key) == stat and isinstance(value, (int, float)) and not isinstance(value, bool) \
-                and scale and value > 0:
-            return value * scale
+        number = json_number(value) if canonical_stat(key) == stat else None
+        if number and number > 0 and scale:
+            return number * scale
     return None
 
 
@@ -83,8 +83,8 @@ def _throughput(phase, unit: str) -> float | None:
     throughput = phase.get("throughput") if isinstance(phase, dict) else None
     if not isinstance(throughput, dict) or throughput.get("unit") != unit:
         return None
-    value = throughput.get("value", throughput.get("mean"))
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
+    value = json_number(throughput.get("value", throughput.get("mean")))
+    return value if value and value > 0 else None
 
 
 def parse(lines) -> Iterator:
