@@ -675,6 +675,7 @@ def _header(cells: list, rows: list = ()) -> list | None:
                                   for index, cell in enumerate(cells)], rows)
     columns = _settled_units(cells, columns, rows)
     columns = _run_total_time(cells, columns)
+    columns = _without_goals(cells, columns)
     named = [column for column in columns if column is not None]
     if columns and columns[0] is not None and columns[0][0] == "request_throughput_per_second" \
             and not any(column[2] == "rate" for column in named[1:]):
@@ -710,6 +711,19 @@ def _run_total_time(cells: list, columns: list) -> list:
         return columns
     at = totals[0]
     return [*columns[:at], ("duration_seconds", columns[at][1], "count"), *columns[at + 1:]]
+
+
+# A goal's column beside the measured one (tt-metal's README: `t/s/u | Target<br>t/s/u`): the figure the run was to
+# reach, not one it made. Only beside a column of the same name without the word: `Target QPS` alone is the rate a
+# sweep offered, and `target TTFT` beside `ref TTFT` the variant under test against a reference (a plug-in's A/B).
+_GOAL = re.compile(r"^(?:target|expected|goal|required|sla|slo)\b\s*")
+
+
+def _without_goals(cells: list, columns: list) -> list:
+    """The columns less those naming a goal for what another column measures."""
+    names = {_normal(cell) for cell in cells}
+    return [None if column is not None and _GOAL.match(_normal(cell)) and _GOAL.sub("", _normal(cell)) in names
+            else column for cell, column in zip(cells, columns, strict=True)]
 
 
 # A row label naming the engine's own field beside its words (`decode throughput (`generation_tps`)`).

@@ -1,0 +1,39 @@
+"""Blind rounds 876 on: the general fixes of the thirty-eighth session. Expected figures are worked out here."""
+
+from __future__ import annotations
+
+import pytest
+from blind_helpers import markdown_summaries
+
+# tt-metal's README table (blind373, blind156): `t/s/u` is each user's measured decode rate, `Target t/s/u` the rate
+# the model was to reach. Rows cut from the Nov 2025 table.
+_TARGET_TABLE = """\
+| Model | Batch | Hardware | ttft (ms) | t/s/u | Target<br>t/s/u | t/s |
+|---|---|---|---|---|---|---|
+| Falcon 7B | 32 | n150 (Wormhole) | 70 | 18.5 | 26 | 592.0 |
+| Llama 3.2 1B | 32 | n150 (Wormhole) | 23 | 80.5 | 160 | 2576.0 |
+"""
+
+
+def test_a_goal_column_beside_the_measured_one_is_not_read_as_a_run(tmp_path):
+    summaries = markdown_summaries(tmp_path, _TARGET_TABLE)
+    # one run a row, each at its measured rate: 18.5 and 80.5 tok/s per user (was a second run a row, at the target's
+    # 26 and 160 tok/s, read from the goal's column as if measured)
+    assert sorted(record.metrics["output_tokens_per_second_per_user_mean"] for record in summaries) == [18.5, 80.5]
+    # t/s is the batch's: 32 users × 18.5 = 592.0, 32 × 80.5 = 2576.0
+    assert sorted(record.metrics["output_tokens_per_second"] for record in summaries) == [32 * 18.5, 32 * 80.5]
+
+
+# ATOM's vLLM plug-in A/B table (blind444): `target` is the build under test, `ref` the reference; no plain TTFT
+# column, so `target TTFT` is a measurement.
+_VARIANT_TABLE = """\
+| model | ISL | OSL | C | target TTFT (ms) | ref TTFT (ms) | target TPOT (ms) | ref TPOT (ms) |
+|---|---:|---:|---:|---:|---:|---:|---:|
+| DeepSeek-V3.2 FP8 TP8 | 1000 | 100 | 4 | 191.810 | 165.205 | 13.549 | 14.188 |
+"""
+
+
+def test_guard_a_target_column_with_no_plain_twin_is_still_measured(tmp_path):
+    summaries = markdown_summaries(tmp_path, _VARIANT_TABLE)
+    ttfts = sorted(record.metrics["ttft_seconds_mean"] for record in summaries)
+    assert ttfts == pytest.approx([0.165205, 0.191810])  # both builds' first tokens, the target's 191.810 ms among them
