@@ -801,7 +801,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind874_logs": (2, 2, 6),
           "blind872_logs": (0, 0, 2),
           "blind875_logs": (0, 1, 1),
-          "blind873_logs": (6, 6, 7)}
+          "blind873_logs": (6, 6, 7),
+          "blind877_logs": (1, 1, 2),
+          "blind878_logs": (0, 0, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
