@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from blind_helpers import markdown_summaries
+from blind_helpers import diagnosed, markdown_summaries, parsed, write
 
 # tt-metal's README table (blind373, blind156): `t/s/u` is each user's measured decode rate, `Target t/s/u` the rate
 # the model was to reach. Rows cut from the Nov 2025 table.
@@ -37,3 +37,38 @@ def test_guard_a_target_column_with_no_plain_twin_is_still_measured(tmp_path):
     summaries = markdown_summaries(tmp_path, _VARIANT_TABLE)
     ttfts = sorted(record.metrics["ttft_seconds_mean"] for record in summaries)
     assert ttfts == pytest.approx([0.165205, 0.191810])  # both builds' first tokens, the target's 191.810 ms among them
+
+
+# A streaming probe's printout (blind877, sudoingX/qwen38-mtp's probe.py against llama-server): one prompt a line, its
+# median rate first, its runs, then the prompt's text, which makes each line longer than a list's.
+_PROBE = """\
+python3 probe.py http://127.0.0.1:8123
+  26.6 tok/s median | runs: [26.6, 26.7, 26.6] | write a python function that merges two sorted lists into one
+  26.7 tok/s median | runs: [26.7, 26.8, 26.7] | explain the difference between mmap and read for large files
+  25.9 tok/s median | runs: [25.9, 26.0, 25.9] | write a bash script that watches a directory and prints changes
+OVERALL: mean 26.4 median 26.6
+"""
+
+
+def test_a_probes_rate_a_line_with_the_prompt_quoted_after_is_read(tmp_path):
+    from inferledger.diagnose.parsers import generic_phrases
+
+    rates = [record.metrics["generation_tokens_per_second"]
+             for record in parsed(generic_phrases, write(tmp_path, _PROBE))]
+    assert rates == [26.6, 26.7, 25.9]  # was refused: each line is longer than the 80 characters of a list's line
+    # 26.6 tok/s is 1 / 26.6 = 37.6 ms a token
+    diagnosis = diagnosed(tmp_path, _PROBE, "probe.txt")
+    assert diagnosis.verdict == "healthy"
+
+
+_TABLE_ROWS = """\
+| Llama-3.1-8B on one RTX 4090, run one of many configurations | 4096 | 45.2 tok/s |
+| Llama-3.1-8B on one RTX 4090, run two of many configurations | 8192 | 44.8 tok/s |
+| Llama-3.1-8B on one RTX 4090, run three of many configurations | 16384 | 43.9 tok/s |
+"""
+
+
+def test_guard_a_tables_long_rows_are_not_a_list_of_rates(tmp_path):
+    from inferledger.diagnose.parsers import generic_phrases
+
+    assert generic_phrases.sniff(_TABLE_ROWS) == 0.0  # the first cell of each row holds no rate

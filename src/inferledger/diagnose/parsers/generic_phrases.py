@@ -261,6 +261,16 @@ _CONTINUED = re.compile(r"(?:tok(?:en)?s?|runs?|per (?:tok(?:en)?|run))\s*[:=]",
 LISTED_RATE_CHARS = 80  # a list's line: a name and its rate, not a sentence
 
 
+def _listed(line: str) -> bool:
+    """Whether a line is a list's: one bare rate, in a short line or in the short first cell of a line its bars part
+    (a probe's `26.6 tok/s median | runs: [26.6, 26.7, 26.6] | write a python function that …`, the prompt's text
+    quoted last; not a table's row, whose first cell is its label)."""
+    if list(line_metrics(line)) != ["generation_tokens_per_second"]:
+        return False
+    first = line.split(" | ", 1)[0]
+    return len(line) <= LISTED_RATE_CHARS or (len(first) <= LISTED_RATE_CHARS and bool(line_metrics(first)))
+
+
 _ALIGNED = re.compile(r"\s{2,}")
 _HEADER_UNIT = re.compile(r"\((ms|s|sec|us)\)|\[(ms|s|sec|us)\]")
 _PER_TOKEN_TITLE = re.compile(r"per tok|/tok")
@@ -322,8 +332,7 @@ def sniff(head: str) -> float:
     theirs = sum(line_metric(line) is not None or unitless_latency(line) is not None for line in head.splitlines())
     if mine < 2:
         # A list of runs, a rate a line (`- mistral:7b  ~57.78t/s`): three short lines or more, each one bare rate.
-        listed = [line for line in head.splitlines()
-                  if len(line) <= LISTED_RATE_CHARS and list(line_metrics(line)) == ["generation_tokens_per_second"]]
+        listed = [line for line in head.splitlines() if _listed(line)]
         # or a run a line timed with no phase word (`Batch 2: 1063 tokens in 288.29 sec (3.69 tokens/sec)`): its
         # count over its time is its own rate, a generation's account
         restated = [line for line in head.splitlines() if _restated(line_metrics(line))]
