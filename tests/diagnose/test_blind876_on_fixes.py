@@ -72,3 +72,33 @@ def test_guard_a_tables_long_rows_are_not_a_list_of_rates(tmp_path):
     from inferledger.diagnose.parsers import generic_phrases
 
     assert generic_phrases.sniff(_TABLE_ROWS) == 0.0  # the first cell of each row holds no rate
+
+
+# trtllm-bench results as a TensorRT-LLM PR tabulates them (blind880): thousands grouped by spaces, and the headers
+# kept on one line by HTML no-break spaces.
+_SPACED_TABLE = """\
+| isl | osl | quant | concurrency | backend | req/s | tps&nbsp;/gpu | avg&nbsp;latency&nbsp;ms | p50&nbsp;latency&nbsp;ms |
+|----:|----:|:-----:|----:|:-------:|------:|--------------:|-------------------------:|-------------------------:|
+| 5000 | 500  | - |   1 | cpp | 0.3338 |  166.9008 |   2 995.6970 |   2 995.7907 |
+| 5000 | 500  | - | 250 | cpp | 3.8081 | 1 904.0392 |  51 868.0716 |  61 115.2586 |
+"""
+
+
+def test_space_grouped_figures_under_no_break_space_headers_are_read(tmp_path):
+    summaries = markdown_summaries(tmp_path, _SPACED_TABLE)
+    # `2 995.6970` ms is 2.9956970 s (was none: `avg&nbsp;latency&nbsp;ms` named no metric; and its cells read as 2)
+    assert [record.metrics["e2e_seconds_mean"] for record in summaries] == pytest.approx([2.995697, 51.8680716])
+    assert [record.metrics["e2e_seconds_median"] for record in summaries] == pytest.approx([2.9957907, 61.1152586])
+    # one request in flight: 500 tokens in 2.996 s is 166.9 tok/s, the table's own tps/gpu at concurrency 1
+    assert 500 / summaries[0].metrics["e2e_seconds_mean"] == pytest.approx(166.9008, rel=1e-3)
+
+
+def test_guard_two_figures_in_one_cell_are_not_joined(tmp_path):
+    summaries = markdown_summaries(tmp_path, """\
+| model | concurrency | latency (ms) |
+|---|---|---|
+| a | 4 | 12 3456 |
+| b | 8 | 1 20 |
+""")
+    # neither cell is a figure grouped in threes: each still reads as its first number, 12 ms and 1 ms
+    assert [record.metrics["e2e_seconds_mean"] for record in summaries] == pytest.approx([0.012, 0.001])

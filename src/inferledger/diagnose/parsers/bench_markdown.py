@@ -157,6 +157,11 @@ def _after_figure(cell: str) -> str:
     return cell if match is None else match["after"]
 
 
+# A figure whose thousands are grouped by spaces, as SI style and much of Europe write them (`2 995.6970`, `51 868.07`
+# in a trtllm-bench table): one figure, not a 2 before a note.
+_SPACED_FIGURE = re.compile(r"^\d{1,3}(?: \d{3})+(?:\.\d+)?$")
+
+
 def _cells(line: str) -> list:
     """The cells of a table row; a row cut before its closing bar loses its last (perhaps cut) cell."""
     stripped = line.strip()
@@ -169,6 +174,8 @@ def _cells(line: str) -> list:
         cells = list(map(_cjk_cell, cells))
     if ":" in stripped:
         cells = [_unlabelled(cell) for cell in cells]
+    if " " in stripped:
+        cells = [cell.replace(" ", "") if _SPACED_FIGURE.match(cell) else cell for cell in cells]
     if cells and cells[0] == "":
         cells = cells[1:]
     if cells and cells[-1] == "":
@@ -301,6 +308,8 @@ def _normal(header: str) -> str:
         header = header.replace("（", "(").replace("）", ")")  # full-width brackets round a unit: `TTFT（ms）`
     header = _OTHER.sub(lambda match: f" {_OTHER_WORDS[match.group(0).lower()]} ", header)
     header = _SORT_MARKS.sub(" ", header).replace("**", " ")  # bold markup: `**TTFT P99**` is TTFT P99
+    if "&" in header:  # an HTML space keeping a header on one line: `avg&nbsp;latency&nbsp;ms` is avg latency ms
+        header = header.replace("&nbsp;", " ").replace("&#160;", " ")
     header = _CELL_BREAK.sub(" ", header)  # a header broken over lines: `PP t/s<br>(master)` is `PP t/s (master)`
     lowered = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", header).lower().strip()  # a CSV's camelCase: `wallMs` is wall ms
     lowered = lowered.replace("_", " ")  # a script's snake_case: `per_request_output_tps`
