@@ -802,9 +802,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind872_logs": (0, 0, 2),
           "blind875_logs": (0, 1, 1),
           "blind873_logs": (6, 6, 7),
-          "blind877_logs": (1, 1, 2),
+          "blind877_logs": (1, 2, 2),
           "blind878_logs": (0, 0, 1),
-          "blind880_logs": (5, 5, 6)}
+          "blind880_logs": (5, 6, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
