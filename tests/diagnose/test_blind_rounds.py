@@ -804,7 +804,11 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind873_logs": (6, 6, 7),
           "blind877_logs": (1, 2, 2),
           "blind878_logs": (0, 0, 1),
-          "blind880_logs": (5, 6, 6)}
+          "blind880_logs": (5, 6, 6),
+          "blind881_logs": (4, 4, 5),
+          "blind882_logs": (3, 3, 5),
+          "blind883_logs": (2, 2, 3),
+          "blind884_logs": (4, 4, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
