@@ -5,6 +5,11 @@ from __future__ import annotations
 import pytest
 from blind_helpers import diagnosed, markdown_summaries, parsed, write
 
+
+def _fired(diagnosis, rule: str) -> bool:
+    return any(evidence.rule == rule for evidence in diagnosis.evidence)
+
+
 # tt-metal's README table (blind373, blind156): `t/s/u` is each user's measured decode rate, `Target t/s/u` the rate
 # the model was to reach. Rows cut from the Nov 2025 table.
 _TARGET_TABLE = """\
@@ -102,3 +107,34 @@ def test_guard_two_figures_in_one_cell_are_not_joined(tmp_path):
 """)
     # neither cell is a figure grouped in threes: each still reads as its first number, 12 ms and 1 ms
     assert [record.metrics["e2e_seconds_mean"] for record in summaries] == pytest.approx([0.012, 0.001])
+
+
+# llama-bench on an RX 7900 XT under ROCm, with the timings of a 2,562-token prompt printed after it and no token
+# generated (blind881, llama.cpp#4763).
+_DEVICE_LINE = "  Device 0: AMD Radeon RX 7900 XT, compute capability 11.0, VMM: no\n"
+_BENCH_AND_PROMPT = """\
+| model                          |       size |     params | backend    | ngl | test       |              t/s |
+| ------------------------------ | ---------: | ---------: | ---------- | --: | ---------- | ---------------: |
+| llama 7B Q8_0                  |   7.17 GiB |     7.24 B | ROCm       |  33 | pp 512     |  2402.21 ± 34.47 |
+| llama 7B Q8_0                  |   7.17 GiB |     7.24 B | ROCm       |  33 | tg 128     |     67.20 ± 0.02 |
+ llama_print_timings:        load time =    1193.32 ms
+ llama_print_timings: prompt eval time =    1158.94 ms /  2562 tokens (    0.45 ms per token,  2210.64 tokens per second)
+"""
+
+
+def test_a_prompt_only_run_the_card_judges_fast_is_no_bottleneck(tmp_path):
+    diagnosis = diagnosed(tmp_path, _DEVICE_LINE + _BENCH_AND_PROMPT, gpu="rx-7900-xt")
+    # 7.17 GiB × 67.20 t/s = 7.699 GB × 67.2 = 517 GB/s, 65 % of the card's 800 GB/s; and the card judges the pp512
+    # row as fast as it computes: the prompt-only timings are the work, not a bottleneck (was prefill-bound)
+    assert diagnosis.verdict == "healthy"
+    assert _fired(diagnosis, "hardware-prefill-near-realistic")
+    assert not _fired(diagnosis, "requests-prompt-only")
+    assert any("2,562 tokens at 2,211 tok/s" in note and "as fast as the card computes" in note
+               for note in diagnosis.notes)
+    # the HIP build's device line names an AMD card: its backend is ROCm, not CUDA (was "on the CUDA backend")
+    assert any("517.4" in evidence.text and "on the ROCm backend" in evidence.text for evidence in diagnosis.evidence)
+
+
+def test_guard_with_no_card_a_long_prompt_alone_is_still_its_cost(tmp_path):
+    diagnosis = diagnosed(tmp_path, _BENCH_AND_PROMPT)
+    assert _fired(diagnosis, "requests-prompt-only")  # no card judged the prompt's rate

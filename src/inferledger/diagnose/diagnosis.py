@@ -23,6 +23,9 @@ ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 CLOSE_CALL = limit("close-call")
 
 
+_PROMPT_ONLY = ("requests-prompt-only", "summary-prompt-only")
+
+
 def decide(acc: Accumulator, roofline_findings: list | None = None, hardware: Hardware = NO_HARDWARE,
            sized=None, files=()) -> tuple[list, list, list]:
     """All findings (best first), the consistency checks and the notes. `hardware`: what the comparison with the
@@ -47,6 +50,14 @@ def decide(acc: Accumulator, roofline_findings: list | None = None, hardware: Ha
             # llama-bench's models of several sizes all read at one pace: that is the memory system's speed, and
             # the fixed cutoff's reading of their rates as slow decode (windows-slow-streams) is taken back.
             findings = [finding for finding in findings if finding.rule != "windows-slow-streams"]
+        if any(finding.rule == "hardware-prefill-near-realistic" for finding in roofline_findings):
+            # A prompt-only measurement reads as prefill-bound for want of a card to judge it against; the card
+            # has judged the prompt's rate as fast as it computes, so the prompt is the work timed, not a bottleneck.
+            taken = [finding for finding in findings if finding.rule in _PROMPT_ONLY]
+            findings = [finding for finding in findings if finding.rule not in _PROMPT_ONLY]
+            notes.extend(f"{finding.evidence[0].text}: the prompt's rate is as fast as the card computes "
+                         "(hardware-prefill-near-realistic), so it is the work timed, not a bottleneck"
+                         for finding in taken)
     # "healthy" needs numbers that show it (rules set them); a healthy finding without any is dropped.
     findings = [finding for finding in findings
                 if finding.verdict != "healthy" or any(item.numbers for item in finding.evidence)]

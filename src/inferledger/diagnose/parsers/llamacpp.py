@@ -430,6 +430,7 @@ _PROGRESS = re.compile(r"n_(?:decoded|gen)\s*=\s*(\d+),\s*tg\s*=\s*([\d.]+)\s*t/
 _STAMP = r"(\d+)\.(\d\d)\.(\d{3})\.(\d{3})"
 _ELAPSED = re.compile(r"^\s*" + _STAMP + " ")
 _DEVICE = re.compile(r"Device \d+: ([^,]+), compute capability")
+_AMD_CARD = re.compile(r"\b(?:AMD|Radeon|Instinct)\b")
 
 
 def _elapsed_seconds(line: str, labels: dict) -> float | None:
@@ -542,8 +543,11 @@ def _capacity(line_number: int, line: str) -> Record | None:
     # Each search behind its own word: a server prints `n_ctx_slot` on every request, which reaches here.
     match = _DEVICE.search(line) if "Device " in line or "CUDA devices" in line else None
     if match:  # `Device 0: NVIDIA GeForce RTX 3090, compute capability 8.6`: the GPU the log names
+        # (a HIP build prints the same line for an AMD card: `Device 0: AMD Radeon RX 7900 XT, compute capability 11.0`)
+        card = match.group(1).strip()
+        backend = "ROCm" if _AMD_CARD.search(card) else "CUDA"
         return Record("capacity", "llamacpp.startup", line_number, {},
-                      labels={"engine": "llama.cpp", "gpu": match.group(1).strip(), "backend": "CUDA"})
+                      labels={"engine": "llama.cpp", "gpu": card, "backend": backend})
     if "using device Metal" in line or "ggml_metal_init: found device" in line:
         # `llama_model_load_from_file_impl: using device Metal (Apple M4)`: the model runs on an Apple chip's GPU
         return Record("capacity", "llamacpp.startup", line_number, {},
