@@ -6,6 +6,11 @@ import pytest
 from blind_helpers import diagnosed, markdown_summaries, parsed, write
 
 
+def _said(diagnosis, *words) -> bool:
+    """Whether one piece of the diagnosis' evidence says every one of `words`."""
+    return any(all(word in evidence.text for word in words) for evidence in diagnosis.evidence)
+
+
 def _fired(diagnosis, rule: str) -> bool:
     return any(evidence.rule == rule for evidence in diagnosis.evidence)
 
@@ -138,3 +143,40 @@ def test_a_prompt_only_run_the_card_judges_fast_is_no_bottleneck(tmp_path):
 def test_guard_with_no_card_a_long_prompt_alone_is_still_its_cost(tmp_path):
     diagnosis = diagnosed(tmp_path, _BENCH_AND_PROMPT)
     assert _fired(diagnosis, "requests-prompt-only")  # no card judged the prompt's rate
+
+
+# LM Studio's MLX engine, the poster's table of first-token times by prompt size (blind884, lmstudio-bug-tracker).
+_TTFT_BY_TOKENS = """\
+Tokens | With slowdown (TTFT) | Without slowdown (TTFT)
+-- | -- | --
+25 K | 180 s | 30 s
+10 K | 72 s | 10 s
+4.3 K | 32.7 s | 4.3 s
+1.4 K | 12.0 s | 1.5 s
+"""
+
+
+def test_a_bare_token_count_beside_first_token_times_is_the_prompt(tmp_path):
+    summaries = markdown_summaries(tmp_path, _TTFT_BY_TOKENS)
+    prompts = sorted({record.metrics["mean_input_tokens"] for record in summaries})
+    assert prompts == [1400.0, 4300.0, 10000.0, 25000.0]  # was none: `Tokens` alone named no metric
+    diagnosis = diagnosed(tmp_path, _TTFT_BY_TOKENS, "ttft.txt")
+    # the same 25,000-token prompt: 180 s against 30 s, 6× slower on one path (139 against 833 prompt tok/s)
+    assert diagnosis.verdict == "prefill-bound"  # was healthy: TTFTs of unknown prompts
+    assert _said(diagnosis, "180.00 s for a 25,000-token prompt", "6×")
+
+
+def test_guard_tokens_beside_a_rate_and_a_duration_are_not_the_prompt(tmp_path):
+    summaries = markdown_summaries(tmp_path, """\
+| Run | TTFT (ms) | Throughput (tok/s) | Tokens | Duration (ms) |
+|-----|-----------|-------------------|--------|---------------|
+| 1 | 3927.06 | 98.19 | 1596 | 20227.93 |
+""")
+    assert summaries and not any("mean_input_tokens" in record.metrics for record in summaries)
+    summaries = markdown_summaries(tmp_path, """\
+| test | mode | TTFT | decode | tokens |
+|---|---|---|---|---|
+| code-256 | strict | 1.7s | 53.6 tok/s | 256 |
+| long-600 | strict | 1.6s | 52.0 tok/s | 600 |
+""")  # (blind570: a phase's rate column named by the phase alone, its unit in the cells)
+    assert summaries and not any("mean_input_tokens" in record.metrics for record in summaries)

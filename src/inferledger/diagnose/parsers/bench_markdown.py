@@ -685,6 +685,7 @@ def _header(cells: list, rows: list = ()) -> list | None:
     columns = _settled_units(cells, columns, rows)
     columns = _run_total_time(cells, columns)
     columns = _without_goals(cells, columns)
+    columns = _tokens_beside_ttft(cells, columns)
     named = [column for column in columns if column is not None]
     if columns and columns[0] is not None and columns[0][0] == "request_throughput_per_second" \
             and not any(column[2] == "rate" for column in named[1:]):
@@ -733,6 +734,24 @@ def _without_goals(cells: list, columns: list) -> list:
     names = {_normal(cell) for cell in cells}
     return [None if column is not None and _GOAL.match(_normal(cell)) and _GOAL.sub("", _normal(cell)) in names
             else column for cell, column in zip(cells, columns, strict=True)]
+
+
+# A bare token count's column (`Tokens | With slowdown (TTFT) | Without slowdown (TTFT)`): beside first-token times
+# and nothing else timed, the prompt each row's first token waited on; beside a generation it could be the output's.
+_BARE_TOKENS = re.compile(r"^(?:#\s*|num |number of )?tok(?:en)?s(?: count)?$|^token count$")
+_TIMED_WORDS = re.compile(r"through|/s\b|speed|rate|duration|time|latency|\be2e|\btpot|\bitl")
+
+
+def _tokens_beside_ttft(cells: list, columns: list) -> list:
+    """The columns with a bare token count read as the prompt's where every timed column is a first token's (and
+    no other header names a time or a rate: `Tokens` beside `Throughput (tok/s)` and `Duration` are the output's)."""
+    ttft = [column is not None and column[0].startswith("ttft_") for column in columns]
+    if not any(ttft) or any(not first and ((column is not None and column[2] != "count")
+                                           or _TIMED_WORDS.search(_normal(cell)))
+                            for cell, column, first in zip(cells, columns, ttft, strict=True)):
+        return columns
+    return [("mean_input_tokens", 1.0, "count") if column is None and _BARE_TOKENS.match(_normal(cell)) else column
+            for cell, column in zip(cells, columns, strict=True)]
 
 
 # A row label naming the engine's own field beside its words (`decode throughput (`generation_tps`)`).
