@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from inferledger.diagnose.parsers._common import minute_epoch
+from inferledger.diagnose.parsers.bench_common import json_number
 from inferledger.diagnose.parsers.json_stream import DAMAGED_ELEMENTS, JsonCollector
 from inferledger.diagnose.records import Record, Skipped, looks_like_metric, unread
 
@@ -163,9 +164,9 @@ def _api_record(line_number: int, value, truncated: int, text: str = "") -> Iter
             continue  # a streamed chunk before the final one (done=false) carries no timings
         metrics = {}
         for key, (metric, factor) in _API_FIELDS.items():
-            number = item.get(key)
-            if isinstance(number, (int, float)) and not isinstance(number, bool):
-                metrics[metric] = float(number) * factor
+            number = json_number(item.get(key))
+            if number is not None:
+                metrics[metric] = number * factor
         _add_rates(metrics)
         if not metrics:
             continue

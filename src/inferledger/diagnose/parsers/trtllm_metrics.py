@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator
 
 from inferledger.diagnose.parsers._common import epoch_seconds
+from inferledger.diagnose.parsers.bench_common import json_number
 from inferledger.diagnose.records import Record, Skipped
 
 NAME = "trtllm-iteration-stats"
@@ -115,10 +116,7 @@ def _timestamp(text) -> float | None:
 
 
 def _number(mapping, key) -> float | None:
-    value = mapping.get(key) if isinstance(mapping, dict) else None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
+    return json_number(mapping.get(key)) if isinstance(mapping, dict) else None
 
 
 def _records(stats: dict, line_number: int) -> Iterator[Record]:
