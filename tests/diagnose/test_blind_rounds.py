@@ -808,7 +808,11 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind881_logs": (4, 4, 5),
           "blind882_logs": (3, 3, 5),
           "blind883_logs": (2, 2, 3),
-          "blind884_logs": (4, 4, 5)}
+          "blind884_logs": (4, 4, 5),
+          "blind885_logs": (2, 2, 2),
+          "blind886_logs": (2, 2, 2),
+          "blind887_logs": (2, 2, 2),
+          "blind888_logs": (7, 7, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
