@@ -180,3 +180,40 @@ def test_guard_tokens_beside_a_rate_and_a_duration_are_not_the_prompt(tmp_path):
 | long-600 | strict | 1.6s | 52.0 tok/s | 600 |
 """)  # (blind570: a phase's rate column named by the phase alone, its unit in the cells)
     assert summaries and not any("mean_input_tokens" in record.metrics for record in summaries)
+
+
+# SGLang's gsm8k accuracy run (blind761, sglang#7241): 1,319 questions sent at once, the run's latency and output rate.
+_ACCURACY_RUN = """\
+python3 benchmark/gsm8k/bench_sglang.py --num-questions 2000 --parallel 2000 --num-shots 8 --port 30001
+100%|████████████████████████████████████████| 1319/1319 [00:32<00:00, 40.19it/s]
+Accuracy: 0.945
+Invalid: 0.000
+Latency: 33.134 s
+Output throughput: 4311.163 token/s
+"""
+
+
+def test_an_accuracy_runs_throughput_is_the_runs_not_one_streams(tmp_path):
+    from inferledger.diagnose.parsers import sglang_accuracy
+
+    [record] = parsed(sglang_accuracy, write(tmp_path, _ACCURACY_RUN))
+    assert record.kind == "summary"  # was a request read by the phrase reader: one stream at 4,311 tok/s
+    assert record.metrics["output_tokens_per_second"] == 4311.163
+    assert record.metrics["duration_seconds"] == 33.134
+    assert record.metrics["total_output_tokens"] == round(33.134 * 4311.163)  # 142,846 tokens over all the answers
+    assert record.labels["accuracy"] == "0.945"
+
+
+def test_with_the_card_an_accuracy_runs_rate_is_judged_as_a_runs(tmp_path):
+    diagnosis = diagnosed(tmp_path, _ACCURACY_RUN, model="deepseek-ai/DeepSeek-V3", gpu="h200-sxm")
+    # 4,311 tok/s over 1,319 answers at once is no one stream's 0.23 ms a token, which beat the weights' floor and read
+    # as a broken measurement; as the run's rate it is far above one stream's realistic rate: decode is not slow
+    assert diagnosis.verdict == "healthy"  # was measurement-artifact
+    assert _fired(diagnosis, "hardware-throughput-one-stream")
+    assert not _fired(diagnosis, "hardware-decode-faster-than-floor")
+
+
+def test_without_the_card_an_accuracy_runs_rate_alone_is_not_judged(tmp_path):
+    diagnosis = diagnosed(tmp_path, _ACCURACY_RUN)
+    assert diagnosis.verdict == "insufficient-data"  # was healthy, from 0.23 ms "per token" of one stream
+    assert _fired(diagnosis, "summary-throughput-only")
