@@ -812,7 +812,10 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind885_logs": (2, 2, 2),
           "blind886_logs": (2, 2, 2),
           "blind887_logs": (2, 2, 2),
-          "blind888_logs": (7, 7, 8)}
+          "blind888_logs": (7, 7, 8),
+          "blind889_logs": (1, 1, 1),
+          "blind890_logs": (1, 1, 1),
+          "blind892_logs": (1, 1, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
