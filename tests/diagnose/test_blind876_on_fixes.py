@@ -217,3 +217,34 @@ def test_without_the_card_an_accuracy_runs_rate_alone_is_not_judged(tmp_path):
     diagnosis = diagnosed(tmp_path, _ACCURACY_RUN)
     assert diagnosis.verdict == "insufficient-data"  # was healthy, from 0.23 ms "per token" of one stream
     assert _fired(diagnosis, "summary-throughput-only")
+
+
+# FMBench's report for one endpoint at concurrency 1 (blind707, FMBench on a g5.2xlarge), its metrics a row each.
+_ONE_STREAM_REPORT = """\
+| Information | Value |
+|-----|-----|
+| experiment_name | llama3-8b-instruct |
+| concurrency | 1 |
+| error_rate | 0.0 |
+| prompt_token_count_mean | 284 |
+| prompt_token_throughput | 4314 |
+| completion_token_count_mean | 61 |
+| completion_token_throughput | 76 |
+"""
+
+
+def test_one_stream_at_a_time_bounds_its_step_by_its_output_rate(tmp_path):
+    diagnosis = diagnosed(tmp_path, _ONE_STREAM_REPORT, "fmbench.txt")
+    # one request in flight at a time: its 61 tokens come at 76 tok/s with its prompt's time in them, so a decode step
+    # takes at most 1 / 76 = 13.16 ms (was insufficient-data: a rate alone, read as any batch's)
+    assert diagnosis.verdict == "healthy"
+    assert _said(diagnosis, "at most", "13.16 ms")
+    [summary] = diagnosis.metrics["summary"]
+    assert summary["mean_output_tokens"] == 61  # `completion_token_count_mean` (was not read)
+
+
+def test_guard_one_stream_of_long_prompts_gives_its_step_no_bound(tmp_path):
+    # 4,000 prompt tokens a generated one's 61: most of the time is the prompt's (more than 8 prompt tokens a token)
+    diagnosis = diagnosed(tmp_path, _ONE_STREAM_REPORT.replace("| 284 |", "| 4000 |"), "fmbench.txt")
+    assert not _said(diagnosis, "at most")
+    assert diagnosis.verdict == "insufficient-data"

@@ -207,13 +207,13 @@ class _Run:
             self.step = itl_median
         self.all_at_once = self.offered is not None and self.offered >= ALL_AT_ONCE_RATE
         if self.per_token is None and self.concurrency and (self.offered is None or self.all_at_once) \
-                and self.output_rate and mean_output and mean_output > PROMPT_ONLY_OUTPUT_TOKENS and completed \
-                and completed >= CLOSED_LOOP_ROUNDS * self.concurrency \
+                and self.output_rate and mean_output and mean_output > PROMPT_ONLY_OUTPUT_TOKENS \
+                and (self.concurrency == 1 or (completed and completed >= CLOSED_LOOP_ROUNDS * self.concurrency)) \
                 and (mean_input is None or mean_input <= CLOSED_LOOP_PROMPT_SHARE * mean_output):
             # A closed loop (no request rate, or `inf` under a concurrency cap: the client keeps `concurrency`
             # requests in flight, each sent as one ends) over many rounds: each stream generates output tok/s ÷
             # concurrency on average, its prompts' time included, so concurrency ÷ output tok/s bounds the step
-            # from above.
+            # from above. One stream at a time needs no rounds: its output rate is its own, prompts included.
             self.per_token = self.step = self.concurrency / self.output_rate
             self.per_token_derived = "per token (at most: concurrency ÷ output tok/s, prefills included)"
         if self.step is None and (self.all_at_once or record.labels.get("offline_batch")) and self.output_rate \

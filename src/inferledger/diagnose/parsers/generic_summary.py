@@ -61,6 +61,7 @@ _COUNTS = (
     ("input tokens", "mean_input_tokens"), ("prompt tokens", "mean_input_tokens"),
     ("completion tokens", "mean_output_tokens"), ("total prompt tokens", "total_input_tokens"),
     ("prompt tok", "mean_input_tokens"),  # a table's column (`Prompt tok`): one row's prompt
+    ("completion tok", "mean_output_tokens"),  # FMBench's `completion_token_count_mean` beside its prompt's
 )
 _DURATIONS = ("benchmark duration", "total time", "elapsed", "duration", "wall time")
 # A script's own numbered calls, each line one request's whole time: `Call 1: 195.8 sec`, `Request 3: 2.1s`.
