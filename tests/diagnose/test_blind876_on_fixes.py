@@ -248,3 +248,28 @@ def test_guard_one_stream_of_long_prompts_gives_its_step_no_bound(tmp_path):
     diagnosis = diagnosed(tmp_path, _ONE_STREAM_REPORT.replace("| 284 |", "| 4000 |"), "fmbench.txt")
     assert not _said(diagnosis, "at most")
     assert diagnosis.verdict == "insufficient-data"
+
+
+# SGLang's bench_one_batch for a new model's support PR, the excerpt cut after the warm-up's prefill (blind882).
+_WARMUP_ONLY = """\
+bench_one_batch with sglang impl
+Warmup ...
+Prefill. latency: 0.81341 s, throughput:  10071.16 token/s
+"""
+
+
+def test_a_warm_up_prefill_alone_is_not_judged(tmp_path):
+    diagnosis = diagnosed(tmp_path, _WARMUP_ONLY, "one_batch.txt")
+    # 0.813 s for the warm-up's prompts (0.81341 × 10,071.16 = 8,192 tokens) with its kernels built in it: was healthy
+    assert diagnosis.verdict == "insufficient-data"
+    assert _fired(diagnosis, "summary-warmup-only")
+    assert _said(diagnosis, "TTFT 813 ms", "warm-up")
+
+
+def test_guard_a_warm_up_with_its_decode_steps_is_still_judged(tmp_path):
+    diagnosis = diagnosed(tmp_path, _WARMUP_ONLY + """\
+Decode 0. Batch size: 32, latency: 0.01201 s, throughput:   2664.45 token/s
+Decode.  median latency: 0.01167 s, median throughput:   2742.07 token/s
+Total. latency:  1.276 s, throughput:   6824.65 token/s
+""", "one_batch.txt")
+    assert not _fired(diagnosis, "summary-warmup-only")  # 11.67 ms a step: a time per token to judge

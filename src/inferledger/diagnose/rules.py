@@ -350,6 +350,12 @@ _TABLE = (
           "TTFT, per-token time and throughput stated, no queue, no artefact", 0.6),
     _rule("summary-no-latency", "summary", "insufficient-data", "counts only, no latency columns", None, "",
           "nothing to judge speed by", 0.45),
+    _rule("summary-warmup-only", "summary", "insufficient-data",
+          "a warm-up run's figures alone (the run a benchmark makes before its measured ones), with no time per "
+          "token", None, "",
+          "a warm-up compiles kernels, captures graphs and fills caches in its timed steps: its first token says "
+          "how long that took, not how fast the engine serves; with no measured run after it there is nothing to "
+          "judge (SGLang's bench_one_batch cut after its warm-up's `Prefill.` line)", 0.5),
     _rule("summary-throughput-only", "summary", "insufficient-data",
           "throughput (tok/s, req/s) but no TTFT, per-token time or request latency; or a request latency with no "
           "TTFT, per-token time, token rate or output length", None, "",

@@ -1611,6 +1611,12 @@ def _mlperf_over_bounds(run: _Run, record, where: dict, findings: list) -> bool:
 def _health(run: _Run, record, where: dict, findings: list) -> None:
     if _mlperf_valid(run, record, where, findings):
         return
+    if record.labels.get("warmup") and run.per_token is None:
+        ttft = f"TTFT {seconds_text(run.ttft)}, " if run.ttft is not None else ""
+        findings.append(fire("summary-warmup-only", f"{run.name}: {ttft}the warm-up run's alone, with no time per "
+                             "token and no measured run after it: its kernels and graphs were built in it",
+                             {"ttft_seconds_mean": run.ttft}, **where))
+        return
     numbers = {}
     bits = []
     if run.ttft is not None:

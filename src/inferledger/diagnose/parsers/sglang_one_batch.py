@@ -36,8 +36,8 @@ _STEP = re.compile(r"^\s*Decode \d+\.\s+Batch size:\s*(\d+),\s*latency:\s*([\d.]
 
 
 def sniff(head: str) -> float:
-    if "Prefill. latency:" in head and ("Decode." in head or "Decode 0." in head):
-        return 0.9
+    if "Prefill. latency:" in head and ("Decode." in head or "Decode 0." in head or "Warmup ..." in head):
+        return 0.9  # (a paste cut after the warm-up's prefill has no decode line: its `Warmup ...` names the tool)
     return 0.6 if _MEDIAN.search(head) else 0.0  # a summary line quoted alone
 
 
