@@ -815,7 +815,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind888_logs": (7, 7, 8),
           "blind889_logs": (1, 1, 1),
           "blind890_logs": (1, 1, 1),
-          "blind892_logs": (1, 1, 1)}
+          "blind892_logs": (1, 1, 1),
+          "blind893_logs": (3, 3, 3),
+          "blind894_logs": (1, 1, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
