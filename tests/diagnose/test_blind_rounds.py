@@ -806,7 +806,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind878_logs": (0, 0, 1),
           "blind880_logs": (5, 6, 6),
           "blind881_logs": (4, 5, 5),
-          "blind882_logs": (3, 3, 5),
+          "blind882_logs": (3, 4, 5),
           "blind883_logs": (2, 2, 3),
           "blind884_logs": (4, 5, 5),
           "blind885_logs": (2, 2, 2),
