@@ -273,3 +273,27 @@ Decode.  median latency: 0.01167 s, median throughput:   2742.07 token/s
 Total. latency:  1.276 s, throughput:   6824.65 token/s
 """, "one_batch.txt")
     assert not _fired(diagnosis, "summary-warmup-only")  # 11.67 ms a step: a time per token to judge
+
+
+# llmfit's shared benchmark row for an ollama tag (blind756): the tag states the weights' format.
+_TAGGED_ROW = """\
+| Model | Provider | Avg TPS | Avg TTFT (ms) |
+| --- | --- | --- | --- |
+| qwen3.8:27b-q4_K_M | ollama | 16.8 | 420.7 |
+"""
+
+
+def _roofline_text(diagnosis) -> str:
+    return " ".join(diagnosis.roofline.get("lines", [])) if diagnosis.roofline else ""
+
+
+def test_the_one_format_a_tables_model_cells_name_sizes_the_weights(tmp_path):
+    diagnosis = diagnosed(tmp_path, _TAGGED_ROW, "llmfit.txt", model="Qwen/Qwen3.8-27B", gpu="rtx-5070-ti")
+    # Q4_K is 4.5 bits a weight: 27e9 × 4.5 / 8 = 15.2 GB a step (was the checkpoint's guessed bf16, 54.0 GB)
+    assert "4.5 bits per weight (the log's Q4_K) = 15.2 GB" in _roofline_text(diagnosis)
+
+
+def test_guard_rows_of_two_formats_state_no_one_format(tmp_path):
+    rows = _TAGGED_ROW + "| qwen3.8:27b-q8_0 | ollama | 9.9 | 431.0 |\n"
+    diagnosis = diagnosed(tmp_path, rows, "llmfit.txt", model="Qwen/Qwen3.8-27B", gpu="rtx-5070-ti")
+    assert "the log's" not in _roofline_text(diagnosis)  # a comparison of quantisations: each row its own

@@ -314,14 +314,28 @@ def _runner_format(acc):
     from inferledger.precision import ggml_format
 
     if acc.labels.get("engine") not in ("llama.cpp", "ollama"):
-        # another runner of a GGUF file its head names (launch._loaded_gguf): the file's format
-        stated = stated_format(acc.labels["weights_format"]) if acc.labels.get("weights_format") else None
+        # another runner of a GGUF file its head names (launch._loaded_gguf): the file's format; else the one format
+        # every row of a results table names in its model cell (`qwen3.8:27b-q4_K_M`)
+        stated = stated_format(acc.labels["weights_format"]) if acc.labels.get("weights_format") \
+            else _rows_format(acc)
         return ggml_format(stated[0].upper(), stated[1]) if stated is not None else None
     for text in (acc.labels.get("weights_format"), acc.labels.get("model")):
         stated = stated_format(text) if text else None
         if stated is not None:
             return ggml_format(stated[0].upper(), stated[1])
     return None
+
+
+def _rows_format(acc) -> tuple | None:
+    """(tag, bits) of the one format every summary's model cell states, or None: a row that states none, or rows of
+    several formats (a comparison of quantisations: each row its own)."""
+    from inferledger.diagnose.named_model import stated_format
+
+    names = [record.labels.get("section_model") for record, _file in acc.summaries]
+    if not names or not all(names):
+        return None
+    stated = {stated_format(name) for name in names}
+    return stated.pop() if len(stated) == 1 and None not in stated else None
 
 
 def _logged_format(acc, sized, precision: str | None):
