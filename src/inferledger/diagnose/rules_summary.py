@@ -1331,7 +1331,8 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                 else (run.batch, run.batch_text)
             findings.append(fire(
                 "summary-ttft-over-tpot-few-in-flight",
-                f"{name}: mean TTFT {seconds_text(run.ttft)} is {run.ttft / run.per_token:.0f}× the {run.per_token * 1e3:.1f} "
+                f"{name}: mean TTFT {seconds_text(run.ttft)} is {run.ttft / run.per_token:.0f}× the "
+                f"{run.per_token * 1e3:.1f} "
                 f"ms per token with {how}: too few to wait for a batch slot, so the prompt is the cost",
                 {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token, "requests_in_flight": in_flight},
                 **where))
@@ -1340,7 +1341,8 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             return False  # an input rate with no prompt length (a table's prefill row): the prompt is unknown, not absent
         findings.append(fire(
             "summary-ttft-over-tpot",
-            f"{name}: mean TTFT {seconds_text(run.ttft)} is {run.ttft / run.per_token:.0f}× the {run.per_token * 1e3:.1f} ms "
+            f"{name}: mean TTFT {seconds_text(run.ttft)} is {run.ttft / run.per_token:.0f}× the "
+            f"{run.per_token * 1e3:.1f} ms "
             "per token, and the summary has no input rate to rule out a long prompt: queueing, or a very long "
             "prefill", {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token}, **where))
         return True

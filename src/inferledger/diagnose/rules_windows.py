@@ -166,8 +166,8 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware: Har
         prefill = acc.interval_value("prefill_seconds")
         findings.append(fire(
             "windows-bench-prefill-share", f"{flags['bench_prefill_share'].count} of {timed} bench rows spend at least "
-            f"half their time reading the prompt (prompt phase up to {seconds_text(prefill.high)}): for requests of these "
-            "lengths the prompt is the cost", {"rows": flags["bench_prefill_share"].count, "rows_timed": timed,
+            f"half their time reading the prompt (prompt phase up to {seconds_text(prefill.high)}): for requests of "
+            "these lengths the prompt is the cost", {"rows": flags["bench_prefill_share"].count, "rows_timed": timed,
                                                "prefill_seconds_max": prefill.high},
             flags["bench_prefill_share"].count / timed, **lines_of(acc, "bench_prefill_share")))
     slow = flags["slow_small_batch"].count + flags["starved"].count
