@@ -1143,14 +1143,6 @@ def threshold(name: str) -> float:
     return value
 
 
-def seconds_text(seconds: float) -> str:
-    """A time as people write it: milliseconds under a second, seconds above (`5.75 s`, not `5.75e+03 ms`), whole
-    seconds past a thousand (`2,672 s`, not `2.67e+03 s`)."""
-    if seconds < 1:
-        return f"{seconds * 1e3:.3g} ms"
-    return f"{seconds:.3g} s" if seconds < 1000 else f"{seconds:,.0f} s"
-
-
 def fire(name: str, text: str, numbers: dict | None = None, share: float = 1.0, lines=(), file: str = "",
          verdict: str | None = None, score: float | None = None) -> Finding:
     """A Finding for rule `name` with one piece of evidence; its score comes from the table (share-weighted)."""

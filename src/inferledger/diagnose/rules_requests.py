@@ -16,8 +16,9 @@ from inferledger.diagnose.accumulate import (
     Accumulator,
 )
 from inferledger.diagnose.named_model import step_fixed_seconds
-from inferledger.diagnose.rules import Hardware, fire, limit, seconds_text, threshold
+from inferledger.diagnose.rules import Hardware, fire, limit, threshold
 from inferledger.diagnose.rules_windows import DEPTH_MAX_TOKENS
+from inferledger.report.units import format_seconds_short
 
 SLOW_COMMON_CARD_BYTES_PER_S = limit("slow-common-card")
 WARM_UP_RATIO = threshold("requests-first-warm-up")
@@ -459,7 +460,7 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
         by_time = acc.prefill_share_compute_seconds / acc.compute_seconds if acc.compute_seconds > 0 else 0.0
         findings.append(fire(
             "requests-prefill-share", f"{flags['prefill_share'].count} of {count} requests spent at least half "
-            f"their compute reading the prompt (prompt eval up to {seconds_text(prefill.high)}{size}"
+            f"their compute reading the prompt (prompt eval up to {format_seconds_short(prefill.high)}{size}"
             + (f"; {by_time:.0%} of all requests' compute" if by_time > share("prefill_share") else "") + ")",
             {"prefill_seconds_max": prefill.high, "compute_share": by_time},
             max(share("prefill_share"), by_time), **where("prefill_share")))

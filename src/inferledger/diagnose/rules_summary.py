@@ -14,8 +14,9 @@ from inferledger.diagnose.accumulate import (
     Accumulator,
 )
 from inferledger.diagnose.records import STATS
-from inferledger.diagnose.rules import RULES, Hardware, fire, limit, seconds_text, threshold
+from inferledger.diagnose.rules import RULES, Hardware, fire, limit, threshold
 from inferledger.diagnose.weight_formats import quantised_not_faster
+from inferledger.report.units import format_seconds_short
 
 ALL_AT_ONCE_RATE = threshold("summary-all-at-once")
 PREFILL_TOKENS_PER_STEP = limit("prefill-tokens-per-step")
@@ -1043,9 +1044,9 @@ def _burst(run: _Run, record, where: dict, findings: list) -> None:
         return
     findings.append(fire(
         "summary-burst-prefill", f"{run.name}: {completed:.0f} requests in flight together, {mean_input:,.0f} "
-        f"input tokens each: mean TTFT {seconds_text(ttft)} is {ttft / one_prompt:.1f}× one prompt's prefill "
+        f"input tokens each: mean TTFT {format_seconds_short(ttft)} is {ttft / one_prompt:.1f}× one prompt's prefill "
         f"(~{one_prompt:.2g} s at {PREFILL_TOKENS_PER_STEP} prompt tokens per {step * 1e3:.1f} ms step) and within "
-        f"the burst's {seconds_text(burst)}: first tokens wait for the other prompts' prefills",
+        f"the burst's {format_seconds_short(burst)}: first tokens wait for the other prompts' prefills",
         {"ttft_seconds_mean": ttft, "one_prompt_prefill_seconds": one_prompt, "burst_prefill_seconds": burst,
          "requests_together": completed}, **where))
 
@@ -1309,7 +1310,7 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
         if run.ttft >= factor * work:
             findings.append(fire(
                 "summary-ttft-over-prompt-work",
-                f"{name}: mean TTFT {seconds_text(run.ttft)} is {run.ttft / work:.0f}× the prompt's own work "
+                f"{name}: mean TTFT {format_seconds_short(run.ttft)} is {run.ttft / work:.0f}× the prompt's own work "
                 f"({run.mean_input:,.0f} input tokens ÷ the run's {run.input_rate:,.0f} input tok/s = "
                 f"{work * 1e3:.0f} ms): requests wait before their prefill",
                 {"ttft_seconds_mean": run.ttft, "prompt_work_seconds": work}, **where))
@@ -1331,7 +1332,7 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                 else (run.batch, run.batch_text)
             findings.append(fire(
                 "summary-ttft-over-tpot-few-in-flight",
-                f"{name}: mean TTFT {seconds_text(run.ttft)} is {run.ttft / run.per_token:.0f}× the "
+                f"{name}: mean TTFT {format_seconds_short(run.ttft)} is {run.ttft / run.per_token:.0f}× the "
                 f"{run.per_token * 1e3:.1f} "
                 f"ms per token with {how}: too few to wait for a batch slot, so the prompt is the cost",
                 {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token, "requests_in_flight": in_flight},
@@ -1341,7 +1342,7 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             return False  # an input rate with no prompt length (a table's prefill row): the prompt is unknown, not absent
         findings.append(fire(
             "summary-ttft-over-tpot",
-            f"{name}: mean TTFT {seconds_text(run.ttft)} is {run.ttft / run.per_token:.0f}× the "
+            f"{name}: mean TTFT {format_seconds_short(run.ttft)} is {run.ttft / run.per_token:.0f}× the "
             f"{run.per_token * 1e3:.1f} ms "
             "per token, and the summary has no input rate to rule out a long prompt: queueing, or a very long "
             "prefill", {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token}, **where))
@@ -1614,7 +1615,7 @@ def _health(run: _Run, record, where: dict, findings: list) -> None:
     if _mlperf_valid(run, record, where, findings):
         return
     if record.labels.get("warmup") and run.per_token is None:
-        ttft = f"TTFT {seconds_text(run.ttft)}, " if run.ttft is not None else ""
+        ttft = f"TTFT {format_seconds_short(run.ttft)}, " if run.ttft is not None else ""
         findings.append(fire("summary-warmup-only", f"{run.name}: {ttft}the warm-up run's alone, with no time per "
                              "token and no measured run after it: its kernels and graphs were built in it",
                              {"ttft_seconds_mean": run.ttft}, **where))
@@ -1636,7 +1637,7 @@ def _health(run: _Run, record, where: dict, findings: list) -> None:
         bits.append(f"{record.metrics['total_tokens_per_second']:.1f} total tok/s")
         numbers["total_tokens_per_second"] = record.metrics["total_tokens_per_second"]
     if run.e2e is not None and not bits:
-        bits.append(f"E2E {seconds_text(run.e2e)}")
+        bits.append(f"E2E {format_seconds_short(run.e2e)}")
         numbers["e2e_seconds_mean"] = run.e2e
     # An offline batch that ran to its end bounds every request's latency by its duration (all were in flight from
     # the start): that bound, with its rates, is a run's full account (the vllm#5425 sample of a baseline run). A rate with

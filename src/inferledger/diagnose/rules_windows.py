@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 from inferledger.diagnose.accumulate import KV_FULL_FRACTION, SLOW_CPU_TPOT_SECONDS, SMALL_BATCH, Accumulator
-from inferledger.diagnose.rules import Hardware, fire, limit, seconds_text, threshold
+from inferledger.diagnose.rules import Hardware, fire, limit, threshold
+from inferledger.report.units import format_seconds_short
 
 DEPTH_MAX_TOKENS = limit("depth-max")
 SGLANG_DECODE_LOG_STEPS = limit("sglang-decode-log-steps")
@@ -166,9 +167,9 @@ def window_findings(acc: Accumulator, findings: list, notes: list, hardware: Har
         prefill = acc.interval_value("prefill_seconds")
         findings.append(fire(
             "windows-bench-prefill-share", f"{flags['bench_prefill_share'].count} of {timed} bench rows spend at least "
-            f"half their time reading the prompt (prompt phase up to {seconds_text(prefill.high)}): for requests of "
-            "these lengths the prompt is the cost", {"rows": flags["bench_prefill_share"].count, "rows_timed": timed,
-                                               "prefill_seconds_max": prefill.high},
+            f"half their time reading the prompt (prompt phase up to {format_seconds_short(prefill.high)}): for "
+            "requests of these lengths the prompt is the cost",
+            {"rows": flags["bench_prefill_share"].count, "rows_timed": timed, "prefill_seconds_max": prefill.high},
             flags["bench_prefill_share"].count / timed, **lines_of(acc, "bench_prefill_share")))
     slow = flags["slow_small_batch"].count + flags["starved"].count
     # Speed is judged only in windows that state one (running > 0 and a generation rate): SGLang prefill-batch lines

@@ -30,3 +30,12 @@ def format_seconds(value: float) -> str:
     if value >= 1e-3:
         return f"{value * 1e3:.2f} ms"
     return f"{value * 1e6:.1f} us"
+
+
+def format_seconds_short(value: float) -> str:
+    """A time in a sentence, to three figures: milliseconds under a second, seconds above (`5.75 s`, not `5.75e+03
+    ms`), whole seconds past a thousand (`2,672 s`). The diagnosis' evidence quotes times so; tables use
+    format_seconds."""
+    if value < 1:
+        return f"{value * 1e3:.3g} ms"
+    return f"{value:.3g} s" if value < 1000 else f"{value:,.0f} s"
