@@ -14,6 +14,7 @@ running requests); otherwise ISL 1024 / OSL 256 is assumed and said so.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from inferledger.defaults import ISL_TOKENS as DEFAULT_ISL
 from inferledger.defaults import KV_BLOCK_TOKENS
@@ -345,34 +346,44 @@ def own_bench_rows(acc: Accumulator, spec) -> tuple[list, list] | None:
             [rate for rate, params in prompts if _one_model(params, total_params)])
 
 
-def _observed_decode(acc: Accumulator, own: tuple | None = None) -> tuple[float | None, str]:
+class ObservedStep(NamedTuple):
+    """A decode step the log shows: its seconds (None when it shows none), where they came from, and whether they are
+    a TPOT the run states (a served run's, whose steps also prefill the prompts arriving meanwhile)."""
+
+    seconds: float | None
+    source: str
+    tpot: bool = False
+
+
+def _observed_decode(acc: Accumulator, own: tuple | None = None) -> ObservedStep:
     """Observed seconds per decode step (one token per running stream) and where it came from; `own`
     (own_bench_rows) keeps a table of several models to the rows of the one judged."""
     if own is not None:
         rates = own[0]
-        return (len(rates) / sum(rates), f"mean generation rate of the {len(rates)} llama-bench row(s) of this "
-                "model's size (the table's other rows are other models)") if rates else (None, "")
+        return ObservedStep(len(rates) / sum(rates), f"mean generation rate of the {len(rates)} llama-bench row(s) "
+                            "of this model's size (the table's other rows are other models)") if rates \
+            else ObservedStep(None, "")
     tpot = acc.requests.get("tpot_seconds")
     if tpot is not None and tpot.count and not acc.labels.get("tpot_includes_prefill"):
-        return tpot.mean, "mean TPOT of the requests"
+        return ObservedStep(tpot.mean, "mean TPOT of the requests", tpot=True)
     from inferledger.diagnose.rules_summary import prefill_interleaved
 
     for record, _file in acc.summaries:
         statistic = "mean" if record.metrics.get("tpot_seconds_mean") else "median"
         value = record.metrics.get(f"tpot_seconds_{statistic}")
         if value and not prefill_interleaved(record, value):
-            return value, f"{statistic} TPOT of {record.labels.get('tool', record.source)}"
+            return ObservedStep(value, f"{statistic} TPOT of {record.labels.get('tool', record.source)}", tpot=True)
     per_user = _per_user_step(acc)
     if per_user:
-        return per_user
+        return ObservedStep(*per_user)
     if acc.per_stream.count and acc.per_stream.mean:
-        return 1 / acc.per_stream.mean, "generation tok/s ÷ running requests in the stats windows"
+        return ObservedStep(1 / acc.per_stream.mean, "generation tok/s ÷ running requests in the stats windows")
     generation = acc.requests.get("generation_tokens_per_second")
     if generation is not None and generation.count and generation.mean:
-        return 1 / generation.mean, "request generation rate"
+        return ObservedStep(1 / generation.mean, "request generation rate")
     if tpot is not None and tpot.count:
-        return tpot.mean, "time_per_token (includes prefill)"
-    return None, ""
+        return ObservedStep(tpot.mean, "time_per_token (includes prefill)")
+    return ObservedStep(None, "")
 
 
 def _per_user_step(acc: Accumulator) -> tuple[float, str] | None:
@@ -660,7 +671,7 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
     if own is not None and not any(own):
         lines.append(f"the log's llama-bench rows are of other models than {account.model} (their params columns): "
                      "its speed is not observed")
-    step, step_source = _observed_decode(acc, own)
+    step, step_source, tpot_step = _observed_decode(acc, own)
     if step and precision is None and acc.effective_bandwidth.count:
         # The log's rows state their own weights (a size column, a quantisation in the model cell) and nothing
         # states a format for the checkpoint: those rows judge decode (log_hardware_findings), not its native bytes.
@@ -668,6 +679,7 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
                      f"checkpoint's {account.weights}")
         step = None
     if not step:
+        tpot_step = False
         step, step_source = _whole_call_decode(
             acc, account.realistic.prefill_seconds if account.realistic else account.prefill.seconds)
     if not step and batch_known and isl <= osl:
@@ -690,7 +702,6 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
                             "observed_decode_seconds_per_token": step,
                             "ledger_decode_seconds_per_token": account.decode.seconds_per_token}
         realistic = account.realistic.decode_seconds_per_token if account.realistic else None
-        tpot_step = step_source.startswith(("mean TPOT of", "median TPOT of"))
         prompt_rate = _prompt_rate(acc) if realistic and tpot_step else None
         if prompt_rate:
             # A served run's steps also prefill the prompts arriving meanwhile (chunked prefill mixes them in): at r
@@ -932,7 +943,7 @@ def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, li
         # decode (log_hardware_findings), not one size the name guesses for all of them.
         section["lines"].append("the log's rows state their weights' size: decode is judged by those, not this floor")
         return section, []
-    step, source = _observed_decode(acc)
+    step, source, _tpot = _observed_decode(acc)
     if not step:
         step, source = _stream_rate_step(acc)
     if not step and batch > NAMED_MAX_BATCH:
