@@ -80,3 +80,103 @@ def test_a_ktransformers_pass_whose_batch_lines_were_cut_is_reported_not_guessed
     items = list(ktransformers.parse(LogFile.open(path).lines()))
     assert isinstance(items[0], Skipped) and items[0].line_number == 1
     assert sum(not isinstance(item, Skipped) for item in items) == 3
+
+
+# Figures no log means but a damaged or hand-edited one prints (found by mutating the fixtures' numbers): each reached a
+# division by zero or an infinity made whole, an internal error where the reader should get a verdict.
+_CONCURRENCY_ZERO = """\
+============ Serving Benchmark Result ============
+Successful requests:                     60
+Maximum request concurrency:             0
+Request rate configured (RPS):           1.50
+Benchmark duration (s):                  40.0
+Mean TTFT (ms):                          95.3
+Mean TPOT (ms):                          21.4
+==================================================
+"""
+
+
+def test_a_client_concurrency_of_zero_caps_nothing(tmp_path):
+    diagnosis = diagnosed(tmp_path, _CONCURRENCY_ZERO)
+    # 60 requests at the 1.5 req/s offered arrive over 40 s, the run's own length: the rate was kept, nothing waited;
+    # a first token in 95 ms and 21.4 ms a token are a normal stream
+    assert diagnosis.verdict == "healthy"
+
+
+# A depth sweep whose shallowest row states a zero depth and a zero time (tensorrt-llm's table, numbers damaged).
+_SWEEP_ZERO_ROW = """\
+|  ISL  | OSL  | Concurrency | N Req | TTFT (ms) | TPOT (ms) | Tput User (TPS) | Tput Decode (TPS) | E2EL (ms) |
+|   128 | 1024 |           0 |     0 |      27.0 |         0 |          103.37 |                 0 |         0 |
+|  3072 |  128 |           0 |     0 |      90.2 |         0 |           99.43 |                 0 |    1367.5 |
+|     0 |  128 |           0 |     0 |         0 |         0 |           96.91 |                 0 |    1385.7 |
+"""
+
+
+def test_a_sweep_row_of_zero_depth_and_time_is_an_artifact_not_a_crash(tmp_path):
+    diagnosis = diagnosed(tmp_path, _SWEEP_ZERO_ROW)
+    assert diagnosis.verdict == "measurement-artifact"  # a TTFT of 0 ms: the first token was not timed
+    assert _fired(diagnosis, "summary-ttft-zero")
+
+
+def test_a_rate_with_no_time_a_token_is_said_in_words(tmp_path):
+    diagnosis = diagnosed(tmp_path, "  Average:      999999999999 tokens/sec\n  P-1:           0.0 ms/token (0 TPS)\n")
+    assert diagnosis.verdict == "measurement-artifact"
+    assert _fired(diagnosis, "requests-impossible-generation-rate") and _said(diagnosis, "with no time a token")
+
+
+# compare-llama-bench rows cut from their header (llama.cpp#17505): GPU, model, micro-batch size, test, before, after.
+_UBATCH_ZERO = """\
+| RTX 4090 | llama 8B Q4_0 |   0 | pp512@d32768 | 6491.70 | 6495.43 | 1.00 |
+| RTX 4090 | llama 8B Q4_0 | 512 | pp512@d32768 | 6500.10 | 6510.00 | 1.00 |
+"""
+
+
+def test_a_micro_batch_of_zero_reads_as_llama_cpps_default(tmp_path):
+    diagnosis = diagnosed(tmp_path, _UBATCH_ZERO)
+    # was "--isl must be a whole number of at least 1, got 0", an error about a flag the user never gave: the prompt
+    # of 512 tokens is read in llama.cpp's default micro-batches of 512 (min(512, 512)), at 6,510 tok/s at best
+    assert _fired(diagnosis, "hardware-prefill-near-realistic") and _said(diagnosis, "512 token(s)", "6,510 tok/s")
+
+
+def test_an_input_rate_beyond_any_float_compares_no_prompt_work(tmp_path):
+    # 1e308 tokens over 32 requests at 10^12 req/s: the run's input rate overflows to infinity, so one prompt's own
+    # work (its tokens ÷ that rate) is no figure, and the first token is not compared with it (was a division by 0)
+    text = ("Successful requests:           32\nTotal input tokens:            1e308\n"
+            "Request throughput (req/s):    999999999999\nMedian TTFT (ms):              18342.09\n")
+    diagnosis = diagnosed(tmp_path, text)
+    assert not _fired(diagnosis, "summary-ttft-over-prompt-work")
+
+
+def test_a_run_length_beyond_any_float_counts_no_requests(tmp_path):
+    # 1e308 req/s over 1e308 s is no count of requests (was an infinity made whole: OverflowError)
+    text = _CONCURRENCY_ZERO.replace("Successful requests:                     60\n", "").replace(
+        "40.0", "1e308").replace("Request rate configured (RPS):           1.50", "Request throughput (req/s): 1e308")
+    diagnosis = diagnosed(tmp_path, text)
+    assert not any("completed_requests" in evidence.numbers for evidence in diagnosis.evidence)
+
+
+def test_arrivals_of_no_time_give_no_drain_ratio(tmp_path):
+    # 1e-320 requests at 1e308 req/s arrive over 0 s (the quotient underflows): the run's drain over its arrivals is
+    # no figure (was a division by zero); with no first-token, per-token or request time the rate alone is unjudged
+    text = ("Traffic request rate:                    1e308\nMax request concurrency:                 5\n"
+            "Successful requests:                     1e-320\nBenchmark duration (s):                  1e-320\n")
+    assert diagnosed(tmp_path, text).verdict == "insufficient-data"
+
+
+# Two runs as columns (a pasted sweep), some cells zeroed: a sweep from a concurrency of 0, or from no requests served
+# a second, scales by no ratio (was a division by zero).
+_SWEEP_FROM_ZERO = """\
+| Benchmark duration (s) | 489.46 | 340.34 | 0 |
+| Request throughput (req/s) | 0 | 0.29 | 0 |
+| Concurrency | 9.51 | 0 | 0 |
+| **Mean TTFT (ms)** | 3932.67 | 0 | 0 |
+
+| Benchmark duration (s) | 109.03 | 103.23 | 100.86 |
+| Request throughput (req/s) | 0.92 | 0.97 | 0.99 |
+| Concurrency | 44.43 | 0 | 0 |
+| **Mean TTFT (ms)** | 0 | 15495.26 | 14780.73 |
+"""
+
+
+def test_a_sweep_from_zero_scales_by_no_ratio(tmp_path):
+    assert not _fired(diagnosed(tmp_path, _SWEEP_FROM_ZERO), "summary-sweep-scales")

@@ -639,7 +639,7 @@ class Accumulator:
         from their share of the file."""
         metrics, labels = record.metrics, record.labels
         rate, test = metrics.get("prompt_tokens_per_second"), labels.get("test", "")
-        tokens = re.match(r"pp\s*(\d+)$", test.split("@")[0].strip())
+        tokens = re.match(r"pp\s*([1-9]\d*)$", test.split("@")[0].strip())  # (a `pp0` test reads no prompt)
         mixture = "decode_weights_bytes" in metrics or "decode_weights_bytes_high" in metrics \
             or names_mixture(labels.get("model", ""))
         # The size and parameter columns, else what the model cell names (compare-llama-bench drops the columns)
@@ -655,7 +655,8 @@ class Accumulator:
         ubatch = labels.get("n_ubatch", "")
         total = metrics.get("parameters") or metrics.get("named_parameters") if mixture else None
         self.bench_prompts.append(BenchPrompt(rate, int(tokens.group(1)), int(ubatch) if ubatch.strip().isdigit()
-                                              else LLAMA_CPP_UBATCH, parameters, weights, record.line_number, total))
+                                              and int(ubatch) > 0 else LLAMA_CPP_UBATCH, parameters, weights,
+                                              record.line_number, total))
 
     def _note_labels(self, labels: dict) -> None:
         """The label notes worth showing (definitions, engines) a record's labels hold that none before held."""

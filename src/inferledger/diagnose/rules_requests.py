@@ -383,10 +383,11 @@ def request_findings(acc: Accumulator, findings: list, checks: list, notes: list
             {"requests": flags["negative_figure"].count}, **where("negative_figure")))
     if flags["impossible_fast"].count:
         rate = acc.request_value("tpot_seconds")
+        fastest = f"of up to {1 / rate.low:,.0f} tok/s" if rate.low > 0 else "with no time a token"
         findings.append(fire(
             "requests-impossible-generation-rate", f"{flags['impossible_fast'].count} of {count} requests state a "
-            f"generation rate of up to {1 / rate.low:,.0f} tok/s for one stream: beyond any decode step (a division by "
-            "a zero decode time), no speed can be read from them", {"requests": flags["impossible_fast"].count},
+            f"generation rate {fastest} for one stream: beyond any decode step (a division by a zero decode time), no "
+            "speed can be read from them", {"requests": flags["impossible_fast"].count},
             **where("impossible_fast")))
     if flags["impossible_tpot"].count:
         findings.append(fire(

@@ -146,7 +146,8 @@ class _Run:
         self.output_rate = metrics.get("output_tokens_per_second")
         # The requests a run completed; req/s × its time where it states no count (for lengths per request only:
         # the rules that compare counts read the stated one).
-        completed = self.completed or (round(achieved * self.duration) if achieved and self.duration else None)
+        served = achieved * self.duration if achieved and self.duration else None
+        completed = self.completed or (round(served) if served and math.isfinite(served) else None)
         mean_output = metrics.get("mean_output_tokens")
         if mean_output is None and completed and metrics.get("total_output_tokens"):
             mean_output = metrics["total_output_tokens"] / completed
@@ -173,7 +174,8 @@ class _Run:
             input_rate = mean_input * achieved  # clients that print only per-request means (evalscope)
         self.input_rate = input_rate
         # One prompt's own prefill at most: the run's input rate is a lower bound on the server's prefill rate.
-        self.prompt_work = mean_input / input_rate if mean_input and input_rate else None
+        work = mean_input / input_rate if mean_input and input_rate else None
+        self.prompt_work = work if work else None  # (a prompt of no work, a figure too small to hold: none)
         self.offered = offered_rate(record)
         self.concurrency = metrics.get("max_concurrency")
         self.per_token = self.tpot if self.tpot is not None else self.itl
@@ -479,8 +481,9 @@ def _kv_sweeps(runs: list) -> dict:
             continue
         (shallow_depth, shallow_step), (deep_depth, deep_step) = points[0], points[-1]
         slope = (deep_step - shallow_step) / (deep_depth - shallow_depth)
-        if slope >= 0 and all(abs(step / (shallow_step + slope * (at - shallow_depth)) - 1) <= KV_LINE_TOLERANCE
-                              for at, step in points[1:-1]):
+        if slope >= 0 and shallow_step > 0 and all(
+                abs(step / (shallow_step + slope * (at - shallow_depth)) - 1) <= KV_LINE_TOLERANCE
+                for at, step in points[1:-1]):
             shallowest[group] = points[0]
     return shallowest
 
@@ -1173,7 +1176,7 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             service = latency - run.ttft + run.prompt_work
         arrivals = completed / offered  # the seconds over which the requests arrived
         expected = arrivals + (service or 0.0)
-        capped = run.concurrency is not None and run.concurrency < completed  # the client holds the rest back
+        capped = run.concurrency is not None and 0 < run.concurrency < completed  # the client holds the rest back
         rounds = math.ceil(completed / run.concurrency) if capped else 1
         # The client lets `concurrency` requests run at once, each first token came in about its prompt's own work
         # (no wait at the server), and each stream crawled: the rest waited at the client while the slow streams set
@@ -1196,7 +1199,7 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
                          f"{run.duration:.3g} s run, ~{concurrency:.0f} in flight at {output_rate / concurrency:.1f} "
                          "tok/s each: a throughput test; the offered rate is not a load the server had to keep up with")
             return False
-        drain = run.duration / arrivals if run.duration else None
+        drain = run.duration / arrivals if run.duration and arrivals else None
         # A request served from its arrival, even at a starved stream's pace, ends within its output's crawl time.
         crawl = run.mean_output / STARVED_TOKENS_PER_SECOND if run.mean_output else None
         past_crawl = bool(drain and crawl and run.duration - arrivals >= DRAIN_OVER_CRAWL * crawl)
@@ -1557,7 +1560,8 @@ def _scales(file: str, variant, metric: str, times: dict, served: dict, by_level
     them, which a load tester's request latencies show with no token counts (wrk, vegeta, locust)."""
     low, high = min(times), max(times)
     rates_low, rates_high = served[low], served[high]
-    if high / low < threshold("summary-sweep-scales") or None in rates_low + rates_high or times[low] <= 0:
+    if low <= 0 or high / low < threshold("summary-sweep-scales") or None in rates_low + rates_high \
+            or times[low] <= 0 or median(rates_low) <= 0:
         return
     grown, ratio = median(rates_high) / median(rates_low), high / low
     if grown < SWEEP_SCALES * ratio or times[high] > SWEEP_FLAT_LATENCY * times[low]:
