@@ -390,3 +390,31 @@ def test_triton_quoted_stats_line_whole():
     assert not skipped
     assert interval.metrics["kv_cache_usage_fraction"] == pytest.approx(500 / 513)
     assert next(record for record in records if record.kind == "capacity").metrics["kv_cache_tokens"] == 513 * 64
+
+
+# A log's numbers changed to what damage or a hand edit prints (zero, negative, past a float's range, not a number),
+# in files of several formats: the reader gets a verdict or a one-line refusal, never an internal error. These files
+# each reached a division by zero or an infinity made whole before (mutated so by a fuzzing run).
+_MUTATED = ["blind315_logs/sglang__bench-serving-moe-tp-allreduce-symm-mem-before-conc1-50-req.txt",
+            "blind591_logs/sglang__dsv4-flash-sm89-marlin-fallback-c16-3500in-1500out-ttft-19s-tpot-172ms.txt",
+            "blind420_logs/evalscope__perf-vs-vllm-bench-qwen25-05b-concurrency-50-500-requests-both-outputs.txt",
+            "blind2_logs/aiperf__tt-concurrency-1-vs-32.txt", "blind2_logs/llamabench__qwen3-0.6b-f16-metal.txt",
+            "blind2_logs/llamacpp__batched-bench-pr-3545.txt", "blind2_logs/llamacpp__print-timings-16-tok-s.txt",
+            "blind888_logs/ktransformers__v03-qwen3-235b-a22b-balance-serve-prefill-step-7-7s-0-13-tokens-s.txt"]
+_EDGES = ["0", "0.0", "-1", "1e308", "1e-320", "nan", "inf", "999999999999"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(_MUTATED), st.lists(st.sampled_from(_EDGES + [None] * 4), min_size=1, max_size=48))
+def test_diagnose_never_fails_inside_on_damaged_numbers(tmp_path, name, edges):
+    import re
+
+    text = (Path(__file__).resolve().parent.parent / "fixtures" / name).read_text()
+    count = iter(range(10**9))
+    mutated = re.sub(r"\d+(?:\.\d+)?", lambda number: edges[next(count) % len(edges)] or number.group(0), text)
+    path = tmp_path / "damaged.txt"
+    path.write_text(mutated)
+    try:
+        diagnose_files([path])
+    except LogFormatError:
+        pass  # nothing left to read: the one-line refusal, a user's error
