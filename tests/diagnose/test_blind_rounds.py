@@ -819,7 +819,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind893_logs": (3, 3, 3),
           "blind894_logs": (1, 1, 2),
           "blind901_logs": (0, 0, 1),
-          "blind898_logs": (1, 1, 2)}
+          "blind898_logs": (1, 1, 2),
+          "blind896_logs": (1, 1, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
