@@ -180,3 +180,36 @@ _SWEEP_FROM_ZERO = """\
 
 def test_a_sweep_from_zero_scales_by_no_ratio(tmp_path):
     assert not _fired(diagnosed(tmp_path, _SWEEP_FROM_ZERO), "summary-sweep-scales")
+
+
+# A hand-made llama-bench comparison (blind901, a Reddit post on llama.cpp's ROCm backend): llama-bench's own columns,
+# then each build's rate under the build's name alone and their change.
+_BUILDS_BY_NAME = """\
+| model | size | params | test | HIP | lhl-tune-tile | Δ% |
+|------------------------|------------|----------|----------------|--------:|----------------:|-------:|
+| llama 1B Q4_K - Medium | 762.81 MiB | 1.24 B | pp512 | 4703.28 | 4970.14 | 5.67% |
+| llama 1B Q4_K - Medium | 762.81 MiB | 1.24 B | pp512 @ d1024 | 4076.03 | 4575.18 | 12.25% |
+"""
+
+
+def test_builds_named_alone_over_llama_bench_columns_are_each_a_row(tmp_path):
+    from inferledger.diagnose.parsers import llamacpp
+
+    rows = parsed(llamacpp, write(tmp_path, _BUILDS_BY_NAME))
+    # two tests × two builds, each its rate (the Δ% column is no build): was no reader at all
+    assert sorted(row.metrics["prompt_tokens_per_second"] for row in rows) == [4076.03, 4575.18, 4703.28, 4970.14]
+    assert {row.labels["build"] for row in rows} == {"hip", "lhl-tune-tile"}
+
+
+def test_builds_named_alone_read_as_an_accelerators_prompt_rate(tmp_path):
+    diagnosis = diagnosed(tmp_path, _BUILDS_BY_NAME)
+    # 2 FLOPs × 1.24 B parameters × 4,970.14 tok/s = 12.3 TFLOP/s: past windows-prompt-compute-sound's 10 TFLOP/s
+    assert diagnosis.verdict == "healthy" and _said(diagnosis, "12.3 TFLOP/s")
+
+
+def test_guard_a_plain_llama_bench_header_is_no_comparison():
+    from inferledger.diagnose.parsers.llamacpp import _bare_builds
+
+    assert _bare_builds(["model", "size", "params", "backend", "ngl", "test", "t/s"]) is None
+    # no change column beside them: two columns of something else, not a comparison
+    assert _bare_builds(["model", "size", "params", "test", "hip", "rocm"]) is None

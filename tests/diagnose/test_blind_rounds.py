@@ -818,7 +818,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind892_logs": (1, 1, 1),
           "blind893_logs": (3, 3, 3),
           "blind894_logs": (1, 1, 2),
-          "blind901_logs": (0, 0, 1),
+          "blind901_logs": (0, 1, 1),
           "blind898_logs": (1, 1, 2),
           "blind896_logs": (1, 1, 1)}
 

@@ -374,6 +374,19 @@ def _compare_header(line: str) -> bool:
                                       and _compared_build(cell) is not None) >= 2
 
 
+def _bare_builds(columns: list) -> list | None:
+    """A llama-bench table's header whose rate columns are named by their builds alone, a ratio after them (`| model |
+    size | params | test | HIP | lhl-tune-tile | Δ% |`, a hand-made comparison): the columns with each build's renamed
+    as compare-llama-bench names a build's rate (`t/s hip`), or None for any other header."""
+    if "test" not in columns or not {"size", "params"} & set(columns):
+        return None
+    after = columns[columns.index("test") + 1:]
+    builds = [column for column in after if column and not COMPARISON.match(column)]
+    if len(builds) < 2 or len(builds) == len(after) or any("/" in column for column in builds):
+        return None
+    return [f"t/s {column}" if column in builds else column for column in columns]
+
+
 def _names_test(columns: list) -> bool:
     """A header naming llama-bench's test: `test`, or split in two as hand-made tables do (`Task | Tokens` over
     `pp | 512`)."""
@@ -669,6 +682,9 @@ def sniff(head: str) -> float:
         return 0.9
     if ("pp" in head or "tg" in head) and _MATRIX_HEADER.search(head):
         return 0.9
+    if "| test |" in head and any(_bare_builds([cell.lower() for cell in _table_cells(line)]) is not None
+                                  for line in head.splitlines() if "| test |" in line):
+        return 0.9  # builds compared by name alone, llama-bench's own columns before them
     if ("t/s" in head or "tok/s)" in head) and ("test" in head.lower() or "task" in head.lower()) \
             and any(map(_compare_header, head.splitlines())):
         return 0.9  # builds compared test by test, no model column (`| type_k | … | test | t/s (main) | t/s (pr) |`)
@@ -912,6 +928,8 @@ class _Reader:
                 self.table_kind, self.table_columns = "batched", lowered
             elif _names_test(lowered) and sum(1 for cell in lowered if _compared_build(cell) is not None) >= 2:
                 self.table_kind, self.table_columns = "compare", lowered
+            elif (renamed := _bare_builds(lowered)) is not None:
+                self.table_kind, self.table_columns = "compare", renamed
             elif lowered[0] == "model" and any(_MATRIX_TEST.match(cell) for cell in lowered):
                 self.table_kind, self.table_columns = "matrix", lowered
             elif not tabs and _HEADLESS_BENCH.match(line.strip()):
