@@ -820,7 +820,9 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind894_logs": (1, 1, 2),
           "blind901_logs": (0, 1, 1),
           "blind898_logs": (1, 1, 2),
-          "blind896_logs": (1, 1, 1)}
+          "blind896_logs": (1, 1, 1),
+          "blind897_logs": (5, 5, 8),
+          "blind900_logs": (3, 3, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
