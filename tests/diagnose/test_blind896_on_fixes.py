@@ -213,3 +213,33 @@ def test_guard_a_plain_llama_bench_header_is_no_comparison():
     assert _bare_builds(["model", "size", "params", "backend", "ngl", "test", "t/s"]) is None
     # no change column beside them: two columns of something else, not a comparison
     assert _bare_builds(["model", "size", "params", "test", "hip", "rocm"]) is None
+
+
+# A model card's llamafile-bench table as a commit's diff shows it (blind900, Mozilla's Mistral-7B-Instruct-v0.3
+# llamafile card): the removed rows marked `- ` before their bar, the context rows indented, the Markdown source's
+# underscores escaped (`model\_filename`, `Q6\_K`).
+_CARD_DIFF = """\
+@@ -75,60 +75,60 @@ pass the `-c 0` flag.
+  | hardware | model\\_filename | size | test | t/s |
+  | :------- | :-------------- | ---: | ---: | --: |
+- | NVIDIA GeForce RTX 4090 (cuBLAS) | Mistral-7B-Instruct-v0.3.F16 | 13.50 GiB | pp512 | 7264.74 |
+- | NVIDIA GeForce RTX 4090 (cuBLAS) | Mistral-7B-Instruct-v0.3.F16 | 13.50 GiB | tg16 | 58.27 |
+- | NVIDIA GeForce RTX 4090 (cuBLAS) | Mistral-7B-Instruct-v0.3.Q6\\_K | 5.54 GiB | pp512 | 4236.95 |
+- | NVIDIA GeForce RTX 4090 (cuBLAS) | Mistral-7B-Instruct-v0.3.Q6\\_K | 5.54 GiB | tg16 | 114.65 |
+"""
+
+
+def test_a_diffs_removed_table_rows_with_escaped_underscores_are_read(tmp_path):
+    from inferledger.diagnose.parsers import llamacpp
+
+    rows = parsed(llamacpp, write(tmp_path, _CARD_DIFF))
+    # the four rows, marks off: two prompt rates and two generation rates (was no reader at all)
+    assert sorted(row.metrics.get("generation_tokens_per_second", 0) for row in rows) == [0, 0, 58.27, 114.65]
+    assert {row.labels["model"] for row in rows} == {"Mistral-7B-Instruct-v0.3.F16", "Mistral-7B-Instruct-v0.3.Q6_K"}
+
+
+def test_a_diffs_table_judged_against_the_card(tmp_path):
+    diagnosis = diagnosed(tmp_path, _CARD_DIFF, gpu="rtx-4090")
+    # 13.50 GiB × 58.27 tok/s = 14.50 GB × 58.27 = 844.7 GB/s, 84 % of the 4090's 1,008 GB/s: as fast as the memory
+    # allows (Q6_K: 5.54 GiB × 114.65 = 682 GB/s, 68 %)
+    assert diagnosis.verdict == "healthy" and _said(diagnosis, "844.7 GB/s", "84%")

@@ -126,6 +126,8 @@ def _outer_prefix_end(line: str) -> int:
         # a table's row as a diff shows it, added or removed (`+| Qwen3-8B | 42.1 |`), among other text; or the diff's
         # empty line (a lone `+`), no title for the table under it
         return 1
+    elif first in "+-" and line[1:3] == " |":
+        return 2  # the same of a table written with a space before its bar (`- | RTX 4090 | pp512 | 7264.74 |`)
     elif " | " in line[:40]:
         match = _COMPOSE.match(line)
     elif line[8:9] == " " and first in "IWEDC" and ".py:" in line[:80]:
@@ -200,7 +202,7 @@ READ_BLOCK_BYTES = 4 * 1024 * 1024
 # "(task," and kin, a month name (journald), pytest's level and logger, RKLLM's tag. One regex over the block (it
 # searches for "\n" first), not one substring search per prefix; an engine's own clock (llama-server's
 # `16.42.988.854`) is no date.
-_PREFIX_START = (r"(?:\d{4}[-/]\d\d[-/]\d\d[T ]|>|`|│|[+-](?:\||[ \t]*\r?\n)|\[pod/|\[\d+,\d+\]<std"
+_PREFIX_START = (r"(?:\d{4}[-/]\d\d[-/]\d\d[T ]|>|`|│|[+-](?: ?\||[ \t]*\r?\n)|\[pod/|\[\d+,\d+\]<std"
                  r"|\((?:task|head|worker)|(?:"
                  + "|".join(sorted(_MONTHS)) + ") |" + _PYTEST_LOG.pattern + "|" + _RKLLM_TAG.pattern + ")")
 _PREFIXED_LINE = re.compile(r"\n" + _PREFIX_START)

@@ -61,8 +61,9 @@ _BUFFER_DEVICE = re.compile(r"\s(\w+) (?:model |KV |compute |output )?buffer siz
 _N_KV_MAX = re.compile(r"\bn_kv_max\s*=\s*(\d+)")
 # llama-bench's header, padded and right-aligned as printed (`|          test |`), or trimmed by a paste (its first
 # pipe lost with the code fence it followed: `model      |       size | …`).
-_BENCH_HEADER = re.compile(r"(?:^|\|)[ \t]*model(?:_filename)?[ \t]*\|(?:.*\|)?[ \t]*test[ \t]*\|",
-                           re.IGNORECASE | re.MULTILINE)  # (llamafile-bench names the model's column model_filename)
+_BENCH_HEADER = re.compile(r"(?:^|\|)[ \t]*model(?:\\?_filename)?[ \t]*\|(?:.*\|)?[ \t]*test[ \t]*\|",
+                           re.IGNORECASE | re.MULTILINE)  # (llamafile-bench names the model's column model_filename;
+# a Markdown source escapes its underscore, `model\_filename`, as it does a quantisation's, `Q6\_K`)
 # The same tests as columns, one model a row (`| model | size | params | pp512 | tg128 |`): llama-bench-style matrices
 # other runners print (GPULlama3.java's --bench) and people compose from several llama-bench runs.
 _MATRIX_HEADER = re.compile(r"^[ \t]*\|?[ \t]*model[ \t]*\|(?:.*\|)?[ \t]*(?:pp|tg)\d+\b", re.IGNORECASE | re.MULTILINE)
@@ -191,7 +192,9 @@ class _Request:
 
 
 def _table_cells(line: str, tabs: bool = False) -> list:
-    """A table row's cells, between bars or (`tabs`, a table copied from a terminal or a sheet) a tab apart."""
+    """A table row's cells, between bars or (`tabs`, a table copied from a terminal or a sheet) a tab apart; a Markdown
+    source's escaped underscores (`Q6\\_K`) as written."""
+    line = line.replace("\\_", "_")
     if tabs:
         return [cell.strip() for cell in line.strip().split("\t")]
     return [cell.strip() for cell in line.strip().strip("|").split("|")]
