@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from blind_helpers import diagnosed, parsed, write
+from blind_helpers import diagnosed, markdown_summaries, parsed, write
 
 
 def _said(diagnosis, *words) -> bool:
@@ -243,3 +243,46 @@ def test_a_diffs_table_judged_against_the_card(tmp_path):
     # 13.50 GiB × 58.27 tok/s = 14.50 GB × 58.27 = 844.7 GB/s, 84 % of the 4090's 1,008 GB/s: as fast as the memory
     # allows (Q6_K: 5.54 GiB × 114.65 = 682 GB/s, 68 %)
     assert diagnosis.verdict == "healthy" and _said(diagnosis, "844.7 GB/s", "84%")
+
+
+# A deployment guide's comparison (blind907, Dynamo on GKE): the workload stated on a labelled line above each table,
+# its figures parted by bars, and a `Winner` column that compares the runs.
+_WORKLOAD_AND_WINNER = """\
+**Workload:** 2000 Prompts | Input: 8,192 Tokens (Long) | Output: 200 Tokens (Short)
+
+| Metric | Standard vLLM (Monolithic 8-GPU) | Dynamo Disaggregated (Split 4+4 GPUs) | Winner |
+| :--- | :--- | :--- | :--- |
+| **Request Throughput** | 2.57 req/s | 0.82 req/s | Standard (3x Higher) |
+| **Mean TTFT** (Wait Time) | 325 sec | 1,036 sec | Standard (3x Faster) |
+| **P99 TPOT** (Tail Latency) | **1,106.83 ms** | **100.46 ms** | **Dynamo (11x Smoother)** |
+"""
+
+
+def test_a_winner_column_is_no_run(tmp_path):
+    summaries = markdown_summaries(tmp_path, _WORKLOAD_AND_WINNER)
+    # the two deployments, not a third run at `3x Faster` = 3 s TTFT and `3x Higher` = 3 req/s
+    assert sorted(record.metrics["ttft_seconds_mean"] for record in summaries) == [325.0, 1036.0]
+
+
+def test_a_labelled_workload_line_with_bars_states_the_lengths(tmp_path):
+    summaries = markdown_summaries(tmp_path, _WORKLOAD_AND_WINNER)
+    assert all(record.metrics["mean_input_tokens"] == 8192 and record.metrics["mean_output_tokens"] == 200
+               for record in summaries)
+    diagnosis = diagnosed(tmp_path, _WORKLOAD_AND_WINNER)
+    # 8,192 tokens ÷ (2.57 req/s × 8,192) = 0.389 s of prompt work against a 325 s first token: 835× (was unjudged:
+    # no prompt length was read)
+    assert diagnosis.verdict == "queueing" and _said(diagnosis, "835×")
+
+
+def test_guard_a_cap_on_the_output_is_no_output_length():
+    from inferledger.diagnose.parsers.bench_markdown import _stated_setting
+
+    assert _stated_setting("Current profile: repo-review · max output: 4096 tokens · runs: 94") == {}
+
+
+def test_lengths_stated_by_label_or_capitalised_are_read():
+    from inferledger.diagnose.parsers.bench_markdown import _stated_setting
+
+    assert _stated_setting("- Input: 8,000 tokens") == {"mean_input_tokens": 8000.0}
+    assert _stated_setting("**Workload**: 8,192 Input Tokens / 1,024 Output Tokens") == {
+        "mean_input_tokens": 8192.0, "mean_output_tokens": 1024.0}

@@ -8,10 +8,11 @@ import re
 NUMBER = re.compile(r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf(?:inity)?", re.IGNORECASE)
 # A grid table's rule (tabulate's `grid` and `psql` formats, pandas' to_markdown(tablefmt="grid"), mistralrs-bench):
 # `+----+====+`.
-# A column comparing two runs (a difference, a ratio, a gain), not a run of its own (a markdown table's `Δ`,
-# llamafile's `t/s speedup`); so is a row comparing the rows above it (`| **Δ** | **+0.45 ms** | … |`, `Speedup`),
-# whose signed cells would make a column of times look like none.
-COMPARISON = re.compile(r"^[\s*_`]*(?:Δ|(?:delta|diff(?:erence)?|change|gain|improvement|speed-?up|ratio)\b)",
+# A column comparing two runs (a difference, a ratio, a gain, the better of them), not a run of its own (a markdown
+# table's `Δ`, llamafile's `t/s speedup`, a `Winner` column's `Standard (3.4x faster)`); so is a row comparing the
+# rows above it (`| **Δ** | **+0.45 ms** | … |`, `Speedup`), whose signed cells would make a column of times look like
+# none.
+COMPARISON = re.compile(r"^[\s*_`]*(?:Δ|(?:delta|diff(?:erence)?|change|gain|improvement|speed-?up|ratio|winner)\b)",
                         re.IGNORECASE)
 GRID_RULE = re.compile(r"^\+[-=:+]*[-=]{3,}[-=:+]*\+$")
 # Seconds per unit, for the unit words the tools print.

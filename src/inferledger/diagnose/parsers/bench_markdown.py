@@ -1497,7 +1497,8 @@ class _Table(list):
 # A prompt's length as a line above a table states the runs' setting: `4K-token prompt`, `a 2,048 token prompt`,
 # `prompt of 8192 tokens`, a benchmark's `ISL=60381` or `--random-input-len 1024`, a shape `random 20k/1k` (in/out).
 _PROMPT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*([kK])?[- ]tokens? prompts?\b"
-                          r"|(?<![\w.])(\d[\d,]*)\s*([kK])?\s*input tokens\b"
+                          r"|(?<![\w.])(\d[\d,]*)\s*([kK])?\s*(?i:input tokens)\b"
+                          r"|(?<!(?i:max) )\b(?i:input)\s*[:=]\s*(\d[\d,]*)\s*([kK])?\s*(?i:tokens)\b"
                           r"|\bprompts? of (\d[\d,]*(?:\.\d+)?)\s*([kK])?\s*tokens\b"
                           r"|\bISL\s*[:=]\s*(\d[\d,]*)\s*([kK])?(?![\w.])"
                           r"|--(?:random-)?input-len(?:gth)?[ =](\d+)()\b|(?<![A-Za-z])(?:random_)?input_len(?:gth)?=(\d+)()\b"
@@ -1524,12 +1525,15 @@ def _stated_concurrency(line: str) -> float | None:
 # `--random-output-len 256`; `10 QPS`, `at 4 req/s`, `--request-rate 8`.
 _OUTPUT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*)\s*([kK])?\s*output tokens\b|\bOSL\s*[:=]?\s*(\d[\d,]*)\s*([kK])?(?![\w.])"
                           r"|--(?:random-)?output-len(?:gth)?[ =](\d+)()\b|(?<![A-Za-z])(?:random_)?output_len(?:gth)?=(\d+)()\b"
-                          r"|\boutput len(?:gth)?\s*[:=]\s*(\d[\d,]*)\s*([kK])?\s*tokens\b", re.IGNORECASE)
+                          # (`Output: 200 Tokens`, not a cap's `Max output: 4096 tokens`)
+                          r"|(?<!max )(?<!maximum )\boutput(?: len(?:gth)?)?\s*[:=]\s*(\d[\d,]*)\s*([kK])?\s*tokens\b",
+                          re.IGNORECASE)
 _RATE_LINE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:QPS|RPS|req/s|requests? (?:per|a) second)\b"
                         r"|--request-rate[ =](\d+(?:\.\d+)?)\b", re.IGNORECASE)
 
 
 _SETTING_WORDS = ("prompt", "isl", "osl", "input", "output", "random", "in/out", "oncurren", "qps", "rps", "req")
+_LABELLED = re.compile(r"[*_]*[A-Za-z][\w /-]{0,30}:[*_]*\s")  # a line opened by its label: `**Workload:** …`
 SETTING_LINE_CHARS = 160  # a bullet, a caption or a command states a setting; a longer paragraph tells a story
 SETTING_PAIRS = 3  # key=value pairs that make a line a run's configuration, whatever its length
 _KEY_VALUE = re.compile(r"(?<![\w=])[A-Za-z_][\w.-]*=[^\s,;=]+")
@@ -1901,8 +1905,10 @@ def tables(lines) -> Iterator:
             yield table
         if "|" not in stripped and stripped[:2] != "# " and ("model" in stripped.lower() or stripped[:2] == "##"):
             model = _named_model(stripped) or model
-        # (a bullet may part its figures by one bar, `550 input tokens | 150 output tokens`; a row has more)
-        if stripped.count("|") <= 1 and stripped[:1] not in "|│┃" and any(char.isdigit() for char in stripped) \
+        # (a bullet may part its figures by one bar, `550 input tokens | 150 output tokens`, a labelled line by two,
+        # `**Workload:** 2000 Prompts | Input: 8,192 Tokens | Output: 200 Tokens`; a row has more)
+        if (stripped.count("|") <= 1 or (stripped.count("|") == 2 and _LABELLED.match(stripped))) \
+                and stripped[:1] not in "|│┃" and any(char.isdigit() for char in stripped) \
                 and any(word in stripped.lower() for word in _SETTING_WORDS):
             setting = {**setting, **_stated_setting(stripped)}
         stated_unit = _VALUES_UNIT.search(stripped) if "|" not in stripped and "alues are" in stripped else None
