@@ -10,8 +10,8 @@ NUMBER = re.compile(r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?in
 # `+----+====+`.
 # A column comparing two runs (a difference, a ratio, a gain, the better of them), not a run of its own (a markdown
 # table's `Δ`, llamafile's `t/s speedup`, a `Winner` column's `Standard (3.4x faster)`); so is a row comparing the
-# rows above it (`| **Δ** | **+0.45 ms** | … |`, `Speedup`), whose signed cells would make a column of times look like
-# none.
+# rows above it (`| **Δ** | **+0.45 ms** | … |`, `Speedup`), whose signed cells would make a column of times look
+# like none.
 COMPARISON = re.compile(r"^[\s*_`]*(?:Δ|(?:delta|diff(?:erence)?|change|gain|improvement|speed-?up|ratio|winner)\b)",
                         re.IGNORECASE)
 GRID_RULE = re.compile(r"^\+[-=:+]*[-=]{3,}[-=:+]*\+$")
