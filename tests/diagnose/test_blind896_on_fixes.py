@@ -286,3 +286,36 @@ def test_lengths_stated_by_label_or_capitalised_are_read():
     assert _stated_setting("- Input: 8,000 tokens") == {"mean_input_tokens": 8000.0}
     assert _stated_setting("**Workload**: 8,192 Input Tokens / 1,024 Output Tokens") == {
         "mean_input_tokens": 8192.0, "mean_output_tokens": 1024.0}
+
+
+# A model card's `Metric Value` table rendered as text (blind904, a Qwen3-32B NVFP4 mirror's verified performance on a
+# DGX Spark): each row its label and its figure, no bar and no colon between.
+_RENDERED_CARD = """\
+Metric Value
+Throughput ~10.5 tok/s
+Prompt tokens 40
+Output tokens 852
+"""
+
+
+def test_a_rendered_tables_token_counts_are_read_with_its_rate(tmp_path):
+    from inferledger.diagnose.parsers import generic_phrases
+
+    [request] = parsed(generic_phrases, write(tmp_path, _RENDERED_CARD))
+    # one request: 40 prompt tokens, 852 generated at 10.5 tok/s (was no reader: one rate alone is too little to go on)
+    assert (request.metrics["input_tokens"], request.metrics["output_tokens"]) == (40, 852)
+    assert request.metrics["generation_tokens_per_second"] == 10.5
+
+
+def test_a_rendered_cards_stream_judged_against_the_weights(tmp_path):
+    diagnosis = diagnosed(tmp_path, _RENDERED_CARD, model="nvidia/Qwen3-32B-NVFP4", gpu="dgx-spark")
+    # 1 / 10.5 = 95.24 ms a token; 32B × 4.5 bits = 18.0 GB at 273 GB/s + 64 layers' launches = 68.88 ms: 72 % of what
+    # the weights allow, a healthy stream
+    assert diagnosis.verdict == "healthy" and _said(diagnosis, "95.2 ms/token")
+
+
+def test_guard_a_sentence_ending_in_a_token_count_is_no_row():
+    from inferledger.diagnose.parsers.generic_phrases import line_metrics
+
+    # a sentence whose count comes before its unit reads as ever: the count by its unit, the phase by its words
+    assert line_metrics("The prompt was 40 tokens") == {"input_tokens": 40.0}

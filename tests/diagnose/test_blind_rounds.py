@@ -825,7 +825,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind900_logs": (3, 4, 6),
           "blind905_logs": (2, 2, 2),
           "blind907_logs": (0, 1, 1),
-          "blind904_logs": (3, 3, 8),
+          "blind904_logs": (3, 4, 8),
           "blind906_logs": (2, 2, 2)}
 
 

@@ -218,9 +218,16 @@ def _readings(clause: str) -> tuple[list, float | None, float | None, float | No
     return counts, seconds, rate, per_token
 
 
+# A table's row rendered as text, a token count's label and its figure with no colon between (a model card's `Metric
+# Value` table: `Output tokens 852`): read as `Output tokens: 852`.
+_BARE_COUNT_ROW = re.compile(r"^\s*([A-Za-z][A-Za-z _-]*\btok(?:en)?s)\s+(\d[\d,]*)\s*$", re.IGNORECASE)
+
+
 def line_metrics(line: str, bare_rates: bool = True) -> dict:
     """The request metrics one line states, by the phases its clauses name ({} when none); with `bare_rates`, a
     token rate no word places is the output's."""
+    if (row := _BARE_COUNT_ROW.match(line)) is not None:
+        line = f"{row.group(1)}: {row.group(2)}"
     lowered = line.lower()
     if not any(char.isdigit() for char in line) or _TEXT_PROCESSING.search(lowered) \
             or (_START_UP.search(lowered) and not _RATE.search(line)):
