@@ -828,7 +828,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind904_logs": (3, 4, 8),
           "blind906_logs": (2, 2, 2),
           "blind902_logs": (5, 5, 10),
-          "blind903_logs": (0, 0, 4)}
+          "blind903_logs": (0, 0, 4),
+          "blind908_logs": (1, 1, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
