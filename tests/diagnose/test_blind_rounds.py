@@ -829,7 +829,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind906_logs": (2, 2, 2),
           "blind902_logs": (5, 5, 10),
           "blind903_logs": (0, 0, 4),
-          "blind908_logs": (1, 1, 1)}
+          "blind908_logs": (1, 1, 1),
+          "blind909_logs": (1, 1, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
