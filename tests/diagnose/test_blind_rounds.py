@@ -830,7 +830,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind902_logs": (5, 5, 10),
           "blind903_logs": (0, 0, 4),
           "blind908_logs": (1, 1, 1),
-          "blind909_logs": (1, 1, 3)}
+          "blind909_logs": (1, 1, 3),
+          "blind910_logs": (2, 2, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
