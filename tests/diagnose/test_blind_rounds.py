@@ -831,7 +831,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind903_logs": (0, 0, 4),
           "blind908_logs": (1, 1, 1),
           "blind909_logs": (1, 1, 3),
-          "blind910_logs": (2, 2, 5)}
+          "blind910_logs": (2, 2, 5),
+          "blind912_logs": (0, 0, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
