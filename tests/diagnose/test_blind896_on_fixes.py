@@ -319,3 +319,33 @@ def test_guard_a_sentence_ending_in_a_token_count_is_no_row():
 
     # a sentence whose count comes before its unit reads as ever: the count by its unit, the phase by its words
     assert line_metrics("The prompt was 40 tokens") == {"input_tokens": 40.0}
+
+
+# FMBench's results summary (blind912, a SageMaker TGI endpoint on ml.g5.xlarge): its latency printed with no unit,
+# its request rate as transactions a minute.
+_FMBENCH = """\
+| Information | Value |
+|-----|-----|
+| concurrency | 1 |
+| prompt_token_count_mean | 1623 |
+| completion_token_count_mean | 53 |
+| completion_token_throughput | 18 |
+| latency_mean | 2.35 |
+| transactions_per_minute | 49 |
+"""
+
+
+def test_transactions_a_minute_settle_a_unitless_latency(tmp_path):
+    from inferledger.diagnose.parsers import generic_summary
+
+    [run] = parsed(generic_summary, write(tmp_path, _FMBENCH))
+    # 49 a minute = 0.817 req/s; one request at a time takes 1 / 0.817 = 1.22 s each (Little's law), so 2.35 is
+    # seconds (within 2× of 1.22 s; 2.35 ms would be 520× off); was no rate and a latency left unread
+    assert run.metrics["request_throughput_per_second"] == pytest.approx(49 / 60)
+    assert run.metrics["e2e_seconds_mean"] == pytest.approx(2.35)
+
+
+def test_guard_tokens_a_minute_are_no_request_rate():
+    from inferledger.diagnose.parsers.generic_summary import _metric
+
+    assert _metric("tokens_per_minute", 1200, "") != ("request_throughput_per_second", 20.0)

@@ -77,6 +77,8 @@ _REQUEST_RATE = re.compile(r"\b(?:(?:req(?:uest)?s?|infer(?:ences?)?)\s*/\s*(?:s
 _LABEL_UNIT = re.compile(r"\((ns|us|usec|µs|μs|ms|msec|s|sec|secs|seconds)\)|[ _](ns|us|usec|ms|msec|s|sec|secs|seconds)$")
 _OTHER_PERCENTILE = re.compile(r"\bp\d+(?:\.\d+)?\b")
 _STAT_WORD = re.compile(r"\b(mean|avg|average|median|p50|p90|p95|p99|min|minimum|max|maximum|std|stddev)\b")
+# Requests completed a minute (FMBench's `transactions_per_minute`): a request rate, sixty times a second's.
+_PER_MINUTE = re.compile(r"\b(?:transactions?|requests?|txns?) per minute\b")
 _PER_TOKEN_NAME = re.compile(r"\btpot\b|\bitl\b|inter[- ]token|time per (?:output )?token")
 _PROMPT_WORD = re.compile(r"input|prompt|prefill|processing|\bpp\b")  # a token rate's words that make it the prompt's
 
@@ -99,6 +101,8 @@ def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
         return None  # a percentile with no metric name of its own (p0.1, p25, p99.9): not read as another statistic
     stat_word = _STAT_WORD.search(words)
     stat = STAT_NAMES[stat_word.group(1)] if stat_word else "mean"
+    if _PER_MINUTE.search(words) and stat_word is None:
+        return "request_throughput_per_second", value / 60  # FMBench's `transactions_per_minute`
     if _PER_REQUEST_TOKEN_RATE.search(both):
         return f"output_tokens_per_second_per_user_{stat}", value
     if _PER_TOKEN_NAME.search(words) and _TOKEN_RATE.search(unit.lower()):
