@@ -349,3 +349,26 @@ def test_guard_tokens_a_minute_are_no_request_rate():
     from inferledger.diagnose.parsers.generic_summary import _metric
 
     assert _metric("tokens_per_minute", 1200, "") != ("request_throughput_per_second", 20.0)
+
+
+# `ollama ps` before and after a Modelfile's copy of the model with a larger num_ctx (blind911): a new ID over the same
+# weights, its CONTEXT column the longer one.
+_PS_COPY = """\
+NAME                        ID              SIZE     PROCESSOR          CONTEXT    UNTIL
+glm-4.7-flash:latest        d1a8a26252f1    22 GB    100% GPU           32768      2 minutes from now
+NAME                        ID              SIZE     PROCESSOR          CONTEXT    UNTIL
+glm-4.7-flash-96k:latest    3e5716da4864    29 GB    17%/83% CPU/GPU    96000      3 minutes from now
+"""
+
+
+def test_a_models_copy_for_a_longer_context_is_its_reload(tmp_path):
+    diagnosis = diagnosed(tmp_path, _PS_COPY)
+    # 22 GB all on the GPU, then 29 GB with 83 % there: the 7 GB more is the cache of a 96,000-token context against
+    # 32,768, and it sent 17 % of the model to system memory (was capacity facts only: two unrelated models)
+    assert diagnosis.verdict == "kv-capacity"
+    assert _said(diagnosis, "32,768 to 96,000", "the 7.0 GB it grew")
+
+
+def test_guard_another_model_is_no_copy(tmp_path):
+    other = _PS_COPY.replace("glm-4.7-flash-96k:latest", "qwen3-coder:30b        ")
+    assert not _fired(diagnosed(tmp_path, other), "state-reload-pushes-layers-off")

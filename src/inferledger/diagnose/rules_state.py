@@ -210,8 +210,11 @@ def capacity_findings(acc: Accumulator, findings: list) -> None:
     if reloaded and capacity["reloaded_gpu_share_fraction"] < threshold("state-partial-offload"):
         before = capacity["reloaded_from_bytes"]
         line_of = acc.capacity["reloaded_bytes"]
+        copied = capacity.get("reloaded_context_tokens")
+        same = "one ID" if copied is None else \
+            f"its weights copied for a longer context, {capacity['reloaded_from_context_tokens']:,.0f} to {copied:,.0f}"
         findings.append(fire(
-            "state-reload-pushes-layers-off", f"the same model (one ID) held {before / 1e9:.1f} GB with "
+            "state-reload-pushes-layers-off", f"the same model ({same}) held {before / 1e9:.1f} GB with "
             f"{capacity['reloaded_from_gpu_share_fraction']:.0%} on the GPU, then {reloaded / 1e9:.1f} GB with "
             f"{capacity['reloaded_gpu_share_fraction']:.0%}: the {(reloaded - before) / 1e9:.1f} GB it grew is the KV "
             "cache of a reload for a longer context (num_ctx) or more parallel slots, and it sent layers to system "

@@ -340,25 +340,33 @@ def sniff(head: str) -> float:
     return 0.0
 
 
-# `ollama ps`: NAME ID SIZE PROCESSOR UNTIL, the processor column "100% GPU", "100% CPU" or "42%/58% CPU/GPU"; also
-# pasted as a Markdown table (`| codestral:22b | 0e1127d332ef | 19 GB | 43%/57% CPU/GPU | Stopping... |`).
-_PS_ROW = re.compile(r"^(\S+)\s+([0-9a-f]{12})\s+([\d.]+ [KMGT]?B)\s+(?:(\d+)%/(\d+)% CPU/GPU|(\d+)% (GPU|CPU))\b")
+# `ollama ps`: NAME ID SIZE PROCESSOR UNTIL, the processor column "100% GPU", "100% CPU" or "42%/58% CPU/GPU", and
+# since 2025 a CONTEXT column after it; also pasted as a Markdown table (`| codestral:22b | 0e1127d332ef | 19 GB |
+# 43%/57% CPU/GPU | Stopping... |`).
+_PS_ROW = re.compile(r"^(\S+)\s+([0-9a-f]{12})\s+([\d.]+ [KMGT]?B)\s+(?:(\d+)%/(\d+)% CPU/GPU|(\d+)% (GPU|CPU))\b"
+                     r"(?:\s+(\d{3,7})\b)?")
 
 
 def _ps_row(line_number: int, match: re.Match, seen: dict) -> Record:
-    """A loaded model's share on the GPU; and, where an earlier row showed the same model (its ID: the same weights)
-    smaller and more on the GPU, the reload that grew it: ollama reloads a model when a client asks for another context
-    (num_ctx) or more parallel slots, and only the KV cache grows with those, so the growth is cache."""
+    """A loaded model's share on the GPU; and, where an earlier row showed the same model (its ID: the same weights, or
+    a model named after it with a longer CONTEXT: a Modelfile's copy with a larger num_ctx, a new ID over the same
+    weights) smaller and more on the GPU, the reload that grew it: ollama reloads a model when a client asks for another
+    context (num_ctx) or more parallel slots, and only the KV cache grows with those, so the growth is cache."""
     if match.group(4) is not None:
         gpu = float(match.group(5)) / 100
     else:
         gpu = float(match.group(6)) / 100 if match.group(7) == "GPU" else 1 - float(match.group(6)) / 100
     size = _size_bytes(match.group(3))
     metrics = {"gpu_share_fraction": gpu}
-    before = seen.setdefault(match.group(2), (size, gpu))
+    name, context = match.group(1).split(":")[0], float(match.group(8)) if match.group(8) else None
+    copied = next((row for identity, row in seen.items() if identity != match.group(2) and context and row[3]
+                   and row[3] < context and name.startswith(row[2])), None)
+    before = copied or seen.setdefault(match.group(2), (size, gpu, name, context))
     if size is not None and before[0] is not None and size > before[0] and gpu < before[1]:
         metrics.update(reloaded_bytes=size, reloaded_from_bytes=before[0], reloaded_gpu_share_fraction=gpu,
                        reloaded_from_gpu_share_fraction=before[1])
+        if copied:
+            metrics.update(reloaded_context_tokens=context, reloaded_from_context_tokens=copied[3])
     return Record("capacity", "ollama.ps", line_number, metrics, labels={"engine": "ollama", "model": match.group(1)})
 
 
