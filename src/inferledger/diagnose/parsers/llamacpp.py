@@ -379,8 +379,8 @@ def _compare_header(line: str) -> bool:
 
 def _bare_builds(columns: list) -> list | None:
     """A llama-bench table's header whose rate columns are named by their builds alone, a ratio after them (`| model |
-    size | params | test | HIP | lhl-tune-tile | Δ% |`, a hand-made comparison): the columns with each build's renamed
-    as compare-llama-bench names a build's rate (`t/s hip`), or None for any other header."""
+    size | params | test | HIP | lhl-tune-tile | Δ% |`, a hand-made comparison): the columns, each build's renamed as
+    compare-llama-bench names a build's rate (`t/s hip`); None for any other header."""
     if "test" not in columns or not {"size", "params"} & set(columns):
         return None
     after = columns[columns.index("test") + 1:]

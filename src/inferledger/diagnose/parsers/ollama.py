@@ -403,7 +403,8 @@ def parse(lines) -> Iterator:
     # results) leave each block one of them, not the last named.
     named_since: list = []
     block_since = False
-    loaded: dict = {}  # `ollama ps` rows by the model's ID: (size, share on the GPU) when first seen
+    # `ollama ps` rows by the model's ID, as first seen: (size, share on the GPU, name before its tag, context or None)
+    loaded: dict = {}
 
     def flush():
         nonlocal verbose, block_since
