@@ -372,3 +372,42 @@ def test_a_models_copy_for_a_longer_context_is_its_reload(tmp_path):
 def test_guard_another_model_is_no_copy(tmp_path):
     other = _PS_COPY.replace("glm-4.7-flash-96k:latest", "qwen3-coder:30b        ")
     assert not _fired(diagnosed(tmp_path, other), "state-reload-pushes-layers-off")
+
+
+# A script that keeps its benchmark's output as comments under its commented commands (blind910, a Qwen2.5-VL-3B run
+# on two GPUs with data parallelism): every line a `# ` comment.
+_COMMENTED = """\
+# vllm bench serve \\
+#   --dataset-name random \\
+#   --random-input-len 5000 \\
+#   --random-output-len 200 \\
+#   --num-prompts 300
+# ============ Serving Benchmark Result ============
+# Successful requests:                     300
+# Benchmark duration (s):                  100.42
+# Total input tokens:                      1500000
+# Total generated tokens:                  60000
+# Request throughput (req/s):              2.99
+# Output token throughput (tok/s):         597.50
+# ---------------Time to First Token----------------
+# Mean TTFT (ms):                          39744.96
+# -----Time per Output Token (excl. 1st token)------
+# Mean TPOT (ms):                          211.22
+# ==================================================
+"""
+
+
+def test_benchmark_output_commented_out_in_a_script_is_read(tmp_path):
+    diagnosis = diagnosed(tmp_path, _COMMENTED)
+    # vllm bench's own block once the comment marks are off: 1,500,000 ÷ 300 = 5,000 tokens a prompt at 1,500,000 ÷
+    # 100.42 = 14,937 input tok/s is 335 ms of prompt work against a 39.7 s first token (was the last-resort reader's
+    # "unknown client", which left it unjudged)
+    assert diagnosis.verdict == "queueing" and _said(diagnosis, "vllm-bench", "335 ms")
+
+
+def test_guard_a_document_with_headings_keeps_its_marks():
+    from inferledger.diagnose.read import _paste_prefix
+
+    page = ["# Results", "", "We ran the benchmark twice.", "## Run 1", "TTFT: 120 ms", "TPOT: 21 ms", "## Run 2",
+            "TTFT: 118 ms", "TPOT: 22 ms"]
+    assert _paste_prefix(page) is None

@@ -370,7 +370,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind419_logs": (9, 10, 10),
           "blind420_logs": (5, 7, 8),
           "blind421_logs": (2, 3, 4),
-          "blind422_logs": (6, 7, 10),
+          "blind422_logs": (6, 8, 10),
           "blind424_logs": (5, 8, 10),
           "blind423_logs": (6, 8, 10),
           "blind426_logs": (5, 8, 10),
@@ -831,7 +831,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind903_logs": (0, 0, 4),
           "blind908_logs": (1, 1, 1),
           "blind909_logs": (1, 1, 3),
-          "blind910_logs": (2, 2, 5),
+          "blind910_logs": (2, 3, 5),
           "blind912_logs": (0, 3, 3),
           "blind911_logs": (4, 5, 8)}
 

@@ -146,6 +146,8 @@ _LEVEL_TAG = re.compile(r"[IWEDV] [A-Za-z][\w.-]*: ")
 
 
 _DIFF_ADDED = re.compile(r"\+")
+_COMMENT_MARK = re.compile(r"#(?: |$)")
+COMMENTED_SHARE = 0.9  # of a paste's lines comments: output commented out, not a document's headings
 # A changed line's mark (not a table's `+---+` border nor a `--` rule), and the share of a paste's lines that carry one
 # when it is a diff.
 _DIFF_MARK = re.compile(r"[+-](?![-+=])")
@@ -159,8 +161,12 @@ def _paste_prefix(lines: list) -> re.Pattern | None:
     """The prefix every line of the head's body carries (comment lines and grep's `--` group rules aside), when it is
     one a paste or a search adds: the common indentation (a tab, or 2 spaces or more), line numbers that increase
     line after line (a year or a port repeated on every line does not), one file name, a runtime's glog-style
-    tag (`I rkllm: `), a diff's `+` (the added lines of a pull request) or a rendered diff's numbered rows (`| 17 | +`).
-    None for most logs."""
+    tag (`I rkllm: `), a diff's `+` (the added lines of a pull request) or a rendered diff's numbered rows (`| 17 | +`);
+    or a script's comment mark when nearly every line is a comment (a benchmark's output kept in a script as `# …`
+    lines under its commented commands). None for most logs."""
+    written = [line for line in lines if line.strip()]
+    if len(written) >= 3 and sum(line[:1] == "#" for line in written) >= COMMENTED_SHARE * len(written):
+        return _COMMENT_MARK
     body = [line.rstrip("\r") for line in lines if line.strip() and line[:1] != "#" and line.strip() != "--"]
     if len(body) < 3:
         return None
