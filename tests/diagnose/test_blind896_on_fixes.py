@@ -411,3 +411,17 @@ def test_guard_a_document_with_headings_keeps_its_marks():
     page = ["# Results", "", "We ran the benchmark twice.", "## Run 1", "TTFT: 120 ms", "TPOT: 21 ms", "## Run 2",
             "TTFT: 118 ms", "TPOT: 22 ms"]
     assert _paste_prefix(page) is None
+
+
+def test_a_rate_past_a_floats_range_warns_nothing(tmp_path):
+    import warnings
+
+    # llama-batched-bench rows, one S_TG damaged to 1e308: eight times it (the prefill-heavy test's product) is past
+    # a float's range; the reader may take it as infinite, but numpy's overflow warning is no line for a user
+    rows = ("|    PP |     TG |    B |   N_KV |   T_PP s | S_PP t/s |   T_TG s | S_TG t/s |      T s |    S t/s |\n"
+            "|-------|--------|------|--------|----------|----------|----------|----------|----------|----------|\n"
+            "|   512 |    128 |    1 |    640 |    0.064 |  8000.00 |    1.280 |    1e308 |    1.344 |   476.19 |\n"
+            "|   512 |    128 |    2 |   1280 |    0.128 |  8000.00 |    2.000 |   128.00 |    2.128 |   601.50 |\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert diagnosed(tmp_path, rows).verdict

@@ -469,7 +469,7 @@ class Accumulator:
         generation, generation_stated = column("generation_tokens_per_second", None)
         prompt, _ = column("prompt_tokens_per_second", 0.0)
         swapped, _ = column("swapped_requests", 0.0)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # (a rate past a float's range is inf)
             busy = (running > 0) | (waiting > 0)
             # One request waiting while nothing runs and no prompt is read is in transit (arrived at the snapshot, its
             # KV still on the way from a prefill node), not waiting for a slot; more than one is a stall.
