@@ -122,12 +122,11 @@ def _outer_prefix_end(line: str) -> int:
         match = _JOURNALD.match(line)
     elif first == "(" and line.startswith(_SKYPILOT_STARTS):
         match = _SKYPILOT.match(line)
-    elif first in "+-" and (line[1:2] == "|" or not line[1:].strip()):
-        # a table's row as a diff shows it, added or removed (`+| Qwen3-8B | 42.1 |`), among other text; or the diff's
-        # empty line (a lone `+`), no title for the table under it
-        return 1
-    elif first in "+-" and line[1:3] == " |":
-        return 2  # the same of a table written with a space before its bar (`- | RTX 4090 | pp512 | 7264.74 |`)
+    elif first in "+-" and (line[1:2] == "|" or line[1:3] == " |" or not line[1:].strip()):
+        # a table's row as a diff shows it, added or removed (`+| Qwen3-8B | 42.1 |`, or with a space before its bar:
+        # `- | RTX 4090 | pp512 | 7264.74 |`), among other text; or the diff's empty line (a lone `+`), no title for the
+        # table under it
+        return 2 if line[1:3] == " |" else 1
     elif " | " in line[:40]:
         match = _COMPOSE.match(line)
     elif line[8:9] == " " and first in "IWEDC" and ".py:" in line[:80]:
@@ -164,10 +163,10 @@ def _paste_prefix(lines: list) -> re.Pattern | None:
     tag (`I rkllm: `), a diff's `+` (the added lines of a pull request) or a rendered diff's numbered rows (`| 17 | +`);
     or a script's comment mark when nearly every line is a comment (a benchmark's output kept in a script as `# …`
     lines under its commented commands). None for most logs."""
-    written = [line for line in lines if line.strip()]
+    written = [line.rstrip("\r") for line in lines if line.strip()]
     if len(written) >= 3 and sum(line[:1] == "#" for line in written) >= COMMENTED_SHARE * len(written):
         return _COMMENT_MARK
-    body = [line.rstrip("\r") for line in lines if line.strip() and line[:1] != "#" and line.strip() != "--"]
+    body = [line for line in written if line[:1] != "#" and line.strip() != "--"]
     if len(body) < 3:
         return None
     indent = os.path.commonprefix([line[: len(line) - len(line.lstrip(" \t"))] for line in body])

@@ -375,7 +375,7 @@ def _observed_decode(acc: Accumulator, own: tuple | None = None) -> ObservedStep
             return ObservedStep(value, f"{statistic} TPOT of {record.labels.get('tool', record.source)}", tpot=True)
     per_user = _per_user_step(acc)
     if per_user:
-        return ObservedStep(*per_user)
+        return per_user
     if acc.per_stream.count and acc.per_stream.mean:
         return ObservedStep(1 / acc.per_stream.mean, "generation tok/s ÷ running requests in the stats windows")
     generation = acc.requests.get("generation_tokens_per_second")
@@ -386,7 +386,7 @@ def _observed_decode(acc: Accumulator, own: tuple | None = None) -> ObservedStep
     return ObservedStep(None, "")
 
 
-def _per_user_step(acc: Accumulator) -> tuple[float, str] | None:
+def _per_user_step(acc: Accumulator) -> ObservedStep | None:
     """A file of one run with no TPOT whose stream's output rate (trtllm-bench's `Per User Output Throughput`) and
     batch (req/s × mean latency, Little's law) are both known: the rate's inverse is its step, if every request
     in flight fits one engine batch (limit max-default-batch); past it the rate also counts the wait for a slot."""
@@ -400,7 +400,7 @@ def _per_user_step(acc: Accumulator) -> tuple[float, str] | None:
                              metrics.get("request_throughput_per_second"), metrics.get("e2e_seconds_mean"))
     if not (rate and served and latency) or served * latency > MAX_DEFAULT_BATCH or prefill_interleaved(record, 1 / rate):
         return None
-    return 1 / rate, f"one stream's output rate of {record.labels.get('tool', record.source)}"
+    return ObservedStep(1 / rate, f"one stream's output rate of {record.labels.get('tool', record.source)}")
 
 
 def _prompt_rate(acc: Accumulator) -> float | None:

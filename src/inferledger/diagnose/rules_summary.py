@@ -1336,8 +1336,8 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             findings.append(fire(
                 "summary-ttft-over-tpot-few-in-flight",
                 f"{name}: mean TTFT {format_seconds_short(run.ttft)} is {run.ttft / run.per_token:.0f}× the "
-                f"{run.per_token * 1e3:.1f} "
-                f"ms per token with {how}: too few to wait for a batch slot, so the prompt is the cost",
+                f"{run.per_token * 1e3:.1f} ms per token with {how}: too few to wait for a batch slot, so the prompt "
+                "is the cost",
                 {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token, "requests_in_flight": in_flight},
                 **where))
             return False
@@ -1346,9 +1346,9 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
         findings.append(fire(
             "summary-ttft-over-tpot",
             f"{name}: mean TTFT {format_seconds_short(run.ttft)} is {run.ttft / run.per_token:.0f}× the "
-            f"{run.per_token * 1e3:.1f} ms "
-            "per token, and the summary has no input rate to rule out a long prompt: queueing, or a very long "
-            "prefill", {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token}, **where))
+            f"{run.per_token * 1e3:.1f} ms per token, and the summary has no input rate to rule out a long prompt: "
+            "queueing, or a very long prefill",
+            {"ttft_seconds_mean": run.ttft, "tpot_seconds_mean": run.per_token}, **where))
         return True
     return found
 

@@ -60,10 +60,10 @@ _MODEL_SIZE = re.compile(r"(?:model|file) size\s*=\s*([\d.]+)\s*(MiB|GiB)")
 _BUFFER_DEVICE = re.compile(r"\s(\w+) (?:model |KV |compute |output )?buffer size\s*=")
 _N_KV_MAX = re.compile(r"\bn_kv_max\s*=\s*(\d+)")
 # llama-bench's header, padded and right-aligned as printed (`|          test |`), or trimmed by a paste (its first
-# pipe lost with the code fence it followed: `model      |       size | …`).
+# pipe lost with the code fence it followed: `model      |       size | …`). llamafile-bench names the model's column
+# model_filename, which a Markdown source writes `model\_filename` (as it does a quantisation's `Q6\_K`).
 _BENCH_HEADER = re.compile(r"(?:^|\|)[ \t]*model(?:\\?_filename)?[ \t]*\|(?:.*\|)?[ \t]*test[ \t]*\|",
-                           re.IGNORECASE | re.MULTILINE)  # (llamafile-bench names the model's column model_filename;
-# a Markdown source escapes its underscore, `model\_filename`, as it does a quantisation's, `Q6\_K`)
+                           re.IGNORECASE | re.MULTILINE)
 # The same tests as columns, one model a row (`| model | size | params | pp512 | tg128 |`): llama-bench-style matrices
 # other runners print (GPULlama3.java's --bench) and people compose from several llama-bench runs.
 _MATRIX_HEADER = re.compile(r"^[ \t]*\|?[ \t]*model[ \t]*\|(?:.*\|)?[ \t]*(?:pp|tg)\d+\b", re.IGNORECASE | re.MULTILINE)

@@ -12,6 +12,7 @@ import calendar
 import re
 from collections.abc import Iterator
 from datetime import datetime
+from typing import NamedTuple
 
 from inferledger.diagnose.parsers._common import minute_epoch
 from inferledger.diagnose.parsers.bench_common import json_number
@@ -347,6 +348,16 @@ _PS_ROW = re.compile(r"^(\S+)\s+([0-9a-f]{12})\s+([\d.]+ [KMGT]?B)\s+(?:(\d+)%/(
                      r"(?:\s+(\d{3,7})\b)?")
 
 
+class _Loaded(NamedTuple):
+    """An `ollama ps` row as first seen: its size, share on the GPU, name before its tag, and context (None where the
+    row has no CONTEXT column)."""
+
+    size: float | None
+    gpu: float
+    name: str
+    context: float | None
+
+
 def _ps_row(line_number: int, match: re.Match, seen: dict) -> Record:
     """A loaded model's share on the GPU; and, where an earlier row showed the same model (its ID: the same weights, or
     a model named after it with a longer CONTEXT: a Modelfile's copy with a larger num_ctx, a new ID over the same
@@ -359,14 +370,14 @@ def _ps_row(line_number: int, match: re.Match, seen: dict) -> Record:
     size = _size_bytes(match.group(3))
     metrics = {"gpu_share_fraction": gpu}
     name, context = match.group(1).split(":")[0], float(match.group(8)) if match.group(8) else None
-    copied = next((row for identity, row in seen.items() if identity != match.group(2) and context and row[3]
-                   and row[3] < context and name.startswith(row[2])), None)
-    before = copied or seen.setdefault(match.group(2), (size, gpu, name, context))
-    if size is not None and before[0] is not None and size > before[0] and gpu < before[1]:
-        metrics.update(reloaded_bytes=size, reloaded_from_bytes=before[0], reloaded_gpu_share_fraction=gpu,
-                       reloaded_from_gpu_share_fraction=before[1])
+    copied = next((row for identity, row in seen.items() if identity != match.group(2) and context and row.context
+                   and row.context < context and name.startswith(row.name)), None)
+    before = copied or seen.setdefault(match.group(2), _Loaded(size, gpu, name, context))
+    if size is not None and before.size is not None and size > before.size and gpu < before.gpu:
+        metrics.update(reloaded_bytes=size, reloaded_from_bytes=before.size, reloaded_gpu_share_fraction=gpu,
+                       reloaded_from_gpu_share_fraction=before.gpu)
         if copied:
-            metrics.update(reloaded_context_tokens=context, reloaded_from_context_tokens=copied[3])
+            metrics.update(reloaded_context_tokens=context, reloaded_from_context_tokens=copied.context)
     return Record("capacity", "ollama.ps", line_number, metrics, labels={"engine": "ollama", "model": match.group(1)})
 
 
@@ -403,8 +414,7 @@ def parse(lines) -> Iterator:
     # results) leave each block one of them, not the last named.
     named_since: list = []
     block_since = False
-    # `ollama ps` rows by the model's ID, as first seen: (size, share on the GPU, name before its tag, context or None)
-    loaded: dict = {}
+    loaded: dict = {}  # `ollama ps` rows by the model's ID (_Loaded)
 
     def flush():
         nonlocal verbose, block_since
