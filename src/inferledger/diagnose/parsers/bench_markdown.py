@@ -162,8 +162,9 @@ def _after_figure(cell: str) -> str:
 _SPACED_FIGURE = re.compile(r"^\d{1,3}(?: \d{3})+(?:\.\d+)?$")
 
 
-def _cells(line: str) -> list:
-    """The cells of a table row; a row cut before its closing bar loses its last (perhaps cut) cell."""
+def _cells(line: str, open_right: bool = False) -> list:
+    """The cells of a table row; a row cut before its closing bar loses its last (perhaps cut) cell, unless the table
+    is written with no closing bars (`open_right`: its header rule has none)."""
     stripped = line.strip()
     cells = [cell.strip() for cell in _BARS.split(stripped)]
     if "→" in stripped or "->" in stripped:  # a before → after cell (`8054 -> 8024 +0%`) reads as its after figure
@@ -178,6 +179,8 @@ def _cells(line: str) -> list:
         cells = [cell.replace(" ", "") if _SPACED_FIGURE.match(cell) else cell for cell in cells]
     if cells and cells[0] == "":
         cells = cells[1:]
+    if open_right:
+        return cells  # each bar opens a cell: a last bar opens an empty one (`| Q4_K_M | 14.5 |` with no note)
     if cells and cells[-1] == "":
         cells = cells[:-1]
     elif cells and stripped[:1] in "|│┃":
@@ -325,6 +328,8 @@ def _normal(header: str) -> str:
                      r"|generation|decode|decoding)\s*\(\s*((?:pp|tg)\s?\d+)\s*\)$", r"\1", lowered)
     # a phase's length in brackets with no word (`Prompt (2048) tok/sec`, mlx-lm's benchmark tables): its tokens
     lowered = re.sub(r"^(prompt|prefill|generation|gen|decode|decoding) \((\d+)\)", r"\1 (\2 tokens)", lowered)
+    # the Qwen cards' profile (`Speed (2048 tokens)`, `Speed (8192 tokens)`): the rate of generating that many tokens
+    lowered = re.sub(r"^speed ?\((\d+) tokens\)$", r"generation (\1 tokens) tok/s", lowered)
     # a snake_case unit's slash lost to the underscore (`output_tok_s`, `req_s`) or its brackets (`duration_s`)
     lowered = re.sub(r"\b(tok|tokens?|req|requests?) s\b", r"\1/s", lowered.strip("` "))
     lowered = re.sub(r"(?<=[a-z]) (s|ms)$", r" (\1)", lowered)
@@ -1492,6 +1497,7 @@ class _Table(list):
         self.title = title  # the last line of text above the table (a heading naming what its cells measure)
         self.above = None  # (line number, text) of a line no header split reads, for _grouped_header
         self.figures = False  # its rows are figures only (_grouped_header's tables)
+        self.open_right = False  # written with no closing bars (`| model | tok/s` over `| --- | ---`): rows whole
 
 
 # A prompt's length as a line above a table states the runs' setting: `4K-token prompt`, `a 2,048 token prompt`,
@@ -1890,6 +1896,12 @@ def tables(lines) -> Iterator:
             table, bare = _Table(model=model, setting=setting, title=title), False
         previous = (line_number, stripped) if "|" in stripped and stripped[:1] not in "|│┃" else None
         if _is_rule(stripped) and stripped:
+            if len(table) == 1 and opened is not None and opened[0] == table[0][0] and stripped[:1] == "|" \
+                    and _SEPARATOR.match(stripped) and not stripped.endswith("|"):
+                # header and rule both open on the right: the table's style, not an excerpt's cut (a cut row's
+                # rule is whole); its header and rows keep their last cells
+                table[0] = (opened[0], _cells(opened[1], open_right=True))
+                table.open_right = True
             if _SEPARATOR.match(stripped) and _starts_a_table(table):
                 # Two tables pasted with no line between them: the row above this second header rule is the second
                 # table's header, not the first's last row.
@@ -1898,7 +1910,7 @@ def tables(lines) -> Iterator:
                 table = _Table([header], model, setting)
             continue
         if stripped[:1] in "|│┃" and len(_BARS.split(stripped)) > 2:
-            table.append((line_number, _cells(stripped)))
+            table.append((line_number, _cells(stripped, table.open_right)))
             opened = (line_number, stripped) if stripped[:1] == "|" and not stripped.endswith("|") else None
             continue
         if len(table) > 1:
