@@ -92,3 +92,83 @@ def test_guard_a_row_cut_under_a_whole_rule_still_loses_its_last_cell(tmp_path):
 | c | 11
 """
     assert sorted(_rates(markdown_summaries(tmp_path, text))) == pytest.approx([29.57, 107.19])
+
+
+# A model card's tables as a page copy leaves them, cells one space apart and a metric a row (blind904's cards on
+# Hugging Face): the line above the rows names the variants, each row a metric's name, then one figure a variant.
+_CARD_SPACED = """\
+Evaluated on Apple M4 Pro with MLX.
+
+This model FP16 baseline
+Decode tok/s (avg, long traces) 1157.12 1270.13
+Peak memory (GB) 0.154 0.223
+Disk size (MB) 55 201
+"""
+
+
+def test_a_single_space_card_table_reads_a_run_per_variant(tmp_path):
+    summaries = markdown_summaries(tmp_path, _CARD_SPACED)
+    # two variants, split where a capital starts a name (`This model` | `FP16 baseline`), each one stream's rate
+    assert sorted((summary.labels["tool"], summary.metrics.get("output_tokens_per_second_per_user_mean"))
+                  for summary in summaries) == [("table column 'FP16 baseline'", 1270.13),
+                                                ("table column 'This model'", 1157.12)]
+
+
+def test_a_metric_headed_single_space_table_takes_rows_with_confidence_intervals(tmp_path):
+    text = """\
+Metric BF16 baseline This checkpoint
+GSM8K strict-match 91.8 [89.4, 94.2] 86.6 [83.6, 89.6]
+Weights on disk (GB) 16.4 6.4
+ITL p50 ms/token, Marlin fallback path 11.1 4.6
+"""
+    summaries = {summary.labels["tool"]: summary.metrics for summary in markdown_summaries(tmp_path, text)}
+    # the accuracy row's intervals are no columns, so the table stays two figures wide down to the ITL row:
+    # 11.1 ms and 4.6 ms, the median of each variant's gaps between tokens
+    assert summaries["table column 'BF16 baseline'"]["itl_seconds_median"] == pytest.approx(0.0111)
+    assert summaries["table column 'This checkpoint'"]["itl_seconds_median"] == pytest.approx(0.0046)
+
+
+def test_guard_prose_with_two_figures_under_a_short_line_is_no_table(tmp_path):
+    # the first row must name a measure (or the header say `Metric`): a sentence ending in figures opens nothing
+    text = "Results below\nWe ran it on 2 boxes 8 16\nThe second took 3 4\n"
+    assert markdown_summaries(tmp_path, text) == []
+
+
+def test_a_bar_table_row_names_a_rate_before_an_aside(tmp_path):
+    # `Decode tok/s (192-token generations)` (blind392's three llama.cpp builds) is the decode rate
+    text = """\
+| Metric | b10092 | b10333 |
+|---|---|---|
+| Decode tok/s (192-token generations) | **15.48** | 14.26 (0.921×) |
+"""
+    assert sorted(_rates(markdown_summaries(tmp_path, text))) == pytest.approx([14.26, 15.48])
+
+
+def test_guard_an_aside_does_not_make_a_count_or_a_name_a_measure(tmp_path):
+    # blind7's `Total generated tokens (retokenized)` is not the total generated; blind476's `C (SingularityAI)` is a
+    # tier's name, not a concurrency `c`
+    text = """\
+| Metric | A | B |
+|---|---|---|
+| Total generated tokens | 262144 | 262144 |
+| Total generated tokens (retokenized) | 261347 | 261314 |
+| C (SingularityAI) | 0 | 1 |
+| Output token throughput (tok/s) | 5598.17 | 5934.04 |
+"""
+    for summary in markdown_summaries(tmp_path, text):
+        assert summary.metrics["total_output_tokens"] == 262144
+        assert "max_concurrency" not in summary.metrics
+
+
+def test_a_zero_per_token_time_with_no_output_length_is_not_healthy(tmp_path):
+    # blind447: vLLM's multi-turn benchmark printed TPOT 0.00 at every quantile for a reasoning model whose tokens it
+    # did not count; with no output length, no decode step was timed and the run is not healthy on it
+    text = """\
+| Metric | Value |
+|---|---|
+| Mean TTFT (ms) | 22195.78 |
+| Mean TPOT (ms) | 0.00 |
+"""
+    diagnosis = diagnosed(tmp_path, text)
+    assert diagnosis.verdict != "healthy"
+    assert any("per-token time of 0 and no output length" in note for note in diagnosis.notes)

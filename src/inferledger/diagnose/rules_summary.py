@@ -954,6 +954,13 @@ def _artefacts(run: _Run, record, where: dict, findings: list, notes: list) -> N
         notes.append(f"{name}: {run.mean_output:.2f} tokens generated per request and a per-token time of 0: no "
                      "decode step was timed (a prefill test); the run is judged on its first token")
         run.per_token = run.step = None
+    elif run.per_token == 0 and not run.per_token_derived and run.mean_output is None:
+        # A per-token time of 0.00 and no output length: a prefill test's placeholder or a timer that saw no second
+        # token (a reasoning model's tokens not counted); either way no decode step was timed, and none is healthy
+        notes.append(f"{name}: a per-token time of 0 and no output length: no decode step was timed; the run is "
+                     "judged on its first token")
+        run.per_token = run.step = None
+        run.one_token = True
     if run.per_token is not None and not run.per_token_derived and run.mean_output is not None \
             and 0 < run.mean_output <= threshold("summary-one-token"):
         findings.append(fire("summary-one-token", f"{name}: {run.per_token * 1e3:.2f} ms per output token with "

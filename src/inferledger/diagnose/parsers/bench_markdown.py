@@ -798,6 +798,11 @@ def _label(label: str, cells: list):
         unit = _cells_unit(cells)
         return None if unit is None else (metric, unit, kind)
     column = _column(label)
+    if column is None and _VARIANT_NOTE.search(label):
+        # an aside after a rate's name and unit (`Decode tok/s (avg, long traces)`): the rate. Not a count's or a
+        # name's (`Total generated tokens (retokenized)` is another count than the total's, `C (tier)` no `c`)
+        unnoted = _column(_VARIANT_NOTE.sub("", label))
+        column = unnoted if unnoted is not None and unnoted[2] == "rate" else None
     field = _FIELD_NAME.search(label) if column is None else None
     if field is not None:
         label = _FIELD_NAME.sub("", label)
@@ -1497,6 +1502,7 @@ class _Table(list):
         self.title = title  # the last line of text above the table (a heading naming what its cells measure)
         self.above = None  # (line number, text) of a line no header split reads, for _grouped_header
         self.figures = False  # its rows are figures only (_grouped_header's tables)
+        self.metric_rows = False  # a metric a row, one figure a variant (_metric_table's single-space tables)
         self.open_right = False  # written with no closing bars (`| model | tok/s` over `| --- | ---`): rows whole
 
 
@@ -1702,13 +1708,61 @@ def _figures_row(line: str) -> list | None:
     return words if len(words) >= 2 and all(_SPACE_NUMBER.match(word) for word in words) else None
 
 
+# A table a page copy left with its cells one space apart and a metric a row (a model card's `Metric BF16 baseline
+# This checkpoint` over `ITL p50 ms/token, Marlin fallback path 11.1 4.6`): a row is a metric's name, then one figure a
+# variant, perhaps with its confidence interval (`91.8 [89.4, 94.2]`); the line above the rows names the variants.
+_INTERVAL = re.compile(r"\s*\[\s*\d[\d.,]*\s*,\s*\d[\d.,]*\s*\]")
+
+
+def _metric_row(line: str, width: int = 0) -> list | None:
+    """[label, figures] of a row that ends in `width` figures (2 or more when width is 0) after a label with a
+    letter, or None. A share (`13.6%`) is a figure here, so that a row of shares is a row, if not a run's measure."""
+    words = _INTERVAL.sub("", _SPREAD.sub("", line)).split()
+    count = next((count for count in range(len(words)) if not _SPACE_NUMBER.match(words[-1 - count].rstrip("%"))),
+                 len(words))
+    label = " ".join(words[: len(words) - count])
+    if count < 2 or (width and count != width) or not any(char.isalpha() for char in label):
+        return None
+    return [label, *words[len(words) - count:]]
+
+
+def _variant_names(line: str, width: int) -> list:
+    """The `width` variants a single-space header names (less a leading `Metric`): its words one a variant when there
+    are as many, else the one grouping whose every name starts with a capital or a figure (`This model FP16
+    baseline`: `This model`, `FP16 baseline`), else the columns by number."""
+    words = line.split()
+    words = words[1:] if words and words[0].lower() in _METRIC_HEADER else words
+    if len(words) == width:
+        return words
+    starts = [at for at in range(1, len(words)) if words[at][:1].isupper() or words[at][:1].isdigit()]
+    if len(starts) == width - 1:
+        return [" ".join(words[low:high]) for low, high in zip((0, *starts), (*starts, len(words)), strict=True)]
+    return [f"column {at}" for at in range(1, width + 1)]
+
+
+def _metric_table(above: tuple, line_number: int, line: str) -> _Table | None:
+    """A single-space table of a metric a row, opened by its first row (`line`) under its header (`above`): the header
+    a line of words alone, the row's label a measure (_label) unless the header's first word says `Metric`."""
+    row = _metric_row(line)
+    header = above[1].split()
+    if row is None or not header or any(_SPACE_NUMBER.match(word) for word in header) \
+            or (header[0].lower() not in _METRIC_HEADER and _label(row[0], row[1:]) is None):
+        return None
+    table = _Table([(above[0], ["Metric", *_variant_names(above[1], len(row) - 1)]), (line_number, row)])
+    table.metric_rows = True
+    return table
+
+
 def _space_step(table: _Table, line_number: int, line: str) -> tuple[_Table, _Table | None]:
     """One line of a text read for single-space tables: (the table now open, the table this line closed or None).
     A table's model is the one a line above it names (_named_model), as for the bar tables. A header no word split
-    reads is kept (`table.above`) for a row of figures only under it (_grouped_header)."""
+    reads is kept (`table.above`) for a row of figures only under it (_grouped_header) or a row of a metric's figures
+    (_metric_table)."""
     if table and table.figures:  # a table of figure rows: its rows are as wide as its header
         row = _figures_row(line)
         row = row if row is not None and len(row) == len(table[0][1]) else None
+    elif table and table.metric_rows:
+        row = _metric_row(line, len(table[0][1]) - 1)
     else:
         row = _space_row(line, len(table[0][1])) if table else None
     if row is not None:
@@ -1726,6 +1780,9 @@ def _space_step(table: _Table, line_number: int, line: str) -> tuple[_Table, _Ta
             opened = _Table([(table.above[0], names), (line_number, figures)], model)
             opened.figures = True
             return opened, closed
+    if header is None and not table and table.above and (opened := _metric_table(table.above, line_number, line)):
+        opened.model = model
+        return opened, closed
     if header is None and ("model" in line.lower() or line[:2] == "##"):
         model = _named_model(line.strip()) or model
     opened = _Table([(line_number, header)] if header else [], model)
