@@ -172,3 +172,28 @@ def test_a_zero_per_token_time_with_no_output_length_is_not_healthy(tmp_path):
     diagnosis = diagnosed(tmp_path, text)
     assert diagnosis.verdict != "healthy"
     assert any("per-token time of 0 and no output length" in note for note in diagnosis.notes)
+
+
+def test_a_row_of_units_under_the_header_names_the_columns_units(tmp_path):
+    # KTransformers' Chinese guide (blind916): `pp` and `tg` over a second header row `令牌/秒` (tokens per second)
+    text = """\
+| 引擎 | pp | tg |
+| --- | --- | --- |
+| | 令牌/秒 | 令牌/秒 |
+| 1 `ktransformers@25c5bdd` | 19.0 | 14.7 |
+| 1 `llama.cpp@51f311e0` | 18.4 | 8.63 |
+"""
+    summaries = markdown_summaries(tmp_path, text)
+    assert sorted(_rates(summaries)) == pytest.approx([8.63, 14.7])
+    assert sorted(summary.metrics["input_tokens_per_second"] for summary in summaries) == pytest.approx([18.4, 19.0])
+
+
+def test_guard_a_first_row_of_words_is_no_unit_row(tmp_path):
+    # a first row of names under the header stays a row: only a row of units alone folds into the header
+    text = """\
+| engine | tg t/s |
+| --- | --- |
+| baseline | 14.7 |
+| patched | 16.2 |
+"""
+    assert sorted(_rates(markdown_summaries(tmp_path, text))) == pytest.approx([14.7, 16.2])

@@ -309,6 +309,7 @@ def _normal(header: str) -> str:
         for cjk, english in _CJK_WORDS:
             header = header.replace(cjk, f" {english} ")
         header = header.replace("（", "(").replace("）", ")")  # full-width brackets round a unit: `TTFT（ms）`
+        header = " ".join(header.split())  # (`令牌/秒` is ` token  /s `: one space, so that it reads `token/s`)
     header = _OTHER.sub(lambda match: f" {_OTHER_WORDS[match.group(0).lower()]} ", header)
     header = _SORT_MARKS.sub(" ", header).replace("**", " ")  # bold markup: `**TTFT P99**` is TTFT P99
     if "&" in header:  # an HTML space keeping a header on one line: `avg&nbsp;latency&nbsp;ms` is avg latency ms
@@ -1155,11 +1156,28 @@ def _aligned(header: list, rows: list) -> tuple[list, list]:
     return (kept if slipped else rows), [line_number for line_number, _cells in slipped]
 
 
+# A header cell's unit alone, as a table's second header row gives it (`| | 令牌/秒 | 令牌/秒 |` under `| 引擎 | pp | tg |`)
+_UNIT_ALONE = re.compile(r"^\(?(?:tok(?:en)?s?/s|t/s|tok/s|ms|s|sec|seconds|req/s|ms/tok(?:en)?)\)?$")
+
+
+def _unit_row(header: list, rows: list) -> tuple[list, list]:
+    """(header, rows) with a first row of units alone (no figure, every filled cell a unit) folded into the header
+    cells above it (`tg` over `令牌/秒` is `tg 令牌/秒`, tg's tokens per second)."""
+    if not rows or len(rows[0][1]) != len(header):
+        return header, rows
+    units = rows[0][1]
+    if not any(cell.strip() for cell in units) \
+            or not all(_UNIT_ALONE.match(_normal(cell)) for cell in units if cell.strip()):
+        return header, rows
+    return [f"{name} {unit}".strip() for name, unit in zip(header, units, strict=True)], rows[1:]
+
+
 def _headed(table: list) -> list:
     """[(header line, header cells, rows)] of a table: a row as wide as the header, no figure in it and a metric's word
     in a cell (`| c | E2EL p50 Pega | … | TPOT p99 Pega |`) is a second table's header pasted without its rule: it
-    heads the rows after it."""
+    heads the rows after it. A first row of units alone is the header's (_unit_row)."""
     (first_line, header), rows = table[0], table[1:]
+    header, rows = _unit_row(header, rows)
     pieces = [(first_line, header, [])]
     for line_number, cells in rows:
         if len(cells) == len(header) and pieces[-1][2] and _names_only(cells) \
