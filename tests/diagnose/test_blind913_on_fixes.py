@@ -197,3 +197,14 @@ def test_guard_a_first_row_of_words_is_no_unit_row(tmp_path):
 | patched | 16.2 |
 """
     assert sorted(_rates(markdown_summaries(tmp_path, text))) == pytest.approx([14.7, 16.2])
+
+
+def test_lunar_lakes_arc_140v_is_in_the_catalogue_at_its_bus_bandwidth():
+    from inferledger.hardware.lookup import find_accelerator
+
+    card = find_accelerator("Intel(R) Arc(TM) 140V GPU")
+    assert card.name == "arc-140v"
+    # dual-channel LPDDR5X-8533: 2 x 64 bits = 16 bytes a transfer x 8533e6 transfers a second = 136.5 GB/s
+    assert card.memory_bandwidth_bytes_per_second == pytest.approx(16 * 8533e6, rel=1e-3)
+    # 8 Xe2-cores x 128 lanes x 2 FLOP (a fused multiply-add) x 2.05 GHz
+    assert card.peak_flops_per_second_by_dtype["fp32"] == pytest.approx(8 * 128 * 2 * 2.05e9)
