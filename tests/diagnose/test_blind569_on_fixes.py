@@ -102,7 +102,7 @@ def test_quantised_weights_decoding_slower_than_16_bit_are_the_kernel(tmp_path):
     assert diagnosis.verdict == "decode-bound"
     (slow,) = [item for item in diagnosis.evidence if item.rule == "summary-quantised-not-faster"]
     assert slow.numbers["tokens_per_second"] == 598.52
-    assert slow.numbers["sixteen_bit_tokens_per_second"] == 3642.96
+    assert slow.numbers["wider_weights_tokens_per_second"] == 3642.96
     assert slow.numbers["bits_per_weight"] == 4.25  # int4 weights with their group scales (named_model.FORMATS)
 
 
@@ -120,6 +120,6 @@ def test_a_quantised_run_is_compared_only_with_its_own_models_16_bit_run(tmp_pat
     if "30.0" in rows:
         (slow,) = fired
         assert slow.numbers["tokens_per_second"] == pytest.approx(1 / 0.030)
-        assert slow.numbers["sixteen_bit_tokens_per_second"] == pytest.approx(1 / 0.01909)
+        assert slow.numbers["wider_weights_tokens_per_second"] == pytest.approx(1 / 0.01909)
     else:
         assert fired == []

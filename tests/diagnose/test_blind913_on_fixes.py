@@ -208,3 +208,59 @@ def test_lunar_lakes_arc_140v_is_in_the_catalogue_at_its_bus_bandwidth():
     assert card.memory_bandwidth_bytes_per_second == pytest.approx(16 * 8533e6, rel=1e-3)
     # 8 Xe2-cores x 128 lanes x 2 FLOP (a fused multiply-add) x 2.05 GHz
     assert card.peak_flops_per_second_by_dtype["fp32"] == pytest.approx(8 * 128 * 2 * 2.05e9)
+
+
+# lm.rs's README (blind915): one model at Q4_0 and Q8_0 on a 16-core Epyc, the 4-bit build no faster than the 8-bit.
+_LMRS = """\
+Speed measured on a 16-core AMD Epyc.
+|        Model       | Size | Speed |
+| ------------------ | ------------- | ------------- |
+| [Gemma 2 2B IT Q4_0](https://huggingface.co/x/gemma2-2b-it-q4_0) | 1.39G | 20 tok/s |
+| [Gemma 2 2B IT Q8_0](https://huggingface.co/x/gemma2-2b-it-q8_0) | 2.66GB | 18 tok/s |
+| [Gemma 2 9B IT Q4_0](https://huggingface.co/x/gemma2-9b-it-q4_0) | 4.91GB | 7 tok/s |
+| [Gemma 2 9B IT Q8_0](https://huggingface.co/x/gemma2-9b-it-q8_0) | 9.53GB | 8 tok/s |
+"""
+
+
+def test_a_4_bit_row_slower_than_its_8_bit_row_is_its_kernels_limit(tmp_path):
+    diagnosis = diagnosed(tmp_path, _LMRS)
+    slow = [evidence for evidence in diagnosis.evidence if evidence.rule == "summary-quantised-not-faster"]
+    # the 9B: 7 tok/s at Q4_0 (4.5 bits a weight) against 8 at Q8_0 (8.5), 7 / 8 = 0.88×; the 2B's Q4_0 is faster
+    # (20 against 18), and no row is compared across the two sizes
+    assert [(evidence.numbers["tokens_per_second"], evidence.numbers["wider_weights_tokens_per_second"])
+            for evidence in slow] == [(7.0, 8.0)]
+    assert slow[0].text.startswith("Gemma 2 9B IT Q4_0: 4.5-bit weights decode at 7.0 tok/s, 0.88× the 8.0 tok/s of "
+                                   "the 8.5-bit run")
+    assert diagnosis.verdict == "decode-bound"
+
+
+def test_guard_an_8_bit_section_beside_a_4_bit_one_is_no_base(tmp_path):
+    # blind491: an FP8 run on two cards and an NVFP4 run on another card, each under its own heading: they differ in
+    # more than their weights, so the 8-bit run is no base (a 16-bit one in prose still is)
+    text = """\
+## Qwen/Qwen3.8-27B-FP8 2 RTX PRO 4000, MTP 3
+Output token throughput (tok/s):         79.05
+
+## unsloth/Qwen3.8-27B-NVFP4 RTX 4090 48Gb, MTP 2
+Output token throughput (tok/s):         67.34
+"""
+    assert not _fired(diagnosed(tmp_path, text), "summary-quantised-not-faster")
+
+
+def test_guard_two_generations_of_one_family_and_size_are_two_models(tmp_path):
+    # blind835: Gemma 3 12B (its 3-bit QAT build) beside Gemma 4 12B at 4 bits: not one model in two formats
+    text = """\
+| Model | RAM | tok/s |
+|---|---|---|
+| Gemma-3-12B | 6.09 GB | 3.9 |
+| Gemma 4 12B-4bit | 11.37 GB | 2.7 |
+"""
+    assert not _fired(diagnosed(tmp_path, text), "summary-quantised-not-faster")
+
+
+def test_a_files_bits_a_weight_outrank_its_types_usual_ones():
+    from inferledger.diagnose.weight_formats import stated_bits
+
+    # ByteShape's Q4_K_S at 3.87 bits a weight (blind703): the file's own figure, not Q4_K's usual 4.5
+    assert stated_bits("ByteShape Qwen3-4B Q4_K_S (3.87 bpw)") == 3.87
+    assert stated_bits("Qwen3-4B Q4_K_M") == 4.5

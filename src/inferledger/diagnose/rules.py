@@ -259,8 +259,8 @@ _TABLE = (
           "NemoClaw#2598)", 0.65),
     _rule("summary-quantised-not-faster", "summary", "decode-bound",
           "a run of weights in fewer than 16 bits (the format its name or the line above it states) decodes at less "
-          "than this × the rate of the file's nearest 16-bit run of the same model and shape", 1.0,
-          "× the 16-bit rate",
+          "than this × the rate of the file's nearest run of the same model and shape in wider weights (16 bits, or "
+          "8 beside 4)", 1.0, "× the wider weights' rate",
           "a decode step reads every weight once: fewer bits are fewer bytes a token, so INT4 decodes 2-3× faster "
           "than FP16 at batch 1 (not 4×: dequantising and wider accumulators cost some), never slower; a slower "
           "quantised run spends more in its dequantising kernel than the bytes save (torchao int8wo at 13 tok/s "

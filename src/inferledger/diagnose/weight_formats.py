@@ -3,8 +3,9 @@
 A decode step reads every weight once, so a run whose weights are stored in fewer bits reads fewer bytes a token and,
 memory-bound, decodes faster: INT4 weights give 2-3× over FP16 at batch 1, not 4× (dequantising them and the wider
 accumulators cost some), and never less than 1×. A quantised run decoding slower than the same model's 16-bit run
-beside it has a dequantising kernel (an unfused weight-only path, a fallback GEMM, a kernel built for batch 1 run at
-a large batch) that costs more than the bytes it saves: that kernel, not memory, bounds decode.
+beside it (or its 8-bit run beside a 4-bit one) has a dequantising kernel (an unfused weight-only path, a fallback
+GEMM, a kernel built for batch 1 run at a large batch) that costs more than the bytes it saves: that kernel, not
+memory, bounds decode.
 
 A run's format is the one its own labels state (a table's model cell `Llama-2-7b-AQLM-2Bit-1x16-hf`, a benchmark's
 name), else the one a line between it and the run before it states (`bfloat16:` above vLLM's throughput line, the
@@ -43,7 +44,11 @@ def stated_bits(text: str) -> float | None:
     """The bits a weight the text states, or None where it states no format or two."""
     if not _ANY_TAG.search(text) or re.search(r"\bvs\.?\b|\bversus\b", text, re.IGNORECASE):
         return None
-    found = {_width(bits): bits for _tag, bits in stated_formats(_KV_DTYPE.sub(" ", text))}
+    formats = list(stated_formats(_KV_DTYPE.sub(" ", text)))
+    measured = {bits for tag, bits in formats if tag.endswith("bpw")}
+    if len(measured) == 1:  # a file's own bits a weight (`Q4_K_S (3.87 bpw)`) over its type's usual ones
+        return measured.pop()
+    found = {_width(bits): bits for _tag, bits in formats}
     low = [width for width in found if width < 16]
     if len(low) == 1:  # a weight-only quantisation beside its activations' dtype is the quantisation
         return found[low[0]]
@@ -79,10 +84,17 @@ def _table(record) -> bool:
     return record.source.startswith("bench.markdown") or record.labels.get("tool") == "markdown table"
 
 
+_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")  # a Markdown link: its text (`[Gemma 2 9B IT Q4_0](https://…)`)
+
+
 def _model_id(record) -> str | None:
-    """The model a table's model cell names as an id (`meta-llama/Llama-2-7b-hf`, `vicuna-7b`): one word, not a
-    title above the table (`Bonsai 8B (1-bit) vs Qwen3-30B-A3B on Strix Halo`)."""
-    name = str(record.labels.get("section_model") or record.labels.get("model") or "").strip()
+    """The model a table's model cell names (`meta-llama/Llama-2-7b-hf`, `vicuna-7b`, a link's `Gemma 2 9B IT Q4_0`):
+    a model column's cell, or one word elsewhere, not a title above the table (`Bonsai 8B (1-bit) vs Qwen3-30B-A3B
+    on Strix Halo`)."""
+    cell = _LINK.sub(r"\1", str(record.labels.get("section_model") or "")).strip()
+    if cell and len(cell.split()) <= 6 and not re.search(r"\bvs\.?\b", cell, re.IGNORECASE):
+        return "-".join(cell.split())  # one word as an id is: `Gemma-2-9B-IT-Q4_0`
+    name = str(record.labels.get("model") or "").strip()
     return name if re.fullmatch(r"[\w./:+-]+", name) else None
 
 
@@ -95,7 +107,8 @@ def _run_format(record, stated: dict, after_line: int, first: bool) -> tuple:
         if bits is not None:
             return bits, key
     if model:
-        return 16.0, key  # a model id naming no format: the checkpoint as published
+        # a model id naming no format: the checkpoint as published; naming two, no one format
+        return (None if _ANY_TAG.search(model) else 16.0), key
     if _table(record):
         return None, key
     between = [line for line in stated if after_line < line <= record.line_number]
@@ -105,14 +118,15 @@ def _run_format(record, stated: dict, after_line: int, first: bool) -> tuple:
 
 
 # A model named with its size (`Llama-2-7b-hf`, `Qwen3-VL-235B`, `meta-llama/Meta-Llama-3-8B`)
-_SIZED_NAME = re.compile(r"(?:[\w.-]+/)?(?P<family>[a-z]+)[\w.-]*?(?<![\w.])(?P<size>\d+(?:\.\d+)?[bm])(?![a-z0-9])")
+_SIZED_NAME = re.compile(r"(?:[\w.-]+/)?(?P<family>[a-z]+)(?P<between>[\w.-]*?)(?<![\w.])(?P<size>\d+(?:\.\d+)?[bm])"
+                         r"(?![a-z0-9])")
 
 
 def _key(text: str) -> tuple | None:
-    """(family, size) of the model the text names (`Llama-2-7b-AQLM-2Bit-1x16-hf` and `Llama-2-7b-hf` are one:
-    llama, 7b), or None where it names none with its size."""
+    """(family, generation, size) of the model the text names (`Llama-2-7b-AQLM-2Bit-1x16-hf` and `Llama-2-7b-hf` are
+    one: llama, 2, 7b; `Gemma-3-12B` and `Gemma-4-12B` two), or None where it names none with its size."""
     match = _SIZED_NAME.search(text.lower())
-    return (match["family"], match["size"]) if match else None
+    return (match["family"], tuple(re.findall(r"\d+(?:\.\d+)?", match["between"])), match["size"]) if match else None
 
 
 def _blocks(records: list) -> dict:
@@ -127,7 +141,8 @@ def _blocks(records: list) -> dict:
 
 def _name(record) -> str:
     labels = record.labels
-    return labels.get("benchmark") or labels.get("section_model") or labels.get("tool") or record.source
+    return _LINK.sub(r"\1", labels.get("benchmark") or labels.get("section_model") or labels.get("tool")
+                     or record.source)
 
 
 def _same_shape(one, other) -> bool:
@@ -137,9 +152,16 @@ def _same_shape(one, other) -> bool:
                for name in ("mean_input_tokens", "mean_output_tokens", "max_concurrency"))
 
 
+def _table_pair(record, key, base, base_key) -> bool:
+    """Two rows of one table naming one model (`Gemma 2 9B IT Q4_0` beside `… Q8_0`): an 8-bit run is a 4-bit run's
+    base only so. Prose sections of 8-bit and 4-bit runs differ in more than their weights (a card, a speculation
+    setting, a model the headings name without its size)."""
+    return _table(record) and _table(base) and key is not None and key == base_key
+
+
 def quantised_not_faster(acc, findings: list) -> None:
     """summary-quantised-not-faster: a file's run of weights in fewer than 16 bits decoding slower than the rule's
-    threshold × the rate of the nearest 16-bit run of its model and shape."""
+    threshold × the rate of the nearest run of its model and shape in wider weights (16 bits, or 8 beside 4)."""
     by_file: dict = {}
     for record, file in acc.summaries:
         if file in acc.weight_formats:
@@ -160,21 +182,24 @@ def quantised_not_faster(acc, findings: list) -> None:
         for record, bits, (measure, rate), key in runs:
             if _width(bits) >= 16 or (key is None and _table(record)):
                 continue
-            # the same model's 16-bit run measured the same way on the same shape, in the same table where a table
-            bases = [(abs(base.line_number - record.line_number), base, base_rate)
+            # the same model's run in wider weights (16-bit, or 8-bit beside 4-bit) measured the same way on the
+            # same shape, in the same table where a table
+            bases = [(abs(base.line_number - record.line_number), base, base_rate, base_bits)
                      for base, base_bits, (base_measure, base_rate), base_key in runs
-                     if _width(base_bits) == 16 and base_measure == measure
+                     if _width(bits) < _width(base_bits) <= 16 and base_measure == measure
                      and (base_key == key or one_model and not _table(record) and None in (key, base_key))
                      and _same_shape(base, record)
-                     and not ((_table(record) or _table(base)) and block[base.line_number] != block[record.line_number])]
+                     and not ((_table(record) or _table(base)) and block[base.line_number] != block[record.line_number])
+                     and (_width(base_bits) == 16 or _table_pair(record, key, base, base_key))]
             if not bases:
                 continue
-            _distance, base, base_rate = min(bases, key=lambda item: item[0])
+            _distance, base, base_rate, base_bits = min(bases, key=lambda item: item[0])
             if rate < ratio * base_rate:
                 findings.append(fire(
                     "summary-quantised-not-faster",
                     f"{_name(record)}: {bits:g}-bit weights decode at {rate:,.1f} tok/s, {rate / base_rate:.2f}× "
-                    f"the {base_rate:,.1f} tok/s of the 16-bit run (line {base.line_number}): fewer bytes a token "
-                    "should decode faster, so the dequantising kernel, not memory, bounds decode",
-                    {"tokens_per_second": rate, "sixteen_bit_tokens_per_second": base_rate, "bits_per_weight": bits},
+                    f"the {base_rate:,.1f} tok/s of the {base_bits:g}-bit run (line {base.line_number}): fewer bytes "
+                    "a token should decode faster, so the dequantising kernel, not memory, bounds decode",
+                    {"tokens_per_second": rate, "wider_weights_tokens_per_second": base_rate, "bits_per_weight": bits,
+                     "wider_bits_per_weight": base_bits},
                     lines=[record.line_number], file=file))
