@@ -264,3 +264,16 @@ def test_a_files_bits_a_weight_outrank_its_types_usual_ones():
     # ByteShape's Q4_K_S at 3.87 bits a weight (blind703): the file's own figure, not Q4_K's usual 4.5
     assert stated_bits("ByteShape Qwen3-4B Q4_K_S (3.87 bpw)") == 3.87
     assert stated_bits("Qwen3-4B Q4_K_M") == 4.5
+
+
+def test_a_scaling_column_beside_a_batch_sweep_is_no_load(tmp_path):
+    # the vLLM Metal plugin's report (blind917): `Scaling vs batch=1` is each row's rate over the first row's, not a
+    # load the rates were run at; the `tok/s` beside a batch column is the batch's, per stream ÷ the batch
+    text = """\
+| Batch | tok/s | Scaling vs batch=1 |
+|-------|-------|--------------------|
+| 1     | 6.4   | 1.00x              |
+| 16    | 32.0  | 4.96x              |
+"""
+    # 6.4 / 1 = 6.4 and 32.0 / 16 = 2.0 tok/s a stream
+    assert sorted(_rates(markdown_summaries(tmp_path, text))) == pytest.approx([2.0, 6.4])

@@ -580,6 +580,7 @@ def _bare_rates(cells: list, columns: list, rows: list = ()) -> list:
                             and (not _words_only(index, rows) or _phase_cells(index, rows))
                             and not _times_only(index, rows)
                             and not _token_counts(cell, index, rows)
+                            and not _RATIO.search(cell)  # (`Scaling vs batch=1` over `1.73x`: no load of its own)
                             and not ((speed or generated) and column is not None and column[0] == "mean_input_tokens")
                             for index, (cell, is_batch, column) in enumerate(zip(cells, batch, columns, strict=True))
                             if not is_batch and not (column is not None and column[2] == "time")):
