@@ -277,3 +277,52 @@ def test_a_scaling_column_beside_a_batch_sweep_is_no_load(tmp_path):
 """
     # 6.4 / 1 = 6.4 and 32.0 / 16 = 2.0 tok/s a stream
     assert sorted(_rates(markdown_summaries(tmp_path, text))) == pytest.approx([2.0, 6.4])
+
+
+# An analysis script's generated report (blind920): a section heading names the measure, a sub-heading the prompt
+# length, each row a configuration and each `b=N` column that configuration at batch N.
+_BY_BATCH = """\
+## T1: Batch TPOT (ms)
+
+Lower is better.
+
+### i=128
+
+| Config | b=1 | b=8 | b=64 | Δ(1→64) |
+|--------|------:|------:|------:|---------:|
+| TP2 H200 NVLink | 5.83 | **6.46** | 9.94 | 1.7x |
+| TP8 H200 NVLink | **4.58** | 6.60 | **9.28** | 2.0x |
+| **Winner** | TP8 | TP2 | TP8 | |
+
+## T2: Batch TPS
+
+### i=128
+
+| Config | b=1 | b=8 | b=64 | Δ(1→64) |
+|--------|------:|------:|------:|---------:|
+| TP2 H200 NVLink | 171 | 1238 | 6439 | 37.6x |
+"""
+
+
+def test_a_table_by_batch_columns_reads_its_sections_measure_a_cell(tmp_path):
+    summaries = markdown_summaries(tmp_path, _BY_BATCH)
+    # T1's six cells: each configuration's TPOT at batch 1, 8 and 64, in ms; the change column and the `Winner` row
+    # are no runs, and T2's throughputs are under a heading that names no measure the tool reads a cell of
+    assert sorted((summary.labels["benchmark"], summary.metrics["max_concurrency"],
+                   round(summary.metrics["tpot_seconds_mean"] * 1e3, 2)) for summary in summaries) == [
+        ("TP2 H200 NVLink", 1.0, 5.83), ("TP2 H200 NVLink", 8.0, 6.46), ("TP2 H200 NVLink", 64.0, 9.94),
+        ("TP8 H200 NVLink", 1.0, 4.58), ("TP8 H200 NVLink", 8.0, 6.6), ("TP8 H200 NVLink", 64.0, 9.28)]
+
+
+def test_guard_workloads_beside_concurrency_columns_are_no_load_table(tmp_path):
+    # blind312: `| | count100 | code | prose | C8 | C16 |`, workloads and concurrencies side by side, each row's
+    # figures before the `C` columns: no run's name and loads
+    text = """\
+You measured 19.4 -> 51.7 tok/s decode dropping eager. Measured at TP4, median of 3:
+
+| | count100 | code | C8 | C16 |
+|---|---|---|---|---|
+| `--enforce-eager` | **98.8** | **73.1** | **224.3** | 249.3 |
+| `cudagraph_mode: PIECEWISE` | 80.0 | 58.8 | 183.5 | 237.4 |
+"""
+    assert all("max_concurrency" not in summary.metrics for summary in markdown_summaries(tmp_path, text))

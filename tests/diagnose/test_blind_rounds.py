@@ -836,7 +836,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind911_logs": (4, 5, 8),
           "blind916_logs": (2, 3, 6),
           "blind919_logs": (1, 1, 2),
-          "blind920_logs": (2, 2, 5),
+          "blind920_logs": (2, 3, 5),
           "blind915_logs": (2, 3, 4),
           "blind917_logs": (1, 2, 2),
           "blind918_logs": (3, 3, 6),

@@ -1337,7 +1337,8 @@ def _table_records(first_line: int, header: list, rows: list, table: list) -> li
         return _run_by_percentile(header, rows, first_line)
     if header and _normal(header[0]) in _METRIC_HEADER:
         return _runs_by_column(header, rows, first_line)  # headed `Metric`: a metric a row, whatever its columns say
-    pivot = _pivot(header, rows, getattr(table, "title", "")) or _by_context(header, rows, getattr(table, "title", ""))
+    pivot = _pivot(header, rows, getattr(table, "title", "")) or _by_context(header, rows, getattr(table, "title", "")) \
+        or _by_load(header, rows, table)
     if pivot is not None:
         return pivot
     columns = _header(header, rows)
@@ -1456,6 +1457,47 @@ def _by_context(header: list, rows: list, title: str) -> list | None:
     return records or None
 
 
+# A header cell that is a load alone (`b=8`, `bs=16`, `c=32`, `conc 64`): a column of that batch or concurrency.
+_LOAD_COLUMN = re.compile(r"^[\s*]*(?:b|bs|batch|c|conc|concurrency)\s*[=:]?\s*(\d+)[\s*]*$", re.IGNORECASE)
+
+
+def _heading_level(heading: str) -> int:
+    """A Markdown heading's level (`## T1` is 2), 0 for no heading."""
+    return len(heading) - len(heading.lstrip("#"))
+
+
+def _by_load(header: list, rows: list, table) -> list | None:
+    """A table of one metric by load (an analysis script's `Config | b=1 | b=8 | … | Δ(1→64)` under `## T1: Batch TPOT
+    (ms)`): the title, or else the section's heading above it, names the metric; each row a run, each load column that
+    run at that batch or concurrency: a summary a cell. None unless two load columns or more follow the name cells,
+    which name no metric."""
+    loads = [_LOAD_COLUMN.match(cell) for cell in header]
+    first = next((index for index, match in enumerate(loads) if match), None)
+    # (after the loads only a change may stand, `Δ(1→64)`; before them names, no run's figures: `| | count100 | code
+    # | C8 | C16 |` is a table of workloads and loads side by side, not a run's name and its loads)
+    if first is None or first == 0 or sum(1 for match in loads if match) < 2 \
+            or any(_column(cell) is not None for cell in header[:first]) \
+            or not all(match or COMPARISON.search(cell) or _RATIO.search(cell)
+                       for match, cell in zip(loads[first:], header[first:], strict=True)) \
+            or any(_FIGURE_CELL.match(cell) for _line, cells in rows for cell in cells[:first]):
+        return None
+    measure = _title_metric(getattr(table, "title", "")) or _title_metric(getattr(table, "section", ""))
+    if measure is None:
+        return None
+    records = []
+    for line_number, cells in rows:
+        name = " ".join(cell.replace("**", "").strip() for cell in cells[:first] if cell.strip())
+        if COMPARISON.search(name):
+            continue  # a `Winner` row names runs, no figures
+        for match, cell in zip(loads[first:], cells[first:], strict=False):
+            number = to_number(cell) if match else None
+            if number is not None and not _RATIO_CELL.search(cell):
+                records.append(Record("summary", "bench.markdown", line_number,
+                                      {"max_concurrency": float(match.group(1)), measure[0]: number * measure[1]},
+                                      labels={"tool": "markdown table", "benchmark": name or "markdown table"}))
+    return records or None
+
+
 # A percentile table's row label (evalscope's `| 50% |`, `p99`): the rows are one run's statistics, not runs.
 _PERCENTILE_ROW = re.compile(r"^\s*p?(\d+(?:\.\d+)?)\s*%?\s*$", re.IGNORECASE)
 
@@ -1519,6 +1561,7 @@ class _Table(list):
         self.model = model
         self.setting = dict(setting or {})
         self.title = title  # the last line of text above the table (a heading naming what its cells measure)
+        self.section = ""  # the last heading above it that names a measure (`## T1: Batch TPOT (ms)`), for _by_load
         self.above = None  # (line number, text) of a line no header split reads, for _grouped_header
         self.figures = False  # its rows are figures only (_grouped_header's tables)
         self.metric_rows = False  # a metric a row, one figure a variant (_metric_table's single-space tables)
@@ -1946,6 +1989,7 @@ def tables(lines) -> Iterator:
     model = None  # the model the last line naming one names (_named_model)
     setting: dict = {}  # the runs' setting the lines so far state, the last statement of each (_stated_setting)
     title = ""  # the last line of text, a table's title when the table follows it
+    section = ""  # the last heading naming a measure, a table's section (_by_load)
     unit = None  # the unit a line states for every value below it (`All values are tokens per second.`)
     table: list = _Table()
     bare = False  # inside a table with no outer bars
@@ -2005,7 +2049,11 @@ def tables(lines) -> Iterator:
         if stripped and "|" not in stripped:
             # a heading that names a phase alone (`##### Q4_K_M Decode`) under a stated unit: that unit's measure
             title = f"{stripped} ({unit})" if unit and _title_metric(stripped) is None else stripped
+            if stripped[:1] == "#":  # a heading: its measure is its section's, one naming none at its level ends it
+                section = stripped if _title_metric(stripped) \
+                    else section if _heading_level(stripped) > _heading_level(section) else ""
         table = _Table(model=model, setting=setting, title=title)
+        table.section = section
     if len(table) > 1:
         yield table
 
