@@ -326,3 +326,25 @@ You measured 19.4 -> 51.7 tok/s decode dropping eager. Measured at TP4, median o
 | `cudagraph_mode: PIECEWISE` | 80.0 | 58.8 | 183.5 | 237.4 |
 """
     assert all("max_concurrency" not in summary.metrics for summary in markdown_summaries(tmp_path, text))
+
+
+def test_output_rate_times_tpot_of_one_is_one_stream_judged_against_the_card(tmp_path):
+    # onnxruntime-genai's benchmark (blind489): a TPOT and an output rate, no concurrency stated. 8.2 tok/s x
+    # 0.12197 s = 1.0: one stream wrote every token, so the step is one stream's and the card's floor judges it
+    text = """\
+| Metric | Value |
+|---|---|
+| Mean TPOT (ms) | 121.97 |
+| Output token throughput (tok/s) | 8.2 |
+"""
+    diagnosis = diagnosed(tmp_path, text, model="Qwen/Qwen3-8B", gpu="rtx-4080")
+    assert any("batch 1: output tok/s × TPOT is one stream" in line for line in diagnosis.roofline["lines"])
+    assert diagnosis.verdict == "decode-bound"
+
+
+def test_the_one_stream_band_is_a_quarter_either_side_of_one(tmp_path):
+    # 80 tok/s x 0.05 s = 4 streams: no batch of one (streams_by_littles_law says 4)
+    from inferledger.diagnose.rules_summary import one_stream_by_littles_law
+
+    assert not one_stream_by_littles_law({"tpot_seconds_mean": 0.05, "output_tokens_per_second": 80.0})
+    assert one_stream_by_littles_law({"tpot_seconds_mean": 0.05, "output_tokens_per_second": 19.0})  # 0.95

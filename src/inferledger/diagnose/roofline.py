@@ -254,7 +254,7 @@ def _shape(acc: Accumulator) -> tuple[int, int, int | None, list[str]]:
         isl = requests["input_tokens"].mean
     if "output_tokens" in requests and requests["output_tokens"].count:
         osl = requests["output_tokens"].mean
-    from inferledger.diagnose.rules_summary import run_lengths
+    from inferledger.diagnose.rules_summary import one_stream_by_littles_law, run_lengths
 
     for record, _file in acc.summaries:
         metrics = record.metrics
@@ -299,8 +299,12 @@ def _shape(acc: Accumulator) -> tuple[int, int, int | None, list[str]]:
             notes.append(f"~{held:,.0f} requests at once ({how}) at a batch the log does not state")
             return max(1, round(isl)), max(1, round(osl)), None, notes
         elif acc.summaries and not acc.request_count and not acc.interval_count:
-            notes.append("a benchmark summary that states no concurrency: its per-token time may be any batch's")
-            return max(1, round(isl)), max(1, round(osl)), None, notes
+            if all(one_stream_by_littles_law(record.metrics) for record, _file in acc.summaries):
+                batch = 1
+                notes.append("batch 1: output tok/s × TPOT is one stream (Little's law)")
+            else:
+                notes.append("a benchmark summary that states no concurrency: its per-token time may be any batch's")
+                return max(1, round(isl)), max(1, round(osl)), None, notes
         else:
             batch = 1
             notes.append("batch 1 assumed (the log shows no concurrency)")

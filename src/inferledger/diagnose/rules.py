@@ -1031,6 +1031,10 @@ _LIMITS = (
           "in flight are that rate × their time"),
     Limit("streams-seen", 2.0, "requests at once", "Little's law batch (streams_by_littles_law)",
           "above this a run held more than one request at once, so it is no batch of one"),
+    Limit("one-stream-band", 1.25, "× one stream", "Little's law batch of one (one_stream_by_littles_law)",
+          "a run's output tok/s × its TPOT within this factor of 1 (0.8 to 1.25) is one stream writing: the tokens a "
+          "second the run made are the ones a single stream makes at that step, so it ran one request at a time "
+          "(a rate rounded in the table, or prompt tokens counted in, moves the product by less)"),
     Limit("sizes-apart", 1.5, "× weights per step", "summary-models-one-bandwidth",
           "the largest model's weights a step over the smallest's, at least, for a test of several models to have "
           "the power to show one bandwidth"),

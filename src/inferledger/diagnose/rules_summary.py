@@ -345,6 +345,15 @@ def streams_by_littles_law(metrics: dict) -> tuple[float | None, float | None, s
     return None, None, ""
 
 
+def one_stream_by_littles_law(metrics: dict) -> bool:
+    """Whether a run's output tok/s × TPOT is one stream (within limit one-stream-band of 1): its tokens a second are
+    one stream's at that step, so it held one request at a time (Little's law, as streams_by_littles_law's batch)."""
+    tpot = metrics.get("tpot_seconds_mean") or metrics.get("tpot_seconds_median")
+    output = metrics.get("output_tokens_per_second")
+    band = limit("one-stream-band")
+    return bool(tpot and output and 1 / band <= output * tpot <= band)
+
+
 def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware: Hardware,
                      sized=None) -> None:
     """The rules for benchmark summaries. `sized`: the model's weights per step (named_model) when no card is known."""
