@@ -841,7 +841,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind917_logs": (1, 2, 2),
           "blind918_logs": (3, 3, 6),
           "blind913_logs": (3, 3, 6),
-          "blind914_logs": (3, 3, 4)}
+          "blind914_logs": (3, 3, 4),
+          "blind922_logs": (1, 1, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
