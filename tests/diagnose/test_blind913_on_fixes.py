@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from blind_helpers import diagnosed, markdown_summaries
+from blind_helpers import diagnosed, markdown_summaries, parsed, write
 
 
 def _said(diagnosis, *words) -> bool:
@@ -348,3 +348,28 @@ def test_the_one_stream_band_is_a_quarter_either_side_of_one(tmp_path):
 
     assert not one_stream_by_littles_law({"tpot_seconds_mean": 0.05, "output_tokens_per_second": 80.0})
     assert one_stream_by_littles_law({"tpot_seconds_mean": 0.05, "output_tokens_per_second": 19.0})  # 0.95
+
+
+def test_a_perf_analyzer_block_pasted_from_its_client_rows_is_read(tmp_path):
+    # a Triton perf_analyzer result pasted without its `Request concurrency:` line (blind925): the client's rows and
+    # the server's split are one run's, its concurrency unstated
+    text = """\
+   Request count: 478
+    Throughput: 5.90113 infer/sec
+    p50 latency: 693918210 usec
+    p99 latency: 749308680 usec
+  Server:
+    Inference count: 3824
+    Execution count: 478
+    Avg request latency: 695099710 usec (overhead 1 usec + queue 692389668 usec + compute infer 2709978 usec)
+"""
+    from inferledger.diagnose.parsers import perf_analyzer
+
+    (run,) = parsed(perf_analyzer, write(tmp_path, text))
+    assert run.metrics["request_throughput_per_second"] == 5.90113
+    assert run.metrics["e2e_seconds_median"] == pytest.approx(693.918210)
+    assert run.metrics["queue_seconds_mean"] == pytest.approx(692.389668)
+    assert "max_concurrency" not in run.metrics
+    # 692.39 s of the server's 695.10 s a request in its queue: 99.6 %, past summary-server-queue's 40 %
+    diagnosis = diagnosed(tmp_path, text)
+    assert diagnosis.verdict == "queueing" and _fired(diagnosis, "summary-server-queue")

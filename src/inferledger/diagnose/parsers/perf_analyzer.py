@@ -10,8 +10,8 @@
       Server:
         Avg request latency: 59287 usec (overhead 104 usec + queue 28517 usec + compute input 42 usec + …)
 
-Each block is one summary: the client's request rate and latencies (whole requests, as E2E), the concurrency it held,
-and the server's mean request time with the part of it spent in the queue (summary-server-queue rule). The
+Each block is one summary: the client's request rate and latencies (whole requests, as E2E), the concurrency it held
+(none where a paste starts at the client's rows), and the server's mean request time with the part of it spent in the queue (summary-server-queue rule). The
 `Pass [n] throughput: …` lines are the stabilisation passes, not the result: not read. The sweep's closing table
 (`Concurrency: 4, throughput: 23.773 infer/sec, latency 167879 usec`) gives a summary a level.
 """
@@ -49,6 +49,8 @@ _SWEEP = re.compile(r"\b(Concurrency|Request Rate):\s*(\d+(?:\.\d+)?),\s*through
 def sniff(head: str) -> float:
     if _SWEEP.search(head):
         return 0.9
+    if "infer/sec" in head and _QUEUE.search(head) and "Avg request latency" in head:
+        return 0.9  # a block pasted from its client rows on, the server's split below them
     return 0.9 if _CONCURRENCY.search(head) and ("infer/sec" in head or "Avg request latency" in head) else 0.0
 
 
@@ -80,7 +82,12 @@ def parse(lines) -> Iterator:
             metrics, start, section = {"max_concurrency": float(level.group(1))}, line_number, ""
             continue
         if not metrics:
-            continue
+            row = _ROW.match(line) if not measured else None
+            if row is None or row.group(1) not in _CLIENT:
+                continue
+            # a block pasted from its client rows on (`Request count: 478`, no `Request concurrency:` above it):
+            # one run at a concurrency the paste does not say
+            start, section = line_number, "client"
         stripped = line.strip()
         if stripped in ("Client:", "Server:"):
             section = stripped[:-1].lower()
