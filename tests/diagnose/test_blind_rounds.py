@@ -845,7 +845,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind922_logs": (1, 1, 2),
           "blind921_logs": (1, 1, 1),
           "blind925_logs": (1, 2, 4),
-          "blind924_logs": (2, 2, 3)}
+          "blind924_logs": (2, 2, 3),
+          "blind923_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
