@@ -1444,15 +1444,24 @@ def _by_context(header: list, rows: list, title: str) -> list | None:
     measure = _title_metric(title)
     if measure is None:
         return None
+    keys = [("mean_input_tokens", _tokens(match.group(1), match.group(2))) if match else None for match in contexts]
+    return _cell_summaries(rows, first, keys, measure)
+
+
+def _cell_summaries(rows: list, first: int, keys: list, measure: tuple) -> list | None:
+    """A summary a figure cell from column `first` on, of a table of one measure (`measure`: its metric and seconds per
+    unit) by context or by load: each row's leading cells name its run, and `keys[i]` is the (metric, value) column i
+    sets. A row naming runs (`**Winner**`) and a ratio's cell (`1.7x`) give none."""
     records = []
     for line_number, cells in rows:
         name = " ".join(cell.replace("**", "").strip() for cell in cells[:first] if cell.strip())
-        for match, cell in zip(contexts[first:], cells[first:], strict=False):
-            number = to_number(cell) if match else None
+        if COMPARISON.search(name):
+            continue
+        for key, cell in zip(keys[first:], cells[first:], strict=False):
+            number = to_number(cell) if key else None
             if number is not None and not _RATIO_CELL.search(cell):
                 records.append(Record("summary", "bench.markdown", line_number,
-                                      {"mean_input_tokens": _tokens(match.group(1), match.group(2)),
-                                       measure[0]: number * measure[1]},
+                                      {key[0]: key[1], measure[0]: number * measure[1]},
                                       labels={"tool": "markdown table", "benchmark": name or "markdown table"}))
     return records or None
 
@@ -1484,18 +1493,8 @@ def _by_load(header: list, rows: list, table) -> list | None:
     measure = _title_metric(getattr(table, "title", "")) or _title_metric(getattr(table, "section", ""))
     if measure is None:
         return None
-    records = []
-    for line_number, cells in rows:
-        name = " ".join(cell.replace("**", "").strip() for cell in cells[:first] if cell.strip())
-        if COMPARISON.search(name):
-            continue  # a `Winner` row names runs, no figures
-        for match, cell in zip(loads[first:], cells[first:], strict=False):
-            number = to_number(cell) if match else None
-            if number is not None and not _RATIO_CELL.search(cell):
-                records.append(Record("summary", "bench.markdown", line_number,
-                                      {"max_concurrency": float(match.group(1)), measure[0]: number * measure[1]},
-                                      labels={"tool": "markdown table", "benchmark": name or "markdown table"}))
-    return records or None
+    return _cell_summaries(rows, first, [("max_concurrency", float(match.group(1))) if match else None
+                                         for match in loads], measure)
 
 
 # A percentile table's row label (evalscope's `| 50% |`, `p99`): the rows are one run's statistics, not runs.

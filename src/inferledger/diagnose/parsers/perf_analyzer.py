@@ -11,9 +11,10 @@
         Avg request latency: 59287 usec (overhead 104 usec + queue 28517 usec + compute input 42 usec + …)
 
 Each block is one summary: the client's request rate and latencies (whole requests, as E2E), the concurrency it held
-(none where a paste starts at the client's rows), and the server's mean request time with the part of it spent in the queue (summary-server-queue rule). The
-`Pass [n] throughput: …` lines are the stabilisation passes, not the result: not read. The sweep's closing table
-(`Concurrency: 4, throughput: 23.773 infer/sec, latency 167879 usec`) gives a summary a level.
+(none where a paste starts at the client's rows), and the server's mean request time with the part of it spent in
+the queue (summary-server-queue rule). The `Pass [n] throughput: …` lines are the stabilisation passes, not the
+result: not read. The sweep's closing table (`Concurrency: 4, throughput: 23.773 infer/sec, latency 167879 usec`)
+gives a summary a level.
 """
 
 from __future__ import annotations
