@@ -33,8 +33,9 @@ def test_an_unstated_batch_is_judged_against_the_fullest_batch(tmp_path, monkeyp
     diagnosis = diagnose_files([fine], model="Qwen/Qwen3-0.6B", gpu="h100-sxm")
     assert "hardware-decode-below-realistic" not in _rules(diagnosis)
     # ... but 5 s a token is slower than a 0.6B model's step even at the most requests an H100's KV memory holds,
-    # with an 8,192-token prefill chunk in every step.
-    slow = _write(tmp_path, "Mean TPOT (ms): 5000.0\nMean TTFT (ms): 300.0\nOutput token throughput (tok/s): 0.2\n",
+    # with an 8,192-token prefill chunk in every step. (0.3 tok/s × 5 s = 1.5 streams: neither one stream, which
+    # one_stream_by_littles_law would take as batch 1, nor the two that streams_by_littles_law counts as a batch.)
+    slow = _write(tmp_path, "Mean TPOT (ms): 5000.0\nMean TTFT (ms): 300.0\nOutput token throughput (tok/s): 0.3\n",
                   "slow.txt")
     diagnosis = diagnose_files([slow], model="Qwen/Qwen3-0.6B", gpu="h100-sxm")
     (finding,) = [item for item in diagnosis.evidence if item.rule == "hardware-decode-below-realistic"]
