@@ -12,7 +12,7 @@ import gzip
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from inferledger.diagnose import diagnose_files
@@ -404,8 +404,18 @@ _MUTATED = ["blind315_logs/sglang__bench-serving-moe-tp-allreduce-symm-mem-befor
 _EDGES = ["0", "0.0", "-1", "1e308", "1e-320", "nan", "inf", "999999999999"]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# Derandomized, so that CI runs the same examples each time (a search that may turn red on any run is no gate); the
+# search for new crashes is a wider run of it by hand (max_examples in the hundreds, derandomize off), whose finds
+# stay below as examples.
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture],
+          derandomize=True)
 @given(st.sampled_from(_MUTATED), st.lists(st.sampled_from(_EDGES + [None] * 4), min_size=1, max_size=48))
+# a concurrency of 1e-320 under 1e308 requests: the client's rounds were infinite (math.ceil raised)
+@example(name="blind591_logs/sglang__dsv4-flash-sm89-marlin-fallback-c16-3500in-1500out-ttft-19s-tpot-172ms.txt",
+         edges=["0", "0", "0", "0", "1e308", "0", "1e-320", "1e308", "0", "0", "0"])
+# a TPOT of 0 with no output length set aside (step None) beside a rate bounding the step over few tokens
+@example(name="blind315_logs/sglang__bench-serving-moe-tp-allreduce-symm-mem-before-conc1-50-req.txt",
+         edges=["-1", "-1", "0"])
 def test_diagnose_never_fails_inside_on_damaged_numbers(tmp_path, name, edges):
     import re
 

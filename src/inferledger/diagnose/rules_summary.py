@@ -381,7 +381,8 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         judged = record.labels.get("mlperf_valid") and record.labels.get("mlperf_scenario") in MLPERF_BOUNDED
         slow = run.step is not None and run.step >= threshold(rule) and not hardware.judged and not judged
         # a slow rate bounding the step over a few tokens in all: no decode measure, and no healthy run either
-        cold_call = run.step_bound and run.few_tokens and run.step >= threshold("summary-slow-tpot-no-hardware")
+        cold_call = run.step_bound and run.few_tokens and run.step is not None \
+            and run.step >= threshold("summary-slow-tpot-no-hardware")
         if slow and cold_call:
             # A slow rate over a few tokens in all (a cold engine's one short call): its start-up and prompt, which
             # bound no decode step. (A fast one still shows the steps are fast.)
@@ -1192,7 +1193,8 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
             service = latency - run.ttft + run.prompt_work
         arrivals = completed / offered  # the seconds over which the requests arrived
         expected = arrivals + (service or 0.0)
-        capped = run.concurrency is not None and 0 < run.concurrency < completed  # the client holds the rest back
+        # the client holds the rest back (a concurrency under one request is a damaged figure, no cap)
+        capped = run.concurrency is not None and 1 <= run.concurrency < completed
         rounds = math.ceil(completed / run.concurrency) if capped else 1
         # The client lets `concurrency` requests run at once, each first token came in about its prompt's own work
         # (no wait at the server), and each stream crawled: the rest waited at the client while the slow streams set
