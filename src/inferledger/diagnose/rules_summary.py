@@ -322,9 +322,9 @@ def streams_by_littles_law(metrics: dict) -> tuple[float | None, float | None, s
     streams from above (prompt tokens counted too): the batch is then unknown. Only figures above STREAMS_SEEN are returned: a run that held more at once was no batch of one, and its
     batched TPOT judged as one stream's reads as slow decode. (None, None, "") when nothing says so."""
     tpot = metrics.get("tpot_seconds_mean") or metrics.get("tpot_seconds_median")
-    output = metrics.get("output_tokens_per_second")
-    if tpot and output and output * tpot > STREAMS_SEEN:
-        return output * tpot, None, "output tok/s × TPOT (Little's law)"
+    streams = _decoding_streams(metrics)
+    if streams and streams > STREAMS_SEEN:
+        return streams, None, "output tok/s × TPOT (Little's law)"
     rate = metrics.get("request_throughput_per_second")
     if rate and metrics.get("e2e_seconds_mean") and rate * metrics["e2e_seconds_mean"] > STREAMS_SEEN:
         return rate * metrics["e2e_seconds_mean"], None, "req/s × mean E2E: requests in flight (Little's law)"
@@ -345,13 +345,19 @@ def streams_by_littles_law(metrics: dict) -> tuple[float | None, float | None, s
     return None, None, ""
 
 
+def _decoding_streams(metrics: dict) -> float | None:
+    """Output tok/s × TPOT, the streams decoding at once (Little's law: each writes 1/TPOT tokens a second), or None
+    where the run states either not."""
+    tpot = metrics.get("tpot_seconds_mean") or metrics.get("tpot_seconds_median")
+    output = metrics.get("output_tokens_per_second")
+    return output * tpot if tpot and output else None
+
+
 def one_stream_by_littles_law(metrics: dict) -> bool:
     """Whether a run's output tok/s × TPOT is one stream (within limit one-stream-band of 1): its tokens a second are
     one stream's at that step, so it held one request at a time (Little's law, as streams_by_littles_law's batch)."""
-    tpot = metrics.get("tpot_seconds_mean") or metrics.get("tpot_seconds_median")
-    output = metrics.get("output_tokens_per_second")
-    band = limit("one-stream-band")
-    return bool(tpot and output and 1 / band <= output * tpot <= band)
+    streams, band = _decoding_streams(metrics), limit("one-stream-band")
+    return streams is not None and 1 / band <= streams <= band
 
 
 def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware: Hardware,

@@ -45,9 +45,8 @@ def stated_bits(text: str) -> float | None:
     if not _ANY_TAG.search(text) or re.search(r"\bvs\.?\b|\bversus\b", text, re.IGNORECASE):
         return None
     formats = list(stated_formats(_KV_DTYPE.sub(" ", text)))
-    measured = {bits for tag, bits in formats if tag.endswith("bpw")}
-    if len(measured) == 1:  # a file's own bits a weight (`Q4_K_S (3.87 bpw)`) over its type's usual ones
-        return measured.pop()
+    if formats and formats[0][0].endswith("bpw"):  # (stated_formats gives the most specific first)
+        return formats[0][1]  # a file's own bits a weight (`Q4_K_S (3.87 bpw)`) over its type's usual ones
     found = {_width(bits): bits for _tag, bits in formats}
     low = [width for width in found if width < 16]
     if len(low) == 1:  # a weight-only quantisation beside its activations' dtype is the quantisation

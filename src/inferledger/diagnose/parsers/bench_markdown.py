@@ -1555,12 +1555,13 @@ class _Table(list):
     setting lines above it state (`setting`: {metric: value}, _stated_setting: a `4K-token prompt`, `64 concurrent
     requests`, `10 QPS`) and the line of text right above it (`title`)."""
 
-    def __init__(self, rows=(), model: str | None = None, setting: dict | None = None, title: str = ""):
+    def __init__(self, rows=(), model: str | None = None, setting: dict | None = None, title: str = "",
+                 section: str = ""):
         super().__init__(rows)
         self.model = model
         self.setting = dict(setting or {})
         self.title = title  # the last line of text above the table (a heading naming what its cells measure)
-        self.section = ""  # the last heading above it that names a measure (`## T1: Batch TPOT (ms)`), for _by_load
+        self.section = section  # the last heading above it naming a measure (`## T1: Batch TPOT (ms)`), for _by_load
         self.above = None  # (line number, text) of a line no header split reads, for _grouped_header
         self.figures = False  # its rows are figures only (_grouped_header's tables)
         self.metric_rows = False  # a metric a row, one figure a variant (_metric_table's single-space tables)
@@ -2051,8 +2052,7 @@ def tables(lines) -> Iterator:
             if stripped[:1] == "#":  # a heading: its measure is its section's, one naming none at its level ends it
                 section = stripped if _title_metric(stripped) \
                     else section if _heading_level(stripped) > _heading_level(section) else ""
-        table = _Table(model=model, setting=setting, title=title)
-        table.section = section
+        table = _Table(model=model, setting=setting, title=title, section=section)
     if len(table) > 1:
         yield table
 
