@@ -850,7 +850,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind928_logs": (1, 1, 3),
           "blind930_logs": (3, 3, 4),
           "blind929_logs": (6, 6, 8),
-          "blind927_logs": (2, 2, 3)}
+          "blind927_logs": (2, 2, 3),
+          "blind926_logs": (3, 3, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
