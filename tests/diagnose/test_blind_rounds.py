@@ -851,7 +851,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind930_logs": (3, 3, 4),
           "blind929_logs": (6, 6, 8),
           "blind927_logs": (2, 2, 3),
-          "blind926_logs": (3, 3, 4)}
+          "blind926_logs": (3, 3, 4),
+          "blind931_logs": (3, 3, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
