@@ -282,6 +282,9 @@ _CPU_ASIDE = re.compile(r"\bcpu[\s_-]*(?:usage|util|utili[sz]ation|load|%|time|s
                         re.IGNORECASE)
 
 
+_GPU_WORD = re.compile(r"\bgpu", re.IGNORECASE)
+
+
 def _names_cpu_run(text: str) -> bool:
     """A header or cell naming the CPU as what ran the model (_CPU_WORD), not beside the run (_CPU_ASIDE)."""
     return bool(_CPU_WORD.search(text)) and not _CPU_ASIDE.search(text)
@@ -902,8 +905,10 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
     a row holding several variants of a run (a metric in more than one column) is a record each."""
     records = []
     variants = _variants(header, columns)
-    # a CPU column (`CPU model`), or a thread count's: only a CPU run is tuned by its threads
-    on_cpu = any(_names_cpu_run(_normal(title)) or _normal(title) in ("threads", "n threads") for title in header)
+    # a CPU column (`CPU model`), or a thread count's: only a CPU run is tuned by its threads. A column naming the
+    # GPU too (ollama's `CPU/GPU Split`) is where each row's layers sit: its cells say which rows ran on the CPU.
+    on_cpu = any(_names_cpu_run(_normal(title)) and not _GPU_WORD.search(title)
+                 or _normal(title) in ("threads", "n threads") for title in header)
     model_columns = [index for index, title in enumerate(header) if _normal(title) in ("model", "model name")]
     speed_table = any(_speed(column) for column in columns)
     for line_number, cells in rows:

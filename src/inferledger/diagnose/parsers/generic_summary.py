@@ -162,9 +162,19 @@ def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
 _VALUE_FIRST = re.compile(r"^[\s\-*•>]*(?P<value>\d[\d,]*(?:\.\d+)?)\s+(?P<label>[A-Za-z][A-Za-z ./()%,_-]{2,60}?)\s*$")
 
 
+# A script's runs of one setting printed as a Python list under one label: `TTFT (s): [0.2275, 0.2016, 0.2567]`.
+_LIST_LINE = re.compile(r"^[\s\-*•>]*(?P<label>[A-Za-z][\w ./()%,-]{0,80}?)\s*[:=]\s*\[(?P<values>\s*[-+]?\d[\d.]*"
+                        r"(?:[eE][-+]?\d+)?(?:\s*,\s*[-+]?\d[\d.]*(?:[eE][-+]?\d+)?)*)\s*\]\s*$")
+
+
 def line_metric(line: str) -> tuple[str, float] | None:
     """(metric name, value in base units) that one `label: value unit` line states, or a headline's `value label`,
-    or None (generic_phrases weighs its own reading against this one)."""
+    or a list's mean (`label (unit): [v1, v2, …]`, a run's repeats), or None (generic_phrases weighs its own reading
+    against this one)."""
+    listed = _LIST_LINE.match(line)
+    if listed is not None:
+        values = [float(value) for value in listed.group("values").split(",")]
+        return _metric(listed.group("label"), sum(values) / len(values), "")
     match = _LINE.match(line)
     if match is None:
         first = _VALUE_FIRST.match(line)

@@ -1,0 +1,101 @@
+"""Blind rounds 926 on: the general fixes of the forty-first session. Expected figures are worked out here."""
+
+from __future__ import annotations
+
+import pytest
+from blind_helpers import diagnosed, markdown_summaries, parsed, write
+
+from inferledger.diagnose.parsers import generic_summary
+
+
+def _said(diagnosis, *words) -> bool:
+    """Whether one piece of the diagnosis' evidence says every one of `words`."""
+    return any(all(word in evidence.text for word in words) for evidence in diagnosis.evidence)
+
+
+def _fired(diagnosis, rule: str) -> bool:
+    return any(evidence.rule == rule for evidence in diagnosis.evidence)
+
+
+# An ollama setup note (blind911): the split column says where each row's layers sit, `100% GPU` for both rows here.
+_SPLIT_COLUMN = """\
+| Model                     | Quantization | Size (loaded) | CPU/GPU Split | Speed      |
+| ------------------------- | ------------ | ------------- | ------------- | ---------- |
+| `smollm2:latest`          | Q8_0         | 2.9 GB        | 100% GPU      | ~18 tok/s  |
+| `codegeex4:9b-all-q3_K_M` | Q3_K_M       | ~5.0 GB       | 100% GPU      | ~4.5 tok/s |
+"""
+
+
+def test_a_cpu_gpu_split_column_does_not_make_every_row_a_cpu_run(tmp_path):
+    summaries = markdown_summaries(tmp_path, _SPLIT_COLUMN)
+    assert [summary.metrics["output_tokens_per_second_per_user_mean"] for summary in summaries] == [18.0, 4.5]
+    assert all(summary.labels.get("device") != "cpu" for summary in summaries)
+
+
+def test_a_split_column_of_gpu_rows_is_judged_by_a_gpus_cutoff(tmp_path):
+    diagnosis = diagnosed(tmp_path, _SPLIT_COLUMN)
+    # was healthy: both rows were read as CPU runs, whose memory makes 4.5 tok/s usual. On a GPU one stream at
+    # 1 / 4.5 = 222 ms a token is slow
+    assert diagnosis.verdict == "decode-bound"
+    assert _said(diagnosis, "222 ms per output token")
+
+
+def test_a_row_whose_split_cell_names_the_cpu_is_still_a_cpu_run(tmp_path):
+    text = _SPLIT_COLUMN.replace("| 100% GPU      | ~4.5", "| 29% CPU / 71% GPU | ~4.5")
+    summaries = markdown_summaries(tmp_path, text)
+    assert [summary.labels.get("device") for summary in summaries] == [None, "cpu"]
+
+
+def test_guard_a_cpu_column_still_makes_its_rows_cpu_runs(tmp_path):
+    text = _SPLIT_COLUMN.replace("CPU/GPU Split", "CPU          ").replace("100% GPU", "i7-12700K")
+    assert all(summary.labels.get("device") == "cpu" for summary in markdown_summaries(tmp_path, text))
+
+
+# A script printing each setting's five runs as Python lists (blind928, small models on CPU, OpenVINO and GPUs).
+_LISTS = """\
+**L40 GPU**
+* Dtype: bf16
+TTFT (s): [0.0288, 0.0282, 0.0263, 0.0263, 0.0262]
+Latency total (s): [3.4132, 3.0791, 3.0515, 3.0573, 3.0502]
+Throughput (tok/s): [37.5, 41.57, 41.95, 41.87, 41.96]
+Generated tokens: [128, 128, 128, 128, 128]
+
+**T4 GPU**
+* Dtype: float32
+TTFT (s): [0.0712, 0.0655, 0.0648, 0.0649, 0.0645]
+Latency total (s): [5.7204, 5.6813, 5.7102, 5.6992, 5.7011]
+Throughput (tok/s): [22.38, 22.53, 22.42, 22.46, 22.45]
+Generated tokens: [128, 128, 128, 128, 128]
+"""
+
+
+def test_a_list_of_runs_reads_as_its_mean():
+    # (0.0288 + 0.0282 + 0.0263 + 0.0263 + 0.0262) / 5 = 0.02716 s
+    assert generic_summary.line_metric("TTFT (s): [0.0288, 0.0282, 0.0263, 0.0263, 0.0262]") == \
+        ("ttft_seconds_mean", pytest.approx(0.02716))
+    # (37.5 + 41.57 + 41.95 + 41.87 + 41.96) / 5 = 40.97
+    assert generic_summary.line_metric("Throughput (tok/s): [37.5, 41.57, 41.95, 41.87, 41.96]") == \
+        ("output_tokens_per_second", pytest.approx(40.97))
+
+
+def test_lists_of_runs_are_a_summary_a_setting(tmp_path):
+    summaries = parsed(generic_summary, write(tmp_path, _LISTS, "lists.txt"))
+    assert len(summaries) == 2
+    l40, t4 = (summary.metrics for summary in summaries)
+    # the L40's latency: (3.4132 + 3.0791 + 3.0515 + 3.0573 + 3.0502) / 5 = 3.13026 s for 128 tokens each
+    assert l40["e2e_seconds_mean"] == pytest.approx(3.13026)
+    assert l40["mean_output_tokens"] == 128
+    assert t4["output_tokens_per_second"] == pytest.approx((22.38 + 22.53 + 22.42 + 22.46 + 22.45) / 5)
+
+
+def test_lists_of_runs_are_judged(tmp_path):
+    diagnosis = diagnosed(tmp_path, _LISTS, name="lists.txt")
+    # was insufficient-data (no line read). The T4's step: (5.70224 - 0.06618) s / 127 tokens after the first
+    # = 44.38 ms a token, one stream (22.45 tok/s x 44.38 ms = 1.0)
+    assert diagnosis.verdict != "insufficient-data"
+    assert _said(diagnosis, "44.38 ms")
+
+
+def test_guard_a_list_of_words_or_an_empty_list_is_not_read():
+    assert generic_summary.line_metric("TTFT (s): []") is None
+    assert generic_summary.line_metric("Models: [llama, qwen]") is None
