@@ -99,3 +99,48 @@ def test_lists_of_runs_are_judged(tmp_path):
 def test_guard_a_list_of_words_or_an_empty_list_is_not_read():
     assert generic_summary.line_metric("TTFT (s): []") is None
     assert generic_summary.line_metric("Models: [llama, qwen]") is None
+
+
+# SGLang's multi-turn HiCache bench (benchmark/hicache/bench_multiturn.py) printed twice (blind931): its latencies have
+# no unit (seconds), and only its completed rate states one.
+_MULTITURN = """\
+#cache_hit_rate: 0.6614896363279186
+
+Performance metrics summary:
+  Total requests: 1280 at 16 requests per second
+  Average TTFT: 5.18
+  P90 TTFT: 7.24
+  Median TTFT: 5.87
+  Average latency: 10.27
+  P90 latency: 11.53
+  Median latency: 10.33
+  Throughput: 2.78 requests per second
+"""
+
+
+def test_a_multiturn_summary_with_one_unit_is_read(tmp_path):
+    assert generic_summary.sniff(_MULTITURN) > 0
+    diagnosis = diagnosed(tmp_path, _MULTITURN, name="multiturn.txt")
+    # was insufficient-data (no reader took the file)
+    assert diagnosis.verdict != "insufficient-data"
+    assert _said(diagnosis, "TTFT 5.18 s")
+
+
+def test_a_run_stating_its_count_and_rate_took_count_over_rate(tmp_path):
+    diagnosis = diagnosed(tmp_path, _MULTITURN, name="multiturn.txt")
+    # 1,280 requests at 2.78 req/s took 1280 / 2.78 = 460 s; offered at 16 req/s they arrive in 1280 / 16 = 80 s, and
+    # ~80 s plus one request's 10.27 s = 90.3 s was expected: the server fell behind its arrivals
+    assert diagnosis.verdict == "queueing"
+    assert _fired(diagnosis, "summary-rate-not-kept")
+    assert _said(diagnosis, "the run took 460 s where ~90.3 s was expected")
+    assert not any("took 0 s" in note for note in diagnosis.notes)
+
+
+def test_guard_a_short_run_stating_its_count_and_rate_drains_without_a_queue(tmp_path):
+    # 100 requests at 16 req/s arrive in 6.25 s; at 12 req/s completed they took 100 / 12 = 8.3 s, within 1.3 × the
+    # expected 6.25 + 1.2 = 7.45 s: a drain, not a server falling behind
+    text = _MULTITURN.replace("1280 at 16", "100 at 16").replace("Throughput: 2.78", "Throughput: 12") \
+        .replace("Average latency: 10.27", "Average latency: 1.2").replace("Average TTFT: 5.18", "Average TTFT: 0.3")
+    diagnosis = diagnosed(tmp_path, text, name="multiturn.txt")
+    assert not _fired(diagnosis, "summary-rate-not-kept")
+    assert any("took 8.33 s); not overload" in note for note in diagnosis.notes)

@@ -473,7 +473,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind519_logs": (7, 7, 10),
           "blind523_logs": (8, 9, 10),
           "blind525_logs": (8, 8, 10),
-          "blind524_logs": (4, 4, 10),
+          "blind524_logs": (4, 5, 10),
           "blind526_logs": (3, 4, 4),
           "blind529_logs": (1, 1, 2),
           "blind527_logs": (1, 2, 5),
@@ -852,7 +852,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind929_logs": (6, 6, 8),
           "blind927_logs": (2, 2, 3),
           "blind926_logs": (3, 3, 4),
-          "blind931_logs": (3, 3, 4)}
+          "blind931_logs": (3, 4, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -142,6 +142,8 @@ class _Run:
             self.completed = sent  # the rate × the run's time accounts for every request sent: all completed
         if achieved is None and self.completed and self.duration:
             achieved = self.completed / self.duration
+        if self.duration is None and self.completed and achieved:
+            self.duration = self.completed / achieved  # the rate is the requests over the run's time
         self.achieved = achieved
         self.output_rate = metrics.get("output_tokens_per_second")
         # The requests a run completed; req/s × its time where it states no count (for lengths per request only:
@@ -1271,12 +1273,14 @@ def _queue(run: _Run, record, where: dict, findings: list, notes: list) -> bool:
         elif achieved < kept * offered and in_rounds:
             notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered because the client let only "
                          f"{run.concurrency:.0f} requests run at once and each stream crawled ({run.per_token * 1e3:,.0f} "
-                         f"ms a token): {completed:.0f} requests in {rounds} rounds of ~{service:.3g} s ≈ the run's "
-                         f"{run.duration or 0:.4g} s; the rest waited at the client, behind the slow streams")
+                         f"ms a token): {completed:.0f} requests in {rounds} rounds of ~{service:.3g} s"
+                         + (f" ≈ the run's {run.duration:.4g} s" if run.duration else "")
+                         + "; the rest waited at the client, behind the slow streams")
         elif achieved < kept * offered:
             notes.append(f"{name}: achieved {achieved:.3g} req/s < {offered:.3g} offered, but the run is short: "
                          f"{completed:.0f} requests arrive in {arrivals:.3g} s and then drain "
-                         f"(expected ~{expected:.3g} s, took {run.duration or 0:.3g} s); not overload")
+                         f"(expected ~{expected:.3g} s, " + (f"took {run.duration:.3g} s" if run.duration else
+                                                             "its duration not stated") + "); not overload")
     if run.all_at_once and run.uncapped and (run.concurrency is None or run.concurrency > 1):
         text = (f"{name}: every request sent at t=0 (rate {'inf' if math.isinf(offered) else f'{offered:.2g}'}): "
                 "a throughput test; TTFT is queue wait by construction")

@@ -290,6 +290,8 @@ def sniff(head: str) -> float:
         return 0.5
     found = []
     lines = head.splitlines()
+    if any(_MULTITURN.match(line) for line in lines if "requests per second" in line):
+        return 0.5  # SGLang's multi-turn bench: its unitless latencies are seconds (parse)
     rows = [line for line in lines if not _RULE.match(line)]
     for line, following in zip(rows, rows[1:] + [""], strict=True):
         columns = _table_header(line)
