@@ -852,7 +852,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind929_logs": (6, 6, 8),
           "blind927_logs": (2, 2, 3),
           "blind926_logs": (3, 3, 4),
-          "blind931_logs": (3, 4, 4)}
+          "blind931_logs": (3, 4, 4),
+          "blind937_logs": (0, 0, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
