@@ -855,7 +855,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind931_logs": (3, 4, 4),
           "blind937_logs": (0, 0, 2),
           "blind932_logs": (2, 2, 4),
-          "blind933_logs": (5, 5, 8)}
+          "blind933_logs": (5, 5, 8),
+          "blind934_logs": (3, 3, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
