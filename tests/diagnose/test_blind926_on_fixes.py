@@ -144,3 +144,36 @@ def test_guard_a_short_run_stating_its_count_and_rate_drains_without_a_queue(tmp
     diagnosis = diagnosed(tmp_path, text, name="multiturn.txt")
     assert not _fired(diagnosis, "summary-rate-not-kept")
     assert any("took 8.33 s); not overload" in note for note in diagnosis.notes)
+
+
+# llmperf against TGI on an inf2.xlarge (blind937): the load a column, named in the corner cell; a metric a row, the
+# first named `First Time To Token`; prose above the table naming a per-token time (not the table's title).
+_LOAD_COLUMNS = """\
+Inter-token latency (ms/token) at the 50th percentile rises from 52.18 ms for one user to 97.17 ms for 16 users.
+
+| Concurrent Users               | 1     | 2     | 4      | 8     | 16     |
+|--------------------------------|-------|-------|--------|-------|--------|
+| Mean Input Token               | 550   | 550   | 550    | 550   | 550    |
+| Mean Output Token              | 177   | 175   | 174    | 176   | 175    |
+| First Time To Token (ms) p50   | 1001  | 1419  | 3732.78| 7539  | 7503   |
+| Throughput (token/sec) p50     | 16.23 | 29.2  | 48.08  | 72.16 | 142.72 |
+| Inter Token Latency (ms/token) p50 | 52.18 | 58.29 | 69.93  | 93.95 | 97.17  |
+| Cost per 1M token              | $13.01| $7.23 | $4.39  | $2.93 | $1.48  |
+"""
+
+
+def test_a_load_a_column_and_a_metric_a_row_is_a_run_a_column(tmp_path):
+    summaries = markdown_summaries(tmp_path, _LOAD_COLUMNS)
+    # five runs, one a column, each at the concurrency its column names; before, every cell was read as a time per
+    # token in the prose's unit (1001 ms a token at a `concurrency` of 50, from `p50`)
+    assert [summary.metrics.get("max_concurrency") for summary in summaries] == [1, 2, 4, 8, 16]
+    first = summaries[0].metrics
+    assert first["ttft_seconds_median"] == pytest.approx(1.001)
+    assert first["tpot_seconds_median"] == pytest.approx(0.05218)  # the row's `p50` kept beside its `ms/token`
+
+
+def test_a_first_token_growing_with_the_users_is_a_queue(tmp_path):
+    diagnosis = diagnosed(tmp_path, _LOAD_COLUMNS)
+    # 1,419 ms at 2 users, 7,539 ms at 8: 7539 / 1419 = 5.3x for 4x the requests in flight
+    assert diagnosis.verdict == "queueing"
+    assert _said(diagnosis, "5.3× for 4× the requests in flight")

@@ -387,8 +387,12 @@ def _column(header: str):
         if "/tok" in unit_match.group() and re.search(r"latency|time|speed|decode|generat",
                                                       lowered[: unit_match.start()]) \
                 and not re.search(r"prompt|prefill|first", lowered[: unit_match.start()]):
-            # `Latency (ms/token)`, `Speed (ms/token)`: a generated token's time, whatever its name
-            return "tpot_seconds_mean", unit, "time"
+            # `Latency (ms/token)`, `Speed (ms/token)`: a generated token's time, whatever its name; a statistic
+            # beside the unit stays (`Inter Token Latency (ms/token) p50`)
+            words = lowered[: unit_match.start()] + " " + lowered[unit_match.end():]
+            stat = next((canonical_stat(word) for word in re.split(r"[\s_,;()-]+", words) if canonical_stat(word)),
+                        "mean")
+            return f"tpot_seconds_{stat}", unit, "time"
         # a statistic after the unit stays (`First Token Latency (ms) - P50`)
         lowered = (lowered[: unit_match.start()] + " " + lowered[unit_match.end():].strip(" -")).strip()
     lowered = " ".join(re.sub(r"[()]", " ", lowered).split())  # `prefill(tok/s)` reads as `prefill tok/s`
@@ -1089,6 +1093,12 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
         return f"table column {header[key + 1].replace('**', '').strip()!r}" if key + 1 < len(header) \
             else f"table column {key + 1}"  # (a bold header is the poster's emphasis, not its name)
 
+    # A corner cell naming the load (`Concurrent Users | 1 | 2 | 4`): each column's name is its run's level
+    load = _column(header[0]) if header else None
+    if not one_run and load is not None and load[0] in ("max_concurrency", "request_rate_per_second"):
+        for key, metrics in runs.items():
+            if key + 1 < len(header) and _BARE_FIGURE.match(header[key + 1]):
+                metrics.setdefault(load[0], to_number(header[key + 1]))
     return [Record("summary", "bench.markdown", first_line, metrics, labels={"tool": tool(key), **unit_label})
             for key, metrics in (runs.items() if by_owner else sorted(runs.items()))
             if any(name.startswith(("ttft_", "tpot_", "itl_", "e2e_")) for name in metrics)
@@ -1408,7 +1418,9 @@ def _pivot(header: list, rows: list, title: str) -> list | None:
         load = ("mean_input_tokens", 1.0, "count")  # a prompt sweep's rows under a phase's title (`Prefill`)
     if load is None or load[0] not in ("max_concurrency", "request_rate_per_second", "mean_input_tokens") \
             or len(header) < 2 \
-            or any(_column(cell) is not None for cell in header[1:]):
+            or any(_column(cell) is not None for cell in header[1:]) \
+            or any(cells and _column(cells[0]) is not None for _line, cells in rows):
+        # (rows named by a metric, `First Time To Token (ms) p50`, are the load's columns turned: a metric a row)
         return None
     measure = _title_metric(title)
     if measure is None:
