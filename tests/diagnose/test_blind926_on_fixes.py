@@ -177,3 +177,57 @@ def test_a_first_token_growing_with_the_users_is_a_queue(tmp_path):
     # 1,419 ms at 2 users, 7,539 ms at 8: 7539 / 1419 = 5.3x for 4x the requests in flight
     assert diagnosis.verdict == "queueing"
     assert _said(diagnosis, "5.3× for 4× the requests in flight")
+
+
+# llm-speed-benchmark's README table of hosted APIs (blind933): medians ± IQR; `Response Tok/s` is one reply's rate.
+_HOSTED = """\
+| Model | Time To First Token | Prompt Tok/s | Response Tok/s | Num Response Tokens |
+| --- | --- | --- | --- | --- |
+| mistral-large-2407 | 0.53 +/- 0.39 | 150.68 +/- 83.60 | 14.99 +/- 7.24 | 598.00 +/- 53.50 |
+| gpt-4o | 0.57 +/- 0.29 | 134.95 +/- 84.01 | 64.34 +/- 15.51 | 824.00 +/- 78.00 |
+"""
+
+
+def test_a_hosted_replys_response_rate_is_one_streams(tmp_path):
+    summaries = markdown_summaries(tmp_path, _HOSTED)
+    assert [summary.metrics["output_tokens_per_second_per_user_mean"] for summary in summaries] == [14.99, 64.34]
+    # was insufficient-data (no column read): 1 / 14.99 = 66.71 ms a token, within a stream's usual pace
+    diagnosis = diagnosed(tmp_path, _HOSTED)
+    assert diagnosis.verdict == "healthy"
+    assert _said(diagnosis, "66.71 ms")
+
+
+# A load tool's summary of an HTTP endpoint, three iterations averaged (blind933: the API's root path, no model).
+_ROOT_PATH = """\
+| Metric | Value |
+|--------|-------|
+| Avg Requests/sec | 50.19 |
+| Avg P50 Latency | 172.65 ms |
+| Avg P95 Latency | 333.91 ms |
+| Avg P99 Latency | 526.87 ms |
+| Avg P95 TTFB | 333.88 ms |
+"""
+
+
+def test_an_average_of_a_percentile_is_that_percentile(tmp_path):
+    (summary,) = markdown_summaries(tmp_path, _ROOT_PATH)
+    assert summary.metrics["ttft_seconds_p95"] == pytest.approx(0.33388)
+    assert summary.metrics["e2e_seconds_p95"] == pytest.approx(0.33391)
+    assert summary.metrics["e2e_seconds_median"] == pytest.approx(0.17265)
+    assert "ttft_seconds_mean" not in summary.metrics
+
+
+def test_a_tail_first_byte_as_late_as_the_tail_reply_is_no_stream(tmp_path):
+    diagnosis = diagnosed(tmp_path, _ROOT_PATH)
+    # was healthy (the p95 TTFB read as a mean TTFT). 333.88 / 333.91 = 0.99991 of the same percentile of the whole
+    # request: the replies arrived whole
+    assert diagnosis.verdict == "measurement-artifact"
+    assert _fired(diagnosis, "summary-ttft-equals-e2e")
+    assert _said(diagnosis, "p95 first-token latency 333.88 ms equals the p95 full latency 333.91 ms")
+
+
+def test_guard_a_mean_and_a_percentile_a_slash_apart_keep_the_first():
+    from inferledger.diagnose.parsers import bench_markdown
+
+    # `TTFT mean / p99 (s)` heads cells `0.24 / 0.31`: the first figure, the mean
+    assert bench_markdown._column("TTFT mean / p99 (s)")[0] == "ttft_seconds_mean"

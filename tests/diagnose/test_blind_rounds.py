@@ -582,7 +582,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind637_logs": (9, 9, 10),
           "blind635_logs": (8, 9, 10),
           "blind636_logs": (7, 7, 10),
-          "blind642_logs": (4, 4, 5),
+          "blind642_logs": (4, 3, 5),
           "blind640_logs": (4, 4, 6),
           "blind638_logs": (4, 5, 6),
           "blind639_logs": (6, 7, 10),
@@ -855,7 +855,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind931_logs": (3, 4, 4),
           "blind937_logs": (0, 1, 2),
           "blind932_logs": (2, 2, 4),
-          "blind933_logs": (5, 5, 8),
+          "blind933_logs": (5, 7, 8),
           "blind934_logs": (3, 3, 5),
           "blind936_logs": (2, 2, 4),
           "blind935_logs": (7, 7, 9)}

@@ -271,7 +271,8 @@ def _not_streamed(run: _Run, metrics: dict) -> tuple[str, dict]:
     if run.prompt_only or (run.mean_output is not None and run.mean_output <= 1):
         return "", {}
     share = threshold("summary-ttft-equals-e2e")
-    for stat in ("mean", "median"):
+    # (a tail's too, where the paste states only that: the slowest first tokens as late as the slowest replies)
+    for stat in ("mean", "median", "p90", "p95", "p99"):
         ttft, e2e = metrics.get(f"ttft_seconds_{stat}"), metrics.get(f"e2e_seconds_{stat}")
         if ttft is not None and e2e and ttft > 0 and ttft >= share * e2e:
             return (f"{stat} first-token latency {ttft * 1e3:,.5g} ms equals the {stat} full latency "

@@ -66,7 +66,8 @@ _COLUMNS = (
      "itl_seconds", "time"),
     # a load tester's `Average Response Time` (locust, JMeter, stress scripts): a request's whole time
     # (the statistic before or after: `Mean latency`, `Latency p99`, `latency_p50_ms`)
-    (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^(?:(?:mean|average|avg|median|p\d+) )?latency$"
+    # (an average over iterations of a percentile, `Avg P95 Latency`, is that percentile's: _column)
+    (r"\be2el?\b|e2e latency|end[- ]to[- ]end|request latency|^(?:(?:mean|average|avg|median|p\d+) ){0,2}latency$"
      r"|^latency (?:mean|average|avg|median|p\d+(?:\.\d+)?|max|min)$"
      r"|^(?:(?:average|avg|mean|median) )?wall|^(?:(?:mean|average|avg|median|min|max|p\d+) )?response time$"
      r"|^(?:total )?time$|^total latency$|^(?:(?:mean|average|avg|median) )?time per (?:request|query|call)$",
@@ -102,6 +103,8 @@ _COLUMNS = (
     (r"tput user|^(?!.*\b(?:total|tokens?)\b(?!\s*/)).*\bper[ -](?:user|request)\b"
      r"|^per-?req tok(?:en)?s?/s$|^per[ -]stream(?: tok(?:en)?s?/s)?$"
      r"|/user|/s/u$|^decode tps$|^eval rate"
+     # a hosted API's reply timed by its client (llm-speed-benchmark's `Response Tok/s`): one request's stream
+     r"|^response tok(?:en)?s?/s$"
      r"|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)?(?: \d+ tokens,?)? (?:t|tok(?:en)?s?)/s$"
      # (a phase's rate or speed by name, its mean's word and its unit around it: `Average Generation Rate tokens/s`)
      r"|^(?:(?:avg|average|mean|median) )?(?:gen(?:eration)?|decod(?:e|ing)) (?:rate|speed)"
@@ -372,6 +375,10 @@ def _context_name(header: str) -> str:
 _RATE_MEAN = re.compile(r"(?<=/s) (?:mean|avg|average)$")
 
 
+# An average over iterations of a percentile (`Avg P95 TTFB`, `avg_median_ttft_ms`): that percentile's figure.
+_AVERAGED_PERCENTILE = re.compile(r"\b(?:avg|average|mean)[\s_]+(p\d{2}(?:\.\d+)?|median)\b")
+
+
 @lru_cache(maxsize=4096)
 def _column(header: str):
     """(metric name with its stat, seconds per unit or None, kind) for one header cell, or None. Cached: a log's head
@@ -415,7 +422,9 @@ def _column(header: str):
     if unit is None:
         return None
     # (a comma may part the statistic from the unit: `ITL P90, ms`)
-    stat = next((canonical_stat(word) for word in re.split(r"[\s_,;]+", lowered) if canonical_stat(word)), "mean")
+    averaged = _AVERAGED_PERCENTILE.search(lowered)
+    stat = canonical_stat(averaged.group(1)) if averaged else \
+        next((canonical_stat(word) for word in re.split(r"[\s_,;]+", lowered) if canonical_stat(word)), "mean")
     return f"{metric}_{stat}", unit, kind
 
 
