@@ -231,3 +231,30 @@ def test_guard_a_mean_and_a_percentile_a_slash_apart_keep_the_first():
 
     # `TTFT mean / p99 (s)` heads cells `0.24 / 0.31`: the first figure, the mean
     assert bench_markdown._column("TTFT mean / p99 (s)")[0] == "ttft_seconds_mean"
+
+
+# A hosted model timed direct and through a router (blind943): seconds a scenario, no reader's layout.
+_ROUTED = """\
+| Scenario | Google Direct (Avg) | OpenRouter (Avg) | Improvement |
+| :--- | :--- | :--- | :--- |
+| **Cold Start** | 24.70s | **17.13s** | 31% Faster |
+| **Warm Cache** | 14.87s | **7.42s** | 50% Faster |
+
+**Model Used**: `google/gemini-3-flash-preview:nitro` (OpenRouter) vs `gemini-3-flash-preview` (Google Direct).
+"""
+
+
+def test_a_hosted_models_timings_in_no_known_layout_are_reported_unread(tmp_path):
+    # was an error (no known format): the hosted model's name ties the seconds to serving an LLM, so the diagnosis
+    # says which lines it could not read
+    diagnosis = diagnosed(tmp_path, _ROUTED, name="routed.md")
+    assert diagnosis.verdict == "insufficient-data"
+    assert _fired(diagnosis, "read-unknown-layout")
+
+
+def test_guard_seconds_naming_no_model_or_server_stay_an_unknown_format(tmp_path):
+    from inferledger.errors import LogFormatError
+
+    text = _ROUTED.replace("gemini-3-flash-preview", "build-cache").replace("OpenRouter", "Mirror")
+    with pytest.raises(LogFormatError):
+        diagnosed(tmp_path, text, name="routed.md")

@@ -390,6 +390,8 @@ _SERVING_WORDS = ("tok", "t/s", "throughput", "latency", "ttft", "tpot", "first 
 # `llm` and `llama` at a word's edge (vLLM, LiteLLM, llama.cpp, ollama; not inside `fullmatch`).
 _SERVING_NAMES = re.compile(r"(?<![a-z])ll(?:m|ama)|ll(?:m|ama)(?![a-z])|sglang|openai|gpt-|ctranslate|tensorrt|inferenc|"
                             r"lmdeploy|kobold|mlx|qwen|mistral|gemma|deepseek|request rate|concurrency|并发|"  # concurrency
+                            # the hosted models and their routers (`gemini-3-flash` direct against OpenRouter)
+                            r"gemini|claude|anthropic|openrouter|"
                             # an LLM server's endpoints (OpenAI's, ollama's), a request that ran out of time,
                             r"/v1/(?:chat/)?completions|/api/(?:generate|chat)\b|request[\w ]{0,20} timed out|"
                             # the cache and the context a server sizes, one more engine
