@@ -861,7 +861,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind935_logs": (7, 7, 9),
           "blind939_logs": (1, 1, 1),
           "blind942_logs": (0, 0, 1),
-          "blind943_logs": (1, 2, 4)}
+          "blind943_logs": (1, 2, 4),
+          "blind941_logs": (2, 2, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
