@@ -258,3 +258,25 @@ def test_guard_seconds_naming_no_model_or_server_stay_an_unknown_format(tmp_path
     text = _ROUTED.replace("gemini-3-flash-preview", "build-cache").replace("OpenRouter", "Mirror")
     with pytest.raises(LogFormatError):
         diagnosed(tmp_path, text, name="routed.md")
+
+
+# AWS Neuron's runtime failing to place a tensor on a full NeuronCore (blind937, Mistral 7B on an inf2.8xlarge).
+_NEURON_FULL = """\
+2025-Jun-18 14:30:52.926380 ERROR TDRV:log_dev_mem Failed to allocate 64.000MB (usage: tensors) on ND 0:NC 0, current utilization:
+* total: 15.938GB
+* tensors: 15.938GB
+"""
+
+
+def test_a_neuron_core_out_of_device_memory_is_an_oom(tmp_path):
+    diagnosis = diagnosed(tmp_path, _NEURON_FULL, name="neuron.log")
+    # was an error (no known format): the core's 15.9 GB are all tensors and 64 MB more do not fit
+    assert diagnosis.verdict == "kv-capacity"
+    assert _said(diagnosis, "1 out-of-memory event", "on ND 0:NC 0")
+
+
+def test_guard_a_neuron_allocation_line_naming_no_core_is_no_oom():
+    from inferledger.diagnose.failures import _FAILURE
+
+    assert _FAILURE.search("TDRV:log_dev_mem Failed to allocate 64.000MB (usage: tensors) on ND 0:NC 0")
+    assert not _FAILURE.search("we Failed to allocate 64.000MB of host staging buffers")

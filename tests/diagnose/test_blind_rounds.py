@@ -853,7 +853,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind927_logs": (2, 2, 3),
           "blind926_logs": (3, 3, 4),
           "blind931_logs": (3, 4, 4),
-          "blind937_logs": (0, 1, 2),
+          "blind937_logs": (0, 2, 2),
           "blind932_logs": (2, 2, 4),
           "blind933_logs": (5, 7, 8),
           "blind934_logs": (3, 3, 5),

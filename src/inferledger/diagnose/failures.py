@@ -49,6 +49,9 @@ _FAILURE = re.compile(
     r"|\bErrorOutOfDeviceMemory\b"                             # Vulkan's vk::Result (llama.cpp's Vulkan backend)
     r"|\bcan't allocate \d+ Bytes of memory on device"          # llama.cpp's SYCL backend (Intel GPUs)
     r"|\bExceeded max size of memory object allocation"        # OpenVINO's GPU plugin: one buffer past the limit
+    # AWS Neuron's runtime on a NeuronCore full (`ERROR TDRV:log_dev_mem Failed to allocate 64.000MB (usage:
+    # tensors) on ND 0:NC 0, current utilization:`)
+    r"|\bTDRV:\w+ Failed to allocate [\d.]+\s*[KMGT]?i?B\b.{0,60}?\bon ND \d+:NC \d+"
     # a runtime's own allocator naming what it could not place, then the cause (ds4's `ROCm model arena alloc failed
     # for tensor-span:128 (1792.00 MiB chunk): out of memory`)
     r"|\balloc(?:ation)? failed\b.{0,100}?\(\s*[\d.]+\s*[KMGT]i?B\b[^)]*\):\s*out of memory")
