@@ -379,6 +379,15 @@ _RATE_MEAN = re.compile(r"(?<=/s) (?:mean|avg|average)$")
 _AVERAGED_PERCENTILE = re.compile(r"\b(?:avg|average|mean)[\s_]+(p\d{2}(?:\.\d+)?|median)\b")
 
 
+def _stat_of(words: str) -> str:
+    """The statistic a header's words name (mean where none): an averaged percentile's percentile, else the first
+    (a comma or brackets may part it from the unit: `ITL P90, ms`, `(ms/token) p50`)."""
+    averaged = _AVERAGED_PERCENTILE.search(words)
+    if averaged is not None:
+        return canonical_stat(averaged.group(1))
+    return next((canonical_stat(word) for word in re.split(r"[\s_,;()-]+", words) if canonical_stat(word)), "mean")
+
+
 @lru_cache(maxsize=4096)
 def _column(header: str):
     """(metric name with its stat, seconds per unit or None, kind) for one header cell, or None. Cached: a log's head
@@ -396,10 +405,8 @@ def _column(header: str):
                 and not re.search(r"prompt|prefill|first", lowered[: unit_match.start()]):
             # `Latency (ms/token)`, `Speed (ms/token)`: a generated token's time, whatever its name; a statistic
             # beside the unit stays (`Inter Token Latency (ms/token) p50`)
-            words = lowered[: unit_match.start()] + " " + lowered[unit_match.end():]
-            stat = next((canonical_stat(word) for word in re.split(r"[\s_,;()-]+", words) if canonical_stat(word)),
-                        "mean")
-            return f"tpot_seconds_{stat}", unit, "time"
+            return f"tpot_seconds_{_stat_of(lowered[: unit_match.start()] + ' ' + lowered[unit_match.end():])}", unit, \
+                "time"
         # a statistic after the unit stays (`First Token Latency (ms) - P50`)
         lowered = (lowered[: unit_match.start()] + " " + lowered[unit_match.end():].strip(" -")).strip()
     lowered = " ".join(re.sub(r"[()]", " ", lowered).split())  # `prefill(tok/s)` reads as `prefill tok/s`
@@ -421,11 +428,7 @@ def _column(header: str):
         return metric, 1.0, kind
     if unit is None:
         return None
-    # (a comma may part the statistic from the unit: `ITL P90, ms`)
-    averaged = _AVERAGED_PERCENTILE.search(lowered)
-    stat = canonical_stat(averaged.group(1)) if averaged else \
-        next((canonical_stat(word) for word in re.split(r"[\s_,;]+", lowered) if canonical_stat(word)), "mean")
-    return f"{metric}_{stat}", unit, kind
+    return f"{metric}_{_stat_of(lowered)}", unit, kind
 
 
 def _speed(column) -> bool:
