@@ -864,7 +864,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind943_logs": (1, 2, 4),
           "blind941_logs": (2, 2, 3),
           "blind940_logs": (3, 3, 6),
-          "blind945_logs": (0, 0, 1)}
+          "blind945_logs": (0, 0, 1),
+          "blind947_logs": (4, 4, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
