@@ -280,3 +280,40 @@ def test_guard_a_neuron_allocation_line_naming_no_core_is_no_oom():
 
     assert _FAILURE.search("TDRV:log_dev_mem Failed to allocate 64.000MB (usage: tensors) on ND 0:NC 0")
     assert not _FAILURE.search("we Failed to allocate 64.000MB of host staging buffers")
+
+
+# Locust's stats against one ollama server through FastAPI (blind949): users a row, a statistic a column.
+_LOCUST = """\
+| Case        | Concurrency | Name      | Requests | Fails | Median (ms) | 95%ile (ms) | Average (ms) | Current RPS |
+| ----------- | ----------- | --------- | -------- | ----- | ----------- | ----------- | ------------ | ----------- |
+| Pure Python | 300         | /generate | 4608     | 0     | 9600        | 11000       | 8021.21      | 27.3        |
+| Pure Python | 1000        | /generate | 4603     | 0     | 24000       | 38000       | 22912.62     | 25.8        |
+"""
+
+
+def test_a_load_testers_statistic_columns_are_its_response_times(tmp_path):
+    first, second = markdown_summaries(tmp_path, _LOCUST)
+    assert first.metrics["e2e_seconds_median"] == pytest.approx(9.6)
+    assert first.metrics["e2e_seconds_p95"] == pytest.approx(11.0)
+    assert first.metrics["e2e_seconds_mean"] == pytest.approx(8.02121)
+    assert second.metrics["max_concurrency"] == 1000
+
+
+def test_guard_a_statistic_column_counts_no_response_time_without_a_failures_column(tmp_path):
+    text = _LOCUST.replace("| Fails |", "| Model |").replace("| 0     |", "| a     |")
+    assert all("e2e_seconds_median" not in summary.metrics for summary in markdown_summaries(tmp_path, text))
+
+
+def test_latency_in_step_with_users_at_a_flat_rate_is_a_queue_though_the_levels_are_near(tmp_path):
+    diagnosis = diagnosed(tmp_path, _LOCUST)
+    # was insufficient-data (no latency read). 300 and 1,000 users are 3.3x apart, under the rule's 4x, but 27.3 then
+    # 25.8 req/s is flat (<= 1.25x): the mean response 8.02 s then 22.91 s, 2.9x, is >= 0.75 of the 3.3x ratio
+    assert diagnosis.verdict == "queueing"
+    assert _fired(diagnosis, "summary-e2e-grows-with-concurrency")
+    assert _said(diagnosis, "8021 ms at concurrency 300", "22913 ms at 1000")
+
+
+def test_guard_near_levels_whose_throughput_grew_are_not_compared(tmp_path):
+    # 27.3 then 60 req/s: the server served the added users (a batch), so 3.3x apart stays under the rule's reach
+    text = _LOCUST.replace("| 25.8        |", "| 60          |")
+    assert not _fired(diagnosed(tmp_path, text), "summary-e2e-grows-with-concurrency")

@@ -639,7 +639,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind695_logs": (3, 3, 3),
           "blind694_logs": (8, 8, 10),
           "blind696_logs": (5, 6, 6),
-          "blind697_logs": (3, 3, 4),
+          "blind697_logs": (3, 4, 4),
           "blind699_logs": (6, 6, 7),
           "blind700_logs": (2, 2, 3),
           "blind704_logs": (4, 4, 6),
@@ -866,7 +866,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind940_logs": (3, 3, 6),
           "blind945_logs": (0, 0, 1),
           "blind947_logs": (4, 4, 4),
-          "blind949_logs": (5, 5, 10)}
+          "blind949_logs": (5, 6, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

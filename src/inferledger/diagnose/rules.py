@@ -1077,6 +1077,11 @@ _LIMITS = (
           "cumem allocator); a note, not a KV-capacity verdict"),
     Limit("oom-room-min-free", 1.0, "GiB free", "out-of-memory events (failures.py)",
           "and at least this much free: a few MiB free beside a 100 KiB request is a full card"),
+    Limit("flat-apart", 2.0, "× the concurrency", "summary-ttft-grows-with-concurrency",
+          "two levels this many times apart (under the rule's own 4×) are still compared where the completed requests "
+          "a second stay flat between them (limit flat-throughput): the added requests served nothing more, so by "
+          "Little's law their latency is all waiting (locust against ollama: 27.3 req/s at 300 users and 25.8 at "
+          "1,000, the median response 9.6 s then 24 s)"),
     Limit("flat-throughput", 1.25, "× completed requests a second", "summary-e2e-grows-with-concurrency",
           "between two concurrency levels a throughput grown by at most this much is flat: the extra requests in "
           "flight added nothing, so the latency's growth is waiting (perf_analyzer's Python-backend Transformers "

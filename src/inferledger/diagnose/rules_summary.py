@@ -552,6 +552,9 @@ SLOWEST_PREFILL_TOKENS_PER_STEP = limit("slowest-prefill-tokens-per-step")
 SERVER_PREFILL_TOKENS_PER_STEP = limit("server-prefill-tokens-per-step")
 
 
+FLAT_APART = limit("flat-apart")
+
+
 def _flat(low_rates: list, high_rates: list) -> bool:
     """The runs' completed requests a second stay level from the lower concurrency to the higher (a server that does
     not batch): the latency's growth is then waiting, however short the requests are."""
@@ -609,8 +612,11 @@ def _ttft_with_concurrency(acc: Accumulator, findings: list) -> None:
         # The sweep's ends, or else any two levels far enough apart: a server batches up to its cap with a flat TTFT
         # and queues beyond it (sglang on MI300X: 2 s at 256, 104 s at 1,024), which the ends of a sweep from 1
         # dilute; then the steepest such growth is the one shown. Under a second, only with the throughput flat.
+        # (Levels nearer, from limit flat-apart, where the completed requests a second stay flat between them:
+        # Little's law then puts every added request in the wait.)
         pairs = [(low, high) for low in times for high in times
-                 if times[low] > 0 and high / low >= threshold("summary-ttft-grows-with-concurrency")
+                 if times[low] > 0 and (high / low >= threshold("summary-ttft-grows-with-concurrency")
+                                        or high / low >= FLAT_APART and _flat(served[low], served[high]))
                  and (times[high] >= 1.0 or _flat(served[low], served[high]))
                  and times[high] >= share * (high / low) * times[low]]
         if not pairs:

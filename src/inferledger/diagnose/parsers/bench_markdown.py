@@ -709,6 +709,7 @@ def _header(cells: list, rows: list = ()) -> list | None:
     columns = _bare_rates(cells, [_column(cell) or _unit_from_cells(cell, index, rows)
                                   for index, cell in enumerate(cells)], rows)
     columns = _settled_units(cells, columns, rows)
+    columns = _load_tester_times(cells, columns)
     columns = _run_total_time(cells, columns)
     columns = _without_goals(cells, columns)
     columns = _tokens_beside_ttft(cells, columns)
@@ -731,6 +732,28 @@ def _header(cells: list, rows: list = ()) -> list | None:
         alone = len(named) == 1 and named[0][0].startswith("e2e_") and len(cells) >= 2
         return columns if not pivoted and (alone or any(column[0] in _THROUGHPUTS for column in named)) else None
     return columns
+
+
+# A load tester's stats table (locust's `Requests | Fails | Median (ms) | 95%ile (ms) | Average (ms)`, JMeter's
+# aggregate report): it counts failures beside its times, and a statistic alone over a time is each request's.
+_FAILURES_COLUMN = re.compile(r"^(?:#\s*)?(?:fails|failures|errors?|error ?%|error rate|# ?samples)$")
+_STAT_ALONE = re.compile(r"^(mean|avg|average|median|min|max|p\d{2}(?:\.\d+)?|(\d{2}(?:\.\d+)?)\s*%\s*(?:ile|line))$")
+
+
+def _load_tester_times(cells: list, columns: list) -> list:
+    """The columns with each statistic alone over a time unit read as the request latency's, in a table that counts
+    failures (a load tester's): locust's `95%ile (ms)` is the 95th percentile of its requests' response times."""
+    if not any(_FAILURES_COLUMN.match(_normal(cell)) for cell in cells):
+        return columns
+    read = []
+    for cell, column in zip(cells, columns, strict=True):
+        unit = _UNIT.search(_normal(cell))
+        stat = _STAT_ALONE.match(_UNIT.sub("", _normal(cell)).strip()) if unit and column is None else None
+        seconds = TIME_UNITS.get(unit.group(1) or unit.group(2)) if stat else None
+        name = f"p{stat.group(2)}" if stat and stat.group(2) else stat.group(1) if stat else None
+        read.append((f"e2e_seconds_{canonical_stat(name)}", seconds, "time")
+                    if seconds and canonical_stat(name) else column)
+    return read
 
 
 def _total_time(label: str) -> bool:
