@@ -867,7 +867,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind945_logs": (0, 0, 1),
           "blind947_logs": (4, 4, 4),
           "blind949_logs": (5, 6, 10),
-          "blind944_logs": (7, 7, 10)}
+          "blind944_logs": (7, 7, 10),
+          "blind946_logs": (3, 3, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
