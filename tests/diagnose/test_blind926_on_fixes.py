@@ -317,3 +317,18 @@ def test_guard_near_levels_whose_throughput_grew_are_not_compared(tmp_path):
     # 27.3 then 60 req/s: the server served the added users (a batch), so 3.3x apart stays under the rule's reach
     text = _LOCUST.replace("| 25.8        |", "| 60          |")
     assert not _fired(diagnosed(tmp_path, text), "summary-e2e-grows-with-concurrency")
+
+
+def test_first_tokens_of_requests_still_running_are_not_a_reply_sent_whole():
+    from inferledger.diagnose.records import Record
+    from inferledger.diagnose.rules_summary import _not_streamed, _Run
+
+    # blind948: a vLLM scrape whose TTFT histogram counts 69 first tokens and its E2E histogram 38 finished requests;
+    # mean TTFT 71.6 s against a mean E2E of 23.7 s is of other requests, not one request's first token at its end
+    metrics = {"ttft_seconds_mean": 71.6, "ttft_seconds_count": 69.0, "e2e_seconds_mean": 23.7,
+               "e2e_seconds_count": 38.0, "mean_output_tokens": 128.0}
+    record = Record("summary", "prometheus.histograms", 1, metrics)
+    assert _not_streamed(_Run(record), metrics) == ("", {})
+    # the same figures over one population (counts equal, or none stated) are a first token as late as the last
+    for same in ({**metrics, "ttft_seconds_count": 38.0}, {k: v for k, v in metrics.items() if "count" not in k}):
+        assert _not_streamed(_Run(Record("summary", "x", 1, same)), same)[0]
