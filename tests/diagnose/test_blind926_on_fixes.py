@@ -332,3 +332,17 @@ def test_first_tokens_of_requests_still_running_are_not_a_reply_sent_whole():
     # the same figures over one population (counts equal, or none stated) are a first token as late as the last
     for same in ({**metrics, "ttft_seconds_count": 38.0}, {k: v for k, v in metrics.items() if "count" not in k}):
         assert _not_streamed(_Run(Record("summary", "x", 1, same)), same)[0]
+
+
+def test_a_rate_cell_with_its_spread_after_it_is_a_rate(tmp_path):
+    # blind951: a laptop GPU's ollama table, each cell a mean with its standard deviation in brackets
+    text = """\
+| Model                        | Ingestion mean (std)   | Generation mean (std) |
+| ---------------------------- | ---------------------- | --------------------- |
+| tinyllama:1.1b-chat-v1-q4_0  | 2014.63 tok/s (±12.62) | 227.13 tok/s (±2.26)  |
+| dolphin-phi:2.7b-v2.6-q4_0   | 684.07 tok/s (±3.85)   | 122.25 toks/s (±0.87) |
+"""
+    first, second = markdown_summaries(tmp_path, text)
+    assert first.metrics["output_tokens_per_second_per_user_mean"] == 227.13
+    assert first.metrics["input_tokens_per_second"] == 2014.63
+    assert second.metrics["output_tokens_per_second_per_user_mean"] == 122.25

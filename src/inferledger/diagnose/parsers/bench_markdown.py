@@ -455,10 +455,11 @@ def _cell_seconds(cell: str) -> float | None:
 
 
 # A rate cell: `9.51 t/s` (`33.1 tok/sec`), and as people mark them up in a table, `~9.9–10.0 t/s` or `**8.75 t/s**`
-# (a range reads as its first figure; a note of what it varies with may follow, `659-1094 t/s depending on context`).
+# (a range reads as its first figure; its spread, `227.13 tok/s (±2.26)`, or a note of what it varies with may follow,
+# `659-1094 t/s depending on context`).
 _RATE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?"
                         r"\s*(?:tok(?:en)?s?|t)\s*/\s*s(?:ec)?(?:\s*\(\s*[+−-]?\d[\d.,]*\s*[A-Za-z/%]+\s*\))?"
-                        r"(?:\s+(?:depending|varying) on [a-z ]+)?[\s*]*$",
+                        r"(?:\s*\(\s*±\s*\d[\d.,]*\s*\))?(?:\s+(?:depending|varying) on [a-z ]+)?[\s*]*$",
                         re.IGNORECASE)  # `4.88 Tokens/s` too, and a figure after it (`61 tok/s (923 GB/s)`)
 _CHANGE_NOTE = re.compile(r"\s*\([^()]*%[^()]*\)[\s*]*$")  # a figure's change after it: `**98** (−28%)`
 _RATE_OR_NUMBER = re.compile(r"^[\s*~≈]*\d|^\s*$")  # a rate column's cell that starts with its figure
