@@ -346,3 +346,12 @@ def test_a_rate_cell_with_its_spread_after_it_is_a_rate(tmp_path):
     assert first.metrics["output_tokens_per_second_per_user_mean"] == 227.13
     assert first.metrics["input_tokens_per_second"] == 2014.63
     assert second.metrics["output_tokens_per_second_per_user_mean"] == 122.25
+
+
+def test_mlx_refusing_a_buffer_past_metals_largest_is_an_oom(tmp_path):
+    # blind950: a vision model's image too large for a 32 GB M1 Max: 96.9 GB asked against a 16 GiB buffer limit
+    text = ("libc++abi: terminating due to uncaught exception of type std::runtime_error: Attempting to allocate "
+            "96905199616 bytes which is greater than the maximum allowed buffer size of 17179869184 bytes.\n")
+    diagnosis = diagnosed(tmp_path, text, name="mlx.log")
+    assert diagnosis.verdict == "kv-capacity"
+    assert _said(diagnosis, "1 out-of-memory event")

@@ -191,7 +191,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind233_logs": (0, 0, 3),
           "blind234_logs": (1, 2, 3),
           "blind235_logs": (1, 1, 2),
-          "blind236_logs": (3, 7, 10),
+          "blind236_logs": (3, 8, 10),
           "blind238_logs": (5, 8, 10),
           "blind237_logs": (4, 6, 10),
           "blind239_logs": (5, 8, 10),
@@ -874,7 +874,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind951_logs": (0, 1, 2),
           "blind953_logs": (3, 3, 3),
           "blind954_logs": (2, 2, 4),
-          "blind950_logs": (1, 1, 4),
+          "blind950_logs": (1, 2, 4),
           "blind952_logs": (2, 2, 2)}
 
 

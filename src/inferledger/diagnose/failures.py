@@ -35,6 +35,9 @@ _FAILURE = re.compile(
     r"|\bno enough memory to schedule a single sequence"       # xLLM's scheduler: no KV blocks for one request
     r"|\bOut of memory: Kill(?:ed)? process"                   # the Linux OOM killer
     r"|kIOGPUCommandBufferCallbackErrorOutOfMemory"            # Metal's command buffer out of memory
+    # MLX's allocator refusing a buffer past Metal's largest (`Attempting to allocate 96905199616 bytes which is
+    # greater than the maximum allowed buffer size of 17179869184 bytes.`)
+    r"|\bAttempting to allocate \d+ bytes which is greater than the maximum allowed buffer size\b"
     # SYCL's Unified Runtime / Level Zero (Intel GPUs), as the backend reports it (`backend failed with error: 39
     # (UR_RESULT_…)`), not a script's note quoting the code
     r"|\b(?:failed|error)\b.{0,40}\b(?:UR|ZE)_RESULT_ERROR_OUT_OF_DEVICE_MEMORY"
