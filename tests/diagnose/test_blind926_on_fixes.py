@@ -355,3 +355,21 @@ def test_mlx_refusing_a_buffer_past_metals_largest_is_an_oom(tmp_path):
     diagnosis = diagnosed(tmp_path, text, name="mlx.log")
     assert diagnosis.verdict == "kv-capacity"
     assert _said(diagnosis, "1 out-of-memory event")
+
+
+def test_a_throughput_a_line_reports_is_no_offered_rate(tmp_path):
+    # blind954: the finding above the table reports what the server kept up, not what the client offered
+    text = """\
+* **Finding:** Despite 95% GPU utilization, throughput remains flat (~133 req/s) while latency degrades by **18x**.
+
+| Scenario    | Concurrency | GPU Util | P50 Latency (ms) |
+|-------------|-------------|----------|------------------|
+| Interactive | 20          | 92.61%   | 150.17           |
+| Saturation  | 400         | 95.42%   | 2745.41          |
+"""
+    summaries = markdown_summaries(tmp_path, text)
+    assert [summary.metrics["max_concurrency"] for summary in summaries] == [20, 400]
+    assert all("request_rate_per_second" not in summary.metrics for summary in summaries)
+    # an offered rate stated so stays the runs' setting
+    offered = markdown_summaries(tmp_path, text.replace("throughput remains flat (~133 req/s)", "sent at 133 req/s"))
+    assert all(summary.metrics["request_rate_per_second"] == 133 for summary in offered)

@@ -1659,6 +1659,8 @@ _RATE_LINE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:QPS|RPS|req/s|requests?
                         r"|--request-rate[ =](\d+(?:\.\d+)?)\b", re.IGNORECASE)
 
 
+# A rate the line says was measured (`throughput remains flat at ~133 req/s`), not offered.
+_MEASURED_RATE = re.compile(r"\bthroughput\b|\bachieved\b|\bcompleted\b|\bserved\b", re.IGNORECASE)
 _SETTING_WORDS = ("prompt", "isl", "osl", "input", "output", "random", "in/out", "oncurren", "qps", "rps", "req")
 _LABELLED = re.compile(r"[*_]*[A-Za-z][\w /-]{0,30}:[*_]*\s")  # a line opened by its label: `**Workload:** …`
 SETTING_LINE_CHARS = 160  # a bullet, a caption or a command states a setting; a longer paragraph tells a story
@@ -1682,7 +1684,7 @@ def _stated_setting(line: str) -> dict:
         found["mean_output_tokens"] = _tokens(output.group(at), output.group(at + 1))
     if (concurrency := _stated_concurrency(line)) is not None:
         found["max_concurrency"] = concurrency
-    if short and (rate := _RATE_LINE.search(line)) is not None:
+    if short and (rate := _RATE_LINE.search(line)) is not None and not _MEASURED_RATE.search(line):
         found["request_rate_per_second"] = float(next(group for group in rate.groups() if group))
     return found
 
