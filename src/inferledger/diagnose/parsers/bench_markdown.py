@@ -469,7 +469,7 @@ _FIGURE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*
 
 # A rate column whose header names only the phase ("prefill", "decode"): each row a run of one stream.
 # (not a workload's shape, `2K input / 128 output`, whose rate may be either phase's)
-_PHASE_RATES = ((re.compile(r"^(?:prefill|prompt|pp|input|processing)\b(?!.*\b(?:output|out|gen|decode)\b)"),
+_PHASE_RATES = ((re.compile(r"^(?:prefill|prompt|pp|input|processing|ingestion)\b(?!.*\b(?:output|out|gen|decode)\b)"),
                  "input_tokens_per_second"),
                 # a `Speed` column of `4.88 Tokens/s` cells: a runner's generation speed, a run a row
                 # or only the column's outcome (`Result`, `Performance`) over cells that are all rates
