@@ -260,6 +260,7 @@ CLOSED_LOOP_PROMPT_SHARE = limit("closed-loop-prompt-share")
 CLIENT_ROUNDS_FIRST_TOKEN = limit("client-rounds-first-token")
 PROMPT_SWEEP_SPAN = limit("prompt-sweep-span")
 STREAMS_SEEN = limit("streams-seen")
+ONE_STREAM_BAND = limit("one-stream-band")
 KEPT_UP_TTFT_SHARE = limit("kept-up-ttft-share")
 
 
@@ -362,8 +363,8 @@ def _decoding_streams(metrics: dict) -> float | None:
 def one_stream_by_littles_law(metrics: dict) -> bool:
     """Whether a run's output tok/s × TPOT is one stream (within limit one-stream-band of 1): its tokens a second are
     one stream's at that step, so it held one request at a time (Little's law, as streams_by_littles_law's batch)."""
-    streams, band = _decoding_streams(metrics), limit("one-stream-band")
-    return streams is not None and 1 / band <= streams <= band
+    streams = _decoding_streams(metrics)
+    return streams is not None and 1 / ONE_STREAM_BAND <= streams <= ONE_STREAM_BAND
 
 
 def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list, hardware: Hardware,
@@ -553,8 +554,6 @@ STEADY_TAIL = limit("steady-tail")
 SAME_LOAD_MIN_IN_FLIGHT = limit("same-load-min-in-flight")
 SLOWEST_PREFILL_TOKENS_PER_STEP = limit("slowest-prefill-tokens-per-step")
 SERVER_PREFILL_TOKENS_PER_STEP = limit("server-prefill-tokens-per-step")
-
-
 FLAT_APART = limit("flat-apart")
 
 

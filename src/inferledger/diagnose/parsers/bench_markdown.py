@@ -405,8 +405,8 @@ def _column(header: str):
                 and not re.search(r"prompt|prefill|first", lowered[: unit_match.start()]):
             # `Latency (ms/token)`, `Speed (ms/token)`: a generated token's time, whatever its name; a statistic
             # beside the unit stays (`Inter Token Latency (ms/token) p50`)
-            return f"tpot_seconds_{_stat_of(lowered[: unit_match.start()] + ' ' + lowered[unit_match.end():])}", unit, \
-                "time"
+            stat = _stat_of(lowered[: unit_match.start()] + " " + lowered[unit_match.end():])
+            return f"tpot_seconds_{stat}", unit, "time"
         # a statistic after the unit stays (`First Token Latency (ms) - P50`)
         lowered = (lowered[: unit_match.start()] + " " + lowered[unit_match.end():].strip(" -")).strip()
     lowered = " ".join(re.sub(r"[()]", " ", lowered).split())  # `prefill(tok/s)` reads as `prefill tok/s`
@@ -748,12 +748,12 @@ def _load_tester_times(cells: list, columns: list) -> list:
         return columns
     read = []
     for cell, column in zip(cells, columns, strict=True):
-        unit = _UNIT.search(_normal(cell))
-        stat = _STAT_ALONE.match(_UNIT.sub("", _normal(cell)).strip()) if unit and column is None else None
+        words = _normal(cell)
+        unit = _UNIT.search(words) if column is None else None
+        alone = _STAT_ALONE.match(_UNIT.sub("", words).strip()) if unit else None
+        stat = canonical_stat(f"p{alone.group(2)}" if alone.group(2) else alone.group(1)) if alone else None
         seconds = TIME_UNITS.get(unit.group(1) or unit.group(2)) if stat else None
-        name = f"p{stat.group(2)}" if stat and stat.group(2) else stat.group(1) if stat else None
-        read.append((f"e2e_seconds_{canonical_stat(name)}", seconds, "time")
-                    if seconds and canonical_stat(name) else column)
+        read.append((f"e2e_seconds_{stat}", seconds, "time") if seconds else column)
     return read
 
 
