@@ -411,7 +411,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind462_logs": (6, 7, 9),
           "blind460_logs": (7, 7, 10),
           "blind461_logs": (4, 6, 10),
-          "blind464_logs": (8, 8, 10),
+          "blind464_logs": (8, 9, 10),
           "blind459_logs": (9, 10, 10),
           "blind468_logs": (1, 2, 2),
           "blind465_logs": (3, 3, 4),
@@ -424,7 +424,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind473_logs": (4, 5, 10),
           "blind475_logs": (5, 7, 10),
           "blind479_logs": (6, 6, 10),
-          "blind476_logs": (1, 3, 10),
+          "blind476_logs": (1, 4, 10),
           "blind474_logs": (7, 8, 10),
           "blind478_logs": (5, 6, 10),
           "blind480_logs": (4, 4, 10),
@@ -874,7 +874,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind951_logs": (0, 1, 2),
           "blind953_logs": (3, 3, 3),
           "blind954_logs": (2, 2, 4),
-          "blind950_logs": (1, 2, 4),
+          "blind950_logs": (1, 3, 4),
           "blind952_logs": (2, 2, 2)}
 
 

@@ -1389,7 +1389,7 @@ def _table_records(first_line: int, header: list, rows: list, table: list) -> li
     if header and _normal(header[0]) in _METRIC_HEADER:
         return _runs_by_column(header, rows, first_line)  # headed `Metric`: a metric a row, whatever its columns say
     pivot = _pivot(header, rows, getattr(table, "title", "")) or _by_context(header, rows, getattr(table, "title", "")) \
-        or _by_load(header, rows, table)
+        or _by_load(header, rows, table) or _by_variant(header, rows, table)
     if pivot is not None:
         return pivot
     columns = _header(header, rows)
@@ -1405,7 +1405,7 @@ def _table_records(first_line: int, header: list, rows: list, table: list) -> li
     return _runs_by_column(header, rows, first_line)
 
 
-_TITLE_RATE = r"\bt/s\b|\btok(?:en)?s?/s\b|\btokens? per second\b|\btps\b"  # a rate's unit in a title
+_TITLE_RATE = r"\bt/s\b|\btok(?:en)?s?/s(?:ec(?:ond)?)?\b|\btokens? per second\b|\btps\b"  # a rate's unit in a title
 # The metric a pivoted table's title names (`### p50 recall latency (ms) vs concurrency`, `### throughput (rps)`):
 # its words, a statistic among them, and the unit in brackets; the load it is drawn against (` vs concurrency`) aside.
 _TITLE_METRICS = ((re.compile(r"\bttft\b|time to first token|first token"), "ttft_seconds", "time"),
@@ -1548,6 +1548,44 @@ def _by_load(header: list, rows: list, table) -> list | None:
         return None
     return _cell_summaries(rows, first, [("max_concurrency", float(match.group(1))) if match else None
                                          for match in loads], measure)
+
+
+# A header cell naming a quantity of its own (`effective GB/s`, `% of peak`, `Code (t/s)`): not a variant's column.
+_OWN_UNIT = re.compile(r"/|%|\((?:ms|s|sec|gb|mb|tok|tokens)\)|\bgi?b\b|\bms\b", re.IGNORECASE)
+CAPTION_CHARS = 80  # a heading or a caption names what a table holds; a longer line tells a story
+_SUMMARY_COLUMN = re.compile(r"^(?:avg|average|mean|median|overall|total|all)$")
+
+
+def _by_variant(header: list, rows: list, table) -> list | None:
+    """A table of one metric by variant (`Model | Short (Haiku) | Medium | Long | Average` under `### Token Generation
+    Speed (tokens/second)`): the title names the metric, each row a run named by its first cell, each other column a
+    variant of the workload (a prompt): a summary a figure cell. None unless every header cell after the first names
+    no metric and every row is a name and figures."""
+    if len(header) < 3 or _column(header[0]) is not None \
+            or any(_column(cell) is not None or _OWN_UNIT.search(cell) or _LOAD_COLUMN.match(cell)
+                   or _CONTEXT_COLUMN.match(cell) for cell in header[1:]):
+        return None
+    if not rows or any(not cells or _FIGURE_CELL.match(cells[0]) or
+                       not all(_FIGURE_CELL.match(cell) for cell in cells[1:] if cell.strip()) for _line, cells in rows):
+        return None
+    title = getattr(table, "title", "")
+    measure = _title_metric(title) if title[:1] == "#" or len(title) <= CAPTION_CHARS else None
+    if measure is None:
+        return None
+    # (an `Average` column restates its row; a `Speedup` column or row compares runs)
+    variants = {index: cell.strip() for index, cell in enumerate(header) if index
+                and not _SUMMARY_COLUMN.match(_normal(cell)) and not _RATIO.search(cell)}
+    records = []
+    for line_number, cells in rows:
+        name = cells[0].replace("**", "").strip()
+        if COMPARISON.search(name) or _RATIO.search(name):
+            continue
+        for index, cell in enumerate(cells):
+            number = to_number(cell) if index in variants and not _RATIO_CELL.search(cell) else None
+            if number is not None:
+                records.append(Record("summary", "bench.markdown", line_number, {measure[0]: number * measure[1]},
+                                      labels={"tool": "markdown table", "benchmark": f"{name}, {variants[index]}"}))
+    return records or None
 
 
 # A percentile table's row label (evalscope's `| 50% |`, `p99`): the rows are one run's statistics, not runs.
