@@ -877,7 +877,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind950_logs": (1, 3, 4),
           "blind952_logs": (2, 2, 2),
           "blind957_logs": (1, 1, 1),
-          "blind958_logs": (5, 5, 8)}
+          "blind958_logs": (5, 5, 8),
+          "blind960_logs": (5, 5, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
