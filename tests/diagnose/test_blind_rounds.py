@@ -878,7 +878,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind952_logs": (2, 2, 2),
           "blind957_logs": (1, 1, 1),
           "blind958_logs": (5, 5, 8),
-          "blind960_logs": (5, 5, 5)}
+          "blind960_logs": (5, 5, 5),
+          "blind961_logs": (2, 2, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
