@@ -879,7 +879,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind957_logs": (1, 1, 1),
           "blind958_logs": (5, 5, 8),
           "blind960_logs": (5, 5, 5),
-          "blind961_logs": (2, 2, 4)}
+          "blind961_logs": (2, 2, 4),
+          "blind962_logs": (2, 2, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
