@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from blind_helpers import diagnosed, markdown_summaries
+from blind_helpers import diagnosed, markdown_summaries, parsed, write
 
 _STREAM_RATE = "output_tokens_per_second_per_user_mean"
+
+
+def _fired(diagnosis, rule: str) -> bool:
+    return any(evidence.rule == rule for evidence in diagnosis.evidence)
 
 # A model card's comparison (blind950): the unit in the heading, a prompt a column, an engine a row, then averages.
 _BY_PROMPT = """\
@@ -65,3 +69,69 @@ def test_guard_columns_of_loads_or_of_their_own_units_are_not_variants(tmp_path)
     for text in (loads, units):
         assert not any(summary.labels.get("benchmark", "").startswith(("eager, ", "laptop, "))
                        for summary in markdown_summaries(tmp_path, text))
+
+
+# Pipecat's DEBUG metrics of one turn (blind506), with a speech service's lines between them.
+_PIPECAT_TURN = """\
+2025-10-06 01:43:53.809 | DEBUG | pipecat.processors.metrics.frame_processor_metrics:stop_ttfb_metrics:131 - QwenLLMService#0 TTFB: 1.010322093963623
+2025-10-06 01:43:53.957 | DEBUG | pipecat.services.deepgram.tts:run_tts:91 - DeepgramTTSService#0: Generating TTS [Hello!]
+2025-10-06 01:43:54.100 | DEBUG | pipecat.processors.metrics.frame_processor_metrics:stop_ttfb_metrics:131 - DeepgramTTSService#0 TTFB: 0.142
+2025-10-06 01:43:54.675 | DEBUG | pipecat.processors.metrics.frame_processor_metrics:start_llm_usage_metrics:173 - QwenLLMService#0 prompt tokens: 89, completion tokens: 31
+2025-10-06 01:43:54.675 | DEBUG | pipecat.processors.metrics.frame_processor_metrics:stop_processing_metrics:152 - QwenLLMService#0 processing time: 1.876310110092163
+"""
+
+
+def test_pipecats_turn_is_one_request(tmp_path):
+    from inferledger.diagnose.parsers import pipecat
+
+    records = parsed(pipecat, write(tmp_path, _PIPECAT_TURN))
+    # the TTS service's TTFB (0.142 s) is no language model's
+    assert [record.metrics for record in records] == [{"ttft_seconds": 1.010322093963623, "e2e_seconds": 1.876310110092163,
+                                                       "input_tokens": 89.0, "output_tokens": 31.0}]
+
+
+def test_pipecats_turn_is_judged_per_token(tmp_path):
+    diagnosis = diagnosed(tmp_path, _PIPECAT_TURN)
+    # was insufficient-data (no reader knew the layout). (1.876 - 1.010) / (31 - 1) = 28.9 ms a token
+    assert diagnosis.verdict == "healthy"
+    assert diagnosis.metrics["request"]["ttft_seconds"]["mean"] == 1.010322093963623
+
+
+# Pipecat's MetricsLogObserver (blind958): a service in brackets, the model after the metric; two turns of one service.
+_PIPECAT_OBSERVER = """\
+DEBUG | 📊 [DeepgramSTTService#0] TTFB (nova-3): 0.200s at 14.231s
+DEBUG | 📊 [GroqLLMService#0] TTFB (llama-3.3-70b-versatile): 0.268s at 14.590s
+DEBUG | 📊 [GroqLLMService#0] LLM TOKEN USAGE (llama-3.3-70b-versatile): prompt: 290, completion: 17, total: 307 at 14.95s
+DEBUG | 📊 [DeepgramTTSService#0] TTFB (aura-2-theia-en): 0.044s at 14.634s
+DEBUG | 📊 [GroqLLMService#0] TTFB (llama-3.3-70b-versatile): 0.271s at 31.120s
+DEBUG | 📊 [GroqLLMService#0] LLM TOKEN USAGE (llama-3.3-70b-versatile): prompt: 504, completion: 33, total: 537 at 31.5s
+"""
+
+
+def test_pipecats_observer_lines_are_a_request_a_turn(tmp_path):
+    from inferledger.diagnose.parsers import pipecat
+
+    records = parsed(pipecat, write(tmp_path, _PIPECAT_OBSERVER))
+    assert [record.metrics for record in records] == [
+        {"ttft_seconds": 0.268, "input_tokens": 290.0, "output_tokens": 17.0},
+        {"ttft_seconds": 0.271, "input_tokens": 504.0, "output_tokens": 33.0}]
+
+
+def test_pipecats_interrupted_turn_is_a_clock_that_timed_no_token(tmp_path):
+    # pipecat-ai/pipecat#1682 (blind396): the interruption stops the processing clock, then the TTFB clock 1 ms later,
+    # so the "first token" (0.104 s) comes after the whole call (0.103 s)
+    text = ("2025-04-28T19:09:46.822Z - pipecat.processors.metrics.frame_processor_metrics:stop_processing_metrics:65 - "
+            "OpenAILLMService#0 processing time: 0.10281848907470703\n"
+            "2025-04-28T19:09:46.823Z - pipecat.processors.metrics.frame_processor_metrics:stop_ttfb_metrics:50 - "
+            "OpenAILLMService#0 TTFB: 0.10410332679748535\n")
+    diagnosis = diagnosed(tmp_path, text)
+    assert diagnosis.verdict == "measurement-artifact"
+    assert _fired(diagnosis, "requests-ttft-ge-e2e")
+
+
+def test_guard_a_speech_services_pipecat_lines_are_not_a_language_models(tmp_path):
+    from inferledger.diagnose.parsers import pipecat
+
+    speech = "".join(line + "\n" for line in _PIPECAT_OBSERVER.splitlines() if "LLMService" not in line)
+    assert pipecat.sniff(speech) == 0.0
+    assert parsed(pipecat, write(tmp_path, speech)) == []

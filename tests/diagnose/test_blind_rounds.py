@@ -347,7 +347,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind392_logs": (3, 7, 10),
           "blind399_logs": (0, 0, 1),
           "blind393_logs": (6, 7, 10),
-          "blind396_logs": (5, 5, 10),
+          "blind396_logs": (5, 6, 10),
           "blind394_logs": (3, 3, 5),
           "blind397_logs": (1, 1, 6),
           "blind401_logs": (0, 0, 2),
@@ -877,7 +877,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind950_logs": (1, 3, 4),
           "blind952_logs": (2, 2, 2),
           "blind957_logs": (1, 1, 1),
-          "blind958_logs": (5, 5, 8),
+          "blind958_logs": (5, 6, 8),
           "blind960_logs": (5, 5, 5),
           "blind961_logs": (2, 2, 4),
           "blind962_logs": (2, 2, 2)}
