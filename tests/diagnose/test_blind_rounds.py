@@ -880,7 +880,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind958_logs": (5, 6, 8),
           "blind960_logs": (5, 5, 5),
           "blind961_logs": (2, 2, 4),
-          "blind962_logs": (2, 2, 2)}
+          "blind962_logs": (2, 2, 2),
+          "blind964_logs": (0, 0, 1)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
