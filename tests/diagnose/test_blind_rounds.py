@@ -884,7 +884,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind964_logs": (0, 0, 1),
           "blind968_logs": (1, 1, 1),
           "blind966_logs": (4, 4, 4),
-          "blind969_logs": (0, 0, 2)}
+          "blind969_logs": (0, 0, 2),
+          "blind967_logs": (3, 3, 5)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
