@@ -135,3 +135,48 @@ def test_guard_a_speech_services_pipecat_lines_are_not_a_language_models(tmp_pat
     speech = "".join(line + "\n" for line in _PIPECAT_OBSERVER.splitlines() if "LLMService" not in line)
     assert pipecat.sniff(speech) == 0.0
     assert parsed(pipecat, write(tmp_path, speech)) == []
+
+
+# A project's baseline (blind967): the batch stated as `batch=1` in the paragraph above the table.
+_EAGER_BASELINE = """\
+Real, unoptimized HF `transformers` eager-mode generation (`run_latency_bench`, batch=1,
+3 repeats per context length, `max_new_tokens=64`):
+
+| Context length | TTFT (ms) | Prefill (tok/s) | Decode (tok/s) | Peak VRAM (MB) |
+|---|---|---|---|---|
+| 1024 | 28.4 | 23,833 | 50.3 | 9,915 |
+| 2048 | 45.0 | 28,494 | 49.6 | 10,067 |
+"""
+
+
+def test_a_batch_written_as_batch_equals_one_is_one_stream_judged_against_the_floor(tmp_path):
+    diagnosis = diagnosed(tmp_path, _EAGER_BASELINE, model="google/gemma-4-E2B-it", gpu="rtx-pro-6000-server")
+    # was healthy (a batch not stated: decode not judged). One stream of a 2B bf16 model reads 2e9 x 2 = 4.0 GB a
+    # token: 4.0 GB / 1,597 GB/s = 2.5 ms, plus the fixed cost of its layers; 1000 / 49.6 = 20.2 ms is far slower
+    assert diagnosis.verdict == "decode-bound"
+    assert diagnosis.roofline["batch"] == 1
+
+
+def test_a_shape_written_as_key_value_pairs_sets_the_runs_lengths(tmp_path):
+    text = ("### BS=1 Decode-heavy (input=500, output=8K)\n\n| Metric | Baseline (avg) |\n|---|---|\n"
+            "| Output throughput (tok/s) | 131.41 |\n")
+    summaries = markdown_summaries(tmp_path, text)
+    assert [(summary.metrics.get("mean_input_tokens"), summary.metrics.get("mean_output_tokens"))
+            for summary in summaries] == [(500.0, 8000.0)]
+
+
+def test_guard_a_figure_spaced_in_thousands_is_not_cut_to_its_first_digit(tmp_path):
+    text = ("* **Long-ctx / short-gen** – `input=5 000, output=500`\n\n| Setup | Output throughput (tok/s) |\n"
+            "|---|---|\n| bf16 | 66.35 |\n")
+    assert all(summary.metrics.get("mean_input_tokens") != 5.0 for summary in markdown_summaries(tmp_path, text))
+
+
+def test_a_batch_of_one_with_an_output_rate_alone_is_one_streams_rate(tmp_path):
+    text = ("Decode throughput at batch size 1, input=500, output=8K:\n\n| Setup | Output throughput (tok/s) |\n"
+            "|---|---|\n| baseline | 45.2 |\n")
+    diagnosis = diagnosed(tmp_path, text, model="Qwen/Qwen3-32B", gpu="h200-sxm")
+    # was insufficient-data: a batch stated, so the rate was not taken for one stream's. One stream of Qwen3-32B in
+    # bf16 reads ~65.5 GB a step: 65.5 GB / 4.8 TB/s = 13.6 ms, 73 tok/s at the floor, ~50 at the ledger's realistic
+    # step; 45.2 tok/s with the prompt's time inside it is within the rule's share of that: decode is not slow
+    assert _fired(diagnosis, "hardware-throughput-one-stream")
+    assert diagnosis.verdict == "healthy"

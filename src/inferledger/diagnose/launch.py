@@ -38,10 +38,10 @@ _CAP_FLAGS = ("--max-num-seqs", "--max-running-requests", "max_running_requests"
 # size: 1`): the degree, read when the head states one only (two runs at tp 1 and tp 4 leave it to each run).
 _STATED_TP = re.compile(r"^\s*(?:[-*•]\s*)?\**(?:tensor[ -]parallel(?:ism|[ _]size)?|tp(?:[ _]size)?)\**\s*[:=]\s*"
                         r"(?:tp)?\s*(\d+)\s*$", re.IGNORECASE)
-# A run's batch stated in its write-up (`We use the batch size of 1`, `batch_size=1`, `bs=1`), a flag's aside
+# A run's batch stated in its write-up (`We use the batch size of 1`, `batch_size=1`, `bs=1`, `batch=1`), a flag's aside
 # (`--max-batch-size 8`, llama.cpp's `-b`/`--batch-size`: a prompt's chunk, not its streams): read when every
 # statement in the head says one sequence, the case where the weights-only floor of one stream holds.
-_STATED_BATCH = re.compile(r"(?<![\w-])(?:batch[ _]?size\s*(?:of|=|:|is|为)?\s*|bs\s*=\s*)(\d+)(?![\d.])",
+_STATED_BATCH = re.compile(r"(?<![\w-])(?:batch[ _]?size\s*(?:of|=|:|is|为)?\s*|(?:bs|batch)\s*=\s*)(\d+)(?![\d.])",
                            re.IGNORECASE)
 _FLAG_VALUE = re.compile(r"(?:^|[\s(,])(-{0,2}[A-Za-z][\w-]*)(?:[ =]+)['\"]?([^\s,'\"()-][^\s,'\"()]*)")
 _SERVE_MODEL = re.compile(r"(?:\b(?:vllm|sglang)\s+serve|\btrtllm-serve)\s+([^\s-]\S*)")

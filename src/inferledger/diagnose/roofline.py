@@ -751,7 +751,7 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
             advice.append(f"decode is {where} ({speed_fraction:.0%}); fp8 weights would cut the "
                           f"floor to {faster.decode.seconds_per_token * 1e3:.2f} ms/token (×{gain:.2f} faster); "
                           "speculative decoding or a higher-bandwidth GPU are the other levers")
-    elif not batch_known and account.realistic:
+    elif (not batch_known or batch == 1) and account.realistic:
         _judge_rate_only(acc, account.realistic.decode_seconds_per_token,
                          f"the ledger's realistic step for {account.model} on {account.accelerator}", lines, findings)
 
@@ -810,16 +810,16 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
 
 
 def _judge_rate_only(acc: Accumulator, one_stream_seconds: float, what: str, lines: list, findings: list) -> None:
-    """Runs that state only an output rate (tokens a second over all their streams) and no batch: each is at least
-    one stream, so a rate at or above ONE_STREAM_SHARE of one stream's (`what`: the step's source, one_stream_seconds
-    a token) shows decode as fast as the card allows; a lower one is left unjudged (a slow engine, or prompts taking
-    the time)."""
+    """Runs that state only an output rate (tokens a second over all their streams) and no batch, or a batch of one:
+    each is at least one stream, so a rate at or above ONE_STREAM_SHARE of one stream's (`what`: the step's source,
+    one_stream_seconds a token) shows decode as fast as the card allows; a lower one is left unjudged (a slow engine,
+    or prompts taking the time)."""
     rates = [record.metrics["output_tokens_per_second"] for record, _file in acc.summaries
              if record.metrics.get("output_tokens_per_second")]
     if not rates:
         return
     one_stream, lowest = 1 / one_stream_seconds, min(rates)
-    text = (f"output rate {lowest:,.1f} tok/s (the lowest of {len(rates)} run(s), no per-token time or batch stated) "
+    text = (f"output rate {lowest:,.1f} tok/s (the lowest of {len(rates)} run(s), no per-token time stated) "
             f"is {lowest / one_stream:.1f}× one stream's {one_stream:,.1f} tok/s ({what})")
     lines.append(text)
     if lowest >= ONE_STREAM_SHARE * one_stream:
@@ -950,7 +950,7 @@ def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, li
     step, source, _tpot = _observed_decode(acc)
     if not step:
         step, source = _stream_rate_step(acc)
-    if not step and batch > NAMED_MAX_BATCH:
+    if not step and (batch > NAMED_MAX_BATCH or stated_batch == 1):
         found = []
         _judge_rate_only(acc, floor, f"the floor of {named.name} sized from its name", section["lines"], found)
         return section, found

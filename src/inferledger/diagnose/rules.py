@@ -771,8 +771,8 @@ _TABLE = (
           "observed decode speed at or above this share of the floor's speed", 0.75, "of floor speed",
           "as fast as the hardware allows: slow tokens are the model's size, not a fault", 0.65),
     _rule("hardware-throughput-one-stream", "hardware", "healthy",
-          "a run stating only its output rate (no per-token time, no batch): every rate at or above this share of "
-          "one stream's realistic rate", 1 / _REALISTIC_SLACK, "of one stream's rate",
+          "a run stating only its output rate (no per-token time; no batch, or a batch of one): every rate at or above "
+          "this share of one stream's realistic rate", 1 / _REALISTIC_SLACK, "of one stream's rate",
           "any batch of one or more streams makes at least one stream's tokens a second, so a rate that reaches it "
           "(within the 1.5× the realistic estimate allows) shows no slow decode; a lower rate may be a slow engine "
           "or a prefill-heavy run, and is left unjudged", 0.55),

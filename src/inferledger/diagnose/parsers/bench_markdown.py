@@ -1668,7 +1668,8 @@ _PROMPT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*([kK])?[- ]tokens? 
                           r"|\bISL\s*[:=]\s*(\d[\d,]*)\s*([kK])?(?![\w.])"
                           r"|--(?:random-)?input-len(?:gth)?[ =](\d+)()\b|(?<![A-Za-z])(?:random_)?input_len(?:gth)?=(\d+)()\b"
                           r"|\b(?:random|ISL/OSL|in/out)\s*[:=]?\s*(\d+(?:\.\d+)?)\s*([kK])?\s*/\s*\d"
-                          r"|\b(?i:input len(?:gth)?)\s*[:=]\s*(\d[\d,]*)\s*([kK])?\s*tokens\b")
+                          r"|\b(?i:input len(?:gth)?)\s*[:=]\s*(\d[\d,]*)\s*([kK])?\s*tokens\b"
+                          r"|(?<![\w-])(?i:input)=(\d[\d,]*)([kK])?(?![\w.]|\s\d)")  # a shape's key=value, `(input=500, output=8K)`
 
 
 # A run's concurrency a line above its table states: `1500 prompts at 80 concurrency`, `with 64 concurrent requests`,
@@ -1691,7 +1692,8 @@ def _stated_concurrency(line: str) -> float | None:
 _OUTPUT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*)\s*([kK])?\s*output tokens\b|\bOSL\s*[:=]?\s*(\d[\d,]*)\s*([kK])?(?![\w.])"
                           r"|--(?:random-)?output-len(?:gth)?[ =](\d+)()\b|(?<![A-Za-z])(?:random_)?output_len(?:gth)?=(\d+)()\b"
                           # (`Output: 200 Tokens`, not a cap's `Max output: 4096 tokens`)
-                          r"|(?<!max )(?<!maximum )\boutput(?: len(?:gth)?)?\s*[:=]\s*(\d[\d,]*)\s*([kK])?\s*tokens\b",
+                          r"|(?<!max )(?<!maximum )\boutput(?: len(?:gth)?)?\s*[:=]\s*(\d[\d,]*)\s*([kK])?\s*tokens\b"
+                          r"|(?<![\w-])output=(\d[\d,]*)([kK])?(?![\w.]|\s\d)",
                           re.IGNORECASE)
 _RATE_LINE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:QPS|RPS|req/s|requests? (?:per|a) second)\b"
                         r"|--request-rate[ =](\d+(?:\.\d+)?)\b", re.IGNORECASE)
