@@ -887,7 +887,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind969_logs": (0, 0, 2),
           "blind967_logs": (3, 4, 5),
           "blind970_logs": (2, 2, 2),
-          "blind971_logs": (1, 1, 2)}
+          "blind971_logs": (1, 1, 2),
+          "blind973_logs": (2, 2, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
