@@ -888,7 +888,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind967_logs": (3, 4, 5),
           "blind970_logs": (2, 2, 2),
           "blind971_logs": (1, 1, 2),
-          "blind973_logs": (2, 2, 2)}
+          "blind973_logs": (2, 2, 2),
+          "blind974_logs": (5, 5, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
