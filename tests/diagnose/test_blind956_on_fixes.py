@@ -180,3 +180,35 @@ def test_a_batch_of_one_with_an_output_rate_alone_is_one_streams_rate(tmp_path):
     # step; 45.2 tok/s with the prompt's time inside it is within the rule's share of that: decode is not slow
     assert _fired(diagnosis, "hardware-throughput-one-stream")
     assert diagnosis.verdict == "healthy"
+
+
+# happy_vllm's benchmark report (blind951, blind971): the run's setting written into the metric row's label.
+_HAPPY_VLLM = """\
+The main metrics are summarized in the following table :
+|Metric|Value|
+| :---: | :---: |
+|Prompt ingestion speed|~8500 t/s |
+|Mean generation speed for 10 parallel requests with a prompt of 1024 tokens and 128 tokens generated|~36 t/s for each request|
+|Estimate of the max nb of tokens in KV cache|~150k tokens|
+"""
+
+
+def test_a_metric_rows_label_states_its_runs_setting(tmp_path):
+    summaries = markdown_summaries(tmp_path, _HAPPY_VLLM)
+    assert [summary.metrics for summary in summaries] == [{
+        "input_tokens_per_second": 8500.0, _STREAM_RATE: 36.0,
+        "max_concurrency": 10.0, "mean_input_tokens": 1024.0, "mean_output_tokens": 128.0}]
+
+
+def test_a_metric_rows_setting_lets_its_rate_be_judged(tmp_path):
+    diagnosis = diagnosed(tmp_path, _HAPPY_VLLM)
+    # was prefill-bound: the phrase reader took the prompt's 1,024 tokens and its rate for requests that generated
+    # nothing. Each of 10 streams at 36 t/s is 1000 / 36 = 27.78 ms a token
+    assert diagnosis.verdict == "healthy"
+    assert any("27.78 ms" in evidence.text for evidence in diagnosis.evidence)
+
+
+def test_guard_a_servers_parallel_slots_are_not_the_clients_concurrency(tmp_path):
+    text = ("The sweep with 8 parallel slots raises the plateau:\n\n| Model | Gen tok/s |\n|---|---|\n"
+            "| qwen2.5:7b | 36.51 |\n")
+    assert all("max_concurrency" not in summary.metrics for summary in markdown_summaries(tmp_path, text))

@@ -871,7 +871,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind946_logs": (3, 3, 5),
           "blind948_logs": (1, 2, 3),
           "blind955_logs": (1, 1, 1),
-          "blind951_logs": (0, 1, 2),
+          "blind951_logs": (0, 2, 2),
           "blind953_logs": (3, 3, 3),
           "blind954_logs": (2, 2, 4),
           "blind950_logs": (1, 3, 4),
@@ -887,7 +887,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind969_logs": (0, 0, 2),
           "blind967_logs": (3, 4, 5),
           "blind970_logs": (2, 2, 2),
-          "blind971_logs": (1, 1, 2),
+          "blind971_logs": (1, 2, 2),
           "blind973_logs": (2, 2, 2),
           "blind974_logs": (5, 5, 6)}
 

@@ -1063,6 +1063,18 @@ def _ratio_of_runs(owner: str, runs: set) -> bool:
     return len(parts) == 2 and all(part in runs for part in parts)
 
 
+# Where a metric row's label goes on to state its run's setting (`Mean generation speed for 10 parallel requests with
+# a prompt of 1024 tokens and 128 tokens generated`: happy_vllm's report)
+_LABEL_SETTING = re.compile(r"\s+(?:for|with|at)\s+(?=\D*\d)", re.IGNORECASE)
+
+
+def _label_setting(label: str) -> tuple[str, dict]:
+    """(the metric's name, {metric: value} of the setting the rest of a row's label states), or (label, {})."""
+    match = _LABEL_SETTING.search(label)
+    setting = _stated_setting(label[match.start():]) if match else {}
+    return (label[:match.start()], setting) if setting else (label, {})
+
+
 def _runs_by_column(header: list, rows: list, first_line: int) -> list:
     """Records for the metric-per-row layout: the value columns are runs, or one run's statistics when they name
     two or more different statistics (Average / Min / P99). A `Unit` column states each row's unit."""
@@ -1085,6 +1097,11 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
     inferred = False
     labelled: dict = {}  # (one run) metric -> the row label that gave it
     found_rows = [(cells, _row_label(cells[0], cells[1:], unit) if cells else None) for _, cells in rows]
+    settings = {}  # row's first cell -> the setting its label states, for a label read only once that is cut off
+    for at, (cells, found) in enumerate(found_rows):
+        if found is None and cells and (split := _label_setting(cells[0]))[1]:
+            found_rows[at] = (cells, _row_label(split[0], cells[1:], unit))
+            settings[cells[0]] = split[1]
     # A `Total time` row beside a request's own latency (`Average latency`), or beside a count of requests above one
     # (`Total Requests | 5,000`), is the run's wall time (_run_total_time), not one request's
     latency_row = any(found and found[0].startswith("e2e_") and not _total_time(cells[0]) for cells, found in found_rows)
@@ -1118,7 +1135,10 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
                 name = metric.rsplit("_", 1)[0] + "_" + stat if stat else metric
             elif one_run and stat not in ("mean", None):
                 continue  # a count's percentile column is not the run's count
-            runs.setdefault((owners[index] if by_owner else 0) if one_run else index, {})[name] = number * factor
+            run = runs.setdefault((owners[index] if by_owner else 0) if one_run else index, {})
+            run[name] = number * factor
+            for setting, value in settings.get(cells[0], {}).items():
+                run.setdefault(setting, value)
     # A run needs a latency, or a benchmark run's own account (requests done with its duration or token totals):
     # a table of other numbers is no run.
     unit_label = {"latency_unit_assumed": "ms" if unit == 1e-3 else "s"} if inferred else {}
@@ -1673,8 +1693,10 @@ _PROMPT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*([kK])?[- ]tokens? 
 
 
 # A run's concurrency a line above its table states: `1500 prompts at 80 concurrency`, `with 64 concurrent requests`,
+# `for 10 parallel requests`,
 # `--max-concurrency 32`, `concurrency = 16`.
-_CONCURRENCY_LINE = re.compile(r"\b(?:at|with)\s+(\d+)\s+(?:concurrency|concurrent(?:\s+(?:requests|users|clients))?)\b"
+_CONCURRENCY_LINE = re.compile(r"\b(?:at|with|for)\s+(\d+)\s+(?:concurrency|concurrent(?:\s+(?:requests|users|clients))?"
+                               r"|parallel\s+(?:requests|users|clients))\b"
                                r"|--max-concurrency[ =](\d+)\b|(?<![A-Za-z])(?:max_)?concurrency\s*[:=]\s*(\d+)\b"
                                # a heading naming its section's level (`### Concurrency User 16`)
                                r"|^#{1,6}\s*concurrency(?:\s+(?:users?|level|requests?))?\s*[:=]?\s*(\d+)\s*$",
@@ -1693,7 +1715,8 @@ _OUTPUT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*)\s*([kK])?\s*output tokens\b|\bO
                           r"|--(?:random-)?output-len(?:gth)?[ =](\d+)()\b|(?<![A-Za-z])(?:random_)?output_len(?:gth)?=(\d+)()\b"
                           # (`Output: 200 Tokens`, not a cap's `Max output: 4096 tokens`)
                           r"|(?<!max )(?<!maximum )\boutput(?: len(?:gth)?)?\s*[:=]\s*(\d[\d,]*)\s*([kK])?\s*tokens\b"
-                          r"|(?<![\w-])output=(\d[\d,]*)([kK])?(?![\w.]|\s\d)",
+                          r"|(?<![\w-])output=(\d[\d,]*)([kK])?(?![\w.]|\s\d)"
+                          r"|(?<![\w.])(\d[\d,]*)\s*([kK])?\s*tokens generated\b",
                           re.IGNORECASE)
 _RATE_LINE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:QPS|RPS|req/s|requests? (?:per|a) second)\b"
                         r"|--request-rate[ =](\d+(?:\.\d+)?)\b", re.IGNORECASE)
