@@ -889,7 +889,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind970_logs": (2, 2, 2),
           "blind971_logs": (1, 2, 2),
           "blind973_logs": (2, 2, 2),
-          "blind974_logs": (5, 5, 6)}
+          "blind974_logs": (5, 5, 6),
+          "blind978_logs": (1, 1, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
