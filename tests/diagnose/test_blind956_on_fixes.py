@@ -212,3 +212,16 @@ def test_guard_a_servers_parallel_slots_are_not_the_clients_concurrency(tmp_path
     text = ("The sweep with 8 parallel slots raises the plateau:\n\n| Model | Gen tok/s |\n|---|---|\n"
             "| qwen2.5:7b | 36.51 |\n")
     assert all("max_concurrency" not in summary.metrics for summary in markdown_summaries(tmp_path, text))
+
+
+def test_llama_cpps_eval_and_prompt_eval_rates_name_their_phases(tmp_path):
+    # a text-generation-webui wiki's table (blind978): the overall rate, the sampler's, then llama.cpp's two phases
+    text = ("| Scenario | Model | Context | Tokens/s | Sample TPS | Prompt Eval TPS | Eval TPS |\n"
+            "|---|---|---|---|---|---|---|\n"
+            "| First    | 13b   | Empty   | 18.28    | 978.74     |-----------------| 30.67 |\n"
+            "| First    | 13b   | 250     | 16.58    | 941.63     | 437.06          | 29.17 |\n")
+    summaries = markdown_summaries(tmp_path, text)
+    # the generation is the eval's 30.67 and 29.17 t/s, not the overall 18.28 (prompt and sampling inside it); the
+    # prompt's 437.06 t/s where the row has one (`-----` for an empty context)
+    assert [summary.metrics.get(_STREAM_RATE) for summary in summaries] == [30.67, 29.17]
+    assert [summary.metrics.get("input_tokens_per_second") for summary in summaries] == [None, 437.06]

@@ -97,12 +97,13 @@ _COLUMNS = (
      "request_rate_per_second", "rate"),
     (r"req(?:uest)?s? t(?:hrough)?put|req(?:uest)?s?/s(?:ec)?\b|\brps\b|\bqps\b|^requests per second$",
      "request_throughput_per_second", "rate"),
-    # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row).
+    # ollama's `eval rate` is one request's generation rate (obench.sh tabulates it a run a row), llama.cpp's `Eval
+    # TPS` too (beside `Prompt Eval TPS`, the prompt's).
     # A runner's sweep (llama-bench's tg, ds4-bench's `gen steady t/s`) is one stream a row, as is its prefill rate.
     # (not a total's or a count's `per request`: `Total per request`, `Avg. OP tokens per request` count tokens)
     (r"tput user|^(?!.*\b(?:total|tokens?)\b(?!\s*/)).*\bper[ -](?:user|request)\b"
      r"|^per-?req tok(?:en)?s?/s$|^per[ -]stream(?: tok(?:en)?s?/s)?$"
-     r"|/user|/s/u$|^decode tps$|^eval rate"
+     r"|/user|/s/u$|^decode tps$|^eval rate|^eval (?:tok(?:en)?s?|t)/s$"
      # a hosted API's reply timed by its client (llm-speed-benchmark's `Response Tok/s`): one request's stream
      r"|^response tok(?:en)?s?/s$"
      r"|^(?:gen(?:eration)?|decode|tg\d*)(?: steady)?(?: \d+ tokens,?)? (?:t|tok(?:en)?s?)/s$"
@@ -122,7 +123,7 @@ _COLUMNS = (
     # (`Prompt processing (3200 tokens, t/s)`: the phase, its length, the unit)
     (r"input (?:tok(?:en)?s? )?t(?:hrough)?put|(?:prompt|prefill) t(?:hrough)?put"
      r"|^(?:prefill|pp\d*|prompt|prompt processing)(?: \d+ tokens,?)? (?:tps|(?:t|tok(?:en)?s?)/s)$"
-     r"|^input tok(?:en)?s?/s(?:ec)?$", "input_tokens_per_second", "rate"),
+     r"|^input tok(?:en)?s?/s(?:ec)?$|^prompt eval (?:rate|(?:tok(?:en)?s?|t)/s)", "input_tokens_per_second", "rate"),
     (r"output (?:tok(?:en)?s? )?t(?:hrough)?put|(?:output|\bout) (?:tok(?:en)?s?|t)/s|tput decode|gen(?:eration)? t(?:hrough)?put",
      "output_tokens_per_second", "rate"),
 )
