@@ -892,7 +892,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind974_logs": (5, 5, 6),
           "blind978_logs": (1, 2, 2),
           "blind979_logs": (8, 8, 10),
-          "blind976_logs": (4, 4, 7)}
+          "blind976_logs": (4, 4, 7),
+          "blind975_logs": (3, 3, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
