@@ -1098,7 +1098,7 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
     inferred = False
     labelled: dict = {}  # (one run) metric -> the row label that gave it
     found_rows = [(cells, _row_label(cells[0], cells[1:], unit) if cells else None) for _, cells in rows]
-    settings = {}  # row's first cell -> the setting its label states, for a label read only once that is cut off
+    settings = {}  # a row's label -> the setting it states after its metric's name (read once that is cut off)
     for at, (cells, found) in enumerate(found_rows):
         if found is None and cells and (split := _label_setting(cells[0]))[1]:
             found_rows[at] = (cells, _row_label(split[0], cells[1:], unit))
@@ -1518,25 +1518,27 @@ def _by_context(header: list, rows: list, title: str) -> list | None:
     measure = _title_metric(title)
     if measure is None:
         return None
-    keys = [("mean_input_tokens", _tokens(match.group(1), match.group(2))) if match else None for match in contexts]
+    keys = [{"mean_input_tokens": _tokens(match.group(1), match.group(2))} if match else None for match in contexts]
     return _cell_summaries(rows, first, keys, measure)
 
 
-def _cell_summaries(rows: list, first: int, keys: list, measure: tuple) -> list | None:
+def _cell_summaries(rows: list, first: int, keys: list, measure: tuple, variants: list | None = None) -> list | None:
     """A summary a figure cell from column `first` on, of a table of one measure (`measure`: its metric and seconds per
-    unit) by context or by load: each row's leading cells name its run, and `keys[i]` is the (metric, value) column i
-    sets. A row naming runs (`**Winner**`) and a ratio's cell (`1.7x`) give none."""
+    unit) by context, by load or by variant: each row's leading cells name its run, `keys[i]` is the {metric: value}
+    column i sets (None: a column not read) and `variants[i]`, where given, the variant column i adds to the run's
+    name. A row naming runs (`**Winner**`) and a ratio's cell (`1.7x`) give none."""
     records = []
     for line_number, cells in rows:
         name = " ".join(cell.replace("**", "").strip() for cell in cells[:first] if cell.strip())
         if COMPARISON.search(name):
             continue
-        for key, cell in zip(keys[first:], cells[first:], strict=False):
-            number = to_number(cell) if key else None
+        for index, (key, cell) in enumerate(zip(keys[first:], cells[first:], strict=False), first):
+            number = to_number(cell) if key is not None else None
             if number is not None and not _RATIO_CELL.search(cell):
-                records.append(Record("summary", "bench.markdown", line_number,
-                                      {key[0]: key[1], measure[0]: number * measure[1]},
-                                      labels={"tool": "markdown table", "benchmark": name or "markdown table"}))
+                run = name or "markdown table"
+                records.append(Record("summary", "bench.markdown", line_number, {**key, measure[0]: number * measure[1]},
+                                      labels={"tool": "markdown table",
+                                              "benchmark": f"{run}, {variants[index]}" if variants else run}))
     return records or None
 
 
@@ -1567,7 +1569,7 @@ def _by_load(header: list, rows: list, table) -> list | None:
     measure = _title_metric(getattr(table, "title", "")) or _title_metric(getattr(table, "section", ""))
     if measure is None:
         return None
-    return _cell_summaries(rows, first, [("max_concurrency", float(match.group(1))) if match else None
+    return _cell_summaries(rows, first, [{"max_concurrency": float(match.group(1))} if match else None
                                          for match in loads], measure)
 
 
@@ -1593,20 +1595,9 @@ def _by_variant(header: list, rows: list, table) -> list | None:
     measure = _title_metric(title) if title[:1] == "#" or len(title) <= CAPTION_CHARS else None
     if measure is None:
         return None
-    # (an `Average` column restates its row; a `Speedup` column or row compares runs)
-    variants = {index: cell.strip() for index, cell in enumerate(header) if index
-                and not _SUMMARY_COLUMN.match(_normal(cell)) and not _RATIO.search(cell)}
-    records = []
-    for line_number, cells in rows:
-        name = cells[0].replace("**", "").strip()
-        if COMPARISON.search(name) or _RATIO.search(name):
-            continue
-        for index, cell in enumerate(cells):
-            number = to_number(cell) if index in variants and not _RATIO_CELL.search(cell) else None
-            if number is not None:
-                records.append(Record("summary", "bench.markdown", line_number, {measure[0]: number * measure[1]},
-                                      labels={"tool": "markdown table", "benchmark": f"{name}, {variants[index]}"}))
-    return records or None
+    # (an `Average` column restates its row, a `Speedup` column compares runs: no run's figures)
+    keys = [None] + [None if _SUMMARY_COLUMN.match(_normal(cell)) or _RATIO.search(cell) else {} for cell in header[1:]]
+    return _cell_summaries(rows, 1, keys, measure, [cell.strip() for cell in header])
 
 
 # A percentile table's row label (evalscope's `| 50% |`, `p99`): the rows are one run's statistics, not runs.
@@ -1694,8 +1685,7 @@ _PROMPT_LINE = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)\s*([kK])?[- ]tokens? 
 
 
 # A run's concurrency a line above its table states: `1500 prompts at 80 concurrency`, `with 64 concurrent requests`,
-# `for 10 parallel requests`,
-# `--max-concurrency 32`, `concurrency = 16`.
+# `for 10 parallel requests`, `--max-concurrency 32`, `concurrency = 16`.
 _CONCURRENCY_LINE = re.compile(r"\b(?:at|with|for)\s+(\d+)\s+(?:concurrency|concurrent(?:\s+(?:requests|users|clients))?"
                                r"|parallel\s+(?:requests|users|clients))\b"
                                r"|--max-concurrency[ =](\d+)\b|(?<![A-Za-z])(?:max_)?concurrency\s*[:=]\s*(\d+)\b"
