@@ -15,7 +15,7 @@ import importlib
 
 _BUILTIN = ["vllm", "sglang", "tgi", "prometheus", "trtllm_metrics"]
 _OPTIONAL = ["artillery", "awscurl", "bench_clients", "bench_markdown", "bench_text", "checkpoint_load", "evalscope", "curl_time", "flexgen", "guidellm_rich", "ktransformers", "lightllm", "livekit", "llamacpp", "llmperf_console", "lmcache", "lmdeploy", "lmstudio", "local_runners",
-             "mlperf_loadgen", "nxdi", "ollama", "optimum_benchmark", "pipecat", "ort_model_benchmark", "pandas_describe", "perf_analyzer", "sglang_accuracy", "sglang_one_batch", "tgi_benchmark", "triton_core_bench", "trtllm_bench", "vegeta", "vllm_offline", "wrk"]
+             "mlperf_loadgen", "nxdi", "ollama", "optimum_benchmark", "ort_model_benchmark", "pandas_describe", "perf_analyzer", "pipecat", "sglang_accuracy", "sglang_one_batch", "tgi_benchmark", "triton_core_bench", "trtllm_bench", "vegeta", "vllm_offline", "wrk"]
 # Tried only when no format above is detected: they read by keywords, so beside a known format they would read lines
 # twice; only the one that reads the most is used (a summary's `label: value` lines, a request's phrases, or a
 # stream's timestamped pieces).
