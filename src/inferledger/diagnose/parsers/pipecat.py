@@ -49,6 +49,18 @@ def _request(turn: dict) -> Record | None:
                           "ttft_definition": "Pipecat's TTFB: the language model service's first text frame"})
 
 
+def _figures(line: str) -> tuple[str, dict] | None:
+    """(the service, {metric: value}) a language-model service's metrics line states, or None."""
+    if (match := _TTFB.search(line)) is not None:
+        return match.group("service"), {"ttft_seconds": float(match.group("seconds"))}
+    if (match := _USAGE.search(line)) is not None:
+        return match.group("service"), {"input_tokens": float(match.group("prompt") or match.group("prompt2")),
+                                        "output_tokens": float(match.group("completion") or match.group("completion2"))}
+    if (match := _PROCESSING.search(line)) is not None:
+        return match.group("service"), {"e2e_seconds": float(match.group("seconds"))}
+    return None
+
+
 def parse(lines) -> Iterator[Record]:
     turns: dict[str, dict] = {}
 
@@ -58,26 +70,11 @@ def parse(lines) -> Iterator[Record]:
             yield record
 
     for line_number, line in lines:
-        if "LLMService#" not in line:
+        if "LLMService#" not in line or (found := _figures(line)) is None:
             continue
-        if (match := _TTFB.search(line)) is not None:
-            service = match.group("service")
-            if "ttft_seconds" in turns.get(service, {}):
-                yield from finish(service)
-            turns.setdefault(service, {"service": service, "line": line_number})["ttft_seconds"] = \
-                float(match.group("seconds"))
-        elif (match := _USAGE.search(line)) is not None:
-            service = match.group("service")
-            if "output_tokens" in turns.get(service, {}):
-                yield from finish(service)
-            turn = turns.setdefault(service, {"service": service, "line": line_number})
-            turn["input_tokens"] = float(match.group("prompt") or match.group("prompt2"))
-            turn["output_tokens"] = float(match.group("completion") or match.group("completion2"))
-        elif (match := _PROCESSING.search(line)) is not None:
-            service = match.group("service")
-            if "e2e_seconds" in turns.get(service, {}):
-                yield from finish(service)
-            turns.setdefault(service, {"service": service, "line": line_number})["e2e_seconds"] = \
-                float(match.group("seconds"))
+        service, figures = found
+        if turns.get(service, {}).keys() & figures.keys():  # a figure its turn has already: the next turn's
+            yield from finish(service)
+        turns.setdefault(service, {"service": service, "line": line_number}).update(figures)
     for service in list(turns):
         yield from finish(service)
