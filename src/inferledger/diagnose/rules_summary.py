@@ -326,8 +326,9 @@ def streams_by_littles_law(metrics: dict) -> tuple[float | None, float | None, s
     tokens a second, so output tok/s × TPOT is the streams decoding at once and req/s × E2E the requests in flight
     (either is the batch), as is an offered req/s × (TTFT + output tokens × TPOT) where the first token is too short
     for a queue to be growing; req/s × TTFT, a part of E2E, is the fewest in flight and total tok/s × TPOT bounds the
-    streams from above (prompt tokens counted too): the batch is then unknown. Only figures above STREAMS_SEEN are returned: a run that held more at once was no batch of one, and its
-    batched TPOT judged as one stream's reads as slow decode. (None, None, "") when nothing says so."""
+    streams from above (prompt tokens counted too): the batch is then unknown. Only figures above STREAMS_SEEN are
+    returned: a run that held more at once was no batch of one, and its batched TPOT judged as one stream's reads as
+    slow decode. (None, None, "") when nothing says so."""
     tpot = metrics.get("tpot_seconds_mean") or metrics.get("tpot_seconds_median")
     streams = _decoding_streams(metrics)
     if streams and streams > STREAMS_SEEN:

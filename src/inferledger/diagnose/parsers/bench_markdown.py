@@ -1097,12 +1097,13 @@ def _runs_by_column(header: list, rows: list, first_line: int) -> list:
     unit = _settled_row_unit(rows, 0)
     inferred = False
     labelled: dict = {}  # (one run) metric -> the row label that gave it
-    found_rows = [(cells, _row_label(cells[0], cells[1:], unit) if cells else None) for _, cells in rows]
+    found_rows = []
     settings = {}  # a row's label -> the setting it states after its metric's name (read once that is cut off)
-    for at, (cells, found) in enumerate(found_rows):
+    for _, cells in rows:
+        found = _row_label(cells[0], cells[1:], unit) if cells else None
         if found is None and cells and (split := _label_setting(cells[0]))[1]:
-            found_rows[at] = (cells, _row_label(split[0], cells[1:], unit))
-            settings[cells[0]] = split[1]
+            found, settings[cells[0]] = _row_label(split[0], cells[1:], unit), split[1]
+        found_rows.append((cells, found))
     # A `Total time` row beside a request's own latency (`Average latency`), or beside a count of requests above one
     # (`Total Requests | 5,000`), is the run's wall time (_run_total_time), not one request's
     latency_row = any(found and found[0].startswith("e2e_") and not _total_time(cells[0]) for cells, found in found_rows)
@@ -1544,11 +1545,6 @@ def _cell_summaries(rows: list, first: int, keys: list, measure: tuple, variants
 
 # A header cell that is a load alone (`b=8`, `bs=16`, `c=32`, `conc 64`): a column of that batch or concurrency.
 _LOAD_COLUMN = re.compile(r"^[\s*]*(?:b|bs|batch|c|conc|concurrency)\s*[=:]?\s*(\d+)[\s*]*$", re.IGNORECASE)
-
-
-def _heading_level(heading: str) -> int:
-    """A Markdown heading's level (`## T1` is 2), 0 for no heading."""
-    return len(heading) - len(heading.lstrip("#"))
 
 
 def _by_load(header: list, rows: list, table) -> list | None:
@@ -2083,6 +2079,11 @@ def _unflattened(lines) -> Iterator:
         yield line_number, line
     if row is not None:
         yield row
+
+
+def _heading_level(heading: str) -> int:
+    """A Markdown heading's level (`## T1` is 2), 0 for no heading."""
+    return len(heading) - len(heading.lstrip("#"))
 
 
 def tables(lines) -> Iterator:
