@@ -918,6 +918,13 @@ def _stated_kv_read(acc: Accumulator) -> float:
     return kv[0] / context[0] * min(tokens, context[0])
 
 
+def named_floor_seconds(named, bandwidth_bytes_per_second: float, kv_read_bytes: float = 0.0) -> float:
+    """One stream's decode step of a model known by its name: its weights (and any KV cache the log sizes) read at
+    the bandwidth, plus its layers' fixed cost (named_model.step_fixed_seconds)."""
+    fixed, _layers = step_fixed_seconds(named.total_params, named.mixture_of_experts)
+    return (named.weights_bytes_per_step + kv_read_bytes) / bandwidth_bytes_per_second + fixed
+
+
 def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, list]:
     """(roofline section, findings) for a model known only by its name (named_model.NamedModel): the decode floor of
     one stream is the weights the name states ÷ the card's bandwidth. Judged only at a batch of one or two, where the
@@ -928,7 +935,7 @@ def named_floor_findings(acc: Accumulator, named, accelerator) -> tuple[dict, li
     bandwidth = accelerator.memory_bandwidth_bytes_per_second * cards  # a tensor split's cards read their shares at once
     fixed, layers = step_fixed_seconds(named.total_params, named.mixture_of_experts)
     kv_read = _stated_kv_read(acc)
-    floor = (named.weights_bytes_per_step + kv_read) / bandwidth + fixed
+    floor = named_floor_seconds(named, bandwidth, kv_read)
     _isl, _osl, stated_batch, notes = _shape(acc)
     batch = stated_batch or NAMED_MAX_BATCH + 1  # several at once, how many not stated: not judged against one stream's floor
     on = f"{cards} × {accelerator.name}" if cards > 1 else f"the {accelerator.name}"

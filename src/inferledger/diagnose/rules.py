@@ -916,6 +916,12 @@ _LIMITS = (
           "a 360 GB/s card would call a base chip slow"),
     Limit("spec-min-drafted", 100, "drafted tokens", "windows-spec-drafts-rejected",
           "with fewer drafted tokens in the log an acceptance rate is a handful of steps' luck"),
+    Limit("row-weights-share", 0.75, "of the named floor", "hardware-named-decode-far-below-floor on a table row's "
+          "own model cell (rules_summary._row_below_card)",
+          "a small model's step is mostly its layers' fixed cost, which differs several-fold between cards and "
+          "engines (Gemma 3 1B Q4_K_M at ~134 tok/s on a T4 in llcuda's benchmark page, Llama 3.2 1B 4-bit at "
+          "~220 on an M4 Max in vllm-mlx's docs: well under their bandwidth, and neither a fault); a row is judged "
+          "only where reading the weights is most of the floor"),
     Limit("named-max-batch", 2, "streams", "hardware-named-decode-far-below-floor, -near-floor",
           "a model sized from its name is judged against one stream's floor only at batch 1-2, where a step reads "
           "the weights for so few streams that the floor holds"),

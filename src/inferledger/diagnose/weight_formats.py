@@ -182,10 +182,12 @@ def quantised_not_faster(acc, findings: list) -> None:
             if _width(bits) >= 16 or (key is None and _table(record)):
                 continue
             # the same model's run in wider weights (16-bit, or 8-bit beside 4-bit) measured the same way on the
-            # same shape, in the same table where a table
+            # same shape and the same kind of device (a phone's CPU row beside a GPU's), in the same table where a
+            # table
             bases = [(abs(base.line_number - record.line_number), base, base_rate, base_bits)
                      for base, base_bits, (base_measure, base_rate), base_key in runs
                      if _width(bits) < _width(base_bits) <= 16 and base_measure == measure
+                     and base.labels.get("device") == record.labels.get("device")
                      and (base_key == key or one_model and not _table(record) and None in (key, base_key))
                      and _same_shape(base, record)
                      and not ((_table(record) or _table(base)) and block[base.line_number] != block[record.line_number])

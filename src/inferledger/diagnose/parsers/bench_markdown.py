@@ -950,7 +950,7 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
     # GPU too (ollama's `CPU/GPU Split`) is where each row's layers sit: its cells say which rows ran on the CPU.
     on_cpu = any(_names_cpu_run(_normal(title)) and not _GPU_WORD.search(title)
                  or _normal(title) in ("threads", "n threads") for title in header)
-    model_columns = [index for index, title in enumerate(header) if _normal(title) in ("model", "model name")]
+    model_columns = [index for index, title in enumerate(header) if _normal(title) in _MODEL_TITLES]
     speed_table = any(_speed(column) for column in columns)
     for line_number, cells in rows:
         if len(cells) != len(columns) and not (isinstance(cells, _CutRow) and len(cells) < len(columns)):
@@ -1000,7 +1000,9 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
                 if inferred is not None:  # bare latencies, their unit settled by the per-token times (_settled_units)
                     labels["latency_unit_assumed"] = "ms" if inferred[1] == 1e-3 else "s"
                 if model:
-                    labels["section_model"] = model.strip("*` ")  # this row's model (summary-models-one-bandwidth)
+                    # this row's model (summary-models-one-bandwidth); as its own cell states it (the table's heading
+                    # may name another: summary's _row_below_card judges only a row's own)
+                    labels["section_model"] = labels["row_model"] = model.strip("*` ")
                 # a CPU column, a cell: this run's own (a file's backend label would speak for every row)
                 if on_cpu or any(map(_names_cpu_run, (tool, *cells))):
                     labels["device"] = "cpu"
@@ -1352,6 +1354,11 @@ def _setting_of(header: list, least: int = 2) -> tuple[list, dict]:
 
 _COLD_ROW = re.compile(r"\bcold\b", re.IGNORECASE)
 _WARM_ROW = re.compile(r"\bwarm(?:ed)?\b", re.IGNORECASE)
+
+
+# A row's model column: its title in English or in the languages the tables of this field are also written in
+# (Spanish and Portuguese, French, German, Chinese, Japanese).
+_MODEL_TITLES = ("model", "model name", "models", "modelo", "modèle", "modell", "模型", "モデル")
 
 
 def _records(table: list) -> list:
