@@ -894,7 +894,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind979_logs": (8, 8, 10),
           "blind976_logs": (4, 4, 7),
           "blind975_logs": (3, 3, 7),
-          "blind977_logs": (3, 3, 4)}
+          "blind977_logs": (3, 3, 4),
+          "blind980_logs": (3, 3, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
