@@ -896,7 +896,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind975_logs": (3, 3, 7),
           "blind977_logs": (3, 3, 4),
           "blind980_logs": (3, 3, 4),
-          "blind981_logs": (5, 5, 5)}
+          "blind981_logs": (5, 5, 5),
+          "blind982_logs": (5, 5, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
