@@ -897,7 +897,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind977_logs": (3, 3, 4),
           "blind980_logs": (3, 3, 4),
           "blind981_logs": (5, 5, 5),
-          "blind982_logs": (5, 5, 10)}
+          "blind982_logs": (5, 5, 10),
+          "blind983_logs": (4, 4, 7)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
