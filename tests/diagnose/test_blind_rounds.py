@@ -899,7 +899,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind981_logs": (5, 5, 5),
           "blind982_logs": (5, 5, 10),
           "blind983_logs": (4, 4, 7),
-          "blind984_logs": (1, 1, 1)}
+          "blind984_logs": (1, 1, 1),
+          "blind986_logs": (1, 1, 3)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
