@@ -900,7 +900,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind982_logs": (5, 5, 10),
           "blind983_logs": (4, 4, 7),
           "blind984_logs": (1, 1, 1),
-          "blind986_logs": (1, 1, 3)}
+          "blind986_logs": (1, 1, 3),
+          "blind987_logs": (6, 6, 8)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
