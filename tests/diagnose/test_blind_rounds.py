@@ -901,7 +901,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind983_logs": (4, 4, 7),
           "blind984_logs": (1, 1, 1),
           "blind986_logs": (1, 1, 3),
-          "blind987_logs": (6, 6, 8)}
+          "blind987_logs": (6, 6, 8),
+          "blind988_logs": (2, 2, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
