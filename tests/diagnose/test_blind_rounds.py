@@ -902,7 +902,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind984_logs": (1, 1, 1),
           "blind986_logs": (1, 1, 3),
           "blind987_logs": (6, 6, 8),
-          "blind988_logs": (2, 2, 2)}
+          "blind988_logs": (2, 2, 2),
+          "blind989_logs": (1, 1, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
