@@ -903,7 +903,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind986_logs": (1, 1, 3),
           "blind987_logs": (6, 6, 8),
           "blind988_logs": (2, 2, 2),
-          "blind989_logs": (1, 1, 6)}
+          "blind989_logs": (1, 1, 6),
+          "blind990_logs": (3, 3, 6)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
