@@ -904,7 +904,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind987_logs": (6, 6, 8),
           "blind988_logs": (2, 2, 2),
           "blind989_logs": (1, 1, 6),
-          "blind990_logs": (3, 3, 6)}
+          "blind990_logs": (3, 3, 6),
+          "blind991_logs": (1, 1, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
