@@ -86,3 +86,48 @@ def test_a_phones_cpu_row_is_not_a_slower_quantisation_of_a_gpu_row(tmp_path):
     # kernel's doing. The 4090's own int4 (176) is faster than its int8, as fewer bytes should be.
     diagnosis = diagnosed(tmp_path, _GPU_AND_PHONE, gpu="rtx-4090")
     assert not _fired(diagnosis, "summary-quantised-not-faster")
+
+
+# A script's Ollama table on a DGX Spark (blind983): each row an ollama tag, the card in the heading.
+_SPARK = """\
+**Platform:** NVIDIA DGX Spark (128GB Unified Memory)
+| Model | Prefill (tok/s) | Decode (tok/s) |
+|-------|-----------------|----------------|
+| qwen3:32b | 182.7 | 9.9 |
+| qwen3:8b | 572.1 | 45.0 |
+"""
+
+
+def test_a_row_judged_against_the_card_is_not_judged_by_the_fixed_cutoff(tmp_path):
+    diagnosis = diagnosed(tmp_path, _SPARK, gpu="dgx-spark")
+    # qwen3:32b at ollama's default Q4_K_M (4.5 bits): 32e9 × 4.5 / 8 = 18.0 GB; 18.0e9 / 273e9 B/s = 65.93 ms plus
+    # 64 layers × 46 µs = 2.94 ms: a 68.88 ms floor. 9.9 tok/s is 101.0 ms a token, 68 % of the floor's speed: under
+    # the fixed 10 tok/s cutoff, but what the box gives (was decode-bound by the cutoff).
+    # qwen3:8b: 8e9 × 4.5 / 8 = 4.5 GB, 4.5e9 / 273e9 = 16.48 ms + 32 × 46 µs = 1.47 ms: 17.96 ms; 45 tok/s is
+    # 22.22 ms, 81 %: at the memory's speed (the rule's 75 %).
+    assert "summary-slow-tpot-no-hardware" not in {evidence.rule for evidence in diagnosis.evidence}
+    assert diagnosis.verdict == "healthy"
+    near = _fired(diagnosis, "hardware-named-decode-near-floor")
+    assert len(near) == 1 and "qwen3:8b" in near[0].text and "81%" in near[0].text
+
+
+def test_a_rates_standard_deviation_column_is_no_run_of_its_own(tmp_path):
+    # llama-bench's CSV turned into a table: `pp stddev` and `tg stddev` beside their rates (blind982). 0.27 tok/s
+    # was read as a run's rate (3,704 ms a token).
+    table = ("| File | pp512 | pp stddev | tg128 | tg stddev |\n|---|---|---|---|---|\n"
+             "| `run1.csv` | 1350.68 | 84.82 | 97.34 | 0.27 |\n")
+    summaries = markdown_summaries(tmp_path, table)
+    rates = [summary.metrics.get("output_tokens_per_second_per_user_mean") for summary in summaries]
+    assert rates == [97.34]
+
+
+def test_tensorrt_llms_older_refusal_naming_no_figure_is_a_kv_start_refusal(tmp_path):
+    # TensorRT-LLM before 0.7 through Triton (NVIDIA/TensorRT-LLM#494): the pool's tokens on the line before, the
+    # refusal naming none (was: no reader knew the layout).
+    log = ("[TensorRT-LLM][INFO] Using 693 tokens in paged KV cache.\n"
+           "E1128 16:31:49.479096 227 backend_model.cc:634] ERROR: Failed to create instance: unexpected error when "
+           "creating modelInstanceState: maxTokensInPagedKvCache must be large enough to process at least 1 sequence "
+           "to completion (i.e. must be larger than beam_width * tokensPerBlock * maxBlocksPerSeq)\n")
+    diagnosis = diagnosed(tmp_path, log)
+    assert diagnosis.verdict == "kv-capacity"
+    assert diagnosis.events.get("kv_start_refusals") == 1

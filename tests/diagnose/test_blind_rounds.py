@@ -428,7 +428,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind474_logs": (7, 8, 10),
           "blind478_logs": (5, 6, 10),
           "blind480_logs": (4, 4, 10),
-          "blind484_logs": (8, 9, 10),
+          "blind484_logs": (8, 10, 10),
           "blind486_logs": (6, 8, 10),
           "blind477_logs": (6, 6, 6),
           "blind483_logs": (3, 4, 5),
@@ -540,7 +540,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind589_logs": (1, 1, 2),
           "blind590_logs": (6, 7, 10),
           "blind591_logs": (6, 9, 10),
-          "blind592_logs": (5, 6, 8),
+          "blind592_logs": (5, 7, 8),
           "blind593_logs": (8, 8, 9),
           "blind594_logs": (1, 1, 2),
           "blind595_logs": (5, 6, 7),
@@ -897,15 +897,15 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind977_logs": (3, 3, 4),
           "blind980_logs": (3, 3, 4),
           "blind981_logs": (5, 5, 5),
-          "blind982_logs": (5, 5, 10),
-          "blind983_logs": (4, 4, 7),
+          "blind982_logs": (5, 6, 10),
+          "blind983_logs": (4, 5, 7),
           "blind984_logs": (1, 1, 1),
           "blind986_logs": (1, 1, 3),
           "blind987_logs": (6, 6, 8),
           "blind988_logs": (2, 2, 2),
           "blind989_logs": (1, 1, 6),
           "blind990_logs": (3, 3, 6),
-          "blind991_logs": (1, 1, 2)}
+          "blind991_logs": (1, 2, 2)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -917,7 +917,7 @@ _LIMITS = (
     Limit("spec-min-drafted", 100, "drafted tokens", "windows-spec-drafts-rejected",
           "with fewer drafted tokens in the log an acceptance rate is a handful of steps' luck"),
     Limit("row-weights-share", 0.75, "of the named floor", "hardware-named-decode-far-below-floor on a table row's "
-          "own model cell (rules_summary._row_below_card)",
+          "own model cell (rules_summary._row_on_card)",
           "a small model's step is mostly its layers' fixed cost, which differs several-fold between cards and "
           "engines (Gemma 3 1B Q4_K_M at ~134 tok/s on a T4 in llcuda's benchmark page, Llama 3.2 1B 4-bit at "
           "~220 on an M4 Max in vllm-mlx's docs: well under their bandwidth, and neither a fault); a row is judged "

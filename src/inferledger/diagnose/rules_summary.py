@@ -397,7 +397,7 @@ def summary_findings(acc: Accumulator, findings: list, checks: list, notes: list
         # a slow rate bounding the step over a few tokens in all: no decode measure, and no healthy run either
         cold_call = run.step_bound and run.few_tokens and run.step is not None \
             and run.step >= threshold("summary-slow-tpot-no-hardware")
-        if not cpu and not cold_call and _row_below_card(run, record, acc, hardware, where, findings):
+        if not cpu and not cold_call and _row_on_card(run, record, acc, hardware, where, findings):
             pass  # the row's model on the card given: its step judged by the weights it reads, not a fixed cutoff
         elif slow and cold_call:
             # A slow rate over a few tokens in all (a cold engine's one short call): its start-up and prompt, which
@@ -902,36 +902,50 @@ def _large_model_floor(record, acc: Accumulator, hardware: Hardware) -> tuple | 
 ROW_WEIGHTS_SHARE = limit("row-weights-share")
 
 
-def _row_below_card(run: _Run, record, acc: Accumulator, hardware: Hardware, where: dict, findings: list) -> bool:
-    """hardware-named-decode-far-below-floor on a row whose own model cell states its size (`Mistral 7B`, a table of
-    several models, so no --model names them all) with the card given or named, where reading the weights is most
-    of the step (limit row-weights-share): one stream's step against the
-    weights the name states read at the card's bandwidth (roofline.named_floor_seconds). A run that states only its
-    whole output rate bounds its step from below, and a batch only raises that rate, so its rate under the share is
+def _row_on_card(run: _Run, record, acc: Accumulator, hardware: Hardware, where: dict, findings: list) -> bool:
+    """A row whose own model cell states its size (`Mistral 7B`: a table of several models, so no --model names them
+    all) with the card given or named: one stream's step against the weights the name states read at the card's
+    bandwidth (roofline.named_floor_seconds), where reading them is most of the floor (limit row-weights-share).
+    Far under it, hardware-named-decode-far-below-floor; near it, hardware-named-decode-near-floor. A run that states
+    only its whole output rate bounds its step from below, and a batch only raises that rate, so a rate far under is
     slow at any batch (a dense model: a mixture's batch reads more experts than one token); a stream of a larger
-    batch reads its cache too, which the name does not give: not judged. True when it fired."""
-    from inferledger.diagnose.roofline import NAMED_LOW_FRACTION, NAMED_MAX_BATCH, named_floor_seconds
+    batch reads its cache too, which the name does not give: not judged. True when the row was judged, so the fixed
+    cutoff stands down."""
+    from inferledger.diagnose.roofline import (
+        IMPOSSIBLE_FRACTION,
+        NAMED_LOW_FRACTION,
+        NAMED_MAX_BATCH,
+        NAMED_NEAR_FRACTION,
+        named_floor_seconds,
+    )
     from inferledger.diagnose.rules_requests import tensor_parallel
 
     name = record.labels.get("row_model")
     if not hardware.bandwidth_bytes_per_second or hardware.judged or not name or not run.step:
         return False
     sized = _row_model(name, acc)
-    if sized is None or not (run.batch <= NAMED_MAX_BATCH or (run.step_bound and not sized.mixture_of_experts)):
+    one_stream = run.batch <= NAMED_MAX_BATCH and not run.step_bound
+    if sized is None or not (one_stream or (run.step_bound and not sized.mixture_of_experts)):
         return False
-    bandwidth = hardware.bandwidth_bytes_per_second * tensor_parallel(acc)
-    floor = named_floor_seconds(sized, bandwidth)
-    if floor >= NAMED_LOW_FRACTION * run.step or sized.weights_bytes_per_step / bandwidth < ROW_WEIGHTS_SHARE * floor:
-        return False  # as fast as the share asks, or a small model whose step is mostly its layers' fixed cost
     shards = tensor_parallel(acc)
+    bandwidth = hardware.bandwidth_bytes_per_second * shards
+    floor = named_floor_seconds(sized, bandwidth)
+    fraction = floor / run.step
+    if sized.weights_bytes_per_step / bandwidth < ROW_WEIGHTS_SHARE * floor or fraction > IMPOSSIBLE_FRACTION \
+            or (fraction >= NAMED_LOW_FRACTION and not one_stream):
+        return False  # a small model's step is mostly its layers' fixed cost; faster than the floor: the name misread
     on = f"{shards} × the {hardware.card_name}" if shards > 1 else f"the {hardware.card_name}"
-    findings.append(fire(
-        "hardware-named-decode-far-below-floor", f"{run.name}: {run.step * 1e3:.1f} ms per output token"
-        f"{' (at least: the whole run generates that)' if run.step_bound else ''} reaches {floor / run.step:.0%} of "
-        f"the speed the weights allow on {on} ({floor * 1e3:.2f} ms: {sized.describe()}, sized from the row's "
-        "model cell): the engine or an offload, not the memory, limits decode",
-        {"observed_decode_seconds_per_token": run.step, "named_decode_floor_seconds_per_token": floor,
-         "decode_roofline_fraction": floor / run.step}, **where))
+    bound = " (at least: the whole run generates that)" if run.step_bound else ""
+    text = (f"{run.name}: {run.step * 1e3:.1f} ms per output token{bound} reaches {fraction:.0%} of the speed the "
+            f"weights allow on {on} ({floor * 1e3:.2f} ms: {sized.describe()}, sized from the row's model cell)")
+    numbers = {"observed_decode_seconds_per_token": run.step, "named_decode_floor_seconds_per_token": floor,
+               "decode_roofline_fraction": fraction}
+    if fraction < NAMED_LOW_FRACTION:
+        findings.append(fire("hardware-named-decode-far-below-floor",
+                             text + ": the engine or an offload, not the memory, limits decode", numbers, **where))
+    elif fraction >= NAMED_NEAR_FRACTION:
+        findings.append(fire("hardware-named-decode-near-floor", text + ": as fast as the memory allows", numbers,
+                             **where))
     return True
 
 

@@ -426,7 +426,8 @@ def _column(header: str):
     if kind == "duration":  # a run's wall time: needs its unit, takes no statistic
         return None if unit is None else (metric, unit, "count")
     if kind != "time":
-        return metric, 1.0, kind
+        # a rate's spread (llama-bench's `pp stddev` beside `pp512`): no run's rate
+        return None if kind == "rate" and _stat_of(lowered) == "std" else (metric, 1.0, kind)
     if unit is None:
         return None
     return f"{metric}_{_stat_of(lowered)}", unit, kind
@@ -1001,7 +1002,7 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
                     labels["latency_unit_assumed"] = "ms" if inferred[1] == 1e-3 else "s"
                 if model:
                     # this row's model (summary-models-one-bandwidth); as its own cell states it (the table's heading
-                    # may name another: summary's _row_below_card judges only a row's own)
+                    # may name another: rules_summary._row_on_card judges only a row's own)
                     labels["section_model"] = labels["row_model"] = model.strip("*` ")
                 # a CPU column, a cell: this run's own (a file's backend label would speak for every row)
                 if on_cpu or any(map(_names_cpu_run, (tool, *cells))):

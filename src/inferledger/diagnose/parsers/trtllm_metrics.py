@@ -29,7 +29,8 @@ _DECODER = json.JSONDecoder()
 # Later backends log the object as a quoted string: `model_instance_state.cc:…] "{\"Active Request Count\":8,…}"`.
 _ESCAPED = '{\\"Active Request Count\\"'
 _KV_BYTES = re.compile(r"\[TensorRT-LLM\].*\bAllocate (\d+) bytes for k/v cache")
-_KV_TOKENS = re.compile(r"\[TensorRT-LLM\].*\bUsing (\d+) total tokens in paged KV cache")
+# (`Using 693 tokens in paged KV cache.` before 0.7)
+_KV_TOKENS = re.compile(r"\[TensorRT-LLM\].*\bUsing (\d+) (?:total )?tokens in paged KV cache")
 # Later releases: `Max tokens in paged KV cache: 117760. Allocating 54022635520 bytes.` or `Allocated 0.10 GiB for max
 # tokens in paged KV cache (2112).`, then the pool's blocks and the most one sequence may hold: `Number of blocks in KV cache primary pool: 18`, `Max KV cache pages per sequence: 16`.
 _KV_ALLOCATED = re.compile(r"\[TensorRT-LLM\].*\bAllocated ([\d.]+) GiB for max tokens in paged KV cache \((\d+)\)")
@@ -47,6 +48,8 @@ def sniff(head: str) -> float:
     if "[TensorRT-LLM]" in head and (_KV_BYTES.search(head) or _KV_TOKENS.search(head) or _KV_ALLOCATED.search(head)
                                      or _KV_MAX_TOKENS.search(head) or _KV_POOL.search(head)):
         return 0.6
+    if "maxTokensInPagedKvCache" in head and _REFUSAL in head:
+        return 0.6  # the runtime's refusal to start, however its start-up lines were cut
     return 0.0
 
 
@@ -225,10 +228,11 @@ def parse(lines) -> Iterator[Record | Skipped]:
     pool: dict = {}  # the KV pool's blocks and a sequence's pages, as the start-up lines give them
     for line_number, line in lines:
         if not buffer:
-            if "maxTokensInPagedKvCache (" in line and _REFUSAL in line:
+            if "maxTokensInPagedKvCache" in line and _REFUSAL in line:
                 # The runtime refuses to start: the KV pool left after the weights cannot hold one sequence of the
                 # engine's most length (Triton's backend: `Failed to create instance: … maxTokensInPagedKvCache
-                # (29184) must be large enough to process at least 1 sequence to completion`).
+                # (29184) must be large enough to process at least 1 sequence to completion`; before 0.7 it
+                # named no figure, the tokens in the line before: `Using 693 tokens in paged KV cache.`).
                 yield _startup(line_number, {"kv_start_refusals": 1.0}, kind="event")
                 continue
             record = _capacity(line_number, line, pool) if "[TensorRT-LLM]" in line and "cache" in line else None
