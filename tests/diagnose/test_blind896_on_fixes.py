@@ -346,9 +346,9 @@ def test_transactions_a_minute_settle_a_unitless_latency(tmp_path):
 
 
 def test_guard_tokens_a_minute_are_no_request_rate():
-    from inferledger.diagnose.parsers.generic_summary import _metric
+    from inferledger.diagnose.parsers.generic_summary import labelled_metric
 
-    assert _metric("tokens_per_minute", 1200, "") != ("request_throughput_per_second", 20.0)
+    assert labelled_metric("tokens_per_minute", 1200, "") != ("request_throughput_per_second", 20.0)
 
 
 # `ollama ps` before and after a Modelfile's copy of the model with a larger num_ctx (blind911): a new ID over the same

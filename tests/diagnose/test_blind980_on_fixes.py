@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from blind_helpers import diagnosed, markdown_summaries
+from blind_helpers import diagnosed, markdown_summaries, parsed, write
 
 _FAR_BELOW = "hardware-named-decode-far-below-floor"
 
@@ -131,3 +131,41 @@ def test_tensorrt_llms_older_refusal_naming_no_figure_is_a_kv_start_refusal(tmp_
     diagnosis = diagnosed(tmp_path, log)
     assert diagnosis.verdict == "kv-capacity"
     assert diagnosis.events.get("kv_start_refusals") == 1
+
+
+# A Rust engine's recorded baseline (blind989): each metric an object of its figure, unit and description.
+_BASELINE = """\
+{
+  "device": "Apple M2 Max",
+  "metrics": {
+    "gdn_fused_us_per_step": {"value": 1689.67, "unit": "us", "description": "GatedDeltaNet fused step latency"},
+    "llm_tok_per_sec": {"value": 4.18, "unit": "tok/s", "description": "Qwen3.5-2B decode throughput (greedy)"},
+    "llm_ttft_ms": {"value": 956.05, "unit": "ms", "description": "Time to first token (short prompt)"},
+    "llm_load_ms": {"value": 10072.0, "unit": "ms", "description": "Model weight loading time"}
+  }
+}
+"""
+
+
+def _valued_summaries(tmp_path, text: str) -> list:
+    from inferledger.diagnose.parsers import bench_clients
+
+    return [item for item in parsed(bench_clients, write(tmp_path, text, "baseline.json")) if item.kind == "summary"]
+
+
+def test_metrics_each_an_object_of_figure_and_unit_are_read_by_their_descriptions(tmp_path):
+    # was: not read. The description names each metric; a part's latency (a kernel's step) is no request's, and a
+    # loading time no serving figure.
+    (run,) = _valued_summaries(tmp_path, _BASELINE)
+    assert run.metrics == {"output_tokens_per_second": 4.18, "ttft_seconds_mean": 0.95605}
+
+
+def test_a_list_of_named_valued_metrics_reads_a_run_each_time_a_metric_comes_again(tmp_path):
+    # github-action-benchmark's custom format: two models' figures one after the other are two runs.
+    text = ('[{"name": "llama 8B time to first token", "unit": "ms", "value": 41.5},\n'
+            ' {"name": "llama 8B output throughput", "unit": "tok/s", "value": 1520.0},\n'
+            ' {"name": "qwen 14B time to first token", "unit": "ms", "value": 77.0},\n'
+            ' {"name": "qwen 14B output throughput", "unit": "tok/s", "value": 910.0}]\n')
+    runs = _valued_summaries(tmp_path, text)
+    assert [run.metrics for run in runs] == [{"ttft_seconds_mean": 0.0415, "output_tokens_per_second": 1520.0},
+                                             {"ttft_seconds_mean": 0.077, "output_tokens_per_second": 910.0}]

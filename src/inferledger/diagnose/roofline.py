@@ -819,8 +819,9 @@ def _judge_rate_only(acc: Accumulator, one_stream_seconds: float, what: str, lin
     if not rates:
         return
     one_stream, lowest = 1 / one_stream_seconds, min(rates)
+    ratio = lowest / one_stream
     text = (f"output rate {lowest:,.1f} tok/s (the lowest of {len(rates)} run(s), no per-token time stated) "
-            f"is {lowest / one_stream:.1f}× one stream's {one_stream:,.1f} tok/s ({what})")
+            f"is {ratio:.{1 if ratio >= 1 else 2}f}× one stream's {one_stream:,.1f} tok/s ({what})")
     lines.append(text)
     if lowest >= ONE_STREAM_SHARE * one_stream:
         findings.append(fire("hardware-throughput-one-stream", text + ": whatever the batch, decode is not slow", {

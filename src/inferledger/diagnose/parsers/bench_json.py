@@ -93,6 +93,8 @@ def _json_items(line_number: int, value, truncated: int) -> Iterator:
             yield from _llmperf_requests(line_number, value, base_labels)
         elif value and any(isinstance(item, dict) and "Performance_Result" in item for item in value[:5]):
             yield from filter(None, (_mlperf(line_number, item) for item in value if isinstance(item, dict)))
+        elif (entries := _valued_entries(value)) is not None:
+            yield from _valued_metrics(line_number, entries, base_labels)
         return
     if not isinstance(value, dict):
         return
@@ -119,6 +121,8 @@ def _json_items(line_number: int, value, truncated: int) -> Iterator:
         yield from _serving_json(line_number, value, base_labels)
     elif "dataset_name" in value and any(_SGLANG_2024_MS.match(key) for key in value):
         yield from _serving_json(line_number, value, base_labels, early_sglang=True)
+    elif (entries := _valued_entries(value)) is not None:
+        yield from _valued_metrics(line_number, entries, base_labels)
     else:
         yield from _app_runs(line_number, value, truncated)
 
@@ -451,6 +455,55 @@ _RUN_FIELDS = {"ttft_s": "ttft_seconds", "prefill_s": "prefill_seconds", "decode
                "prefill_tok_s": "prompt_tokens_per_second",
                "decode_tok_s": "generation_tokens_per_second", "prompt_tokens": "input_tokens",
                "gen_tokens": "output_tokens", "output_tokens": "output_tokens"}
+
+
+def _valued(item) -> bool:
+    """A metric stated as an object of its figure and unit (`{"value": 4.18, "unit": "tok/s", …}`)."""
+    return isinstance(item, dict) and json_number(item.get("value")) is not None and isinstance(item.get("unit"), str)
+
+
+def _valued_entries(value) -> list | None:
+    """[(label, figure, unit)] of a file of metrics each an object of its figure and unit, or None: a list of them
+    named (github-action-benchmark's `[{"name": "decode", "unit": "tok/s", "value": 41.2}]`) or an object of them by
+    key, at the top or under `metrics` / `results` / `benchmarks` (`{"metrics": {"llm_tok_per_sec": {"value": 4.18,
+    "unit": "tok/s", "description": "… decode throughput …"}}}`). A description names the metric in words, so it is
+    the label where there is one."""
+    if isinstance(value, dict):
+        value = next((inner for inner in (value, *(value.get(key) for key in ("metrics", "results", "benchmarks")))
+                      if isinstance(inner, (dict, list)) and inner and sum(map(_valued, (
+                          inner.values() if isinstance(inner, dict) else inner))) * 2 >= len(inner)), None)
+    elif not (value and sum(map(_valued, value)) * 2 >= len(value)):
+        return None
+    if value is None:
+        return None
+    named = value.items() if isinstance(value, dict) else ((item.get("name") if isinstance(item, dict) else None, item)
+                                                           for item in value)
+    return [(str(item.get("description") or key), json_number(item["value"]), item["unit"])
+            for key, item in named if _valued(item) and (key or item.get("description"))]
+
+
+# A latency that is a request's: a file of valued metrics holds its parts' too (a kernel's step, an embedding call).
+_REQUEST_WORDS = re.compile(r"(?i)request|e2e|end[ _-]?to[ _-]?end|response|completion")
+
+
+def _valued_metrics(line_number: int, entries: list, labels: dict) -> Iterator:
+    """A run of valued metrics, each read by its label's words (generic_summary.labelled_metric); a metric the run
+    already holds starts the next run (a file of several models' or settings' figures, one after another)."""
+    from inferledger.diagnose.parsers.generic_summary import labelled_metric
+
+    labels = dict(labels, tool="valued metrics")
+    metrics: dict = {}
+    for label, figure, unit in entries:
+        found = labelled_metric(label, figure, unit)
+        if found is None or (found[0].startswith("e2e_seconds") and not _REQUEST_WORDS.search(label)):
+            continue  # (a latency of a part, `GatedDeltaNet fused step latency`, is no request's)
+        name, number = found
+        if name in metrics:
+            yield Record("summary", "bench.valued", line_number, metrics, labels=labels)
+            metrics = {}
+        metrics[name] = number
+    if metrics:
+        yield Record("summary", "bench.valued", line_number, metrics, labels=labels)
 
 
 def _app_runs(line_number: int, value: dict, truncated: int) -> Iterator:

@@ -92,8 +92,9 @@ def _words(label: str) -> str:
     return re.sub(r"\btps\b", "tok/s", words)
 
 
-def _metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
-    """(metric name, value in its unit) for one line, or None when the words or the unit do not say enough."""
+def labelled_metric(label: str, value: float, unit: str) -> tuple[str, float] | None:
+    """(metric name, value in its unit) for one line's label, figure and unit (or a JSON metric's: bench_json's
+    valued metrics), or None when the words or the unit do not say enough."""
     words = _words(label)
     both = f"{words} {unit.lower()}"
     percentile = _OTHER_PERCENTILE.search(words)
@@ -174,15 +175,15 @@ def line_metric(line: str) -> tuple[str, float] | None:
     listed = _LIST_LINE.match(line)
     if listed is not None:
         values = [float(value) for value in listed.group("values").split(",")]
-        return _metric(listed.group("label"), sum(values) / len(values), "")
+        return labelled_metric(listed.group("label"), sum(values) / len(values), "")
     match = _LINE.match(line)
     if match is None:
         first = _VALUE_FIRST.match(line)
         if first is None or not _TOKEN_RATE.search(first.group("label").lower()):
             return None  # a headline is read only when its label names a token rate (`192 GB HBM3` is no metric)
-        return _metric(first.group("label"), float(first.group("value").replace(",", "")), "")
+        return labelled_metric(first.group("label"), float(first.group("value").replace(",", "")), "")
     value = float(match.group("value").replace(",", ""))
-    return _metric(match.group("label"), value, match.group("unit") or "")
+    return labelled_metric(match.group("label"), value, match.group("unit") or "")
 
 
 # A table aligned with spaces, one run per row (`Engine  Ctx  TTFT(ms)  Decode(ms)  Total(ms)  Prefill t/s`): the
@@ -214,7 +215,7 @@ def _column(cell: str) -> tuple[str, float | None] | None:
         return f"{_SNAKE_LATENCIES[name]}_{stat}", TIME_UNITS[unit] if unit else UNSETTLED
     if cell.lower() in _SNAKE_WORDS:
         return _SNAKE_WORDS[cell.lower()], 1.0
-    found = _metric(cell, 1.0, "")
+    found = labelled_metric(cell, 1.0, "")
     if found is not None:
         return found
     words = _words(re.sub(r"\(([^)]*)\)", r" \1", cell))
@@ -449,7 +450,7 @@ def unitless_latency(line: str) -> tuple[str, float] | None:
     match = _LINE.match(line)
     if match is None or match.group("unit"):
         return None
-    found = _metric(match.group("label"), 1.0, "s")
+    found = labelled_metric(match.group("label"), 1.0, "s")
     if found is None or not found[0].startswith(_LATENCY_NAMES):
         return None
     return _UNITLESS + found[0], float(match.group("value").replace(",", ""))
