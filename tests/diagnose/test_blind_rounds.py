@@ -906,7 +906,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind989_logs": (1, 1, 6),
           "blind990_logs": (3, 3, 6),
           "blind991_logs": (1, 2, 2),
-          "blind992_logs": (3, 3, 3)}
+          "blind992_logs": (3, 3, 3),
+          "blind993_logs": (3, 3, 4)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
