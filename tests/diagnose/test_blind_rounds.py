@@ -909,7 +909,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind992_logs": (3, 3, 3),
           "blind993_logs": (3, 3, 4),
           "blind994_logs": (3, 3, 3),
-          "blind995_logs": (1, 1, 1)}
+          "blind995_logs": (1, 1, 1),
+          "blind997_logs": (7, 7, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
