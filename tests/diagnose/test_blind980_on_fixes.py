@@ -169,3 +169,39 @@ def test_a_list_of_named_valued_metrics_reads_a_run_each_time_a_metric_comes_aga
     runs = _valued_summaries(tmp_path, text)
     assert [run.metrics for run in runs] == [{"ttft_seconds_mean": 0.0415, "output_tokens_per_second": 1520.0},
                                              {"ttft_seconds_mean": 0.077, "output_tokens_per_second": 910.0}]
+
+
+# vllm#25872 (blind997): EAGLE3 at concurrency 1 on an L20, the command above the table.
+_EAGLE_RUN = """\
+vllm serve meta-llama/Llama-3.1-8B --speculative-config '{"method": "eagle3", "num_speculative_tokens": 4}'
+vllm bench serve --model meta-llama/Llama-3.1-8B --num-prompts 80 --max-concurrency 1
+|  version   | mean TPOT(ms)  | Mean ITL(ms) |
+|  ----  | ----  | ----  |
+| main  |  9.91 | 28.14 |
+"""
+
+
+def test_a_step_under_one_passs_floor_with_speculative_decoding_on_is_no_artefact(tmp_path):
+    diagnosis = diagnosed(tmp_path, _EAGLE_RUN, model="meta-llama/Llama-3.1-8B", gpu="l20")
+    # Llama 3.1 8B in bf16 reads ~16 GB a pass; at the L20's 864 GB/s that is over 17 ms, and 9.91 ms a token is
+    # under it: with speculative decoding each pass accepts several tokens (28.14 ms a pass / 9.91 = 2.8), within the
+    # rule's 6.5× (was measurement-artifact, hardware-decode-faster-than-floor).
+    (found,) = _fired(diagnosis, "hardware-speculative-faster-than-floor")
+    assert "--speculative-config" in found.text
+    assert diagnosis.verdict == "healthy"
+
+
+def test_guard_without_speculative_decoding_a_step_under_the_floor_stays_an_artefact(tmp_path):
+    plain = _EAGLE_RUN.replace(""" --speculative-config '{"method": "eagle3", "num_speculative_tokens": 4}'""",
+                               " --max-model-len 2048")
+    diagnosis = diagnosed(tmp_path, plain, model="meta-llama/Llama-3.1-8B", gpu="l20")
+    assert _fired(diagnosis, "hardware-decode-faster-than-floor")
+    assert diagnosis.verdict == "measurement-artifact"
+
+
+def test_sglangs_server_args_state_speculative_decoding_and_none_is_off(tmp_path):
+    from inferledger.diagnose.launch import launch_records
+
+    off = launch_records("server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1, speculative_algorithm=None)")
+    on = launch_records("server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1, speculative_algorithm='EAGLE')")
+    assert "speculative" not in off[0].labels and on[0].labels["speculative"] == "speculative_algorithm='EAGLE'"

@@ -910,7 +910,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind993_logs": (3, 3, 4),
           "blind994_logs": (3, 3, 3),
           "blind995_logs": (1, 1, 1),
-          "blind997_logs": (7, 7, 10)}
+          "blind997_logs": (7, 8, 10)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:

@@ -662,7 +662,8 @@ class Accumulator:
         """The label notes worth showing (definitions, engines) a record's labels hold that none before held."""
         for key in ("engine", "tool", "ttft_definition", "ttft_includes_reasoning", "tpot_includes_prefill",
                     "throughput_definition", "input_tokens_definition", "model", "gpu", "backend", "prefix_caching",
-                    "device_named", "version", "failure", "server", "weights_format", "experts_on_cpu"):
+                    "device_named", "version", "failure", "server", "weights_format", "experts_on_cpu",
+                    "speculative"):
             if key in labels and key not in self.labels:
                 value = labels[key]
                 if key == "backend":

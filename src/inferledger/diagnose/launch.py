@@ -50,6 +50,12 @@ _SERVERS = (("vllm", re.compile(r"\bvllm\s+serve\b|\bvllm\.entrypoints\b")),
             ("sglang", re.compile(r"\bsglang\.launch_server\b|\bsglang\s+serve\b")),
             ("tensorrt-llm", re.compile(r"\btrtllm-serve\b")), ("tgi", re.compile(r"\btext-generation-launcher\b")))
 # Prefix caching on or off, as each server spells it.
+# Speculative decoding on: vLLM's --speculative-config (or the older --speculative-model), SGLang's
+# --speculative-algorithm (ServerArgs' speculative_algorithm='EAGLE'; None is off), --num-speculative-tokens. A
+# pass of the target model then writes several tokens, so a time per output token under one pass's floor is no
+# artefact (roofline).
+_SPECULATIVE = re.compile(r"--speculative[-_](?:config|model|algorithm|draft[-_]model[-_]path)(?!\s*[= ]\s*['\"]?None\b)"
+                          r"|--num[-_]speculative[-_]tokens|speculative_algorithm=(?!None\b)['\"]?\w+['\"]?")
 _CACHE_ON = ("--enable-prefix-caching", "enable_prefix_caching=True", "disable_radix_cache=False")
 _CACHE_OFF = ("--no-enable-prefix-caching", "--disable-radix-cache", "disable_radix_cache=True",
               "enable_prefix_caching=False")
@@ -105,6 +111,9 @@ def launch_records(head: str, source: str = "launch") -> list[Record]:
         elif copies > 1 and "max_running_requests" in metrics:
             # a running cap is each engine copy's: data parallelism's copies hold that many each
             metrics["max_running_requests"] *= copies
+        speculative = _SPECULATIVE.search(text)
+        if speculative is not None:
+            labels["speculative"] = speculative.group().strip("=")
         if any(flag in normal for flag in _CACHE_OFF):
             labels["prefix_caching"] = "off"
         elif any(flag in normal for flag in _CACHE_ON):

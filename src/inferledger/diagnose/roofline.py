@@ -690,7 +690,7 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
         step, step_source = _offline_batch_step(acc, batch)
     if step and not batch_known:
         if _judge_unknown_batch(step, step_source, account, spec, accelerator, (isl, osl, precision, kv_precision),
-                                spread, lines, findings):
+                                spread, lines, findings, acc):
             section.update(observed_decode_seconds_per_token=step, decode_source=step_source)
     elif step:
         achieved = account.decode.bytes_per_step / step
@@ -722,7 +722,7 @@ def compare(acc: Accumulator, model: str | None, gpu: str | None, precision: str
             lines.append(f"decode realistic estimate {realistic * 1e3:.2f} ms/token: observed is "
                          f"{step / realistic:.2f}× it")
         if speed_fraction > IMPOSSIBLE_FRACTION:
-            findings.append(_faster_than_floor(step, account, evidence_numbers))
+            findings.append(_faster_than_floor(step, account, evidence_numbers, acc))
         elif realistic and step > REALISTIC_FACTOR * realistic:
             findings.append(fire(
                 "hardware-decode-below-realistic", f"decode {step * 1e3:.2f} ms/token ({step_source}) is "
@@ -828,14 +828,25 @@ def _judge_rate_only(acc: Accumulator, one_stream_seconds: float, what: str, lin
             "output_tokens_per_second": lowest, "one_stream_tokens_per_second": one_stream}))
 
 
-def _faster_than_floor(step: float, account, numbers: dict):
-    return fire("hardware-decode-faster-than-floor", f"decode {step * 1e3:.2f} ms/token is faster than the ledger's "
-                f"floor {account.decode.seconds_per_token * 1e3:.2f} ms for {account.model} on {account.accelerator}: "
-                "wrong model/GPU, speculative decoding, or a broken measurement", numbers)
+def _faster_than_floor(step: float, account, numbers: dict, acc: Accumulator):
+    """hardware-decode-faster-than-floor; with speculative decoding on (the launch command, the engine's acceptance
+    stats) and the step within its speed-up, hardware-speculative-faster-than-floor (several tokens a pass)."""
+    floor = account.decode.seconds_per_token
+    text = (f"decode {step * 1e3:.2f} ms/token is faster than the ledger's floor {floor * 1e3:.2f} ms for "
+            f"{account.model} on {account.accelerator}")
+    stated = acc.labels.get("speculative")
+    accepted = acc.interval.get("spec_mean_acceptance_length") or acc.interval.get("spec_acceptance_fraction")
+    speculative = f"the launch command runs speculative decoding (`{stated}`)" if stated else \
+        "the engine's stats count accepted draft tokens" if accepted is not None and accepted.count else None
+    if speculative and step * threshold("hardware-speculative-faster-than-floor") >= floor:
+        return fire("hardware-speculative-faster-than-floor", f"{text}, {floor / step:.1f}× one pass's speed: "
+                    f"{speculative}, several tokens accepted a pass", numbers)
+    return fire("hardware-decode-faster-than-floor", f"{text}: wrong model/GPU, speculative decoding, or a broken "
+                "measurement", numbers)
 
 
 def _judge_unknown_batch(step: float, step_source: str, account, spec, accelerator, shape: tuple, spread: dict,
-                         lines: list, findings: list) -> bool:
+                         lines: list, findings: list, acc: Accumulator) -> bool:
     """A per-token time from a run whose batch the log does not state: any batch from one to the most the card's KV
     memory holds could have made it, each step perhaps carrying a chunk of other prompts, so it is slow only when
     slower than the ledger's realistic step at that largest batch plus one chunk's prefill, and impossible only when
@@ -849,7 +860,7 @@ def _judge_unknown_batch(step: float, step_source: str, account, spec, accelerat
     if step * IMPOSSIBLE_FRACTION < floor:
         lines.append(text)
         findings.append(_faster_than_floor(step, account, {"observed_decode_seconds_per_token": step,
-                                                           "ledger_decode_seconds_per_token": floor}))
+                                                           "ledger_decode_seconds_per_token": floor}, acc))
         return True
     if not fullest or fullest <= 1:
         lines.append(text + "; not judged against the hardware")

@@ -754,6 +754,12 @@ _TABLE = (
           "observed decode step faster than the ledger floor by this factor", 1.2, "× floor speed",
           "faster than the bandwidth allows is a wrong model/GPU, speculative decoding or a broken "
           "measurement", 0.7),
+    _rule("hardware-speculative-faster-than-floor", "hardware", "healthy",
+          "observed time per output token under one pass's floor, by at most this factor, with speculative decoding "
+          "on in the launch command", 6.5, "× floor speed",
+          "a pass of the target model accepts several drafted tokens, so the time per output token divides one "
+          "pass's; EAGLE-3 reports speed-ups up to 6.5× (Li et al., 2025), beyond which the figure is no pass's",
+          0.6),
     _rule("hardware-prefill-above-peak", "hardware", "measurement-artifact",
           "prompt tok/s × FLOP per token above this × the dense peak", 1.2, "× peak",
           "the prompt was not all computed (prefix cache) or not all timed; broken numbers outrank what is "
