@@ -911,7 +911,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind994_logs": (3, 3, 3),
           "blind995_logs": (1, 1, 1),
           "blind997_logs": (7, 8, 10),
-          "blind1001_logs": (6, 6, 7)}
+          "blind1001_logs": (6, 6, 7),
+          "blind1002_logs": (8, 8, 9)}
 
 
 def _tables(folder: str) -> tuple[dict, dict]:
