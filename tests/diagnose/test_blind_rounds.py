@@ -917,10 +917,13 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind1005_logs": (5, 5, 7)}
 
 
+_CELL_BORDER = re.compile(r"(?<!\\)\|")  # a cell border, not a pipe a reading escapes (`\\|`)
+
+
 def _tables(folder: str) -> tuple[dict, dict]:
     reading, results = {}, {}
     for line in (FIXTURES / folder / "EXPECTED.md").read_text().splitlines():
-        cells = [cell.strip() for cell in line.split("|")][1:-1]
+        cells = [cell.strip() for cell in _CELL_BORDER.split(line)][1:-1]
         if len(cells) == 4 and cells[0].endswith(".txt"):
             accepted = {verdict.strip() for verdict in cells[1].split(",")}
             reading[cells[0]] = (accepted, cells[2].strip("` "))

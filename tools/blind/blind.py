@@ -25,11 +25,14 @@ def rnum(folder: str) -> int:
     return int(re.search(r"\d+", folder).group())
 
 
+_CELL_BORDER = re.compile(r"(?<!\\)\|")  # a cell border, not a pipe a reading escapes (`\\|`)
+
+
 def tables(folder: str) -> tuple[dict, dict]:
     """{file: (accepted verdicts, flags)} and {file: (blind verdict, after fixes)} of a round's EXPECTED.md."""
     reading, results = {}, {}
     for line in (FIXTURES / folder / "EXPECTED.md").read_text().splitlines():
-        cells = [cell.strip() for cell in line.split("|")][1:-1]
+        cells = [cell.strip() for cell in _CELL_BORDER.split(line)][1:-1]
         if len(cells) == 4 and cells[0].endswith(".txt"):
             reading[cells[0]] = ({verdict.strip() for verdict in cells[1].split(",")}, cells[2].strip("` "))
         elif len(cells) == 3 and cells[0].endswith(".txt"):
@@ -41,7 +44,7 @@ def readings(folder: str) -> dict:
     """{file: (the reading's first accepted verdict, its why)} of a round (tables() keeps the verdicts as a set)."""
     found = {}
     for line in (FIXTURES / folder / "EXPECTED.md").read_text().splitlines():
-        cells = [cell.strip() for cell in line.split("|")][1:-1]
+        cells = [cell.strip() for cell in _CELL_BORDER.split(line)][1:-1]
         if len(cells) == 4 and cells[0].endswith(".txt"):
             found[cells[0]] = (cells[1].split(",")[0].strip(), cells[3])
     return found
