@@ -912,7 +912,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind995_logs": (1, 1, 1),
           "blind997_logs": (7, 8, 10),
           "blind1001_logs": (6, 6, 7),
-          "blind1002_logs": (8, 8, 9),
+          "blind1002_logs": (9, 9, 10),
           "blind1004_logs": (1, 1, 1),
           "blind1005_logs": (5, 5, 7)}
 
