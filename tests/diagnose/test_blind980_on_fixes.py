@@ -205,3 +205,15 @@ def test_sglangs_server_args_state_speculative_decoding_and_none_is_off(tmp_path
     off = launch_records("server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1, speculative_algorithm=None)")
     on = launch_records("server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=1, speculative_algorithm='EAGLE')")
     assert "speculative" not in off[0].labels and on[0].labels["speculative"] == "speculative_algorithm='EAGLE'"
+
+
+def test_tgis_warm_up_running_the_card_out_is_its_refusal_to_start(tmp_path):
+    # text-generation-inference#563 (blind1005): the warm-up batch does not fit beside the weights; the launcher
+    # panics and the web server never comes up (was: no reader knew the layout).
+    log = ("thread 'main' panicked at 'Unable to warmup model: Generation(\"Allocation on device 0 would exceed "
+           "allowed memory. (out of memory)\\nCurrently allocated     : 16.08 GiB\\nRequested               : 4.83 "
+           "GiB\")'\n"
+           "2023-07-07T17:55:43.805488Z ERROR text_generation_launcher: Webserver Crashed\n")
+    diagnosis = diagnosed(tmp_path, log)
+    assert diagnosis.events.get("kv_start_refusals") == 1
+    assert diagnosis.verdict == "kv-capacity"

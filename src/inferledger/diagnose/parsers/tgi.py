@@ -46,15 +46,18 @@ _MAX_BATCH_TOTAL = re.compile(r"Setting max batch total tokens to (\d+)")
 _FREE_AFTER_CACHE = re.compile(r"Free memory after allocating the cache: ([\d.]+) MB")
 _OOM = re.compile(r"(?:Request failed during generation|Server error|OutOfMemoryError).*?(?:CUDA|HIP) out of memory"
                   r"|torch\.(?:cuda\.)?OutOfMemoryError")
-# The warm-up's refusal: the batch budget asked does not fit the memory left after the weights (tgi#1030).
-_NOT_ENOUGH = re.compile(r"Not enough memory to handle \d+ total tokens")
+# The warm-up's refusal: the batch budget asked does not fit the memory left after the weights (tgi#1030), or the
+# warm-up batch itself ran the card out (`Unable to warmup model: … Allocation on device 0 would exceed allowed
+# memory. (out of memory)`, tgi#563).
+_NOT_ENOUGH = re.compile(r"Not enough memory to handle \d+ total tokens|Unable to warmup model\b.*\bout of memory")
 _LAUNCHER = ("Setting max batch total tokens", "Free memory after allocating the cache", "Request failed during "
-             "generation", "text_generation_client", "text-generation-launcher", "Not enough memory to handle")
+             "generation", "text_generation_client", "text-generation-launcher", "Not enough memory to handle",
+             "Unable to warmup model")
 
 
 def _launcher(line_number: int, line: str) -> Record | None:
     """A warm-up capacity line, its refusal or an out-of-memory error of a TGI shard, or None."""
-    if "Not enough memory" in line and _NOT_ENOUGH.search(line):
+    if ("Not enough memory" in line or "Unable to warmup" in line) and _NOT_ENOUGH.search(line):
         return Record("event", "tgi.warmup", line_number, {"kv_start_refusals": 1.0}, None, {"engine": "tgi"})
     if "out of memory" in line or "OutOfMemoryError" in line:
         if _OOM.search(line):
