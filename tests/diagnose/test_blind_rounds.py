@@ -915,7 +915,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind1002_logs": (9, 9, 10),
           "blind1004_logs": (1, 1, 1),
           "blind1005_logs": (5, 6, 7),
-          "blind1003_logs": (3, 3, 3)}
+          "blind1003_logs": (3, 3, 3),
+          "blind1006_logs": (1, 1, 2)}
 
 
 _CELL_BORDER = re.compile(r"(?<!\\)\|")  # a cell border, not a pipe a reading escapes (`\\|`)
