@@ -933,7 +933,9 @@ def _row_on_card(run: _Run, record, acc: Accumulator, hardware: Hardware, where:
     fraction = floor / run.step
     if sized.weights_bytes_per_step / bandwidth < ROW_WEIGHTS_SHARE * floor or fraction > IMPOSSIBLE_FRACTION \
             or (fraction >= NAMED_LOW_FRACTION and not one_stream):
-        return False  # a small model's step is mostly its layers' fixed cost; faster than the floor: the name misread
+        # a small model's step is mostly its layers' fixed cost; faster than the floor, the name misread; a whole
+        # run's rate not far under bounds no stream's step
+        return False
     on = f"{shards} × the {hardware.card_name}" if shards > 1 else f"the {hardware.card_name}"
     bound = " (at least: the whole run generates that)" if run.step_bound else ""
     text = (f"{run.name}: {run.step * 1e3:.1f} ms per output token{bound} reaches {fraction:.0%} of the speed the "

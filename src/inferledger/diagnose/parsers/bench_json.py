@@ -462,6 +462,13 @@ def _valued(item) -> bool:
     return isinstance(item, dict) and json_number(item.get("value")) is not None and isinstance(item.get("unit"), str)
 
 
+def _mostly_valued(container) -> bool:
+    """A list or object of which half the members or more are valued metrics (_valued)."""
+    items = list(container.values()) if isinstance(container, dict) else container if isinstance(container, list) \
+        else []
+    return bool(items) and 2 * sum(map(_valued, items)) >= len(items)
+
+
 def _valued_entries(value) -> list | None:
     """[(label, figure, unit)] of a file of metrics each an object of its figure and unit, or None: a list of them
     named (github-action-benchmark's `[{"name": "decode", "unit": "tok/s", "value": 41.2}]`) or an object of them by
@@ -470,14 +477,11 @@ def _valued_entries(value) -> list | None:
     the label where there is one."""
     if isinstance(value, dict):
         value = next((inner for inner in (value, *(value.get(key) for key in ("metrics", "results", "benchmarks")))
-                      if isinstance(inner, (dict, list)) and inner and sum(map(_valued, (
-                          inner.values() if isinstance(inner, dict) else inner))) * 2 >= len(inner)), None)
-    elif not (value and sum(map(_valued, value)) * 2 >= len(value)):
+                      if _mostly_valued(inner)), None)
+    if not _mostly_valued(value):
         return None
-    if value is None:
-        return None
-    named = value.items() if isinstance(value, dict) else ((item.get("name") if isinstance(item, dict) else None, item)
-                                                           for item in value)
+    named = value.items() if isinstance(value, dict) else ((item.get("name"), item) for item in value
+                                                           if isinstance(item, dict))
     return [(str(item.get("description") or key), json_number(item["value"]), item["unit"])
             for key, item in named if _valued(item) and (key or item.get("description"))]
 
