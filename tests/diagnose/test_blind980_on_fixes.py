@@ -217,3 +217,13 @@ def test_tgis_warm_up_running_the_card_out_is_its_refusal_to_start(tmp_path):
     diagnosis = diagnosed(tmp_path, log)
     assert diagnosis.events.get("kv_start_refusals") == 1
     assert diagnosis.verdict == "kv-capacity"
+
+
+def test_tabbyapis_context_limited_to_its_cache_is_a_start_up_cut(tmp_path):
+    # theroyallab/tabbyAPI#389 (blind1010): the context asked for is cut to the cache's 4096 tokens (was: not read),
+    # as a terminal wraps the warning.
+    log = ("WARNING:  The given max_seq_len (24064) is larger\n"
+           "than the cache size and will be limited to 4096 tokens.\n")
+    diagnosis = diagnosed(tmp_path, log)
+    assert diagnosis.events.get("kv_context_cuts") == 1
+    assert diagnosis.verdict == "kv-capacity"

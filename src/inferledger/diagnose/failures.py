@@ -79,7 +79,10 @@ _KV_REFUSAL = re.compile("|".join([r"is larger than the maximum number of tokens
 # An engine that starts with a shorter context than it was given, cut to the tokens its KV cache holds: LMDeploy
 # TurboMind's `` `session_len` truncated to 42880 due to limited KV cache memory `` (engine.cc, after `max cached
 # tokens: N`). The memory left beside the weights, not the model, sets the longest request.
-_CONTEXT_CUT = re.compile(r"\bsession_len`? truncated to \d+ due to limited KV cache memory")
+# TabbyAPI (ExLlamaV2) cutting the context it was given to its cache's tokens: `The given max_seq_len (24064) is
+# larger than the cache size and will be limited to 4096 tokens` (a terminal may wrap it after `larger`).
+_CONTEXT_CUT = re.compile(r"\bsession_len`? truncated to \d+ due to limited KV cache memory"
+                          r"|\bThe given max_seq_len \(\d+\) is larger\b")
 # llama-server refusing a request its slot's context (its share of the KV cache, -c over --parallel) cannot hold, as
 # its JSON error reaches the client (`"type": "exceed_context_size_error"`, `the request exceeds the available context
 # size`): the server log's own line (`request (N tokens) exceeds …`) its reader counts.
@@ -147,7 +150,7 @@ def _oom_kind(line: str) -> str:
 
 
 # Words one of the failures above holds (a cheap test before the regexes).
-_SIGNS = ("emory", "alloc", "RESOURCE", "OutOfMemory", "MEMORY", "can be", "context size", "context window", "n_ctx",
+_SIGNS = ("emory", "max_seq_len", "alloc", "RESOURCE", "OutOfMemory", "MEMORY", "can be", "context size", "context window", "n_ctx",
           "timed out", "verloaded", "context length", "context_length", "model length", "tokens", "too long",
           "re-processing")
 

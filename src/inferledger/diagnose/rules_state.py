@@ -34,8 +34,9 @@ def event_findings(acc: Accumulator, findings: list, notes: list) -> None:
              "worker dying in `determine_num_available_blocks`, the profile run that measures that memory)"),
             ("kv_context_cuts", preemption,
              "start-up cut(s) of the configured context to the tokens the KV cache holds (LMDeploy TurboMind: "
-             "`session_len truncated to N due to limited KV cache memory`): the memory left beside the weights sets "
-             "the longest request; a longer one is refused"),
+             "`session_len truncated to N due to limited KV cache memory`; TabbyAPI: `The given max_seq_len (N) is "
+             "larger than the cache size and will be limited to M tokens`): the memory left beside the weights, or "
+             "the cache size configured, sets the longest request; a longer one is refused"),
             ("prompt_reprocessings", "state-prompt-reprocessed",
              "prompt(s) read again from the start (llama-server: `forcing full prompt re-processing due to lack of "
              "cache data`): the cache kept no prefix to resume from, so each turn prefills its whole history; "
