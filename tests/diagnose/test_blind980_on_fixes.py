@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from blind_helpers import diagnosed, markdown_summaries, parsed, write
 
 _FAR_BELOW = "hardware-named-decode-far-below-floor"
@@ -227,3 +228,25 @@ def test_tabbyapis_context_limited_to_its_cache_is_a_start_up_cut(tmp_path):
     diagnosis = diagnosed(tmp_path, log)
     assert diagnosis.events.get("kv_context_cuts") == 1
     assert diagnosis.verdict == "kv-capacity"
+
+
+def test_a_variants_per_token_time_heads_its_column(tmp_path):
+    # mlxcel's 4-bit / 8-bit arms (blind1007): each column one arm's time per output token, a repeat a row.
+    table = ("| Rep | 4-bit ms/tok | 8-bit ms/tok |\n|---|---|---|\n| 1 | 38.13 | 31.38 |\n| 2 | 37.75 | 31.50 |\n")
+    summaries = markdown_summaries(tmp_path, table)
+    found = sorted(summary.metrics["tpot_seconds_mean"] for summary in summaries)
+    assert found == pytest.approx(sorted([0.03813, 0.03138, 0.03775, 0.0315]))
+
+
+def test_guard_a_prompts_per_token_time_is_no_decode_step():
+    from inferledger.diagnose.parsers.bench_markdown import _column
+
+    assert _column("prompt ms/tok") is None and _column("Prefill ms/tok") is None
+
+
+def test_a_stage_profilers_steps_are_no_runs(tmp_path):
+    # A profile's per-step costs under `Prefill — per-token cost` (blind349): pre_norm, qkv_proj, … are a step's
+    # parts, each its share of a token's time, not runs of their own.
+    table = ("| Step | llama ms/tok | gemma3 ms/tok |\n|---|---:|---:|\n| pre_norm | 0.071 | 0.069 |\n"
+             "| qkv_proj | 8.475 | 4.021 |\n")
+    assert markdown_summaries(tmp_path, table) == []

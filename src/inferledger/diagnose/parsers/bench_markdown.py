@@ -300,7 +300,10 @@ _EDGE_WORD = re.compile(r"\b(?:Jetson|Orin|Raspberry\s*Pi|Snapdragon|Adreno|Dime
                         re.IGNORECASE)
 _SORT_MARKS = re.compile(r"[↓↑▲▼⬇⬆⇣⇡]")  # a web table's sort arrow beside a header
 # a header that is a per-token time's unit alone, or after its phase (`decode ms/token`)
-_PER_TOKEN = re.compile(r"^(?:(?:decode|decoding|generation|gen|tg|output)\s+)?(ms|s)\s*(?:/|per)\s*tok(?:en)?$")
+# (or a variant's, `4-bit ms/tok` beside `8-bit ms/tok`: not a prompt's, `prompt ms/tok` is its phase's per token)
+_PER_TOKEN = re.compile(r"^(?:(?:decode|decoding|generation|gen|tg|output)\s+"
+                        r"|(?!.*\b(?:prompt|prefill|pp\d*|input|processing|ttft|first)\b)[\w.+-]+(?:\s+[\w.+-]+)?\s+)?"
+                        r"(ms|s)\s*(?:/|per)\s*tok(?:en)?$")
 # A header's context before its metric (`30K prompt processing`: at 30K) or after it (`tg TPS @4k`, `pp t/s @ 8192`).
 _CONTEXT_PREFIX = re.compile(r"^(\d+(?:\.\d+)?)\s*([kK])\s+(?=[^\W\d])")
 _CONTEXT_SUFFIX = re.compile(r"\s*@\s*(\d+(?:\.\d+)?)\s*([kK]?)\s*$")
@@ -700,7 +703,9 @@ _THROUGHPUTS = ("output_tokens_per_second", "request_throughput_per_second", "to
                 "input_tokens_per_second")
 
 
-_PART_COLUMNS = {"kernel", "kernels", "kernel name", "op", "ops", "operator", "cuda kernel", "gpu kernel"}
+_PART_COLUMNS = {"kernel", "kernels", "kernel name", "op", "ops", "operator", "cuda kernel", "gpu kernel",
+                 # a stage profiler's (`Step | llama ms/tok | gemma3 ms/tok` over `pre_norm`, `qkv_proj`, …)
+                 "step", "stage", "component", "module", "layer"}
 
 
 def _header(cells: list, rows: list = ()) -> list | None:
