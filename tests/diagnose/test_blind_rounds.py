@@ -922,7 +922,8 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind1007_logs": (3, 3, 6),
           "blind1011_logs": (9, 9, 10),
           "blind1013_logs": (1, 1, 1),
-          "blind1014_logs": (4, 4, 6)}
+          "blind1014_logs": (4, 4, 6),
+          "blind1016_logs": (6, 6, 9)}
 
 
 _CELL_BORDER = re.compile(r"(?<!\\)\|")  # a cell border, not a pipe a reading escapes (`\\|`)
