@@ -250,3 +250,11 @@ def test_a_stage_profilers_steps_are_no_runs(tmp_path):
     table = ("| Step | llama ms/tok | gemma3 ms/tok |\n|---|---:|---:|\n| pre_norm | 0.071 | 0.069 |\n"
              "| qkv_proj | 8.475 | 4.021 |\n")
     assert markdown_summaries(tmp_path, table) == []
+
+
+def test_a_size_under_a_per_request_header_is_no_token_rate(tmp_path):
+    # ollama's MLX runner leaking memory (blind1020): `growth per request` in GiB was read as one stream's rate,
+    # 0.140 tok/s, hence 7,143 ms a token and a false slow decode.
+    table = "| `num_ctx` | growth per request |\n|---|---|\n| 4096  | 0.140 GiB |\n| 16384 | 0.147 GiB |\n"
+    assert not any("output_tokens_per_second_per_user_mean" in summary.metrics
+                   for summary in markdown_summaries(tmp_path, table))

@@ -927,7 +927,7 @@ SCORES = {"blind3_logs": (18, 30, 30), "blind4_logs": (18, 30, 30), "blind5_logs
           "blind1018_logs": (6, 6, 10),
           "blind1015_logs": (9, 9, 10),
           "blind1019_logs": (1, 1, 1),
-          "blind1020_logs": (3, 3, 4),
+          "blind1020_logs": (3, 4, 4),
           "blind1026_logs": (1, 1, 5)}
 
 

@@ -467,6 +467,9 @@ _RATE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?
                         r"(?:\s*\(\s*±\s*\d[\d.,]*\s*\))?(?:\s+(?:depending|varying) on [a-z ]+)?[\s*]*$",
                         re.IGNORECASE)  # `4.88 Tokens/s` too, and a figure after it (`61 tok/s (923 GB/s)`)
 _CHANGE_NOTE = re.compile(r"\s*\([^()]*%[^()]*\)[\s*]*$")  # a figure's change after it: `**98** (−28%)`
+# a figure in bytes (a bandwidth's too) or watts: no token rate (a rate's bandwidth after it, `61 tok/s (923 GB/s)`,
+# is the rate's note)
+_QUANTITY_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?\s*(?:[KMGT]i?B|bytes?|W)\b")
 _RATE_OR_NUMBER = re.compile(r"^[\s*~≈]*\d|^\s*$")  # a rate column's cell that starts with its figure
 # A cell that is a figure (or a range) and nothing else but its rate unit: `15`, `6–8`, `~1000`, `**34 tok/s**`.
 _FIGURE_CELL = re.compile(r"^[\s*~≈]*\d[\d,]*(?:\.\d+)?(?:\s*[–-]\s*\d[\d,]*(?:\.\d+)?)?"
@@ -979,9 +982,10 @@ def _runs_by_row(header: list, columns: list, rows: list, name: str = "markdown 
                     continue
                 if column is not None and column[2] == "rate" and ("%" in _CHANGE_NOTE.sub("", cell)
                                                                    or not _RATE_OR_NUMBER.match(cell)
-                                                                   or _TIME_CELL.search(cell)):
-                    # a `diff` row's `-39%`, a note, a time (`Avg per Request` over `0.68–2.46s`): not a rate
-                    # (`**98** (−28%)` is 98 and its change)
+                                                                   or _TIME_CELL.search(cell)
+                                                                   or _QUANTITY_CELL.match(cell)):
+                    # a `diff` row's `-39%`, a note, a time (`Avg per Request` over `0.68–2.46s`), a size or a power
+                    # (`growth per request` over `0.140 GiB`): not a rate (`**98** (−28%)` is 98 and its change)
                     continue
                 number = _token_count(cell) if column is not None and column[0] in _TOKEN_COUNTS \
                     else to_number(cell) if column is not None else None
