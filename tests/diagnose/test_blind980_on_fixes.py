@@ -258,3 +258,13 @@ def test_a_size_under_a_per_request_header_is_no_token_rate(tmp_path):
     table = "| `num_ctx` | growth per request |\n|---|---|\n| 4096  | 0.140 GiB |\n| 16384 | 0.147 GiB |\n"
     assert not any("output_tokens_per_second_per_user_mean" in summary.metrics
                    for summary in markdown_summaries(tmp_path, table))
+
+
+def test_a_timeout_stated_in_prose_is_no_time_taken():
+    from inferledger.diagnose.parsers.generic_phrases import line_metrics
+
+    # blind1015's setup sentence: 32 output tokens and a 300 s timeout were read as 32 tokens decoded in 300 s
+    # (9,375 ms a token, a false slow decode).
+    line = ("a text input length of 256 tokens, and an output length of 32 tokens. The timeout for each individual "
+            "request is set to 300 seconds.")
+    assert "decode_seconds" not in line_metrics(line)

@@ -73,7 +73,8 @@ _COUNT_LABEL = re.compile(r"\btok(?:en)?s\b|\blen(?:gth)?\b|\bisl\b|\bosl\b|toke
 _RATE_LABEL = re.compile(r"\btps\b|tok(?:en)?s?\s*(?:/|per)\s*s(?:ec(?:ond)?)?\b|tok\w*\s+throughput|throughput.*\btok"
                          r"|\bspeed\b|\btok(?:en)?s seconds?$")  # llama-server's /slots `prompt_tokens_seconds`
 # A setting, not a measurement: "max_new_tokens = 256", "max length: 4096", "context limit".
-_SETTING = re.compile(r"\b(?:max|min)\b.*(?:tok|\blen)|\blimit\b|\bcap\b")
+# (a timeout too: `The timeout for each individual request is set to 300 seconds` is a bound, not a time taken)
+_SETTING = re.compile(r"\b(?:max|min)\b.*(?:tok|\blen)|\blimit\b|\bcap\b|\btime-?outs?\b|\bdeadline\b")
 # Nor is a clause naming a spread of runs before its figure (`TTFT Std Dev: 0.25 ms`, thunder's benchmark_inference:
 # how far the runs' first tokens scatter, not one's time); a spread after the figure (`mean: 7.13 tokens/s stdev:
 # 0.044`) leaves the figure the run's.
