@@ -123,7 +123,7 @@ def test_a_rates_standard_deviation_column_is_no_run_of_its_own(tmp_path):
 
 
 def test_tensorrt_llms_older_refusal_naming_no_figure_is_a_kv_start_refusal(tmp_path):
-    # TensorRT-LLM before 0.7 through Triton (NVIDIA/TensorRT-LLM#494): the pool's tokens on the line before, the
+    # TensorRT-LLM through Triton in late 2023 (NVIDIA/TensorRT-LLM#494): the pool's tokens on the line before, the
     # refusal naming none (was: no reader knew the layout).
     log = ("[TensorRT-LLM][INFO] Using 693 tokens in paged KV cache.\n"
            "E1128 16:31:49.479096 227 backend_model.cc:634] ERROR: Failed to create instance: unexpected error when "

@@ -150,9 +150,9 @@ def _oom_kind(line: str) -> str:
 
 
 # Words one of the failures above holds (a cheap test before the regexes).
-_SIGNS = ("emory", "max_seq_len", "alloc", "RESOURCE", "OutOfMemory", "MEMORY", "can be", "context size", "context window", "n_ctx",
+_SIGNS = ("emory", "alloc", "RESOURCE", "OutOfMemory", "MEMORY", "can be", "context size", "context window", "n_ctx",
           "timed out", "verloaded", "context length", "context_length", "model length", "tokens", "too long",
-          "re-processing")
+          "re-processing", "max_seq_len")
 
 
 # The events read alike, in this order (a line's first match is its event): (pattern, a word the line holds first or

@@ -49,13 +49,14 @@ _SERVE_MODEL = re.compile(r"(?:\b(?:vllm|sglang)\s+serve|\btrtllm-serve)\s+([^\s
 _SERVERS = (("vllm", re.compile(r"\bvllm\s+serve\b|\bvllm\.entrypoints\b")),
             ("sglang", re.compile(r"\bsglang\.launch_server\b|\bsglang\s+serve\b")),
             ("tensorrt-llm", re.compile(r"\btrtllm-serve\b")), ("tgi", re.compile(r"\btext-generation-launcher\b")))
-# Prefix caching on or off, as each server spells it.
 # Speculative decoding on: vLLM's --speculative-config (or the older --speculative-model), SGLang's
 # --speculative-algorithm (ServerArgs' speculative_algorithm='EAGLE'; None is off), --num-speculative-tokens. A
 # pass of the target model then writes several tokens, so a time per output token under one pass's floor is no
 # artefact (roofline).
-_SPECULATIVE = re.compile(r"--speculative[-_](?:config|model|algorithm|draft[-_]model[-_]path)(?!\s*[= ]\s*['\"]?None\b)"
+_SPECULATIVE = re.compile(r"--speculative[-_](?:config|model|algorithm|draft[-_]model[-_]path)"
+                          r"(?!\s*[= ]\s*['\"]?None\b)"
                           r"|--num[-_]speculative[-_]tokens|speculative_algorithm=(?!None\b)['\"]?\w+['\"]?")
+# Prefix caching on or off, as each server spells it.
 _CACHE_ON = ("--enable-prefix-caching", "enable_prefix_caching=True", "disable_radix_cache=False")
 _CACHE_OFF = ("--no-enable-prefix-caching", "--disable-radix-cache", "disable_radix_cache=True",
               "enable_prefix_caching=False")

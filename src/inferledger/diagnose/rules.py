@@ -756,7 +756,7 @@ _TABLE = (
           "measurement", 0.7),
     _rule("hardware-speculative-faster-than-floor", "hardware", "healthy",
           "observed time per output token under one pass's floor, by at most this factor, with speculative decoding "
-          "on in the launch command", 6.5, "× floor speed",
+          "on in the launch command or counted in the engine's stats", 6.5, "× floor speed",
           "a pass of the target model accepts several drafted tokens, so the time per output token divides one "
           "pass's; EAGLE-3 reports speed-ups up to 6.5× (Li et al., 2025), beyond which the figure is no pass's",
           0.6),
@@ -922,8 +922,8 @@ _LIMITS = (
           "a 360 GB/s card would call a base chip slow"),
     Limit("spec-min-drafted", 100, "drafted tokens", "windows-spec-drafts-rejected",
           "with fewer drafted tokens in the log an acceptance rate is a handful of steps' luck"),
-    Limit("row-weights-share", 0.75, "of the named floor", "hardware-named-decode-far-below-floor on a table row's "
-          "own model cell (rules_summary._row_on_card)",
+    Limit("row-weights-share", 0.75, "of the named floor", "hardware-named-decode-far-below-floor and -near-floor "
+          "on a table row's own model cell (rules_summary._row_on_card)",
           "a small model's step is mostly its layers' fixed cost, which differs several-fold between cards and "
           "engines (Gemma 3 1B Q4_K_M at ~134 tok/s on a T4 in llcuda's benchmark page, Llama 3.2 1B 4-bit at "
           "~220 on an M4 Max in vllm-mlx's docs: well under their bandwidth, and neither a fault); a row is judged "

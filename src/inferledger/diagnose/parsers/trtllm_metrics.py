@@ -29,7 +29,7 @@ _DECODER = json.JSONDecoder()
 # Later backends log the object as a quoted string: `model_instance_state.cc:…] "{\"Active Request Count\":8,…}"`.
 _ESCAPED = '{\\"Active Request Count\\"'
 _KV_BYTES = re.compile(r"\[TensorRT-LLM\].*\bAllocate (\d+) bytes for k/v cache")
-# (`Using 693 tokens in paged KV cache.` before 0.7)
+# (`Using 693 tokens in paged KV cache.` in its late-2023 releases, NVIDIA/TensorRT-LLM#494)
 _KV_TOKENS = re.compile(r"\[TensorRT-LLM\].*\bUsing (\d+) (?:total )?tokens in paged KV cache")
 # Later releases: `Max tokens in paged KV cache: 117760. Allocating 54022635520 bytes.` or `Allocated 0.10 GiB for max
 # tokens in paged KV cache (2112).`, then the pool's blocks and the most one sequence may hold: `Number of blocks in KV cache primary pool: 18`, `Max KV cache pages per sequence: 16`.
@@ -231,7 +231,7 @@ def parse(lines) -> Iterator[Record | Skipped]:
             if "maxTokensInPagedKvCache" in line and _REFUSAL in line:
                 # The runtime refuses to start: the KV pool left after the weights cannot hold one sequence of the
                 # engine's most length (Triton's backend: `Failed to create instance: … maxTokensInPagedKvCache
-                # (29184) must be large enough to process at least 1 sequence to completion`; before 0.7 it
+                # (29184) must be large enough to process at least 1 sequence to completion`; in late 2023 it
                 # named no figure, the tokens in the line before: `Using 693 tokens in paged KV cache.`).
                 yield _startup(line_number, {"kv_start_refusals": 1.0}, kind="event")
                 continue
