@@ -26,11 +26,12 @@ from inferledger.diagnose.records import Record
 NAME = "pipecat"
 
 _SERVICE = r"\[?(?P<service>\w*LLMService#\d+)\]?"
-_TTFB = re.compile(_SERVICE + r"\s+TTFB(?:\s*\([^)]*\))?:\s*(?P<seconds>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)s?\b")
-_PROCESSING = re.compile(_SERVICE + r"\s+processing time(?:\s*\([^)]*\))?:\s*(?P<seconds>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)s?\b",
-                         re.IGNORECASE)
+_MODEL_NOTE = r"(?:\s*\([^)]*\))?:\s*"  # the observer's `(model)` before the colon
+_SECONDS = r"(?P<seconds>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)s?\b"
+_TTFB = re.compile(_SERVICE + r"\s+TTFB" + _MODEL_NOTE + _SECONDS)
+_PROCESSING = re.compile(_SERVICE + r"\s+processing time" + _MODEL_NOTE + _SECONDS, re.IGNORECASE)
 _USAGE = re.compile(_SERVICE + r"\s+(?:prompt tokens:\s*(?P<prompt>\d+),\s*completion tokens:\s*(?P<completion>\d+)"
-                    r"|LLM TOKEN USAGE(?:\s*\([^)]*\))?:\s*prompt:\s*(?P<prompt2>\d+),\s*completion:\s*(?P<completion2>\d+))")
+                    r"|LLM TOKEN USAGE" + _MODEL_NOTE + r"prompt:\s*(?P<prompt2>\d+),\s*completion:\s*(?P<completion2>\d+))")
 
 
 def sniff(head: str) -> float:
